@@ -1,0 +1,86 @@
+package helikon_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
+)
+
+type addArgs struct {
+	A int `json:"a" jsonschema:"first addend"`
+	B int `json:"b" jsonschema:"second addend"`
+}
+
+type addOut struct {
+	Sum int `json:"sum"`
+}
+
+var addTool = helikon.MustTool("add", "Add two integers.",
+	func(tc *helikon.ToolContext, in addArgs) (addOut, error) { return addOut{Sum: in.A + in.B}, nil },
+	helikon.WithEffect(helikon.ReadOnly))
+
+// s1Scripts is the S1 scenario: one tool round, then the answer.
+func s1Scripts() []mock.Script {
+	return []mock.Script{
+		mock.ToolCalls(mock.Call{ID: "call_1", Name: "add", Args: `{"a":40,"b":2}`}),
+		mock.Text("sum is 42"),
+	}
+}
+
+func BenchmarkRunS1OneToolRound(b *testing.B) {
+	ctx := context.Background()
+	scripts := s1Scripts()
+	b.ReportAllocs()
+	for b.Loop() {
+		agent, _ := helikon.NewAgent("calc", mock.New(scripts), helikon.WithTools(addTool))
+		res, err := helikon.Collect(agent.Run(ctx, nil, helikon.UserText("what is 40+2?")))
+		if err != nil || res.FinalOutput != "sum is 42" {
+			b.Fatalf("got %v, %v", res, err)
+		}
+	}
+}
+
+func BenchmarkRunS2TenRoundsFourParallel(b *testing.B) {
+	ctx := context.Background()
+	var scripts []mock.Script
+	for r := range 10 {
+		var calls []mock.Call
+		for i := range 4 {
+			calls = append(calls, mock.Call{ID: fmt.Sprintf("c%d_%d", r, i), Name: "add", Args: `{"a":40,"b":2}`})
+		}
+		scripts = append(scripts, mock.ToolCalls(calls...))
+	}
+	scripts = append(scripts, mock.Text("done"))
+	b.ReportAllocs()
+	for b.Loop() {
+		agent, _ := helikon.NewAgent("calc", mock.New(scripts), helikon.WithTools(addTool))
+		if _, err := helikon.Collect(agent.Run(ctx, nil, helikon.UserText("go"))); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkRunS3Streaming1000Deltas(b *testing.B) {
+	ctx := context.Background()
+	parts := make([]string, 1000)
+	for i := range parts {
+		parts[i] = "tok "
+	}
+	scripts := []mock.Script{mock.Deltas(parts...)}
+	b.ReportAllocs()
+	for b.Loop() {
+		agent, _ := helikon.NewAgent("streamer", mock.New(scripts))
+		n := 0
+		for ev := range agent.Run(ctx, nil, helikon.UserText("stream")) {
+			if _, ok := ev.(helikon.TokenDelta); ok {
+				n++
+			}
+		}
+		if n != 1000 {
+			b.Fatalf("got %d deltas", n)
+		}
+	}
+}

@@ -1,0 +1,25 @@
+// Package helikon is the core of the Helikon SDK for agentic AI systems.
+//
+// It defines the interfaces every other package builds on — [Model], [Tool],
+// [Session], [Guardrail], [Hook], [Agent] and [Runner] — the carrier types
+// that cross them ([Item], [ModelRequest], [ModelEvent], [Event],
+// [SessionEvent]), and the LLM agent that drives them.
+//
+// The agent loop is data: [LoopState] and a pure [Transition] function
+// decide what happens next, and a driver runs the side effects (model calls,
+// concurrent tool calls, handoffs) in between. A run can be checkpointed at
+// any transition boundary and resumed ([LLMAgent.Resume]).
+//
+// The smallest run, on the scripted mock model:
+//
+//	model := mock.Scripted(mock.Text("Hello!"))
+//	agent, err := helikon.NewAgent("greeter", model, helikon.WithInstructions("Be brief."))
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	res, err := helikon.Collect(agent.Run(ctx, helikon.Ephemeral(), helikon.UserText("hi")))
+//
+// Agent.Run returns an iter.Seq[Event]: range over it to stream, or drain it
+// with [Collect] / [CollectTyped]. A failure arrives in the stream as a
+// [RunFailed] event; Collect turns it into an error.
+package helikon

@@ -1,0 +1,474 @@
+package helikon
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+)
+
+// Run streams one run of the agent over input. See [Agent].
+func (a *LLMAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		if rc == nil {
+			rc = Ephemeral()
+		}
+		d := a.newDriver(rc)
+		defer d.workers.stop()
+		d.start(ctx, input, yield)
+	}
+}
+
+// Resume continues a run from a [Checkpoint] taken at a transition boundary
+// (see [RunConfig].OnCheckpoint). The resumed stream carries the events after
+// the boundary: it has no RunStarted, and input guardrails and the OnRunStart
+// hook do not fire again.
+func (a *LLMAgent) Resume(ctx context.Context, rc *RunContext, cp *Checkpoint) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		if rc == nil {
+			rc = Ephemeral()
+		}
+		d := a.newDriver(rc)
+		defer d.workers.stop()
+		d.resume(ctx, cp, yield)
+	}
+}
+
+// driver runs the side effects between transitions for one run.
+type driver struct {
+	a   *LLMAgent
+	rc  *RunContext
+	cfg RunConfig
+	tc  TransitionCtx
+	// handedOff is set once a handoff target produced the run's outcome.
+	handedOff bool
+
+	mu         sync.Mutex // guards injections while tools run concurrently
+	injections []string
+
+	workers workerPool
+}
+
+// workerPool holds the goroutines that run a run's parallel tool calls. They
+// live as long as the run, so their stacks, once grown by a first round of
+// calls, serve every later round; the driver stops and waits for them when
+// the run ends.
+type workerPool struct {
+	jobs chan func()
+	n    int
+	wg   sync.WaitGroup
+}
+
+// grow makes sure at least n workers are running.
+func (p *workerPool) grow(n int) {
+	if p.jobs == nil {
+		p.jobs = make(chan func())
+	}
+	for ; p.n < n; p.n++ {
+		p.wg.Go(func() {
+			for job := range p.jobs {
+				job()
+			}
+		})
+	}
+}
+
+// stop ends every worker and waits for them.
+func (p *workerPool) stop() {
+	if p.jobs != nil {
+		close(p.jobs)
+		p.wg.Wait()
+	}
+}
+
+func (a *LLMAgent) newDriver(rc *RunContext) *driver {
+	cfg := a.effectiveConfig(rc)
+	return &driver{a: a, rc: rc, cfg: cfg, tc: TransitionCtx{
+		Agent:    a.name,
+		Tools:    a.toolDefs,
+		Settings: a.settings,
+		MaxTurns: cfg.MaxTurns,
+		Output:   a.output,
+		Handoffs: a.handoffNames,
+	}}
+}
+
+func (d *driver) start(ctx context.Context, input []Item, yield func(Event) bool) {
+	if d.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d.cfg.Timeout)
+		defer cancel()
+	}
+	if d.rc.depth > d.cfg.MaxAgentDepth {
+		yield(RunFailed{Err: agentErrorf(KindMaxAgentDepthExceeded, d.a.name, "depth %d exceeds %d", d.rc.depth, d.cfg.MaxAgentDepth)})
+		return
+	}
+	if err := d.renderSystem(ctx); err != nil {
+		yield(RunFailed{Err: err})
+		return
+	}
+	conv := make([]Item, len(input), len(input)+8)
+	copy(conv, input)
+	d.tc.Conversation = conv
+
+	if len(d.a.inputGuards) > 0 {
+		if !d.checkInput(ctx, input, yield) {
+			return
+		}
+	}
+	if f := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnRunStart, Agent: d.a.name}); f.denied {
+		yield(RunFailed{Err: &AgentError{Kind: KindHook, Agent: d.a.name, Message: f.reason}})
+		return
+	} else {
+		d.injections = f.inject
+	}
+	d.loop(ctx, nil, Start{}, NextAction{}, yield)
+}
+
+func (d *driver) resume(ctx context.Context, cp *Checkpoint, yield func(Event) bool) {
+	if d.cfg.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, d.cfg.Timeout)
+		defer cancel()
+	}
+	if cp == nil || cp.State == nil {
+		yield(RunFailed{Err: agentErrorf(KindOther, d.a.name, "resume: empty checkpoint")})
+		return
+	}
+	if err := d.renderSystem(ctx); err != nil {
+		yield(RunFailed{Err: err})
+		return
+	}
+	d.tc.Conversation = append([]Item(nil), cp.Conversation...)
+	d.injections = cp.Injections
+	d.loop(ctx, cp.State, nil, ActionFor(cp.State, &d.tc, nil), yield)
+}
+
+func (d *driver) renderSystem(ctx context.Context) error {
+	if d.a.staticSystem != nil || d.a.instructions == nil {
+		d.tc.System = d.a.staticSystem
+		return nil
+	}
+	text, err := d.a.instructions.Render(ctx, d.rc)
+	if err != nil {
+		return &AgentError{Kind: KindConfig, Agent: d.a.name, Message: "render instructions", Err: err}
+	}
+	if text != "" {
+		d.tc.System = []Item{SystemItem(text)}
+	}
+	return nil
+}
+
+// loop alternates transitions and actions. With a non-nil in it starts with
+// a transition; otherwise it starts by executing act for state.
+func (d *driver) loop(ctx context.Context, state LoopState, in TransitionInput, act NextAction, yield func(Event) bool) {
+	for {
+		if in != nil {
+			out := Transition(state, in, &d.tc)
+			d.tc.Conversation = append(d.tc.Conversation, out.Appends...)
+			for _, ev := range out.Events {
+				if !yield(ev) {
+					return
+				}
+			}
+			state, act = out.Next, out.Action
+			if d.cfg.OnCheckpoint != nil && act.Kind != ActTerminate {
+				cp := &Checkpoint{Agent: d.a.name, State: state, Conversation: d.tc.Conversation, Injections: d.injections}
+				if err := d.cfg.OnCheckpoint(ctx, cp); err != nil {
+					yield(RunFailed{Err: &AgentError{Kind: KindOther, Agent: d.a.name, Message: "checkpoint: " + err.Error(), Err: err}})
+					return
+				}
+			}
+		}
+		if act.Kind == ActTerminate {
+			d.finish(ctx, state, yield)
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			in = Abort{Err: cancelled(d.a.name, err)}
+			continue
+		}
+		var ok bool
+		switch act.Kind {
+		case ActCallModel:
+			in, ok = d.callModel(ctx, state, act.Request, yield)
+		case ActExecuteTools:
+			in, ok = d.executeTools(ctx, act.Calls, yield)
+		case ActHandoff:
+			in, ok = d.handoff(ctx, act.Target, yield)
+		}
+		if !ok {
+			return
+		}
+	}
+}
+
+// finish emits the terminal events of a terminal state.
+func (d *driver) finish(ctx context.Context, state LoopState, yield func(Event) bool) {
+	switch s := state.(type) {
+	case Done:
+		if !d.handedOff && len(d.a.outputGuards) > 0 {
+			if !d.checkOutput(ctx, s.Output, yield) {
+				return
+			}
+		}
+		fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnRunComplete, Agent: d.a.name})
+		yield(RunCompleted{Agent: d.a.name, Usage: s.Usage})
+	case Failed:
+		yield(RunFailed{Err: s.Err})
+	default:
+		yield(RunFailed{Err: agentErrorf(KindOther, d.a.name, "run stopped in non-terminal state %T", state)})
+	}
+}
+
+// callModel runs one model turn, streaming raw deltas as they arrive, and
+// returns the settled response. ok is false when the consumer stopped.
+func (d *driver) callModel(ctx context.Context, state LoopState, req *ModelRequest, yield func(Event) bool) (TransitionInput, bool) {
+	turn := progressOf(state).Turn
+	if f := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnTurnStart, Agent: d.a.name, Turn: turn}); f.denied {
+		return Abort{Err: &AgentError{Kind: KindHook, Agent: d.a.name, Message: f.reason}}, true
+	} else if len(f.inject) > 0 {
+		d.injections = append(d.injections, f.inject...)
+	}
+	if len(d.injections) > 0 {
+		for _, msg := range d.injections {
+			req.Messages = append(req.Messages, SystemItem(msg))
+		}
+		d.injections = nil
+	}
+
+	var (
+		text      strings.Builder
+		reasoning []ReasoningPart
+		calls     []pendingCall
+		resp      ModelResponse
+	)
+	for ev, err := range d.a.model.Invoke(ctx, req) {
+		if err != nil {
+			if ctx.Err() != nil {
+				return Abort{Err: cancelled(d.a.name, ctx.Err())}, true
+			}
+			return Abort{Err: &AgentError{Kind: KindModel, Agent: d.a.name, Err: err, Message: err.Error()}}, true
+		}
+		switch e := ev.(type) {
+		case TokenDelta:
+			text.WriteString(e.Text)
+		case ReasoningDelta:
+			reasoning = appendReasoning(reasoning, e)
+		case ToolCallDelta:
+			calls = appendCallDelta(calls, e)
+		case Usage:
+			resp.Usage = resp.Usage.Add(e)
+			continue
+		case Finish:
+			resp.Finish = e.Reason
+			continue
+		case ResponseInfo:
+			resp.ResponseID = e.ID
+			continue
+		default:
+			continue
+		}
+		if !yield(ev.(Event)) {
+			return nil, false
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return Abort{Err: cancelled(d.a.name, err)}, true
+	}
+	msg := Item{Role: RoleAssistant, Agent: d.a.name}
+	n := len(reasoning) + len(calls)
+	if text.Len() > 0 {
+		n++
+	}
+	if n > 0 {
+		msg.Content = make([]ContentPart, 0, n)
+	}
+	for _, r := range reasoning {
+		msg.Content = append(msg.Content, r)
+	}
+	if text.Len() > 0 {
+		msg.Content = append(msg.Content, TextPart{Text: text.String()})
+	}
+	if len(calls) > 0 {
+		resp.Calls = make([]ToolCall, len(calls))
+		for i, c := range calls {
+			args := c.args
+			if len(args) == 0 {
+				args = json.RawMessage("{}")
+			}
+			resp.Calls[i] = ToolCall{CallID: c.id, Name: c.name, Args: args}
+			msg.Content = append(msg.Content, ToolUsePart{CallID: c.id, Name: c.name, Args: args})
+		}
+	}
+	resp.Message = msg
+	return resp, true
+}
+
+type pendingCall struct {
+	id, name string
+	args     json.RawMessage
+}
+
+func appendCallDelta(calls []pendingCall, e ToolCallDelta) []pendingCall {
+	for i := len(calls) - 1; i >= 0; i-- {
+		if calls[i].id == e.CallID {
+			if e.Name != "" {
+				calls[i].name = e.Name
+			}
+			calls[i].args = append(calls[i].args, e.ArgsDelta...)
+			return calls
+		}
+	}
+	var args json.RawMessage
+	if e.ArgsDelta != "" {
+		args = json.RawMessage(e.ArgsDelta)
+	}
+	return append(calls, pendingCall{id: e.CallID, name: e.Name, args: args})
+}
+
+func appendReasoning(parts []ReasoningPart, e ReasoningDelta) []ReasoningPart {
+	n := len(parts)
+	if n == 0 || parts[n-1].Signature != "" || parts[n-1].Data != "" || (e.ID != "" && parts[n-1].ID != e.ID) {
+		return append(parts, ReasoningPart{Text: e.Text, Signature: e.Signature, Data: e.Data, ID: e.ID})
+	}
+	last := &parts[n-1]
+	last.Text += e.Text
+	last.Signature += e.Signature
+	last.Data += e.Data
+	return parts
+}
+
+// callOutcome is one tool call's settled result and the governance events it
+// produced.
+type callOutcome struct {
+	result ToolResult
+	events []Event
+}
+
+// executeTools runs the calls of one turn, concurrently when there are
+// several (bounded by RunConfig.ParallelToolCalls), and returns their
+// results in call order.
+func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(Event) bool) (TransitionInput, bool) {
+	outs := make([]callOutcome, len(calls))
+	if len(calls) == 1 {
+		d.runCall(ctx, calls[0], &outs[0])
+	} else {
+		var sem chan struct{}
+		if d.cfg.ParallelToolCalls > 0 {
+			sem = make(chan struct{}, d.cfg.ParallelToolCalls)
+		}
+		run := func(i int) {
+			if sem != nil {
+				select {
+				case sem <- struct{}{}:
+					defer func() { <-sem }()
+				case <-ctx.Done():
+					outs[i].result = errorResult(calls[i], "not run: "+ctx.Err().Error())
+					return
+				}
+			}
+			d.runCall(ctx, calls[i], &outs[i])
+		}
+		// The driver's own goroutine takes the first call; the rest go to
+		// the run's workers, one each, and the driver waits for all.
+		var wg sync.WaitGroup
+		d.workers.grow(len(calls) - 1)
+		for i := 1; i < len(calls); i++ {
+			wg.Add(1)
+			d.workers.jobs <- func() { defer wg.Done(); run(i) }
+		}
+		run(0)
+		wg.Wait()
+	}
+	results := make([]ToolResult, len(calls))
+	for i := range outs {
+		for _, ev := range outs[i].events {
+			if !yield(ev) {
+				return nil, false
+			}
+		}
+		results[i] = outs[i].result
+	}
+	return ToolResults{Results: results}, true
+}
+
+func errorResult(c ToolCall, msg string) ToolResult {
+	return ToolResult{CallID: c.CallID, Name: c.Name, IsError: true, Content: []ContentPart{TextPart{Text: msg}}}
+}
+
+// runCall takes one call through the governance layers in order: PreToolUse
+// hook › permission pipeline › tool › PostToolUse hook › redaction.
+func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
+	tool, ok := d.a.toolIndex[call.Name]
+	if !ok {
+		out.result = errorResult(call, fmt.Sprintf("unknown tool %q", call.Name))
+		return
+	}
+	args := call.Args
+	pre := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: PreToolUse, Agent: d.a.name, Tool: call.Name, CallID: call.CallID, Args: args})
+	if pre.denied {
+		out.events = append(out.events, PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: pre.reason})
+		out.result = errorResult(call, "denied: "+pre.reason)
+		return
+	}
+	if pre.input != nil {
+		args = pre.input
+	}
+	d.injectLater(pre.inject)
+	auth := d.rc.authorize(ctx, PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: args, Effect: EffectOf(tool)})
+	if auth.asked {
+		out.events = append(out.events, ApprovalRequested{CallID: call.CallID, Tool: call.Name, Args: args})
+	}
+	if !auth.allowed {
+		out.events = append(out.events, PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: auth.reason})
+		out.result = errorResult(call, "permission denied: "+auth.reason)
+		return
+	}
+	args = auth.args
+
+	tc := &ToolContext{Context: ctx, rc: d.rc, CallID: call.CallID, ToolName: call.Name, Agent: d.a.name}
+	output, err := safeCall(tool, tc, args)
+	if err != nil {
+		te := asToolError(call.Name, err)
+		out.result = errorResult(call, te.Error())
+		out.result.InvalidArgs = te.Kind == ToolInvalidArgs
+		return
+	}
+	post := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: PostToolUse, Agent: d.a.name, Tool: call.Name, CallID: call.CallID, Args: args, Output: output})
+	if post.denied {
+		out.events = append(out.events, PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: post.reason})
+		out.result = errorResult(call, "denied: "+post.reason)
+		return
+	}
+	if post.output != nil {
+		output = ToolOutput{Content: post.output}
+	}
+	d.injectLater(post.inject)
+	output = d.rc.redact(output)
+	out.result = ToolResult{CallID: call.CallID, Name: call.Name, Content: output.parts()}
+}
+
+func (d *driver) injectLater(msgs []string) {
+	if len(msgs) == 0 {
+		return
+	}
+	d.mu.Lock()
+	d.injections = append(d.injections, msgs...)
+	d.mu.Unlock()
+}
+
+// safeCall runs the tool, turning a panic into a tool error.
+func safeCall(t Tool, tc *ToolContext, args json.RawMessage) (out ToolOutput, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Error("helikon: tool panicked", "tool", t.Name(), "panic", r, "stack", string(debug.Stack()))
+			err = &ToolError{Kind: ToolFailed, Tool: t.Name(), Err: fmt.Errorf("tool panicked: %v", r)}
+		}
+	}()
+	return t.Call(tc, args)
+}

@@ -1,0 +1,279 @@
+package helikon
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// Event is one element of an agent's stream. The variants:
+//
+//   - lifecycle: [RunStarted], [TurnStarted]
+//   - raw deltas, as the model emits them: [TokenDelta], [ReasoningDelta],
+//     [ToolCallDelta]
+//   - settled items: [MessageOutput], [ToolCallItem], [ToolOutputItem],
+//     [HandoffItem]
+//   - transitions: [AgentUpdated]
+//   - control: [GuardrailTriggered], [ApprovalRequested], [PermissionDenied],
+//     [RepairStarted], [StructuredOutputFailed]
+//   - terminal: [RunCompleted], [RunFailed]
+//
+// Every Event marshals to JSON with a "type" member and decodes with
+// [UnmarshalEvent]. New variants may be added; consumers should have a
+// default arm.
+type Event interface {
+	isEvent()
+}
+
+// RunStarted opens an agent's run.
+type RunStarted struct {
+	Agent string `json:"agent"`
+}
+
+// TurnStarted opens a model turn (counted from 1).
+type TurnStarted struct {
+	Agent string `json:"agent,omitempty"`
+	Turn  int    `json:"turn"`
+}
+
+// MessageOutput carries a settled assistant message.
+type MessageOutput struct {
+	Item Item `json:"item"`
+}
+
+// ToolCallItem carries one settled tool call (an assistant item holding one
+// [ToolUsePart]).
+type ToolCallItem struct {
+	Item Item `json:"item"`
+}
+
+// ToolOutputItem carries one tool result (a tool item holding one
+// [ToolResultPart]).
+type ToolOutputItem struct {
+	Item Item `json:"item"`
+}
+
+// HandoffItem records control passing from one agent to another.
+type HandoffItem struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// AgentUpdated says which agent now drives the run.
+type AgentUpdated struct {
+	Agent string `json:"agent"`
+}
+
+// GuardrailTriggered reports a tripped guardrail; the run then fails.
+type GuardrailTriggered struct {
+	Kind GuardrailKind `json:"kind"`
+	Info any           `json:"info,omitempty"`
+}
+
+// ApprovalRequested reports a tool call that needed approval.
+type ApprovalRequested struct {
+	CallID string          `json:"call_id"`
+	Tool   string          `json:"tool"`
+	Args   json.RawMessage `json:"args"`
+}
+
+// PermissionDenied reports a tool call the governance layer refused.
+type PermissionDenied struct {
+	CallID string `json:"call_id,omitempty"`
+	Tool   string `json:"tool"`
+	Reason string `json:"reason"`
+}
+
+// RepairStarted opens the repair turn after a structured-output miss.
+type RepairStarted struct {
+	Attempt int `json:"attempt"`
+}
+
+// StructuredOutputFailed reports a final answer that did not match the
+// output schema even after repair.
+type StructuredOutputFailed struct {
+	SchemaErrors []string `json:"schema_errors"`
+	FinalText    string   `json:"final_text"`
+}
+
+// RunCompleted ends a successful run with its summed usage.
+type RunCompleted struct {
+	Agent string `json:"agent,omitempty"`
+	Usage Usage  `json:"usage"`
+}
+
+// RunFailed ends a failed run. Err is usually an [*AgentError] or wraps one
+// of the sentinels in this package.
+type RunFailed struct {
+	Err error `json:"-"`
+}
+
+func (RunStarted) isEvent()             {}
+func (TurnStarted) isEvent()            {}
+func (TokenDelta) isEvent()             {}
+func (ReasoningDelta) isEvent()         {}
+func (ToolCallDelta) isEvent()          {}
+func (MessageOutput) isEvent()          {}
+func (ToolCallItem) isEvent()           {}
+func (ToolOutputItem) isEvent()         {}
+func (HandoffItem) isEvent()            {}
+func (AgentUpdated) isEvent()           {}
+func (GuardrailTriggered) isEvent()     {}
+func (ApprovalRequested) isEvent()      {}
+func (PermissionDenied) isEvent()       {}
+func (RepairStarted) isEvent()          {}
+func (StructuredOutputFailed) isEvent() {}
+func (RunCompleted) isEvent()           {}
+func (RunFailed) isEvent()              {}
+
+// MarshalJSON encodes the event with "type": "run_started".
+func (e RunStarted) MarshalJSON() ([]byte, error) {
+	type a RunStarted
+	return marshalTagged("run_started", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "turn_started".
+func (e TurnStarted) MarshalJSON() ([]byte, error) {
+	type a TurnStarted
+	return marshalTagged("turn_started", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "token_delta".
+func (e TokenDelta) MarshalJSON() ([]byte, error) {
+	type a TokenDelta
+	return marshalTagged("token_delta", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "reasoning_delta".
+func (e ReasoningDelta) MarshalJSON() ([]byte, error) {
+	type a ReasoningDelta
+	return marshalTagged("reasoning_delta", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "tool_call_delta".
+func (e ToolCallDelta) MarshalJSON() ([]byte, error) {
+	type a ToolCallDelta
+	return marshalTagged("tool_call_delta", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "message_output".
+func (e MessageOutput) MarshalJSON() ([]byte, error) {
+	type a MessageOutput
+	return marshalTagged("message_output", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "tool_call_item".
+func (e ToolCallItem) MarshalJSON() ([]byte, error) {
+	type a ToolCallItem
+	return marshalTagged("tool_call_item", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "tool_output_item".
+func (e ToolOutputItem) MarshalJSON() ([]byte, error) {
+	type a ToolOutputItem
+	return marshalTagged("tool_output_item", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "handoff_item".
+func (e HandoffItem) MarshalJSON() ([]byte, error) {
+	type a HandoffItem
+	return marshalTagged("handoff_item", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "agent_updated".
+func (e AgentUpdated) MarshalJSON() ([]byte, error) {
+	type a AgentUpdated
+	return marshalTagged("agent_updated", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "guardrail_triggered".
+func (e GuardrailTriggered) MarshalJSON() ([]byte, error) {
+	type a GuardrailTriggered
+	return marshalTagged("guardrail_triggered", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "approval_requested".
+func (e ApprovalRequested) MarshalJSON() ([]byte, error) {
+	type a ApprovalRequested
+	return marshalTagged("approval_requested", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "permission_denied".
+func (e PermissionDenied) MarshalJSON() ([]byte, error) {
+	type a PermissionDenied
+	return marshalTagged("permission_denied", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "repair_started".
+func (e RepairStarted) MarshalJSON() ([]byte, error) {
+	type a RepairStarted
+	return marshalTagged("repair_started", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "structured_output_failed".
+func (e StructuredOutputFailed) MarshalJSON() ([]byte, error) {
+	type a StructuredOutputFailed
+	return marshalTagged("structured_output_failed", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "run_completed".
+func (e RunCompleted) MarshalJSON() ([]byte, error) {
+	type a RunCompleted
+	return marshalTagged("run_completed", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "run_failed" and the error as
+// {"kind", "message"} (and the structured-output detail when present).
+func (e RunFailed) MarshalJSON() ([]byte, error) {
+	return marshalTagged("run_failed", struct {
+		Error *AgentError `json:"error"`
+	}{toAgentError(e.Err)})
+}
+
+// UnmarshalJSON decodes a run_failed event; Err becomes an [*AgentError]
+// that still matches its kind's sentinel with errors.Is.
+func (e *RunFailed) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Error *AgentError `json:"error"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	if raw.Error == nil {
+		raw.Error = &AgentError{Kind: KindOther}
+	}
+	e.Err = raw.Error
+	return nil
+}
+
+var eventDecoders = map[string]func([]byte) (Event, error){
+	"run_started":              decodeAs[RunStarted, Event],
+	"turn_started":             decodeAs[TurnStarted, Event],
+	"token_delta":              decodeAs[TokenDelta, Event],
+	"reasoning_delta":          decodeAs[ReasoningDelta, Event],
+	"tool_call_delta":          decodeAs[ToolCallDelta, Event],
+	"message_output":           decodeAs[MessageOutput, Event],
+	"tool_call_item":           decodeAs[ToolCallItem, Event],
+	"tool_output_item":         decodeAs[ToolOutputItem, Event],
+	"handoff_item":             decodeAs[HandoffItem, Event],
+	"agent_updated":            decodeAs[AgentUpdated, Event],
+	"guardrail_triggered":      decodeAs[GuardrailTriggered, Event],
+	"approval_requested":       decodeAs[ApprovalRequested, Event],
+	"permission_denied":        decodeAs[PermissionDenied, Event],
+	"repair_started":           decodeAs[RepairStarted, Event],
+	"structured_output_failed": decodeAs[StructuredOutputFailed, Event],
+	"run_completed":            decodeAs[RunCompleted, Event],
+	"run_failed":               decodePtr[RunFailed, Event],
+}
+
+// UnmarshalEvent decodes one event by its "type" member.
+func UnmarshalEvent(data []byte) (Event, error) {
+	typ, err := peekType(data)
+	if err != nil {
+		return nil, fmt.Errorf("helikon: event: %w", err)
+	}
+	dec, ok := eventDecoders[typ]
+	if !ok {
+		return nil, &unknownTypeError{kind: "event", typ: typ}
+	}
+	return dec(data)
+}

@@ -1,0 +1,110 @@
+package helikon
+
+import (
+	"encoding/json"
+	"fmt"
+	"regexp"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// toolNamePattern is the name shape every provider accepts.
+var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+
+// ToolOption configures a tool built by [NewTool].
+type ToolOption func(*toolConfig)
+
+type toolConfig struct {
+	effect ToolEffect
+	schema *jsonschema.Schema
+}
+
+// WithEffect declares what the tool does to the world (default SideEffect).
+func WithEffect(e ToolEffect) ToolOption { return func(c *toolConfig) { c.effect = e } }
+
+// WithInputSchema replaces the schema derived from the argument type. The
+// arguments are then validated against this schema in full before decoding.
+func WithInputSchema(s *jsonschema.Schema) ToolOption { return func(c *toolConfig) { c.schema = s } }
+
+// NewTool builds a [Tool] from a Go function. The argument schema is derived
+// from In (field descriptions come from `jsonschema:"…"` struct tags), and
+// the model's arguments are validated against it before fn runs: a miss
+// returns a [ToolError] of kind InvalidArgs listing what was wrong, which the
+// loop shows the model once. Out is marshalled to JSON as the tool's output;
+// an Out of type [ToolOutput] is returned as is.
+func NewTool[In, Out any](name, description string, fn func(tc *ToolContext, in In) (Out, error), opts ...ToolOption) (Tool, error) {
+	if !toolNamePattern.MatchString(name) {
+		return nil, fmt.Errorf("helikon: tool name %q must match %s", name, toolNamePattern)
+	}
+	if fn == nil {
+		return nil, fmt.Errorf("helikon: tool %q: nil function", name)
+	}
+	var cfg toolConfig
+	for _, o := range opts {
+		o(&cfg)
+	}
+	derived := cfg.schema == nil
+	s := cfg.schema
+	if derived {
+		var err error
+		if s, err = schemaFor[In](); err != nil {
+			return nil, fmt.Errorf("helikon: tool %q: derive schema: %w", name, err)
+		}
+	}
+	if s.Type != "object" {
+		return nil, fmt.Errorf("helikon: tool %q: arguments must be a JSON object (a Go struct), got schema type %q", name, s.Type)
+	}
+	checker, err := newArgChecker(s, derived)
+	if err != nil {
+		return nil, fmt.Errorf("helikon: tool %q: %w", name, err)
+	}
+	return &funcTool[In, Out]{name: name, desc: description, schema: s, checker: checker, effect: cfg.effect, fn: fn}, nil
+}
+
+// MustTool is like [NewTool] but panics on a construction error. It is meant
+// for package-level tool variables, like regexp.MustCompile.
+func MustTool[In, Out any](name, description string, fn func(tc *ToolContext, in In) (Out, error), opts ...ToolOption) Tool {
+	t, err := NewTool(name, description, fn, opts...)
+	if err != nil {
+		panic(err)
+	}
+	return t
+}
+
+// Tools collects tools into a slice; it plays the role of the seed's tools!.
+func Tools(tools ...Tool) []Tool { return tools }
+
+type funcTool[In, Out any] struct {
+	name, desc string
+	schema     *jsonschema.Schema
+	checker    *argChecker
+	effect     ToolEffect
+	fn         func(*ToolContext, In) (Out, error)
+}
+
+func (t *funcTool[In, Out]) Name() string                     { return t.name }
+func (t *funcTool[In, Out]) Description() string              { return t.desc }
+func (t *funcTool[In, Out]) InputSchema() *jsonschema.Schema { return t.schema }
+func (t *funcTool[In, Out]) Effect() ToolEffect               { return t.effect }
+
+func (t *funcTool[In, Out]) Call(tc *ToolContext, args json.RawMessage) (ToolOutput, error) {
+	var in In
+	if errs := t.checker.decode(args, &in); errs != nil {
+		return ToolOutput{}, &ToolError{Kind: ToolInvalidArgs, Tool: t.name, SchemaErrors: errs}
+	}
+	out, err := t.fn(tc, in)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	switch o := any(out).(type) {
+	case ToolOutput:
+		return o, nil
+	case json.RawMessage:
+		return ToolOutput{Content: o}, nil
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return ToolOutput{}, fmt.Errorf("marshal output: %w", err)
+	}
+	return ToolOutput{Content: b}, nil
+}

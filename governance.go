@@ -1,0 +1,224 @@
+package helikon
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// PermissionMode sets how tool calls are authorised when no rule decides.
+type PermissionMode int
+
+// The permission modes.
+const (
+	// PermissionDefault defers to the PermissionPolicy; permissive when none.
+	PermissionDefault PermissionMode = iota
+	// PermissionAcceptEdits auto-approves tools whose effect is Write.
+	PermissionAcceptEdits
+	// PermissionPlan denies every tool that is not ReadOnly.
+	PermissionPlan
+	// PermissionBypass allows everything; deny and guard rules still apply.
+	PermissionBypass
+	// PermissionDontAsk denies by default; only allow rules permit a call.
+	PermissionDontAsk
+)
+
+func (m PermissionMode) String() string {
+	switch m {
+	case PermissionAcceptEdits:
+		return "accept_edits"
+	case PermissionPlan:
+		return "plan"
+	case PermissionBypass:
+		return "bypass"
+	case PermissionDontAsk:
+		return "dont_ask"
+	}
+	return "default"
+}
+
+// PermissionBehavior is the verdict of a [PermissionDecision].
+type PermissionBehavior int
+
+// The permission behaviours.
+const (
+	PermissionAllow PermissionBehavior = iota
+	PermissionDeny
+	PermissionAskUser
+	PermissionReplace
+)
+
+// PermissionDecision is a [PermissionPolicy]'s verdict on one call.
+type PermissionDecision struct {
+	Behavior PermissionBehavior
+	// Reason explains a denial.
+	Reason string
+	// Prompt is shown to the approver for AskUser.
+	Prompt string
+	// Args replaces the call's arguments for Replace.
+	Args json.RawMessage
+}
+
+// PermissionRequest describes a tool call awaiting authorisation.
+type PermissionRequest struct {
+	Tool   string
+	CallID string
+	Args   json.RawMessage
+	Effect ToolEffect
+}
+
+// PermissionPolicy authorises tool calls (the canUseTool seam).
+type PermissionPolicy interface {
+	Check(ctx context.Context, rc *RunContext, req PermissionRequest) PermissionDecision
+}
+
+// ApprovalOutcome is an [ApprovalHandler]'s answer.
+type ApprovalOutcome struct {
+	Allow  bool
+	Reason string
+}
+
+// ApprovalHandler resolves an AskUser decision out of band, for example by
+// prompting a human. It cannot ask again.
+type ApprovalHandler interface {
+	Decide(ctx context.Context, req PermissionRequest, prompt string) ApprovalOutcome
+}
+
+// GuardrailInputKind says which side of the agent a guardrail checks.
+type GuardrailInputKind int
+
+// The guardrail inputs.
+const (
+	GuardUserText GuardrailInputKind = iota
+	GuardModelOutput
+)
+
+// GuardrailInput is the text a [Guardrail] checks.
+type GuardrailInput struct {
+	Kind GuardrailInputKind
+	Text string
+}
+
+// GuardrailKind classifies a tripwire.
+type GuardrailKind string
+
+// The guardrail kinds.
+const (
+	GuardrailInputPolicy  GuardrailKind = "input_policy"
+	GuardrailOutputPolicy GuardrailKind = "output_policy"
+	GuardrailOther        GuardrailKind = "other"
+)
+
+// Tripwire is a guardrail's verdict that halts the run.
+type Tripwire struct {
+	Kind GuardrailKind `json:"kind"`
+	// Reason explains the trip (for Other, the failure).
+	Reason string `json:"reason,omitempty"`
+	// Info is free-form detail.
+	Info any `json:"info,omitempty"`
+}
+
+// Guardrail checks text entering or leaving an agent. It returns nil to
+// pass, a [Tripwire] to halt the run. An error counts as a tripwire of kind
+// Other.
+type Guardrail interface {
+	Check(ctx context.Context, rc *RunContext, in GuardrailInput) (*Tripwire, error)
+}
+
+// GuardrailFunc adapts a function to [Guardrail].
+type GuardrailFunc func(ctx context.Context, rc *RunContext, in GuardrailInput) (*Tripwire, error)
+
+// Check calls f.
+func (f GuardrailFunc) Check(ctx context.Context, rc *RunContext, in GuardrailInput) (*Tripwire, error) {
+	return f(ctx, rc, in)
+}
+
+// HookKind names a lifecycle point.
+type HookKind int
+
+// The hook points.
+const (
+	OnRunStart HookKind = iota
+	OnTurnStart
+	PreToolUse
+	PostToolUse
+	OnHandoff
+	OnRunComplete
+	OnSubagentStop
+)
+
+// HookEvent is what a [Hook] observes. Which fields are set depends on Kind.
+type HookEvent struct {
+	Kind   HookKind
+	Agent  string
+	Turn   int
+	Tool   string
+	CallID string
+	Args   json.RawMessage
+	Output ToolOutput
+	From   string
+	To     string
+}
+
+// HookAction is what a [HookDecision] asks for.
+type HookAction int
+
+// The hook actions. The zero value allows.
+const (
+	HookAllow HookAction = iota
+	HookDeny
+	HookReplaceInput
+	HookReplaceOutput
+	HookInjectSystemMessage
+)
+
+// HookDecision is a hook's answer. The zero value is Allow.
+type HookDecision struct {
+	Action HookAction
+	// Reason explains a Deny; it is shown to the model.
+	Reason string
+	// Value replaces the input (PreToolUse args) or output (PostToolUse).
+	Value json.RawMessage
+	// Message is the system message to inject into the next model call.
+	Message string
+}
+
+// Hook observes lifecycle events and may steer the run.
+type Hook interface {
+	OnEvent(ctx context.Context, rc *RunContext, ev *HookEvent) HookDecision
+}
+
+// HookFunc adapts a function to [Hook].
+type HookFunc func(ctx context.Context, rc *RunContext, ev *HookEvent) HookDecision
+
+// OnEvent calls f.
+func (f HookFunc) OnEvent(ctx context.Context, rc *RunContext, ev *HookEvent) HookDecision {
+	return f(ctx, rc, ev)
+}
+
+// HookRegistry holds run-level hooks. It is shared by every context derived
+// from the run, so hooks see handoffs and sub-agents too.
+type HookRegistry struct {
+	hooks []Hook
+}
+
+// NewHookRegistry returns a registry holding hooks.
+func NewHookRegistry(hooks ...Hook) *HookRegistry { return &HookRegistry{hooks: hooks} }
+
+// Push appends a hook. Push is not safe to call while a run uses the registry.
+func (r *HookRegistry) Push(h Hook) { r.hooks = append(r.hooks, h) }
+
+// All returns the hooks in registration order.
+func (r *HookRegistry) All() []Hook {
+	if r == nil {
+		return nil
+	}
+	return r.hooks
+}
+
+// Len returns the number of hooks.
+func (r *HookRegistry) Len() int {
+	if r == nil {
+		return 0
+	}
+	return len(r.hooks)
+}

@@ -1,0 +1,129 @@
+package helikon
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Handoff names an agent the conversation may be transferred to. The LLM
+// agent offers one transfer tool per handoff; when the model calls it, the
+// target runs the rest of the conversation and its answer ends the run.
+type Handoff struct {
+	// Agent is the target.
+	Agent Agent
+	// ToolName overrides the default transfer_to_<slug of the agent name>.
+	ToolName string
+	// Description overrides the target's description as the tool's.
+	Description string
+	// InputFilter, when set, rewrites the transcript the target sees (for
+	// example [DropToolItems]). It must not modify its argument.
+	InputFilter func([]Item) []Item
+}
+
+// HandoffTo returns a Handoff to agent with the default tool name and
+// description.
+func HandoffTo(agent Agent) Handoff { return Handoff{Agent: agent} }
+
+// WithHandoffs appends handoffs to an LLM agent.
+func WithHandoffs(h ...Handoff) AgentOption {
+	return agentOptionFunc(func(a *LLMAgent) { a.handoffs = append(a.handoffs, h...) })
+}
+
+// Slug lower-cases name and collapses every run of characters other than
+// ASCII letters and digits to one underscore: "investing specialist" →
+// "investing_specialist".
+func Slug(name string) string {
+	var b strings.Builder
+	pendingSep := false
+	for _, r := range strings.ToLower(name) {
+		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
+			if pendingSep && b.Len() > 0 {
+				b.WriteByte('_')
+			}
+			pendingSep = false
+			b.WriteRune(r)
+		} else {
+			pendingSep = true
+		}
+	}
+	if pendingSep && b.Len() == 0 {
+		return "_"
+	}
+	return b.String()
+}
+
+// TransferToolName returns the tool name of a handoff.
+func (h Handoff) TransferToolName() string {
+	if h.ToolName != "" {
+		return h.ToolName
+	}
+	return "transfer_to_" + Slug(h.Agent.Name())
+}
+
+func (a *LLMAgent) indexHandoffs() error {
+	if len(a.handoffs) == 0 {
+		return nil
+	}
+	a.handoffNames = make(map[string]string, len(a.handoffs))
+	a.handoffIndex = make(map[string]*Handoff, len(a.handoffs))
+	owner := make(map[string]string, len(a.handoffs))
+	for i := range a.handoffs {
+		h := &a.handoffs[i]
+		if h.Agent == nil {
+			return fmt.Errorf("helikon: agent %q: handoff %d has no agent", a.name, i)
+		}
+		tool := h.TransferToolName()
+		if prev, dup := owner[tool]; dup {
+			return fmt.Errorf("helikon: agent %q: handoffs to %q and %q collide on tool %q", a.name, prev, h.Agent.Name(), tool)
+		}
+		if _, dup := a.toolIndex[tool]; dup {
+			return fmt.Errorf("helikon: agent %q: handoff tool %q collides with a tool of that name", a.name, tool)
+		}
+		if _, dup := a.handoffIndex[h.Agent.Name()]; dup {
+			return fmt.Errorf("helikon: agent %q: two handoffs target agents named %q", a.name, h.Agent.Name())
+		}
+		owner[tool] = h.Agent.Name()
+		a.handoffNames[tool] = h.Agent.Name()
+		a.handoffIndex[h.Agent.Name()] = h
+		desc := h.Description
+		if desc == "" {
+			desc = h.Agent.Description()
+		}
+		if desc == "" {
+			desc = "Transfer the conversation to " + h.Agent.Name() + "."
+		}
+		a.toolDefs = append(a.toolDefs, ToolDef{Name: tool, Description: desc, Parameters: emptyObjectSchema()})
+	}
+	return nil
+}
+
+func emptyObjectSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+}
+
+// DropToolItems is a handoff input filter that removes tool calls and tool
+// results from a transcript, keeping user, assistant text and system items.
+func DropToolItems(items []Item) []Item {
+	out := make([]Item, 0, len(items))
+	for _, it := range items {
+		if it.Role == RoleTool {
+			continue
+		}
+		if it.Role == RoleAssistant {
+			var kept []ContentPart
+			for _, p := range it.Content {
+				if _, ok := p.(ToolUsePart); !ok {
+					kept = append(kept, p)
+				}
+			}
+			if len(kept) == 0 {
+				continue
+			}
+			it.Content = kept
+		}
+		out = append(out, it)
+	}
+	return out
+}

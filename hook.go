@@ -1,0 +1,43 @@
+package helikon
+
+import "context"
+
+// fireHooks runs agent-level hooks, then run-level ones, and folds their
+// decisions: the first Deny short-circuits, ReplaceInput and ReplaceOutput
+// are last-writer-wins, InjectSystemMessage accumulates in fire order.
+func fireHooks(ctx context.Context, rc *RunContext, agentHooks []Hook, ev *HookEvent) hookFold {
+	var f hookFold
+	if len(agentHooks) == 0 && rc.hooks.Len() == 0 {
+		return f
+	}
+	for _, list := range [2][]Hook{agentHooks, rc.hooks.All()} {
+		for _, h := range list {
+			d := h.OnEvent(ctx, rc, ev)
+			switch d.Action {
+			case HookDeny:
+				f.denied = true
+				f.reason = d.Reason
+				if f.reason == "" {
+					f.reason = "denied by hook"
+				}
+				return f
+			case HookReplaceInput:
+				f.input = d.Value
+			case HookReplaceOutput:
+				f.output = d.Value
+			case HookInjectSystemMessage:
+				f.inject = append(f.inject, d.Message)
+			}
+		}
+	}
+	return f
+}
+
+// hookFold is the folded decision of every hook for one event.
+type hookFold struct {
+	denied bool
+	reason string
+	input  []byte
+	output []byte
+	inject []string
+}

@@ -1,0 +1,239 @@
+package helikon
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// Role says who authored an [Item].
+type Role string
+
+// The roles of a conversation. RoleTool items carry tool results back to the
+// model; providers regroup them into their own wire shapes.
+const (
+	RoleSystem    Role = "system"
+	RoleUser      Role = "user"
+	RoleAssistant Role = "assistant"
+	RoleTool      Role = "tool"
+)
+
+// Item is one message of a conversation: the carrier every model, session and
+// event shares. An assistant Item may hold text, reasoning and tool uses
+// together; a tool Item holds one [ToolResultPart].
+type Item struct {
+	Role    Role          `json:"role"`
+	Content []ContentPart `json:"content"`
+	// Agent names the agent that produced an assistant message. It lets a
+	// transcript that crossed a handoff say who said what.
+	Agent string `json:"agent,omitempty"`
+}
+
+// UserText returns the input of a run made of one user message.
+func UserText(text string) []Item {
+	return []Item{{Role: RoleUser, Content: []ContentPart{TextPart{Text: text}}}}
+}
+
+// SystemItem returns a system message carrying text.
+func SystemItem(text string) Item {
+	return Item{Role: RoleSystem, Content: []ContentPart{TextPart{Text: text}}}
+}
+
+// Text returns the concatenated text parts of the item.
+func (it Item) Text() string {
+	switch len(it.Content) {
+	case 0:
+		return ""
+	case 1:
+		if t, ok := it.Content[0].(TextPart); ok {
+			return t.Text
+		}
+	}
+	var b strings.Builder
+	for _, p := range it.Content {
+		if t, ok := p.(TextPart); ok {
+			b.WriteString(t.Text)
+		}
+	}
+	return b.String()
+}
+
+// ToolUses returns the tool calls the item requests, in order.
+func (it Item) ToolUses() []ToolUsePart {
+	var out []ToolUsePart
+	for _, p := range it.Content {
+		if u, ok := p.(ToolUsePart); ok {
+			out = append(out, u)
+		}
+	}
+	return out
+}
+
+// UnmarshalJSON decodes the item, resolving each content part by its "type".
+func (it *Item) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Role    Role              `json:"role"`
+		Content []json.RawMessage `json:"content"`
+		Agent   string            `json:"agent"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	parts, err := decodeParts(raw.Content)
+	if err != nil {
+		return err
+	}
+	*it = Item{Role: raw.Role, Content: parts, Agent: raw.Agent}
+	return nil
+}
+
+// ContentPart is one piece of an [Item]: [TextPart], [ImagePart],
+// [ReasoningPart], [ToolUsePart] or [ToolResultPart]. New part types may be
+// added; consumers should ignore parts they do not know.
+type ContentPart interface {
+	isContentPart()
+}
+
+// TextPart is plain text.
+type TextPart struct {
+	Text string `json:"text"`
+}
+
+// ImagePart is an image, given by URL or by inline bytes with a media type.
+type ImagePart struct {
+	URL       string `json:"url,omitempty"`
+	MediaType string `json:"media_type,omitempty"`
+	Data      []byte `json:"data,omitempty"`
+}
+
+// ReasoningPart is model reasoning. Signature and Data carry the provider's
+// opaque proofs (Anthropic thinking signatures, redacted thinking, OpenAI
+// encrypted reasoning) that must be sent back unchanged on the next turn.
+type ReasoningPart struct {
+	Text      string `json:"text,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Data      string `json:"data,omitempty"`
+	ID        string `json:"id,omitempty"`
+}
+
+// ToolUsePart is a tool call requested by the model.
+type ToolUsePart struct {
+	CallID string          `json:"call_id"`
+	Name   string          `json:"name"`
+	Args   json.RawMessage `json:"args"`
+}
+
+// ToolResultPart is the result of the tool call CallID. Content is usually
+// one [TextPart] holding the tool's JSON output.
+type ToolResultPart struct {
+	CallID  string        `json:"call_id"`
+	Name    string        `json:"name,omitempty"`
+	Content []ContentPart `json:"content"`
+	IsError bool          `json:"is_error,omitempty"`
+}
+
+func (TextPart) isContentPart()       {}
+func (ImagePart) isContentPart()      {}
+func (ReasoningPart) isContentPart()  {}
+func (ToolUsePart) isContentPart()    {}
+func (ToolResultPart) isContentPart() {}
+
+// MarshalJSON encodes the part with "type": "text".
+func (p TextPart) MarshalJSON() ([]byte, error) {
+	type a TextPart
+	return marshalTagged("text", a(p))
+}
+
+// MarshalJSON encodes the part with "type": "image".
+func (p ImagePart) MarshalJSON() ([]byte, error) {
+	type a ImagePart
+	return marshalTagged("image", a(p))
+}
+
+// MarshalJSON encodes the part with "type": "reasoning".
+func (p ReasoningPart) MarshalJSON() ([]byte, error) {
+	type a ReasoningPart
+	return marshalTagged("reasoning", a(p))
+}
+
+// MarshalJSON encodes the part with "type": "tool_use".
+func (p ToolUsePart) MarshalJSON() ([]byte, error) {
+	type a ToolUsePart
+	if len(p.Args) == 0 {
+		p.Args = json.RawMessage("{}")
+	}
+	return marshalTagged("tool_use", a(p))
+}
+
+// MarshalJSON encodes the part with "type": "tool_result".
+func (p ToolResultPart) MarshalJSON() ([]byte, error) {
+	type a ToolResultPart
+	if p.Content == nil {
+		p.Content = []ContentPart{}
+	}
+	return marshalTagged("tool_result", a(p))
+}
+
+// UnmarshalJSON decodes the result, resolving nested parts by "type".
+func (p *ToolResultPart) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		CallID  string            `json:"call_id"`
+		Name    string            `json:"name"`
+		Content []json.RawMessage `json:"content"`
+		IsError bool              `json:"is_error"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	parts, err := decodeParts(raw.Content)
+	if err != nil {
+		return err
+	}
+	*p = ToolResultPart{CallID: raw.CallID, Name: raw.Name, Content: parts, IsError: raw.IsError}
+	return nil
+}
+
+var partDecoders = map[string]func([]byte) (ContentPart, error){
+	"text":        decodeAs[TextPart, ContentPart],
+	"image":       decodeAs[ImagePart, ContentPart],
+	"reasoning":   decodeAs[ReasoningPart, ContentPart],
+	"tool_use":    decodeAs[ToolUsePart, ContentPart],
+	"tool_result": decodePtr[ToolResultPart, ContentPart],
+}
+
+func decodePtr[T any, U any](data []byte) (U, error) {
+	v := new(T)
+	if err := json.Unmarshal(data, v); err != nil {
+		var zero U
+		return zero, err
+	}
+	return any(*v).(U), nil
+}
+
+// UnmarshalContentPart decodes one content part by its "type" member.
+func UnmarshalContentPart(data []byte) (ContentPart, error) {
+	typ, err := peekType(data)
+	if err != nil {
+		return nil, fmt.Errorf("helikon: content part: %w", err)
+	}
+	dec, ok := partDecoders[typ]
+	if !ok {
+		return nil, fmt.Errorf("helikon: unknown content part type %q", typ)
+	}
+	return dec(data)
+}
+
+func decodeParts(raws []json.RawMessage) ([]ContentPart, error) {
+	if raws == nil {
+		return nil, nil
+	}
+	parts := make([]ContentPart, 0, len(raws))
+	for _, r := range raws {
+		p, err := UnmarshalContentPart(r)
+		if err != nil {
+			return nil, err
+		}
+		parts = append(parts, p)
+	}
+	return parts, nil
+}

@@ -1,0 +1,197 @@
+package helikon
+
+import (
+	"encoding/json"
+	"fmt"
+)
+
+// LoopState is the phase of an LLM agent's loop. The loop is data: a
+// LoopState plus the conversation is everything needed to resume a run at a
+// transition boundary ([Checkpoint]). The variants:
+//
+//   - [CallingModel]: about to call the model for a turn
+//   - [ExecutingTools]: the model asked for tool calls; run them
+//   - [ApplyingHandoff]: delegate the rest of the run to another agent
+//   - [Finalizing]: a turn constrained to the configured output schema
+//   - [RepairingOutput]: the one repair turn after a schema miss
+//   - [Compacting], [NeedsApproval]: reserved phases, not yet driven
+//   - [Done], [Failed]: terminal
+type LoopState interface {
+	isLoopState()
+}
+
+// Progress is what every non-terminal state carries forward.
+type Progress struct {
+	// Turn counts model calls, from 1.
+	Turn  int   `json:"turn"`
+	Usage Usage `json:"usage"`
+	// Strikes lists the tools whose arguments already missed their schema
+	// once; a second miss fails the run.
+	Strikes []string `json:"strikes,omitempty"`
+	// ResponseID is the provider's id of the last response.
+	ResponseID string `json:"response_id,omitempty"`
+}
+
+// CallingModel is about to call the model for Turn.
+type CallingModel struct{ Progress }
+
+// ExecutingTools runs the calls the model requested.
+type ExecutingTools struct {
+	Progress
+	Calls []ToolCall `json:"calls"`
+}
+
+// ApplyingHandoff hands the run to Target, threading the conversation.
+type ApplyingHandoff struct {
+	Progress
+	Target string `json:"target"`
+}
+
+// Finalizing asks the model for the configured structured output.
+type Finalizing struct{ Progress }
+
+// RepairingOutput is the repair turn after a structured-output miss.
+type RepairingOutput struct {
+	Progress
+	Attempt int `json:"attempt"`
+}
+
+// Compacting is reserved for in-loop context compaction; not yet driven.
+type Compacting struct{ Progress }
+
+// NeedsApproval is reserved for suspending a run on pending approvals; not
+// yet driven (approvals are resolved inline by the ApprovalHandler).
+type NeedsApproval struct {
+	Progress
+	Pending []ToolCall `json:"pending"`
+}
+
+// Done is terminal success.
+type Done struct {
+	Output string `json:"output"`
+	Usage  Usage  `json:"usage"`
+}
+
+// Failed is terminal failure.
+type Failed struct {
+	Err   *AgentError `json:"error"`
+	Usage Usage       `json:"usage"`
+}
+
+func (CallingModel) isLoopState()    {}
+func (ExecutingTools) isLoopState()  {}
+func (ApplyingHandoff) isLoopState() {}
+func (Finalizing) isLoopState()      {}
+func (RepairingOutput) isLoopState() {}
+func (Compacting) isLoopState()      {}
+func (NeedsApproval) isLoopState()   {}
+func (Done) isLoopState()            {}
+func (Failed) isLoopState()          {}
+
+// MarshalJSON encodes the state with "type": "calling_model".
+func (s CallingModel) MarshalJSON() ([]byte, error) {
+	type a CallingModel
+	return marshalTagged("calling_model", a(s))
+}
+
+// MarshalJSON encodes the state with "type": "executing_tools".
+func (s ExecutingTools) MarshalJSON() ([]byte, error) {
+	type a ExecutingTools
+	return marshalTagged("executing_tools", a(s))
+}
+
+// MarshalJSON encodes the state with "type": "applying_handoff".
+func (s ApplyingHandoff) MarshalJSON() ([]byte, error) {
+	type a ApplyingHandoff
+	return marshalTagged("applying_handoff", a(s))
+}
+
+// MarshalJSON encodes the state with "type": "finalizing".
+func (s Finalizing) MarshalJSON() ([]byte, error) {
+	type a Finalizing
+	return marshalTagged("finalizing", a(s))
+}
+
+// MarshalJSON encodes the state with "type": "repairing_output".
+func (s RepairingOutput) MarshalJSON() ([]byte, error) {
+	type a RepairingOutput
+	return marshalTagged("repairing_output", a(s))
+}
+
+// MarshalJSON encodes the state with "type": "compacting".
+func (s Compacting) MarshalJSON() ([]byte, error) {
+	type a Compacting
+	return marshalTagged("compacting", a(s))
+}
+
+// MarshalJSON encodes the state with "type": "needs_approval".
+func (s NeedsApproval) MarshalJSON() ([]byte, error) {
+	type a NeedsApproval
+	return marshalTagged("needs_approval", a(s))
+}
+
+// MarshalJSON encodes the state with "type": "done".
+func (s Done) MarshalJSON() ([]byte, error) {
+	type a Done
+	return marshalTagged("done", a(s))
+}
+
+// MarshalJSON encodes the state with "type": "failed".
+func (s Failed) MarshalJSON() ([]byte, error) {
+	type a Failed
+	return marshalTagged("failed", a(s))
+}
+
+var stateDecoders = map[string]func([]byte) (LoopState, error){
+	"calling_model":    decodeAs[CallingModel, LoopState],
+	"executing_tools":  decodeAs[ExecutingTools, LoopState],
+	"applying_handoff": decodeAs[ApplyingHandoff, LoopState],
+	"finalizing":       decodeAs[Finalizing, LoopState],
+	"repairing_output": decodeAs[RepairingOutput, LoopState],
+	"compacting":       decodeAs[Compacting, LoopState],
+	"needs_approval":   decodeAs[NeedsApproval, LoopState],
+	"done":             decodeAs[Done, LoopState],
+	"failed":           decodeAs[Failed, LoopState],
+}
+
+// UnmarshalLoopState decodes a state by its "type" member.
+func UnmarshalLoopState(data []byte) (LoopState, error) {
+	typ, err := peekType(data)
+	if err != nil {
+		return nil, fmt.Errorf("helikon: loop state: %w", err)
+	}
+	dec, ok := stateDecoders[typ]
+	if !ok {
+		return nil, &unknownTypeError{kind: "loop state", typ: typ}
+	}
+	return dec(data)
+}
+
+// Checkpoint is an LLM agent's run frozen at a transition boundary: resume it
+// with [LLMAgent.Resume]. It marshals to JSON and back.
+type Checkpoint struct {
+	Agent        string    `json:"agent"`
+	State        LoopState `json:"state"`
+	Conversation []Item    `json:"conversation"`
+	// Injections are hook-injected system messages due on the next model call.
+	Injections []string `json:"injections,omitempty"`
+}
+
+// UnmarshalJSON decodes a checkpoint, resolving the state by its "type".
+func (c *Checkpoint) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		Agent        string          `json:"agent"`
+		State        json.RawMessage `json:"state"`
+		Conversation []Item          `json:"conversation"`
+		Injections   []string        `json:"injections"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	st, err := UnmarshalLoopState(raw.State)
+	if err != nil {
+		return err
+	}
+	*c = Checkpoint{Agent: raw.Agent, State: st, Conversation: raw.Conversation, Injections: raw.Injections}
+	return nil
+}

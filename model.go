@@ -1,0 +1,286 @@
+package helikon
+
+import (
+	"context"
+	"iter"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Model is the one interface every LLM provider implements.
+//
+// Invoke streams the model's answer to req. Events arrive as the provider
+// emits them and the stream ends after a [Finish]. A failure, before or during
+// streaming, is yielded as a non-nil error (usually a [*ModelError]) and ends
+// the stream. Breaking out of the range must release every resource the call
+// holds, and a cancelled ctx must end the stream promptly.
+type Model interface {
+	Invoke(ctx context.Context, req *ModelRequest) iter.Seq2[ModelEvent, error]
+	Capabilities() ModelCapabilities
+}
+
+// ModelInfo is implemented by models that can name their provider and model
+// id; traces use it for gen_ai.provider.name and gen_ai.request.model.
+type ModelInfo interface {
+	Provider() string
+	ModelID() string
+}
+
+// DescribeModel returns the provider and model id of m, or "unknown" and ""
+// when m does not implement [ModelInfo].
+func DescribeModel(m Model) (provider, id string) {
+	if mi, ok := m.(ModelInfo); ok {
+		return mi.Provider(), mi.ModelID()
+	}
+	return "unknown", ""
+}
+
+// ModelRequest is what the agent loop sends to a [Model] for one turn.
+// System messages may appear anywhere in Messages; adapters move them to
+// wherever their API wants them.
+type ModelRequest struct {
+	Messages []Item
+	Tools    []ToolDef
+	Settings ModelSettings
+}
+
+// ToolDef describes a tool to the model.
+type ToolDef struct {
+	Name        string
+	Description string
+	// Parameters is the JSON Schema of the tool's arguments object.
+	Parameters *jsonschema.Schema
+}
+
+// ModelSettings are the provider-tuning knobs of a request. Zero values mean
+// "provider default". New fields may be added.
+type ModelSettings struct {
+	Temperature     *float64
+	TopP            *float64
+	MaxOutputTokens int
+	ToolChoice      ToolChoice
+	// ParallelToolCalls, when set, tells providers that support it whether
+	// the model may request several tool calls in one turn.
+	ParallelToolCalls *bool
+	ResponseFormat    *ResponseFormat
+	// PreviousResponseID threads OpenAI Responses' server-managed state.
+	PreviousResponseID string
+	// ReasoningEffort is passed to reasoning models that accept one
+	// ("minimal", "low", "medium", "high").
+	ReasoningEffort string
+}
+
+// Merge returns s with every field that o sets taking o's value.
+func (s ModelSettings) Merge(o ModelSettings) ModelSettings {
+	if o.Temperature != nil {
+		s.Temperature = o.Temperature
+	}
+	if o.TopP != nil {
+		s.TopP = o.TopP
+	}
+	if o.MaxOutputTokens != 0 {
+		s.MaxOutputTokens = o.MaxOutputTokens
+	}
+	if o.ToolChoice.Mode != "" {
+		s.ToolChoice = o.ToolChoice
+	}
+	if o.ParallelToolCalls != nil {
+		s.ParallelToolCalls = o.ParallelToolCalls
+	}
+	if o.ResponseFormat != nil {
+		s.ResponseFormat = o.ResponseFormat
+	}
+	if o.PreviousResponseID != "" {
+		s.PreviousResponseID = o.PreviousResponseID
+	}
+	if o.ReasoningEffort != "" {
+		s.ReasoningEffort = o.ReasoningEffort
+	}
+	return s
+}
+
+// ToolChoiceMode says how the model may use tools.
+type ToolChoiceMode string
+
+// The tool-choice modes. The zero value leaves the choice to the provider.
+const (
+	ToolChoiceAuto     ToolChoiceMode = "auto"
+	ToolChoiceNone     ToolChoiceMode = "none"
+	ToolChoiceRequired ToolChoiceMode = "required"
+	ToolChoiceTool     ToolChoiceMode = "tool" // the tool named in ToolChoice.Name
+)
+
+// ToolChoice constrains tool use for a turn.
+type ToolChoice struct {
+	Mode ToolChoiceMode
+	Name string // with ToolChoiceTool
+}
+
+// ForceTool returns a ToolChoice that makes the model call the named tool.
+func ForceTool(name string) ToolChoice { return ToolChoice{Mode: ToolChoiceTool, Name: name} }
+
+// ResponseFormatType selects the shape of the model's text answer.
+type ResponseFormatType string
+
+// The response formats.
+const (
+	FormatText       ResponseFormatType = "text"
+	FormatJSONObject ResponseFormatType = "json_object"
+	FormatJSONSchema ResponseFormatType = "json_schema"
+)
+
+// ResponseFormat asks the model for structured output.
+type ResponseFormat struct {
+	Type   ResponseFormatType
+	Name   string
+	Schema *jsonschema.Schema
+	Strict bool
+}
+
+// ModelCapabilities are the flags a model instance reports about itself.
+type ModelCapabilities struct {
+	Streaming           bool
+	Tools               bool
+	ParallelToolCalls   bool
+	StructuredOutput    bool
+	ServerManagedState  bool
+	Reasoning           bool
+	Vision              bool
+	Audio               bool
+	PromptCaching       bool
+}
+
+// ModelEvent is one element of a model's stream: [TokenDelta],
+// [ReasoningDelta], [ToolCallDelta], [Usage], [ResponseInfo] or [Finish].
+// New event types may be added; consumers should ignore ones they do not know.
+type ModelEvent interface {
+	isModelEvent()
+}
+
+// TokenDelta is a piece of assistant text. It is both a [ModelEvent] and an
+// [Event]: the loop forwards the provider's value to the caller unchanged.
+type TokenDelta struct {
+	Text string `json:"text"`
+}
+
+// ReasoningDelta is a piece of model reasoning. A delta carrying only a
+// Signature or Data completes the current reasoning block (Anthropic sends
+// the signature after the thinking text).
+type ReasoningDelta struct {
+	Text      string `json:"text,omitempty"`
+	Signature string `json:"signature,omitempty"`
+	Data      string `json:"data,omitempty"`
+	ID        string `json:"id,omitempty"`
+}
+
+// ToolCallDelta is a piece of a tool call. The first delta of a call carries
+// its Name; every delta carries the CallID, so calls may interleave.
+type ToolCallDelta struct {
+	CallID    string `json:"call_id"`
+	Name      string `json:"name,omitempty"`
+	ArgsDelta string `json:"args_delta"`
+}
+
+// Usage counts tokens. As a [ModelEvent] it reports one turn; on results it
+// sums every turn, handoff and sub-agent of a run.
+type Usage struct {
+	InputTokens       int64 `json:"input_tokens"`
+	OutputTokens      int64 `json:"output_tokens"`
+	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
+	// CacheWriteTokens counts input tokens written to a prompt cache
+	// (Anthropic's cache_creation_input_tokens).
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
+	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
+}
+
+// Add returns u + o.
+func (u Usage) Add(o Usage) Usage {
+	return Usage{
+		InputTokens:       u.InputTokens + o.InputTokens,
+		OutputTokens:      u.OutputTokens + o.OutputTokens,
+		CachedInputTokens: u.CachedInputTokens + o.CachedInputTokens,
+		CacheWriteTokens:  u.CacheWriteTokens + o.CacheWriteTokens,
+		ReasoningTokens:   u.ReasoningTokens + o.ReasoningTokens,
+	}
+}
+
+// Total returns input plus output tokens.
+func (u Usage) Total() int64 { return u.InputTokens + u.OutputTokens }
+
+// ResponseInfo carries the provider's id for the response, used to thread
+// server-managed state (ModelSettings.PreviousResponseID).
+type ResponseInfo struct {
+	ID    string `json:"id"`
+	Model string `json:"model,omitempty"`
+}
+
+// FinishReason says why a model stopped.
+type FinishReason string
+
+// The finish reasons.
+const (
+	FinishStop          FinishReason = "stop"
+	FinishLength        FinishReason = "length"
+	FinishToolCalls     FinishReason = "tool_calls"
+	FinishContentFilter FinishReason = "content_filter"
+	FinishRefusal       FinishReason = "refusal"
+	FinishOther         FinishReason = "other"
+)
+
+// Finish ends a model stream.
+type Finish struct {
+	Reason FinishReason `json:"reason"`
+}
+
+func (TokenDelta) isModelEvent()     {}
+func (ReasoningDelta) isModelEvent() {}
+func (ToolCallDelta) isModelEvent()  {}
+func (Usage) isModelEvent()          {}
+func (ResponseInfo) isModelEvent()   {}
+func (Finish) isModelEvent()         {}
+
+// MarshalJSON encodes the usage with "type": "usage".
+func (u Usage) MarshalJSON() ([]byte, error) {
+	type a Usage
+	return marshalTagged("usage", a(u))
+}
+
+// MarshalJSON encodes the event with "type": "response_info".
+func (e ResponseInfo) MarshalJSON() ([]byte, error) {
+	type a ResponseInfo
+	return marshalTagged("response_info", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "finish".
+func (e Finish) MarshalJSON() ([]byte, error) {
+	type a Finish
+	return marshalTagged("finish", a(e))
+}
+
+var modelEventDecoders = map[string]func([]byte) (ModelEvent, error){
+	"token_delta":     decodeAs[TokenDelta, ModelEvent],
+	"reasoning_delta": decodeAs[ReasoningDelta, ModelEvent],
+	"tool_call_delta": decodeAs[ToolCallDelta, ModelEvent],
+	"usage":           decodeAs[Usage, ModelEvent],
+	"response_info":   decodeAs[ResponseInfo, ModelEvent],
+	"finish":          decodeAs[Finish, ModelEvent],
+}
+
+// UnmarshalModelEvent decodes one model event by its "type" member.
+func UnmarshalModelEvent(data []byte) (ModelEvent, error) {
+	typ, err := peekType(data)
+	if err != nil {
+		return nil, err
+	}
+	dec, ok := modelEventDecoders[typ]
+	if !ok {
+		return nil, &unknownTypeError{kind: "model event", typ: typ}
+	}
+	return dec(data)
+}
+
+type unknownTypeError struct{ kind, typ string }
+
+func (e *unknownTypeError) Error() string {
+	return "helikon: unknown " + e.kind + " type " + `"` + e.typ + `"`
+}

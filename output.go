@@ -1,0 +1,77 @@
+package helikon
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"regexp"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// OutputType is a structured-output contract: the schema the final answer
+// must match and a check that it decodes. Build one from a Go type with
+// [OutputTypeOf] or attach it to an agent with [WithOutput].
+type OutputType struct {
+	// Name is the schema name sent to providers.
+	Name string
+	// Schema is the raw schema; providers normalise it for their strict
+	// modes (see package schema).
+	Schema  *jsonschema.Schema
+	checker *argChecker
+	decode  func([]byte) error
+}
+
+var nonNameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+
+// OutputTypeOf captures T's schema as an OutputType.
+func OutputTypeOf[T any]() (*OutputType, error) {
+	s, err := schemaFor[T]()
+	if err != nil {
+		return nil, fmt.Errorf("helikon: output type: %w", err)
+	}
+	var zero T
+	name := nonNameChars.ReplaceAllString(reflect.TypeOf(&zero).Elem().Name(), "_")
+	if s.Title != "" {
+		name = nonNameChars.ReplaceAllString(s.Title, "_")
+	}
+	if name == "" {
+		name = "StructuredOutput"
+	}
+	checker, err := newArgChecker(s, false)
+	if err != nil {
+		return nil, fmt.Errorf("helikon: output type %s: %w", name, err)
+	}
+	return &OutputType{
+		Name: name, Schema: s, checker: checker,
+		decode: func(b []byte) error { var v T; return json.Unmarshal(b, &v) },
+	}, nil
+}
+
+// NewOutputType builds an OutputType from a hand-written schema.
+func NewOutputType(name string, s *jsonschema.Schema) (*OutputType, error) {
+	checker, err := newArgChecker(s, false)
+	if err != nil {
+		return nil, fmt.Errorf("helikon: output type %s: %w", name, err)
+	}
+	return &OutputType{Name: name, Schema: s, checker: checker}, nil
+}
+
+// ResponseFormat returns the strict JSON-Schema response format of o.
+func (o *OutputType) ResponseFormat() *ResponseFormat {
+	return &ResponseFormat{Type: FormatJSONSchema, Name: o.Name, Schema: o.Schema, Strict: true}
+}
+
+// Check validates text against the schema and returns the errors, or nil.
+func (o *OutputType) Check(text string) []string {
+	b := []byte(text)
+	if errs := o.checker.validate(b); errs != nil {
+		return errs
+	}
+	if o.decode != nil {
+		if err := o.decode(b); err != nil {
+			return []string{err.Error()}
+		}
+	}
+	return nil
+}

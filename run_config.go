@@ -1,0 +1,42 @@
+package helikon
+
+import (
+	"context"
+	"time"
+)
+
+// Defaults of [RunConfig].
+const (
+	DefaultMaxTurns      = 16
+	DefaultMaxAgentDepth = 8
+)
+
+// RunConfig holds the per-run knobs. Zero fields take their defaults. Set it
+// on an agent with [WithRunConfig] or on a run with the same option passed to
+// [NewRunContext]; the run's wins.
+type RunConfig struct {
+	// MaxTurns bounds the model calls of one agent's loop (default 16).
+	MaxTurns int
+	// ParallelToolCalls caps concurrently running tool calls; 0 = unbounded.
+	ParallelToolCalls int
+	// MaxAgentDepth bounds nesting across handoffs and agent-as-tool runs
+	// (default 8).
+	MaxAgentDepth int
+	// Timeout is a wall-clock deadline for the whole run; 0 = none. It works
+	// on a bare Agent.Run as well as under a runner.
+	Timeout time.Duration
+	// OnCheckpoint, when set, is called at every transition boundary of an
+	// LLM agent's loop with the state a run can be resumed from. Returning an
+	// error ends the run with that error. Durable runners persist here.
+	OnCheckpoint func(ctx context.Context, cp *Checkpoint) error
+}
+
+func (c RunConfig) withDefaults() RunConfig {
+	if c.MaxTurns <= 0 {
+		c.MaxTurns = DefaultMaxTurns
+	}
+	if c.MaxAgentDepth <= 0 {
+		c.MaxAgentDepth = DefaultMaxAgentDepth
+	}
+	return c
+}

@@ -1,0 +1,194 @@
+package helikon
+
+import (
+	"context"
+)
+
+// RunContext is the per-run state shared by the loop, tools, guardrails and
+// hooks: the user value, the session, run-level hooks, trace attributes,
+// run-scoped [State], the permission configuration and the agent depth.
+//
+// Build one with [NewRunContext] (or [Ephemeral] for all defaults). A
+// RunContext is not modified by a run; agents derive child contexts for
+// handoffs and sub-agents, which share State, hooks and permissions.
+type RunContext struct {
+	user    any
+	session Session
+	hooks   *HookRegistry
+	tracer  TracerHandle
+	state   *State
+	actions *Actions
+	gov     governance
+	depth   int
+	config  *RunConfig
+}
+
+// ContextOption configures a [RunContext].
+type ContextOption interface {
+	applyContext(*RunContext)
+}
+
+type contextOptionFunc func(*RunContext)
+
+func (f contextOptionFunc) applyContext(rc *RunContext) { f(rc) }
+
+// NewRunContext returns a RunContext with an in-memory session, an empty
+// hook registry and fresh state, adjusted by opts.
+func NewRunContext(opts ...ContextOption) *RunContext {
+	rc := &RunContext{gov: defaultGovernance()}
+	for _, o := range opts {
+		o.applyContext(rc)
+	}
+	if rc.session == nil {
+		rc.session = NewMemorySession()
+	}
+	if rc.hooks == nil {
+		rc.hooks = &HookRegistry{}
+	}
+	if rc.state == nil {
+		rc.state = NewState()
+	}
+	if rc.actions == nil {
+		rc.actions = &Actions{}
+	}
+	return rc
+}
+
+// Ephemeral returns a RunContext with every default: an in-memory session,
+// no hooks, no user value.
+func Ephemeral() *RunContext { return NewRunContext() }
+
+// WithUser attaches an application value to the run; tools read it back with
+// [User].
+func WithUser(v any) ContextOption {
+	return contextOptionFunc(func(rc *RunContext) { rc.user = v })
+}
+
+// WithSession sets the session a runner loads from and persists to.
+func WithSession(s Session) ContextOption {
+	return contextOptionFunc(func(rc *RunContext) { rc.session = s })
+}
+
+// WithHookRegistry sets the run-level hooks.
+func WithHookRegistry(h *HookRegistry) ContextOption {
+	return contextOptionFunc(func(rc *RunContext) { rc.hooks = h })
+}
+
+// WithTracer sets the trace attributes stamped on the run's spans.
+func WithTracer(t TracerHandle) ContextOption {
+	return contextOptionFunc(func(rc *RunContext) { rc.tracer = t })
+}
+
+// WithState shares an existing State with the run.
+func WithState(s *State) ContextOption {
+	return contextOptionFunc(func(rc *RunContext) { rc.state = s })
+}
+
+// User returns the run's user value, which [WithUser] attached, as a T.
+func (rc *RunContext) User() any { return rc.user }
+
+// Session returns the run's session.
+func (rc *RunContext) Session() Session { return rc.session }
+
+// Hooks returns the run-level hook registry.
+func (rc *RunContext) Hooks() *HookRegistry { return rc.hooks }
+
+// Tracer returns the run's trace attributes.
+func (rc *RunContext) Tracer() TracerHandle { return rc.tracer }
+
+// State returns the run-scoped state.
+func (rc *RunContext) State() *State { return rc.state }
+
+// Actions returns the run's action handle.
+func (rc *RunContext) Actions() *Actions { return rc.actions }
+
+// Depth returns how deeply this run is nested (0 for a top-level run).
+func (rc *RunContext) Depth() int { return rc.depth }
+
+// Config returns the run's RunConfig, or nil when none was set on the
+// context.
+func (rc *RunContext) Config() *RunConfig { return rc.config }
+
+// Child derives the context of a nested run (a handoff target or a
+// sub-agent): same user value, session, hooks, tracer, state and
+// permissions, depth plus one, and a fresh action handle.
+func (rc *RunContext) Child() *RunContext {
+	c := *rc
+	c.depth++
+	c.actions = &Actions{}
+	return &c
+}
+
+// Derive returns a copy of rc adjusted by opts.
+func (rc *RunContext) Derive(opts ...ContextOption) *RunContext {
+	c := *rc
+	for _, o := range opts {
+		o.applyContext(&c)
+	}
+	return &c
+}
+
+// UserValuer is anything that carries a run's user value: [*RunContext] and
+// [*ToolContext].
+type UserValuer interface{ User() any }
+
+// User returns c's user value as a T, and whether it was one.
+func User[T any](c UserValuer) (T, bool) {
+	v, ok := c.User().(T)
+	return v, ok
+}
+
+// TracerHandle carries run-scoped trace attributes: a session id, a user id
+// and tags, stamped on the run's spans.
+type TracerHandle struct {
+	SessionID string
+	UserID    string
+	Tags      []string
+}
+
+// ToolContext is what a tool sees of its run: a context.Context that ends
+// with the run, the user value, run-scoped state, the action handle, the
+// permission mode and the depth. It deliberately has no session handle, so
+// tools cannot bypass the runner's persistence.
+type ToolContext struct {
+	context.Context
+	rc *RunContext
+	// CallID identifies the call the tool is serving.
+	CallID string
+	// ToolName is the name the model called.
+	ToolName string
+	// Agent names the agent whose loop runs the tool.
+	Agent string
+}
+
+// NewToolContext returns a ToolContext for calling a tool outside a run (in a
+// test, or from another tool). rc may be nil.
+func NewToolContext(ctx context.Context, rc *RunContext, callID, toolName string) *ToolContext {
+	if rc == nil {
+		rc = Ephemeral()
+	}
+	return &ToolContext{Context: ctx, rc: rc, CallID: callID, ToolName: toolName}
+}
+
+// User returns the run's user value; see [User] for a typed accessor.
+func (tc *ToolContext) User() any { return tc.rc.user }
+
+// State returns the run-scoped state.
+func (tc *ToolContext) State() *State { return tc.rc.state }
+
+// Actions returns the handle a tool uses to signal its agent (Escalate).
+func (tc *ToolContext) Actions() *Actions { return tc.rc.actions }
+
+// PermissionMode returns the run's permission mode.
+func (tc *ToolContext) PermissionMode() PermissionMode { return tc.rc.gov.mode }
+
+// Depth returns the nesting depth of the run that calls the tool.
+func (tc *ToolContext) Depth() int { return tc.rc.depth }
+
+// Tracer returns the run's trace attributes.
+func (tc *ToolContext) Tracer() TracerHandle { return tc.rc.tracer }
+
+// RunContext returns the context of the run that calls the tool, for tools
+// that start nested runs (agent-as-tool). Its session is the caller's
+// responsibility not to write.
+func (tc *ToolContext) RunContext() *RunContext { return tc.rc }

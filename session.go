@@ -1,0 +1,155 @@
+package helikon
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Session persists a conversation as an append-only log of [SessionEvent]s.
+//
+// Append writes events at the end of the log, atomically: either all of
+// them get consecutive sequence ids or none is stored. Events reads the log
+// after a position (exclusive; [Beginning] reads it whole). Snapshot returns
+// the log projected to the messages a model consumes ([Project]).
+// Implementations must be safe for concurrent use.
+type Session interface {
+	Append(ctx context.Context, events ...SessionEvent) error
+	Events(ctx context.Context, after SequenceID) ([]SessionEvent, error)
+	Snapshot(ctx context.Context) ([]Item, error)
+}
+
+// SequenceID is a position in one session's log, counted from 0.
+type SequenceID int64
+
+// Beginning is the position before the first event: Events(ctx, Beginning)
+// reads the whole log.
+const Beginning SequenceID = -1
+
+// ErrSessionUnavailable reports a session backend that cannot be reached.
+var ErrSessionUnavailable = errors.New("helikon: session backend unavailable")
+
+// SessionEventKind names the variant of a [SessionEvent].
+type SessionEventKind string
+
+// The session event kinds.
+const (
+	KindUserMessage      SessionEventKind = "user_message"
+	KindAssistantMessage SessionEventKind = "assistant_message"
+	KindToolCalled       SessionEventKind = "tool_called"
+	KindToolReturned     SessionEventKind = "tool_returned"
+	KindHandoffOccurred  SessionEventKind = "handoff_occurred"
+	KindCompacted        SessionEventKind = "compacted"
+)
+
+// SessionEvent is one entry of a session log. It is a record: Kind says
+// which fields are meaningful. Build events with the constructors
+// ([UserMessage], [AssistantMessage], …), which stamp Time.
+type SessionEvent struct {
+	// Seq is the event's position, assigned by the backend on Append.
+	Seq  SequenceID       `json:"seq"`
+	Kind SessionEventKind `json:"type"`
+	Time time.Time        `json:"ts"`
+	// Content: user and assistant messages, tool results.
+	Content []ContentPart `json:"content,omitempty"`
+	// Agent: the author of an assistant message.
+	Agent string `json:"agent,omitempty"`
+	// CallID, Name, Args: tool calls; CallID (and IsError): tool results.
+	CallID  string          `json:"call_id,omitempty"`
+	Name    string          `json:"name,omitempty"`
+	Args    json.RawMessage `json:"args,omitempty"`
+	IsError bool            `json:"is_error,omitempty"`
+	// From, To: handoffs.
+	From string `json:"from,omitempty"`
+	To   string `json:"to,omitempty"`
+	// Summary, OriginalCount: compaction markers.
+	Summary       string `json:"summary,omitempty"`
+	OriginalCount int    `json:"original_count,omitempty"`
+}
+
+// UnmarshalJSON decodes the event, resolving content parts by "type".
+func (e *SessionEvent) UnmarshalJSON(data []byte) error {
+	type plain SessionEvent
+	var raw struct {
+		plain
+		Content []json.RawMessage `json:"content"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	parts, err := decodeParts(raw.Content)
+	if err != nil {
+		return err
+	}
+	*e = SessionEvent(raw.plain)
+	e.Content = parts
+	return nil
+}
+
+func now() time.Time { return time.Now().UTC() }
+
+// UserMessage records a user message.
+func UserMessage(content ...ContentPart) SessionEvent {
+	return SessionEvent{Kind: KindUserMessage, Time: now(), Content: content}
+}
+
+// AssistantMessage records an assistant message written by agent.
+func AssistantMessage(content []ContentPart, agent string) SessionEvent {
+	return SessionEvent{Kind: KindAssistantMessage, Time: now(), Content: content, Agent: agent}
+}
+
+// ToolCalled records a tool call.
+func ToolCalled(callID, name string, args json.RawMessage) SessionEvent {
+	return SessionEvent{Kind: KindToolCalled, Time: now(), CallID: callID, Name: name, Args: args}
+}
+
+// ToolReturned records a tool result.
+func ToolReturned(callID string, content ...ContentPart) SessionEvent {
+	return SessionEvent{Kind: KindToolReturned, Time: now(), CallID: callID, Content: content}
+}
+
+// HandoffOccurred records a handoff; it is audit-only and projects to no
+// message.
+func HandoffOccurred(from, to string) SessionEvent {
+	return SessionEvent{Kind: KindHandoffOccurred, Time: now(), From: from, To: to}
+}
+
+// Compacted records a compaction: the messages of the originalCount
+// preceding events are replaced by summary.
+func Compacted(summary string, originalCount int) SessionEvent {
+	return SessionEvent{Kind: KindCompacted, Time: now(), Summary: summary, OriginalCount: originalCount}
+}
+
+// Project folds a log into the messages a model consumes. Consecutive tool
+// calls of one assistant turn join the assistant message before them;
+// HandoffOccurred yields nothing; Compacted drops every message before it and
+// emits its summary as a system message.
+func Project(events []SessionEvent) []Item {
+	items := make([]Item, 0, len(events))
+	for _, ev := range events {
+		switch ev.Kind {
+		case KindUserMessage:
+			items = append(items, Item{Role: RoleUser, Content: ev.Content})
+		case KindAssistantMessage:
+			items = append(items, Item{Role: RoleAssistant, Content: ev.Content, Agent: ev.Agent})
+		case KindToolCalled:
+			use := ToolUsePart{CallID: ev.CallID, Name: ev.Name, Args: ev.Args}
+			// A call joins the assistant message it belongs to when that
+			// message is the last item; otherwise it opens one.
+			if n := len(items); n > 0 && items[n-1].Role == RoleAssistant {
+				last := &items[n-1]
+				last.Content = append(last.Content[:len(last.Content):len(last.Content)], use)
+			} else {
+				items = append(items, Item{Role: RoleAssistant, Content: []ContentPart{use}})
+			}
+		case KindToolReturned:
+			items = append(items, Item{Role: RoleTool, Content: []ContentPart{ToolResultPart{
+				CallID: ev.CallID, Name: ev.Name, Content: ev.Content, IsError: ev.IsError,
+			}}})
+		case KindCompacted:
+			items = append(items[:0], SystemItem(ev.Summary))
+		}
+	}
+	return items
+}

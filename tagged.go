@@ -1,0 +1,54 @@
+package helikon
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// marshalTagged encodes v (which must be a struct type without a MarshalJSON
+// method, usually a local alias of the caller's type) as a JSON object whose
+// first member is "type": tag. Sealed unions (events, loop states, content
+// parts) use it so every variant round-trips through a single decoder.
+func marshalTagged(tag string, v any) ([]byte, error) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	buf.Grow(len(tag) + len(body) + 12)
+	buf.WriteString(`{"type":`)
+	t, _ := json.Marshal(tag)
+	buf.Write(t)
+	if len(body) > 2 { // not "{}"
+		buf.WriteByte(',')
+		buf.Write(body[1:])
+	} else {
+		buf.WriteByte('}')
+	}
+	return buf.Bytes(), nil
+}
+
+// peekType reads the "type" member of a JSON object.
+func peekType(data []byte) (string, error) {
+	var h struct {
+		Type string `json:"type"`
+	}
+	if err := json.Unmarshal(data, &h); err != nil {
+		return "", err
+	}
+	if h.Type == "" {
+		return "", fmt.Errorf("missing \"type\" member")
+	}
+	return h.Type, nil
+}
+
+// decodeAs decodes data into a fresh T and returns it as the union type U.
+func decodeAs[T any, U any](data []byte) (U, error) {
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
+		var zero U
+		return zero, err
+	}
+	return any(v).(U), nil
+}

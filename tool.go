@@ -1,0 +1,124 @@
+package helikon
+
+import (
+	"encoding/json"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// Tool is a callable the model may invoke mid-run.
+//
+// InputSchema describes the arguments object; Call receives the arguments as
+// the model sent them. A Tool must be safe for concurrent use: the loop runs
+// the calls of one turn in parallel.
+//
+// Most tools are built with [NewTool]. Implement [EffectTool] to declare a
+// [ToolEffect]; tools that do not are treated as side-effecting.
+type Tool interface {
+	Name() string
+	Description() string
+	InputSchema() *jsonschema.Schema
+	Call(tc *ToolContext, args json.RawMessage) (ToolOutput, error)
+}
+
+// EffectTool is a [Tool] that declares what it does to the world.
+type EffectTool interface {
+	Tool
+	Effect() ToolEffect
+}
+
+// ToolEffect says what a tool does to the world. The permission layer reads
+// it: Plan mode admits only ReadOnly tools, AcceptEdits auto-approves Write.
+type ToolEffect int
+
+// The tool effects. The zero value is SideEffect, the safe default.
+const (
+	SideEffect ToolEffect = iota
+	ReadOnly
+	Write
+)
+
+func (e ToolEffect) String() string {
+	switch e {
+	case ReadOnly:
+		return "read_only"
+	case Write:
+		return "write"
+	}
+	return "side_effect"
+}
+
+// EffectOf returns t's declared effect, or SideEffect.
+func EffectOf(t Tool) ToolEffect {
+	if et, ok := t.(EffectTool); ok {
+		return et.Effect()
+	}
+	return SideEffect
+}
+
+// ToolOutput is what a tool returns to the model. Content is the tool's raw
+// JSON. Parts, when set, replace Content with richer results (images from an
+// MCP server, for example).
+type ToolOutput struct {
+	Content json.RawMessage
+	Parts   []ContentPart
+}
+
+// TextOutput returns a ToolOutput holding s as a JSON string.
+func TextOutput(s string) ToolOutput {
+	b, _ := json.Marshal(s)
+	return ToolOutput{Content: b}
+}
+
+// parts returns the output as content parts for a tool-result item.
+func (o ToolOutput) parts() []ContentPart {
+	if o.Parts != nil {
+		return o.Parts
+	}
+	return []ContentPart{TextPart{Text: string(o.Content)}}
+}
+
+// ToolCall is one call the model requested.
+type ToolCall struct {
+	CallID string          `json:"call_id"`
+	Name   string          `json:"name"`
+	Args   json.RawMessage `json:"args"`
+}
+
+// ToolResult is the settled outcome of one [ToolCall], as the loop feeds it
+// back to the model.
+type ToolResult struct {
+	CallID  string        `json:"call_id"`
+	Name    string        `json:"name"`
+	Content []ContentPart `json:"content"`
+	IsError bool          `json:"is_error,omitempty"`
+	// InvalidArgs marks a result that reports a schema miss; the loop allows
+	// one such miss per tool before failing the run.
+	InvalidArgs bool `json:"invalid_args,omitempty"`
+}
+
+// UnmarshalJSON decodes the result, resolving content parts by "type".
+func (r *ToolResult) UnmarshalJSON(data []byte) error {
+	var raw struct {
+		CallID      string            `json:"call_id"`
+		Name        string            `json:"name"`
+		Content     []json.RawMessage `json:"content"`
+		IsError     bool              `json:"is_error"`
+		InvalidArgs bool              `json:"invalid_args"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	parts, err := decodeParts(raw.Content)
+	if err != nil {
+		return err
+	}
+	*r = ToolResult{CallID: raw.CallID, Name: raw.Name, Content: parts, IsError: raw.IsError, InvalidArgs: raw.InvalidArgs}
+	return nil
+}
+
+func (r ToolResult) item() Item {
+	return Item{Role: RoleTool, Content: []ContentPart{ToolResultPart{
+		CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError,
+	}}}
+}

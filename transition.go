@@ -1,0 +1,395 @@
+package helikon
+
+import (
+	"slices"
+	"strings"
+)
+
+// TransitionInput is what the driver feeds [Transition]: [Start],
+// [ModelResponse], [ToolResults], [HandoffReturned] or [Abort].
+type TransitionInput interface {
+	isTransitionInput()
+}
+
+// Start begins a run.
+type Start struct{}
+
+// ModelResponse is a settled model turn.
+type ModelResponse struct {
+	// Message is the assistant item (text, reasoning, tool uses).
+	Message    Item
+	Calls      []ToolCall
+	Usage      Usage
+	Finish     FinishReason
+	ResponseID string
+}
+
+// ToolResults are the settled outcomes of an ExecutingTools phase, in the
+// order of the calls.
+type ToolResults struct {
+	Results []ToolResult
+}
+
+// HandoffReturned is the outcome of the agent a run was handed to.
+type HandoffReturned struct {
+	Output string
+	Usage  Usage
+	Err    error
+}
+
+// Abort ends the run with Err: a model failure, a cancellation, a hook's
+// denial.
+type Abort struct {
+	Err error
+}
+
+func (Start) isTransitionInput()           {}
+func (ModelResponse) isTransitionInput()   {}
+func (ToolResults) isTransitionInput()     {}
+func (HandoffReturned) isTransitionInput() {}
+func (Abort) isTransitionInput()           {}
+
+// TransitionCtx is the read-only context of a transition.
+type TransitionCtx struct {
+	Agent string
+	// System holds the rendered instructions, sent ahead of the conversation.
+	System []Item
+	// Conversation is the transcript so far (input included, system excluded).
+	Conversation []Item
+	Tools        []ToolDef
+	Settings     ModelSettings
+	MaxTurns     int
+	Output       *OutputType
+	// Handoffs maps each transfer tool's name to its target agent's name.
+	Handoffs map[string]string
+}
+
+// ActionKind names the side effect the driver runs next.
+type ActionKind int
+
+// The actions.
+const (
+	ActCallModel ActionKind = iota
+	ActExecuteTools
+	ActHandoff
+	ActTerminate
+)
+
+// NextAction tells the driver what to do before the next transition.
+type NextAction struct {
+	Kind ActionKind
+	// Request is set for ActCallModel.
+	Request *ModelRequest
+	// Calls are set for ActExecuteTools.
+	Calls []ToolCall
+	// Target is set for ActHandoff.
+	Target string
+}
+
+// TransitionOutcome is the result of one [Transition].
+type TransitionOutcome struct {
+	Next    LoopState
+	Events  []Event
+	Action  NextAction
+	Appends []Item
+}
+
+// repairPrompt is the user message of the repair turn.
+const repairPrompt = "Your previous answer did not match the required JSON schema. Errors: %s. Reply again with only a JSON value that matches the schema."
+
+// Transition is the whole loop as a pure function: from a state and the
+// latest input it computes the next state, the events to emit, the items to
+// append to the conversation and the side effect to run next. It does no
+// I/O. A nil state is a run that has not started; its only input is [Start].
+func Transition(state LoopState, in TransitionInput, tc *TransitionCtx) TransitionOutcome {
+	if ab, ok := in.(Abort); ok {
+		switch state.(type) {
+		case Done, Failed:
+			return terminal(state)
+		}
+		return fail(progressOf(state).Usage, toAgentError(ab.Err), tc.Agent)
+	}
+	switch s := state.(type) {
+	case nil:
+		if _, ok := in.(Start); !ok {
+			return fail(Usage{}, agentErrorf(KindOther, tc.Agent, "run must begin with Start, got %T", in), tc.Agent)
+		}
+		p := Progress{Turn: 1}
+		var next LoopState = CallingModel{p}
+		if tc.Output != nil && len(tc.Tools) == 0 {
+			next = Finalizing{p}
+		}
+		return TransitionOutcome{
+			Next:   next,
+			Events: []Event{RunStarted{Agent: tc.Agent}, TurnStarted{Agent: tc.Agent, Turn: 1}},
+			Action: ActionFor(next, tc, nil),
+		}
+	case CallingModel:
+		resp, ok := in.(ModelResponse)
+		if !ok {
+			return unexpected(s, in, tc)
+		}
+		return afterModel(s.Progress, resp, tc, phaseCalling, 0)
+	case Finalizing:
+		resp, ok := in.(ModelResponse)
+		if !ok {
+			return unexpected(s, in, tc)
+		}
+		return afterModel(s.Progress, resp, tc, phaseFinalizing, 0)
+	case RepairingOutput:
+		resp, ok := in.(ModelResponse)
+		if !ok {
+			return unexpected(s, in, tc)
+		}
+		return afterModel(s.Progress, resp, tc, phaseRepairing, s.Attempt)
+	case ExecutingTools:
+		res, ok := in.(ToolResults)
+		if !ok {
+			return unexpected(s, in, tc)
+		}
+		return afterTools(s, res, tc)
+	case ApplyingHandoff:
+		hr, ok := in.(HandoffReturned)
+		if !ok {
+			return unexpected(s, in, tc)
+		}
+		usage := s.Usage.Add(hr.Usage)
+		if hr.Err != nil {
+			return TransitionOutcome{Next: Failed{Err: toAgentError(hr.Err), Usage: usage}, Action: NextAction{Kind: ActTerminate}}
+		}
+		return TransitionOutcome{Next: Done{Output: hr.Output, Usage: usage}, Action: NextAction{Kind: ActTerminate}}
+	case Done, Failed:
+		return terminal(state)
+	default: // Compacting, NeedsApproval: reserved
+		return fail(progressOf(state).Usage, agentErrorf(KindOther, tc.Agent, "loop state %T is not driven", state), tc.Agent)
+	}
+}
+
+type phase int
+
+const (
+	phaseCalling phase = iota
+	phaseFinalizing
+	phaseRepairing
+)
+
+func afterModel(p Progress, resp ModelResponse, tc *TransitionCtx, ph phase, attempt int) TransitionOutcome {
+	p.Usage = p.Usage.Add(resp.Usage)
+	if resp.ResponseID != "" {
+		p.ResponseID = resp.ResponseID
+	}
+	var out TransitionOutcome
+	if len(resp.Message.Content) > 0 {
+		out.Appends = append(out.Appends, resp.Message)
+	}
+	text := resp.Message.Text()
+	if text != "" {
+		out.Events = append(out.Events, MessageOutput{Item: resp.Message})
+	}
+	for _, c := range resp.Calls {
+		out.Events = append(out.Events, ToolCallItem{Item: Item{
+			Role: RoleAssistant, Agent: tc.Agent,
+			Content: []ContentPart{ToolUsePart{CallID: c.CallID, Name: c.Name, Args: c.Args}},
+		}})
+	}
+
+	if len(resp.Calls) > 0 {
+		if target, callID := firstHandoff(resp.Calls, tc.Handoffs); target != "" {
+			// Every tool use needs a result for the transcript to stay
+			// provider-valid: the transfer call reports the transfer, any
+			// sibling call reports that it was not run.
+			for _, c := range resp.Calls {
+				r := ToolResult{CallID: c.CallID, Name: c.Name}
+				if c.CallID == callID {
+					r.Content = []ContentPart{TextPart{Text: `{"assistant":"` + jsonEscape(target) + `"}`}}
+				} else {
+					r.IsError = true
+					r.Content = []ContentPart{TextPart{Text: "not run: the conversation was handed off to " + target}}
+				}
+				it := r.item()
+				out.Appends = append(out.Appends, it)
+				out.Events = append(out.Events, ToolOutputItem{Item: it})
+			}
+			out.Next = ApplyingHandoff{Progress: p, Target: target}
+			out.Action = NextAction{Kind: ActHandoff, Target: target}
+			return out
+		}
+		next := ExecutingTools{Progress: p, Calls: resp.Calls}
+		out.Next = next
+		out.Action = NextAction{Kind: ActExecuteTools, Calls: resp.Calls}
+		return out
+	}
+
+	if tc.Output == nil {
+		out.Next = Done{Output: text, Usage: p.Usage}
+		out.Action = NextAction{Kind: ActTerminate}
+		return out
+	}
+	errs := tc.Output.Check(text)
+	if errs == nil {
+		out.Next = Done{Output: text, Usage: p.Usage}
+		out.Action = NextAction{Kind: ActTerminate}
+		return out
+	}
+	switch ph {
+	case phaseCalling:
+		return nextTurn(out, p, tc, func(p Progress) LoopState { return Finalizing{p} })
+	case phaseFinalizing:
+		out.Appends = append(out.Appends, Item{Role: RoleUser, Content: []ContentPart{TextPart{
+			Text: strings.Replace(repairPrompt, "%s", strings.Join(errs, "; "), 1),
+		}}})
+		out.Events = append(out.Events, RepairStarted{Attempt: attempt + 1})
+		return nextTurn(out, p, tc, func(p Progress) LoopState { return RepairingOutput{Progress: p, Attempt: attempt + 1} })
+	default:
+		out.Events = append(out.Events, StructuredOutputFailed{SchemaErrors: errs, FinalText: text})
+		out.Next = Failed{Err: &AgentError{
+			Kind: KindInvalidStructuredOutput, Agent: tc.Agent, SchemaErrors: errs, FinalText: text,
+		}, Usage: p.Usage}
+		out.Action = NextAction{Kind: ActTerminate}
+		return out
+	}
+}
+
+func afterTools(s ExecutingTools, res ToolResults, tc *TransitionCtx) TransitionOutcome {
+	var out TransitionOutcome
+	p := s.Progress
+	for _, r := range res.Results {
+		it := r.item()
+		out.Appends = append(out.Appends, it)
+		out.Events = append(out.Events, ToolOutputItem{Item: it})
+	}
+	for _, r := range res.Results {
+		if !r.InvalidArgs {
+			continue
+		}
+		if slices.Contains(p.Strikes, r.Name) {
+			out.Next = Failed{Err: &AgentError{
+				Kind: KindTool, Agent: tc.Agent,
+				Message: "tool " + r.Name + " was called with invalid arguments twice",
+				Err:     &ToolError{Kind: ToolInvalidArgs, Tool: r.Name, SchemaErrors: resultTexts(r)},
+			}, Usage: p.Usage}
+			out.Action = NextAction{Kind: ActTerminate}
+			return out
+		}
+		p.Strikes = append(slices.Clip(p.Strikes), r.Name)
+	}
+	return nextTurn(out, p, tc, func(p Progress) LoopState { return CallingModel{p} })
+}
+
+// nextTurn advances to turn p.Turn+1 in the state mk builds, or fails when
+// the turn budget is spent.
+func nextTurn(out TransitionOutcome, p Progress, tc *TransitionCtx, mk func(Progress) LoopState) TransitionOutcome {
+	p.Turn++
+	if tc.MaxTurns > 0 && p.Turn > tc.MaxTurns {
+		out.Next = Failed{Err: agentErrorf(KindMaxTurnsExceeded, tc.Agent, "%d turns", tc.MaxTurns), Usage: p.Usage}
+		out.Action = NextAction{Kind: ActTerminate}
+		return out
+	}
+	next := mk(p)
+	out.Next = next
+	out.Events = append(out.Events, TurnStarted{Agent: tc.Agent, Turn: p.Turn})
+	out.Action = ActionFor(next, tc, out.Appends)
+	return out
+}
+
+// ActionFor returns the side effect a state calls for. appends are items the
+// transition producing the state adds to tc.Conversation. A driver resuming
+// from a [Checkpoint] calls it with nil appends.
+func ActionFor(s LoopState, tc *TransitionCtx, appends []Item) NextAction {
+	switch s := s.(type) {
+	case CallingModel:
+		return NextAction{Kind: ActCallModel, Request: buildRequest(tc, appends, s.Progress, false)}
+	case Finalizing:
+		return NextAction{Kind: ActCallModel, Request: buildRequest(tc, appends, s.Progress, true)}
+	case RepairingOutput:
+		return NextAction{Kind: ActCallModel, Request: buildRequest(tc, appends, s.Progress, true)}
+	case ExecutingTools:
+		return NextAction{Kind: ActExecuteTools, Calls: s.Calls}
+	case ApplyingHandoff:
+		return NextAction{Kind: ActHandoff, Target: s.Target}
+	}
+	return NextAction{Kind: ActTerminate}
+}
+
+func buildRequest(tc *TransitionCtx, appends []Item, p Progress, structured bool) *ModelRequest {
+	msgs := make([]Item, 0, len(tc.System)+len(tc.Conversation)+len(appends))
+	msgs = append(msgs, tc.System...)
+	msgs = append(msgs, tc.Conversation...)
+	msgs = append(msgs, appends...)
+	req := &ModelRequest{Messages: msgs, Tools: tc.Tools, Settings: tc.Settings}
+	if structured && tc.Output != nil {
+		req.Settings.ResponseFormat = tc.Output.ResponseFormat()
+		if len(tc.Tools) > 0 {
+			req.Settings.ToolChoice = ToolChoice{Mode: ToolChoiceNone}
+		}
+	}
+	return req
+}
+
+func firstHandoff(calls []ToolCall, handoffs map[string]string) (target, callID string) {
+	if len(handoffs) == 0 {
+		return "", ""
+	}
+	for _, c := range calls {
+		if t, ok := handoffs[c.Name]; ok {
+			return t, c.CallID
+		}
+	}
+	return "", ""
+}
+
+func progressOf(s LoopState) Progress {
+	switch s := s.(type) {
+	case CallingModel:
+		return s.Progress
+	case ExecutingTools:
+		return s.Progress
+	case ApplyingHandoff:
+		return s.Progress
+	case Finalizing:
+		return s.Progress
+	case RepairingOutput:
+		return s.Progress
+	case Compacting:
+		return s.Progress
+	case NeedsApproval:
+		return s.Progress
+	case Done:
+		return Progress{Usage: s.Usage}
+	case Failed:
+		return Progress{Usage: s.Usage}
+	}
+	return Progress{}
+}
+
+func fail(u Usage, err *AgentError, agent string) TransitionOutcome {
+	if err.Agent == "" {
+		c := *err
+		c.Agent = agent
+		err = &c
+	}
+	return TransitionOutcome{Next: Failed{Err: err, Usage: u}, Action: NextAction{Kind: ActTerminate}}
+}
+
+func terminal(s LoopState) TransitionOutcome {
+	return TransitionOutcome{Next: s, Action: NextAction{Kind: ActTerminate}}
+}
+
+func unexpected(s LoopState, in TransitionInput, tc *TransitionCtx) TransitionOutcome {
+	return fail(progressOf(s).Usage, agentErrorf(KindOther, tc.Agent, "unexpected input %T in state %T", in, s), tc.Agent)
+}
+
+func resultTexts(r ToolResult) []string {
+	var out []string
+	for _, p := range r.Content {
+		if t, ok := p.(TextPart); ok {
+			out = append(out, t.Text)
+		}
+	}
+	return out
+}
+
+func jsonEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
+	return r.Replace(s)
+}
