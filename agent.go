@@ -109,7 +109,7 @@ type RunConfigOption struct{ cfg RunConfig }
 // WithRunConfig sets the run knobs.
 func WithRunConfig(cfg RunConfig) RunConfigOption { return RunConfigOption{cfg} }
 
-func (o RunConfigOption) applyAgent(a *LLMAgent)        { c := o.cfg; a.config = &c }
+func (o RunConfigOption) applyAgent(a *LLMAgent)      { c := o.cfg; a.config = &c }
 func (o RunConfigOption) applyContext(rc *RunContext) { c := o.cfg; rc.config = &c }
 
 // LLMAgent is the model-driven [Agent]: it loops model turns and tool calls

@@ -82,10 +82,10 @@ type funcTool[In, Out any] struct {
 	fn         func(*ToolContext, In) (Out, error)
 }
 
-func (t *funcTool[In, Out]) Name() string                     { return t.name }
-func (t *funcTool[In, Out]) Description() string              { return t.desc }
+func (t *funcTool[In, Out]) Name() string                    { return t.name }
+func (t *funcTool[In, Out]) Description() string             { return t.desc }
 func (t *funcTool[In, Out]) InputSchema() *jsonschema.Schema { return t.schema }
-func (t *funcTool[In, Out]) Effect() ToolEffect               { return t.effect }
+func (t *funcTool[In, Out]) Effect() ToolEffect              { return t.effect }
 
 func (t *funcTool[In, Out]) Call(tc *ToolContext, args json.RawMessage) (ToolOutput, error) {
 	var in In

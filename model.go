@@ -139,15 +139,15 @@ type ResponseFormat struct {
 
 // ModelCapabilities are the flags a model instance reports about itself.
 type ModelCapabilities struct {
-	Streaming           bool
-	Tools               bool
-	ParallelToolCalls   bool
-	StructuredOutput    bool
-	ServerManagedState  bool
-	Reasoning           bool
-	Vision              bool
-	Audio               bool
-	PromptCaching       bool
+	Streaming          bool
+	Tools              bool
+	ParallelToolCalls  bool
+	StructuredOutput   bool
+	ServerManagedState bool
+	Reasoning          bool
+	Vision             bool
+	Audio              bool
+	PromptCaching      bool
 }
 
 // ModelEvent is one element of a model's stream: [TokenDelta],
