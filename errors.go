@@ -55,7 +55,7 @@ func (e *AgentError) Error() string {
 	if len(e.SchemaErrors) > 0 {
 		b.WriteString(": " + strings.Join(e.SchemaErrors, "; "))
 	}
-	if e.Err != nil && e.Message == "" {
+	if e.Err != nil && e.Message != e.Err.Error() {
 		b.WriteString(": " + e.Err.Error())
 	}
 	return b.String()

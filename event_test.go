@@ -1,0 +1,76 @@
+package helikon_test
+
+import (
+	"encoding/json"
+	"errors"
+	"testing"
+
+	"github.com/paigasus/helikon"
+)
+
+func TestEvent_EveryVariantRoundTripsThroughJSON(t *testing.T) {
+	asst := helikon.Item{Role: helikon.RoleAssistant, Agent: "a", Content: []helikon.ContentPart{
+		helikon.ReasoningPart{Text: "hmm", Signature: "s"},
+		helikon.TextPart{Text: "hi"},
+		helikon.ToolUsePart{CallID: "c", Name: "add", Args: json.RawMessage(`{"a":1}`)},
+		helikon.ImagePart{MediaType: "image/png", Data: []byte{1, 2, 3}},
+	}}
+	tool := helikon.Item{Role: helikon.RoleTool, Content: []helikon.ContentPart{helikon.ToolResultPart{
+		CallID: "c", Name: "add", IsError: true, Content: []helikon.ContentPart{helikon.TextPart{Text: "boom"}},
+	}}}
+	events := []helikon.Event{
+		helikon.RunStarted{Agent: "a"},
+		helikon.TurnStarted{Agent: "a", Turn: 2},
+		helikon.TokenDelta{Text: "t"},
+		helikon.ReasoningDelta{Text: "r"},
+		helikon.ToolCallDelta{CallID: "c", Name: "add", ArgsDelta: `{"a"`},
+		helikon.MessageOutput{Item: asst},
+		helikon.ToolCallItem{Item: asst},
+		helikon.ToolOutputItem{Item: tool},
+		helikon.HandoffItem{From: "a", To: "b"},
+		helikon.AgentUpdated{Agent: "b"},
+		helikon.GuardrailTriggered{Kind: helikon.GuardrailInputPolicy, Info: map[string]any{"matched": "key"}},
+		helikon.ApprovalRequested{CallID: "c", Tool: "Bash", Args: json.RawMessage(`{"command":"ls"}`)},
+		helikon.PermissionDenied{CallID: "c", Tool: "Bash", Reason: "no"},
+		helikon.RepairStarted{Attempt: 1},
+		helikon.StructuredOutputFailed{SchemaErrors: []string{"missing a"}, FinalText: "{}"},
+		helikon.RunCompleted{Agent: "a", Usage: helikon.Usage{InputTokens: 1, OutputTokens: 2, CachedInputTokens: 3, ReasoningTokens: 4}},
+		helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindMaxTurnsExceeded, Message: "16 turns"}},
+	}
+	for _, ev := range events {
+		b, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatalf("%T: %v", ev, err)
+		}
+		got, err := helikon.UnmarshalEvent(b)
+		if err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		b2, err := json.Marshal(got)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(b) != string(b2) {
+			t.Errorf("round trip changed\n%s\ninto\n%s", b, b2)
+		}
+	}
+}
+
+func TestEvent_DecodedRunFailedStillMatchesItsSentinel(t *testing.T) {
+	b, _ := json.Marshal(helikon.RunFailed{Err: helikon.ErrMaxTurnsExceeded})
+	ev, err := helikon.UnmarshalEvent(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !errors.Is(ev.(helikon.RunFailed).Err, helikon.ErrMaxTurnsExceeded) {
+		t.Fatalf("decoded %s does not match ErrMaxTurnsExceeded", b)
+	}
+}
+
+func TestEvent_MalformedJSONIsATypedError(t *testing.T) {
+	for _, in := range []string{`{`, `{"text":"x"}`, `{"type":"nope"}`, `{"type":"message_output","item":{"role":"user","content":[{"type":"bogus"}]}}`} {
+		if _, err := helikon.UnmarshalEvent([]byte(in)); err == nil {
+			t.Errorf("%s decoded without error", in)
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package helikon_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
+)
+
+type category struct {
+	Category   string  `json:"category" jsonschema:"spending category"`
+	Confidence float64 `json:"confidence" jsonschema:"0.0–1.0 confidence"`
+	Recurring  bool    `json:"recurring"`
+	Note       *string `json:"note,omitempty"`
+}
+
+const netflix = `{"category":"Subscriptions","confidence":0.93,"recurring":true}`
+
+func TestStructuredOutput(t *testing.T) {
+	tests := []struct {
+		name       string
+		scripts    []mock.Script
+		wantErr    error
+		wantEvents []string
+		wantCalls  int
+	}{
+		{"valid first answer", []mock.Script{mock.Text(netflix)}, nil,
+			[]string{"run_started", "turn_started", "token_delta", "message_output", "run_completed"}, 1},
+		{"one repair turn fixes a miss", []mock.Script{mock.Text(`{"category":"Subscriptions"}`), mock.Text(netflix)}, nil,
+			[]string{"run_started", "turn_started", "token_delta", "message_output", "repair_started", "turn_started", "token_delta", "message_output", "run_completed"}, 2},
+		{"a second miss fails with the schema errors", []mock.Script{mock.Text(`nope`), mock.Text(`{"category":7}`)}, helikon.ErrInvalidStructuredOutput,
+			[]string{"run_started", "turn_started", "token_delta", "message_output", "repair_started", "turn_started", "token_delta", "message_output", "structured_output_failed", "run_failed"}, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := mock.New(tt.scripts)
+			agent := mustAgent(t, "categorizer", m, helikon.WithOutput[category]())
+			res, err := helikon.CollectTyped[category](agent.Run(context.Background(), nil, helikon.UserText("NETFLIX.COM $15.49")))
+			if !errors.Is(err, tt.wantErr) {
+				t.Fatalf("err = %v, want %v", err, tt.wantErr)
+			}
+			if got := typesOf(res.Events); !slicesEqual(got, tt.wantEvents) {
+				t.Errorf("events = %v\nwant     %v", got, tt.wantEvents)
+			}
+			if len(m.Requests()) != tt.wantCalls {
+				t.Errorf("model calls = %d", len(m.Requests()))
+			}
+			for _, req := range m.Requests() {
+				rf := req.Settings.ResponseFormat
+				if rf == nil || rf.Type != helikon.FormatJSONSchema || !rf.Strict || rf.Name != "category" {
+					t.Errorf("request response format = %+v", rf)
+				}
+			}
+			if tt.wantErr == nil {
+				if res.Output.Category != "Subscriptions" || !res.Output.Recurring {
+					t.Errorf("output = %+v", res.Output)
+				}
+				return
+			}
+			var ae *helikon.AgentError
+			if !errors.As(err, &ae) || len(ae.SchemaErrors) == 0 || ae.FinalText != `{"category":7}` {
+				t.Errorf("error detail = %+v", ae)
+			}
+		})
+	}
+}
+
+func TestStructuredOutput_ProseWithToolsGetsAFinalizingTurn(t *testing.T) {
+	m := mock.Scripted(
+		mock.ToolCalls(mock.Call{ID: "1", Name: "add", Args: `{"a":1,"b":2}`}),
+		mock.Text("It is a subscription."),
+		mock.Text(netflix),
+	)
+	agent := mustAgent(t, "c", m, helikon.WithTools(addTool), helikon.WithOutput[category]())
+	res, err := helikon.CollectTyped[category](agent.Run(context.Background(), nil, helikon.UserText("q")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reqs := m.Requests()
+	if reqs[0].Settings.ResponseFormat != nil || reqs[1].Settings.ResponseFormat != nil {
+		t.Error("tool turns were constrained to the schema")
+	}
+	if rf := reqs[2].Settings.ResponseFormat; rf == nil || reqs[2].Settings.ToolChoice.Mode != helikon.ToolChoiceNone {
+		t.Errorf("finalizing turn settings = %+v", reqs[2].Settings)
+	}
+	if res.Output.Confidence != 0.93 {
+		t.Errorf("output = %+v", res.Output)
+	}
+}
+
+func TestCollectTyped_PlainTextRunIsAnError(t *testing.T) {
+	agent := mustAgent(t, "plain", mock.Scripted(mock.Text("just words")))
+	_, err := helikon.CollectTyped[category](agent.Run(context.Background(), nil, helikon.UserText("q")))
+	var ae *helikon.AgentError
+	if !errors.As(err, &ae) || ae.Kind != helikon.KindOther || ae.FinalText != "just words" {
+		t.Fatalf("err = %v", err)
+	}
+}

@@ -1,0 +1,80 @@
+package helikon_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon"
+)
+
+func TestProject_FoldsTheLogIntoMessages(t *testing.T) {
+	log := []helikon.SessionEvent{
+		helikon.UserMessage(helikon.TextPart{Text: "hi"}),
+		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "let me check"}}, "a"),
+		helikon.ToolCalled("c1", "add", json.RawMessage(`{"a":1}`)),
+		helikon.ToolCalled("c2", "add", json.RawMessage(`{"a":2}`)),
+		helikon.ToolReturned("c1", helikon.TextPart{Text: "1"}),
+		helikon.ToolReturned("c2", helikon.TextPart{Text: "2"}),
+		helikon.HandoffOccurred("a", "b"),
+		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "3"}}, "b"),
+	}
+	items := helikon.Project(log)
+	if len(items) != 5 {
+		t.Fatalf("%d items: %+v", len(items), items)
+	}
+	if uses := items[1].ToolUses(); len(uses) != 2 || items[1].Text() != "let me check" {
+		t.Errorf("tool calls did not join their assistant message: %+v", items[1])
+	}
+	if items[4].Agent != "b" {
+		t.Errorf("handoff produced a message or lost the author: %+v", items[4])
+	}
+
+	compacted := append(log, helikon.Compacted("summary so far", len(log)), helikon.UserMessage(helikon.TextPart{Text: "next"}))
+	items = helikon.Project(compacted)
+	if len(items) != 2 || items[0].Role != helikon.RoleSystem || items[0].Text() != "summary so far" || items[1].Text() != "next" {
+		t.Fatalf("compaction projection = %+v", items)
+	}
+}
+
+func TestMemorySession_AppendEventsSnapshot(t *testing.T) {
+	ctx := context.Background()
+	s := helikon.NewMemorySession()
+	if err := s.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "a"}), helikon.UserMessage(helikon.TextPart{Text: "b"})); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "c"})); err != nil {
+		t.Fatal(err)
+	}
+	all, _ := s.Events(ctx, helikon.Beginning)
+	after, _ := s.Events(ctx, 0)
+	if len(all) != 3 || all[2].Seq != 2 || len(after) != 2 || after[0].Seq != 1 {
+		t.Fatalf("all=%+v after=%+v", all, after)
+	}
+	snap, _ := s.Snapshot(ctx)
+	if len(snap) != 3 || snap[1].Text() != "b" {
+		t.Fatalf("snapshot = %+v", snap)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if err := s.Append(cctx, helikon.UserMessage()); err == nil {
+		t.Error("append on a cancelled context succeeded")
+	}
+}
+
+func TestSessionEvent_JSONKeepsNanosecondsAndParts(t *testing.T) {
+	ev := helikon.ToolReturned("c1", helikon.TextPart{Text: "ok"})
+	ev.Time = time.Date(2026, 11, 30, 1, 2, 3, 456789123, time.UTC)
+	b, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got helikon.SessionEvent
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Time.Equal(ev.Time) || got.Kind != helikon.KindToolReturned || got.Content[0].(helikon.TextPart).Text != "ok" {
+		t.Fatalf("round trip: %+v from %s", got, b)
+	}
+}
