@@ -1,0 +1,5 @@
+//go:build !race
+
+package helikon_test
+
+const raceEnabled = false
