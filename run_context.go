@@ -188,7 +188,16 @@ func (tc *ToolContext) Depth() int { return tc.rc.depth }
 // Tracer returns the run's trace attributes.
 func (tc *ToolContext) Tracer() TracerHandle { return tc.rc.tracer }
 
-// RunContext returns the context of the run that calls the tool, for tools
-// that start nested runs (agent-as-tool). Its session is the caller's
-// responsibility not to write.
-func (tc *ToolContext) RunContext() *RunContext { return tc.rc }
+// SubRunContext derives the context for a nested run started by the tool
+// (agent-as-tool): the user value, tracer, state and permission
+// configuration cross over, the depth grows by one, and the nested run gets a
+// fresh in-memory session, empty run-level hooks, a fresh action handle and
+// no RunConfig of its own. The caller's session never crosses, so a tool
+// cannot bypass the runner's persistence.
+func (tc *ToolContext) SubRunContext() *RunContext {
+	c := tc.rc.Child()
+	c.session = NewMemorySession()
+	c.hooks = &HookRegistry{}
+	c.config = nil
+	return c
+}
