@@ -22,6 +22,7 @@ const (
 	PermissionDontAsk
 )
 
+// String returns the mode's snake_case name.
 func (m PermissionMode) String() string {
 	switch m {
 	case PermissionAcceptEdits:

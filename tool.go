@@ -38,6 +38,7 @@ const (
 	Write
 )
 
+// String returns the effect's snake_case name.
 func (e ToolEffect) String() string {
 	switch e {
 	case ReadOnly:

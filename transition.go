@@ -1,6 +1,7 @@
 package helikon
 
 import (
+	"encoding/json"
 	"slices"
 	"strings"
 )
@@ -201,7 +202,8 @@ func afterModel(p Progress, resp ModelResponse, tc *TransitionCtx, ph phase, att
 			for _, c := range resp.Calls {
 				r := ToolResult{CallID: c.CallID, Name: c.Name}
 				if c.CallID == callID {
-					r.Content = []ContentPart{TextPart{Text: `{"assistant":"` + jsonEscape(target) + `"}`}}
+					b, _ := json.Marshal(map[string]string{"assistant": target})
+					r.Content = []ContentPart{TextPart{Text: string(b)}}
 				} else {
 					r.IsError = true
 					r.Content = []ContentPart{TextPart{Text: "not run: the conversation was handed off to " + target}}
@@ -387,9 +389,4 @@ func resultTexts(r ToolResult) []string {
 		}
 	}
 	return out
-}
-
-func jsonEscape(s string) string {
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`, "\n", `\n`)
-	return r.Replace(s)
 }
