@@ -1,0 +1,49 @@
+// Package eventcodec is the storage encoding the session backends share: an
+// event is kept as its whole JSON, so every field and the nanoseconds of
+// its timestamp survive whatever column types a store offers.
+package eventcodec
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/paigasus/helikon"
+)
+
+// Record is an event ready to store. Payload's "seq" is always 0: the
+// store's own sequence column is the authority, because sequence numbers
+// are assigned under the store's lock, after encoding.
+type Record struct {
+	Kind    string
+	Time    time.Time
+	Payload []byte
+}
+
+// Encode prepares events for storage, stamping a zero Time with the current
+// time as [helikon.MemorySession] does. It does not modify events.
+func Encode(events []helikon.SessionEvent) ([]Record, error) {
+	recs := make([]Record, len(events))
+	for i, ev := range events {
+		ev.Seq = 0
+		if ev.Time.IsZero() {
+			ev.Time = time.Now().UTC()
+		}
+		payload, err := json.Marshal(ev)
+		if err != nil {
+			return nil, fmt.Errorf("encode event %d (%s): %w", i, ev.Kind, err)
+		}
+		recs[i] = Record{Kind: string(ev.Kind), Time: ev.Time, Payload: payload}
+	}
+	return recs, nil
+}
+
+// Decode restores an event stored at position seq.
+func Decode(seq int64, payload []byte) (helikon.SessionEvent, error) {
+	var ev helikon.SessionEvent
+	if err := json.Unmarshal(payload, &ev); err != nil {
+		return ev, fmt.Errorf("decode event %d: %w", seq, err)
+	}
+	ev.Seq = helikon.SequenceID(seq)
+	return ev, nil
+}

@@ -1,0 +1,184 @@
+package sqlite_test
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session/sessiontest"
+	"github.com/paigasus/helikon/session/sqlite"
+)
+
+func openDB(t testing.TB, opts ...sqlite.Option) *sql.DB {
+	t.Helper()
+	db, err := sqlite.OpenDB(context.Background(), filepath.Join(t.TempDir(), "sessions.db"), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if err := sqlite.Migrate(context.Background(), db); err != nil {
+		t.Fatal(err)
+	}
+	return db
+}
+
+func TestSession_Conformance(t *testing.T) {
+	db := openDB(t)
+	sessiontest.RunStore(t, func(t *testing.T, id string) helikon.Session {
+		s, err := sqlite.OpenWithoutMigrate(db, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestOpenDB_DefaultsAreWALNormalAndBusyTimeout(t *testing.T) {
+	db := openDB(t)
+	for _, tc := range []struct{ pragma, want string }{
+		{"journal_mode", "wal"},
+		{"synchronous", "1"}, // NORMAL
+		{"busy_timeout", "5000"},
+	} {
+		var got string
+		if err := db.QueryRow("PRAGMA " + tc.pragma).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("PRAGMA %s = %s, want %s", tc.pragma, got, tc.want)
+		}
+	}
+}
+
+func TestOpenDB_RejectsBadInput(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		path string
+		opts []sqlite.Option
+	}{
+		{"in-memory", ":memory:", nil},
+		{"empty path", "", nil},
+		{"query in path", filepath.Join(t.TempDir(), "x.db?mode=ro"), nil},
+		{"zero busy timeout", filepath.Join(t.TempDir(), "x.db"), []sqlite.Option{sqlite.WithBusyTimeout(0)}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if db, err := sqlite.OpenDB(t.Context(), tc.path, tc.opts...); err == nil {
+				db.Close()
+				t.Fatal("OpenDB succeeded, want an error")
+			}
+		})
+	}
+}
+
+func TestOpen_EmptyIDRejected(t *testing.T) {
+	db := openDB(t)
+	if _, err := sqlite.Open(t.Context(), db, ""); !errors.Is(err, sqlite.ErrEmptyID) {
+		t.Fatalf("Open with an empty id = %v, want ErrEmptyID", err)
+	}
+	if _, err := sqlite.OpenWithoutMigrate(db, ""); !errors.Is(err, sqlite.ErrEmptyID) {
+		t.Fatalf("OpenWithoutMigrate with an empty id = %v, want ErrEmptyID", err)
+	}
+}
+
+func TestMigrate_IdempotentAndPersistsAcrossReopen(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	db, err := sqlite.OpenDB(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := sqlite.Open(t.Context(), db, "user-42")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "remember me"})); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		if err := sqlite.Migrate(t.Context(), db); err != nil {
+			t.Fatalf("second Migrate: %v", err)
+		}
+	}
+	db.Close()
+
+	db, err = sqlite.OpenDB(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, err = sqlite.Open(t.Context(), db, "user-42")
+	if err != nil {
+		t.Fatal(err)
+	}
+	items, err := s.Snapshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(items) != 1 || items[0].Text() != "remember me" {
+		t.Fatalf("after reopening, Snapshot = %+v", items)
+	}
+}
+
+// A writer holding the write lock longer than the busy timeout makes an
+// append fail with ErrBusy; nothing is stored and the session works once
+// the lock is released.
+func TestAppend_BusyTimeoutFailsCleanlyAndSessionStaysUsable(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	ctx := t.Context()
+	db, err := sqlite.OpenDB(ctx, path, sqlite.WithBusyTimeout(50*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	s, err := sqlite.Open(ctx, db, "busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "before"})); err != nil {
+		t.Fatal(err)
+	}
+
+	// Another process's writer, modelled by a second pool on the same file.
+	other, err := sqlite.OpenDB(ctx, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	holder, err := other.Conn(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer holder.Close()
+	if _, err := holder.ExecContext(ctx, "BEGIN IMMEDIATE"); err != nil {
+		t.Fatal(err)
+	}
+
+	err = s.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "blocked 1"}), helikon.UserMessage(helikon.TextPart{Text: "blocked 2"}))
+	if !errors.Is(err, sqlite.ErrBusy) {
+		t.Fatalf("Append while locked = %v, want ErrBusy", err)
+	}
+	evs, err := s.Events(ctx, helikon.Beginning) // WAL readers do not wait for writers
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 1 {
+		t.Fatalf("after the failed append the log holds %d events, want 1", len(evs))
+	}
+
+	if _, err := holder.ExecContext(ctx, "ROLLBACK"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "after"})); err != nil {
+		t.Fatalf("Append after the lock was released: %v", err)
+	}
+	evs, err = s.Events(ctx, helikon.Beginning)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 2 || evs[1].Seq != 1 || evs[1].Content[0].(helikon.TextPart).Text != "after" {
+		t.Fatalf("log after recovery = %+v", evs)
+	}
+}
