@@ -1,0 +1,50 @@
+package postgres_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session/sessiontest"
+)
+
+// bareInsert is the baseline: one autocommitted INSERT per event into the
+// same table, with the position given, so no lock and no MAX.
+func bareInsert(b *testing.B) sessiontest.Baseline {
+	pool := testPool(b)
+	id := sessiontest.UniqueID(b) + "-baseline"
+	b.Cleanup(func() { deleteSession(b, pool, id) })
+	now := time.Now()
+	return func(ctx context.Context, i int, payload []byte) error {
+		_, err := pool.Exec(ctx,
+			`INSERT INTO session_events (session_id, sequence, kind, ts, payload) VALUES ($1, $2, $3, $4, $5::jsonb)`,
+			id, i, "user_message", now, string(payload))
+		return err
+	}
+}
+
+func BenchmarkAppendOne(b *testing.B) {
+	sessiontest.BenchAppend(b, openSession(b, sessiontest.UniqueID(b)), 1, bareInsert(b))
+}
+
+func BenchmarkAppendBatch10(b *testing.B) {
+	sessiontest.BenchAppend(b, openSession(b, sessiontest.UniqueID(b)), 10, bareInsert(b))
+}
+
+func BenchmarkSnapshot1000(b *testing.B) {
+	sessiontest.BenchSnapshot(b, openSession(b, sessiontest.UniqueID(b)), 1000)
+}
+
+func BenchmarkConcurrentWriters(b *testing.B) {
+	b.Run("8-writers-one-session", func(b *testing.B) {
+		s := openSession(b, sessiontest.UniqueID(b))
+		sessiontest.BenchConcurrentWriters(b, 8, 50, func(int) helikon.Session { return s })
+	})
+	b.Run("8-writers-8-sessions", func(b *testing.B) {
+		sessiontest.BenchConcurrentWriters(b, 8, 50, func(w int) helikon.Session {
+			return openSession(b, fmt.Sprintf("%s-%d", sessiontest.UniqueID(b), w))
+		})
+	})
+}

@@ -1,0 +1,34 @@
+// Package postgres stores [helikon.Session] logs in PostgreSQL, through
+// pgx/v5's connection pool. It is the durable, shared store: many
+// sessions, in any number of processes, live in one session_events table
+// with a JSONB payload, told apart by id.
+//
+// The smallest use:
+//
+//	pool, err := pgxpool.New(ctx, "postgres://user:pass@localhost/app")
+//	if err != nil {
+//		return err
+//	}
+//	defer pool.Close()
+//	session, err := postgres.Open(ctx, pool, "user-42") // migrates, then opens
+//
+// [Open] runs the migrations on every call. A server that opens many
+// sessions calls [Migrate] once at startup and [OpenWithoutMigrate] on the
+// hot path. Migrations are idempotent and serialised by an advisory lock,
+// so every replica of a service may run them at startup.
+//
+// # Concurrency
+//
+// Writers to one session serialise on a transaction-scoped advisory lock
+// keyed on hashtextextended(session_id, 0), a 64-bit key, so writers to
+// different sessions practically never wait for each other. Under the lock
+// the append takes COALESCE(MAX(sequence), -1) + 1 as its first sequence id
+// and inserts the whole batch in one statement. The transaction, lock and
+// insert travel in one round trip.
+//
+// # Limits
+//
+// JSONB cannot hold the NUL character: an event whose text contains
+// U+0000 is rejected by the server (SQLSTATE 22P05) and nothing of its
+// batch is stored.
+package postgres

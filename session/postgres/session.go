@@ -1,0 +1,135 @@
+package postgres
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session/internal/eventcodec"
+)
+
+// Session is a [helikon.Session] whose log lives in PostgreSQL under its
+// session id. Any number of Sessions, in any number of processes, may share
+// an id; their appends serialise on the id's advisory lock.
+type Session struct {
+	pool *pgxpool.Pool
+	id   string
+}
+
+var _ helikon.Session = (*Session)(nil)
+
+// Open migrates the database ([Migrate]) and returns the session with the
+// given id.
+func Open(ctx context.Context, pool *pgxpool.Pool, id string) (*Session, error) {
+	if id == "" {
+		return nil, ErrEmptyID
+	}
+	if err := Migrate(ctx, pool); err != nil {
+		return nil, err
+	}
+	return OpenWithoutMigrate(pool, id)
+}
+
+// OpenWithoutMigrate returns the session with the given id in a database
+// that [Migrate] has already prepared. It does no I/O.
+func OpenWithoutMigrate(pool *pgxpool.Pool, id string) (*Session, error) {
+	if id == "" {
+		return nil, ErrEmptyID
+	}
+	if pool == nil {
+		return nil, errors.New("postgres: nil pool")
+	}
+	return &Session{pool: pool, id: id}, nil
+}
+
+// SessionID returns the id the session reads and writes.
+func (s *Session) SessionID() string { return s.id }
+
+// The append runs as one pipeline: an explicit READ COMMITTED transaction
+// (whatever the server's default isolation, the insert must see rows
+// committed while it waited for the lock), the per-session lock, and one
+// INSERT that numbers the batch from the current maximum.
+const (
+	beginSQL  = `BEGIN ISOLATION LEVEL READ COMMITTED`
+	lockSQL   = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
+	insertSQL = `INSERT INTO session_events (session_id, sequence, kind, ts, payload)
+SELECT $1, base.next + e.n - 1, e.kind, e.ts, e.payload::jsonb
+FROM (SELECT COALESCE(MAX(sequence), -1) + 1 AS next FROM session_events WHERE session_id = $1) AS base,
+     unnest($2::text[], $3::timestamptz[], $4::text[]) WITH ORDINALITY AS e(kind, ts, payload, n)`
+	commitSQL = `COMMIT`
+)
+
+// Append stores events after the last one, atomically, giving them
+// consecutive sequence ids.
+func (s *Session) Append(ctx context.Context, events ...helikon.SessionEvent) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(events) == 0 {
+		return nil
+	}
+	recs, err := eventcodec.Encode(events)
+	if err != nil {
+		return fmt.Errorf("postgres: append to session %q: %w", s.id, err)
+	}
+	kinds := make([]string, len(recs))
+	times := make([]time.Time, len(recs))
+	payloads := make([]string, len(recs))
+	for i, r := range recs {
+		kinds[i], times[i], payloads[i] = r.Kind, r.Time, string(r.Payload)
+	}
+	b := &pgx.Batch{}
+	b.Queue(beginSQL)
+	b.Queue(lockSQL, s.id)
+	b.Queue(insertSQL, s.id, kinds, times, payloads)
+	b.Queue(commitSQL)
+	// A failure inside the pipeline leaves the connection in an aborted
+	// transaction; the pool discards such connections on release, which
+	// rolls the transaction back.
+	if err := s.pool.SendBatch(ctx, b).Close(); err != nil {
+		return wrap(fmt.Sprintf("append to session %q", s.id), err)
+	}
+	return nil
+}
+
+// Events returns the events after position after, in order.
+func (s *Session) Events(ctx context.Context, after helikon.SequenceID) ([]helikon.SessionEvent, error) {
+	rows, err := s.pool.Query(ctx,
+		`SELECT sequence, payload::text FROM session_events WHERE session_id = $1 AND sequence > $2 ORDER BY sequence`,
+		s.id, int64(after))
+	if err != nil {
+		return nil, wrap(fmt.Sprintf("read session %q", s.id), err)
+	}
+	defer rows.Close()
+	events := []helikon.SessionEvent{}
+	var seq int64
+	var payload []byte
+	for rows.Next() {
+		if err := rows.Scan(&seq, &payload); err != nil {
+			return nil, wrap(fmt.Sprintf("read session %q", s.id), err)
+		}
+		ev, err := eventcodec.Decode(seq, payload)
+		if err != nil {
+			return nil, fmt.Errorf("postgres: read session %q: %w", s.id, err)
+		}
+		events = append(events, ev)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, wrap(fmt.Sprintf("read session %q", s.id), err)
+	}
+	return events, nil
+}
+
+// Snapshot returns the log projected to messages ([helikon.Project]).
+func (s *Session) Snapshot(ctx context.Context) ([]helikon.Item, error) {
+	events, err := s.Events(ctx, helikon.Beginning)
+	if err != nil {
+		return nil, err
+	}
+	return helikon.Project(events), nil
+}

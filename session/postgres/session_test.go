@@ -1,0 +1,194 @@
+package postgres_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session/postgres"
+	"github.com/paigasus/helikon/session/sessiontest"
+)
+
+// testURL is the server the tests use: the machine's PostgreSQL unless
+// HELIKON_POSTGRES_URL names another.
+func testURL() string {
+	if u := os.Getenv("HELIKON_POSTGRES_URL"); u != "" {
+		return u
+	}
+	return "postgres://postgres@127.0.0.1:5432/test"
+}
+
+var (
+	poolOnce sync.Once
+	shared   *pgxpool.Pool
+	poolErr  error
+)
+
+// testPool returns a migrated pool shared by the package's tests, or ends
+// the test when the server does not answer.
+func testPool(t testing.TB) *pgxpool.Pool {
+	t.Helper()
+	poolOnce.Do(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		shared, poolErr = pgxpool.New(ctx, testURL())
+		if poolErr != nil {
+			return
+		}
+		if poolErr = shared.Ping(ctx); poolErr != nil {
+			return
+		}
+		poolErr = postgres.Migrate(ctx, shared)
+	})
+	if poolErr != nil {
+		sessiontest.Unreachable(t, "PostgreSQL not reachable at 127.0.0.1:5432: start it with "+
+			"`pg_ctlcluster --skip-systemctl-redirect 15 main start` ("+poolErr.Error()+")")
+	}
+	return shared
+}
+
+// openSession opens id and deletes its rows when the test ends.
+func openSession(t testing.TB, id string) *postgres.Session {
+	t.Helper()
+	pool := testPool(t)
+	s, err := postgres.OpenWithoutMigrate(pool, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deleteSession(t, pool, id) })
+	return s
+}
+
+func deleteSession(t testing.TB, pool *pgxpool.Pool, id string) {
+	if _, err := pool.Exec(context.Background(), `DELETE FROM session_events WHERE session_id = $1`, id); err != nil {
+		t.Errorf("cleanup of session %q: %v", id, err)
+	}
+}
+
+func TestSession_Conformance(t *testing.T) {
+	sessiontest.RunStore(t, func(t *testing.T, id string) helikon.Session { return openSession(t, id) })
+}
+
+func TestMigrate_ConcurrentCallersAllSucceed(t *testing.T) {
+	pool := testPool(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 6)
+	for i := range errs {
+		wg.Go(func() { errs[i] = postgres.Migrate(t.Context(), pool) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("Migrate %d: %v", i, err)
+		}
+	}
+	var n int
+	if err := pool.QueryRow(t.Context(), `SELECT count(*) FROM helikon_session_migrations`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 1 {
+		t.Fatalf("helikon_session_migrations holds %d rows, want 1 per migration (1)", n)
+	}
+}
+
+func TestOpen_EmptyIDRejected(t *testing.T) {
+	pool := testPool(t)
+	if _, err := postgres.Open(t.Context(), pool, ""); !errors.Is(err, postgres.ErrEmptyID) {
+		t.Fatalf("Open with an empty id = %v, want ErrEmptyID", err)
+	}
+}
+
+func TestOpen_MigratesAndOpens(t *testing.T) {
+	pool := testPool(t)
+	id := sessiontest.UniqueID(t)
+	s, err := postgres.Open(t.Context(), pool, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { deleteSession(t, pool, id) })
+	if s.SessionID() != id {
+		t.Fatalf("SessionID = %q, want %q", s.SessionID(), id)
+	}
+}
+
+// The payload keeps the nanoseconds a timestamptz column rounds away.
+func TestAppend_TimestampKeepsNanosecondsBeyondTimestamptz(t *testing.T) {
+	s := openSession(t, sessiontest.UniqueID(t))
+	ev := helikon.UserMessage(helikon.TextPart{Text: "t"})
+	ev.Time = time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)
+	if err := s.Append(t.Context(), ev); err != nil {
+		t.Fatal(err)
+	}
+	var column time.Time
+	if err := testPool(t).QueryRow(t.Context(), `SELECT ts FROM session_events WHERE session_id = $1`, s.SessionID()).Scan(&column); err != nil {
+		t.Fatal(err)
+	}
+	if column.Nanosecond() != 123456000 {
+		t.Fatalf("ts column = %v; expected microsecond rounding to show the payload is needed", column)
+	}
+	got, err := s.Events(t.Context(), helikon.Beginning)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got[0].Time.Equal(ev.Time) {
+		t.Fatalf("Time = %v, want %v", got[0].Time, ev.Time)
+	}
+}
+
+// JSONB cannot store U+0000: the batch fails with the server's error,
+// stores nothing, and the session (and its pool) keep working.
+func TestAppend_NULRejectedAtomicallyAndSessionUsable(t *testing.T) {
+	s := openSession(t, sessiontest.UniqueID(t))
+	err := s.Append(t.Context(),
+		helikon.UserMessage(helikon.TextPart{Text: "fine"}),
+		helikon.UserMessage(helikon.TextPart{Text: "nul \x00 here"}))
+	var pgErr *pgconn.PgError
+	if !errors.As(err, &pgErr) || pgErr.Code != "22P05" {
+		t.Fatalf("Append with NUL = %v, want PgError 22P05", err)
+	}
+	if errors.Is(err, helikon.ErrSessionUnavailable) {
+		t.Fatalf("a rejected payload must not read as an unavailable backend: %v", err)
+	}
+	evs, err := s.Events(t.Context(), helikon.Beginning)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 0 {
+		t.Fatalf("a failed batch stored %d events", len(evs))
+	}
+	for range 3 { // more than once, so a connection left mid-transaction would show
+		if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "ok"})); err != nil {
+			t.Fatalf("Append after the failure: %v", err)
+		}
+	}
+}
+
+func TestAppend_UnreachableServerIsErrSessionUnavailable(t *testing.T) {
+	pool, err := pgxpool.New(t.Context(), "postgres://postgres@127.0.0.1:1/test?connect_timeout=2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pool.Close()
+	s, err := postgres.OpenWithoutMigrate(pool, "x")
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "lost?"}))
+	if !errors.Is(err, helikon.ErrSessionUnavailable) {
+		t.Fatalf("Append to a closed port = %v, want ErrSessionUnavailable", err)
+	}
+	if _, err := s.Events(t.Context(), helikon.Beginning); !errors.Is(err, helikon.ErrSessionUnavailable) {
+		t.Fatalf("Events from a closed port = %v, want ErrSessionUnavailable", err)
+	}
+	if !strings.Contains(err.Error(), `session "x"`) {
+		t.Fatalf("error %q does not name the session", err)
+	}
+}
