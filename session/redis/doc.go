@@ -1,0 +1,41 @@
+// Package redis stores [helikon.Session] logs in Redis Streams, through
+// go-redis/v9: the low-latency shared store.
+//
+// Each session is a stream at helikon:session:{id}:events whose entries
+// carry seq, kind, payload (the event's JSON) and ts (Unix nanoseconds).
+// The braces make the id a Redis Cluster hash tag, so a session's stream
+// and its counter live in one slot. The smallest use:
+//
+//	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+//	defer client.Close()
+//	session, err := rsession.New(client, "user-42")
+//
+// TLS, authentication, retries and cluster topology are the client's
+// business: configure them on the client (Options.TLSConfig, a
+// ClusterClient, …) and pass it in.
+//
+// # Atomic appends
+//
+// An append is one Lua script, which Redis runs atomically: it reserves
+// the batch's sequence ids with INCRBY on helikon:session:{id}:seq and
+// XADDs each event with the stream ID "<seq>-1". Concurrent writers can
+// therefore never share or skip a sequence id, and reads after a position
+// are a range seek on the stream. Because seq comes from the counter
+// rather than the stream's length, it stays unique and monotonic when the
+// stream is trimmed.
+//
+// # Retention
+//
+// By default a stream grows without bound. [WithMaxLen] trims each
+// session's stream to its newest n entries on every append (XADD MAXLEN).
+// The trade-off: trimmed events are gone from Events and Snapshot, so a
+// snapshot may begin mid-conversation, even with a tool result whose call
+// was trimmed, which some providers reject; an old compaction summary can
+// be trimmed too. Choose n well above the compaction window of a
+// [helikon.CompactingSession] wrapping the session, or keep the default
+// and bound the context with compaction alone.
+//
+// Run the session keyspace under maxmemory-policy noeviction: an evicted
+// stream loses history, and an evicted counter would reuse sequence ids,
+// which the append script refuses ([ErrSequenceLost]).
+package redis

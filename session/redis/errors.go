@@ -1,0 +1,37 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/paigasus/helikon"
+)
+
+// ErrEmptyID reports a session opened without an id.
+var ErrEmptyID = errors.New("redis: session id is empty")
+
+// ErrSequenceLost reports a session whose sequence counter is gone while
+// its stream remains, as happens when an eviction policy drops the counter
+// key. Appending would reuse sequence ids, so the append is refused and
+// nothing is stored.
+var ErrSequenceLost = errors.New("redis: session sequence counter lost")
+
+// wrap adds op (what failed) to err. A failure that is neither the server's
+// reply nor the caller's context (a refused or broken connection, a pool
+// timeout) also matches [helikon.ErrSessionUnavailable].
+func wrap(op string, err error) error {
+	var rerr redis.Error
+	isReply := errors.As(err, &rerr)
+	switch {
+	case isReply && strings.Contains(rerr.Error(), "HELIKON_SEQ_LOST"):
+		return fmt.Errorf("redis: %s: %w: %w", op, ErrSequenceLost, err)
+	case isReply, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return fmt.Errorf("redis: %s: %w", op, err)
+	default:
+		return fmt.Errorf("redis: %s: %w: %w", op, helikon.ErrSessionUnavailable, err)
+	}
+}

@@ -1,0 +1,44 @@
+package redis_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/paigasus/helikon"
+	rsession "github.com/paigasus/helikon/session/redis"
+)
+
+// This example needs a Redis server, so it is compiled but not run.
+func Example() {
+	ctx := context.Background()
+	// TLS, credentials and retries are configured on the client.
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	defer client.Close()
+
+	session, err := rsession.New(client, "user-42")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := session.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "How am I doing on dining?"})); err != nil {
+		log.Fatal(err)
+	}
+	history, err := session.Snapshot(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(len(history), "messages")
+}
+
+// A retention bound keeps each session's stream to its newest entries.
+func ExampleWithMaxLen() {
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	defer client.Close()
+	session, err := rsession.New(client, "user-42", rsession.WithMaxLen(10_000))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(session.StreamKey())
+}

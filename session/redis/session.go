@@ -1,0 +1,133 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session/internal/eventcodec"
+)
+
+// Session is a [helikon.Session] whose log is a Redis Stream. Any number of
+// Sessions, in any number of processes, may share an id.
+type Session struct {
+	client redis.UniversalClient
+	id     string
+	events string // the stream key
+	seq    string // the counter key
+	maxLen int64
+}
+
+var _ helikon.Session = (*Session)(nil)
+
+// Option configures a [Session].
+type Option func(*config)
+
+type config struct {
+	maxLen    int64
+	maxLenSet bool
+}
+
+// WithMaxLen bounds the session's stream to its newest n entries, trimming
+// on every append. Sequence ids stay monotonic; trimmed events are gone
+// (see the package documentation for the trade-off). n must be positive.
+func WithMaxLen(n int64) Option {
+	return func(c *config) { c.maxLen, c.maxLenSet = n, true }
+}
+
+// New returns the session with the given id on client. The client is the
+// caller's: configure TLS, credentials and retries on it, and close it when
+// done.
+func New(client redis.UniversalClient, id string, opts ...Option) (*Session, error) {
+	if id == "" {
+		return nil, ErrEmptyID
+	}
+	if client == nil {
+		return nil, errors.New("redis: nil client")
+	}
+	var cfg config
+	for _, o := range opts {
+		o(&cfg)
+	}
+	if cfg.maxLenSet && cfg.maxLen <= 0 {
+		return nil, fmt.Errorf("redis: max length %d must be positive", cfg.maxLen)
+	}
+	return &Session{
+		client: client,
+		id:     id,
+		events: "helikon:session:{" + id + "}:events",
+		seq:    "helikon:session:{" + id + "}:seq",
+		maxLen: cfg.maxLen,
+	}, nil
+}
+
+// SessionID returns the id the session reads and writes.
+func (s *Session) SessionID() string { return s.id }
+
+// StreamKey returns the key of the session's stream.
+func (s *Session) StreamKey() string { return s.events }
+
+// Append stores events after the last one, atomically, giving them
+// consecutive sequence ids.
+func (s *Session) Append(ctx context.Context, events ...helikon.SessionEvent) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if len(events) == 0 {
+		return nil
+	}
+	recs, err := eventcodec.Encode(events)
+	if err != nil {
+		return fmt.Errorf("redis: append to session %q: %w", s.id, err)
+	}
+	args := make([]any, 0, 1+3*len(recs))
+	args = append(args, s.maxLen)
+	for _, r := range recs {
+		args = append(args, r.Kind, r.Time.UnixNano(), r.Payload)
+	}
+	if err := appendScript.Run(ctx, s.client, []string{s.events, s.seq}, args...).Err(); err != nil {
+		return wrap(fmt.Sprintf("append to session %q", s.id), err)
+	}
+	return nil
+}
+
+// Events returns the events after position after, in order. With
+// [WithMaxLen], events trimmed from the stream are not returned.
+func (s *Session) Events(ctx context.Context, after helikon.SequenceID) ([]helikon.SessionEvent, error) {
+	start := "-"
+	if after >= 0 {
+		start = strconv.FormatInt(int64(after)+1, 10) + "-0"
+	}
+	msgs, err := s.client.XRange(ctx, s.events, start, "+").Result()
+	if err != nil {
+		return nil, wrap(fmt.Sprintf("read session %q", s.id), err)
+	}
+	events := make([]helikon.SessionEvent, 0, len(msgs))
+	for _, m := range msgs {
+		seqField, _ := m.Values["seq"].(string)
+		payload, _ := m.Values["payload"].(string)
+		seq, err := strconv.ParseInt(seqField, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("redis: read session %q: entry %s: bad seq %q: %w", s.id, m.ID, seqField, err)
+		}
+		ev, err := eventcodec.Decode(seq, []byte(payload))
+		if err != nil {
+			return nil, fmt.Errorf("redis: read session %q: %w", s.id, err)
+		}
+		events = append(events, ev)
+	}
+	return events, nil
+}
+
+// Snapshot returns the log projected to messages ([helikon.Project]).
+func (s *Session) Snapshot(ctx context.Context) ([]helikon.Item, error) {
+	events, err := s.Events(ctx, helikon.Beginning)
+	if err != nil {
+		return nil, err
+	}
+	return helikon.Project(events), nil
+}
