@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"time"
 )
 
@@ -66,6 +67,9 @@ type SessionEvent struct {
 	// Summary, OriginalCount: compaction markers.
 	Summary       string `json:"summary,omitempty"`
 	OriginalCount int    `json:"original_count,omitempty"`
+	// KeptCount: compaction markers that keep the newest KeptCount
+	// messages before them verbatim after the summary (0 keeps none).
+	KeptCount int `json:"kept_count,omitempty"`
 }
 
 // UnmarshalJSON decodes the event, resolving content parts by "type".
@@ -123,8 +127,9 @@ func Compacted(summary string, originalCount int) SessionEvent {
 
 // Project folds a log into the messages a model consumes. Consecutive tool
 // calls of one assistant turn join the assistant message before them;
-// HandoffOccurred yields nothing; Compacted drops every message before it and
-// emits its summary as a system message.
+// HandoffOccurred yields nothing; Compacted drops every message before it,
+// except the newest KeptCount, and emits its summary as a system message
+// ahead of those.
 func Project(events []SessionEvent) []Item {
 	items := make([]Item, 0, len(events))
 	for _, ev := range events {
@@ -148,7 +153,8 @@ func Project(events []SessionEvent) []Item {
 				CallID: ev.CallID, Name: ev.Name, Content: ev.Content, IsError: ev.IsError,
 			}}})
 		case KindCompacted:
-			items = append(items[:0], SystemItem(ev.Summary))
+			kept := slices.Clone(items[len(items)-min(max(ev.KeptCount, 0), len(items)):])
+			items = append(append(items[:0], SystemItem(ev.Summary)), kept...)
 		}
 	}
 	return items

@@ -1,0 +1,298 @@
+package helikon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math"
+	"strings"
+	"sync"
+)
+
+// DefaultCompactionPrompt is the instruction a [CompactingSession] sends
+// after the conversation to ask for its summary.
+const DefaultCompactionPrompt = "Summarise the conversation so far so that you can continue it from the summary alone. " +
+	"Keep every fact, decision, user preference, name, number and identifier later turns may need, " +
+	"the results of tool calls, open questions, and the state of any task in progress. " +
+	"Write a concise briefing in plain prose, with no preamble."
+
+// ErrInvalidCompaction reports a [CompactingSession] configured with a
+// missing session or model or a threshold that is not positive.
+var ErrInvalidCompaction = errors.New("helikon: invalid compacting session")
+
+// CompactingSession wraps a [Session] and summarises the conversation with
+// a model once it grows past a token threshold, so that the history sent to
+// a model stays bounded however long the conversation runs.
+//
+// On every Append the wrapper first stores the events in the inner
+// session. It then adds their estimate to a running count; only when that
+// count exceeds the threshold does it read the log, project it
+// ([Project]) and count it with its [TokenCounter] for the authoritative
+// figure. The running count starts unknown, so the first Append of a
+// wrapper over an already-populated session (a resumed conversation)
+// always does the authoritative count and compacts the backlog.
+//
+// When the count exceeds the threshold, the projected messages and a
+// trailing user message holding the prompt ([DefaultCompactionPrompt] or
+// [WithCompactionPrompt]) go to the model, and its text becomes a
+// [Compacted] marker appended to the inner session. The marker projects to
+// one system message: a running summary of the whole history, which the
+// next compaction summarises again along with what came after it. With
+// [WithKeepRecentTurns] the newest turns stay verbatim after the summary.
+//
+// Compaction is best-effort: a model failure or a blank summary is logged
+// at warn level and the Append still succeeds, while a failure to read the
+// inner log or to append the marker is returned. Compaction is skipped
+// when there is nothing to fold (no messages, or only a summary) and while
+// a tool call awaits its result, so a call is never separated from its
+// result.
+//
+// Two constraints follow from the design. Set the threshold well below the
+// summarising model's context window, since the summary request carries
+// the history being folded. And use a model whose summaries are much
+// shorter than the threshold: a summary that is itself over the threshold
+// cannot bring the count down (the guards above stop that from looping).
+//
+// Providers receive the summary as a system message, which most of them
+// hoist to the top of the request: it reaches the model as an instruction
+// rather than at its position in the conversation.
+//
+// A CompactingSession is safe for concurrent use, but compactions
+// serialise on the wrapper; it is meant for the usual single writer per
+// session (one run at a time). Concurrent writers should share the inner
+// session, not one wrapper.
+type CompactingSession struct {
+	inner     Session
+	model     Model
+	threshold int
+	counter   TokenCounter
+	settings  ModelSettings
+	prompt    string
+	keepTurns int
+	logger    *slog.Logger
+
+	mu       sync.Mutex
+	estimate int // running token estimate; math.MaxInt when unknown
+}
+
+var _ Session = (*CompactingSession)(nil)
+
+// CompactionOption configures a [CompactingSession].
+type CompactionOption func(*CompactingSession)
+
+// WithTokenCounter replaces the [HeuristicTokenCounter].
+func WithTokenCounter(c TokenCounter) CompactionOption {
+	return func(s *CompactingSession) { s.counter = c }
+}
+
+// WithCompactionSettings sets the model settings of summary requests.
+func WithCompactionSettings(ms ModelSettings) CompactionOption {
+	return func(s *CompactingSession) { s.settings = ms }
+}
+
+// WithCompactionPrompt replaces [DefaultCompactionPrompt].
+func WithCompactionPrompt(prompt string) CompactionOption {
+	return func(s *CompactingSession) { s.prompt = prompt }
+}
+
+// WithKeepRecentTurns keeps the newest n turns (a turn starts at a user
+// message) verbatim after the summary instead of folding everything. When
+// those turns alone exceed the threshold, fewer are kept, down to none.
+func WithKeepRecentTurns(n int) CompactionOption {
+	return func(s *CompactingSession) { s.keepTurns = n }
+}
+
+// WithCompactionLogger sets where compaction warnings go (default
+// [slog.Default]).
+func WithCompactionLogger(l *slog.Logger) CompactionOption {
+	return func(s *CompactingSession) { s.logger = l }
+}
+
+// NewCompactingSession wraps inner so that model summarises it once its
+// projected history counts more than threshold tokens.
+func NewCompactingSession(inner Session, model Model, threshold int, opts ...CompactionOption) (*CompactingSession, error) {
+	s := &CompactingSession{
+		inner:     inner,
+		model:     model,
+		threshold: threshold,
+		counter:   HeuristicTokenCounter{},
+		prompt:    DefaultCompactionPrompt,
+		logger:    slog.Default(),
+		estimate:  math.MaxInt,
+	}
+	for _, o := range opts {
+		o(s)
+	}
+	switch {
+	case inner == nil:
+		return nil, fmt.Errorf("%w: nil inner session", ErrInvalidCompaction)
+	case model == nil:
+		return nil, fmt.Errorf("%w: nil model", ErrInvalidCompaction)
+	case threshold <= 0:
+		return nil, fmt.Errorf("%w: threshold %d must be positive", ErrInvalidCompaction, threshold)
+	case s.counter == nil:
+		return nil, fmt.Errorf("%w: nil token counter", ErrInvalidCompaction)
+	case strings.TrimSpace(s.prompt) == "":
+		return nil, fmt.Errorf("%w: empty prompt", ErrInvalidCompaction)
+	case s.keepTurns < 0:
+		return nil, fmt.Errorf("%w: keep-recent turns %d must not be negative", ErrInvalidCompaction, s.keepTurns)
+	case s.logger == nil:
+		return nil, fmt.Errorf("%w: nil logger", ErrInvalidCompaction)
+	}
+	return s, nil
+}
+
+// Events reads the inner session.
+func (s *CompactingSession) Events(ctx context.Context, after SequenceID) ([]SessionEvent, error) {
+	return s.inner.Events(ctx, after)
+}
+
+// Snapshot reads the inner session's projection.
+func (s *CompactingSession) Snapshot(ctx context.Context) ([]Item, error) {
+	return s.inner.Snapshot(ctx)
+}
+
+// Append stores events in the inner session, then compacts if the history
+// has grown past the threshold.
+func (s *CompactingSession) Append(ctx context.Context, events ...SessionEvent) error {
+	if err := s.inner.Append(ctx, events...); err != nil {
+		return err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.addEstimate(events)
+	if s.estimate <= s.threshold {
+		return nil
+	}
+	return s.compact(ctx)
+}
+
+// addEstimate adds the new events' count to the running estimate. A
+// marker in the batch changes what the history projects to, so it makes
+// the estimate unknown.
+func (s *CompactingSession) addEstimate(events []SessionEvent) {
+	if s.estimate == math.MaxInt {
+		return
+	}
+	for _, ev := range events {
+		if ev.Kind == KindCompacted {
+			s.estimate = math.MaxInt
+			return
+		}
+	}
+	if n := s.counter.Count(Project(events)); n > math.MaxInt-s.estimate {
+		s.estimate = math.MaxInt
+	} else {
+		s.estimate += n
+	}
+}
+
+// compact does the authoritative count and, when it is over the threshold
+// and there is something to fold, appends a summary marker.
+func (s *CompactingSession) compact(ctx context.Context) error {
+	events, err := s.inner.Events(ctx, Beginning)
+	if err != nil {
+		return fmt.Errorf("helikon: compaction: read the log: %w", err)
+	}
+	items := Project(events)
+	s.estimate = s.counter.Count(items)
+	if s.estimate <= s.threshold {
+		return nil
+	}
+	cut := s.cut(items)
+	if cut == 0 {
+		return nil
+	}
+	summary, err := s.summarise(ctx, items[:cut])
+	if err != nil {
+		s.logger.WarnContext(ctx, "helikon: compaction skipped: summary request failed",
+			"error", err, "tokens", s.estimate, "threshold", s.threshold)
+		return nil
+	}
+	if strings.TrimSpace(summary) == "" {
+		s.logger.WarnContext(ctx, "helikon: compaction skipped: the model returned a blank summary",
+			"tokens", s.estimate, "threshold", s.threshold)
+		return nil
+	}
+	marker := Compacted(summary, len(events))
+	marker.KeptCount = len(items) - cut
+	if err := s.inner.Append(ctx, marker); err != nil {
+		return fmt.Errorf("helikon: compaction: append the summary: %w", err)
+	}
+	kept := items[cut:]
+	s.estimate = s.counter.Count(append([]Item{SystemItem(summary)}, kept...))
+	return nil
+}
+
+// cut returns how many leading items to fold into the summary, or 0 when
+// compaction should wait: nothing but a previous summary would be folded,
+// or (when folding everything) a tool call still awaits its result.
+func (s *CompactingSession) cut(items []Item) int {
+	// Positions where a turn starts; keeping from one of them never splits
+	// a call from its result, since both belong to the turn they occur in.
+	var turns []int
+	for i, it := range items {
+		if it.Role == RoleUser {
+			turns = append(turns, i)
+		}
+	}
+	for keep := min(s.keepTurns, len(turns)); keep > 0; keep-- {
+		if at := turns[len(turns)-keep]; foldable(items[:at]) {
+			return at
+		}
+	}
+	if !foldable(items) || awaitingResult(items) {
+		return 0
+	}
+	return len(items)
+}
+
+// foldable reports whether a prefix holds more than a previous summary:
+// re-summarising a lone summary gains nothing and, if it stays over the
+// threshold, would repeat on every append.
+func foldable(prefix []Item) bool {
+	for _, it := range prefix {
+		if it.Role != RoleSystem {
+			return true
+		}
+	}
+	return false
+}
+
+// awaitingResult reports whether the last assistant message requested a
+// tool call whose result has not been logged yet.
+func awaitingResult(items []Item) bool {
+	pending := map[string]bool{}
+	for _, it := range items {
+		switch it.Role {
+		case RoleAssistant:
+			for _, u := range it.ToolUses() {
+				pending[u.CallID] = true
+			}
+		case RoleTool:
+			for _, p := range it.Content {
+				if r, ok := p.(ToolResultPart); ok {
+					delete(pending, r.CallID)
+				}
+			}
+		}
+	}
+	return len(pending) > 0
+}
+
+// summarise asks the model to summarise items and returns its text.
+func (s *CompactingSession) summarise(ctx context.Context, items []Item) (string, error) {
+	msgs := make([]Item, 0, len(items)+1)
+	msgs = append(append(msgs, items...), UserText(s.prompt)...)
+	var b strings.Builder
+	for ev, err := range s.model.Invoke(ctx, &ModelRequest{Messages: msgs, Settings: s.settings}) {
+		if err != nil {
+			return "", err
+		}
+		if d, ok := ev.(TokenDelta); ok {
+			b.WriteString(d.Text)
+		}
+	}
+	return b.String(), nil
+}
