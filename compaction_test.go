@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"iter"
 	"log/slog"
 	"math"
 	"strings"
@@ -445,4 +447,70 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// discardSession accepts appends and stores nothing, so a benchmark measures
+// the wrapper alone.
+type discardSession struct{}
+
+func (discardSession) Append(context.Context, ...helikon.SessionEvent) error { return nil }
+func (discardSession) Events(context.Context, helikon.SequenceID) ([]helikon.SessionEvent, error) {
+	return nil, nil
+}
+func (discardSession) Snapshot(context.Context) ([]helikon.Item, error) { return nil, nil }
+
+// summaryModel answers every request with the same short summary.
+type summaryModel struct{}
+
+func (summaryModel) Capabilities() helikon.ModelCapabilities { return helikon.ModelCapabilities{} }
+func (summaryModel) Invoke(context.Context, *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
+	return func(yield func(helikon.ModelEvent, error) bool) {
+		_ = yield(helikon.TokenDelta{Text: "summary"}, nil) && yield(helikon.Finish{Reason: helikon.FinishStop}, nil)
+	}
+}
+
+// The common path: an append under the threshold only updates the
+// running estimate.
+func BenchmarkCompactingSession_AppendUnderThreshold(b *testing.B) {
+	s, err := helikon.NewCompactingSession(discardSession{}, summaryModel{}, math.MaxInt-1)
+	if err != nil {
+		b.Fatal(err)
+	}
+	ev := user("How much did I spend on dining last month, and am I on track for this month's budget?")
+	ctx := b.Context()
+	if err := s.Append(ctx, ev); err != nil { // the first append counts the (empty) log
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := s.Append(ctx, ev); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The compaction path on a 100-event log: read, project, count, summarise
+// and append the marker.
+func BenchmarkCompactingSession_Compact100(b *testing.B) {
+	log := make([]helikon.SessionEvent, 0, 100)
+	for i := range 50 {
+		log = append(log, user(fmt.Sprintf("question %d: %s", i, words(20))), assistant(words(20)))
+	}
+	ctx := b.Context()
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		inner := helikon.NewMemorySession()
+		if err := inner.Append(ctx, log...); err != nil {
+			b.Fatal(err)
+		}
+		s, err := helikon.NewCompactingSession(inner, summaryModel{}, 500)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		if err := s.Append(ctx, user("next")); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

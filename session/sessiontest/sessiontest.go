@@ -97,6 +97,8 @@ func AllKinds() []helikon.SessionEvent {
 	for i := range evs {
 		evs[i].Time = sampleTime.Add(time.Duration(i) * 1001)
 	}
+	// A caller's zone must not shift the instant.
+	evs[1].Time = evs[1].Time.In(time.FixedZone("IST", 5*3600+1800))
 	return evs
 }
 
