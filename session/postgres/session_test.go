@@ -49,7 +49,7 @@ func testPool(t testing.TB) *pgxpool.Pool {
 		poolErr = postgres.Migrate(ctx, shared)
 	})
 	if poolErr != nil {
-		sessiontest.Unreachable(t, "PostgreSQL not reachable at 127.0.0.1:5432: start it with "+
+		sessiontest.Unreachable(t, "PostgreSQL not reachable at "+testURL()+": start it with "+
 			"`pg_ctlcluster --skip-systemctl-redirect 15 main start` ("+poolErr.Error()+")")
 	}
 	return shared
