@@ -16,9 +16,12 @@ import (
 	"github.com/paigasus/helikon"
 )
 
-// Concurrency is the shape of the concurrent-writers check: Writers
-// goroutines each make Appends calls of 1 to 5 events on one session.
-var Concurrency = struct{ Writers, Appends int }{Writers: 8, Appends: 200}
+// The shape of the concurrent-writers check: writers goroutines each make
+// appendsPerWriter calls of 1 to 5 events on one session.
+const (
+	writers          = 8
+	appendsPerWriter = 200
+)
 
 var idCounter atomic.Int64
 
@@ -244,13 +247,12 @@ func testCancelled(t *testing.T, s helikon.Session) {
 }
 
 func testConcurrent(t *testing.T, s helikon.Session) {
-	writers, appends := Concurrency.Writers, Concurrency.Appends
 	// batches[w][a] is the size of writer w's a-th append.
 	batches := make([][]int, writers)
 	total := 0
 	for w := range batches {
 		r := rand.New(rand.NewPCG(uint64(w), 42))
-		batches[w] = make([]int, appends)
+		batches[w] = make([]int, appendsPerWriter)
 		for a := range batches[w] {
 			batches[w][a] = 1 + r.IntN(5)
 			total += batches[w][a]

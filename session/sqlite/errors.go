@@ -8,6 +8,9 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 )
 
+// ErrEmptyID reports a session opened without an id.
+var ErrEmptyID = errors.New("sqlite: session id is empty")
+
 // ErrBusy reports that the database stayed locked by another writer for
 // the whole busy timeout. The append that returns it persisted nothing and
 // may be retried.

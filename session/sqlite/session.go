@@ -19,9 +19,6 @@ type Session struct {
 
 var _ helikon.Session = (*Session)(nil)
 
-// ErrEmptyID reports a session opened without an id.
-var ErrEmptyID = errors.New("sqlite: session id is empty")
-
 // Open migrates db ([Migrate]) and returns the session with the given id.
 func Open(ctx context.Context, db *sql.DB, id string) (*Session, error) {
 	if id == "" {
