@@ -4,7 +4,13 @@
 // Each session is a stream at helikon:session:{id}:events whose entries
 // carry seq, kind, payload (the event's JSON) and ts (Unix nanoseconds).
 // The braces make the id a Redis Cluster hash tag, so a session's stream
-// and its counter live in one slot. The smallest use:
+// and its counter live in one slot. The package shares its name with
+// go-redis, so import it under another name:
+//
+//	import (
+//		"github.com/redis/go-redis/v9"
+//		rsession "github.com/paigasus/helikon/session/redis"
+//	)
 //
 //	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 //	defer client.Close()

@@ -5,7 +5,7 @@
 // The smallest use opens a database with the recommended settings and a
 // session in it:
 //
-//	db, err := sqlite.OpenDB("sessions.db")
+//	db, err := sqlite.OpenDB(ctx, "sessions.db")
 //	if err != nil {
 //		return err
 //	}
