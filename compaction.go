@@ -21,6 +21,11 @@ const DefaultCompactionPrompt = "Summarise the conversation so far so that you c
 // missing session or model or a threshold that is not positive.
 var ErrInvalidCompaction = errors.New("helikon: invalid compacting session")
 
+// ErrCompactionFailed reports that [CompactingSession.Append] stored the
+// events but could not read the log or append the summary marker
+// afterwards. The events must not be appended again.
+var ErrCompactionFailed = errors.New("helikon: events stored, but compaction failed")
+
 // CompactingSession wraps a [Session] and summarises the conversation with
 // a model once it grows past a token threshold, so that the history sent to
 // a model stays bounded however long the conversation runs.
@@ -43,7 +48,8 @@ var ErrInvalidCompaction = errors.New("helikon: invalid compacting session")
 //
 // Compaction is best-effort: a model failure or a blank summary is logged
 // at warn level and the Append still succeeds, while a failure to read the
-// inner log or to append the marker is returned. Compaction is skipped
+// inner log or to append the marker is returned, matching
+// [ErrCompactionFailed] (the events themselves were stored). Compaction is skipped
 // when there is nothing to fold (no messages, or only a summary) and while
 // a tool call awaits its result, so a call is never separated from its
 // result.
@@ -193,7 +199,7 @@ func (s *CompactingSession) addEstimate(events []SessionEvent) {
 func (s *CompactingSession) compact(ctx context.Context) error {
 	events, err := s.inner.Events(ctx, Beginning)
 	if err != nil {
-		return fmt.Errorf("helikon: compaction: read the log: %w", err)
+		return fmt.Errorf("%w: read the log: %w", ErrCompactionFailed, err)
 	}
 	items := Project(events)
 	s.estimate = s.counter.Count(items)
@@ -218,7 +224,7 @@ func (s *CompactingSession) compact(ctx context.Context) error {
 	marker := Compacted(summary, len(events))
 	marker.KeptCount = len(items) - cut
 	if err := s.inner.Append(ctx, marker); err != nil {
-		return fmt.Errorf("helikon: compaction: append the summary: %w", err)
+		return fmt.Errorf("%w: append the summary: %w", ErrCompactionFailed, err)
 	}
 	kept := items[cut:]
 	s.estimate = s.counter.Count(append([]Item{SystemItem(summary)}, kept...))

@@ -267,8 +267,8 @@ func TestCompactingSession_InnerFailuresPropagate(t *testing.T) {
 		inner.failAppendN = 1
 		model := mock.Scripted(mock.Text("s"))
 		s := mustCompacting(t, inner, model, 10)
-		if err := s.Append(t.Context(), user(words(20))); err == nil {
-			t.Fatal("Append succeeded although the inner append failed")
+		if err := s.Append(t.Context(), user(words(20))); err == nil || errors.Is(err, helikon.ErrCompactionFailed) {
+			t.Fatalf("Append = %v, want the inner failure, not a compaction failure", err)
 		}
 		if len(model.Requests()) != 0 {
 			t.Fatal("compaction ran after the events failed to persist")
@@ -279,7 +279,7 @@ func TestCompactingSession_InnerFailuresPropagate(t *testing.T) {
 		readErr := errors.New("replica lagging")
 		inner.failReads = readErr
 		s := mustCompacting(t, inner, mock.Scripted(mock.Text("s")), 10)
-		if err := s.Append(t.Context(), user(words(20))); !errors.Is(err, readErr) {
+		if err := s.Append(t.Context(), user(words(20))); !errors.Is(err, readErr) || !errors.Is(err, helikon.ErrCompactionFailed) {
 			t.Fatalf("Append = %v, want the read failure", err)
 		}
 		evs, _ := inner.MemorySession.Events(t.Context(), helikon.Beginning)
@@ -291,7 +291,7 @@ func TestCompactingSession_InnerFailuresPropagate(t *testing.T) {
 		inner := newSpy()
 		inner.failAppendN = 2
 		s := mustCompacting(t, inner, mock.Scripted(mock.Text("s")), 10)
-		if err := s.Append(t.Context(), user(words(20))); err == nil || !strings.Contains(err.Error(), "disk full") {
+		if err := s.Append(t.Context(), user(words(20))); !errors.Is(err, helikon.ErrCompactionFailed) || !strings.Contains(err.Error(), "disk full") {
 			t.Fatalf("Append = %v, want the marker append failure", err)
 		}
 	})
