@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
@@ -180,5 +181,56 @@ func TestAppend_BusyTimeoutFailsCleanlyAndSessionStaysUsable(t *testing.T) {
 	}
 	if len(evs) != 2 || evs[1].Seq != 1 || evs[1].Content[0].(helikon.TextPart).Text != "after" {
 		t.Fatalf("log after recovery = %+v", evs)
+	}
+}
+
+// Two pools on one file stand for two processes: their appends to one
+// session serialise on the database's write lock.
+func TestAppend_TwoPoolsOnOneFileStayContiguous(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sessions.db")
+	var sessions []*sqlite.Session
+	for range 2 {
+		db, err := sqlite.OpenDB(t.Context(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { db.Close() })
+		s, err := sqlite.Open(t.Context(), db, "shared")
+		if err != nil {
+			t.Fatal(err)
+		}
+		sessions = append(sessions, s)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for w := range 8 {
+		wg.Go(func() {
+			for range 50 {
+				if err := sessions[w%2].Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "x"}), helikon.UserMessage(helikon.TextPart{Text: "y"})); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	evs, err := sessions[0].Events(t.Context(), helikon.Beginning)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != 800 {
+		t.Fatalf("log holds %d events, want 800", len(evs))
+	}
+	for i, ev := range evs {
+		if ev.Seq != helikon.SequenceID(i) {
+			t.Fatalf("event %d has Seq %d", i, ev.Seq)
+		}
+		if want := []string{"x", "y"}[i%2]; ev.Content[0].(helikon.TextPart).Text != want {
+			t.Fatalf("event %d = %q, want %q: a batch was interleaved", i, ev.Content[0].(helikon.TextPart).Text, want)
+		}
 	}
 }
