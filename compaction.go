@@ -266,12 +266,16 @@ func foldable(prefix []Item) bool {
 	return false
 }
 
-// awaitingResult reports whether the last assistant message requested a
-// tool call whose result has not been logged yet.
+// awaitingResult reports whether the current turn has a tool call whose
+// result has not been logged yet. A call left unanswered by an earlier turn
+// (a crash mid-tool) does not count: it will never be answered, and folding
+// it into a summary is what repairs the transcript.
 func awaitingResult(items []Item) bool {
 	pending := map[string]bool{}
 	for _, it := range items {
 		switch it.Role {
+		case RoleUser:
+			clear(pending)
 		case RoleAssistant:
 			for _, u := range it.ToolUses() {
 				pending[u.CallID] = true

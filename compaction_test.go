@@ -348,6 +348,17 @@ func TestCompactingSession_WaitsForPendingToolResult(t *testing.T) {
 	}
 }
 
+// A call a crashed run never answered must not block compaction forever.
+func TestCompactingSession_UnansweredCallOfAnEarlierTurnDoesNotBlock(t *testing.T) {
+	model := mock.Scripted(mock.Text("summary"))
+	s := mustCompacting(t, helikon.NewMemorySession(), model, 10)
+	mustAppend(t, s, user(words(5)), helikon.ToolCalled("lost", "lookup", json.RawMessage(`{}`)))
+	mustAppend(t, s, user(words(20)))
+	if len(model.Requests()) != 1 {
+		t.Fatal("an orphaned call from an earlier turn blocked compaction")
+	}
+}
+
 func toolTurn(n string, size int) []helikon.SessionEvent {
 	return []helikon.SessionEvent{
 		user("q" + n + words(size)),
