@@ -1,0 +1,82 @@
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"iter"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/internal/httpx"
+)
+
+// ChatModel is a [helikon.Model] on the Chat Completions API
+// (POST /chat/completions, streamed). It also speaks to OpenAI-compatible
+// servers: vLLM, Ollama, LM Studio, OpenRouter and the like.
+// A ChatModel is safe for concurrent use.
+type ChatModel struct {
+	id  string
+	cfg config
+	url string
+}
+
+// Chat returns a model on the Chat Completions API. The API key defaults to
+// OPENAI_API_KEY and the base URL to OPENAI_BASE_URL, then [DefaultBaseURL];
+// options override both. It fails with [ErrNoAPIKey] when OpenAI's own API
+// would be called without a key.
+func Chat(model string, opts ...Option) (*ChatModel, error) {
+	cfg, err := newConfig(model, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &ChatModel{id: model, cfg: cfg, url: cfg.baseURL + "/chat/completions"}, nil
+}
+
+// Provider returns "openai".
+func (m *ChatModel) Provider() string { return providerName }
+
+// ModelID returns the model id requests name.
+func (m *ChatModel) ModelID() string { return m.id }
+
+// Capabilities reports what Chat Completions supports: streaming, tools
+// (several per turn), strict structured output, vision and reasoning models.
+// Prompt caching is automatic on OpenAI's side and reported in usage.
+func (m *ChatModel) Capabilities() helikon.ModelCapabilities {
+	if m.cfg.caps != nil {
+		return *m.cfg.caps
+	}
+	return helikon.ModelCapabilities{Streaming: true, Tools: true, ParallelToolCalls: true,
+		StructuredOutput: true, Reasoning: true, Vision: true, PromptCaching: true}
+}
+
+// Invoke streams one Chat Completions turn.
+func (m *ChatModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
+	return func(yield func(helikon.ModelEvent, error) bool) {
+		body, err := json.Marshal(m.chatRequest(req))
+		if err == nil {
+			err = validateSettings(req)
+		}
+		if err != nil {
+			yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName, Message: "invalid request", Err: err})
+			return
+		}
+		resp, err := httpx.Post(ctx, m.cfg.client, m.url, m.cfg.header, body, classifyHTTP)
+		if err != nil {
+			yield(nil, asModelError(ctx, err))
+			return
+		}
+		defer resp.Body.Close()
+		var d chatDecoder
+		d.decode(ctx, resp.Body, yield)
+	}
+}
+
+// asModelError passes a ModelError through and wraps anything else as a
+// transport failure.
+func asModelError(ctx context.Context, err error) error {
+	var me *helikon.ModelError
+	if errors.As(err, &me) {
+		return me
+	}
+	return httpx.TransportError(ctx, providerName, err)
+}

@@ -1,0 +1,185 @@
+package openai
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"strconv"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/internal/httpx"
+	"github.com/paigasus/helikon/provider/internal/sse"
+)
+
+// chatChunk is one streamed chunk (components/schemas/
+// CreateChatCompletionStreamResponse). Only what the adapter reads is
+// declared: the decoder skips the rest without allocating.
+type chatChunk struct {
+	Choices []chatChoice `json:"choices"`
+	Usage   *chatUsage   `json:"usage"`
+	Error   *apiError    `json:"error"`
+}
+
+type chatChoice struct {
+	Index int `json:"index"`
+	Delta struct {
+		Content   string          `json:"content"`
+		Refusal   string          `json:"refusal"`
+		ToolCalls []chatCallDelta `json:"tool_calls"`
+	} `json:"delta"`
+	FinishReason string `json:"finish_reason"`
+}
+
+type chatCallDelta struct {
+	Index    int    `json:"index"`
+	ID       string `json:"id"`
+	Function struct {
+		Name      string `json:"name"`
+		Arguments string `json:"arguments"`
+	} `json:"function"`
+}
+
+type chatUsage struct {
+	PromptTokens        int64 `json:"prompt_tokens"`
+	CompletionTokens    int64 `json:"completion_tokens"`
+	PromptTokensDetails struct {
+		CachedTokens int64 `json:"cached_tokens"`
+	} `json:"prompt_tokens_details"`
+	CompletionTokensDetails struct {
+		ReasoningTokens int64 `json:"reasoning_tokens"`
+	} `json:"completion_tokens_details"`
+}
+
+// chatHeader is read from the first chunk only, for ResponseInfo.
+type chatHeader struct {
+	ID    string `json:"id"`
+	Model string `json:"model"`
+}
+
+var doneMarker = []byte("[DONE]")
+
+// chatDecoder turns a Chat Completions stream into model events. Tool-call
+// deltas name their call by index after the first; the decoder maps indexes
+// back to call ids so every ToolCallDelta carries its CallID.
+type chatDecoder struct {
+	chunk   chatChunk
+	callIDs []string
+	finish  string
+	refusal []byte
+	usage   *helikon.Usage
+	started bool
+}
+
+func (d *chatDecoder) decode(ctx context.Context, body io.Reader, yield func(helikon.ModelEvent, error) bool) {
+	dec := sse.NewDecoder(body)
+	for {
+		ev, err := dec.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = httpx.ErrStreamTruncated
+			}
+			yield(nil, httpx.TransportError(ctx, providerName, err))
+			return
+		}
+		if bytes.Equal(ev.Data, doneMarker) {
+			d.finishStream(yield)
+			return
+		}
+		if !d.started {
+			d.started = true
+			var h chatHeader
+			if json.Unmarshal(ev.Data, &h) == nil && h.ID != "" {
+				if !yield(helikon.ResponseInfo{ID: h.ID, Model: h.Model}, nil) {
+					return
+				}
+			}
+		}
+		if !d.chunkEvents(ev.Data, yield) {
+			return
+		}
+	}
+}
+
+// chunkEvents decodes one chunk and yields its events; false means stop.
+func (d *chatDecoder) chunkEvents(data []byte, yield func(helikon.ModelEvent, error) bool) bool {
+	c := &d.chunk
+	*c = chatChunk{Choices: c.Choices[:0]}
+	if err := json.Unmarshal(data, c); err != nil {
+		yield(nil, &helikon.ModelError{Kind: helikon.ModelTransport, Provider: providerName, Message: "malformed chunk", Err: err})
+		return false
+	}
+	if c.Error != nil {
+		yield(nil, classify(helikon.ModelOther, c.Error))
+		return false
+	}
+	for i := range c.Choices {
+		ch := &c.Choices[i]
+		if ch.Index != 0 {
+			continue // n > 1 is not requested; ignore stray choices
+		}
+		if ch.Delta.Content != "" && !yield(helikon.TokenDelta{Text: ch.Delta.Content}, nil) {
+			return false
+		}
+		d.refusal = append(d.refusal, ch.Delta.Refusal...)
+		for j := range ch.Delta.ToolCalls {
+			tc := &ch.Delta.ToolCalls[j]
+			if !yield(d.callDelta(tc), nil) {
+				return false
+			}
+		}
+		if ch.FinishReason != "" {
+			d.finish = ch.FinishReason
+		}
+	}
+	if u := c.Usage; u != nil {
+		d.usage = &helikon.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens,
+			CachedInputTokens: u.PromptTokensDetails.CachedTokens, ReasoningTokens: u.CompletionTokensDetails.ReasoningTokens}
+	}
+	return true
+}
+
+func (d *chatDecoder) callDelta(tc *chatCallDelta) helikon.ToolCallDelta {
+	for len(d.callIDs) <= tc.Index {
+		d.callIDs = append(d.callIDs, "")
+	}
+	if tc.ID != "" {
+		d.callIDs[tc.Index] = tc.ID
+	} else if d.callIDs[tc.Index] == "" {
+		// Some compatible servers never send an id; invent a stable one.
+		d.callIDs[tc.Index] = "call_" + strconv.Itoa(tc.Index)
+	}
+	return helikon.ToolCallDelta{CallID: d.callIDs[tc.Index], Name: tc.Function.Name, ArgsDelta: tc.Function.Arguments}
+}
+
+// finishStream yields the settled usage and finish reason after [DONE]. A
+// refusal is reported as a Refused error carrying the model's explanation.
+func (d *chatDecoder) finishStream(yield func(helikon.ModelEvent, error) bool) {
+	if d.usage != nil && !yield(*d.usage, nil) {
+		return
+	}
+	if len(d.refusal) > 0 {
+		yield(nil, &helikon.ModelError{Kind: helikon.ModelRefused, Provider: providerName, Message: string(d.refusal)})
+		return
+	}
+	if d.finish == "" {
+		yield(nil, httpx.TransportError(context.Background(), providerName, httpx.ErrStreamTruncated))
+		return
+	}
+	yield(helikon.Finish{Reason: finishReason(d.finish)}, nil)
+}
+
+func finishReason(r string) helikon.FinishReason {
+	switch r {
+	case "stop":
+		return helikon.FinishStop
+	case "length", "max_output_tokens":
+		return helikon.FinishLength
+	case "tool_calls", "function_call":
+		return helikon.FinishToolCalls
+	case "content_filter":
+		return helikon.FinishContentFilter
+	}
+	return helikon.FinishOther
+}
