@@ -37,6 +37,8 @@ type config struct {
 	maxTokens int
 	thinking  int
 	cache     CacheStrategy
+	// toolOutput synthesises structured output with a forced tool call.
+	toolOutput bool
 }
 
 // CacheStrategy says where the adapter places prompt-cache breakpoints
@@ -81,6 +83,11 @@ func WithMaxTokens(n int) Option { return func(c *config) { c.maxTokens = n } }
 func WithExtendedThinking(budgetTokens int) Option {
 	return func(c *config) { c.thinking = budgetTokens }
 }
+
+// WithToolStructuredOutput makes structured output ride on a forced tool
+// call instead of the native output_config.format, for models that predate
+// native structured output. The tool's input streams as the answer text.
+func WithToolStructuredOutput() Option { return func(c *config) { c.toolOutput = true } }
 
 // WithCacheStrategy sets where prompt-cache breakpoints go (default: none).
 func WithCacheStrategy(s CacheStrategy) Option { return func(c *config) { c.cache = s } }

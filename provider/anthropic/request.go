@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/schema"
 )
 
 // outputToolName is the tool structured output is synthesised with: the
@@ -25,6 +26,7 @@ type messagesRequest struct {
 	Temperature *float64   `json:"temperature,omitempty"`
 	TopP        *float64   `json:"top_p,omitempty"`
 	Thinking    *thinkingC `json:"thinking,omitempty"`
+	Output      *outputCfg `json:"output_config,omitempty"`
 
 	outputTool string // set when structured output rides on a forced tool
 }
@@ -76,6 +78,16 @@ type toolPick struct {
 	DisableParallelToolUse bool   `json:"disable_parallel_tool_use,omitempty"`
 }
 
+type outputCfg struct {
+	Effort string     `json:"effort,omitempty"`
+	Format *outFormat `json:"format,omitempty"`
+}
+
+type outFormat struct {
+	Type   string             `json:"type"`
+	Schema *jsonschema.Schema `json:"schema"`
+}
+
 type thinkingC struct {
 	Type         string `json:"type"`
 	BudgetTokens int    `json:"budget_tokens"`
@@ -99,9 +111,6 @@ func (m *MessagesModel) messagesRequest(req *helikon.ModelRequest) (*messagesReq
 		}
 	}
 	for _, t := range req.Tools {
-		if t.Name == outputToolName && s.ResponseFormat != nil && s.ResponseFormat.Type == helikon.FormatJSONSchema {
-			return nil, fmt.Errorf("tool name %q is reserved for structured output", outputToolName)
-		}
 		params := t.Parameters
 		if params == nil {
 			params = emptyObject
@@ -113,21 +122,12 @@ func (m *MessagesModel) messagesRequest(req *helikon.ModelRequest) (*messagesReq
 		return nil, err
 	}
 	out.ToolChoice = pick
+	if s.ReasoningEffort != "" {
+		out.Output = &outputCfg{Effort: s.ReasoningEffort}
+	}
 	if rf := s.ResponseFormat; rf != nil && rf.Type == helikon.FormatJSONSchema {
-		if rf.Schema == nil {
-			return nil, fmt.Errorf("response format %q has no schema", rf.Type)
-		}
-		// The Messages API at the pinned version has no response format;
-		// a forced tool call whose input is the answer gives the same result.
-		desc := "Respond with the final answer as this tool's input."
-		if rf.Name != "" {
-			desc = "Respond with the final answer (" + rf.Name + ") as this tool's input."
-		}
-		out.Tools = append(out.Tools, tool{Name: outputToolName, Description: desc, InputSchema: rf.Schema})
-		out.outputTool = outputToolName
-		if out.Thinking == nil {
-			// Thinking does not allow a forced tool; the description asks instead.
-			out.ToolChoice = &toolPick{Type: "tool", Name: outputToolName}
+		if err := m.structuredOutput(out, rf); err != nil {
+			return nil, err
 		}
 	}
 	out.System, out.Messages = convert(req.Messages)
@@ -249,6 +249,46 @@ func assistantBlocks(parts []helikon.ContentPart) []block {
 		}
 	}
 	return out
+}
+
+// structuredOutput asks for rf natively (output_config.format, whose
+// answer streams as text) or, with [WithToolStructuredOutput], through a
+// forced tool call whose input is the answer, for models without native
+// structured output.
+func (m *MessagesModel) structuredOutput(out *messagesRequest, rf *helikon.ResponseFormat) error {
+	if rf.Schema == nil {
+		return fmt.Errorf("response format %q has no schema", rf.Type)
+	}
+	sch := rf.Schema
+	if rf.Strict {
+		var err error
+		if sch, err = schema.Strict(sch); err != nil {
+			return fmt.Errorf("response format schema: %w", err)
+		}
+	}
+	if !m.cfg.toolOutput {
+		if out.Output == nil {
+			out.Output = &outputCfg{}
+		}
+		out.Output.Format = &outFormat{Type: "json_schema", Schema: sch}
+		return nil
+	}
+	for _, t := range out.Tools {
+		if t.Name == outputToolName {
+			return fmt.Errorf("tool name %q is reserved for structured output", outputToolName)
+		}
+	}
+	desc := "Respond with the final answer as this tool's input."
+	if rf.Name != "" {
+		desc = "Respond with the final answer (" + rf.Name + ") as this tool's input."
+	}
+	out.Tools = append(out.Tools, tool{Name: outputToolName, Description: desc, InputSchema: sch})
+	out.outputTool = outputToolName
+	if out.Thinking == nil {
+		// Thinking does not allow a forced tool; the description asks instead.
+		out.ToolChoice = &toolPick{Type: "tool", Name: outputToolName}
+	}
+	return nil
 }
 
 // placeCache sets the cache_control breakpoints the strategy asks for.
