@@ -105,7 +105,11 @@ func (d *chatDecoder) decode(ctx context.Context, body io.Reader, yield func(hel
 // chunkEvents decodes one chunk and yields its events; false means stop.
 func (d *chatDecoder) chunkEvents(data []byte, yield func(helikon.ModelEvent, error) bool) bool {
 	c := &d.chunk
-	*c = chatChunk{Choices: c.Choices[:0]}
+	// encoding/json decodes into the reused elements without zeroing them,
+	// so clear them first or a delta would inherit the previous one's text.
+	choices := c.Choices[:cap(c.Choices)]
+	clear(choices)
+	*c = chatChunk{Choices: choices[:0]}
 	if err := json.Unmarshal(data, c); err != nil {
 		yield(nil, &helikon.ModelError{Kind: helikon.ModelTransport, Provider: providerName, Message: "malformed chunk", Err: err})
 		return false
