@@ -8,6 +8,7 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/provider/internal/httpx"
+	"github.com/paigasus/helikon/provider/internal/jsonscan"
 	"github.com/paigasus/helikon/provider/internal/sse"
 )
 
@@ -75,6 +76,7 @@ type blockState struct {
 
 type decoder struct {
 	ev         event
+	buf        []byte // scratch for decoding delta strings
 	outputTool string
 	blocks     []blockState
 	usage      helikon.Usage
@@ -92,6 +94,12 @@ func (d *decoder) decode(ctx context.Context, body io.Reader, yield func(helikon
 			}
 			yield(nil, httpx.TransportError(ctx, providerName, err))
 			return
+		}
+		if handled, more := d.fast(ev.Data, yield); handled {
+			if !more {
+				return
+			}
+			continue
 		}
 		e := &d.ev
 		*e = event{}
@@ -248,4 +256,48 @@ func (d *decoder) onlyOutput() bool {
 		}
 	}
 	return out
+}
+
+// fast handles the content_block_delta events that make up nearly all of a
+// stream without encoding/json. handled is false for anything it does not
+// recognise, which then takes the general path.
+func (d *decoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
+	if string(jsonscan.Field(data, "type")) != `"content_block_delta"` {
+		return false, true
+	}
+	delta := jsonscan.Field(data, "delta")
+	var key string
+	switch string(jsonscan.Field(delta, "type")) {
+	case `"text_delta"`:
+		key = "text"
+	case `"input_json_delta"`:
+		key = "partial_json"
+	case `"thinking_delta"`:
+		key = "thinking"
+	default:
+		return false, true
+	}
+	idx, ok := jsonscan.Int(jsonscan.Field(data, "index"))
+	if !ok {
+		return false, true
+	}
+	if d.buf, ok = jsonscan.AppendString(d.buf[:0], jsonscan.Field(delta, key)); !ok {
+		return false, true
+	}
+	if len(d.buf) == 0 {
+		return true, true
+	}
+	switch key {
+	case "text":
+		return true, yield(helikon.TokenDelta{Text: string(d.buf)}, nil)
+	case "thinking":
+		return true, yield(helikon.ReasoningDelta{Text: string(d.buf)}, nil)
+	}
+	switch b := d.block(idx); b.kind {
+	case blockOutput:
+		return true, yield(helikon.TokenDelta{Text: string(d.buf)}, nil)
+	case blockToolUse:
+		return true, yield(helikon.ToolCallDelta{CallID: b.id, ArgsDelta: string(d.buf)}, nil)
+	}
+	return true, true // a server tool's input: not the caller's to run
 }

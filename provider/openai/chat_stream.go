@@ -10,6 +10,7 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/provider/internal/httpx"
+	"github.com/paigasus/helikon/provider/internal/jsonscan"
 	"github.com/paigasus/helikon/provider/internal/sse"
 )
 
@@ -65,6 +66,7 @@ var doneMarker = []byte("[DONE]")
 // back to call ids so every ToolCallDelta carries its CallID.
 type chatDecoder struct {
 	chunk   chatChunk
+	buf     []byte // scratch for decoding delta strings
 	callIDs []string
 	finish  string
 	refusal []byte
@@ -95,6 +97,12 @@ func (d *chatDecoder) decode(ctx context.Context, body io.Reader, yield func(hel
 					return
 				}
 			}
+		}
+		if handled, more := d.fast(ev.Data, yield); handled {
+			if !more {
+				return
+			}
+			continue
 		}
 		if !d.chunkEvents(ev.Data, yield) {
 			return
@@ -186,4 +194,52 @@ func finishReason(r string) helikon.FinishReason {
 		return helikon.FinishContentFilter
 	}
 	return helikon.FinishOther
+}
+
+// fast handles the chunks that carry one content or tool-argument delta and
+// nothing else — nearly all of a stream — without encoding/json. Anything
+// else (the first chunk of a call, finish, usage, refusals, errors) is
+// reported unhandled and takes the general path.
+func (d *chatDecoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
+	if !jsonscan.IsNull(jsonscan.Field(data, "usage")) || !jsonscan.IsNull(jsonscan.Field(data, "error")) {
+		return false, true
+	}
+	choice, only := jsonscan.FirstElem(jsonscan.Field(data, "choices"))
+	if !only || string(jsonscan.Field(choice, "index")) != "0" || !jsonscan.IsNull(jsonscan.Field(choice, "finish_reason")) {
+		return false, true
+	}
+	delta := jsonscan.Field(choice, "delta")
+	if r := jsonscan.Field(delta, "refusal"); !jsonscan.IsNull(r) && string(r) != `""` {
+		return false, true
+	}
+	var ok bool
+	if calls := jsonscan.Field(delta, "tool_calls"); !jsonscan.IsNull(calls) {
+		call, only := jsonscan.FirstElem(calls)
+		if !only || !jsonscan.IsNull(jsonscan.Field(call, "id")) {
+			return false, true
+		}
+		idx, ok := jsonscan.Int(jsonscan.Field(call, "index"))
+		if !ok || idx >= len(d.callIDs) || d.callIDs[idx] == "" {
+			return false, true
+		}
+		fn := jsonscan.Field(call, "function")
+		if !jsonscan.IsNull(jsonscan.Field(fn, "name")) {
+			return false, true
+		}
+		if d.buf, ok = jsonscan.AppendString(d.buf[:0], jsonscan.Field(fn, "arguments")); !ok {
+			return false, true
+		}
+		return true, yield(helikon.ToolCallDelta{CallID: d.callIDs[idx], ArgsDelta: string(d.buf)}, nil)
+	}
+	content := jsonscan.Field(delta, "content")
+	if jsonscan.IsNull(content) {
+		return true, true
+	}
+	if d.buf, ok = jsonscan.AppendString(d.buf[:0], content); !ok {
+		return false, true
+	}
+	if len(d.buf) == 0 {
+		return true, true
+	}
+	return true, yield(helikon.TokenDelta{Text: string(d.buf)}, nil)
 }

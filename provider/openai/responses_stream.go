@@ -8,6 +8,7 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/provider/internal/httpx"
+	"github.com/paigasus/helikon/provider/internal/jsonscan"
 	"github.com/paigasus/helikon/provider/internal/sse"
 )
 
@@ -74,6 +75,7 @@ func (r *reusedString) UnmarshalJSON(b []byte) error {
 
 type responsesDecoder struct {
 	ev       responsesEvent
+	buf      []byte            // scratch for decoding delta strings
 	callIDs  map[string]string // output item id → call id
 	refusal  []byte
 	anyCalls bool
@@ -89,6 +91,12 @@ func (d *responsesDecoder) decode(ctx context.Context, body io.Reader, yield fun
 			}
 			yield(nil, httpx.TransportError(ctx, providerName, err))
 			return
+		}
+		if handled, more := d.fast(ev.Data, yield); handled {
+			if !more {
+				return
+			}
+			continue
 		}
 		e := &d.ev
 		e.Delta, e.Item, e.Response, e.Code, e.Message, e.Error = "", nil, nil, nil, "", nil
@@ -174,4 +182,43 @@ func (d *responsesDecoder) complete(r *responseObject, yield func(helikon.ModelE
 		reason = helikon.FinishToolCalls
 	}
 	return yield(helikon.Finish{Reason: reason}, nil)
+}
+
+// fast handles the text, reasoning and argument deltas that make up nearly
+// all of a stream without encoding/json; other events take the general path.
+func (d *responsesDecoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
+	typ := jsonscan.Field(data, "type")
+	switch string(typ) {
+	case `"response.output_text.delta"`, `"response.function_call_arguments.delta"`,
+		`"response.reasoning_summary_text.delta"`, `"response.reasoning_text.delta"`:
+	default:
+		return false, true
+	}
+	var ok bool
+	if d.buf, ok = jsonscan.AppendString(d.buf[:0], jsonscan.Field(data, "delta")); !ok {
+		return false, true
+	}
+	switch string(typ) {
+	case `"response.output_text.delta"`:
+		return true, yield(helikon.TokenDelta{Text: string(d.buf)}, nil)
+	case `"response.function_call_arguments.delta"`:
+		id := jsonscan.Field(data, "item_id")
+		if len(id) < 2 {
+			return false, true
+		}
+		call, known := d.callIDs[string(id[1:len(id)-1])]
+		if !known {
+			return false, true
+		}
+		return true, yield(helikon.ToolCallDelta{CallID: call, ArgsDelta: string(d.buf)}, nil)
+	}
+	// Reasoning: the item id repeats on every delta; keep one copy.
+	id := jsonscan.Field(data, "item_id")
+	if len(id) < 2 {
+		return false, true
+	}
+	if raw := id[1 : len(id)-1]; string(raw) != d.ev.ItemID.s {
+		d.ev.ItemID.s = string(raw)
+	}
+	return true, yield(helikon.ReasoningDelta{Text: string(d.buf), ID: d.ev.ItemID.s}, nil)
 }
