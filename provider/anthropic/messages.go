@@ -3,7 +3,6 @@ package anthropic
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"iter"
 
 	"github.com/paigasus/helikon"
@@ -52,17 +51,8 @@ func (m *MessagesModel) Invoke(ctx context.Context, req *helikon.ModelRequest) i
 			yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName, Message: "invalid request", Err: err})
 			return
 		}
-		resp, err := httpx.Post(ctx, m.cfg.client, m.url, m.cfg.header, body, classifyHTTP)
-		if err != nil {
-			var me *helikon.ModelError
-			if !errors.As(err, &me) {
-				me = httpx.TransportError(ctx, providerName, err)
-			}
-			yield(nil, me)
-			return
-		}
-		defer resp.Body.Close()
 		d := decoder{outputTool: r.outputTool}
-		d.decode(ctx, resp.Body, yield)
+		e := httpx.Endpoint{Provider: providerName, Client: m.cfg.client, URL: m.url, Header: m.cfg.header, Classify: classifyHTTP}
+		httpx.Stream(ctx, e, body, yield, func(data []byte) bool { return d.handle(data, yield) })
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/internal/httpx"
 )
 
 // With forced-tool structured output, the tool's input is the answer: its
@@ -19,7 +20,7 @@ func TestDecoder_ForcedOutputToolStreamsAsText(t *testing.T) {
 	d := decoder{outputTool: "get_weather"}
 	var text string
 	var finish helikon.FinishReason
-	d.decode(t.Context(), strings.NewReader(string(data)), func(ev helikon.ModelEvent, err error) bool {
+	yield := func(ev helikon.ModelEvent, err error) bool {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,7 +33,8 @@ func TestDecoder_ForcedOutputToolStreamsAsText(t *testing.T) {
 			finish = e.Reason
 		}
 		return true
-	})
+	}
+	httpx.ReadEvents(t.Context(), providerName, strings.NewReader(string(data)), yield, func(b []byte) bool { return d.handle(b, yield) })
 	const prose = "I'll get the current weather in San Francisco for you in Fahrenheit."
 	answer, ok := strings.CutPrefix(text, prose)
 	if !ok || !json.Valid([]byte(answer)) || finish != helikon.FinishStop {

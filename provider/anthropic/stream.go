@@ -1,15 +1,11 @@
 package anthropic
 
 import (
-	"context"
 	"encoding/json"
-	"errors"
-	"io"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/provider/internal/httpx"
 	"github.com/paigasus/helikon/provider/internal/jsonscan"
-	"github.com/paigasus/helikon/provider/internal/sse"
 )
 
 // event is the union of the stream events the adapter reads. It is reused
@@ -84,33 +80,20 @@ type decoder struct {
 	explain    string
 }
 
-func (d *decoder) decode(ctx context.Context, body io.Reader, yield func(helikon.ModelEvent, error) bool) {
-	dec := sse.NewDecoder(body)
-	for {
-		ev, err := dec.Next()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = httpx.ErrStreamTruncated
-			}
-			yield(nil, httpx.TransportError(ctx, providerName, err))
-			return
-		}
-		if handled, more := d.fast(ev.Data, yield); handled {
-			if !more {
-				return
-			}
-			continue
-		}
-		e := &d.ev
-		*e = event{}
-		if err := json.Unmarshal(ev.Data, e); err != nil {
-			yield(nil, &helikon.ModelError{Kind: helikon.ModelTransport, Provider: providerName, Message: "malformed event", Err: err})
-			return
-		}
-		if more, done := d.event(e, yield); !more || done {
-			return
-		}
+// handle translates one stream event; false means the stream is over for
+// the caller.
+func (d *decoder) handle(data []byte, yield func(helikon.ModelEvent, error) bool) bool {
+	if handled, more := d.fast(data, yield); handled {
+		return more
 	}
+	e := &d.ev
+	*e = event{}
+	if err := json.Unmarshal(data, e); err != nil {
+		yield(nil, httpx.Malformed(providerName, err))
+		return false
+	}
+	more, done := d.event(e, yield)
+	return more && !done
 }
 
 func (d *decoder) event(e *event, yield func(helikon.ModelEvent, error) bool) (more, done bool) {

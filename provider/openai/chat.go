@@ -3,7 +3,6 @@ package openai
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"iter"
 
 	"github.com/paigasus/helikon"
@@ -52,31 +51,26 @@ func (m *ChatModel) Capabilities() helikon.ModelCapabilities {
 // Invoke streams one Chat Completions turn.
 func (m *ChatModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
 	return func(yield func(helikon.ModelEvent, error) bool) {
-		body, err := json.Marshal(m.chatRequest(req))
-		if err == nil {
-			err = validateSettings(req)
-		}
+		body, err := encode(m.chatRequest(req), req)
 		if err != nil {
-			yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName, Message: "invalid request", Err: err})
+			yield(nil, err)
 			return
 		}
-		resp, err := httpx.Post(ctx, m.cfg.client, m.url, m.cfg.header, body, classifyHTTP)
-		if err != nil {
-			yield(nil, asModelError(ctx, err))
-			return
-		}
-		defer resp.Body.Close()
 		var d chatDecoder
-		d.decode(ctx, resp.Body, yield)
+		httpx.Stream(ctx, m.cfg.endpoint(m.url), body, yield, func(data []byte) bool { return d.handle(data, yield) })
 	}
 }
 
-// asModelError passes a ModelError through and wraps anything else as a
-// transport failure.
-func asModelError(ctx context.Context, err error) error {
-	var me *helikon.ModelError
-	if errors.As(err, &me) {
-		return me
+// encode validates the request's settings and marshals the body; a request
+// the API could not carry fails here, before anything is sent.
+func encode(v any, req *helikon.ModelRequest) ([]byte, error) {
+	err := validateSettings(req)
+	var body []byte
+	if err == nil {
+		body, err = json.Marshal(v)
 	}
-	return httpx.TransportError(ctx, providerName, err)
+	if err != nil {
+		return nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName, Message: "invalid request", Err: err}
+	}
+	return body, nil
 }

@@ -2,16 +2,12 @@ package openai
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
-	"errors"
-	"io"
 	"strconv"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/provider/internal/httpx"
 	"github.com/paigasus/helikon/provider/internal/jsonscan"
-	"github.com/paigasus/helikon/provider/internal/sse"
 )
 
 // chatChunk is one streamed chunk (components/schemas/
@@ -74,40 +70,26 @@ type chatDecoder struct {
 	started bool
 }
 
-func (d *chatDecoder) decode(ctx context.Context, body io.Reader, yield func(helikon.ModelEvent, error) bool) {
-	dec := sse.NewDecoder(body)
-	for {
-		ev, err := dec.Next()
-		if err != nil {
-			if errors.Is(err, io.EOF) {
-				err = httpx.ErrStreamTruncated
+// handle translates one chunk; false means the stream is over for the
+// caller.
+func (d *chatDecoder) handle(data []byte, yield func(helikon.ModelEvent, error) bool) bool {
+	if bytes.Equal(data, doneMarker) {
+		d.finishStream(yield)
+		return false
+	}
+	if !d.started {
+		d.started = true
+		var h chatHeader
+		if json.Unmarshal(data, &h) == nil && h.ID != "" {
+			if !yield(helikon.ResponseInfo{ID: h.ID, Model: h.Model}, nil) {
+				return false
 			}
-			yield(nil, httpx.TransportError(ctx, providerName, err))
-			return
-		}
-		if bytes.Equal(ev.Data, doneMarker) {
-			d.finishStream(yield)
-			return
-		}
-		if !d.started {
-			d.started = true
-			var h chatHeader
-			if json.Unmarshal(ev.Data, &h) == nil && h.ID != "" {
-				if !yield(helikon.ResponseInfo{ID: h.ID, Model: h.Model}, nil) {
-					return
-				}
-			}
-		}
-		if handled, more := d.fast(ev.Data, yield); handled {
-			if !more {
-				return
-			}
-			continue
-		}
-		if !d.chunkEvents(ev.Data, yield) {
-			return
 		}
 	}
+	if handled, more := d.fast(data, yield); handled {
+		return more
+	}
+	return d.chunkEvents(data, yield)
 }
 
 // chunkEvents decodes one chunk and yields its events; false means stop.
@@ -119,7 +101,7 @@ func (d *chatDecoder) chunkEvents(data []byte, yield func(helikon.ModelEvent, er
 	clear(choices)
 	*c = chatChunk{Choices: choices[:0]}
 	if err := json.Unmarshal(data, c); err != nil {
-		yield(nil, &helikon.ModelError{Kind: helikon.ModelTransport, Provider: providerName, Message: "malformed chunk", Err: err})
+		yield(nil, httpx.Malformed(providerName, err))
 		return false
 	}
 	if c.Error != nil {
@@ -176,7 +158,7 @@ func (d *chatDecoder) finishStream(yield func(helikon.ModelEvent, error) bool) {
 		return
 	}
 	if d.finish == "" {
-		yield(nil, httpx.TransportError(context.Background(), providerName, httpx.ErrStreamTruncated))
+		yield(nil, &helikon.ModelError{Kind: helikon.ModelTransport, Provider: providerName, Err: httpx.ErrStreamTruncated})
 		return
 	}
 	yield(helikon.Finish{Reason: finishReason(d.finish)}, nil)
@@ -201,19 +183,54 @@ func finishReason(r string) helikon.FinishReason {
 // else (the first chunk of a call, finish, usage, refusals, errors) is
 // reported unhandled and takes the general path.
 func (d *chatDecoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
-	if !jsonscan.IsNull(jsonscan.Field(data, "usage")) || !jsonscan.IsNull(jsonscan.Field(data, "error")) {
+	// plain stays true while the chunk holds nothing but a delta; a member
+	// that needs the general path clears it and stops the scan.
+	plain := true
+	var choices []byte
+	ok := jsonscan.Each(data, func(k, v []byte) bool {
+		switch string(k) {
+		case "choices":
+			choices = v
+		case "usage", "error":
+			plain = jsonscan.IsNull(v)
+		}
+		return plain
+	})
+	choice, only := jsonscan.FirstElem(choices)
+	if !ok || !plain || !only {
 		return false, true
 	}
-	choice, only := jsonscan.FirstElem(jsonscan.Field(data, "choices"))
-	if !only || string(jsonscan.Field(choice, "index")) != "0" || !jsonscan.IsNull(jsonscan.Field(choice, "finish_reason")) {
+	var delta []byte
+	ok = jsonscan.Each(choice, func(k, v []byte) bool {
+		switch string(k) {
+		case "index":
+			plain = string(v) == "0"
+		case "finish_reason":
+			plain = jsonscan.IsNull(v)
+		case "delta":
+			delta = v
+		}
+		return plain
+	})
+	if !ok || !plain {
 		return false, true
 	}
-	delta := jsonscan.Field(choice, "delta")
-	if r := jsonscan.Field(delta, "refusal"); !jsonscan.IsNull(r) && string(r) != `""` {
+	var content, calls []byte
+	ok = jsonscan.Each(delta, func(k, v []byte) bool {
+		switch string(k) {
+		case "content":
+			content = v
+		case "tool_calls":
+			calls = v
+		case "refusal":
+			plain = jsonscan.IsNull(v) || string(v) == `""`
+		}
+		return plain
+	})
+	if !ok || !plain {
 		return false, true
 	}
-	var ok bool
-	if calls := jsonscan.Field(delta, "tool_calls"); !jsonscan.IsNull(calls) {
+	if !jsonscan.IsNull(calls) {
 		call, only := jsonscan.FirstElem(calls)
 		if !only || !jsonscan.IsNull(jsonscan.Field(call, "id")) {
 			return false, true
@@ -231,7 +248,6 @@ func (d *chatDecoder) fast(data []byte, yield func(helikon.ModelEvent, error) bo
 		}
 		return true, yield(helikon.ToolCallDelta{CallID: d.callIDs[idx], ArgsDelta: string(d.buf)}, nil)
 	}
-	content := jsonscan.Field(delta, "content")
 	if jsonscan.IsNull(content) {
 		return true, true
 	}

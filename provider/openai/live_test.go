@@ -10,7 +10,7 @@ import (
 	"github.com/paigasus/helikon/provider/providertest"
 )
 
-// liveModel returns a model on the real API, or skips: live tests run only
+// liveModels returns the models on the real API, or skips: live tests run only
 // when OPENAI_API_KEY is set (HELIKON_OPENAI_MODEL picks the model).
 func liveModels(t *testing.T) map[string]helikon.Model {
 	t.Helper()

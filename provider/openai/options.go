@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/internal/httpx"
 )
 
 // DefaultBaseURL is the OpenAI API root used when neither [WithBaseURL] nor
@@ -91,4 +92,8 @@ func newConfig(model string, opts []Option) (config, error) {
 		c.client = &http.Client{}
 	}
 	return c, nil
+}
+
+func (c *config) endpoint(url string) httpx.Endpoint {
+	return httpx.Endpoint{Provider: providerName, Client: c.client, URL: url, Header: c.header, Classify: classifyHTTP}
 }

@@ -318,3 +318,28 @@ func TestConfig_EnvironmentIsReadOnlyAsDocumentedDefaults(t *testing.T) {
 		t.Error("empty model id accepted")
 	}
 }
+
+func TestChat_CallsWithoutIDsGetStableOnes(t *testing.T) {
+	// Some OpenAI-compatible servers omit tool-call ids. The recorded tool
+	// call with its id removed must still give every delta one call id.
+	rec, err := providertest.Load("testdata/chat/tool_call.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body := strings.ReplaceAll(string(rec.Body), `"id":"call_CTf1nWJLqSeRgDqaCG27xZ74",`, "")
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, body) }))
+	defer srv.Close()
+	m, _ := openai.Chat("local", openai.WithBaseURL(srv.URL), openai.WithAPIKey(""))
+	ids := map[string]int{}
+	for ev, err := range m.Invoke(t.Context(), &helikon.ModelRequest{Messages: helikon.UserText("x")}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := ev.(helikon.ToolCallDelta); ok {
+			ids[d.CallID]++
+		}
+	}
+	if len(ids) != 1 || ids["call_0"] == 0 {
+		t.Errorf("call ids = %v, want every delta on call_0", ids)
+	}
+}

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 
 	"github.com/paigasus/helikon"
@@ -47,21 +46,12 @@ func (m *ResponsesModel) Capabilities() helikon.ModelCapabilities {
 // Invoke streams one Responses turn.
 func (m *ResponsesModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
 	return func(yield func(helikon.ModelEvent, error) bool) {
-		body, err := json.Marshal(m.responsesRequest(req))
-		if err == nil {
-			err = validateSettings(req)
-		}
+		body, err := encode(m.responsesRequest(req), req)
 		if err != nil {
-			yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName, Message: "invalid request", Err: err})
+			yield(nil, err)
 			return
 		}
-		resp, err := httpx.Post(ctx, m.cfg.client, m.url, m.cfg.header, body, classifyHTTP)
-		if err != nil {
-			yield(nil, asModelError(ctx, err))
-			return
-		}
-		defer resp.Body.Close()
 		var d responsesDecoder
-		d.decode(ctx, resp.Body, yield)
+		httpx.Stream(ctx, m.cfg.endpoint(m.url), body, yield, func(data []byte) bool { return d.handle(data, yield) })
 	}
 }

@@ -17,36 +17,58 @@ import (
 // obj is not an object or has no such key. Only the top level is searched;
 // nested objects and arrays are skipped whole.
 func Field(obj []byte, key string) []byte {
+	var found []byte
+	Each(obj, func(k, v []byte) bool {
+		if string(k) == key {
+			found = v
+			return false
+		}
+		return true
+	})
+	return found
+}
+
+// Each calls fn with the raw key (without quotes) and raw value of each
+// top-level member of the JSON object obj, in order, until fn returns
+// false. It reports whether obj was read to its end (or fn stopped) without
+// finding malformed JSON.
+func Each(obj []byte, fn func(key, value []byte) bool) bool {
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
-		return nil
+		return false
 	}
-	i++
+	i = skipSpace(obj, i+1)
+	if i < len(obj) && obj[i] == '}' {
+		return true
+	}
 	for {
 		i = skipSpace(obj, i)
 		if i >= len(obj) || obj[i] != '"' {
-			return nil
+			return false
 		}
 		kEnd := skipString(obj, i)
 		if kEnd < 0 {
-			return nil
+			return false
 		}
 		k := obj[i+1 : kEnd-1]
 		i = skipSpace(obj, kEnd)
 		if i >= len(obj) || obj[i] != ':' {
-			return nil
+			return false
 		}
 		i = skipSpace(obj, i+1)
 		vEnd := skipValue(obj, i)
 		if vEnd < 0 {
-			return nil
+			return false
 		}
-		if string(k) == key {
-			return obj[i:vEnd]
+		if !fn(k, obj[i:vEnd]) {
+			return true
 		}
 		i = skipSpace(obj, vEnd)
+		if i < len(obj) && obj[i] == '}' {
+			return true
+		}
 		if i >= len(obj) || obj[i] != ',' {
-			return nil
+			return false
 		}
 		i++
 	}

@@ -81,3 +81,20 @@ func FuzzField(f *testing.F) {
 		}
 	})
 }
+
+func TestEach_VisitsMembersInOrderAndStops(t *testing.T) {
+	var keys []string
+	ok := Each([]byte(`{"a":1,"b":{"c":2},"d":[3]}`), func(k, v []byte) bool {
+		keys = append(keys, string(k)+"="+string(v))
+		return string(k) != "b"
+	})
+	if !ok || len(keys) != 2 || keys[1] != `b={"c":2}` {
+		t.Errorf("Each = %v %v", keys, ok)
+	}
+	if !Each([]byte(`{}`), func(k, v []byte) bool { t.Error("empty object has members"); return true }) {
+		t.Error("{} is well-formed")
+	}
+	if Each([]byte(`{"a":1,}`), func(k, v []byte) bool { return true }) {
+		t.Error("trailing comma accepted")
+	}
+}
