@@ -125,9 +125,17 @@ func (m *MessagesModel) messagesRequest(req *helikon.ModelRequest) (*messagesReq
 	if s.ReasoningEffort != "" {
 		out.Output = &outputCfg{Effort: s.ReasoningEffort}
 	}
-	if rf := s.ResponseFormat; rf != nil && rf.Type == helikon.FormatJSONSchema {
-		if err := m.structuredOutput(out, rf); err != nil {
-			return nil, err
+	if rf := s.ResponseFormat; rf != nil {
+		switch rf.Type {
+		case "", helikon.FormatText:
+		case helikon.FormatJSONSchema:
+			if err := m.structuredOutput(out, rf); err != nil {
+				return nil, err
+			}
+		default:
+			// json_object has no Messages equivalent; a schema says what
+			// "JSON" means and the API can then guarantee it.
+			return nil, fmt.Errorf("response format %q is not supported by the Messages API; use %q with a schema", rf.Type, helikon.FormatJSONSchema)
 		}
 	}
 	out.System, out.Messages = convert(req.Messages)

@@ -307,3 +307,16 @@ func TestMessages_APIKeyFromOptionOrEnvironmentOnly(t *testing.T) {
 		}
 	}
 }
+
+func TestMessages_UnsupportedResponseFormatFailsBeforeSending(t *testing.T) {
+	var got capture
+	url := serve(t, "testdata/text.sse", &got)
+	res := providertest.Collect(newModel(t, url).Invoke(t.Context(), &helikon.ModelRequest{Messages: helikon.UserText("x"),
+		Settings: helikon.ModelSettings{ResponseFormat: &helikon.ResponseFormat{Type: helikon.FormatJSONObject}}}))
+	if !errors.Is(res.Err, helikon.ErrModelOther) || !strings.Contains(res.Err.Error(), "json_schema") {
+		t.Errorf("err = %v", res.Err)
+	}
+	if got.body != nil {
+		t.Error("the request was sent anyway")
+	}
+}
