@@ -17,7 +17,7 @@ func BenchmarkStreamDecode1000Deltas(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	body, err := providertest.Stream1000(rec, `"text_delta","text":"Hello"`, 1000)
+	body, err := providertest.RepeatEvent(rec, `"text_delta","text":"Hello"`, 1000)
 	if err != nil {
 		b.Fatal(err)
 	}

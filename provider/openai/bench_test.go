@@ -30,7 +30,7 @@ func BenchmarkStreamDecode1000Deltas(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			body, err := providertest.Stream1000(rec, c.marker, 1000)
+			body, err := providertest.RepeatEvent(rec, c.marker, 1000)
 			if err != nil {
 				b.Fatal(err)
 			}

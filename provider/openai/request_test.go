@@ -343,3 +343,64 @@ func TestChat_CallsWithoutIDsGetStableOnes(t *testing.T) {
 		t.Errorf("call ids = %v, want every delta on call_0", ids)
 	}
 }
+
+// No public Responses recording streams two function calls in one turn, so
+// this test derives one: the function_call items of the first two recorded
+// calculator turns (distinct item and call ids) are merged into one stream
+// with their argument deltas interleaved. Every event keeps the recorded
+// shape; the adapter must route each delta to its item's call.
+func TestResponses_InterleavedFunctionCallsKeepTheirCallIDs(t *testing.T) {
+	var head, tail []string
+	var calls [2][]string
+	for i, f := range []string{"testdata/responses/calculator.1.sse", "testdata/responses/calculator.2.sse"} {
+		rec, err := providertest.Load(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ev := range strings.SplitSeq(strings.TrimSpace(string(rec.Body)), "\n\n") {
+			switch {
+			case strings.HasPrefix(ev, ":"):
+			case strings.Contains(ev, `"fc_`) && !strings.Contains(ev, "response.completed"):
+				calls[i] = append(calls[i], ev)
+			case i == 0 && strings.Contains(ev, "response.created"):
+				head = append(head, ev)
+			case i == 0 && strings.Contains(ev, "response.completed"):
+				tail = append(tail, ev)
+			}
+		}
+	}
+	stream := head
+	for j := 0; j < max(len(calls[0]), len(calls[1])); j++ {
+		for i := range calls {
+			if j < len(calls[i]) {
+				stream = append(stream, calls[i][j])
+			}
+		}
+	}
+	stream = append(stream, tail...)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, strings.Join(stream, "\n\n")+"\n\n")
+	}))
+	defer srv.Close()
+	m, _ := openai.Responses("gpt-5", openai.WithBaseURL(srv.URL), openai.WithAPIKey("k"))
+	args := map[string]string{}
+	var finish helikon.FinishReason
+	for ev, err := range m.Invoke(t.Context(), &helikon.ModelRequest{Messages: helikon.UserText("x")}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch e := ev.(type) {
+		case helikon.ToolCallDelta:
+			args[e.CallID] += e.ArgsDelta
+		case helikon.Finish:
+			finish = e.Reason
+		}
+	}
+	want := map[string]string{
+		"call_AB6AaRZ1FYZB2RwS6A5vbdqn": `{"a":12,"b":7,"op":"add"}`,
+		"call_Q6pW65MUgW9vF59BmItYGos3": `{"a":19,"b":3,"op":"multiply"}`,
+	}
+	if !reflect.DeepEqual(args, want) || finish != helikon.FinishToolCalls {
+		t.Errorf("args = %v finish = %s", args, finish)
+	}
+}

@@ -8,19 +8,16 @@ import (
 	"strings"
 )
 
-// Stream1000 builds a stream of n copies of the recording's first event
-// whose data contains marker (a content delta), between the events before
-// it and the events after the last such delta: a long stream made only of
-// recorded events.
-func Stream1000(rec Recording, marker string, n int) ([]byte, error) {
+// RepeatEvent returns the recording's body with its first event whose
+// data contains marker (a content delta) repeated n times in place: a long
+// stream, for benchmarks, made only of recorded events.
+func RepeatEvent(rec Recording, marker string, n int) ([]byte, error) {
 	events := bytes.SplitAfter(rec.Body, []byte("\n\n"))
-	first, last := -1, -1
+	first := -1
 	for i, ev := range events {
 		if bytes.Contains(ev, []byte(marker)) {
-			if first < 0 {
-				first = i
-			}
-			last = i
+			first = i
+			break
 		}
 	}
 	if first < 0 {
@@ -33,7 +30,7 @@ func Stream1000(rec Recording, marker string, n int) ([]byte, error) {
 	for range n {
 		b.Write(events[first])
 	}
-	for _, ev := range events[last+1:] {
+	for _, ev := range events[first+1:] {
 		b.Write(ev)
 	}
 	return b.Bytes(), nil
