@@ -71,8 +71,11 @@ type blockState struct {
 }
 
 type decoder struct {
-	ev         event
-	buf        []byte // scratch for decoding delta strings
+	ev  event
+	buf []byte // scratch for decoding delta strings
+	// slowOnly turns the fast path off, so tests can check both paths
+	// translate every recording alike.
+	slowOnly   bool
 	outputTool string
 	blocks     []blockState
 	usage      helikon.Usage
@@ -83,8 +86,10 @@ type decoder struct {
 // handle translates one stream event; false means the stream is over for
 // the caller.
 func (d *decoder) handle(data []byte, yield func(helikon.ModelEvent, error) bool) bool {
-	if handled, more := d.fast(data, yield); handled {
-		return more
+	if !d.slowOnly {
+		if handled, more := d.fast(data, yield); handled {
+			return more
+		}
 	}
 	e := &d.ev
 	*e = event{}

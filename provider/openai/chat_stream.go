@@ -61,13 +61,16 @@ var doneMarker = []byte("[DONE]")
 // deltas name their call by index after the first; the decoder maps indexes
 // back to call ids so every ToolCallDelta carries its CallID.
 type chatDecoder struct {
-	chunk   chatChunk
-	buf     []byte // scratch for decoding delta strings
-	callIDs []string
-	finish  string
-	refusal []byte
-	usage   *helikon.Usage
-	started bool
+	chunk chatChunk
+	buf   []byte // scratch for decoding delta strings
+	// slowOnly turns the fast path off, so tests can check both paths
+	// translate every recording alike.
+	slowOnly bool
+	callIDs  []string
+	finish   string
+	refusal  []byte
+	usage    *helikon.Usage
+	started  bool
 }
 
 // handle translates one chunk; false means the stream is over for the
@@ -86,8 +89,10 @@ func (d *chatDecoder) handle(data []byte, yield func(helikon.ModelEvent, error) 
 			}
 		}
 	}
-	if handled, more := d.fast(data, yield); handled {
-		return more
+	if !d.slowOnly {
+		if handled, more := d.fast(data, yield); handled {
+			return more
+		}
 	}
 	return d.chunkEvents(data, yield)
 }

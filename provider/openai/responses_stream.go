@@ -75,13 +75,18 @@ type responsesDecoder struct {
 	callIDs  map[string]string // output item id → call id
 	refusal  []byte
 	anyCalls bool
+	// slowOnly turns the fast path off, so tests can check both paths
+	// translate every recording alike.
+	slowOnly bool
 }
 
 // handle translates one stream event; false means the stream is over for
 // the caller.
 func (d *responsesDecoder) handle(data []byte, yield func(helikon.ModelEvent, error) bool) bool {
-	if handled, more := d.fast(data, yield); handled {
-		return more
+	if !d.slowOnly {
+		if handled, more := d.fast(data, yield); handled {
+			return more
+		}
 	}
 	e := &d.ev
 	e.Delta, e.Item, e.Response, e.Code, e.Message, e.Error = "", nil, nil, nil, "", nil
