@@ -117,11 +117,14 @@ func (m *MessagesModel) messagesRequest(req *helikon.ModelRequest) (*messagesReq
 		}
 		out.Tools = append(out.Tools, tool{Name: t.Name, Description: t.Description, InputSchema: params})
 	}
-	pick, err := toolChoice(s.ToolChoice, s.ParallelToolCalls, len(req.Tools) > 0)
-	if err != nil {
-		return nil, err
+	// The API rejects a tool choice on a request without tools.
+	if len(req.Tools) > 0 {
+		pick, err := toolChoice(s.ToolChoice, s.ParallelToolCalls)
+		if err != nil {
+			return nil, err
+		}
+		out.ToolChoice = pick
 	}
-	out.ToolChoice = pick
 	if s.ReasoningEffort != "" {
 		out.Output = &outputCfg{Effort: s.ReasoningEffort}
 	}
@@ -143,7 +146,7 @@ func (m *MessagesModel) messagesRequest(req *helikon.ModelRequest) (*messagesReq
 	return out, nil
 }
 
-func toolChoice(tc helikon.ToolChoice, parallel *bool, haveTools bool) (*toolPick, error) {
+func toolChoice(tc helikon.ToolChoice, parallel *bool) (*toolPick, error) {
 	var p *toolPick
 	switch tc.Mode {
 	case "":
@@ -161,7 +164,7 @@ func toolChoice(tc helikon.ToolChoice, parallel *bool, haveTools bool) (*toolPic
 	default:
 		return nil, fmt.Errorf("unknown tool choice %q", tc.Mode)
 	}
-	if parallel != nil && !*parallel && haveTools {
+	if parallel != nil && !*parallel {
 		if p == nil {
 			p = &toolPick{Type: "auto"}
 		}

@@ -51,7 +51,7 @@ func (m *ChatModel) Capabilities() helikon.ModelCapabilities {
 // Invoke streams one Chat Completions turn.
 func (m *ChatModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
 	return func(yield func(helikon.ModelEvent, error) bool) {
-		body, err := encode(m.chatRequest(req), req)
+		body, err := encode(m.chatRequest(req))
 		if err != nil {
 			yield(nil, err)
 			return
@@ -61,10 +61,9 @@ func (m *ChatModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.
 	}
 }
 
-// encode validates the request's settings and marshals the body; a request
-// the API could not carry fails here, before anything is sent.
-func encode(v any, req *helikon.ModelRequest) ([]byte, error) {
-	err := validateSettings(req)
+// encode marshals a request body; a request the API could not carry has
+// already failed to build, and fails here before anything is sent.
+func encode[T any](v *T, err error) ([]byte, error) {
 	var body []byte
 	if err == nil {
 		body, err = json.Marshal(v)

@@ -74,8 +74,12 @@ type chatFunctionDef struct {
 // emptyObject is the parameters schema of a tool that takes none.
 var emptyObject = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
 
-func (m *ChatModel) chatRequest(req *helikon.ModelRequest) *chatRequest {
+func (m *ChatModel) chatRequest(req *helikon.ModelRequest) (*chatRequest, error) {
 	s := req.Settings
+	format, err := responseFormat(s.ResponseFormat, chatFormat)
+	if err != nil {
+		return nil, err
+	}
 	out := &chatRequest{
 		Model:               m.id,
 		Stream:              true,
@@ -84,9 +88,13 @@ func (m *ChatModel) chatRequest(req *helikon.ModelRequest) *chatRequest {
 		TopP:                s.TopP,
 		MaxCompletionTokens: s.MaxOutputTokens,
 		ReasoningEffort:     s.ReasoningEffort,
-		ToolChoice:          chatToolChoice(s.ToolChoice),
+		ResponseFormat:      format,
 	}
+	// The API rejects tool settings on a request without tools.
 	if len(req.Tools) > 0 {
+		if out.ToolChoice, err = chatToolChoice(s.ToolChoice); err != nil {
+			return nil, err
+		}
 		out.ParallelToolCalls = s.ParallelToolCalls
 	}
 	for _, t := range req.Tools {
@@ -97,29 +105,23 @@ func (m *ChatModel) chatRequest(req *helikon.ModelRequest) *chatRequest {
 		out.Tools = append(out.Tools, chatTool{Type: "function",
 			Function: chatFunctionDef{Name: t.Name, Description: t.Description, Parameters: params}})
 	}
-	out.ResponseFormat, _ = responseFormat(s.ResponseFormat, chatFormat)
 	out.Messages = chatMessages(req.Messages)
-	return out
+	return out, nil
 }
 
-// validateSettings reports settings the request cannot carry, so they fail
-// loudly instead of being dropped.
-func validateSettings(req *helikon.ModelRequest) error {
-	_, err := responseFormat(req.Settings.ResponseFormat, chatFormat)
-	if err == nil && req.Settings.ToolChoice.Mode == helikon.ToolChoiceTool && req.Settings.ToolChoice.Name == "" {
-		err = fmt.Errorf("tool choice %q needs a tool name", helikon.ToolChoiceTool)
-	}
-	return err
-}
-
-func chatToolChoice(tc helikon.ToolChoice) any {
+func chatToolChoice(tc helikon.ToolChoice) (any, error) {
 	switch tc.Mode {
 	case "":
-		return nil
+		return nil, nil
+	case helikon.ToolChoiceAuto, helikon.ToolChoiceNone, helikon.ToolChoiceRequired:
+		return string(tc.Mode), nil
 	case helikon.ToolChoiceTool:
-		return map[string]any{"type": "function", "function": map[string]string{"name": tc.Name}}
+		if tc.Name == "" {
+			return nil, fmt.Errorf("tool choice %q needs a tool name", tc.Mode)
+		}
+		return map[string]any{"type": "function", "function": map[string]string{"name": tc.Name}}, nil
 	}
-	return string(tc.Mode)
+	return nil, fmt.Errorf("unknown tool choice %q", tc.Mode)
 }
 
 type formatShape int

@@ -404,3 +404,30 @@ func TestResponses_InterleavedFunctionCallsKeepTheirCallIDs(t *testing.T) {
 		t.Errorf("args = %v finish = %s", args, finish)
 	}
 }
+
+func TestRequests_ToolSettingsOnlyWithTools(t *testing.T) {
+	settings := helikon.ModelSettings{ToolChoice: helikon.ToolChoice{Mode: helikon.ToolChoiceRequired}, ParallelToolCalls: ptr(true)}
+	for _, tc := range []struct{ name, fixture string }{{"chat", "testdata/chat/text.sse"}, {"responses", "testdata/responses/text.sse"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got capture
+			url := serve(t, tc.fixture, &got)
+			var m helikon.Model
+			if tc.name == "chat" {
+				m, _ = openai.Chat("gpt-4o", openai.WithBaseURL(url), openai.WithAPIKey("k"))
+			} else {
+				m, _ = openai.Responses("gpt-5", openai.WithBaseURL(url), openai.WithAPIKey("k"))
+			}
+			invoke(t, m, &helikon.ModelRequest{Messages: helikon.UserText("x"), Settings: settings})
+			for _, k := range []string{"tool_choice", "parallel_tool_calls", "tools"} {
+				if _, ok := got.body[k]; ok {
+					t.Errorf("%s sent on a request without tools", k)
+				}
+			}
+			res := providertest.Collect(m.Invoke(t.Context(), &helikon.ModelRequest{Messages: helikon.UserText("x"),
+				Tools: []helikon.ToolDef{providertest.WeatherTool}, Settings: helikon.ModelSettings{ToolChoice: helikon.ToolChoice{Mode: "sometimes"}}}))
+			if !errors.Is(res.Err, helikon.ErrModelOther) {
+				t.Errorf("unknown tool choice: err = %v", res.Err)
+			}
+		})
+	}
+}

@@ -46,7 +46,7 @@ func (m *ResponsesModel) Capabilities() helikon.ModelCapabilities {
 // Invoke streams one Responses turn.
 func (m *ResponsesModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
 	return func(yield func(helikon.ModelEvent, error) bool) {
-		body, err := encode(m.responsesRequest(req), req)
+		body, err := encode(m.responsesRequest(req))
 		if err != nil {
 			yield(nil, err)
 			return

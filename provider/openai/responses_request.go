@@ -78,8 +78,12 @@ type summaryText struct {
 	Text string `json:"text"`
 }
 
-func (m *ResponsesModel) responsesRequest(req *helikon.ModelRequest) *responsesRequest {
+func (m *ResponsesModel) responsesRequest(req *helikon.ModelRequest) (*responsesRequest, error) {
 	s := req.Settings
+	format, err := responseFormat(s.ResponseFormat, responsesFormat)
+	if err != nil {
+		return nil, err
+	}
 	out := &responsesRequest{
 		Model:              m.id,
 		Stream:             true,
@@ -88,17 +92,22 @@ func (m *ResponsesModel) responsesRequest(req *helikon.ModelRequest) *responsesR
 		MaxOutputTokens:    s.MaxOutputTokens,
 		PreviousResponseID: s.PreviousResponseID,
 	}
+	if format != nil {
+		out.Text = &responsesText{Format: format}
+	}
 	if s.ReasoningEffort != "" {
 		out.Reasoning = &reasoning{Effort: s.ReasoningEffort, Summary: "auto"}
 	}
-	switch tc := s.ToolChoice; tc.Mode {
-	case "":
-	case helikon.ToolChoiceTool:
-		out.ToolChoice = map[string]string{"type": "function", "name": tc.Name}
-	default:
-		out.ToolChoice = string(tc.Mode)
-	}
 	if len(req.Tools) > 0 {
+		// Chat's choice names the function under "function"; here it is flat.
+		choice, err := chatToolChoice(s.ToolChoice)
+		if err != nil {
+			return nil, err
+		}
+		if s.ToolChoice.Mode == helikon.ToolChoiceTool {
+			choice = map[string]string{"type": "function", "name": s.ToolChoice.Name}
+		}
+		out.ToolChoice = choice
 		out.ParallelToolCalls = s.ParallelToolCalls
 	}
 	for _, t := range req.Tools {
@@ -108,11 +117,8 @@ func (m *ResponsesModel) responsesRequest(req *helikon.ModelRequest) *responsesR
 		}
 		out.Tools = append(out.Tools, responsesTool{Type: "function", Name: t.Name, Description: t.Description, Parameters: params})
 	}
-	if f, _ := responseFormat(s.ResponseFormat, responsesFormat); f != nil {
-		out.Text = &responsesText{Format: f}
-	}
 	out.Input = responsesInput(req.Messages, s.PreviousResponseID != "")
-	return out
+	return out, nil
 }
 
 // responsesInput converts the conversation to input items. System items are
