@@ -431,3 +431,42 @@ func TestRequests_ToolSettingsOnlyWithTools(t *testing.T) {
 		})
 	}
 }
+
+// A reasoning item may carry several summary parts (paragraphs). This test
+// derives a second part from calculator.1.sse by replaying its recorded
+// part.added and first delta events with summary_index 1; the paragraphs
+// must stay apart in the reasoning text.
+func TestResponses_ReasoningSummaryPartsStaySeparateParagraphs(t *testing.T) {
+	rec, err := providertest.Load("testdata/responses/calculator.1.sse")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stream, extra []string
+	for ev := range strings.SplitSeq(strings.TrimSpace(string(rec.Body)), "\n\n") {
+		if strings.Contains(ev, `"summary_index":0`) && (strings.Contains(ev, "summary_part.added") || len(extra) == 1 && strings.Contains(ev, "summary_text.delta")) {
+			extra = append(extra, strings.ReplaceAll(ev, `"summary_index":0`, `"summary_index":1`))
+		}
+		stream = append(stream, ev)
+		if strings.Contains(ev, "event: response.reasoning_summary_part.done") {
+			stream = append(stream, extra...)
+		}
+	}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.WriteString(w, strings.Join(stream, "\n\n")+"\n\n")
+	}))
+	defer srv.Close()
+	m, _ := openai.Responses("gpt-5", openai.WithBaseURL(srv.URL), openai.WithAPIKey("k"))
+	var text string
+	for ev, err := range m.Invoke(t.Context(), &helikon.ModelRequest{Messages: helikon.UserText("x")}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d, ok := ev.(helikon.ReasoningDelta); ok {
+			text += d.Text
+		}
+	}
+	const first = "**Calculating step-by-step using calculator**\n\nI'll compute 12 plus 7, then multiply the result by 3, and finally multiply that by 10, reporting the final product."
+	if text != first+"\n\n**Calcul" {
+		t.Errorf("reasoning = %q", text)
+	}
+}

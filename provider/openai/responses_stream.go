@@ -16,6 +16,7 @@ type responsesEvent struct {
 	Type     string          `json:"type"`
 	ItemID   reusedString    `json:"item_id"`
 	Delta    string          `json:"delta"`
+	Summary  int             `json:"summary_index"`
 	Item     *outputItem     `json:"item"`
 	Response *responseObject `json:"response"`
 	// The error event: flat in the published spec, nested under "error" in
@@ -89,7 +90,7 @@ func (d *responsesDecoder) handle(data []byte, yield func(helikon.ModelEvent, er
 		}
 	}
 	e := &d.ev
-	e.Delta, e.Item, e.Response, e.Code, e.Message, e.Error = "", nil, nil, nil, "", nil
+	e.Delta, e.Summary, e.Item, e.Response, e.Code, e.Message, e.Error = "", 0, nil, nil, nil, "", nil
 	if err := json.Unmarshal(data, e); err != nil {
 		yield(nil, httpx.Malformed(providerName, err))
 		return false
@@ -110,6 +111,11 @@ func (d *responsesDecoder) event(e *responsesEvent, yield func(helikon.ModelEven
 		return yield(helikon.TokenDelta{Text: e.Delta}, nil), false
 	case "response.refusal.delta":
 		d.refusal = append(d.refusal, e.Delta...)
+	case "response.reasoning_summary_part.added":
+		// Summary parts are paragraphs of one reasoning item; keep them apart.
+		if e.Summary > 0 {
+			return yield(helikon.ReasoningDelta{Text: "\n\n", ID: e.ItemID.s}, nil), false
+		}
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
 		return yield(helikon.ReasoningDelta{Text: e.Delta, ID: e.ItemID.s}, nil), false
 	case "response.output_item.added":
