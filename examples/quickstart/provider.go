@@ -1,18 +1,48 @@
 package main
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/anthropic"
+	"github.com/paigasus/helikon/provider/openai"
 )
 
-// selectModel picks the model from HELIKON_PROVIDER (mock by default).
+// selectModel picks the model from HELIKON_PROVIDER: mock (the default, no
+// key needed), openai (OPENAI_API_KEY) or anthropic (ANTHROPIC_API_KEY).
+// HELIKON_MODEL overrides the model id. Switching providers is this one
+// switch; the agent, its tools and the run do not change.
 func selectModel() (helikon.Model, error) {
+	id := os.Getenv("HELIKON_MODEL")
+	var (
+		m   helikon.Model
+		err error
+	)
 	switch p := os.Getenv("HELIKON_PROVIDER"); p {
 	case "", "mock":
 		return scriptedModel(), nil
+	case "openai":
+		m, err = orDefault(openai.Chat(cmp.Or(id, "gpt-5-mini")))
+	case "anthropic":
+		m, err = orDefault(anthropic.Messages(cmp.Or(id, "claude-sonnet-4-6")))
 	default:
-		return nil, fmt.Errorf("HELIKON_PROVIDER=%q: unknown provider (want mock)", p)
+		return nil, fmt.Errorf("HELIKON_PROVIDER=%q: unknown provider (want mock, openai or anthropic)", p)
 	}
+	if err != nil {
+		// The adapters' errors name the variable to set, e.g.
+		// "openai: no API key: set OPENAI_API_KEY or pass openai.WithAPIKey".
+		return nil, fmt.Errorf("HELIKON_PROVIDER=%s: %w", os.Getenv("HELIKON_PROVIDER"), err)
+	}
+	return m, nil
+}
+
+// orDefault converts a constructor's typed result to a helikon.Model,
+// keeping a nil model nil.
+func orDefault[M helikon.Model](m M, err error) (helikon.Model, error) {
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
 }

@@ -1,0 +1,55 @@
+package main
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/anthropic"
+	"github.com/paigasus/helikon/provider/openai"
+)
+
+func TestSelectModel_FromHELIKON_PROVIDER(t *testing.T) {
+	tests := []struct {
+		provider, key, keyVar string
+		wantProvider          string
+		wantErr               error
+		errMentions           string
+	}{
+		{provider: "", wantProvider: "mock"},
+		{provider: "mock", wantProvider: "mock"},
+		{provider: "openai", keyVar: "OPENAI_API_KEY", key: "sk-test", wantProvider: "openai"},
+		{provider: "anthropic", keyVar: "ANTHROPIC_API_KEY", key: "sk-ant-test", wantProvider: "anthropic"},
+		{provider: "openai", keyVar: "OPENAI_API_KEY", wantErr: openai.ErrNoAPIKey, errMentions: "OPENAI_API_KEY"},
+		{provider: "anthropic", keyVar: "ANTHROPIC_API_KEY", wantErr: anthropic.ErrNoAPIKey, errMentions: "ANTHROPIC_API_KEY"},
+		{provider: "gemini", errMentions: "unknown provider"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.provider+"/"+tt.key, func(t *testing.T) {
+			t.Setenv("HELIKON_PROVIDER", tt.provider)
+			t.Setenv("OPENAI_BASE_URL", "")
+			t.Setenv("OPENAI_API_KEY", "")
+			t.Setenv("ANTHROPIC_API_KEY", "")
+			if tt.keyVar != "" {
+				t.Setenv(tt.keyVar, tt.key)
+			}
+			m, err := selectModel()
+			if tt.errMentions != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.errMentions) || (tt.wantErr != nil && !errors.Is(err, tt.wantErr)) {
+					t.Fatalf("err = %v, want one naming %s", err, tt.errMentions)
+				}
+				if m != nil {
+					t.Error("a model came back with the error")
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p, _ := helikon.DescribeModel(m); p != tt.wantProvider {
+				t.Errorf("provider = %s, want %s", p, tt.wantProvider)
+			}
+		})
+	}
+}

@@ -1,0 +1,61 @@
+package anthropic
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/internal/httpx"
+)
+
+const providerName = "anthropic"
+
+// apiError is the error object of an error response or an error event:
+// {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}.
+type apiError struct {
+	Type    string `json:"type"`
+	Message string `json:"message"`
+}
+
+func classifyHTTP(status int, h http.Header, body []byte) *helikon.ModelError {
+	var env struct {
+		Error *apiError `json:"error"`
+	}
+	_ = json.Unmarshal(body, &env)
+	me := classify(httpx.StatusKind(status), env.Error)
+	me.StatusCode = status
+	if me.Message == "" {
+		me.Message = strings.TrimSpace(string(body))
+	}
+	if me.Kind == helikon.ModelRateLimited {
+		me.RetryAfter = httpx.RetryAfter(h, time.Now())
+	}
+	return me
+}
+
+// classify refines kind by the error type, which is all an error arriving
+// inside a 200 stream has to go on.
+func classify(kind helikon.ModelErrorKind, e *apiError) *helikon.ModelError {
+	me := &helikon.ModelError{Kind: kind, Provider: providerName}
+	if e == nil {
+		return me
+	}
+	me.Message = e.Message
+	msg := strings.ToLower(e.Message)
+	switch {
+	case e.Type == "overloaded_error" || e.Type == "api_error":
+		me.Kind = helikon.ModelUnavailable
+	case e.Type == "rate_limit_error":
+		me.Kind = helikon.ModelRateLimited
+	case e.Type == "billing_error":
+		me.Kind = helikon.ModelOther
+	case e.Type == "timeout_error":
+		me.Kind = helikon.ModelTransport
+	case strings.Contains(msg, "prompt is too long") || strings.Contains(msg, "exceed context limit") ||
+		strings.Contains(msg, "context window"):
+		me.Kind = helikon.ModelContextLengthExceeded
+	}
+	return me
+}

@@ -1,0 +1,101 @@
+// Package httpx holds the HTTP plumbing the provider adapters share: sending
+// a streaming request, reading the retry hint of a throttled response, and
+// turning transport failures into [helikon.ModelError] values.
+package httpx
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/paigasus/helikon"
+)
+
+// maxErrorBody bounds how much of an error response is read: enough for any
+// provider's JSON error, never a whole misdirected HTML page.
+const maxErrorBody = 64 << 10
+
+// Post sends body as JSON to url with the given headers and returns the
+// response when its status is 2xx. A transport failure comes back as a
+// Transport [helikon.ModelError]; a non-2xx status is read (bounded), the
+// body closed, and classify turns it into the error to report.
+func Post(ctx context.Context, client *http.Client, url string, header http.Header, body []byte,
+	classify func(status int, h http.Header, body []byte) *helikon.ModelError) (*http.Response, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("build request: %w", err)
+	}
+	req.Header = header.Clone()
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 == 2 {
+		return resp, nil
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	return nil, classify(resp.StatusCode, resp.Header, data)
+}
+
+// RetryAfter reads the provider's retry hint: retry-after-ms (milliseconds,
+// sent by OpenAI), else retry-after as seconds or as an HTTP date. It returns
+// zero when there is no usable hint.
+func RetryAfter(h http.Header, now time.Time) time.Duration {
+	if v := h.Get("Retry-After-Ms"); v != "" {
+		if ms, err := strconv.ParseFloat(strings.TrimSpace(v), 64); err == nil && ms > 0 {
+			return time.Duration(ms * float64(time.Millisecond))
+		}
+	}
+	v := strings.TrimSpace(h.Get("Retry-After"))
+	if v == "" {
+		return 0
+	}
+	if s, err := strconv.ParseFloat(v, 64); err == nil {
+		if s <= 0 {
+			return 0
+		}
+		return time.Duration(s * float64(time.Second))
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// StatusKind is the kind an HTTP status maps to before a provider looks at
+// the error body: 429 throttling, 5xx (and Anthropic's 529) unavailability,
+// 408 a transport timeout, anything else a non-retryable error.
+func StatusKind(status int) helikon.ModelErrorKind {
+	switch {
+	case status == http.StatusTooManyRequests:
+		return helikon.ModelRateLimited
+	case status == http.StatusRequestTimeout:
+		return helikon.ModelTransport
+	case status >= 500:
+		return helikon.ModelUnavailable
+	}
+	return helikon.ModelOther
+}
+
+// ErrStreamTruncated reports a stream that ended before its terminal event.
+var ErrStreamTruncated = errors.New("stream ended before its terminal event")
+
+// TransportError wraps err (a failed send or read) for provider, preferring
+// the context's error when ctx ended so callers see context.Canceled.
+func TransportError(ctx context.Context, provider string, err error) *helikon.ModelError {
+	if cerr := ctx.Err(); cerr != nil {
+		err = cerr
+	}
+	return &helikon.ModelError{Kind: helikon.ModelTransport, Provider: provider, Err: err}
+}

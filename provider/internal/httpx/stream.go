@@ -1,0 +1,66 @@
+package httpx
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/internal/sse"
+)
+
+// Endpoint is where an adapter streams from and how it reads failures.
+type Endpoint struct {
+	Provider string
+	Client   *http.Client
+	URL      string
+	Header   http.Header
+	// Classify turns a non-2xx response into the error to report.
+	Classify func(status int, h http.Header, body []byte) *helikon.ModelError
+}
+
+// Stream posts body to e and, on success, reads the response as
+// Server-Sent Events, calling handle with each event's data until handle
+// returns false (it has yielded the terminal event or an error, or the
+// consumer stopped). Every failure reaches yield as a [helikon.ModelError];
+// a stream that ends while handle still wants more is a Transport error
+// wrapping [ErrStreamTruncated]. The response body is closed on return,
+// which is what releases the connection when the consumer breaks off or ctx
+// is cancelled.
+func Stream(ctx context.Context, e Endpoint, body []byte, yield func(helikon.ModelEvent, error) bool, handle func(data []byte) bool) {
+	resp, err := Post(ctx, e.Client, e.URL, e.Header, body, e.Classify)
+	if err != nil {
+		var me *helikon.ModelError
+		if !errors.As(err, &me) {
+			me = TransportError(ctx, e.Provider, err)
+		}
+		yield(nil, me)
+		return
+	}
+	defer resp.Body.Close()
+	ReadEvents(ctx, e.Provider, resp.Body, yield, handle)
+}
+
+// ReadEvents is the reading half of [Stream], for a body already in hand.
+func ReadEvents(ctx context.Context, provider string, body io.Reader, yield func(helikon.ModelEvent, error) bool, handle func(data []byte) bool) {
+	dec := sse.NewDecoder(body)
+	for {
+		ev, err := dec.Next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				err = ErrStreamTruncated
+			}
+			yield(nil, TransportError(ctx, provider, err))
+			return
+		}
+		if !handle(ev.Data) {
+			return
+		}
+	}
+}
+
+// Malformed is the error for an event whose JSON cannot be decoded.
+func Malformed(provider string, err error) *helikon.ModelError {
+	return &helikon.ModelError{Kind: helikon.ModelTransport, Provider: provider, Message: "malformed event", Err: err}
+}

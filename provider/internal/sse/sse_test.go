@@ -1,0 +1,96 @@
+package sse
+
+import (
+	"errors"
+	"io"
+	"strings"
+	"testing"
+	"testing/iotest"
+)
+
+type ev struct{ typ, data string }
+
+func decodeAll(t *testing.T, r io.Reader) ([]ev, error) {
+	t.Helper()
+	d := NewDecoder(r)
+	var out []ev
+	for {
+		e, err := d.Next()
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ev{string(e.Type), string(e.Data)})
+	}
+}
+
+func TestDecoder_FramesEventsAsTheStandardSays(t *testing.T) {
+	tests := []struct {
+		name string
+		in   string
+		want []ev
+	}{
+		{"data only", "data: {\"a\":1}\n\n", []ev{{"", `{"a":1}`}}},
+		{"event and data", "event: message_start\ndata: {}\n\n", []ev{{"message_start", "{}"}}},
+		{"crlf line ends", "event: x\r\ndata: y\r\n\r\n", []ev{{"x", "y"}}},
+		{"multi-line data joined with newline", "data: a\ndata: b\n\n", []ev{{"", "a\nb"}}},
+		{"empty first data line still joins", "data:\ndata: b\n\n", []ev{{"", "\nb"}}},
+		{"no space after colon", "data:x\n\n", []ev{{"", "x"}}},
+		{"comments and keep-alives skipped", ": ping\n\ndata: x\n\n", []ev{{"", "x"}}},
+		{"unknown fields ignored", "...\nid: 7\nretry: 10\ndata: x\n\n", []ev{{"", "x"}}},
+		{"extra blank lines between events", "data: a\n\n\n\ndata: b\n\n", []ev{{"", "a"}, {"", "b"}}},
+		{"unterminated final event discarded", "data: a\n\ndata: b\n", []ev{{"", "a"}}},
+		{"event type does not leak into next event", "event: e\ndata: a\n\ndata: b\n\n", []ev{{"e", "a"}, {"", "b"}}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := decodeAll(t, iotest.OneByteReader(strings.NewReader(tt.in)))
+			if !errors.Is(err, io.EOF) {
+				t.Fatalf("err = %v, want io.EOF", err)
+			}
+			if len(got) != len(tt.want) {
+				t.Fatalf("got %q, want %q", got, tt.want)
+			}
+			for i := range got {
+				if got[i] != tt.want[i] {
+					t.Errorf("event %d = %q, want %q", i, got[i], tt.want[i])
+				}
+			}
+		})
+	}
+}
+
+func TestDecoder_LinesLongerThanTheBuffer(t *testing.T) {
+	long := strings.Repeat("x", 200<<10)
+	got, err := decodeAll(t, strings.NewReader("data: "+long+"\n\n"))
+	if !errors.Is(err, io.EOF) || len(got) != 1 || got[0].data != long {
+		t.Fatalf("got %d events, err %v", len(got), err)
+	}
+}
+
+func TestDecoder_ReadErrorsSurface(t *testing.T) {
+	boom := errors.New("boom")
+	_, err := decodeAll(t, io.MultiReader(strings.NewReader("data: a\n\n"), iotest.ErrReader(boom)))
+	if !errors.Is(err, boom) {
+		t.Fatalf("err = %v, want boom", err)
+	}
+}
+
+func BenchmarkDecoder(b *testing.B) {
+	var sb strings.Builder
+	for range 1000 {
+		sb.WriteString("event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hello\"}}\n\n")
+	}
+	in := sb.String()
+	b.ReportAllocs()
+	r := strings.NewReader(in)
+	d := NewDecoder(r)
+	for b.Loop() {
+		r.Reset(in)
+		d.r.Reset(r)
+		for {
+			if _, err := d.Next(); err != nil {
+				break
+			}
+		}
+	}
+}

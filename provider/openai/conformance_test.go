@@ -1,0 +1,182 @@
+package openai_test
+
+import (
+	"encoding/json"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/openai"
+	"github.com/paigasus/helikon/provider/providertest"
+)
+
+// apiSchema is one request schema from OpenAI's published OpenAPI spec
+// (testdata/openapi), resolved for validation.
+type apiSchema struct {
+	resolved *jsonschema.Resolved
+	fields   []string // the top-level properties the request may carry
+}
+
+func loadAPISchema(t *testing.T, file, component string) *apiSchema {
+	t.Helper()
+	data, err := os.ReadFile("testdata/openapi/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var s jsonschema.Schema
+	if err := json.Unmarshal(data, &s); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := &apiSchema{resolved: r}
+	var collect func(*jsonschema.Schema)
+	collect = func(x *jsonschema.Schema) {
+		if x == nil {
+			return
+		}
+		if strings.HasPrefix(x.Ref, "#/$defs/") {
+			collect(s.Defs[strings.TrimPrefix(x.Ref, "#/$defs/")])
+		}
+		for name := range x.Properties {
+			a.fields = append(a.fields, name)
+		}
+		for _, sub := range x.AllOf {
+			collect(sub)
+		}
+	}
+	collect(s.Defs[component])
+	return a
+}
+
+// check validates a request body against the schema and rejects top-level
+// fields the API does not define (the schema alone allows unknown ones).
+func (a *apiSchema) check(t *testing.T, body []byte) {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal(body, &v); err != nil {
+		t.Fatalf("request is not a JSON object: %v", err)
+	}
+	if err := a.resolved.Validate(v); err != nil {
+		t.Errorf("request does not match the OpenAPI schema: %v\n%s", err, body)
+	}
+	for k := range v {
+		if !slices.Contains(a.fields, k) {
+			t.Errorf("request field %q is not in the API reference", k)
+		}
+	}
+}
+
+func usage(in, out, cached, reasoning int64) *helikon.Usage {
+	return &helikon.Usage{InputTokens: in, OutputTokens: out, CachedInputTokens: cached, ReasoningTokens: reasoning}
+}
+
+func call(id, name, args string) helikon.ToolUsePart {
+	return helikon.ToolUsePart{CallID: id, Name: name, Args: json.RawMessage(args)}
+}
+
+// httpErrors are the error recordings both endpoints share: OpenAI returns
+// the same error object from every endpoint.
+var httpErrors = map[string]providertest.Case{
+	"RateLimitedWithRetryAfterMs": {Fixture: "testdata/errors/rate_limited.http",
+		Want: providertest.Want{Err: helikon.ModelRateLimited, StatusCode: 429, RetryAfter: 1500 * time.Millisecond}},
+	"InsufficientQuotaIsNotRetryable": {Fixture: "testdata/errors/insufficient_quota.http",
+		Want: providertest.Want{Err: helikon.ModelOther, StatusCode: 429}},
+	"ContextLengthExceeded": {Fixture: "testdata/errors/context_length.http",
+		Want: providertest.Want{Err: helikon.ModelContextLengthExceeded, StatusCode: 400}},
+	"ServerErrorIsUnavailable": {Fixture: "testdata/errors/server_error.http",
+		Want: providertest.Want{Err: helikon.ModelUnavailable, StatusCode: 500}},
+}
+
+func TestChat_Conformance(t *testing.T) {
+	schema := loadAPISchema(t, "CreateChatCompletionRequest.schema.json", "CreateChatCompletionRequest")
+	text := providertest.Want{
+		Text:       "I'm unable to provide real-time weather updates. To get the current weather in San Francisco, I recommend checking a reliable weather website or a weather app.",
+		Usage:      usage(14, 30, 0, 0),
+		ResponseID: "chatcmpl-ABfw031mOJeYCSHe4yI2ZjOA6kMJL",
+		Finish:     helikon.FinishStop,
+	}
+	providertest.Run(t, providertest.Suite{
+		Path: "/chat/completions",
+		New: func(t testing.TB, baseURL string) helikon.Model {
+			m, err := openai.Chat("gpt-4o-2024-08-06", openai.WithBaseURL(baseURL), openai.WithAPIKey("sk-test"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		},
+		Text: providertest.Case{Fixture: "testdata/chat/text.sse", Want: text},
+		ToolCall: providertest.Case{Fixture: "testdata/chat/tool_call.sse", Want: providertest.Want{
+			Calls:  []helikon.ToolUsePart{call("call_CTf1nWJLqSeRgDqaCG27xZ74", "get_weather", `{"city":"San Francisco","state":"CA"}`)},
+			Usage:  usage(48, 19, 0, 0),
+			Finish: helikon.FinishToolCalls,
+		}},
+		RoundTrip: providertest.Case{Fixture: "testdata/chat/text.sse", Want: text},
+		ParallelToolCalls: providertest.Case{Fixture: "testdata/chat/parallel_tool_calls.sse", Want: providertest.Want{
+			Calls: []helikon.ToolUsePart{
+				call("call_JMW1whyEaYG438VE1OIflxA2", "GetWeatherArgs", `{"city": "Edinburgh", "country": "GB", "units": "c"}`),
+				call("call_DNYTawLBoN8fj3KN6qU9N1Ou", "get_stock_price", `{"ticker": "AAPL", "exchange": "NASDAQ"}`),
+			},
+			Usage:  usage(149, 60, 0, 0),
+			Finish: helikon.FinishToolCalls,
+		}},
+		StructuredOutput: providertest.Case{Fixture: "testdata/chat/structured_output.sse", Want: providertest.Want{
+			Text:   `{"city":"San Francisco","temperature":61,"units":"f"}`,
+			Usage:  usage(79, 14, 0, 0),
+			Finish: helikon.FinishStop,
+		}},
+		Usage: providertest.Case{Fixture: "testdata/chat/text_then_tool_call.sse", Want: providertest.Want{
+			UsageOnly: true, Usage: usage(0, 50, 10, 3), Finish: helikon.FinishToolCalls,
+			ResponseID: "chatcmpl-A3Tguz3LSXTHBTY2NAPBCSyfBltxF",
+		}},
+		Refusal:      providertest.Case{Fixture: "testdata/chat/refusal.sse", Want: providertest.Want{Err: helikon.ModelRefused}},
+		Errors:       httpErrors,
+		CheckRequest: schema.check,
+	})
+}
+
+func TestResponses_Conformance(t *testing.T) {
+	schema := loadAPISchema(t, "CreateResponse.schema.json", "CreateResponse")
+	errs := map[string]providertest.Case{
+		"InsufficientQuotaInStreamIsNotRetryable": {Fixture: "testdata/responses/error_insufficient_quota.sse",
+			Want: providertest.Want{Err: helikon.ModelOther}},
+	}
+	for k, v := range httpErrors {
+		errs[k] = v
+	}
+	providertest.Run(t, providertest.Suite{
+		Path: "/responses",
+		New: func(t testing.TB, baseURL string) helikon.Model {
+			m, err := openai.Responses("gpt-5.1-codex-max", openai.WithBaseURL(baseURL), openai.WithAPIKey("sk-test"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		},
+		// The API reference's example elides the middle deltas ("...").
+		Text: providertest.Case{Fixture: "testdata/responses/text.sse", Want: providertest.Want{
+			Text: "Hi", Usage: usage(37, 11, 0, 0), Finish: helikon.FinishStop,
+			ResponseID: "resp_67c9fdcecf488190bdd9a0409de3a1ec07b8b0ad4e5eb654",
+		}},
+		ToolCall: providertest.Case{Fixture: "testdata/responses/calculator.1.sse", Want: providertest.Want{
+			Reasoning: "**Calculating step-by-step using calculator**\n\nI'll compute 12 plus 7, then multiply the result by 3, and finally multiply that by 10, reporting the final product.",
+			Calls:     []helikon.ToolUsePart{call("call_AB6AaRZ1FYZB2RwS6A5vbdqn", "calculator", `{"a":12,"b":7,"op":"add"}`)},
+			Usage:     usage(134, 28, 0, 0),
+			Finish:    helikon.FinishToolCalls,
+		}},
+		RoundTrip: providertest.Case{Fixture: "testdata/responses/calculator.4.sse", Want: providertest.Want{
+			Text: "The final result is **570**.", Usage: usage(299, 12, 0, 0), Finish: helikon.FinishStop,
+		}},
+		Usage: providertest.Case{Fixture: "testdata/responses/usage_cached.sse", Want: providertest.Want{
+			UsageOnly: true, Usage: usage(7112, 463, 3072, 64), Finish: helikon.FinishStop,
+		}},
+		Errors:       errs,
+		CheckRequest: schema.check,
+	})
+}

@@ -1,0 +1,99 @@
+package openai
+
+import (
+	"errors"
+	"net/http"
+	"os"
+	"strings"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/internal/httpx"
+)
+
+// DefaultBaseURL is the OpenAI API root used when neither [WithBaseURL] nor
+// OPENAI_BASE_URL names another.
+const DefaultBaseURL = "https://api.openai.com/v1"
+
+// ErrNoAPIKey is returned by the constructors when no API key was given and
+// OPENAI_API_KEY is unset while the base URL is OpenAI's own.
+var ErrNoAPIKey = errors.New("openai: no API key: set OPENAI_API_KEY or pass openai.WithAPIKey")
+
+// Option configures a model built by [Chat] or [Responses].
+type Option func(*config)
+
+type config struct {
+	apiKey    string
+	apiKeySet bool
+	baseURL   string
+	client    *http.Client
+	header    http.Header
+	caps      *helikon.ModelCapabilities
+}
+
+// WithAPIKey sets the API key, replacing the OPENAI_API_KEY default. An
+// empty key sends no Authorization header (local servers need none).
+func WithAPIKey(key string) Option {
+	return func(c *config) { c.apiKey, c.apiKeySet = key, true }
+}
+
+// WithBaseURL sets the API root, e.g. "http://localhost:11434/v1" for Ollama
+// or "https://openrouter.ai/api/v1", replacing the OPENAI_BASE_URL default.
+func WithBaseURL(url string) Option {
+	return func(c *config) { c.baseURL = url }
+}
+
+// WithHTTPClient sets the client requests go through (default: a client on
+// [http.DefaultTransport] with no overall timeout, since streams are long;
+// bound a call with its context instead).
+func WithHTTPClient(client *http.Client) Option {
+	return func(c *config) { c.client = client }
+}
+
+// WithHeader adds a header to every request, e.g. "OpenAI-Organization" or a
+// gateway's routing header.
+func WithHeader(key, value string) Option {
+	return func(c *config) { c.header.Add(key, value) }
+}
+
+// WithCapabilities overrides the capabilities the model reports, for
+// OpenAI-compatible servers that lack some of OpenAI's features.
+func WithCapabilities(caps helikon.ModelCapabilities) Option {
+	return func(c *config) { c.caps = &caps }
+}
+
+// newConfig applies opts over the documented defaults. The environment is
+// read here and only here: OPENAI_API_KEY when no key was given,
+// OPENAI_BASE_URL when no base URL was given.
+func newConfig(model string, opts []Option) (config, error) {
+	c := config{header: http.Header{}}
+	for _, o := range opts {
+		o(&c)
+	}
+	if strings.TrimSpace(model) == "" {
+		return c, errors.New("openai: empty model id")
+	}
+	if c.baseURL == "" {
+		c.baseURL = os.Getenv("OPENAI_BASE_URL")
+	}
+	if c.baseURL == "" {
+		c.baseURL = DefaultBaseURL
+	}
+	c.baseURL = strings.TrimRight(c.baseURL, "/")
+	if !c.apiKeySet {
+		c.apiKey = os.Getenv("OPENAI_API_KEY")
+		if c.apiKey == "" && c.baseURL == DefaultBaseURL {
+			return c, ErrNoAPIKey
+		}
+	}
+	if c.apiKey != "" {
+		c.header.Set("Authorization", "Bearer "+c.apiKey)
+	}
+	if c.client == nil {
+		c.client = &http.Client{}
+	}
+	return c, nil
+}
+
+func (c *config) endpoint(url string) httpx.Endpoint {
+	return httpx.Endpoint{Provider: providerName, Client: c.client, URL: url, Header: c.header, Classify: classifyHTTP}
+}
