@@ -46,6 +46,8 @@ type driver struct {
 	tc  TransitionCtx
 	// handedOff is set once a handoff target produced the run's outcome.
 	handedOff bool
+	// depthLimit bounds this run's nesting depth and that of its handoffs.
+	depthLimit int
 
 	mu         sync.Mutex // guards injections while tools run concurrently
 	injections []string
@@ -87,7 +89,7 @@ func (p *workerPool) stop() {
 
 func (a *LLMAgent) newDriver(rc *RunContext) *driver {
 	cfg := a.effectiveConfig(rc)
-	return &driver{a: a, rc: rc, cfg: cfg, tc: TransitionCtx{
+	return &driver{a: a, rc: rc, cfg: cfg, depthLimit: rc.depthLimit(cfg.MaxAgentDepth), tc: TransitionCtx{
 		Agent:    a.name,
 		Tools:    a.toolDefs,
 		Settings: a.settings,
@@ -103,8 +105,8 @@ func (d *driver) start(ctx context.Context, input []Item, yield func(Event) bool
 		ctx, cancel = context.WithTimeout(ctx, d.cfg.Timeout)
 		defer cancel()
 	}
-	if d.rc.depth > d.cfg.MaxAgentDepth {
-		yield(RunFailed{Err: agentErrorf(KindMaxAgentDepthExceeded, d.a.name, "depth %d exceeds %d", d.rc.depth, d.cfg.MaxAgentDepth)})
+	if d.rc.depth > d.depthLimit {
+		yield(RunFailed{Err: agentErrorf(KindMaxAgentDepthExceeded, d.a.name, "depth %d exceeds %d", d.rc.depth, d.depthLimit)})
 		return
 	}
 	if err := d.renderSystem(ctx); err != nil {
@@ -431,7 +433,7 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 	}
 	args = auth.args
 
-	tc := &ToolContext{Context: ctx, rc: d.rc, CallID: call.CallID, ToolName: call.Name, Agent: d.a.name}
+	tc := &ToolContext{Context: ctx, rc: d.rc, CallID: call.CallID, ToolName: call.Name, Agent: d.a.name, depthLimit: d.depthLimit}
 	output, err := safeCall(tool, tc, args)
 	if err != nil {
 		te := asToolError(call.Name, err)

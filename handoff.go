@@ -72,17 +72,17 @@ func (a *LLMAgent) indexHandoffs() error {
 	for i := range a.handoffs {
 		h := &a.handoffs[i]
 		if h.Agent == nil {
-			return fmt.Errorf("helikon: agent %q: handoff %d has no agent", a.name, i)
+			return buildErr(a.name, ErrInvalidOption, fmt.Sprintf("handoff %d has no agent", i))
 		}
 		tool := h.TransferToolName()
 		if prev, dup := owner[tool]; dup {
-			return fmt.Errorf("helikon: agent %q: handoffs to %q and %q collide on tool %q", a.name, prev, h.Agent.Name(), tool)
+			return buildErr(a.name, ErrDuplicateKey, fmt.Sprintf("handoffs to %q and %q collide on tool %q", prev, h.Agent.Name(), tool), tool)
 		}
 		if _, dup := a.toolIndex[tool]; dup {
-			return fmt.Errorf("helikon: agent %q: handoff tool %q collides with a tool of that name", a.name, tool)
+			return buildErr(a.name, ErrDuplicateKey, fmt.Sprintf("handoff tool %q collides with a tool of that name", tool), tool)
 		}
 		if _, dup := a.handoffIndex[h.Agent.Name()]; dup {
-			return fmt.Errorf("helikon: agent %q: two handoffs target agents named %q", a.name, h.Agent.Name())
+			return buildErr(a.name, ErrDuplicateKey, fmt.Sprintf("two handoffs target agents named %q", h.Agent.Name()), h.Agent.Name())
 		}
 		owner[tool] = h.Agent.Name()
 		a.handoffNames[tool] = h.Agent.Name()

@@ -10,22 +10,22 @@ func (d *driver) handoff(ctx context.Context, target string, yield func(Event) b
 	if h == nil {
 		return Abort{Err: agentErrorf(KindConfig, d.a.name, "unknown handoff target %q", target)}, true
 	}
-	if !yield(HandoffItem{From: d.a.name, To: target}) || !yield(AgentUpdated{Agent: target}) {
-		return nil, false
-	}
+	// The hook decides before the stream reports the handoff, so a denied
+	// transfer never shows up as one.
 	if f := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnHandoff, Agent: d.a.name, From: d.a.name, To: target}); f.denied {
 		return Abort{Err: &AgentError{Kind: KindHook, Agent: d.a.name, Message: f.reason}}, true
+	}
+	if !yield(HandoffItem{From: d.a.name, To: target}) || !yield(AgentUpdated{Agent: target}) {
+		return nil, false
 	}
 	transcript := d.tc.Conversation
 	if h.InputFilter != nil {
 		transcript = h.InputFilter(transcript)
 	}
+	// The target runs under its own configuration; only this run's depth
+	// bound crosses, so a chain stays bounded by the tightest agent on it.
 	child := d.rc.Child()
-	if child.config == nil && d.rc.config == nil && d.a.config != nil {
-		// The parent's own config carries its depth bound to the target.
-		c := *d.a.config
-		child.config = &c
-	}
+	child.depthBound = d.depthLimit
 	var res HandoffReturned
 	var last string
 	for ev := range h.Agent.Run(ctx, child, transcript) {
@@ -44,6 +44,11 @@ func (d *driver) handoff(ctx context.Context, target string, yield func(Event) b
 		if !yield(ev) {
 			return nil, false
 		}
+	}
+	// The target finished this run, so its escalation is this run's: an
+	// enclosing LoopAgent must see it.
+	if child.actions.Escalated() {
+		d.rc.actions.Escalate()
 	}
 	res.Output = last
 	d.handedOff = true

@@ -20,7 +20,11 @@ type RunContext struct {
 	actions *Actions
 	gov     governance
 	depth   int
-	config  *RunConfig
+	// depthBound is the tightest MaxAgentDepth of the runs this one is
+	// nested in (0: none), so a parent's bound holds along a handoff chain
+	// without its other knobs leaking into the target.
+	depthBound int
+	config     *RunConfig
 }
 
 // ContextOption configures a [RunContext].
@@ -119,6 +123,15 @@ func (rc *RunContext) Child() *RunContext {
 	return &c
 }
 
+// depthLimit returns the depth bound of a run whose own configuration says
+// own: the tighter of own and the bound inherited from enclosing runs.
+func (rc *RunContext) depthLimit(own int) int {
+	if rc.depthBound > 0 && rc.depthBound < own {
+		return rc.depthBound
+	}
+	return own
+}
+
 // Derive returns a copy of rc adjusted by opts.
 func (rc *RunContext) Derive(opts ...ContextOption) *RunContext {
 	c := *rc
@@ -159,6 +172,8 @@ type ToolContext struct {
 	ToolName string
 	// Agent names the agent whose loop runs the tool.
 	Agent string
+	// depthLimit is the calling run's MaxAgentDepth bound (0 outside a run).
+	depthLimit int
 }
 
 // NewToolContext returns a ToolContext for calling a tool outside a run (in a
