@@ -37,11 +37,16 @@ type agentOptionFunc func(*LLMAgent)
 
 func (f agentOptionFunc) applyAgent(a *LLMAgent) { f(a) }
 
-// WithDescription sets what the agent does; handoff tools show it to the
-// routing model.
-func WithDescription(d string) AgentOption {
-	return agentOptionFunc(func(a *LLMAgent) { a.description = d })
-}
+// WithDescription sets what an agent does; handoff and agent tools show it
+// to the routing model. It configures [NewAgent], the workflow constructors
+// ([NewSequential], [NewParallel], [NewLoop], [NewSwarm], [NewGraph]) and
+// [AgentAsTool].
+func WithDescription(d string) DescriptionOption { return DescriptionOption{d} }
+
+// DescriptionOption is the option [WithDescription] returns.
+type DescriptionOption struct{ d string }
+
+func (o DescriptionOption) applyAgent(a *LLMAgent) { a.description = o.d }
 
 // WithInstructions sets fixed instruction text.
 func WithInstructions(text string) AgentOption {

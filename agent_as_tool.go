@@ -1,0 +1,144 @@
+package helikon
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/google/jsonschema-go/jsonschema"
+)
+
+// AgentTool is an [Agent] exposed as a [Tool]: the calling model passes one
+// string argument, input, the agent runs on it as a user message, and its
+// final output comes back as the tool's output. Control always returns to
+// the caller, unlike a [Handoff]. Build it with [AgentAsTool].
+//
+// The sub-run is isolated: it gets a fresh in-memory session, an empty hook
+// registry, fresh [State] and its own [RunConfig] (the caller's MaxTurns and
+// Timeout do not cross). What crosses is the user value, the tracer
+// attributes, cancellation (the call's context), the depth counter (one
+// deeper, still bounded by the caller's MaxAgentDepth) and the permission
+// configuration, so a Plan mode or a policy applies to the sub-agent's tools
+// too. An escalation inside the sub-run counts as the tool's own.
+//
+// A failed sub-run becomes a tool error the calling model sees; it does not
+// fail the caller's run.
+type AgentTool struct {
+	agent             Agent
+	name, description string
+	config            *RunConfig
+	call              Tool // validates the arguments, then runs the agent
+}
+
+// AgentToolOption configures [AgentAsTool]: [WithToolName],
+// [WithDescription] and [WithRunConfig] (the sub-run's configuration).
+type AgentToolOption interface {
+	applyAgentTool(*AgentTool)
+}
+
+type agentToolOptionFunc func(*AgentTool)
+
+func (f agentToolOptionFunc) applyAgentTool(t *AgentTool) { f(t) }
+
+// WithToolName sets the name the model calls an [AgentTool] by.
+func WithToolName(name string) AgentToolOption {
+	return agentToolOptionFunc(func(t *AgentTool) { t.name = name })
+}
+
+func (o DescriptionOption) applyAgentTool(t *AgentTool) { t.description = o.d }
+
+func (o RunConfigOption) applyAgentTool(t *AgentTool) { c := o.cfg; t.config = &c }
+
+// agentToolArgs are an AgentTool's arguments.
+type agentToolArgs struct {
+	Input string `json:"input" jsonschema:"the request for the agent, in plain language"`
+}
+
+// AgentAsTool exposes agent as a [Tool]. The name defaults to the agent's
+// name when that is a valid tool name and to its [Slug] otherwise; the
+// description defaults to the agent's. Its effect is [ReadOnly]: every tool
+// the sub-agent calls passes the caller's permission configuration on its
+// own, so calling the agent as such changes nothing.
+//
+//	summarizer, err := helikon.AgentAsTool(summarizerAgent)
+//	writer, err := helikon.NewAgent("writer", model, helikon.WithTools(summarizer))
+func AgentAsTool(agent Agent, opts ...AgentToolOption) (*AgentTool, error) {
+	if agent == nil {
+		return nil, buildErr("", ErrInvalidOption, "agent tool: agent is nil")
+	}
+	t := &AgentTool{agent: agent, name: agent.Name(), description: agent.Description()}
+	if !toolNamePattern.MatchString(t.name) {
+		t.name = Slug(t.name)
+	}
+	for _, o := range opts {
+		o.applyAgentTool(t)
+	}
+	call, err := NewTool(t.name, t.description, t.run, WithEffect(ReadOnly))
+	if err != nil {
+		return nil, fmt.Errorf("helikon: agent tool for %q: %w", agent.Name(), err)
+	}
+	t.call = call
+	return t, nil
+}
+
+// Agent returns the wrapped agent.
+func (t *AgentTool) Agent() Agent { return t.agent }
+
+// Name returns the tool name.
+func (t *AgentTool) Name() string { return t.name }
+
+// Description returns the tool description.
+func (t *AgentTool) Description() string { return t.description }
+
+// InputSchema returns the schema of the single string argument input.
+func (t *AgentTool) InputSchema() *jsonschema.Schema { return t.call.InputSchema() }
+
+// Effect returns ReadOnly; see [AgentAsTool].
+func (t *AgentTool) Effect() ToolEffect { return ReadOnly }
+
+// Call runs the agent on the input argument and returns its final output.
+func (t *AgentTool) Call(tc *ToolContext, args json.RawMessage) (ToolOutput, error) {
+	return t.call.Call(tc, args)
+}
+
+func (t *AgentTool) run(tc *ToolContext, in agentToolArgs) (ToolOutput, error) {
+	parent := tc.RunContext()
+	bound := tc.depthLimit
+	if bound == 0 {
+		bound = parent.depthBound
+	}
+	sub := &RunContext{
+		user:       parent.user,
+		session:    NewMemorySession(),
+		hooks:      &HookRegistry{},
+		tracer:     parent.tracer,
+		state:      NewState(),
+		actions:    &Actions{},
+		gov:        parent.gov,
+		depth:      parent.depth + 1,
+		depthBound: bound,
+		config:     t.config,
+	}
+	if bound > 0 && sub.depth > bound {
+		return ToolOutput{}, t.failed(agentErrorf(KindMaxAgentDepthExceeded, t.agent.Name(), "depth %d exceeds %d", sub.depth, bound))
+	}
+	var o childOutcome
+	for ev := range t.agent.Run(tc, sub, UserText(in.Input)) {
+		o.see(ev)
+	}
+	o.end(t.agent.Name())
+	if sub.actions.Escalated() {
+		parent.actions.Escalate()
+	}
+	subagentStopped(tc, parent, t.agent.Name())
+	if o.err != nil {
+		return ToolOutput{}, t.failed(o.err)
+	}
+	content, _ := json.Marshal(o.final) // a string always encodes
+	return ToolOutput{Content: content, Parts: []ContentPart{TextPart{Text: o.final}}}, nil
+}
+
+// failed wraps a sub-run failure so that the caller's loop reports it as
+// this tool's failure, not as whatever tool error may lie inside it.
+func (t *AgentTool) failed(err error) *ToolError {
+	return &ToolError{Kind: ToolFailed, Tool: t.name, Err: err}
+}

@@ -1,0 +1,68 @@
+package helikon
+
+import (
+	"context"
+	"fmt"
+	"iter"
+)
+
+// LoopAgent repeats its steps, in order and each on the run's input, up to a
+// number of iterations. After each step its final text is written to the
+// run's [State] under the step's key, and if a tool under that step called
+// [Actions.Escalate] the loop completes there, before the rest of the pass.
+// Using up the iterations without an escalation fails the run with
+// [ErrMaxIterationsExceeded]; a failing step fails it at once.
+//
+// Every step runs under its own child [RunContext] with fresh [Actions], so
+// an escalation stops exactly the innermost loop around it.
+type LoopAgent struct {
+	composite
+	steps         []step
+	maxIterations int
+}
+
+// NewLoop builds a [LoopAgent] that runs its steps at most maxIterations
+// times. It fails with a [*BuildError] for an empty name, maxIterations < 1,
+// no steps, a nil agent or two steps with one key.
+//
+//	refine, err := helikon.NewLoop("draft-and-critique", 5,
+//		helikon.Step(drafter),
+//		helikon.Step(critic)) // critic's approve tool escalates
+func NewLoop(name string, maxIterations int, opts ...WorkflowOption) (*LoopAgent, error) {
+	c, steps, err := buildSteps(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	if maxIterations < 1 {
+		return nil, buildErr(name, ErrInvalidOption, fmt.Sprintf("max iterations is %d; want at least 1", maxIterations))
+	}
+	return &LoopAgent{composite: c, steps: steps, maxIterations: maxIterations}, nil
+}
+
+// MaxIterations returns the loop's iteration budget.
+func (l *LoopAgent) MaxIterations() int { return l.maxIterations }
+
+// Run streams one run of the loop. See [Agent].
+func (l *LoopAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		ctx, rc, done, ok := l.begin(ctx, rc, yield)
+		if !ok {
+			return
+		}
+		defer done()
+		var total Usage
+		for range l.maxIterations {
+			for _, st := range l.steps {
+				child, ok := l.runStep(ctx, rc, st, input, &total, yield)
+				if !ok {
+					return
+				}
+				if child.actions.Escalated() {
+					yield(RunCompleted{Agent: l.name, Usage: total})
+					return
+				}
+			}
+		}
+		yield(RunFailed{Err: agentErrorf(KindMaxIterationsExceeded, l.name, "%d iterations ended without an escalation", l.maxIterations)})
+	}
+}

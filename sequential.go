@@ -1,0 +1,60 @@
+package helikon
+
+import (
+	"context"
+	"iter"
+)
+
+// SequentialAgent runs its steps in order, each on the run's input, and
+// fails fast on the first failure. After each step completes its final text
+// is written to the run's [State] under the step's key, so a later step's
+// instructions ([WithInstructionsFunc]) can read it. The run's final output
+// is the last step's.
+//
+// The stream carries one RunStarted and one RunCompleted of its own (usage
+// summed over the steps); each step's events follow an [AgentUpdated] naming
+// it. A failing step's error ends the run as is.
+type SequentialAgent struct {
+	composite
+	steps []step
+}
+
+// NewSequential builds a [SequentialAgent] from [Step] and [KeyedStep]
+// options. It fails with a [*BuildError] for an empty name, no steps, a nil
+// agent or two steps with one key.
+//
+//	pipeline, err := helikon.NewSequential("research-then-write",
+//		helikon.Step(researcher),
+//		helikon.Step(writer)) // writer's instructions read State "researcher"
+func NewSequential(name string, opts ...WorkflowOption) (*SequentialAgent, error) {
+	c, steps, err := buildSteps(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &SequentialAgent{composite: c, steps: steps}, nil
+}
+
+// Run streams one run of the steps. See [Agent].
+func (s *SequentialAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		ctx, rc, done, ok := s.begin(ctx, rc, yield)
+		if !ok {
+			return
+		}
+		defer done()
+		var total Usage
+		escalated := false
+		for _, st := range s.steps {
+			child, ok := s.runStep(ctx, rc, st, input, &total, yield)
+			if !ok {
+				return
+			}
+			escalated = escalated || child.actions.Escalated()
+		}
+		// An escalation inside a step is this run's, for an enclosing loop.
+		if escalated {
+			rc.actions.Escalate()
+		}
+		yield(RunCompleted{Agent: s.name, Usage: total})
+	}
+}

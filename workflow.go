@@ -1,0 +1,371 @@
+package helikon
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+)
+
+// This file holds what the orchestration agents ([SequentialAgent],
+// [ParallelAgent], [LoopAgent], [SwarmAgent], [GraphAgent]) share: their
+// identity, their options, the way they open a run, fold a child's stream
+// into their own, and fan concurrent children into one consumer.
+//
+// The stream convention is the handoff driver's: a child's RunStarted is
+// swallowed (an AgentUpdated names the child instead), its RunCompleted and
+// RunFailed stay inside (the parent folds the usage and reports one outcome
+// of its own), and every other event passes through.
+
+// composite is the identity every orchestration agent carries.
+type composite struct {
+	name, description string
+}
+
+// Name returns the agent's name.
+func (c *composite) Name() string { return c.name }
+
+// Description returns what the agent does.
+func (c *composite) Description() string { return c.description }
+
+// WorkflowOption configures [NewSequential], [NewParallel] and [NewLoop]:
+// [Step], [KeyedStep] and [WithDescription].
+type WorkflowOption interface {
+	applyWorkflow(*workflowConfig)
+}
+
+type workflowConfig struct {
+	description string
+	steps       []StepOption
+}
+
+// StepOption is one sub-agent of a workflow agent with the [State] key its
+// final text is written under. Build it with [Step] or [KeyedStep].
+type StepOption struct {
+	key   string
+	agent Agent
+	keyed bool
+}
+
+// Step adds agent to a workflow agent, keyed by the agent's name: after it
+// completes, its final text is in the run's [State] under that name.
+func Step(agent Agent) StepOption { return StepOption{agent: agent} }
+
+// KeyedStep adds agent under an explicit state key, for two steps that share
+// a name or a key that reads better in instructions.
+func KeyedStep(key string, agent Agent) StepOption {
+	return StepOption{key: key, agent: agent, keyed: true}
+}
+
+func (o StepOption) applyWorkflow(c *workflowConfig) { c.steps = append(c.steps, o) }
+
+func (o DescriptionOption) applyWorkflow(c *workflowConfig) { c.description = o.d }
+
+// step is a validated [StepOption].
+type step struct {
+	key   string
+	agent Agent
+}
+
+// buildSteps validates a workflow agent's options: a name, at least one
+// step, no nil agent, no empty or repeated key.
+func buildSteps(name string, opts []WorkflowOption) (composite, []step, error) {
+	if name == "" {
+		return composite{}, nil, buildErr(name, ErrInvalidOption, "name is required")
+	}
+	var c workflowConfig
+	for _, o := range opts {
+		o.applyWorkflow(&c)
+	}
+	if len(c.steps) == 0 {
+		return composite{}, nil, buildErr(name, ErrNoSubAgents, "no steps; add them with Step or KeyedStep")
+	}
+	steps := make([]step, len(c.steps))
+	seen := make(map[string]bool, len(c.steps))
+	for i, s := range c.steps {
+		if s.agent == nil {
+			return composite{}, nil, buildErr(name, ErrInvalidOption, fmt.Sprintf("step %d has no agent", i))
+		}
+		key := s.key
+		if !s.keyed {
+			key = s.agent.Name()
+		}
+		if key == "" {
+			return composite{}, nil, buildErr(name, ErrInvalidOption, fmt.Sprintf("step %d has an empty key", i))
+		}
+		if seen[key] {
+			return composite{}, nil, buildErr(name, ErrDuplicateKey,
+				fmt.Sprintf("two steps write state key %q; give one a KeyedStep", key), key)
+		}
+		seen[key] = true
+		steps[i] = step{key: key, agent: s.agent}
+	}
+	return composite{name: name, description: c.description}, steps, nil
+}
+
+// begin opens a composite agent's run: the depth check, the run's timeout,
+// then RunStarted. When ok is false the run is already over. done releases
+// the timeout and must be called.
+func (c *composite) begin(ctx context.Context, rc *RunContext, yield func(Event) bool) (_ context.Context, _ *RunContext, done func(), ok bool) {
+	if rc == nil {
+		rc = Ephemeral()
+	}
+	var cfg RunConfig
+	if rc.config != nil {
+		cfg = *rc.config
+	}
+	cfg = cfg.withDefaults()
+	if limit := rc.depthLimit(cfg.MaxAgentDepth); rc.depth > limit {
+		yield(RunFailed{Err: agentErrorf(KindMaxAgentDepthExceeded, c.name, "depth %d exceeds %d", rc.depth, limit)})
+		return ctx, rc, func() {}, false
+	}
+	done = func() {}
+	if cfg.Timeout > 0 {
+		ctx, done = context.WithTimeout(ctx, cfg.Timeout)
+	}
+	if !yield(RunStarted{Agent: c.name}) {
+		done()
+		return ctx, rc, func() {}, false
+	}
+	return ctx, rc, done, true
+}
+
+// childOutcome is what a parent keeps of one sub-agent's run.
+type childOutcome struct {
+	final    string
+	usage    Usage
+	err      error
+	finished bool
+}
+
+// see folds ev into o and reports whether the parent forwards it.
+func (o *childOutcome) see(ev Event) bool {
+	switch e := ev.(type) {
+	case RunStarted:
+		return false
+	case RunCompleted:
+		o.usage, o.finished = e.Usage, true
+		return false
+	case RunFailed:
+		o.err, o.finished = e.Err, true
+		return false
+	case MessageOutput:
+		o.final = e.Item.Text()
+	}
+	return true
+}
+
+// end settles o once the child's stream is over; a stream that stopped
+// without a terminal event counts as a failure.
+func (o *childOutcome) end(agent string) {
+	if !o.finished {
+		o.err = agentErrorf(KindOther, agent, "run ended without RunCompleted or RunFailed")
+		o.finished = true
+	}
+}
+
+// runChild runs agent under a child of rc, forwarding its events after an
+// AgentUpdated. ok is false when the consumer stopped.
+func runChild(ctx context.Context, rc *RunContext, agent Agent, input []Item, yield func(Event) bool) (o childOutcome, child *RunContext, ok bool) {
+	if !yield(AgentUpdated{Agent: agent.Name()}) {
+		return o, nil, false
+	}
+	child = rc.Child()
+	for ev := range agent.Run(ctx, child, input) {
+		if o.see(ev) && !yield(ev) {
+			return o, child, false
+		}
+	}
+	o.end(agent.Name())
+	subagentStopped(ctx, rc, agent.Name())
+	return o, child, true
+}
+
+// runStep runs one step of a sequential workflow, adds its usage to total
+// and writes its final text to state. ok is false when the run is over: the
+// step failed (RunFailed was emitted) or the consumer stopped.
+func (c *composite) runStep(ctx context.Context, rc *RunContext, st step, input []Item, total *Usage, yield func(Event) bool) (child *RunContext, ok bool) {
+	if err := ctx.Err(); err != nil {
+		yield(RunFailed{Err: cancelled(c.name, err)})
+		return nil, false
+	}
+	o, child, ok := runChild(ctx, rc, st.agent, input, yield)
+	if !ok {
+		return nil, false
+	}
+	*total = total.Add(o.usage)
+	if o.err != nil {
+		yield(RunFailed{Err: o.err})
+		return nil, false
+	}
+	rc.state.Set(st.key, o.final)
+	return child, true
+}
+
+// subagentStopped fires the run-level OnSubagentStop hooks. A stop cannot
+// be refused, so the decisions are ignored.
+func subagentStopped(ctx context.Context, rc *RunContext, agent string) {
+	if rc.hooks.Len() > 0 {
+		fireHooks(ctx, rc, nil, &HookEvent{Kind: OnSubagentStop, Agent: agent})
+	}
+}
+
+// fanIn runs sub-agents as goroutines and funnels their events to the one
+// goroutine that consumes the parent's stream, so only that goroutine ever
+// calls yield. close cancels the children still running and waits for them.
+type fanIn struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	events chan childEvent
+	stop   chan struct{}
+	wg     sync.WaitGroup
+	names  []string // of the children, for their outcomes
+}
+
+// childEvent is one event of child i; a nil ev marks the end of its stream.
+type childEvent struct {
+	i  int
+	ev Event
+}
+
+func newFanIn(ctx context.Context, n int) *fanIn {
+	ctx, cancel := context.WithCancel(ctx)
+	return &fanIn{ctx: ctx, cancel: cancel, events: make(chan childEvent, n), stop: make(chan struct{}), names: make([]string, n)}
+}
+
+// start runs agent as child i.
+func (f *fanIn) start(i int, agent Agent, rc *RunContext, input []Item) {
+	f.names[i] = agent.Name()
+	f.wg.Go(func() {
+		defer f.send(childEvent{i: i})
+		defer func() {
+			// A panicking child fails alone rather than taking the process
+			// down from a goroutine its caller cannot recover in.
+			if r := recover(); r != nil {
+				slog.Error("helikon: sub-agent panicked", "agent", agent.Name(), "panic", r, "stack", string(debug.Stack()))
+				f.send(childEvent{i: i, ev: RunFailed{Err: agentErrorf(KindOther, agent.Name(), "panic: %v", r)}})
+			}
+		}()
+		for ev := range agent.Run(f.ctx, rc, input) {
+			if !f.send(childEvent{i: i, ev: ev}) {
+				return
+			}
+		}
+	})
+}
+
+// next forwards the children's events, folding them into outs, until one
+// child's stream ends; it returns that child's index with its outcome
+// settled. ok is false when the consumer stopped.
+func (f *fanIn) next(outs []childOutcome, yield func(Event) bool) (i int, ok bool) {
+	for {
+		e := <-f.events
+		o := &outs[e.i]
+		if e.ev == nil {
+			o.end(f.names[e.i])
+			return e.i, true
+		}
+		if o.see(e.ev) && !yield(e.ev) {
+			return e.i, false
+		}
+	}
+}
+
+func (f *fanIn) send(e childEvent) bool {
+	select {
+	case f.events <- e:
+		return true
+	case <-f.stop:
+		return false
+	}
+}
+
+func (f *fanIn) close() {
+	close(f.stop)
+	f.cancel()
+	f.wg.Wait()
+}
+
+// WorkflowError is the aggregate failure of a [ParallelAgent] or
+// [GraphAgent]: every sub-agent that failed and, for a graph, every node
+// skipped because an ancestor failed. It is the cause of the run's
+// [*AgentError] (reach it with errors.As); errors.Is sees through it to each
+// sub-agent's failure.
+type WorkflowError struct {
+	// Agent names the workflow agent.
+	Agent string
+	// Failed lists the failed sub-agents in declaration order.
+	Failed []ChildFailure
+	// Skipped lists, in declaration order, the graph nodes that never ran.
+	Skipped []string
+}
+
+// ChildFailure is one failed sub-agent of a [WorkflowError].
+type ChildFailure struct {
+	// Key is the sub-agent's state key (branch key or node name).
+	Key string
+	Err error
+}
+
+// Error names the failed and skipped sub-agents.
+func (e *WorkflowError) Error() string {
+	var b strings.Builder
+	b.WriteString("failed: ")
+	for i, f := range e.Failed {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(f.Key + " (" + f.Err.Error() + ")")
+	}
+	if len(e.Skipped) > 0 {
+		b.WriteString("; skipped: " + strings.Join(e.Skipped, ", "))
+	}
+	return b.String()
+}
+
+// Unwrap returns the failures.
+func (e *WorkflowError) Unwrap() []error {
+	errs := make([]error, len(e.Failed))
+	for i, f := range e.Failed {
+		errs[i] = f.Err
+	}
+	return errs
+}
+
+// aggregate wraps a WorkflowError in the AgentError a RunFailed carries. Its
+// kind is Cancelled when the run's context ended, the failures' kind when
+// they agree, Other otherwise.
+func (e *WorkflowError) aggregate(ctx context.Context) *AgentError {
+	kind := KindCancelled
+	if ctx.Err() == nil {
+		kind = toAgentError(e.Failed[0].Err).Kind
+		for _, f := range e.Failed[1:] {
+			if toAgentError(f.Err).Kind != kind {
+				kind = KindOther
+				break
+			}
+		}
+	}
+	return &AgentError{Kind: kind, Agent: e.Agent, Message: e.Error(), Err: e}
+}
+
+// mergedOutput is the final text of several sub-agents: a JSON object with
+// one string member per key. encoding/json sorts map keys, so the text does
+// not depend on completion order; HTML escaping is off to keep the text as
+// the sub-agents wrote it.
+func mergedOutput(outputs map[string]string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(outputs) // a map of strings always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// finalMessage is the assistant message a composite agent ends with.
+func finalMessage(agent, text string) MessageOutput {
+	return MessageOutput{Item: Item{Role: RoleAssistant, Agent: agent, Content: []ContentPart{TextPart{Text: text}}}}
+}
