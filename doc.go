@@ -19,6 +19,14 @@
 //	}
 //	res, err := helikon.Collect(agent.Run(ctx, helikon.Ephemeral(), helikon.UserText("hi")))
 //
+// Agents compose. A handoff ([WithHandoffs]) passes the rest of the
+// conversation to another agent; [AgentAsTool] calls an agent as a tool and
+// keeps control; [NewSequential], [NewParallel], [NewLoop], [NewSwarm] and
+// [NewGraph] build agents that drive sub-agents in order, concurrently, in a
+// bounded loop, as a pool with full-mesh handoffs, or along a dependency
+// graph. They are agents too, so they nest, and they hand results to each
+// other through the run's [State].
+//
 // Agent.Run returns an iter.Seq[Event]: range over it to stream, or drain it
 // with [Collect] / [CollectTyped]. A failure arrives in the stream as a
 // [RunFailed] event; Collect turns it into an error.
