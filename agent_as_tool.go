@@ -12,13 +12,15 @@ import (
 // final output comes back as the tool's output. Control always returns to
 // the caller, unlike a [Handoff]. Build it with [AgentAsTool].
 //
-// The sub-run is isolated: it gets a fresh in-memory session, an empty hook
-// registry, fresh [State] and its own [RunConfig] (the caller's MaxTurns and
-// Timeout do not cross). What crosses is the user value, the tracer
-// attributes, cancellation (the call's context), the depth counter (one
-// deeper, still bounded by the caller's MaxAgentDepth) and the permission
-// configuration, so a Plan mode or a policy applies to the sub-agent's tools
-// too. An escalation inside the sub-run counts as the tool's own.
+// The sub-run is isolated as [ToolContext.SubRunContext] describes: it gets
+// a fresh in-memory session, an empty hook registry and its own [RunConfig]
+// (the caller's MaxTurns and Timeout do not cross). What crosses is the user
+// value, the tracer attributes, the run's [State], cancellation (the call's
+// context), the depth counter (one deeper, still bounded by the caller's
+// MaxAgentDepth) and the permission configuration, so a Plan mode or a
+// policy applies to the sub-agent's tools too. An escalation inside the
+// sub-run counts as the tool's own. The sub-run's token usage is not folded
+// into the caller's: a tool call reports none.
 //
 // A failed sub-run becomes a tool error the calling model sees; it does not
 // fail the caller's run.
@@ -101,25 +103,15 @@ func (t *AgentTool) Call(tc *ToolContext, args json.RawMessage) (ToolOutput, err
 }
 
 func (t *AgentTool) run(tc *ToolContext, in agentToolArgs) (ToolOutput, error) {
-	parent := tc.RunContext()
-	bound := tc.depthLimit
-	if bound == 0 {
-		bound = parent.depthBound
+	sub := tc.SubRunContext()
+	sub.config = t.config
+	// The caller's effective depth bound crosses, whichever configuration
+	// (the run's or the calling agent's own) set it.
+	if tc.depthLimit > 0 {
+		sub.depthBound = tc.depthLimit
 	}
-	sub := &RunContext{
-		user:       parent.user,
-		session:    NewMemorySession(),
-		hooks:      &HookRegistry{},
-		tracer:     parent.tracer,
-		state:      NewState(),
-		actions:    &Actions{},
-		gov:        parent.gov,
-		depth:      parent.depth + 1,
-		depthBound: bound,
-		config:     t.config,
-	}
-	if bound > 0 && sub.depth > bound {
-		return ToolOutput{}, t.failed(agentErrorf(KindMaxAgentDepthExceeded, t.agent.Name(), "depth %d exceeds %d", sub.depth, bound))
+	if sub.depthBound > 0 && sub.depth > sub.depthBound {
+		return ToolOutput{}, t.failed(agentErrorf(KindMaxAgentDepthExceeded, t.agent.Name(), "depth %d exceeds %d", sub.depth, sub.depthBound))
 	}
 	var o childOutcome
 	for ev := range t.agent.Run(tc, sub, UserText(in.Input)) {
@@ -127,9 +119,9 @@ func (t *AgentTool) run(tc *ToolContext, in agentToolArgs) (ToolOutput, error) {
 	}
 	o.end(t.agent.Name())
 	if sub.actions.Escalated() {
-		parent.actions.Escalate()
+		tc.rc.actions.Escalate()
 	}
-	subagentStopped(tc, parent, t.agent.Name())
+	subagentStopped(tc, tc.rc, t.agent.Name())
 	if o.err != nil {
 		return ToolOutput{}, t.failed(o.err)
 	}
