@@ -3,6 +3,7 @@ package helikon_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"sync/atomic"
 	"testing"
@@ -257,5 +258,43 @@ func TestWorkflow_CancellationMidRunLeaksNothing(t *testing.T) {
 			}
 			t.Run(name+"/"+mode, func(t *testing.T) { cancelMidRun(t, build(), breakOut) })
 		}
+	}
+}
+
+func TestWorkflow_NestingIsBoundedByMaxAgentDepth(t *testing.T) {
+	// Each level is one deeper: outer 0, middle 1, inner 2, then the leaf 3.
+	// The leaf does not check depth itself, so the workflows must.
+	leafRan := false
+	nest := func() helikon.Agent {
+		leaf := agentFunc("leaf", func(_ context.Context, yield func(helikon.Event) bool) {
+			leafRan = true
+			yield(helikon.RunCompleted{})
+		})
+		inner, _ := helikon.NewParallel("inner", helikon.Step(leaf))
+		middle, _ := helikon.NewLoop("middle", 1, helikon.Step(inner))
+		outer, _ := helikon.NewSequential("outer", helikon.Step(middle))
+		return outer
+	}
+	tests := []struct {
+		maxDepth int
+		wantErr  bool
+	}{{1, true}, {2, false}}
+	for _, tt := range tests {
+		t.Run(fmt.Sprint("max depth ", tt.maxDepth), func(t *testing.T) {
+			leafRan = false
+			rc := helikon.NewRunContext(helikon.WithRunConfig(helikon.RunConfig{MaxAgentDepth: tt.maxDepth}))
+			_, err := helikon.Collect(nest().Run(context.Background(), rc, nil))
+			if !tt.wantErr {
+				// The loop runs out (nothing escalates) but everything ran.
+				if !errors.Is(err, helikon.ErrMaxIterationsExceeded) || !leafRan {
+					t.Fatalf("err = %v, leaf ran = %v", err, leafRan)
+				}
+				return
+			}
+			var ae *helikon.AgentError
+			if !errors.Is(err, helikon.ErrMaxAgentDepthExceeded) || !errors.As(err, &ae) || ae.Agent != "inner" || leafRan {
+				t.Fatalf("err = %v, leaf ran = %v; want the depth-2 workflow refused", err, leafRan)
+			}
+		})
 	}
 }

@@ -216,12 +216,17 @@ func subagentStopped(ctx context.Context, rc *RunContext, agent string) {
 
 // fanIn runs sub-agents as goroutines and funnels their events to the one
 // goroutine that consumes the parent's stream, so only that goroutine ever
-// calls yield. close cancels the children still running and waits for them.
+// calls yield. A goroutine whose child has ended waits for the next child to
+// start (a graph's successor), so a chain of nodes reuses one goroutine and
+// its grown stack. close cancels the children still running and waits for
+// every goroutine.
 type fanIn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	events chan childEvent
 	stop   chan struct{}
+	jobs   chan func() // children to run, for goroutines whose child ended
+	idle   int         // goroutines waiting on jobs; owned by the consumer
 	wg     sync.WaitGroup
 	names  []string // of the children, for their outcomes
 }
@@ -232,34 +237,55 @@ type childEvent struct {
 	ev Event
 }
 
+// newFanIn returns a fanIn for at most n children.
 func newFanIn(ctx context.Context, n int) *fanIn {
 	ctx, cancel := context.WithCancel(ctx)
-	// A few events of slack per child keeps a branch streaming while the
-	// consumer handles another's events; beyond that, a slow consumer slows
-	// the children down.
-	return &fanIn{ctx: ctx, cancel: cancel, events: make(chan childEvent, 16*n), stop: make(chan struct{}), names: make([]string, n)}
+	return &fanIn{
+		ctx: ctx, cancel: cancel,
+		// A few events of slack per child keeps a branch streaming while
+		// the consumer handles another's events; beyond that, a slow
+		// consumer slows the children down.
+		events: make(chan childEvent, 16*n),
+		stop:   make(chan struct{}),
+		jobs:   make(chan func(), n),
+		names:  make([]string, n),
+	}
 }
 
-// start runs agent as child i.
+// start runs agent as child i, on a goroutine whose child has ended if there
+// is one.
 func (f *fanIn) start(i int, agent Agent, rc *RunContext, input []Item) {
 	f.names[i] = agent.Name()
+	if f.idle > 0 {
+		f.idle--
+		f.jobs <- func() { f.run(i, agent, rc, input) } // never blocks: jobs holds n
+		return
+	}
 	f.wg.Go(func() {
 		growStack(0)
-		defer f.send(childEvent{i: i})
-		defer func() {
-			// A panicking child fails alone rather than taking the process
-			// down from a goroutine its caller cannot recover in.
-			if r := recover(); r != nil {
-				slog.Error("helikon: sub-agent panicked", "agent", agent.Name(), "panic", r, "stack", string(debug.Stack()))
-				f.send(childEvent{i: i, ev: RunFailed{Err: agentErrorf(KindOther, agent.Name(), "panic: %v", r)}})
-			}
-		}()
-		for ev := range agent.Run(f.ctx, rc, input) {
-			if !f.send(childEvent{i: i, ev: ev}) {
-				return
-			}
+		f.run(i, agent, rc, input)
+		for job := range f.jobs {
+			job()
 		}
 	})
+}
+
+// run forwards child i's events, then marks its end.
+func (f *fanIn) run(i int, agent Agent, rc *RunContext, input []Item) {
+	defer f.send(childEvent{i: i})
+	defer func() {
+		// A panicking child fails alone rather than taking the process
+		// down from a goroutine its caller cannot recover in.
+		if r := recover(); r != nil {
+			slog.Error("helikon: sub-agent panicked", "agent", agent.Name(), "panic", r, "stack", string(debug.Stack()))
+			f.send(childEvent{i: i, ev: RunFailed{Err: agentErrorf(KindOther, agent.Name(), "panic: %v", r)}})
+		}
+	}()
+	for ev := range agent.Run(f.ctx, rc, input) {
+		if !f.send(childEvent{i: i, ev: ev}) {
+			return
+		}
+	}
 }
 
 // next forwards the children's events, folding them into outs, until one
@@ -271,6 +297,7 @@ func (f *fanIn) next(outs []childOutcome, yield func(Event) bool) (i int, ok boo
 		o := &outs[e.i]
 		if e.ev == nil {
 			o.end(f.names[e.i])
+			f.idle++ // its goroutine now waits on jobs
 			return e.i, true
 		}
 		if o.see(e.ev) && !yield(e.ev) {
@@ -291,6 +318,7 @@ func (f *fanIn) send(e childEvent) bool {
 func (f *fanIn) close() {
 	close(f.stop)
 	f.cancel()
+	close(f.jobs)
 	f.wg.Wait()
 }
 
