@@ -214,7 +214,7 @@ func (g *GraphAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter
 		n := len(g.nodes)
 		status := make([]int, n)
 		waiting := make([]int, n)
-		outs := make([]childOutcome, n)
+		outs := f.outs
 		children := make([]*RunContext, n)
 		running := 0
 		start := func(i int) bool {
@@ -237,7 +237,7 @@ func (g *GraphAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter
 			}
 		}
 		for running > 0 {
-			i, ok := f.next(outs, yield)
+			i, ok := f.next(yield)
 			if !ok {
 				return
 			}

@@ -48,7 +48,6 @@ func (p *ParallelAgent) Run(ctx context.Context, rc *RunContext, input []Item) i
 		defer done()
 		f := newFanIn(ctx, len(p.steps))
 		defer f.close()
-		outs := make([]childOutcome, len(p.steps))
 		children := make([]*RunContext, len(p.steps))
 		for i, st := range p.steps {
 			if !yield(AgentUpdated{Agent: st.agent.Name()}) {
@@ -58,13 +57,13 @@ func (p *ParallelAgent) Run(ctx context.Context, rc *RunContext, input []Item) i
 			f.start(i, st.agent, children[i], input)
 		}
 		for range p.steps {
-			i, ok := f.next(outs, yield)
+			i, ok := f.next(yield)
 			if !ok {
 				return
 			}
 			st := p.steps[i]
-			if outs[i].err == nil {
-				rc.state.Set(st.key, outs[i].final)
+			if f.outs[i].err == nil {
+				rc.state.Set(st.key, f.outs[i].final)
 			}
 			subagentStopped(ctx, rc, st.agent.Name())
 		}
@@ -73,7 +72,7 @@ func (p *ParallelAgent) Run(ctx context.Context, rc *RunContext, input []Item) i
 		var failed []ChildFailure
 		outputs := make(map[string]string, len(p.steps))
 		escalated := false
-		for i, o := range outs {
+		for i, o := range f.outs {
 			total = total.Add(o.usage)
 			escalated = escalated || children[i].actions.Escalated()
 			if o.err != nil {

@@ -216,7 +216,9 @@ func subagentStopped(ctx context.Context, rc *RunContext, agent string) {
 
 // fanIn runs sub-agents as goroutines and funnels their events to the one
 // goroutine that consumes the parent's stream, so only that goroutine ever
-// calls yield. A goroutine whose child has ended waits for the next child to
+// calls yield. Each child's goroutine folds the child's lifecycle events
+// into its outcome itself and sends only what the parent forwards. A
+// goroutine whose child has ended waits for the next child to
 // start (a graph's successor), so a chain of nodes reuses one goroutine and
 // its grown stack. close cancels the children still running and waits for
 // every goroutine.
@@ -228,7 +230,9 @@ type fanIn struct {
 	jobs   chan func() // children to run, for goroutines whose child ended
 	idle   int         // goroutines waiting on jobs; owned by the consumer
 	wg     sync.WaitGroup
-	names  []string // of the children, for their outcomes
+	// outs[i] is child i's outcome, written by its goroutine before the end
+	// marker and read by the consumer after it.
+	outs []childOutcome
 }
 
 // childEvent is one event of child i; a nil ev marks the end of its stream.
@@ -248,14 +252,13 @@ func newFanIn(ctx context.Context, n int) *fanIn {
 		events: make(chan childEvent, 16*n),
 		stop:   make(chan struct{}),
 		jobs:   make(chan func(), n),
-		names:  make([]string, n),
+		outs:   make([]childOutcome, n),
 	}
 }
 
 // start runs agent as child i, on a goroutine whose child has ended if there
 // is one.
 func (f *fanIn) start(i int, agent Agent, rc *RunContext, input []Item) {
-	f.names[i] = agent.Name()
 	if f.idle > 0 {
 		f.idle--
 		f.jobs <- func() { f.run(i, agent, rc, input) } // never blocks: jobs holds n
@@ -270,37 +273,37 @@ func (f *fanIn) start(i int, agent Agent, rc *RunContext, input []Item) {
 	})
 }
 
-// run forwards child i's events, then marks its end.
+// run forwards child i's events, settles its outcome, then marks its end.
 func (f *fanIn) run(i int, agent Agent, rc *RunContext, input []Item) {
-	defer f.send(childEvent{i: i})
+	o := &f.outs[i]
 	defer func() {
 		// A panicking child fails alone rather than taking the process
 		// down from a goroutine its caller cannot recover in.
 		if r := recover(); r != nil {
 			slog.Error("helikon: sub-agent panicked", "agent", agent.Name(), "panic", r, "stack", string(debug.Stack()))
-			f.send(childEvent{i: i, ev: RunFailed{Err: agentErrorf(KindOther, agent.Name(), "panic: %v", r)}})
+			o.see(RunFailed{Err: agentErrorf(KindOther, agent.Name(), "panic: %v", r)})
 		}
+		o.end(agent.Name())
+		f.send(childEvent{i: i})
 	}()
 	for ev := range agent.Run(f.ctx, rc, input) {
-		if !f.send(childEvent{i: i, ev: ev}) {
+		if o.see(ev) && !f.send(childEvent{i: i, ev: ev}) {
 			return
 		}
 	}
 }
 
-// next forwards the children's events, folding them into outs, until one
-// child's stream ends; it returns that child's index with its outcome
-// settled. ok is false when the consumer stopped.
-func (f *fanIn) next(outs []childOutcome, yield func(Event) bool) (i int, ok bool) {
+// next forwards the children's events until one child's stream ends and
+// returns that child's index; its outcome is then in f.outs. ok is false
+// when the consumer stopped.
+func (f *fanIn) next(yield func(Event) bool) (i int, ok bool) {
 	for {
 		e := <-f.events
-		o := &outs[e.i]
 		if e.ev == nil {
-			o.end(f.names[e.i])
 			f.idle++ // its goroutine now waits on jobs
 			return e.i, true
 		}
-		if o.see(e.ev) && !yield(e.ev) {
+		if !yield(e.ev) {
 			return e.i, false
 		}
 	}
