@@ -24,7 +24,8 @@ import (
 // independent branches run to completion, then one RunFailed names the
 // failed and the skipped nodes (a [*WorkflowError] under the
 // [*AgentError]). Breaking out of the stream cancels the running nodes and
-// waits for them.
+// waits for them. Run-level hooks fire from the nodes' goroutines, so they
+// must be safe for concurrent use.
 type GraphAgent struct {
 	composite
 	nodes []graphNode

@@ -16,7 +16,8 @@ import (
 // [*AgentError]). The branches' events are interleaved as they arrive, each
 // branch announced by an [AgentUpdated] when it starts; every event reaches
 // the consumer on the goroutine ranging over the stream. Breaking out of
-// the range cancels the branches and waits for them.
+// the range cancels the branches and waits for them. Run-level hooks fire
+// from the branches' goroutines, so they must be safe for concurrent use.
 type ParallelAgent struct {
 	composite
 	steps []step
