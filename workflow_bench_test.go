@@ -27,6 +27,26 @@ func BenchmarkSingleAgentOneTurn(b *testing.B) {
 	}
 }
 
+// BenchmarkSequential3Steps: the same three one-turn agents as
+// BenchmarkParallel3Branches, one after another on the caller's goroutine;
+// the difference between the two is the cost of running them concurrently.
+func BenchmarkSequential3Steps(b *testing.B) {
+	ctx := context.Background()
+	input := helikon.UserText("go")
+	b.ReportAllocs()
+	for b.Loop() {
+		s, err := helikon.NewSequential("s",
+			helikon.Step(benchAgent("a")), helikon.Step(benchAgent("b")), helikon.Step(benchAgent("c")))
+		if err != nil {
+			b.Fatal(err)
+		}
+		res, err := helikon.Collect(s.Run(ctx, nil, input))
+		if err != nil || res.FinalOutput != "c" {
+			b.Fatalf("got %v, %v", res, err)
+		}
+	}
+}
+
 // BenchmarkParallel3Branches: three branches of one answering turn each.
 func BenchmarkParallel3Branches(b *testing.B) {
 	ctx := context.Background()
