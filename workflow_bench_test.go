@@ -2,7 +2,9 @@ package helikon_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
@@ -12,82 +14,108 @@ import (
 // baseline does, because a mock model plays each script once: every figure
 // is construction plus run, and the ratios compare like with like.
 
-// BenchmarkSingleAgentOneTurn is the baseline: one agent, one model turn
-// that answers.
-func BenchmarkSingleAgentOneTurn(b *testing.B) {
-	ctx := context.Background()
-	input := helikon.UserText("go")
-	b.ReportAllocs()
-	for b.Loop() {
-		a, _ := helikon.NewAgent("solo", mock.Scripted(mock.Text("answer")))
-		res, err := helikon.Collect(a.Run(ctx, nil, input))
-		if err != nil || res.FinalOutput != "answer" {
-			b.Fatalf("got %v, %v", res, err)
-		}
-	}
-}
-
-// BenchmarkSequential3Steps: the same three one-turn agents as
-// BenchmarkParallel3Branches, one after another on the caller's goroutine;
-// the difference between the two is the cost of running them concurrently.
-func BenchmarkSequential3Steps(b *testing.B) {
-	ctx := context.Background()
-	input := helikon.UserText("go")
-	b.ReportAllocs()
-	for b.Loop() {
-		s, err := helikon.NewSequential("s",
-			helikon.Step(benchAgent("a")), helikon.Step(benchAgent("b")), helikon.Step(benchAgent("c")))
-		if err != nil {
-			b.Fatal(err)
-		}
-		res, err := helikon.Collect(s.Run(ctx, nil, input))
-		if err != nil || res.FinalOutput != "c" {
-			b.Fatalf("got %v, %v", res, err)
-		}
-	}
-}
-
-// BenchmarkParallel3Branches: three branches of one answering turn each.
-func BenchmarkParallel3Branches(b *testing.B) {
-	ctx := context.Background()
-	input := helikon.UserText("go")
-	b.ReportAllocs()
-	for b.Loop() {
-		p, err := helikon.NewParallel("p",
-			helikon.Step(benchAgent("a")), helikon.Step(benchAgent("b")), helikon.Step(benchAgent("c")))
-		if err != nil {
-			b.Fatal(err)
-		}
-		res, err := helikon.Collect(p.Run(ctx, nil, input))
-		if err != nil || res.FinalOutput != `{"a":"a","b":"b","c":"c"}` {
-			b.Fatalf("got %v, %v", res, err)
-		}
-	}
-}
-
-// BenchmarkGraphDiamond4Nodes: top → left, right → bottom, one answering
-// turn per node.
-func BenchmarkGraphDiamond4Nodes(b *testing.B) {
-	ctx := context.Background()
-	input := helikon.UserText("go")
-	b.ReportAllocs()
-	for b.Loop() {
-		g, err := helikon.NewGraph("g",
-			helikon.Node("top", benchAgent("top")), helikon.Node("left", benchAgent("left")),
-			helikon.Node("right", benchAgent("right")), helikon.Node("bottom", benchAgent("bottom")),
-			helikon.Edge("top", "left"), helikon.Edge("top", "right"),
-			helikon.Edge("left", "bottom"), helikon.Edge("right", "bottom"))
-		if err != nil {
-			b.Fatal(err)
-		}
-		res, err := helikon.Collect(g.Run(ctx, nil, input))
-		if err != nil || res.FinalOutput != "bottom" {
-			b.Fatalf("got %v, %v", res, err)
-		}
-	}
-}
+var benchInput = helikon.UserText("go")
 
 func benchAgent(name string) *helikon.LLMAgent {
 	a, _ := helikon.NewAgent(name, mock.Scripted(mock.Text(name)))
 	return a
+}
+
+func collectWant(ctx context.Context, a helikon.Agent, want string) error {
+	res, err := helikon.Collect(a.Run(ctx, nil, benchInput))
+	if err != nil {
+		return err
+	}
+	if res.FinalOutput != want {
+		return fmt.Errorf("final output %q, want %q", res.FinalOutput, want)
+	}
+	return nil
+}
+
+// runSingle is the baseline: one agent, one model turn that answers.
+func runSingle(ctx context.Context) error {
+	return collectWant(ctx, benchAgent("solo"), "solo")
+}
+
+// runSequential3 runs three one-turn agents one after another on the
+// caller's goroutine.
+func runSequential3(ctx context.Context) error {
+	s, err := helikon.NewSequential("s", helikon.Step(benchAgent("a")), helikon.Step(benchAgent("b")), helikon.Step(benchAgent("c")))
+	if err != nil {
+		return err
+	}
+	return collectWant(ctx, s, "c")
+}
+
+// runParallel3 runs the same three agents as concurrent branches.
+func runParallel3(ctx context.Context) error {
+	p, err := helikon.NewParallel("p", helikon.Step(benchAgent("a")), helikon.Step(benchAgent("b")), helikon.Step(benchAgent("c")))
+	if err != nil {
+		return err
+	}
+	return collectWant(ctx, p, `{"a":"a","b":"b","c":"c"}`)
+}
+
+// runGraphDiamond runs top → left, right → bottom, one answering turn per
+// node.
+func runGraphDiamond(ctx context.Context) error {
+	g, err := helikon.NewGraph("g",
+		helikon.Node("top", benchAgent("top")), helikon.Node("left", benchAgent("left")),
+		helikon.Node("right", benchAgent("right")), helikon.Node("bottom", benchAgent("bottom")),
+		helikon.Edge("top", "left"), helikon.Edge("top", "right"),
+		helikon.Edge("left", "bottom"), helikon.Edge("right", "bottom"))
+	if err != nil {
+		return err
+	}
+	return collectWant(ctx, g, "bottom")
+}
+
+func bench(b *testing.B, run func(context.Context) error) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := run(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSingleAgentOneTurn(b *testing.B) { bench(b, runSingle) }
+func BenchmarkSequential3Steps(b *testing.B)   { bench(b, runSequential3) }
+func BenchmarkParallel3Branches(b *testing.B)  { bench(b, runParallel3) }
+func BenchmarkGraphDiamond4Nodes(b *testing.B) { bench(b, runGraphDiamond) }
+
+// BenchmarkVsSingle times each pattern and the single-agent baseline
+// alternately within every iteration, so load drift on a shared machine
+// hits both alike, and reports the ratio (x-single) next to both times. Its
+// own ns/op is the pair's.
+func BenchmarkVsSingle(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		run  func(context.Context) error
+	}{
+		{"Sequential3Steps", runSequential3},
+		{"Parallel3Branches", runParallel3},
+		{"GraphDiamond4Nodes", runGraphDiamond},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ctx := context.Background()
+			var single, pattern time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				if err := runSingle(ctx); err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				if err := bc.run(ctx); err != nil {
+					b.Fatal(err)
+				}
+				single += t1.Sub(t0)
+				pattern += time.Since(t1)
+			}
+			b.ReportMetric(float64(single.Nanoseconds())/float64(b.N), "ns-single/op")
+			b.ReportMetric(float64(pattern.Nanoseconds())/float64(b.N), "ns-pattern/op")
+			b.ReportMetric(float64(pattern)/float64(single), "x-single")
+		})
+	}
 }
