@@ -409,7 +409,8 @@ func finalMessage(agent, text string) MessageOutput {
 // while the stack is still shallow. The run would otherwise outgrow the
 // initial stack deep inside the loop, and the runtime would copy and adjust
 // every frame on the way: in BenchmarkParallel3Branches that was a fifth of
-// the CPU time. The buffer's size is the run's measured need.
+// the CPU time. With this frame on top of the initial stack, a CPU profile
+// of that benchmark shows no more stack growth inside the run.
 //
 //go:noinline
 func growStack(i int) byte {
