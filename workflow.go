@@ -249,7 +249,7 @@ func newFanIn(ctx context.Context, n int) *fanIn {
 		// A few events of slack per child keeps a branch streaming while
 		// the consumer handles another's events; beyond that, a slow
 		// consumer slows the children down.
-		events: make(chan childEvent, 16*n),
+		events: make(chan childEvent, 4*n),
 		stop:   make(chan struct{}),
 		jobs:   make(chan func(), n),
 		outs:   make([]childOutcome, n),
