@@ -108,7 +108,8 @@ func WithOutputGuardrails(g ...Guardrail) AgentOption {
 }
 
 // RunConfigOption sets a [RunConfig]; it works on an agent ([NewAgent]) and
-// on a run ([NewRunContext]), and the run's wins.
+// on a run ([NewRunContext]), and the run's wins. On [AgentAsTool] it sets
+// the sub-run's.
 type RunConfigOption struct{ cfg RunConfig }
 
 // WithRunConfig sets the run knobs.

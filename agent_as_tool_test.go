@@ -196,6 +196,22 @@ func TestAgentAsTool_FailureIsAToolErrorNotARunFailure(t *testing.T) {
 	}
 }
 
+func TestAgentAsTool_SubRunGetsTheToolsOwnRunConfig(t *testing.T) {
+	again := helikon.MustTool("again", "", func(*helikon.ToolContext, struct{}) (string, error) { return "", nil })
+	sub := mustAgent(t, "sub", mock.Scripted(mock.ToolCalls(mock.Call{ID: "a", Name: "again", Args: `{}`}), mock.Text("late")),
+		helikon.WithTools(again))
+	tool, _ := helikon.AgentAsTool(sub, helikon.WithRunConfig(helikon.RunConfig{MaxTurns: 1}))
+	caller := mustAgent(t, "caller", mock.Scripted(mock.ToolCalls(mock.Call{ID: "c", Name: "sub", Args: `{"input":"go"}`}), mock.Text("ok")),
+		helikon.WithTools(tool))
+	res, err := helikon.Collect(caller.Run(context.Background(), nil, helikon.UserText("go")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := findResult(t, res.Events, "c"); !r.IsError || !strings.Contains(r.Content[0].(helikon.TextPart).Text, "max turns exceeded") {
+		t.Errorf("result = %+v, want the sub-run's one-turn budget to hold", r)
+	}
+}
+
 func TestAgentAsTool_CallersDepthBoundCrosses(t *testing.T) {
 	// outer (depth 0) hands off to caller (depth 1), whose own bound is 1:
 	// the sub-run at depth 2 is refused, and the caller's model hears so.
