@@ -1,0 +1,287 @@
+// Package shellmatch resolves a Bash command string into the simple
+// commands it would run, for permission rules that match on programs and on
+// the files a command writes.
+//
+// The string is parsed with a real shell parser (mvdan.cc/sh/v3/syntax), so
+// every simple command is found wherever it sits: behind &&, ||, ;, |, |&, &
+// and newlines, inside subshells, blocks, loops and functions, inside command
+// substitution ($(…) and backticks), process substitution and the words of
+// redirects and assignments. Each command is then resolved to the program it
+// really runs: wrappers such as sudo, timeout or env are stripped with their
+// flags, words are unquoted, and the command strings of sh -c, bash -c, su
+// -c, env -S and eval, and the commands of find -exec and xargs, are parsed
+// in turn, to a bounded depth.
+package shellmatch
+
+import (
+	"path"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// MaxDepth bounds how many nested command strings (sh -c, eval, …) are
+// followed. A script nested deeper is marked Truncated.
+const MaxDepth = 4
+
+// Command is one simple command as it would run.
+type Command struct {
+	// Program is the base name of the program after wrappers are stripped
+	// ("rm" for `sudo /bin/rm -rf /`). It is empty when the program word is
+	// not a plain literal ($CMD, $(…)) or when the command is only
+	// redirections.
+	Program string
+	// Args are the arguments after the program, unquoted. A word that is not
+	// a plain literal keeps a loose form: $NAME for a parameter, "" for
+	// anything else.
+	Args []string
+	// Writes are the targets of the command's output redirections (>, >>,
+	// &>, >|, <>, >& file), unquoted, in the same loose form as Args.
+	Writes []string
+	// Wrappers are the base names of the wrappers and shells the command
+	// ran under, outermost first ("sudo", "timeout", "bash").
+	Wrappers []string
+	// Dynamic reports that the program or an argument is not a plain
+	// literal, so the command may run something its words do not show.
+	Dynamic bool
+}
+
+// Script is what a command string runs.
+type Script struct {
+	Commands []Command
+	// Approx reports that the string did not parse as Bash; Commands then
+	// come from a plain tokenizer that splits on operators and blanks.
+	Approx bool
+	// Truncated reports that nested command strings went deeper than
+	// MaxDepth and were not followed.
+	Truncated bool
+}
+
+// Parse resolves src. Results are cached: the returned Script is shared and
+// must not be modified.
+func Parse(src string) *Script {
+	if s := cache.get(src); s != nil {
+		return s
+	}
+	s := &Script{}
+	s.add(src, 0, nil)
+	cache.put(src, s)
+	return s
+}
+
+// add appends the commands of src, run under wrappers, at nesting depth.
+func (s *Script) add(src string, depth int, wrappers []string) {
+	if depth > MaxDepth {
+		s.Truncated = true
+		return
+	}
+	if words, ok := fastSplit(src); ok {
+		if len(words) > 0 {
+			s.resolve(words, depth, wrappers, nil)
+		}
+		return
+	}
+	s.addParsed(src, depth, wrappers)
+}
+
+// addParsed is add through the parser.
+func (s *Script) addParsed(src string, depth int, wrappers []string) {
+	if !utf8.ValidString(src) {
+		// Bash runs bytes the parser rejects; only words matter here.
+		src = strings.ToValidUTF8(src, "\uFFFD")
+	}
+	p := parserPool.Get().(*syntax.Parser)
+	f, err := p.Parse(strings.NewReader(src), "")
+	parserPool.Put(p)
+	if err != nil {
+		s.Approx = true
+		for _, words := range tokenize(src) {
+			s.resolve(words, depth, wrappers, nil)
+		}
+		return
+	}
+	syntax.Walk(f, func(n syntax.Node) bool {
+		st, ok := n.(*syntax.Stmt)
+		if !ok {
+			return true
+		}
+		writes := redirectWrites(st.Redirs)
+		call, ok := st.Cmd.(*syntax.CallExpr)
+		if !ok || len(call.Args) == 0 {
+			if len(writes) > 0 {
+				s.Commands = append(s.Commands, Command{Writes: writes, Wrappers: wrappers})
+			}
+			return true
+		}
+		ws := make([]word, len(call.Args))
+		for i, w := range call.Args {
+			ws[i] = literal(w)
+		}
+		s.resolve(ws, depth, wrappers, writes)
+		return true
+	})
+}
+
+var parserPool = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+
+// word is a command word: its unquoted text, and whether that text is
+// exactly what the shell would pass.
+type word struct {
+	text string
+	lit  bool
+}
+
+// redirectWrites returns the files the redirections open for writing.
+func redirectWrites(rs []*syntax.Redirect) []string {
+	var out []string
+	for _, r := range rs {
+		if r.Word == nil {
+			continue
+		}
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob, syntax.AppClob,
+			syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
+		case syntax.DplOut:
+			// >&2 and >&- duplicate or close descriptors; >&file writes.
+			if t := literal(r.Word); t.lit && (t.text == "-" || isDigits(t.text)) {
+				continue
+			}
+		default:
+			continue
+		}
+		out = append(out, literal(r.Word).text)
+	}
+	return out
+}
+
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// resolve strips wrappers off words, follows nested command strings, and
+// appends the command that remains.
+func (s *Script) resolve(words []word, depth int, wrappers []string, writes []string) {
+	stdin := false
+	for len(words) > 0 {
+		if !words[0].lit {
+			break
+		}
+		name := path.Base(words[0].text)
+		if w, ok := wrapperSpecs[name]; ok {
+			rest, nested, nestedLit := w.strip(words[1:])
+			if nested != nil {
+				wrappers = appendWrapper(wrappers, name)
+				if !nestedLit {
+					s.Commands = append(s.Commands, Command{Wrappers: wrappers, Writes: writes, Dynamic: true})
+					return
+				}
+				s.add(*nested, depth+1, wrappers)
+				if len(writes) > 0 {
+					s.Commands = append(s.Commands, Command{Writes: writes, Wrappers: wrappers})
+				}
+				return
+			}
+			if len(rest) == 0 {
+				// A wrapper with nothing to run is itself the program.
+				break
+			}
+			wrappers = appendWrapper(wrappers, name)
+			words = rest
+			continue
+		}
+		if sh, ok := shellSpecs[name]; ok {
+			if cmd, lit, found := sh.commandString(words[1:]); found {
+				wrappers = appendWrapper(wrappers, name)
+				if !lit {
+					s.Commands = append(s.Commands, Command{Wrappers: wrappers, Writes: writes, Dynamic: true})
+					return
+				}
+				s.add(cmd, depth+1, wrappers)
+				if len(writes) > 0 {
+					s.Commands = append(s.Commands, Command{Writes: writes, Wrappers: wrappers})
+				}
+				return
+			}
+			// A shell with no -c and no script operand runs whatever
+			// arrives on its standard input: nothing its words show.
+			stdin = name != "su" && !hasOperand(words[1:])
+		}
+		if name == "find" {
+			s.findExec(words[1:], depth, wrappers)
+		}
+		break
+	}
+	c := Command{Writes: writes, Wrappers: wrappers, Dynamic: stdin}
+	if len(words) == 0 {
+		s.Commands = append(s.Commands, c)
+		return
+	}
+	if words[0].lit {
+		c.Program = path.Base(words[0].text)
+	} else {
+		c.Dynamic = true
+	}
+	if len(words) > 1 {
+		c.Args = make([]string, len(words)-1)
+		for i, w := range words[1:] {
+			c.Args[i] = w.text
+			if !w.lit {
+				c.Dynamic = true
+			}
+		}
+	}
+	s.Commands = append(s.Commands, c)
+}
+
+// appendWrapper appends without aliasing a slice shared by sibling commands.
+func appendWrapper(ws []string, name string) []string {
+	out := make([]string, len(ws), len(ws)+1)
+	copy(out, ws)
+	return append(out, name)
+}
+
+// findExec adds the commands find runs with -exec, -execdir, -ok and -okdir.
+func (s *Script) findExec(args []word, depth int, wrappers []string) {
+	for i := 0; i < len(args); i++ {
+		if !args[i].lit {
+			continue
+		}
+		switch args[i].text {
+		case "-exec", "-execdir", "-ok", "-okdir":
+		default:
+			continue
+		}
+		j := i + 1
+		for j < len(args) && !(args[j].lit && (args[j].text == ";" || args[j].text == "+")) {
+			j++
+		}
+		if j > i+1 {
+			if depth+1 > MaxDepth {
+				s.Truncated = true
+				return
+			}
+			s.resolve(args[i+1:j], depth+1, appendWrapper(wrappers, "find"), nil)
+		}
+		i = j
+	}
+}
+
+// hasOperand reports whether args hold a word that is not a flag.
+func hasOperand(args []word) bool {
+	for _, a := range args {
+		if !a.lit || a.text == "" || (a.text[0] != '-' && a.text[0] != '+') {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,158 @@
+package shellmatch
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+// programs lists the programs of s, one per command, marked "?" when
+// dynamic, and "-" for a redirect-only one.
+func programs(s *Script) string {
+	var out []string
+	for _, c := range s.Commands {
+		switch {
+		case c.Program != "" && c.Dynamic:
+			out = append(out, c.Program+"?")
+		case c.Program != "":
+			out = append(out, c.Program)
+		case c.Dynamic:
+			out = append(out, "?")
+		default:
+			out = append(out, "-")
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func TestParse_FindsEveryProgramTheStringRuns(t *testing.T) {
+	tests := []struct {
+		name, src, want string
+	}{
+		{"plain", "git status", "git"},
+		{"and", "echo ok && rm -rf .", "echo rm"},
+		{"or", "false || rm x", "false rm"},
+		{"semicolon", "ls; rm x", "ls rm"},
+		{"pipe", "cat f | rm x", "cat rm"},
+		{"pipe stderr", "cat f |& rm x", "cat rm"},
+		{"background", "sleep 1 & rm x", "sleep rm"},
+		{"newline", "ls\nrm x", "ls rm"},
+		{"sudo", "sudo rm -rf /", "rm"},
+		{"sudo with user", "sudo -u root -E rm -rf /", "rm"},
+		{"sudo cluster value", "sudo -iu root rm x", "rm"},
+		{"timeout", "timeout -s KILL 10 rm x", "rm"},
+		{"nice", "nice -n 5 nohup rm x", "rm"},
+		{"stdbuf", "stdbuf -oL rm x", "rm"},
+		{"env assigns", "env -i FOO=1 BAR=2 rm x", "rm"},
+		{"env split string", "env -S 'rm -rf /'", "rm"},
+		{"command", "command rm x", "rm"},
+		{"doas", "doas -u root rm x", "rm"},
+		{"exec", "exec rm x", "rm"},
+		{"absolute program", "/bin/rm -rf /", "rm"},
+		{"quoted program", "'r'\"m\" -rf /", "rm"},
+		{"escaped program", `\rm -rf /`, "rm"},
+		{"ansi-c program", `$'\x72m' -rf /`, "rm"},
+		{"bash -c", "bash -c 'rm -rf /'", "rm"},
+		{"sh -lc", "sh -lc 'echo hi; rm -rf /'", "echo rm"},
+		{"nested shells", `bash -c "sh -c 'rm -rf /'"`, "rm"},
+		{"su -c", "su root -c 'rm -rf /'", "rm"},
+		{"eval", "eval rm -rf /", "rm"},
+		{"command substitution", "echo $(rm -rf /)", "echo? rm"},
+		{"backticks", "echo `rm -rf /`", "echo? rm"},
+		{"process substitution", "diff <(rm -rf /) x", "diff? rm"},
+		{"subshell", "(cd /; rm -rf .)", "cd rm"},
+		{"block", "{ rm x; }", "rm"},
+		{"if", "if true; then rm x; fi", "true rm"},
+		{"for", "for f in a b; do rm $f; done", "rm?"},
+		{"function body", "f() { rm x; }; f", "rm f"},
+		{"assignment value", "X=$(rm -rf /) ls", "ls rm"},
+		{"export value", "export X=$(rm -rf /)", "rm"},
+		{"redirect word", "echo hi > $(rm -rf /)", "echo rm"},
+		{"time keyword", "time rm x", "rm"},
+		{"negation", "! rm x", "rm"},
+		{"xargs", "find . | xargs -n 1 rm -f", "find rm"},
+		{"find exec", `find . -name x -exec rm -rf {} \;`, "rm find"},
+		{"dynamic program", "$CMD -rf /", "?"},
+		{"shell from stdin", "curl x | sh", "curl sh?"},
+		{"redirect only", "> out.txt", "-"},
+		{"empty", "", ""},
+		{"unparsable falls back", "echo 'unterminated && rm -rf /", "echo rm"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := programs(Parse(tt.src)); got != tt.want {
+				t.Errorf("Parse(%q) programs = %q, want %q", tt.src, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestParse_RecordsWrappersAndWrites(t *testing.T) {
+	s := Parse("sudo timeout 5 tee /etc/hosts > /dev/null 2>&1 && echo x >> ~/log")
+	if len(s.Commands) != 2 {
+		t.Fatalf("got %d commands: %+v", len(s.Commands), s.Commands)
+	}
+	c := s.Commands[0]
+	if c.Program != "tee" || !slices.Equal(c.Wrappers, []string{"sudo", "timeout"}) || !slices.Equal(c.Args, []string{"/etc/hosts"}) {
+		t.Errorf("first command = %+v", c)
+	}
+	if !slices.Equal(c.Writes, []string{"/dev/null"}) {
+		t.Errorf("writes = %q, want /dev/null only (2>&1 duplicates a descriptor)", c.Writes)
+	}
+	if w := s.Commands[1].Writes; !slices.Equal(w, []string{"~/log"}) {
+		t.Errorf("second writes = %q", w)
+	}
+}
+
+func TestParse_LooseFormKeepsParameters(t *testing.T) {
+	c := Parse(`rm -rf "$HOME"`).Commands[0]
+	if !c.Dynamic || !slices.Equal(c.Args, []string{"-rf", "$HOME"}) {
+		t.Errorf("got %+v", c)
+	}
+}
+
+func TestParse_DepthIsBounded(t *testing.T) {
+	src := "rm x"
+	for range MaxDepth + 2 {
+		src = "sh -c " + quote(src)
+	}
+	s := Parse(src)
+	if !s.Truncated {
+		t.Errorf("nesting %d deep not marked truncated: %+v", MaxDepth+2, s)
+	}
+	src = "rm x"
+	for range MaxDepth {
+		src = "sh -c " + quote(src)
+	}
+	if s := Parse(src); s.Truncated || programs(s) != "rm" {
+		t.Errorf("nesting %d deep: %+v", MaxDepth, s)
+	}
+}
+
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+func TestFastSplit_AgreesWithParser(t *testing.T) {
+	for _, src := range []string{"git status", "ls -la /tmp", "rm -rf ~", "timeout 10 rm x", "a  b\tc", "sudo -u root rm /"} {
+		fast := &Script{}
+		fast.add(src, 0, nil)
+		slow := &Script{}
+		slow.addParsed(src, 0, nil)
+		if !equalScripts(fast, slow) {
+			t.Errorf("%q: fast %+v, parser %+v", src, fast, slow)
+		}
+	}
+}
+
+func equalScripts(a, b *Script) bool {
+	if a.Approx != b.Approx || a.Truncated != b.Truncated || len(a.Commands) != len(b.Commands) {
+		return false
+	}
+	for i := range a.Commands {
+		x, y := a.Commands[i], b.Commands[i]
+		if x.Program != y.Program || x.Dynamic != y.Dynamic || !slices.Equal(x.Args, y.Args) ||
+			!slices.Equal(x.Writes, y.Writes) || !slices.Equal(x.Wrappers, y.Wrappers) {
+			return false
+		}
+	}
+	return true
+}
