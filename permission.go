@@ -3,20 +3,68 @@ package helikon
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 )
 
-// governance is the permission configuration a run carries.
+// governance is the permission and redaction configuration a run carries.
+// Child contexts copy it, so handoff targets and sub-agents obey the same
+// mode and rules.
 type governance struct {
-	mode     PermissionMode
-	policy   PermissionPolicy
-	approval ApprovalHandler
+	mode            PermissionMode
+	modeErr         error
+	policy          PermissionPolicy
+	approval        ApprovalHandler
+	deny            []DenyRule
+	allow           []AllowRule
+	guards          []GuardRule
+	noDefaultGuards bool
+	redaction       *redactor
 }
 
 func defaultGovernance() governance { return governance{} }
 
-// WithPermissionMode sets the run's permission mode.
+// ErrPermissionModeLoosened reports an attempt to leave
+// [PermissionBypass] for anything but [PermissionDontAsk], or to leave
+// [PermissionDontAsk] at all.
+var ErrPermissionModeLoosened = errors.New("helikon: permission mode may only tighten")
+
+// checkModeChange enforces the tighten-only rule.
+func checkModeChange(from, to PermissionMode) error {
+	if from == to {
+		return nil
+	}
+	if from == PermissionDontAsk || (from == PermissionBypass && to != PermissionDontAsk) {
+		return fmt.Errorf("%w: %s cannot become %s", ErrPermissionModeLoosened, from, to)
+	}
+	return nil
+}
+
+// WithPermissionMode sets the run's permission mode. Mode is tighten-only:
+// on a context already in [PermissionBypass] only [PermissionDontAsk] is
+// accepted, and [PermissionDontAsk] is terminal. A refused change keeps the
+// stricter mode and makes every run on the context fail with a
+// [KindConfig] error wrapping [ErrPermissionModeLoosened]; use
+// [RunContext.WithPermissionMode] to get the error at once.
 func WithPermissionMode(m PermissionMode) ContextOption {
-	return contextOptionFunc(func(rc *RunContext) { rc.gov.mode = m })
+	return contextOptionFunc(func(rc *RunContext) {
+		if err := checkModeChange(rc.gov.mode, m); err != nil {
+			rc.gov.modeErr = err
+			return
+		}
+		rc.gov.mode = m
+	})
+}
+
+// WithPermissionMode returns a copy of rc in mode m, or an error wrapping
+// [ErrPermissionModeLoosened] when m would loosen Bypass or DontAsk.
+func (rc *RunContext) WithPermissionMode(m PermissionMode) (*RunContext, error) {
+	if err := checkModeChange(rc.gov.mode, m); err != nil {
+		return nil, err
+	}
+	c := *rc
+	c.gov.mode = m
+	return &c, nil
 }
 
 // WithPermissionPolicy installs the policy consulted for calls no rule or
@@ -25,14 +73,20 @@ func WithPermissionPolicy(p PermissionPolicy) ContextOption {
 	return contextOptionFunc(func(rc *RunContext) { rc.gov.policy = p })
 }
 
-// WithApprovalHandler installs the handler that resolves AskUser decisions.
-// Without one, AskUser resolves to deny.
+// WithApprovalHandler installs the handler that resolves AskUser decisions
+// and Ask guard rules. Without one, they resolve to deny.
 func WithApprovalHandler(h ApprovalHandler) ContextOption {
 	return contextOptionFunc(func(rc *RunContext) { rc.gov.approval = h })
 }
 
 // PermissionMode returns the run's permission mode.
 func (rc *RunContext) PermissionMode() PermissionMode { return rc.gov.mode }
+
+// PermissionPolicy returns the run's policy, or nil.
+func (rc *RunContext) PermissionPolicy() PermissionPolicy { return rc.gov.policy }
+
+// ApprovalHandler returns the run's approval handler, or nil.
+func (rc *RunContext) ApprovalHandler() ApprovalHandler { return rc.gov.approval }
 
 // authorization is the permission pipeline's verdict on one call.
 type authorization struct {
@@ -43,54 +97,102 @@ type authorization struct {
 	prompt  string
 }
 
-// authorize runs the permission pipeline for one call: mode › policy ›
-// AskUser.
+// authorize runs the permission pipeline for one call, in order: deny rules
+// › guard rules › allow rules › mode › policy › AskUser. Arguments a policy
+// replaces pass the deny and guard rules again.
 func (rc *RunContext) authorize(ctx context.Context, req PermissionRequest) authorization {
 	g := &rc.gov
+	var v callView
+	v.read(&req)
+	a := authorization{args: req.Args}
+	if !rc.screen(ctx, &v, &a) {
+		return a
+	}
+	// An approved guard only clears the guard step.
+	a.allowed, a.reason = false, ""
+	if allowed(g.allow, &v) {
+		a.allowed = true
+		return a
+	}
 	switch g.mode {
 	case PermissionBypass:
-		return authorization{allowed: true, args: req.Args}
+		a.allowed = true
+		return a
 	case PermissionDontAsk:
-		return authorization{reason: "permission mode dont_ask admits only allow-listed tools"}
+		a.reason = "permission mode dont_ask admits only calls an allow rule permits"
+		return a
 	case PermissionPlan:
 		if req.Effect != ReadOnly {
-			return authorization{reason: "permission mode plan admits only read-only tools"}
+			a.reason = "permission mode plan admits only read-only tools"
+			return a
 		}
 	case PermissionAcceptEdits:
 		if req.Effect == Write {
-			return authorization{allowed: true, args: req.Args}
+			a.allowed = true
+			return a
 		}
 	}
 	if g.policy == nil {
-		return authorization{allowed: true, args: req.Args}
+		a.allowed = true
+		return a
 	}
 	d := g.policy.Check(ctx, rc, req)
 	switch d.Behavior {
 	case PermissionAllow:
-		return authorization{allowed: true, args: req.Args}
+		a.allowed = true
 	case PermissionReplace:
-		return authorization{allowed: true, args: d.Args}
+		req.Args = d.Args
+		a.args = d.Args
+		v.read(&req)
+		a.allowed = rc.screen(ctx, &v, &a)
 	case PermissionAskUser:
-		a := authorization{asked: true, prompt: d.Prompt, args: req.Args}
-		if g.approval == nil {
-			a.reason = "approval required and no approval handler is installed"
-			return a
-		}
-		out := g.approval.Decide(ctx, req, d.Prompt)
-		a.allowed = out.Allow
-		a.reason = out.Reason
-		if !a.allowed && a.reason == "" {
-			a.reason = "denied by approver"
-		}
-		return a
+		rc.ask(ctx, req, d.Prompt, &a)
 	default:
-		reason := d.Reason
-		if reason == "" {
-			reason = "denied by policy"
+		a.reason = d.Reason
+		if a.reason == "" {
+			a.reason = "denied by policy"
 		}
-		return authorization{reason: reason}
 	}
+	return a
 }
 
-// redact is the last transform on tool output before it reaches the model.
-func (rc *RunContext) redact(out ToolOutput) ToolOutput { return out }
+// screen runs the deny and guard steps. It reports false, with the reason
+// set, when the call is refused.
+func (rc *RunContext) screen(ctx context.Context, v *callView, a *authorization) bool {
+	g := &rc.gov
+	for _, r := range g.deny {
+		if r.matches(v) {
+			a.reason = "deny rule " + r.String()
+			return false
+		}
+	}
+	if v.class == classOther && len(g.guards) == 0 {
+		return true
+	}
+	deny, ask := guardVerdict(g.guards, !g.noDefaultGuards, v)
+	switch {
+	case deny != nil:
+		a.reason = "guard " + deny.Name
+		return false
+	case ask != nil:
+		rc.ask(ctx, *v.req, "guard "+ask.Name+": allow "+v.req.Tool+"?", a)
+		return a.allowed
+	}
+	return true
+}
+
+// ask resolves an AskUser through the approval handler; without one it
+// denies.
+func (rc *RunContext) ask(ctx context.Context, req PermissionRequest, prompt string, a *authorization) {
+	a.asked, a.prompt = true, prompt
+	if rc.gov.approval == nil {
+		a.allowed = false
+		a.reason = prompt + " needs approval and no approval handler is installed"
+		return
+	}
+	out := rc.gov.approval.Decide(ctx, req, prompt)
+	a.allowed, a.reason = out.Allow, out.Reason
+	if !a.allowed && a.reason == "" {
+		a.reason = "denied by approver"
+	}
+}

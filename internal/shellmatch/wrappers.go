@@ -238,3 +238,10 @@ func (sh shellSpec) commandString(args []word) (cmd string, lit, found bool) {
 	}
 	return "", false, false
 }
+
+// IsShell reports whether program is a shell the matcher follows into with
+// -c. Such a shell with a dynamic command runs what its words do not show.
+func IsShell(program string) bool {
+	_, ok := shellSpecs[program]
+	return ok
+}

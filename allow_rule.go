@@ -1,0 +1,119 @@
+package helikon
+
+import "github.com/paigasus/helikon/internal/shellmatch"
+
+// AllowRule pre-approves matching tool calls. A matching allow rule resolves
+// the call to Allow after the deny and guard steps and before the mode, in
+// every mode, and the [PermissionPolicy] is not consulted. Under
+// [PermissionDontAsk] allow rules are the only way a call is permitted.
+// Because it short-circuits the mode, an allow rule permits a call even
+// under Plan's read-only gate: prefer the narrow forms.
+//
+// Build one with [AllowTool], [AllowBash], [AllowRead] or [AllowEdit] and
+// install it with [WithAllowRules]. Allow rules fail closed: a call they
+// cannot read is not allowed by them.
+type AllowRule struct{ r rule }
+
+// AllowTool allows every call of the tool named name.
+func AllowTool(name string) AllowRule { return AllowRule{rule{kind: ruleTool, name: name}} }
+
+// AllowBash allows a call of the Bash tool when every sub-command of its
+// command runs an allowed program: the Bash allow rules together form the
+// list, so AllowBash("git") and AllowBash("ls") allow `git status && ls`,
+// while `git status && rm x` is left to the mode. A sub-command run under
+// sudo, doas or su needs that wrapper allowed too; a command whose program
+// is not a plain literal ($CMD, a shell reading its standard input) is
+// never allowed.
+func AllowBash(program string) AllowRule { return AllowRule{rule{kind: ruleBash, name: program}} }
+
+// AllowRead allows a call of the Read tool whose path matches pattern; see
+// [DenyRead] for the syntax. An absolute path, or one climbing out of the
+// root, never matches an anchored allow pattern unless the pattern starts
+// with "//".
+func AllowRead(pattern string) AllowRule {
+	return AllowRule{rule{kind: ruleRead, name: pattern, glob: compileGlob(pattern)}}
+}
+
+// AllowEdit allows a call of the Write or Edit tools whose path matches
+// pattern; see [AllowRead].
+func AllowEdit(pattern string) AllowRule {
+	return AllowRule{rule{kind: ruleEdit, name: pattern, glob: compileGlob(pattern)}}
+}
+
+// String returns the rule in the Tool(specifier) form.
+func (r AllowRule) String() string { return r.r.String() }
+
+// privileged wrappers change who runs a command; an allow rule for the
+// program alone does not cover them.
+var privileged = map[string]bool{"sudo": true, "doas": true, "su": true}
+
+// allowed reports whether the allow rules permit the call.
+func allowed(rules []AllowRule, v *callView) bool {
+	var bashRules bool
+	for _, r := range rules {
+		switch r.r.kind {
+		case ruleTool:
+			if v.req.Tool == r.r.name {
+				return true
+			}
+		case ruleBash:
+			bashRules = true
+		default:
+			if !r.r.concerns(v.class) || v.unreadable || len(v.paths) == 0 {
+				continue
+			}
+			all := true
+			for _, p := range v.paths {
+				all = all && r.r.glob.match(p, false)
+			}
+			if all {
+				return true
+			}
+		}
+	}
+	if bashRules && v.class == classBash && !v.unreadable && len(v.scripts) > 0 {
+		if bashAllowed(rules, v.scripts) {
+			return true
+		}
+	}
+	return false
+}
+
+func bashAllowed(rules []AllowRule, scripts []*shellmatch.Script) bool {
+	inList := func(program string) bool {
+		for _, r := range rules {
+			if r.r.kind == ruleBash && r.r.name == program {
+				return true
+			}
+		}
+		return false
+	}
+	for _, s := range scripts {
+		if s.Approx || s.Truncated || len(s.Commands) == 0 {
+			return false
+		}
+		for i := range s.Commands {
+			c := &s.Commands[i]
+			if c.Program == "" || (c.Dynamic && shellmatch.IsShell(c.Program)) || !inList(c.Program) {
+				return false
+			}
+			for _, w := range c.Wrappers {
+				if privileged[w] && !inList(w) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+// WithAllowRules adds allow rules to the run. They propagate to handoff
+// targets and sub-agents.
+func WithAllowRules(rules ...AllowRule) ContextOption {
+	return contextOptionFunc(func(rc *RunContext) {
+		rc.gov.allow = append(rc.gov.allow[:len(rc.gov.allow):len(rc.gov.allow)], rules...)
+	})
+}
+
+// AllowRules returns the run's allow rules.
+func (rc *RunContext) AllowRules() []AllowRule { return rc.gov.allow }
