@@ -107,6 +107,14 @@ func WithOutputGuardrails(g ...Guardrail) AgentOption {
 	return agentOptionFunc(func(a *LLMAgent) { a.outputGuards = append(a.outputGuards, g...) })
 }
 
+// WithBlockingInputGuardrails makes the input guardrails finish before the
+// first model call starts. By default they run beside it: the call's events
+// are held back until every guardrail passes, and a tripwire cancels it, so
+// a clean input costs no added latency and a tripped one leaks nothing.
+func WithBlockingInputGuardrails() AgentOption {
+	return agentOptionFunc(func(a *LLMAgent) { a.blockingInput = true })
+}
+
 // RunConfigOption sets a [RunConfig]; it works on an agent ([NewAgent]) and
 // on a run ([NewRunContext]), and the run's wins. On [AgentAsTool] it sets
 // the sub-run's.
@@ -137,6 +145,7 @@ type LLMAgent struct {
 	hooks             []Hook
 	inputGuards       []Guardrail
 	outputGuards      []Guardrail
+	blockingInput     bool
 	config            *RunConfig
 	optErrs           []error
 }
@@ -205,6 +214,9 @@ func (a *LLMAgent) Clone(opts ...AgentOption) (*LLMAgent, error) {
 	}
 	if a.config != nil {
 		all = append(all, WithRunConfig(*a.config))
+	}
+	if a.blockingInput {
+		all = append(all, WithBlockingInputGuardrails())
 	}
 	return NewAgent(a.name, a.model, append(all, opts...)...)
 }

@@ -48,6 +48,9 @@ type driver struct {
 	handedOff bool
 	// depthLimit bounds this run's nesting depth and that of its handoffs.
 	depthLimit int
+	// input is the input guardrail check running beside the first model
+	// call, until that call settles.
+	input *inputCheck
 
 	mu         sync.Mutex // guards injections while tools run concurrently
 	injections []string
@@ -117,9 +120,18 @@ func (d *driver) start(ctx context.Context, input []Item, yield func(Event) bool
 	copy(conv, input)
 	d.tc.Conversation = conv
 
+	if err := d.rc.gov.modeErr; err != nil {
+		yield(RunFailed{Err: &AgentError{Kind: KindConfig, Agent: d.a.name, Message: err.Error(), Err: err}})
+		return
+	}
 	if len(d.a.inputGuards) > 0 {
-		if !d.checkInput(ctx, input, yield) {
-			return
+		if d.a.blockingInput {
+			if !d.checkInput(ctx, input, yield) {
+				return
+			}
+		} else {
+			d.input = d.startInputCheck(ctx, input)
+			defer d.input.stop()
 		}
 	}
 	if f := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnRunStart, Agent: d.a.name}); f.denied {
@@ -197,7 +209,11 @@ func (d *driver) loop(ctx context.Context, state LoopState, in TransitionInput, 
 		var ok bool
 		switch act.Kind {
 		case ActCallModel:
-			in, ok = d.callModel(ctx, state, act.Request, yield)
+			if d.input != nil {
+				in, ok = d.callModelGuarded(ctx, state, act.Request, yield)
+			} else {
+				in, ok = d.callModel(ctx, state, act.Request, yield)
+			}
 		case ActExecuteTools:
 			in, ok = d.executeTools(ctx, act.Calls, yield)
 		case ActHandoff:

@@ -5,9 +5,15 @@ import (
 	"strings"
 )
 
-// checkInput runs the input guardrails over the user text of input. It
-// reports false after emitting the failure when one trips.
+// checkInput runs the input guardrails over the user text of input before
+// the loop starts. It reports false after emitting the failure when one
+// trips.
 func (d *driver) checkInput(ctx context.Context, input []Item, yield func(Event) bool) bool {
+	return d.runGuardrails(ctx, d.a.inputGuards, GuardrailInput{Kind: GuardUserText, Text: userText(input)}, yield)
+}
+
+// userText joins the text of the user items of input.
+func userText(input []Item) string {
 	var b strings.Builder
 	for _, it := range input {
 		if it.Role == RoleUser {
@@ -17,7 +23,7 @@ func (d *driver) checkInput(ctx context.Context, input []Item, yield func(Event)
 			b.WriteString(it.Text())
 		}
 	}
-	return d.runGuardrails(ctx, d.a.inputGuards, GuardrailInput{Kind: GuardUserText, Text: b.String()}, yield)
+	return b.String()
 }
 
 // checkOutput runs the output guardrails over the final text.
@@ -26,20 +32,34 @@ func (d *driver) checkOutput(ctx context.Context, text string, yield func(Event)
 }
 
 func (d *driver) runGuardrails(ctx context.Context, gs []Guardrail, in GuardrailInput, yield func(Event) bool) bool {
+	tw, err := d.firstTripwire(ctx, gs, in)
+	if tw == nil {
+		return true
+	}
+	d.tripped(tw, err, yield)
+	return false
+}
+
+// firstTripwire runs gs in order and returns the first tripwire; a
+// guardrail's error becomes a tripwire of kind Other.
+func (d *driver) firstTripwire(ctx context.Context, gs []Guardrail, in GuardrailInput) (*Tripwire, error) {
 	for _, g := range gs {
 		tw, err := g.Check(ctx, d.rc, in)
 		if err != nil {
-			tw = &Tripwire{Kind: GuardrailOther, Reason: err.Error()}
+			return &Tripwire{Kind: GuardrailOther, Reason: err.Error(), Info: err.Error()}, err
 		}
-		if tw == nil {
-			continue
+		if tw != nil {
+			return tw, nil
 		}
-		if yield(GuardrailTriggered{Kind: tw.Kind, Info: tw.Info}) {
-			yield(RunFailed{Err: &AgentError{Kind: KindGuardrail, Agent: d.a.name, Message: guardrailMessage(tw), Err: err}})
-		}
-		return false
 	}
-	return true
+	return nil, nil
+}
+
+// tripped emits GuardrailTriggered, then the run's failure.
+func (d *driver) tripped(tw *Tripwire, err error, yield func(Event) bool) {
+	if yield(GuardrailTriggered{Kind: tw.Kind, Info: tw.Info}) {
+		yield(RunFailed{Err: &AgentError{Kind: KindGuardrail, Agent: d.a.name, Message: guardrailMessage(tw), Err: err}})
+	}
 }
 
 func guardrailMessage(tw *Tripwire) string {
@@ -47,4 +67,94 @@ func guardrailMessage(tw *Tripwire) string {
 		return string(tw.Kind) + ": " + tw.Reason
 	}
 	return string(tw.Kind)
+}
+
+// inputCheck runs the input guardrails beside the first model call. The
+// driver owns its goroutine: stop cancels and waits for it.
+type inputCheck struct {
+	// model is the first model call's context; a tripwire cancels it.
+	model       context.Context
+	cancelModel context.CancelFunc
+	cancelCheck context.CancelFunc
+	done        chan struct{}
+	tw          *Tripwire // set before done closes
+	err         error
+	held        []Event // the model call's events, until the verdict
+}
+
+func (d *driver) startInputCheck(ctx context.Context, input []Item) *inputCheck {
+	ic := &inputCheck{done: make(chan struct{})}
+	ic.model, ic.cancelModel = context.WithCancel(ctx)
+	checkCtx, cancelCheck := context.WithCancel(ctx)
+	ic.cancelCheck = cancelCheck
+	in := GuardrailInput{Kind: GuardUserText, Text: userText(input)}
+	go func() {
+		defer close(ic.done)
+		ic.tw, ic.err = d.firstTripwire(checkCtx, d.a.inputGuards, in)
+		if ic.tw != nil {
+			ic.cancelModel()
+		}
+	}()
+	return ic
+}
+
+// stop ends the check and waits for its goroutine.
+func (ic *inputCheck) stop() {
+	ic.cancelCheck()
+	ic.cancelModel()
+	<-ic.done
+}
+
+// passed reports, without waiting, whether every guardrail has passed.
+func (ic *inputCheck) passed() bool {
+	select {
+	case <-ic.done:
+		return ic.tw == nil
+	default:
+		return false
+	}
+}
+
+// flush yields the held events.
+func (ic *inputCheck) flush(yield func(Event) bool) bool {
+	for _, ev := range ic.held {
+		if !yield(ev) {
+			return false
+		}
+	}
+	ic.held = nil
+	return true
+}
+
+// callModelGuarded runs the first model call while the input guardrails
+// run. Its events are held back until they pass, then stream live; a
+// tripwire cancels the call and fails the run.
+func (d *driver) callModelGuarded(ctx context.Context, state LoopState, req *ModelRequest, yield func(Event) bool) (TransitionInput, bool) {
+	ic := d.input
+	d.input = nil
+	defer ic.stop()
+	hold := func(ev Event) bool {
+		if ic.passed() {
+			return ic.flush(yield) && yield(ev)
+		}
+		ic.held = append(ic.held, ev)
+		return true
+	}
+	in, ok := d.callModel(ic.model, state, req, hold)
+	if !ok {
+		return nil, false
+	}
+	select {
+	case <-ic.done:
+	case <-ctx.Done():
+		return Abort{Err: cancelled(d.a.name, ctx.Err())}, true
+	}
+	if ic.tw != nil {
+		d.tripped(ic.tw, ic.err, yield)
+		return nil, false
+	}
+	if !ic.flush(yield) {
+		return nil, false
+	}
+	return in, true
 }

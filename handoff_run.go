@@ -52,5 +52,8 @@ func (d *driver) handoff(ctx context.Context, target string, yield func(Event) b
 	}
 	res.Output = last
 	d.handedOff = true
+	// The target's run has ended: the handing-off agent's own hooks see it
+	// too, before the run-level ones.
+	fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnSubagentStop, Agent: target, From: d.a.name})
 	return res, true
 }
