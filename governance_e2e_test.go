@@ -275,7 +275,9 @@ func TestCompose_GuardrailsGateTheSurroundingText(t *testing.T) {
 // records whether it did.
 type hangingModel struct{ cancelled chan bool }
 
-func (m *hangingModel) Capabilities() helikon.ModelCapabilities { return helikon.ModelCapabilities{Streaming: true} }
+func (m *hangingModel) Capabilities() helikon.ModelCapabilities {
+	return helikon.ModelCapabilities{Streaming: true}
+}
 
 func (m *hangingModel) Invoke(ctx context.Context, _ *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
 	return func(yield func(helikon.ModelEvent, error) bool) {

@@ -3,12 +3,18 @@ package shellmatch
 import (
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
-// safe marks the bytes that mean nothing special to Bash inside a word, so a
-// string made of them and blanks is a single simple command of literal
-// words, and splitting on blanks is exactly what the parser would do.
-var safe = func() (t [256]bool) {
+// fastCommand is one simple command split without the parser.
+type fastCommand struct {
+	words  []word
+	writes []string
+}
+
+// plain marks the bytes that are literal in an unquoted Bash word. Glob
+// characters count: the parser keeps them literal too.
+var plain = func() (t [256]bool) {
 	for c := 'a'; c <= 'z'; c++ {
 		t[c] = true
 	}
@@ -18,53 +24,210 @@ var safe = func() (t [256]bool) {
 	for c := '0'; c <= '9'; c++ {
 		t[c] = true
 	}
-	for _, c := range "-_./:=,@+%^" {
+	for _, c := range "-_./:=,@+%^~*?" {
 		t[c] = true
 	}
 	return t
 }()
 
-// reserved are the words that make a command string more than a simple
-// command when they come first.
+// reserved are the words that make a command more than a simple command
+// when they come first.
 var reserved = map[string]bool{
 	"if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true, "done": true,
 	"case": true, "esac": true, "while": true, "until": true, "for": true, "in": true,
-	"function": true, "select": true, "time": true, "coproc": true,
+	"function": true, "select": true, "time": true, "coproc": true, "[[": true, "]]": true,
 }
 
-// fastSplit splits a string of plain words without the parser. It reports
-// false when the string needs the parser.
-func fastSplit(src string) ([]word, bool) {
-	n := 0
-	inWord := false
-	for i := 0; i < len(src); i++ {
-		c := src[i]
-		if c == ' ' || c == '\t' {
-			inWord = false
-			continue
-		}
-		if !safe[c] {
-			return nil, false
-		}
-		if !inWord {
-			n++
-			inWord = true
-		}
-	}
-	if n == 0 {
-		return nil, true
-	}
-	words := make([]word, 0, n)
-	for f := range strings.FieldsFuncSeq(src, isBlank) {
-		words = append(words, word{text: f, lit: true})
-	}
-	if first := words[0].text; reserved[first] || isAssignment(first) {
+// fastSplit splits the common shape of command string without the parser:
+// plain and simply quoted words, the list and pipe operators, and
+// redirections to plain words. It reports false for anything else ($,
+// backticks, backslashes, parentheses, braces, comments, heredocs, …),
+// which the parser then handles; where it answers, it answers as the parser
+// would (a fuzz test holds it to that).
+func fastSplit(src string) ([]fastCommand, bool) {
+	if !utf8.ValidString(src) {
 		return nil, false
 	}
-	return words, true
+	for i := 0; i < len(src); i++ {
+		if c := src[i]; c < ' ' && c != '\t' && c != '\n' || c == 0x7f {
+			return nil, false // control bytes: the parser's business
+		}
+	}
+	var (
+		cmds  []fastCommand
+		cur   fastCommand
+		b     []byte
+		start = -1 // start of the current unquoted run, -1 when b holds the word
+		in    bool // inside a word
+		quote bool // the current word has quotes
+		ended bool // an operator ended the last command and needs one after it
+	)
+	endWord := func(end int) {
+		if !in {
+			return
+		}
+		var text string
+		if start >= 0 && !quote {
+			text = src[start:end]
+		} else {
+			text = string(b)
+		}
+		cur.words = append(cur.words, word{text: text, lit: true})
+		in, quote, start, b = false, false, -1, b[:0]
+	}
+	endCommand := func() bool {
+		if len(cur.words) == 0 && len(cur.writes) == 0 {
+			return false
+		}
+		if first := cur.words; len(first) > 0 && (reserved[first[0].text] || isAssignment(first[0].text)) {
+			return false
+		}
+		cmds = append(cmds, cur)
+		cur = fastCommand{}
+		return true
+	}
+	// readTarget reads the plain or quoted word a redirection names.
+	readTarget := func(i int) (string, int, bool) {
+		for i < len(src) && (src[i] == ' ' || src[i] == '\t') {
+			i++
+		}
+		var t []byte
+		n := 0
+		for i < len(src) {
+			c := src[i]
+			switch {
+			case plain[c]:
+				t = append(t, c)
+			case c == '\'':
+				j := strings.IndexByte(src[i+1:], '\'')
+				if j < 0 {
+					return "", 0, false
+				}
+				t = append(t, src[i+1:i+1+j]...)
+				i += j + 1
+			case c == '"':
+				j := strings.IndexByte(src[i+1:], '"')
+				if j < 0 || strings.ContainsAny(src[i+1:i+1+j], "$`\\!") {
+					return "", 0, false
+				}
+				t = append(t, src[i+1:i+1+j]...)
+				i += j + 1
+			default:
+				if n == 0 {
+					return "", 0, false
+				}
+				return string(t), i, true
+			}
+			n++
+			i++
+		}
+		if n == 0 {
+			return "", 0, false
+		}
+		return string(t), i, true
+	}
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch {
+		case plain[c]:
+			if !in {
+				in, start = true, i
+			} else if start < 0 || quote {
+				b = append(b, c)
+			}
+			ended = false
+			continue
+		case c == ' ' || c == '\t':
+			endWord(i)
+			continue
+		case c == '\'' || c == '"':
+			j := strings.IndexByte(src[i+1:], c)
+			if j < 0 {
+				return nil, false
+			}
+			body := src[i+1 : i+1+j]
+			if c == '"' && strings.ContainsAny(body, "$`\\!") {
+				return nil, false
+			}
+			if in && !quote && start >= 0 {
+				b = append(b[:0], src[start:i]...)
+			}
+			in, quote = true, true
+			b = append(b, body...)
+			i += j + 1
+			ended = false
+			continue
+		case c == '>' || (c == '&' && i+1 < len(src) && src[i+1] == '>'):
+			// An all-digit word right before > is the descriptor.
+			if in && !quote && start >= 0 && isDigits(src[start:i]) && c == '>' {
+				in, start = false, -1
+			} else {
+				endWord(i)
+			}
+			op := i
+			if c == '&' {
+				i++
+			}
+			i++
+			dup := false
+			if i < len(src) && (src[i] == '>' || src[i] == '|') {
+				i++
+			} else if i < len(src) && src[i] == '&' && src[op] == '>' {
+				dup = true
+				i++
+			}
+			t, next, ok := readTarget(i)
+			if !ok {
+				return nil, false
+			}
+			if !dup || !(t == "-" || isDigits(t)) {
+				cur.writes = append(cur.writes, t)
+			}
+			i = next - 1
+			ended = false
+			continue
+		case c == '<':
+			if in && !quote && start >= 0 && isDigits(src[start:i]) {
+				in, start = false, -1
+			} else {
+				endWord(i)
+			}
+			if i+1 < len(src) && strings.IndexByte("<>&(", src[i+1]) >= 0 {
+				return nil, false
+			}
+			_, next, ok := readTarget(i + 1)
+			if !ok {
+				return nil, false
+			}
+			i = next - 1
+			ended = false
+			continue
+		case c == ';' || c == '\n' || c == '&' || c == '|':
+			endWord(i)
+			if !endCommand() {
+				return nil, false
+			}
+			ended = c != ';' && c != '\n'
+			if i+1 < len(src) && ((c == '&' && src[i+1] == '&') || (c == '|' && (src[i+1] == '|' || src[i+1] == '&'))) {
+				i++
+				ended = true
+			} else if c == '&' {
+				ended = false // a trailing & only backgrounds
+			}
+			continue
+		}
+		return nil, false
+	}
+	endWord(len(src))
+	if len(cur.words) > 0 || len(cur.writes) > 0 {
+		if !endCommand() {
+			return nil, false
+		}
+	} else if ended {
+		return nil, false
+	}
+	return cmds, true
 }
-
-func isBlank(r rune) bool { return r == ' ' || r == '\t' }
 
 // tokenize splits a string that did not parse into rough commands: on
 // operators, parentheses and backticks, then on blanks, with quotes and

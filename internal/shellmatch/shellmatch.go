@@ -77,9 +77,9 @@ func (s *Script) add(src string, depth int, wrappers []string) {
 		s.Truncated = true
 		return
 	}
-	if words, ok := fastSplit(src); ok {
-		if len(words) > 0 {
-			s.resolve(words, depth, wrappers, nil)
+	if cmds, ok := fastSplit(src); ok {
+		for _, c := range cmds {
+			s.resolve(c.words, depth, wrappers, c.writes)
 		}
 		return
 	}
@@ -227,7 +227,9 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 		return
 	}
 	if words[0].lit {
-		c.Program = path.Base(words[0].text)
+		if words[0].text != "" {
+			c.Program = path.Base(words[0].text)
+		}
 	} else {
 		c.Dynamic = true
 	}

@@ -132,7 +132,15 @@ func TestParse_DepthIsBounded(t *testing.T) {
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func TestFastSplit_AgreesWithParser(t *testing.T) {
-	for _, src := range []string{"git status", "ls -la /tmp", "rm -rf ~", "timeout 10 rm x", "a  b\tc", "sudo -u root rm /"} {
+	for _, src := range []string{
+		"git status", "ls -la /tmp", "rm -rf ~", "timeout 10 rm x", "a  b\tc", "sudo -u root rm /",
+		"git status && ls -la src | grep -v tmp > /dev/null", "make 2>&1 | tail -20", "go test ./... ; echo done &",
+		`git commit -m "fix: a bug" && git push`, "echo 'a b'c > out.txt 2>> err.log", "cat < in.txt |& tee -a log",
+		"ls *.go && rm -f a?.o", "cmd &> all.log", "cmd >| clobber >&2",
+	} {
+		if _, ok := fastSplit(src); !ok {
+			t.Errorf("%q: fast path declined", src)
+		}
 		fast := &Script{}
 		fast.add(src, 0, nil)
 		slow := &Script{}

@@ -148,10 +148,16 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// isAssignment reports whether t has the form NAME=VALUE.
+// isAssignment reports whether t has the form NAME=VALUE or NAME+=VALUE.
 func isAssignment(t string) bool {
 	eq := strings.IndexByte(t, '=')
 	if eq <= 0 {
+		return false
+	}
+	if t[eq-1] == '+' {
+		eq--
+	}
+	if eq == 0 {
 		return false
 	}
 	for i := 0; i < eq; i++ {
