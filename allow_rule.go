@@ -71,8 +71,8 @@ func allowed(rules []AllowRule, v *callView) bool {
 			}
 		}
 	}
-	if bashRules && v.class == classBash && !v.unreadable && len(v.scripts) > 0 {
-		if bashAllowed(rules, v.scripts) {
+	if bashRules && v.class == classBash && !v.unreadable && v.nScripts > 0 {
+		if bashAllowed(rules, v.scripts()) {
 			return true
 		}
 	}

@@ -65,35 +65,60 @@ func classOf(tool string) toolClass {
 // pathKeys are the argument names that carry a file path.
 var pathKeys = [...]string{"file_path", "path", "notebook_path"}
 
-// callView is one call as the rules see it, read once per pipeline pass.
+// callView is one call as the rules see it, read once per pipeline pass. It
+// keeps its scripts in an array rather than a slice of itself, so a view on
+// the stack stays there.
 type callView struct {
-	req        *PermissionRequest
+	req        PermissionRequest
 	class      toolClass
 	unreadable bool
-	scripts    []*shellmatch.Script
+	nScripts   int
+	scriptArr  [2]*shellmatch.Script
+	moreScript []*shellmatch.Script // when a call has more than two commands
 	paths      []string
-	scriptBuf  [1]*shellmatch.Script
 }
 
-func (v *callView) read(req *PermissionRequest) {
+func (v *callView) read(req PermissionRequest) {
 	*v = callView{req: req, class: classOf(req.Tool)}
-	v.scripts = v.scriptBuf[:0]
-	var err error
+	var (
+		buf  [2][]byte
+		vals [][]byte
+		err  error
+	)
 	switch v.class {
 	case classBash:
-		err = argStrings(req.Args, "command", func(b []byte) {
-			v.scripts = append(v.scripts, shellmatch.ParseBytes(b))
-		})
+		vals, err = argStrings(req.Args, "command", buf[:0])
+		for _, b := range vals {
+			s := shellmatch.ParseBytes(b)
+			if v.nScripts < len(v.scriptArr) {
+				v.scriptArr[v.nScripts] = s
+				v.nScripts++
+			} else {
+				v.moreScript = append(v.moreScript, s)
+			}
+		}
 	case classRead, classEdit:
+		vals = buf[:0]
 		for _, k := range pathKeys {
-			if err = argStrings(req.Args, k, func(b []byte) { v.paths = append(v.paths, string(b)) }); err != nil {
+			if vals, err = argStrings(req.Args, k, vals); err != nil {
 				break
 			}
+		}
+		for _, b := range vals {
+			v.paths = append(v.paths, string(b))
 		}
 	default:
 		return
 	}
 	v.unreadable = err != nil
+}
+
+// scripts returns the parsed commands of a Bash call.
+func (v *callView) scripts() []*shellmatch.Script {
+	if v.moreScript != nil {
+		return append(v.scriptArr[:v.nScripts:v.nScripts], v.moreScript...)
+	}
+	return v.scriptArr[:v.nScripts]
 }
 
 // writes calls fn with every path the call writes: the path of an edit
@@ -108,7 +133,7 @@ func (v *callView) writes(fn func(string) bool) bool {
 		}
 		return false
 	}
-	for _, s := range v.scripts {
+	for _, s := range v.scripts() {
 		for i := range s.Commands {
 			if commandWrites(&s.Commands[i], fn) {
 				return true

@@ -52,7 +52,7 @@ func (r DenyRule) matches(v *callView) bool {
 		if v.unreadable {
 			return true
 		}
-		for _, s := range v.scripts {
+		for _, s := range v.scripts() {
 			if s.Truncated {
 				return true
 			}

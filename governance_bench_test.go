@@ -12,7 +12,8 @@ import (
 // the default guards, allow rules, mode, policy, PostToolUse hooks and
 // redaction, with a repeated command (the matcher's cache hits).
 func BenchmarkToolCallGovernance(b *testing.B) {
-	benchGovernance(b, func(int) json.RawMessage { return json.RawMessage(`{"command":"git status && ls -la src | grep -v tmp > /dev/null"}`) })
+	args := json.RawMessage(`{"command":"git status && ls -la src | grep -v tmp > /dev/null"}`)
+	benchGovernance(b, func(int) json.RawMessage { return args })
 }
 
 // BenchmarkToolCallGovernanceColdParse is the same with a command never seen

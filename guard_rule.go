@@ -59,11 +59,11 @@ type ShellCommand struct {
 
 // matches reports whether g applies to the call.
 func (g *GuardRule) matches(v *callView) bool {
-	if g.Call != nil && g.Call(*v.req) {
+	if g.Call != nil && g.Call(v.req) {
 		return true
 	}
 	if g.Command != nil && v.class == classBash {
-		for _, s := range v.scripts {
+		for _, s := range v.scripts() {
 			for i := range s.Commands {
 				c := &s.Commands[i]
 				if g.Command(ShellCommand{Program: c.Program, Args: c.Args, Writes: c.Writes, Wrappers: c.Wrappers, Dynamic: c.Dynamic}) {
@@ -169,14 +169,16 @@ func isSystemPath(p string) bool {
 }
 
 func isSecretsPath(p string) bool {
-	parts, _ := splitPath(p)
-	for i, c := range parts {
-		if c == ".git" || c == ".ssh" {
+	p = path.Clean(p)
+	for p != "" {
+		c, rest, more := strings.Cut(p, "/")
+		if strings.EqualFold(c, ".git") || strings.EqualFold(c, ".ssh") {
 			return true
 		}
-		if i == len(parts)-1 && (c == ".env" || strings.HasPrefix(c, ".env.")) {
+		if !more && (strings.EqualFold(c, ".env") || (len(c) > 5 && strings.EqualFold(c[:5], ".env."))) {
 			return true
 		}
+		p = rest
 	}
 	return false
 }

@@ -103,7 +103,7 @@ type authorization struct {
 func (rc *RunContext) authorize(ctx context.Context, req PermissionRequest) authorization {
 	g := &rc.gov
 	var v callView
-	v.read(&req)
+	v.read(req)
 	a := authorization{args: req.Args}
 	if !rc.screen(ctx, &v, &a) {
 		return a
@@ -143,7 +143,7 @@ func (rc *RunContext) authorize(ctx context.Context, req PermissionRequest) auth
 	case PermissionReplace:
 		req.Args = d.Args
 		a.args = d.Args
-		v.read(&req)
+		v.read(req)
 		a.allowed = rc.screen(ctx, &v, &a)
 	case PermissionAskUser:
 		rc.ask(ctx, req, d.Prompt, &a)
@@ -175,7 +175,7 @@ func (rc *RunContext) screen(ctx context.Context, v *callView, a *authorization)
 		a.reason = "guard " + deny.Name
 		return false
 	case ask != nil:
-		rc.ask(ctx, *v.req, "guard "+ask.Name+": allow "+v.req.Tool+"?", a)
+		rc.ask(ctx, v.req, "guard "+ask.Name+": allow "+v.req.Tool+"?", a)
 		return a.allowed
 	}
 	return true

@@ -9,66 +9,66 @@ import (
 // errArgsUnreadable reports arguments that are not a JSON object.
 var errArgsUnreadable = errors.New("arguments are not a JSON object")
 
-// argStrings calls fn with each top-level string member of the object args
+// argStrings appends to dst each top-level string member of the object args
 // whose key matches key. Keys match case-insensitively and every duplicate is
-// reported, because encoding/json decodes {"COMMAND": …} into a field tagged
+// kept, because encoding/json decodes {"COMMAND": …} into a field tagged
 // "command" and keeps the last of duplicates: a rule must see whatever the
-// tool will. A value without escapes is passed as a sub-slice of args.
-func argStrings(args []byte, key string, fn func(v []byte)) error {
+// tool will. A value without escapes is a sub-slice of args.
+func argStrings(args []byte, key string, dst [][]byte) ([][]byte, error) {
 	i := skipSpace(args, 0)
 	if i >= len(args) || args[i] != '{' {
-		return errArgsUnreadable
+		return dst, errArgsUnreadable
 	}
 	i = skipSpace(args, i+1)
 	if i < len(args) && args[i] == '}' {
-		return nil
+		return dst, nil
 	}
 	for {
 		ks, ke, kesc, ok := scanString(args, i)
 		if !ok {
-			return errArgsUnreadable
+			return dst, errArgsUnreadable
 		}
 		i = skipSpace(args, ke+1)
 		if i >= len(args) || args[i] != ':' {
-			return errArgsUnreadable
+			return dst, errArgsUnreadable
 		}
 		i = skipSpace(args, i+1)
 		keyMatch := keyEqual(args[ks:ke], kesc, key)
 		if i < len(args) && args[i] == '"' {
 			vs, ve, vesc, ok := scanString(args, i)
 			if !ok {
-				return errArgsUnreadable
+				return dst, errArgsUnreadable
 			}
 			if keyMatch {
 				if !vesc {
-					fn(args[vs:ve])
+					dst = append(dst, args[vs:ve])
 				} else {
 					var v string
 					if json.Unmarshal(args[vs-1:ve+1], &v) != nil {
-						return errArgsUnreadable
+						return dst, errArgsUnreadable
 					}
-					fn([]byte(v))
+					dst = append(dst, []byte(v))
 				}
 			}
 			i = ve + 1
 		} else {
 			end, ok := skipValue(args, i)
 			if !ok {
-				return errArgsUnreadable
+				return dst, errArgsUnreadable
 			}
 			i = end
 		}
 		i = skipSpace(args, i)
 		if i >= len(args) {
-			return errArgsUnreadable
+			return dst, errArgsUnreadable
 		}
 		switch args[i] {
 		case ',':
 			i = skipSpace(args, i+1)
 		case '}':
-			return nil
+			return dst, nil
 		default:
-			return errArgsUnreadable
+			return dst, errArgsUnreadable
 		}
 	}
 }

@@ -53,8 +53,18 @@ func fastSplit(src string) ([]fastCommand, bool) {
 			return nil, false // control bytes: the parser's business
 		}
 	}
+	ops := 1
+	for i := 0; i < len(src); i++ {
+		if c := src[i]; c == ';' || c == '&' || c == '|' || c == '\n' {
+			ops++
+		}
+	}
+	// One backing array for every command's words: a word needs a byte
+	// and a separator, so there are at most (len+1)/2.
+	all := make([]word, 0, (len(src)+1)/2)
+	wstart := 0
 	var (
-		cmds  []fastCommand
+		cmds  = make([]fastCommand, 0, ops)
 		cur   fastCommand
 		b     []byte
 		start = -1 // start of the current unquoted run, -1 when b holds the word
@@ -72,7 +82,8 @@ func fastSplit(src string) ([]fastCommand, bool) {
 		} else {
 			text = string(b)
 		}
-		cur.words = append(cur.words, word{text: text, lit: true})
+		all = append(all, word{text: text, lit: true})
+		cur.words = all[wstart:len(all):len(all)]
 		in, quote, start, b = false, false, -1, b[:0]
 	}
 	endCommand := func() bool {
@@ -84,6 +95,7 @@ func fastSplit(src string) ([]fastCommand, bool) {
 		}
 		cmds = append(cmds, cur)
 		cur = fastCommand{}
+		wstart = len(all)
 		return true
 	}
 	// readTarget reads the plain or quoted word a redirection names.

@@ -15,6 +15,7 @@ package shellmatch
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -57,6 +58,18 @@ type Script struct {
 	// Truncated reports that nested command strings went deeper than
 	// MaxDepth and were not followed.
 	Truncated bool
+
+	argArena []string // backs the Args of commands, to allocate once
+}
+
+// takeArgs returns room for n arguments.
+func (s *Script) takeArgs(n int) []string {
+	if cap(s.argArena)-len(s.argArena) < n {
+		return make([]string, n)
+	}
+	l := len(s.argArena)
+	s.argArena = s.argArena[:l+n]
+	return s.argArena[l : l+n : l+n]
 }
 
 // Parse resolves src. Results are cached: the returned Script is shared and
@@ -78,6 +91,12 @@ func (s *Script) add(src string, depth int, wrappers []string) {
 		return
 	}
 	if cmds, ok := fastSplit(src); ok {
+		s.Commands = slices.Grow(s.Commands, len(cmds))
+		n := 0
+		for _, c := range cmds {
+			n += len(c.words)
+		}
+		s.argArena = make([]string, 0, n)
 		for _, c := range cmds {
 			s.resolve(c.words, depth, wrappers, c.writes)
 		}
@@ -234,7 +253,7 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 		c.Dynamic = true
 	}
 	if len(words) > 1 {
-		c.Args = make([]string, len(words)-1)
+		c.Args = s.takeArgs(len(words) - 1)
 		for i, w := range words[1:] {
 			c.Args[i] = w.text
 			if !w.lit {
