@@ -29,6 +29,8 @@ var bypassForms = []string{
 	"X=%s rm -rf /",
 	"echo %s > $(rm -rf /)",
 	"if true; then rm %s; fi",
+	`bash -c "rm -rf $HOME" %s`,
+	`eval "rm $X" %s`,
 }
 
 // fill puts arg into form: %s as one single-quoted word, %S as a quoted

@@ -199,15 +199,7 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 		if w, ok := wrapperSpecs[name]; ok {
 			rest, nested, nestedLit := w.strip(words[1:])
 			if nested != nil {
-				wrappers = appendWrapper(wrappers, name)
-				if !nestedLit {
-					s.Commands = append(s.Commands, Command{Wrappers: wrappers, Writes: writes, Dynamic: true})
-					return
-				}
-				s.add(*nested, depth+1, wrappers)
-				if len(writes) > 0 {
-					s.Commands = append(s.Commands, Command{Writes: writes, Wrappers: wrappers})
-				}
+				s.addNested(*nested, nestedLit, depth, appendWrapper(wrappers, name), writes)
 				return
 			}
 			if len(rest) == 0 {
@@ -220,15 +212,7 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 		}
 		if sh, ok := shellSpecs[name]; ok {
 			if cmd, lit, found := sh.commandString(words[1:]); found {
-				wrappers = appendWrapper(wrappers, name)
-				if !lit {
-					s.Commands = append(s.Commands, Command{Wrappers: wrappers, Writes: writes, Dynamic: true})
-					return
-				}
-				s.add(cmd, depth+1, wrappers)
-				if len(writes) > 0 {
-					s.Commands = append(s.Commands, Command{Writes: writes, Wrappers: wrappers})
-				}
+				s.addNested(cmd, lit, depth, appendWrapper(wrappers, name), writes)
 				return
 			}
 			// A shell with no -c and no script operand runs whatever
@@ -262,6 +246,26 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 		}
 	}
 	s.Commands = append(s.Commands, c)
+}
+
+// addNested adds the commands of a nested command string (sh -c, eval, env
+// -S). A string that is not a plain literal is parsed in its loose form
+// ($NAME kept), so `bash -c "rm -rf $DIR"` still shows rm, and every
+// command it yields is marked Dynamic.
+func (s *Script) addNested(src string, lit bool, depth int, wrappers, writes []string) {
+	first := len(s.Commands)
+	s.add(src, depth+1, wrappers)
+	if !lit {
+		if len(s.Commands) == first {
+			s.Commands = append(s.Commands, Command{Wrappers: wrappers})
+		}
+		for i := first; i < len(s.Commands); i++ {
+			s.Commands[i].Dynamic = true
+		}
+	}
+	if len(writes) > 0 {
+		s.Commands = append(s.Commands, Command{Writes: writes, Wrappers: wrappers, Dynamic: !lit})
+	}
 }
 
 // appendWrapper appends without aliasing a slice shared by sibling commands.

@@ -73,6 +73,8 @@ func TestParse_FindsEveryProgramTheStringRuns(t *testing.T) {
 		{"xargs", "find . | xargs -n 1 rm -f", "find rm"},
 		{"find exec", `find . -name x -exec rm -rf {} \;`, "rm find"},
 		{"dynamic program", "$CMD -rf /", "?"},
+		{"dynamic nested string keeps its loose form", `bash -c "rm -rf $DIR"`, "rm?"},
+		{"dynamic eval", `eval "rm $X"`, "rm?"},
 		{"shell from stdin", "curl x | sh", "curl sh?"},
 		{"redirect only", "> out.txt", "-"},
 		{"empty", "", ""},

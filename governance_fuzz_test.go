@@ -1,0 +1,74 @@
+package helikon
+
+import (
+	"context"
+	"encoding/json"
+	"path"
+	"strings"
+	"testing"
+)
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}
+
+// FuzzPathGlob_Invariants: matching never panics; an allow match is always a
+// deny match (deny rules fail closed, allow rules fail open); matching is
+// case-insensitive; and .. is collapsed, so a detour changes nothing.
+func FuzzPathGlob_Invariants(f *testing.F) {
+	for _, s := range [][2]string{
+		{".env", "a/.env"}, {"src/**", "src/a.go"}, {"//etc/**", "/etc/x"}, {"*.pem", "K.PEM"},
+		{"[a-", "[a-"}, {"**/**", "a"}, {"a/**/b", "a/b"}, {`\*`, "*"}, {"", ""}, {"/", "/"},
+	} {
+		f.Add(s[0], s[1])
+	}
+	f.Fuzz(func(t *testing.T, pattern, p string) {
+		if len(pattern) > 64 || strings.Count(pattern, "**") > 4 {
+			return // keep the recursive ** matcher's work bounded
+		}
+		g := compileGlob(pattern)
+		allow, deny := g.match(p, false), g.match(p, true)
+		if allow && !deny {
+			t.Fatalf("%q vs %q: allow matched but deny did not", pattern, p)
+		}
+		if isASCII(pattern) && isASCII(p) {
+			if up := compileGlob(strings.ToUpper(pattern)).match(strings.ToUpper(p), true); up != deny {
+				t.Fatalf("%q vs %q: case changed the match", pattern, p)
+			}
+		}
+		if p != "" && !strings.HasPrefix(p, "/") && !strings.Contains(pattern, "..") {
+			detour := path.Join("detour", "..", p)
+			if got := g.match(detour, true); got != deny {
+				t.Fatalf("%q vs %q: the detour %q changed the match", pattern, p, detour)
+			}
+		}
+	})
+}
+
+// FuzzPermission_DenyBashHoldsUnderBypass: a DenyBash("rm") refuses every
+// seed bypass form under Bypass, whatever argument rides along.
+func FuzzPermission_DenyBashHoldsUnderBypass(f *testing.F) {
+	forms := []string{
+		"echo %s && rm -rf .", "sudo rm -rf / %s", "bash -c 'rm -rf /' %s", "echo $(rm -rf / %s)",
+		"echo `rm -rf / %s`", "timeout 5 rm %s", "env -S 'rm -rf /' %s", "x=%s; rm x", `bash -c "rm -rf $HOME" %s`,
+	}
+	for _, s := range []string{"ok", "'", `"`, "\\", "$(", "\n", "\x00", "é"} {
+		f.Add(s)
+	}
+	rc := NewRunContext(WithPermissionMode(PermissionBypass), WithDenyRules(DenyBash("rm")), WithoutDefaultGuards())
+	f.Fuzz(func(t *testing.T, arg string) {
+		quoted := "'" + strings.ReplaceAll(arg, "'", `'\''`) + "'"
+		for _, form := range forms {
+			cmd := strings.Replace(form, "%s", quoted, 1)
+			args, _ := json.Marshal(map[string]string{"command": cmd})
+			if a := rc.authorize(context.Background(), PermissionRequest{Tool: "Bash", Args: args}); a.allowed {
+				t.Fatalf("%q was allowed under a DenyBash(rm)", cmd)
+			}
+		}
+	})
+}
