@@ -146,7 +146,7 @@ func (rc *RunContext) authorize(ctx context.Context, req PermissionRequest) auth
 		v.read(req)
 		a.allowed = rc.screen(ctx, &v, &a)
 	case PermissionAskUser:
-		rc.ask(ctx, req, d.Prompt, &a)
+		rc.ask(ctx, req, d.Prompt, "the permission policy", &a)
 	default:
 		a.reason = d.Reason
 		if a.reason == "" {
@@ -175,19 +175,19 @@ func (rc *RunContext) screen(ctx context.Context, v *callView, a *authorization)
 		a.reason = "guard " + deny.Name
 		return false
 	case ask != nil:
-		rc.ask(ctx, v.req, "guard "+ask.Name+": allow "+v.req.Tool+"?", a)
+		rc.ask(ctx, v.req, "guard "+ask.Name+": allow "+v.req.Tool+"?", "guard "+ask.Name, a)
 		return a.allowed
 	}
 	return true
 }
 
-// ask resolves an AskUser through the approval handler; without one it
-// denies.
-func (rc *RunContext) ask(ctx context.Context, req PermissionRequest, prompt string, a *authorization) {
+// ask resolves an AskUser from who through the approval handler; without
+// one it denies.
+func (rc *RunContext) ask(ctx context.Context, req PermissionRequest, prompt, who string, a *authorization) {
 	a.asked, a.prompt = true, prompt
 	if rc.gov.approval == nil {
 		a.allowed = false
-		a.reason = prompt + " needs approval and no approval handler is installed"
+		a.reason = who + " asks for approval and no approval handler is installed"
 		return
 	}
 	out := rc.gov.approval.Decide(ctx, req, prompt)
