@@ -30,4 +30,11 @@
 // Agent.Run returns an iter.Seq[Event]: range over it to stream, or drain it
 // with [Collect] / [CollectTyped]. A failure arrives in the stream as a
 // [RunFailed] event; Collect turns it into an error.
+//
+// Governance: tool calls pass PreToolUse hooks, then the permission pipeline
+// — deny rules ([DenyBash], [DenyEdit], …), guard rules
+// ([DestructiveGuards] are always on), allow rules, the [PermissionMode],
+// the [PermissionPolicy] and the [ApprovalHandler] — then PostToolUse hooks
+// and secret redaction. Input and output [Guardrail]s gate the text around
+// the run. See docs/governance.md.
 package helikon

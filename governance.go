@@ -147,7 +147,12 @@ const (
 	OnSubagentStop
 )
 
-// HookEvent is what a [Hook] observes. Which fields are set depends on Kind.
+// HookEvent is what a [Hook] observes. Which fields are set depends on Kind:
+// Agent names the agent whose loop fires the event, except for
+// OnSubagentStop, where Agent names the nested agent that stopped and From
+// the agent that started it; Turn is set for OnTurnStart; Tool, CallID and
+// Args for PreToolUse and PostToolUse, Output for PostToolUse; From and To
+// for OnHandoff.
 type HookEvent struct {
 	Kind   HookKind
 	Agent  string
