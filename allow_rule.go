@@ -43,10 +43,6 @@ func AllowEdit(pattern string) AllowRule {
 // String returns the rule in the Tool(specifier) form.
 func (r AllowRule) String() string { return r.r.String() }
 
-// privileged wrappers change who runs a command; an allow rule for the
-// program alone does not cover them.
-var privileged = map[string]bool{"sudo": true, "doas": true, "su": true}
-
 // allowed reports whether the allow rules permit the call.
 func allowed(rules []AllowRule, v *callView) bool {
 	var bashRules bool
@@ -89,19 +85,8 @@ func bashAllowed(rules []AllowRule, scripts []*shellmatch.Script) bool {
 		return false
 	}
 	for _, s := range scripts {
-		if s.Approx || s.Truncated || len(s.Commands) == 0 {
+		if !s.OnlyRuns(inList) {
 			return false
-		}
-		for i := range s.Commands {
-			c := &s.Commands[i]
-			if c.Program == "" || (c.Dynamic && shellmatch.IsShell(c.Program)) || !inList(c.Program) {
-				return false
-			}
-			for _, w := range c.Wrappers {
-				if privileged[w] && !inList(w) {
-					return false
-				}
-			}
 		}
 	}
 	return true

@@ -143,19 +143,6 @@ func (v *callView) writes(fn func(string) bool) bool {
 	return false
 }
 
-// runsProgram reports whether c runs program or runs under it.
-func runsProgram(c *shellmatch.Command, program string) bool {
-	if c.Program == program {
-		return true
-	}
-	for _, w := range c.Wrappers {
-		if w == program {
-			return true
-		}
-	}
-	return false
-}
-
 // commandWrites calls fn with the files c writes: its redirect targets and
 // the operands that common file-writing programs write to.
 func commandWrites(c *shellmatch.Command, fn func(string) bool) bool {

@@ -53,13 +53,8 @@ func (r DenyRule) matches(v *callView) bool {
 			return true
 		}
 		for _, s := range v.scripts() {
-			if s.Truncated {
+			if s.MayRun(r.r.name) {
 				return true
-			}
-			for i := range s.Commands {
-				if runsProgram(&s.Commands[i], r.r.name) {
-					return true
-				}
 			}
 		}
 		return false

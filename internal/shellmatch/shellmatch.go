@@ -310,3 +310,46 @@ func hasOperand(args []word) bool {
 	}
 	return false
 }
+
+// privileged wrappers change who runs a command.
+var privileged = map[string]bool{"sudo": true, "doas": true, "su": true}
+
+// MayRun reports whether some command of s runs program or runs under a
+// wrapper of that name, the test of a deny list. A script nested past
+// MaxDepth may run anything, so it reports true.
+func (s *Script) MayRun(program string) bool {
+	if s.Truncated {
+		return true
+	}
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		if c.Program == program || slices.Contains(c.Wrappers, program) {
+			return true
+		}
+	}
+	return false
+}
+
+// OnlyRuns reports whether every command of s runs a program allowed
+// admits, the test of an allow list. It fails closed: a script that did not
+// parse, was nested past MaxDepth or runs nothing is not admitted, nor is a
+// command whose program is not a plain literal, a shell running a dynamic
+// command string or its standard input, or a command under sudo, doas or su
+// unless allowed admits that wrapper too.
+func (s *Script) OnlyRuns(allowed func(program string) bool) bool {
+	if s.Approx || s.Truncated || len(s.Commands) == 0 {
+		return false
+	}
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		if c.Program == "" || (c.Dynamic && IsShell(c.Program)) || !allowed(c.Program) {
+			return false
+		}
+		for _, w := range c.Wrappers {
+			if privileged[w] && !allowed(w) {
+				return false
+			}
+		}
+	}
+	return true
+}

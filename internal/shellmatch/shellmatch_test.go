@@ -166,3 +166,52 @@ func equalScripts(a, b *Script) bool {
 	}
 	return true
 }
+
+func TestScript_DenyListAnyAllowListEvery(t *testing.T) {
+	allow := func(p string) bool { return p == "git" || p == "ls" }
+	tests := []struct {
+		src          string
+		mayRunRM     bool
+		onlyGitAndLs bool
+	}{
+		{"git status && ls", false, true},
+		{"git status && rm x", true, false},
+		{"sudo git push", false, false},
+		{"sudo ls", false, false},
+		{"timeout 5 git fetch", false, true},
+		{"$GIT status", false, false},
+		{"git log $(rm x)", true, false},
+		{"git status '", false, false},
+		{"", false, false},
+	}
+	for _, tt := range tests {
+		s := Parse(tt.src)
+		if got := s.MayRun("rm"); got != tt.mayRunRM {
+			t.Errorf("%q: MayRun(rm) = %v", tt.src, got)
+		}
+		if got := s.OnlyRuns(allow); got != tt.onlyGitAndLs {
+			t.Errorf("%q: OnlyRuns(git, ls) = %v", tt.src, got)
+		}
+	}
+	if !Parse("sudo ls").MayRun("sudo") {
+		t.Error("a wrapper is not matched by MayRun")
+	}
+}
+
+// BenchmarkParse measures resolution without the cache: a plain list takes
+// the fast path, the others the parser.
+func BenchmarkParse(b *testing.B) {
+	for _, bc := range []struct{ name, src string }{
+		{"fast_path", "git status && ls -la src | grep -v tmp > /dev/null"},
+		{"parser_substitution", `echo "$(git rev-parse HEAD)" && make test 2>&1 | tee log`},
+		{"parser_nested_shell", `sudo bash -c 'cd /srv && for f in *.log; do gzip "$f"; done'`},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s := &Script{}
+				s.add(bc.src, 0, nil)
+			}
+		})
+	}
+}
