@@ -251,8 +251,15 @@ func valueAfter(text []byte, i int, sep byte, isJSON, inString bool) (start, end
 		}
 		return i, end, false
 	case isJSON && text[i] == '\\' && i+1 < len(text) && text[i+1] == '"':
-		if k := bytes.Index(text[i+2:], []byte(`\"`)); k >= 0 {
-			return i + 2, i + 2 + k, true
+		// An escaped quote inside a JSON string: up to the next escaped
+		// quote, stepping over other escapes, never past the string's end.
+		for j := i + 2; j < len(text) && text[j] != '"'; j++ {
+			if text[j] == '\\' && j+1 < len(text) {
+				if text[j+1] == '"' {
+					return i + 2, j, true
+				}
+				j++
+			}
 		}
 		return i, i, false
 	case !isJSON && (text[i] == '"' || text[i] == '\''):
