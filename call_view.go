@@ -23,6 +23,7 @@ type rule struct {
 	glob *pathGlob
 }
 
+// String renders the rule as Tool(specifier).
 func (r rule) String() string {
 	switch r.kind {
 	case ruleBash:

@@ -43,6 +43,8 @@ type GuardRule struct {
 }
 
 // ShellCommand is one sub-command of a Bash call, as a [GuardRule] sees it.
+// Its slices are shared with the matcher's cache: read them, never modify
+// them.
 type ShellCommand struct {
 	// Program is the base name of the program it runs ("rm"), or "" when
 	// that is not a plain literal.
