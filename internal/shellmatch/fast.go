@@ -293,7 +293,7 @@ type scriptCache struct {
 
 const (
 	cacheEntries  = 4096
-	cacheMaxBytes = 4096 // longer strings are not worth keeping
+	cacheMaxBytes = 1024 // longer strings are rare and would bloat the cache
 )
 
 var cache = &scriptCache{m: make(map[string]*Script)}
