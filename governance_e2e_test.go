@@ -498,8 +498,8 @@ func TestWriteTool_BreakerRefusesGitWritesEvenWhenAllowed(t *testing.T) {
 	}
 }
 
-// An agent run as a tool, on tc.SubRunContext(), obeys the caller's mode and
-// deny rules.
+// An agent run as a tool ([helikon.AgentAsTool]) obeys the caller's mode
+// and deny rules.
 func TestAgentAsTool_NestedRunObeysTheCallersModeAndDenyRules(t *testing.T) {
 	tests := []struct {
 		name    string
@@ -508,21 +508,19 @@ func TestAgentAsTool_NestedRunObeysTheCallersModeAndDenyRules(t *testing.T) {
 		runs    bool
 	}{
 		{"deny rule", []helikon.ContextOption{helikon.WithDenyRules(helikon.DenyBash("curl"))}, "curl example.com", false},
-		{"dont_ask", []helikon.ContextOption{helikon.WithPermissionMode(helikon.PermissionDontAsk), helikon.WithAllowRules(helikon.AllowTool("research"))}, "ls", false},
+		{"dont_ask", []helikon.ContextOption{helikon.WithPermissionMode(helikon.PermissionDontAsk), helikon.WithAllowRules(helikon.AllowTool("researcher"))}, "ls", false},
+		{"bypass still guarded", []helikon.ContextOption{helikon.WithPermissionMode(helikon.PermissionBypass)}, "sudo rm -rf /", false},
 		{"default", nil, "ls", true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := &recorder{output: "ok"}
 			inner, _ := helikon.NewAgent("researcher", mock.Scripted(bashCall(tt.command), mock.Text("found")), helikon.WithTools(rec.bashTool()))
-			research := helikon.MustTool("research", "Ask the researcher.", func(tc *helikon.ToolContext, _ struct{}) (string, error) {
-				res, err := helikon.Collect(inner.Run(tc, tc.SubRunContext(), helikon.UserText("look")))
-				if err != nil {
-					return "", err
-				}
-				return res.FinalOutput, nil
-			})
-			outer, _ := helikon.NewAgent("lead", mock.Scripted(mock.ToolCalls(mock.Call{ID: "r1", Name: "research", Args: `{}`}), mock.Text("done")),
+			research, err := helikon.AgentAsTool(inner)
+			if err != nil {
+				t.Fatal(err)
+			}
+			outer, _ := helikon.NewAgent("lead", mock.Scripted(mock.ToolCalls(mock.Call{ID: "r1", Name: "researcher", Args: `{"input":"look"}`}), mock.Text("done")),
 				helikon.WithTools(research))
 			if _, err := run(t, outer, helikon.NewRunContext(tt.opts...)); err != nil {
 				t.Fatal(err)
