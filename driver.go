@@ -56,6 +56,7 @@ type driver struct {
 	injections []string
 
 	workers workerPool
+	obs     observer
 }
 
 // workerPool holds the goroutines that run a run's parallel tool calls. They
@@ -108,6 +109,8 @@ func (d *driver) start(ctx context.Context, input []Item, yield func(Event) bool
 		ctx, cancel = context.WithTimeout(ctx, d.cfg.Timeout)
 		defer cancel()
 	}
+	ctx, yield = d.observe(ctx, yield)
+	defer d.endObserve()
 	if d.rc.depth > d.depthLimit {
 		yield(RunFailed{Err: agentErrorf(KindMaxAgentDepthExceeded, d.a.name, "depth %d exceeds %d", d.rc.depth, d.depthLimit)})
 		return
@@ -149,10 +152,13 @@ func (d *driver) resume(ctx context.Context, cp *Checkpoint, yield func(Event) b
 		ctx, cancel = context.WithTimeout(ctx, d.cfg.Timeout)
 		defer cancel()
 	}
+	ctx, yield = d.observe(ctx, yield)
+	defer d.endObserve()
 	if cp == nil || cp.State == nil {
 		yield(RunFailed{Err: agentErrorf(KindOther, d.a.name, "resume: empty checkpoint")})
 		return
 	}
+	d.obs.spent = progressOf(cp.State).Usage
 	if err := d.renderSystem(ctx); err != nil {
 		yield(RunFailed{Err: err})
 		return
@@ -245,7 +251,12 @@ func (d *driver) finish(ctx context.Context, state LoopState, yield func(Event) 
 
 // callModel runs one model turn, streaming raw deltas as they arrive, and
 // returns the settled response. ok is false when the consumer stopped.
-func (d *driver) callModel(ctx context.Context, state LoopState, req *ModelRequest, yield func(Event) bool) (TransitionInput, bool) {
+func (d *driver) callModel(ctx context.Context, state LoopState, req *ModelRequest, yield func(Event) bool) (in TransitionInput, ok bool) {
+	ctx, chat, abort := d.startChat(ctx, req)
+	if abort != nil {
+		return abort, true
+	}
+	defer func() { in = d.endChat(chat, in) }()
 	turn := progressOf(state).Turn
 	if f := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnTurnStart, Agent: d.a.name, Turn: turn}); f.denied {
 		return Abort{Err: &AgentError{Kind: KindHook, Agent: d.a.name, Message: f.reason}}, true
@@ -422,6 +433,8 @@ func errorResult(c ToolCall, msg string) ToolResult {
 // runCall takes one call through the governance layers in order: PreToolUse
 // hook › permission pipeline › tool › PostToolUse hook › redaction.
 func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
+	ctx, span := d.startTool(ctx, call)
+	defer d.endTool(span, out)
 	tool, ok := d.a.toolIndex[call.Name]
 	if !ok {
 		out.result = errorResult(call, fmt.Sprintf("unknown tool %q", call.Name))

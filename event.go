@@ -102,9 +102,11 @@ type RunCompleted struct {
 }
 
 // RunFailed ends a failed run. Err is usually an [*AgentError] or wraps one
-// of the sentinels in this package.
+// of the sentinels in this package. Usage is what the run spent before it
+// failed.
 type RunFailed struct {
-	Err error `json:"-"`
+	Err   error `json:"-"`
+	Usage Usage `json:"usage"`
 }
 
 func (RunStarted) isEvent()             {}
@@ -226,7 +228,8 @@ func (e RunCompleted) MarshalJSON() ([]byte, error) {
 func (e RunFailed) MarshalJSON() ([]byte, error) {
 	return marshalTagged("run_failed", struct {
 		Error *AgentError `json:"error"`
-	}{toAgentError(e.Err)})
+		Usage Usage       `json:"usage"`
+	}{toAgentError(e.Err), e.Usage})
 }
 
 // UnmarshalJSON decodes a run_failed event; Err becomes an [*AgentError]
@@ -234,6 +237,7 @@ func (e RunFailed) MarshalJSON() ([]byte, error) {
 func (e *RunFailed) UnmarshalJSON(data []byte) error {
 	var raw struct {
 		Error *AgentError `json:"error"`
+		Usage Usage       `json:"usage"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
@@ -242,6 +246,7 @@ func (e *RunFailed) UnmarshalJSON(data []byte) error {
 		raw.Error = &AgentError{Kind: KindOther}
 	}
 	e.Err = raw.Error
+	e.Usage = raw.Usage
 	return nil
 }
 

@@ -26,9 +26,10 @@ func (d *driver) handoff(ctx context.Context, target string, yield func(Event) b
 	// bound crosses, so a chain stays bounded by the tightest agent on it.
 	child := d.rc.Child()
 	child.depthBound = d.depthLimit
+	child.sink = nil // the target's usage returns through its RunCompleted
 	var res HandoffReturned
 	var last string
-	for ev := range h.Agent.Run(ctx, child, transcript) {
+	for ev := range h.Agent.Run(d.inTurn(ctx), child, transcript) {
 		switch e := ev.(type) {
 		case RunStarted:
 			continue
@@ -37,6 +38,7 @@ func (d *driver) handoff(ctx context.Context, target string, yield func(Event) b
 			continue
 		case RunFailed:
 			res.Err = e.Err
+			res.Usage = e.Usage
 			continue
 		case MessageOutput:
 			last = e.Item.Text()
@@ -51,6 +53,7 @@ func (d *driver) handoff(ctx context.Context, target string, yield func(Event) b
 		d.rc.actions.Escalate()
 	}
 	res.Output = last
+	d.obs.spent = d.obs.spent.Add(res.Usage)
 	d.handedOff = true
 	// The target's run has ended: the handing-off agent's own hooks see it
 	// too, before the run-level ones.

@@ -191,6 +191,9 @@ type Usage struct {
 	// (Anthropic's cache_creation_input_tokens).
 	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
+	// Cost is what the tokens cost, from the run's price table ([Prices])
+	// or from a provider that reports it.
+	Cost float64 `json:"cost,omitempty"`
 }
 
 // Add returns u + o.
@@ -201,6 +204,7 @@ func (u Usage) Add(o Usage) Usage {
 		CachedInputTokens: u.CachedInputTokens + o.CachedInputTokens,
 		CacheWriteTokens:  u.CacheWriteTokens + o.CacheWriteTokens,
 		ReasoningTokens:   u.ReasoningTokens + o.ReasoningTokens,
+		Cost:              u.Cost + o.Cost,
 	}
 }
 

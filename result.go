@@ -13,7 +13,10 @@ type RunResult struct {
 	// LastAgent names the agent that produced it.
 	LastAgent string
 	Events    []Event
-	Usage     Usage
+	// Usage sums every turn of the run, its handoffs and its sub-agents,
+	// failed runs included; Usage.Cost is set when the run had a price
+	// table ([WithPrices]).
+	Usage Usage
 }
 
 // Collect drains a run. A [RunFailed] becomes the returned error (the result
@@ -31,6 +34,7 @@ func Collect(stream iter.Seq[Event]) (*RunResult, error) {
 			res.Usage = e.Usage
 		case RunFailed:
 			runErr = e.Err
+			res.Usage = e.Usage
 		}
 	}
 	if runErr != nil {

@@ -2,6 +2,8 @@ package helikon
 
 import (
 	"context"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // RunContext is the per-run state shared by the loop, tools, guardrails and
@@ -25,6 +27,13 @@ type RunContext struct {
 	// without its other knobs leaking into the target.
 	depthBound int
 	config     *RunConfig
+	tp         trace.TracerProvider
+	prices     Prices
+	budget     Budget
+	// meter counts the spend of the top-level run when a budget is set;
+	// sink collects the usage of sub-agent runs started under this one.
+	meter *budgetMeter
+	sink  *usageSink
 }
 
 // ContextOption configures a [RunContext].

@@ -1,0 +1,131 @@
+package helikon
+
+import (
+	"fmt"
+	"sync"
+)
+
+// Price is what one model charges, in currency units (USD by convention)
+// per million tokens. A zero CachedInput or CacheWrite price means "the
+// Input price": prompt caching is never free by accident.
+type Price struct {
+	Input       float64 `json:"input"`
+	CachedInput float64 `json:"cached_input,omitempty"`
+	CacheWrite  float64 `json:"cache_write,omitempty"`
+	Output      float64 `json:"output"`
+}
+
+// Prices maps model ids (as [ModelInfo] reports them) to their [Price].
+// Install a table on a run with [WithPrices]: every model turn then carries
+// its cost in [Usage].Cost, summed onto the run's result and spans.
+type Prices map[string]Price
+
+// Cost prices usage u of model. It follows the OpenTelemetry convention
+// that InputTokens counts every input token, cached reads and cache writes
+// included; reasoning tokens are billed as output and are part of
+// OutputTokens. ok is false when the table has no price for model.
+func (p Prices) Cost(model string, u Usage) (cost float64, ok bool) {
+	pr, ok := p[model]
+	if !ok {
+		return 0, false
+	}
+	cached, write := pr.CachedInput, pr.CacheWrite
+	if cached == 0 {
+		cached = pr.Input
+	}
+	if write == 0 {
+		write = pr.Input
+	}
+	plain := max(u.InputTokens-u.CachedInputTokens-u.CacheWriteTokens, 0)
+	cost = float64(plain)*pr.Input + float64(u.CachedInputTokens)*cached +
+		float64(u.CacheWriteTokens)*write + float64(u.OutputTokens)*pr.Output
+	return cost / 1e6, true
+}
+
+// WithPrices installs a price table on the run; handoffs and sub-agents
+// share it.
+func WithPrices(p Prices) ContextOption {
+	return contextOptionFunc(func(rc *RunContext) { rc.prices = p })
+}
+
+// Budget caps what one run may spend, counted over every turn of every
+// agent it involves (handoff targets and sub-agents included). A zero field
+// is no limit. MaxCost needs a price table ([WithPrices]); turns of models
+// the table does not price cost nothing.
+type Budget struct {
+	// MaxTokens bounds input plus output tokens.
+	MaxTokens int64
+	// MaxCost bounds the summed [Usage].Cost.
+	MaxCost float64
+}
+
+// WithBudget sets the run's budget. The turn that crosses it fails the run
+// with an [*AgentError] of kind BudgetExceeded (errors.Is(err,
+// [ErrBudgetExceeded])); a run whose budget is already spent fails before
+// calling the model again.
+func WithBudget(b Budget) ContextOption {
+	return contextOptionFunc(func(rc *RunContext) { rc.budget = b })
+}
+
+func (b Budget) set() bool { return b.MaxTokens > 0 || b.MaxCost > 0 }
+
+// budgetMeter counts the spend of one top-level run; every nested run
+// shares it through the RunContext.
+type budgetMeter struct {
+	limit Budget
+	mu    sync.Mutex
+	used  Usage
+}
+
+// add records a turn's usage and reports the budget error when the run has
+// now crossed its limit.
+func (m *budgetMeter) add(agent string, u Usage) error {
+	m.mu.Lock()
+	m.used = m.used.Add(u)
+	used := m.used
+	m.mu.Unlock()
+	return m.limit.crossed(agent, used, false)
+}
+
+// spent reports the budget error when nothing is left for another turn.
+func (m *budgetMeter) spent(agent string) error {
+	m.mu.Lock()
+	used := m.used
+	m.mu.Unlock()
+	return m.limit.crossed(agent, used, true)
+}
+
+func (b Budget) crossed(agent string, used Usage, orEqual bool) error {
+	over := func(used, limit float64) bool {
+		return limit > 0 && (used > limit || orEqual && used == limit)
+	}
+	switch {
+	case over(float64(used.Total()), float64(b.MaxTokens)):
+		return &AgentError{Kind: KindBudgetExceeded, Agent: agent,
+			Message: fmt.Sprintf("token budget of %d spent (%d used)", b.MaxTokens, used.Total())}
+	case over(used.Cost, b.MaxCost):
+		return &AgentError{Kind: KindBudgetExceeded, Agent: agent,
+			Message: fmt.Sprintf("cost budget of %g spent (%g used)", b.MaxCost, used.Cost)}
+	}
+	return nil
+}
+
+// usageSink collects the usage of the sub-agent runs a run starts (an agent
+// used as a tool, say), whose turns do not pass through the run's own loop
+// state. Handoff targets report through their RunCompleted instead.
+type usageSink struct {
+	mu    sync.Mutex
+	total Usage
+}
+
+func (s *usageSink) add(u Usage) {
+	s.mu.Lock()
+	s.total = s.total.Add(u)
+	s.mu.Unlock()
+}
+
+func (s *usageSink) sum() Usage {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.total
+}

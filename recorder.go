@@ -1,0 +1,165 @@
+package helikon
+
+// InterruptedToolResult is the text of the error result
+// [SessionRecorder.Drain] gives a tool call that never returned.
+const InterruptedToolResult = "interrupted: the run ended before the tool returned"
+
+// SessionRecorder turns a run's [Event] stream into the [SessionEvent]s a
+// [Session] stores: the run's input, assistant messages (with their author
+// and reasoning), tool calls, tool results and handoffs. Runners feed it
+// every event of a run and append what it records; the server, evals and
+// durable runners reuse it so that every backend logs runs the same way.
+//
+// A SessionRecorder is not safe for concurrent use; one run owns it.
+type SessionRecorder struct {
+	events []SessionEvent
+	// open lists the calls recorded without a result yet, in call order.
+	open []openCall
+	// reasoning holds the current turn's reasoning deltas until the
+	// assistant message they belong to is recorded.
+	reasoning []ReasoningPart
+}
+
+type openCall struct{ id, name string }
+
+// NewSessionRecorder returns a recorder seeded with the run's new input (the
+// part of the conversation the session does not hold yet). System items
+// are not recorded: instructions are rendered afresh on every run.
+func NewSessionRecorder(input []Item) *SessionRecorder {
+	r := &SessionRecorder{events: make([]SessionEvent, 0, len(input)+8)}
+	for _, it := range input {
+		r.recordItem(it)
+	}
+	return r
+}
+
+func (r *SessionRecorder) recordItem(it Item) {
+	switch it.Role {
+	case RoleUser:
+		r.events = append(r.events, UserMessage(it.Content...))
+	case RoleAssistant:
+		r.recordAssistant(it, true)
+	case RoleTool:
+		for _, p := range it.Content {
+			if res, ok := p.(ToolResultPart); ok {
+				r.recordResult(res)
+			}
+		}
+	}
+}
+
+// recordAssistant records an assistant item: its text and reasoning as one
+// message, then, with calls, each tool use as a call. (In a run's stream the
+// calls arrive as their own ToolCallItem events.)
+func (r *SessionRecorder) recordAssistant(it Item, calls bool) {
+	var uses int
+	for _, p := range it.Content {
+		if _, ok := p.(ToolUsePart); ok {
+			uses++
+		}
+	}
+	content := it.Content
+	if uses > 0 {
+		content = make([]ContentPart, 0, len(it.Content)-uses)
+		for _, p := range it.Content {
+			if _, ok := p.(ToolUsePart); !ok {
+				content = append(content, p)
+			}
+		}
+	}
+	if len(content) > 0 {
+		r.events = append(r.events, AssistantMessage(content, it.Agent))
+	}
+	if !calls {
+		return
+	}
+	for _, p := range it.Content {
+		if u, ok := p.(ToolUsePart); ok {
+			r.recordCall(u)
+		}
+	}
+}
+
+func (r *SessionRecorder) recordCall(u ToolUsePart) {
+	r.events = append(r.events, ToolCalled(u.CallID, u.Name, u.Args))
+	r.open = append(r.open, openCall{u.CallID, u.Name})
+}
+
+func (r *SessionRecorder) recordResult(res ToolResultPart) {
+	ev := ToolReturned(res.CallID, res.Content...)
+	ev.Name, ev.IsError = res.Name, res.IsError
+	r.events = append(r.events, ev)
+	for i, c := range r.open {
+		if c.id == res.CallID {
+			r.open = append(r.open[:i], r.open[i+1:]...)
+			break
+		}
+	}
+}
+
+// Observe records what ev adds to the conversation; other events are
+// ignored.
+func (r *SessionRecorder) Observe(ev Event) {
+	switch e := ev.(type) {
+	case TurnStarted:
+		r.reasoning = r.reasoning[:0]
+	case ReasoningDelta:
+		r.reasoning = appendReasoning(r.reasoning, e)
+	case MessageOutput:
+		// The settled message already holds the turn's reasoning.
+		r.reasoning = r.reasoning[:0]
+		r.recordAssistant(e.Item, false)
+	case ToolCallItem:
+		if len(r.reasoning) > 0 {
+			// A turn that only called tools: its reasoning precedes the
+			// calls, as providers that sign reasoning require.
+			content := make([]ContentPart, len(r.reasoning))
+			for i, p := range r.reasoning {
+				content[i] = p
+			}
+			r.events = append(r.events, AssistantMessage(content, e.Item.Agent))
+			r.reasoning = r.reasoning[:0]
+		}
+		for _, p := range e.Item.Content {
+			if u, ok := p.(ToolUsePart); ok {
+				r.recordCall(u)
+			}
+		}
+	case ToolOutputItem:
+		for _, p := range e.Item.Content {
+			if res, ok := p.(ToolResultPart); ok {
+				r.recordResult(res)
+			}
+		}
+	case HandoffItem:
+		r.events = append(r.events, HandoffOccurred(e.From, e.To))
+	}
+}
+
+// Settled reports whether every recorded tool call has its result, so that
+// what was recorded so far projects to a conversation a provider accepts.
+func (r *SessionRecorder) Settled() bool { return len(r.open) == 0 }
+
+// Take returns the events recorded since the last Take and forgets them.
+// Calls still open stay tracked: their results, when they come, are
+// recorded as usual. Runners that persist as a run goes take at points
+// where the recorder is [SessionRecorder.Settled].
+func (r *SessionRecorder) Take() []SessionEvent {
+	out := r.events
+	r.events = nil
+	return out
+}
+
+// Drain ends the recording: it gives every call still open a ToolReturned
+// error result saying the call was interrupted, so the log always projects
+// to a provider-valid conversation, and returns what [SessionRecorder.Take]
+// would.
+func (r *SessionRecorder) Drain() []SessionEvent {
+	for _, c := range r.open {
+		ev := ToolReturned(c.id, TextPart{Text: InterruptedToolResult})
+		ev.Name, ev.IsError = c.name, true
+		r.events = append(r.events, ev)
+	}
+	r.open = r.open[:0]
+	return r.Take()
+}

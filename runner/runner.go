@@ -1,0 +1,273 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"log/slog"
+	"time"
+
+	"github.com/paigasus/helikon"
+)
+
+// DefaultPersistTimeout bounds one session append when no
+// [WithPersistTimeout] is given.
+const DefaultPersistTimeout = 10 * time.Second
+
+// ErrLoadSession reports a session whose history could not be read: the run
+// does not start, since it could not faithfully continue the conversation.
+var ErrLoadSession = errors.New("runner: load session")
+
+// ErrNothingToResume reports a session whose conversation does not await
+// an answer: it is empty, or its last message is the assistant's.
+var ErrNothingToResume = errors.New("runner: nothing to resume")
+
+// Runner is the default [helikon.Runner]: it runs agents in the calling
+// goroutine, loading the session's history before a run and persisting the
+// run's events as it goes. The zero value is ready to use; a Runner is safe
+// for concurrent use.
+type Runner struct {
+	logger         *slog.Logger
+	persistTimeout time.Duration
+}
+
+var _ helikon.Runner = (*Runner)(nil)
+
+// Option configures a [Runner].
+type Option func(*Runner)
+
+// WithLogger sets where failed session appends are logged (default
+// slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(r *Runner) { r.logger = l } }
+
+// WithPersistTimeout bounds each session append. Appends run on a context
+// that is not cancelled with the run, so a cancelled or timed-out run still
+// records what it did; this timeout keeps a stuck backend from holding the
+// caller. Default [DefaultPersistTimeout].
+func WithPersistTimeout(d time.Duration) Option {
+	return func(r *Runner) { r.persistTimeout = d }
+}
+
+// New returns a Runner.
+func New(opts ...Option) *Runner {
+	r := &Runner{}
+	for _, o := range opts {
+		o(r)
+	}
+	return r
+}
+
+// Run drives agent over input to completion; see [Runner.RunStreamed]. A
+// failed run returns its [*helikon.RunResult] (events and usage so far)
+// together with the error.
+func (r *Runner) Run(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item) (*helikon.RunResult, error) {
+	return helikon.Collect(r.RunStreamed(ctx, agent, rc, input))
+}
+
+// RunStreamed runs agent over the session's history followed by input and
+// streams the run's events.
+//
+// Before the run it reads the history with the session's Snapshot; a read
+// failure ends the stream with a RunFailed wrapping [ErrLoadSession]. As the
+// run goes, a [helikon.SessionRecorder] turns its events into session
+// events, which the runner appends at every turn boundary where no tool
+// call is outstanding, and once more when the run ends (with a synthetic
+// error result for any call the run's end interrupted). An append failure
+// is logged and retried with the next batch; it never changes the run's
+// outcome. RunConfig.Timeout, when the RunContext sets one, bounds the
+// whole run, loading included. A terminal event the agent already emitted
+// stands even when the context is cancelled afterwards.
+func (r *Runner) RunStreamed(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
+	return func(yield func(helikon.Event) bool) {
+		if rc == nil {
+			rc = helikon.Ephemeral()
+		}
+		ctx, cancel := withTimeout(ctx, rc)
+		defer cancel()
+		history, err := rc.Session().Snapshot(ctx)
+		if err != nil {
+			yield(helikon.RunFailed{Err: loadError(agent, err)})
+			return
+		}
+		conv := append(history[:len(history):len(history)], input...)
+		r.drive(ctx, agent, rc, conv, helikon.NewSessionRecorder(input), yield)
+	}
+}
+
+// Resume continues the session's conversation where it stopped, with no
+// new input; see [Runner.ResumeStreamed].
+func (r *Runner) Resume(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext) (*helikon.RunResult, error) {
+	return helikon.Collect(r.ResumeStreamed(ctx, agent, rc))
+}
+
+// ResumeStreamed continues the session's conversation where it stopped:
+// after a crash, a cancelled run or a failed append, the log ends with a
+// user message or tool results that no assistant answered yet, and the
+// agent runs over that history with no new input. A tool call the log holds
+// without a result (a log written by another process that crashed) first
+// gets the same synthetic error result [helikon.SessionRecorder.Drain]
+// gives interrupted calls. A log that is empty or ends with the assistant's
+// answer fails the stream with [ErrNothingToResume].
+//
+// Because the runner persists at every turn boundary, a crashed run
+// resumes at the start of the turn it was in: the model call of that turn
+// is repeated, completed tool calls are not.
+func (r *Runner) ResumeStreamed(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext) iter.Seq[helikon.Event] {
+	return func(yield func(helikon.Event) bool) {
+		if rc == nil {
+			rc = helikon.Ephemeral()
+		}
+		ctx, cancel := withTimeout(ctx, rc)
+		defer cancel()
+		history, err := rc.Session().Snapshot(ctx)
+		if err != nil {
+			yield(helikon.RunFailed{Err: loadError(agent, err)})
+			return
+		}
+		repair := interruptedResults(history)
+		conv := append(history[:len(history):len(history)], repair...)
+		if !awaitsAnswer(conv) {
+			yield(helikon.RunFailed{Err: &helikon.AgentError{
+				Kind: helikon.KindOther, Agent: agent.Name(),
+				Message: ErrNothingToResume.Error(), Err: ErrNothingToResume,
+			}})
+			return
+		}
+		r.drive(ctx, agent, rc, conv, helikon.NewSessionRecorder(repair), yield)
+	}
+}
+
+func withTimeout(ctx context.Context, rc *helikon.RunContext) (context.Context, context.CancelFunc) {
+	if cfg := rc.Config(); cfg != nil && cfg.Timeout > 0 {
+		return context.WithTimeout(ctx, cfg.Timeout)
+	}
+	return ctx, func() {}
+}
+
+func loadError(agent helikon.Agent, err error) error {
+	return &helikon.AgentError{
+		Kind: helikon.KindOther, Agent: agent.Name(),
+		Message: ErrLoadSession.Error() + ": " + err.Error(),
+		Err:     errors.Join(ErrLoadSession, err),
+	}
+}
+
+// drive runs agent over conv, recording into rec and persisting as it goes.
+func (r *Runner) drive(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, conv []helikon.Item, rec *helikon.SessionRecorder, yield func(helikon.Event) bool) {
+	p := persister{r: r, sess: rc.Session(), agent: agent.Name()}
+	terminal, stopped := false, false
+	for ev := range agent.Run(ctx, rc, conv) {
+		rec.Observe(ev)
+		switch ev.(type) {
+		case helikon.TurnStarted:
+			if rec.Settled() {
+				p.persist(ctx, rec.Take())
+			}
+		case helikon.RunCompleted, helikon.RunFailed:
+			terminal = true
+		}
+		if !yield(ev) {
+			stopped = true
+			break
+		}
+	}
+	p.persist(ctx, rec.Drain())
+	if !terminal && !stopped {
+		// Every stream ends with a terminal event, even an agent's that
+		// forgot one.
+		err := ctx.Err()
+		if err == nil {
+			err = errors.New("agent stream ended without a terminal event")
+		}
+		yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: kindOf(ctx), Agent: agent.Name(), Message: err.Error(), Err: err}})
+	}
+}
+
+func kindOf(ctx context.Context) helikon.ErrorKind {
+	if ctx.Err() != nil {
+		return helikon.KindCancelled
+	}
+	return helikon.KindOther
+}
+
+// persister appends a run's session events, carrying a failed batch over to
+// the next attempt so the log never has a gap.
+type persister struct {
+	r       *Runner
+	sess    helikon.Session
+	agent   string
+	pending []helikon.SessionEvent
+}
+
+func (p *persister) persist(ctx context.Context, events []helikon.SessionEvent) {
+	p.pending = append(p.pending, events...)
+	if len(p.pending) == 0 {
+		return
+	}
+	timeout := p.r.persistTimeout
+	if timeout <= 0 {
+		timeout = DefaultPersistTimeout
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
+	defer cancel()
+	if err := p.sess.Append(actx, p.pending...); err != nil {
+		logger := p.r.logger
+		if logger == nil {
+			logger = slog.Default()
+		}
+		logger.ErrorContext(ctx, "runner: session append failed; the run continues",
+			"agent", p.agent, "events", len(p.pending), "err", err)
+		return
+	}
+	p.pending = p.pending[:0]
+}
+
+// interruptedResults returns an error result for each tool use of the
+// log's last assistant message that has no result yet.
+func interruptedResults(history []helikon.Item) []helikon.Item {
+	last := -1
+	for i := len(history) - 1; i >= 0 && last < 0; i-- {
+		switch history[i].Role {
+		case helikon.RoleAssistant:
+			last = i
+		case helikon.RoleTool:
+		default:
+			return nil
+		}
+	}
+	if last < 0 {
+		return nil
+	}
+	answered := make(map[string]bool)
+	for _, it := range history[last+1:] {
+		for _, p := range it.Content {
+			if res, ok := p.(helikon.ToolResultPart); ok {
+				answered[res.CallID] = true
+			}
+		}
+	}
+	var out []helikon.Item
+	for _, u := range history[last].ToolUses() {
+		if !answered[u.CallID] {
+			out = append(out, helikon.Item{Role: helikon.RoleTool, Content: []helikon.ContentPart{helikon.ToolResultPart{
+				CallID: u.CallID, Name: u.Name, IsError: true,
+				Content: []helikon.ContentPart{helikon.TextPart{Text: helikon.InterruptedToolResult}},
+			}}})
+		}
+	}
+	return out
+}
+
+// awaitsAnswer reports whether conv ends with something the assistant has
+// not answered: a user message or tool results.
+func awaitsAnswer(conv []helikon.Item) bool {
+	for i := len(conv) - 1; i >= 0; i-- {
+		switch conv[i].Role {
+		case helikon.RoleUser, helikon.RoleTool:
+			return true
+		case helikon.RoleAssistant:
+			return len(conv[i].ToolUses()) > 0
+		}
+	}
+	return false
+}

@@ -1,0 +1,372 @@
+package helikon
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// TracerName is the instrumentation scope of the spans the core emits.
+const TracerName = "github.com/paigasus/helikon"
+
+// The span attributes, from the OpenTelemetry GenAI semantic conventions
+// unless noted.
+const (
+	attrOperation     = attribute.Key("gen_ai.operation.name")
+	attrProvider      = attribute.Key("gen_ai.provider.name")
+	attrRequestModel  = attribute.Key("gen_ai.request.model")
+	attrAgentName     = attribute.Key("gen_ai.agent.name")
+	attrAgentDesc     = attribute.Key("gen_ai.agent.description")
+	attrTemperature   = attribute.Key("gen_ai.request.temperature")
+	attrTopP          = attribute.Key("gen_ai.request.top_p")
+	attrMaxTokens     = attribute.Key("gen_ai.request.max_tokens")
+	attrResponseID    = attribute.Key("gen_ai.response.id")
+	attrFinishReasons = attribute.Key("gen_ai.response.finish_reasons")
+	attrInputTokens   = attribute.Key("gen_ai.usage.input_tokens")
+	attrOutputTokens  = attribute.Key("gen_ai.usage.output_tokens")
+	attrCacheRead     = attribute.Key("gen_ai.usage.cache_read.input_tokens")
+	attrCacheWrite    = attribute.Key("gen_ai.usage.cache_creation.input_tokens")
+	attrToolName      = attribute.Key("gen_ai.tool.name")
+	attrToolCallID    = attribute.Key("gen_ai.tool.call.id")
+	attrToolType      = attribute.Key("gen_ai.tool.type")
+	attrErrorType     = attribute.Key("error.type")
+	attrSessionID     = attribute.Key("session.id")
+	attrUserID        = attribute.Key("user.id")
+	// Not in the conventions: the keys Langfuse reads for tags and cost,
+	// and the reasoning-token count and turn number.
+	attrTags            = attribute.Key("langfuse.trace.tags")
+	attrCost            = attribute.Key("gen_ai.usage.cost")
+	attrReasoningTokens = attribute.Key("gen_ai.usage.reasoning_tokens")
+	attrTurn            = attribute.Key("helikon.turn")
+)
+
+// WithTracerProvider sets the OpenTelemetry tracer provider of the run's
+// spans; handoffs and sub-agents share it. Without it runs use
+// otel.GetTracerProvider(), which is a no-op until the program installs one.
+//
+// An LLM agent's run produces the tree
+//
+//	invoke_agent {agent}            one per agent run; a handoff target's
+//	└─ agent.turn                   and a sub-agent's nest under the turn
+//	   ├─ chat {model}              or tool that started them
+//	   └─ execute_tool {tool}
+//
+// with the GenAI semantic-convention attributes (gen_ai.operation.name,
+// gen_ai.provider.name, gen_ai.request.model, gen_ai.agent.name,
+// gen_ai.usage.*, gen_ai.response.finish_reasons, gen_ai.tool.name,
+// gen_ai.tool.call.id, error.type), the [TracerHandle]'s session.id, user.id
+// and tags (as langfuse.trace.tags) on the agent and turn spans, and
+// gen_ai.usage.cost when the run has a price table. Message content is never
+// recorded. When the agent span is not recording (no provider installed, or
+// the trace is not sampled) the run creates no further spans.
+func WithTracerProvider(tp trace.TracerProvider) ContextOption {
+	return contextOptionFunc(func(rc *RunContext) { rc.tp = tp })
+}
+
+// observer is a driver's telemetry and accounting: its spans, the usage it
+// has spent, and the sink its sub-agents report into.
+type observer struct {
+	tracer    trace.Tracer
+	live      bool // the agent span records; otherwise no other span is made
+	agentSpan trace.Span
+	agentCtx  context.Context
+	turnSpan  trace.Span
+	provider  string
+	model     string
+	// handingOff is set once the run passed control to a handoff target:
+	// the target's events then flow through this run's stream.
+	handingOff bool
+	ended      bool
+	// spent is what this run's own turns and handoffs used.
+	spent Usage
+	// sink gathers sub-agent usage; parent is where this run reports its
+	// total, when it runs as a sub-agent.
+	sink   usageSink
+	parent *usageSink
+	rc     RunContext
+}
+
+// observe opens the run's agent span and returns the run's context and
+// the stream the driver yields to, which closes spans and stamps usage on
+// the terminal event. The driver defers [driver.endObserve].
+func (d *driver) observe(ctx context.Context, yield func(Event) bool) (context.Context, func(Event) bool) {
+	o := &d.obs
+	// The driver gets its own RunContext so that sub-agents started by its
+	// tools report their usage to this run.
+	o.rc = *d.rc
+	o.parent = o.rc.sink
+	o.rc.sink = &o.sink
+	if o.rc.budget.set() && o.rc.meter == nil {
+		o.rc.meter = &budgetMeter{limit: o.rc.budget}
+	}
+	d.rc = &o.rc
+	o.provider, o.model = DescribeModel(d.a.model)
+
+	if o.tracer = runTracer(o.rc.tp); o.tracer != nil {
+		ctx, o.agentSpan = o.tracer.Start(ctx, "invoke_agent")
+		o.agentCtx = ctx
+		o.live = o.agentSpan.IsRecording()
+	}
+	if o.live {
+		o.agentSpan.SetName("invoke_agent " + d.a.name)
+		o.agentSpan.SetAttributes(
+			attrOperation.String("invoke_agent"),
+			attrAgentName.String(d.a.name),
+			attrProvider.String(o.provider),
+			attrRequestModel.String(o.model),
+		)
+		if d.a.description != "" {
+			o.agentSpan.SetAttributes(attrAgentDesc.String(d.a.description))
+		}
+		setHandleAttrs(o.agentSpan, o.rc.tracer)
+	}
+	return ctx, func(ev Event) bool {
+		switch e := ev.(type) {
+		case TurnStarted:
+			if o.live && !o.handingOff {
+				d.startTurn(e.Turn)
+			}
+		case HandoffItem:
+			o.handingOff = true
+		case RunCompleted:
+			if u := d.settleUsage(); u != e.Usage {
+				e.Usage = u
+				ev = e
+			}
+			d.endAgentSpan(e.Usage, nil)
+		case RunFailed:
+			if u := d.settleUsage(); u != e.Usage {
+				e.Usage = u
+				ev = e
+			}
+			d.endAgentSpan(e.Usage, e.Err)
+		}
+		return yield(ev)
+	}
+}
+
+// unsetProvider is what otel.GetTracerProvider returns until the program
+// installs a provider.
+var unsetProvider = otel.GetTracerProvider()
+
+// runTracer returns the tracer of a run, or nil when the run cannot be
+// traced because no provider is installed. Skipping the span then keeps an
+// untraced run free of telemetry allocations.
+func runTracer(tp trace.TracerProvider) trace.Tracer {
+	if tp == nil {
+		if tp = otel.GetTracerProvider(); tp == unsetProvider {
+			return nil
+		}
+	}
+	return tp.Tracer(TracerName)
+}
+
+// endObserve closes the spans of a run its consumer stopped early.
+func (d *driver) endObserve() {
+	if !d.obs.ended {
+		d.endAgentSpan(Usage{}, nil)
+	}
+}
+
+// settleUsage returns the run's total usage and reports it to the run that
+// started this one as a sub-agent.
+func (d *driver) settleUsage() Usage {
+	total := d.obs.spent.Add(d.obs.sink.sum())
+	if d.obs.parent != nil {
+		d.obs.parent.add(total)
+		d.obs.parent = nil
+	}
+	return total
+}
+
+func setHandleAttrs(s trace.Span, h TracerHandle) {
+	if h.SessionID != "" {
+		s.SetAttributes(attrSessionID.String(h.SessionID))
+	}
+	if h.UserID != "" {
+		s.SetAttributes(attrUserID.String(h.UserID))
+	}
+	if len(h.Tags) > 0 {
+		s.SetAttributes(attrTags.StringSlice(h.Tags))
+	}
+}
+
+func setUsageAttrs(s trace.Span, u Usage) {
+	s.SetAttributes(attrInputTokens.Int64(u.InputTokens), attrOutputTokens.Int64(u.OutputTokens))
+	if u.CachedInputTokens > 0 {
+		s.SetAttributes(attrCacheRead.Int64(u.CachedInputTokens))
+	}
+	if u.CacheWriteTokens > 0 {
+		s.SetAttributes(attrCacheWrite.Int64(u.CacheWriteTokens))
+	}
+	if u.ReasoningTokens > 0 {
+		s.SetAttributes(attrReasoningTokens.Int64(u.ReasoningTokens))
+	}
+	if u.Cost > 0 {
+		s.SetAttributes(attrCost.Float64(u.Cost))
+	}
+}
+
+// setError marks s failed with err's low-cardinality type.
+func setError(s trace.Span, err error) {
+	s.SetAttributes(attrErrorType.String(errorType(err)))
+	s.SetStatus(codes.Error, err.Error())
+}
+
+func errorType(err error) string {
+	var me *ModelError
+	var ae *AgentError
+	switch {
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		return string(KindCancelled)
+	case errors.As(err, &ae) && ae.Kind != KindModel:
+		return string(ae.Kind)
+	case errors.As(err, &me):
+		return string(me.Kind)
+	}
+	return "other"
+}
+
+func (d *driver) startTurn(turn int) {
+	o := &d.obs
+	if o.turnSpan != nil {
+		o.turnSpan.End()
+	}
+	_, o.turnSpan = o.tracer.Start(o.agentCtx, "agent.turn", trace.WithAttributes(
+		attrAgentName.String(d.a.name), attrTurn.Int(turn)))
+	setHandleAttrs(o.turnSpan, o.rc.tracer)
+}
+
+func (d *driver) endAgentSpan(u Usage, err error) {
+	o := &d.obs
+	o.ended = true
+	if o.turnSpan != nil {
+		o.turnSpan.End()
+		o.turnSpan = nil
+	}
+	if o.live {
+		setUsageAttrs(o.agentSpan, u)
+		if err != nil {
+			setError(o.agentSpan, err)
+		}
+	}
+	if o.agentSpan != nil {
+		o.agentSpan.End()
+	}
+}
+
+// inTurn returns ctx with the current turn span as the parent of new spans.
+func (d *driver) inTurn(ctx context.Context) context.Context {
+	if !d.obs.live || d.obs.turnSpan == nil {
+		return ctx
+	}
+	return trace.ContextWithSpan(ctx, d.obs.turnSpan)
+}
+
+// startChat opens a model turn's chat span. A non-nil abort means the run's
+// budget is already spent and the model must not be called.
+func (d *driver) startChat(ctx context.Context, req *ModelRequest) (_ context.Context, span trace.Span, abort TransitionInput) {
+	if m := d.rc.meter; m != nil {
+		if err := m.spent(d.a.name); err != nil {
+			return ctx, nil, Abort{Err: err}
+		}
+	}
+	if !d.obs.live {
+		return ctx, nil, nil
+	}
+	o := &d.obs
+	name := "chat"
+	if o.model != "" {
+		name += " " + o.model
+	}
+	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs = append(attrs, attrOperation.String("chat"), attrProvider.String(o.provider), attrRequestModel.String(o.model))
+	if t := req.Settings.Temperature; t != nil {
+		attrs = append(attrs, attrTemperature.Float64(*t))
+	}
+	if p := req.Settings.TopP; p != nil {
+		attrs = append(attrs, attrTopP.Float64(*p))
+	}
+	if n := req.Settings.MaxOutputTokens; n > 0 {
+		attrs = append(attrs, attrMaxTokens.Int(n))
+	}
+	ctx, span = o.tracer.Start(d.inTurn(ctx), name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	return ctx, span, nil
+}
+
+// endChat settles a model turn: it prices the usage, books it against the
+// run and its budget, and closes the chat span. It returns the input the
+// loop continues with: in, or an Abort when the turn crossed the budget.
+func (d *driver) endChat(span trace.Span, in TransitionInput) TransitionInput {
+	var over error
+	if resp, ok := in.(ModelResponse); ok {
+		if d.rc.prices != nil && resp.Usage.Cost == 0 {
+			if cost, priced := d.rc.prices.Cost(d.obs.model, resp.Usage); priced {
+				resp.Usage.Cost = cost
+				in = resp
+			}
+		}
+		d.obs.spent = d.obs.spent.Add(resp.Usage)
+		if m := d.rc.meter; m != nil {
+			over = m.add(d.a.name, resp.Usage)
+		}
+		if span != nil {
+			setUsageAttrs(span, resp.Usage)
+			if resp.Finish != "" {
+				span.SetAttributes(attrFinishReasons.StringSlice([]string{string(resp.Finish)}))
+			}
+			if resp.ResponseID != "" {
+				span.SetAttributes(attrResponseID.String(resp.ResponseID))
+			}
+		}
+	} else if ab, ok := in.(Abort); ok && span != nil {
+		setError(span, ab.Err)
+	}
+	if span != nil {
+		span.End()
+	}
+	if over != nil {
+		return Abort{Err: over}
+	}
+	return in
+}
+
+// startTool opens a tool call's execute_tool span; the tool's context
+// carries it, so agents the tool runs nest under it.
+func (d *driver) startTool(ctx context.Context, call ToolCall) (context.Context, trace.Span) {
+	if !d.obs.live {
+		return ctx, nil
+	}
+	return d.obs.tracer.Start(d.inTurn(ctx), "execute_tool "+call.Name, trace.WithAttributes(
+		attrOperation.String("execute_tool"),
+		attrToolName.String(call.Name),
+		attrToolCallID.String(call.CallID),
+		attrToolType.String("function"),
+	))
+}
+
+// endTool closes a tool call's span with its outcome.
+func (d *driver) endTool(span trace.Span, out *callOutcome) {
+	if span == nil {
+		return
+	}
+	if out.result.IsError {
+		typ := "tool_error"
+		switch {
+		case out.result.InvalidArgs:
+			typ = "invalid_args"
+		case len(out.events) > 0:
+			if _, denied := out.events[len(out.events)-1].(PermissionDenied); denied {
+				typ = "permission_denied"
+			}
+		}
+		span.SetAttributes(attrErrorType.String(typ))
+		span.SetStatus(codes.Error, strings.Join(resultTexts(out.result), "; "))
+	}
+	span.End()
+}
