@@ -1,0 +1,335 @@
+package runner_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"iter"
+	"log/slog"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/runner"
+)
+
+type addArgs struct {
+	A int `json:"a" jsonschema:"first addend"`
+	B int `json:"b" jsonschema:"second addend"`
+}
+
+var addTool = helikon.MustTool("add", "Add two integers.",
+	func(tc *helikon.ToolContext, in addArgs) (int, error) { return in.A + in.B, nil },
+	helikon.WithEffect(helikon.ReadOnly))
+
+func s1Model() *mock.Model {
+	return mock.Scripted(
+		mock.ToolCalls(mock.Call{ID: "call_1", Name: "add", Args: `{"a":40,"b":2}`}),
+		mock.Text("sum is 42"),
+	)
+}
+
+func newAgent(t testing.TB, m helikon.Model) *helikon.LLMAgent {
+	t.Helper()
+	a, err := helikon.NewAgent("calc", m, helikon.WithTools(addTool))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// roles renders a transcript as its roles, tool uses and results marked.
+func roles(items []helikon.Item) string {
+	var parts []string
+	for _, it := range items {
+		r := string(it.Role)
+		if len(it.ToolUses()) > 0 {
+			r += "+call"
+		}
+		parts = append(parts, r)
+	}
+	return strings.Join(parts, " ")
+}
+
+func snapshot(t *testing.T, s helikon.Session) []helikon.Item {
+	t.Helper()
+	items, err := s.Snapshot(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
+// flakySession is a MemorySession whose reads or appends fail on demand.
+type flakySession struct {
+	*helikon.MemorySession
+	mu          sync.Mutex
+	snapErr     error
+	appendErrs  int // appends to fail before succeeding
+	appendCalls int
+}
+
+var errBackend = errors.New("backend down")
+
+func (s *flakySession) Snapshot(ctx context.Context) ([]helikon.Item, error) {
+	if s.snapErr != nil {
+		return nil, s.snapErr
+	}
+	return s.MemorySession.Snapshot(ctx)
+}
+
+func (s *flakySession) Append(ctx context.Context, evs ...helikon.SessionEvent) error {
+	s.mu.Lock()
+	s.appendCalls++
+	fail := s.appendErrs != 0
+	if s.appendErrs > 0 {
+		s.appendErrs--
+	}
+	s.mu.Unlock()
+	if fail {
+		return errBackend
+	}
+	return s.MemorySession.Append(ctx, evs...)
+}
+
+func TestRunner_PrependsHistoryAndPersistsTheRun(t *testing.T) {
+	sess := helikon.NewMemorySession()
+	ctx := context.Background()
+	if err := sess.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "hi"}),
+		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "hello"}}, "calc")); err != nil {
+		t.Fatal(err)
+	}
+	model := s1Model()
+	rc := helikon.NewRunContext(helikon.WithSession(sess))
+	res, err := runner.New().Run(ctx, newAgent(t, model), rc, helikon.UserText("what is 40+2?"))
+	if err != nil || res.FinalOutput != "sum is 42" {
+		t.Fatalf("run: %v, %v", res, err)
+	}
+	if got := roles(model.Requests()[0].Messages); got != "user assistant user" {
+		t.Fatalf("first request: %s", got)
+	}
+	if got := roles(snapshot(t, sess)); got != "user assistant user assistant+call tool assistant" {
+		t.Fatalf("session: %s", got)
+	}
+	if res.Usage.Total() != 30 {
+		t.Fatalf("usage %+v", res.Usage)
+	}
+}
+
+func TestRunner_SessionReadFailureIsAHardError(t *testing.T) {
+	sess := &flakySession{MemorySession: helikon.NewMemorySession(), snapErr: errBackend}
+	model := s1Model()
+	_, err := runner.New().Run(context.Background(), newAgent(t, model), helikon.NewRunContext(helikon.WithSession(sess)), helikon.UserText("go"))
+	if !errors.Is(err, runner.ErrLoadSession) || !errors.Is(err, errBackend) {
+		t.Fatalf("err = %v", err)
+	}
+	if len(model.Requests()) != 0 {
+		t.Fatal("the model was called despite an unreadable session")
+	}
+}
+
+func TestRunner_PersistenceFailureDoesNotChangeTheOutcome(t *testing.T) {
+	var logs bytes.Buffer
+	r := runner.New(runner.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
+	run := func(s helikon.Session) (*helikon.RunResult, error) {
+		return r.Run(context.Background(), newAgent(t, s1Model()), helikon.NewRunContext(helikon.WithSession(s)), helikon.UserText("go"))
+	}
+	want, wantErr := run(helikon.NewMemorySession())
+	broken := &flakySession{MemorySession: helikon.NewMemorySession(), appendErrs: -1}
+	got, err := run(broken)
+	if err != wantErr || got.FinalOutput != want.FinalOutput || got.Usage != want.Usage || len(got.Events) != len(want.Events) {
+		t.Fatalf("with failing appends: %+v, %v; want %+v, %v", got, err, want, wantErr)
+	}
+	if broken.appendCalls == 0 || !strings.Contains(logs.String(), "session append failed") || !strings.Contains(logs.String(), errBackend.Error()) {
+		t.Fatalf("append failure not logged (%d appends): %s", broken.appendCalls, logs.String())
+	}
+}
+
+func TestRunner_FailedAppendIsRetriedWithTheNextBatch(t *testing.T) {
+	sess := &flakySession{MemorySession: helikon.NewMemorySession(), appendErrs: 1}
+	r := runner.New(runner.WithLogger(slog.New(slog.DiscardHandler)))
+	if _, err := r.Run(context.Background(), newAgent(t, s1Model()), helikon.NewRunContext(helikon.WithSession(sess)), helikon.UserText("go")); err != nil {
+		t.Fatal(err)
+	}
+	if got := roles(snapshot(t, sess)); got != "user assistant+call tool assistant" {
+		t.Fatalf("session after a failed first append: %s", got)
+	}
+}
+
+// probeModel plays scripts and, from its second call on, records what the
+// session holds at that moment.
+type probeModel struct {
+	*mock.Model
+	sess helikon.Session
+	seen []string
+}
+
+func (m *probeModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
+	items, _ := m.sess.Snapshot(ctx)
+	m.seen = append(m.seen, roles(items))
+	return m.Model.Invoke(ctx, req)
+}
+
+func TestRunner_PersistsAtEveryTurnBoundary(t *testing.T) {
+	sess := helikon.NewMemorySession()
+	model := &probeModel{Model: s1Model(), sess: sess}
+	if _, err := runner.New().Run(context.Background(), newAgent(t, model), helikon.NewRunContext(helikon.WithSession(sess)), helikon.UserText("go")); err != nil {
+		t.Fatal(err)
+	}
+	// Before each model call the session already holds everything a crash
+	// must not lose: the input, then the finished tool round.
+	if want := []string{"user", "user assistant+call tool"}; !reflect.DeepEqual(model.seen, want) {
+		t.Fatalf("session at each model call: %q, want %q", model.seen, want)
+	}
+}
+
+func TestRunner_InterruptedToolCallGetsSyntheticResult(t *testing.T) {
+	sess := helikon.NewMemorySession()
+	rc := helikon.NewRunContext(helikon.WithSession(sess))
+	// The consumer stops at the call: the run ends with the call in flight.
+	for ev := range runner.New().RunStreamed(context.Background(), newAgent(t, s1Model()), rc, helikon.UserText("go")) {
+		if _, ok := ev.(helikon.ToolCallItem); ok {
+			break
+		}
+	}
+	evs, err := sess.Events(context.Background(), helikon.Beginning)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := evs[len(evs)-1]
+	if last.Kind != helikon.KindToolReturned || last.CallID != "call_1" || !last.IsError ||
+		last.Content[0].(helikon.TextPart).Text != helikon.InterruptedToolResult {
+		t.Fatalf("last session event %+v", last)
+	}
+	if got := roles(snapshot(t, sess)); got != "user assistant+call tool" {
+		t.Fatalf("session: %s", got)
+	}
+}
+
+func TestRunner_CancelledRunStillPersistsAValidConversation(t *testing.T) {
+	sess := helikon.NewMemorySession()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	slow := helikon.MustTool("slow", "Waits for the run to end.", func(tc *helikon.ToolContext, in struct{}) (string, error) {
+		cancel()
+		<-tc.Done()
+		return "", tc.Err()
+	})
+	agent, _ := helikon.NewAgent("worker", mock.Scripted(
+		mock.ToolCalls(mock.Call{ID: "s1", Name: "slow", Args: `{}`}),
+		mock.Text("never"),
+	), helikon.WithTools(slow))
+	_, err := runner.New().Run(ctx, agent, helikon.NewRunContext(helikon.WithSession(sess)), helikon.UserText("go"))
+	if !errors.Is(err, helikon.ErrCancelled) {
+		t.Fatalf("err = %v", err)
+	}
+	if got := roles(snapshot(t, sess)); got != "user assistant+call tool" {
+		t.Fatalf("session: %s", got)
+	}
+}
+
+func TestRunner_TerminalEventWinsOverLateCancel(t *testing.T) {
+	sess := helikon.NewMemorySession()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rc := helikon.NewRunContext(helikon.WithSession(sess))
+	var terminal helikon.Event
+	for ev := range runner.New().RunStreamed(ctx, newAgent(t, s1Model()), rc, helikon.UserText("go")) {
+		switch ev.(type) {
+		case helikon.MessageOutput:
+			cancel() // the answer is settled; the cancel comes too late
+		case helikon.RunCompleted, helikon.RunFailed:
+			terminal = ev
+		}
+	}
+	if _, ok := terminal.(helikon.RunCompleted); !ok {
+		t.Fatalf("terminal event %#v", terminal)
+	}
+	if got := roles(snapshot(t, sess)); got != "user assistant+call tool assistant" {
+		t.Fatalf("session: %s", got)
+	}
+}
+
+// waitingAgent is a custom Agent that waits for its context to end and
+// then returns without a terminal event.
+type waitingAgent struct{}
+
+func (waitingAgent) Name() string        { return "waiter" }
+func (waitingAgent) Description() string { return "" }
+func (waitingAgent) Run(ctx context.Context, rc *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
+	return func(yield func(helikon.Event) bool) {
+		if yield(helikon.RunStarted{Agent: "waiter"}) {
+			<-ctx.Done()
+		}
+	}
+}
+
+func TestRunner_TimeoutBoundsAnyAgentAndTheStreamAlwaysEnds(t *testing.T) {
+	rc := helikon.NewRunContext(helikon.WithRunConfig(helikon.RunConfig{Timeout: 10 * time.Millisecond}))
+	_, err := runner.New().Run(context.Background(), waitingAgent{}, rc, helikon.UserText("go"))
+	if !errors.Is(err, helikon.ErrCancelled) || !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func seed(t *testing.T, evs ...helikon.SessionEvent) *helikon.MemorySession {
+	t.Helper()
+	s := helikon.NewMemorySession()
+	if err := s.Append(context.Background(), evs...); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestRunner_ResumeContinuesAnUnansweredConversation(t *testing.T) {
+	user := helikon.UserMessage(helikon.TextPart{Text: "what is 40+2?"})
+	call := helikon.ToolCalled("call_1", "add", []byte(`{"a":40,"b":2}`))
+	result := helikon.ToolReturned("call_1", helikon.TextPart{Text: "42"})
+	for _, tc := range []struct {
+		name        string
+		log         []helikon.SessionEvent
+		wantRequest string
+		wantLog     string
+	}{
+		{"after the input", []helikon.SessionEvent{user}, "user", "user assistant"},
+		{"after a tool round", []helikon.SessionEvent{user, call, result}, "user assistant+call tool", "user assistant+call tool assistant"},
+		{"after a call that never returned", []helikon.SessionEvent{user, call}, "user assistant+call tool", "user assistant+call tool assistant"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sess := seed(t, tc.log...)
+			model := mock.Scripted(mock.Text("sum is 42"))
+			res, err := runner.New().Resume(context.Background(), newAgent(t, model), helikon.NewRunContext(helikon.WithSession(sess)))
+			if err != nil || res.FinalOutput != "sum is 42" {
+				t.Fatalf("resume: %+v, %v", res, err)
+			}
+			if got := roles(model.Requests()[0].Messages); got != tc.wantRequest {
+				t.Fatalf("request: %s, want %s", got, tc.wantRequest)
+			}
+			if got := roles(snapshot(t, sess)); got != tc.wantLog {
+				t.Fatalf("session: %s, want %s", got, tc.wantLog)
+			}
+		})
+	}
+}
+
+func TestRunner_ResumeWithNothingToAnswerFails(t *testing.T) {
+	for name, sess := range map[string]*helikon.MemorySession{
+		"empty session": helikon.NewMemorySession(),
+		"answered":      seed(t, helikon.UserMessage(helikon.TextPart{Text: "hi"}), helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "hello"}}, "calc")),
+	} {
+		t.Run(name, func(t *testing.T) {
+			model := mock.Scripted()
+			_, err := runner.New().Resume(context.Background(), newAgent(t, model), helikon.NewRunContext(helikon.WithSession(sess)))
+			if !errors.Is(err, runner.ErrNothingToResume) {
+				t.Fatalf("err = %v", err)
+			}
+			if len(model.Requests()) != 0 {
+				t.Fatal("model called")
+			}
+		})
+	}
+}
