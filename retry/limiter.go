@@ -66,8 +66,11 @@ func (l *Limiter) settle(reserved int, used helikon.Usage) {
 	if l.tokens == nil {
 		return
 	}
-	if extra := int(used.Total()) - reserved; extra > 0 {
-		l.tokens.ReserveN(time.Now(), min(extra, l.tokens.Burst()))
+	now := time.Now()
+	// A reservation may not exceed the burst, but reservations add up: the
+	// debt can reach beyond a minute's worth.
+	for extra := int(used.Total()) - reserved; extra > 0; extra -= l.tokens.Burst() {
+		l.tokens.ReserveN(now, min(extra, l.tokens.Burst()))
 	}
 }
 

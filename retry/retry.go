@@ -124,7 +124,7 @@ func (m *Model) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2
 			if stopped || failure == nil {
 				return
 			}
-			if streamed || !helikon.IsTransient(failure) || attempt >= m.maxAttempts || ctx.Err() != nil {
+			if streamed || !helikon.IsTransient(failure) || attempt >= m.maxAttempts {
 				yield(nil, failure)
 				return
 			}
@@ -212,7 +212,12 @@ func noteRetry(ctx context.Context, attempt int, d time.Duration, failure error)
 	))
 }
 
+// sleep waits d or until ctx ends, whichever is first; a context already
+// done ends it even when d is zero.
 func sleep(ctx context.Context, d time.Duration) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	t := time.NewTimer(d)
 	defer t.Stop()
 	select {
