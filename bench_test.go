@@ -7,6 +7,7 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/runner"
 )
 
 type addArgs struct {
@@ -37,6 +38,23 @@ func BenchmarkRunS1OneToolRound(b *testing.B) {
 	for b.Loop() {
 		agent, _ := helikon.NewAgent("calc", mock.New(scripts), helikon.WithTools(addTool))
 		res, err := helikon.Collect(agent.Run(ctx, nil, helikon.UserText("what is 40+2?")))
+		if err != nil || res.FinalOutput != "sum is 42" {
+			b.Fatalf("got %v, %v", res, err)
+		}
+	}
+}
+
+// BenchmarkRunnerS1 is S1 through the default runner with a MemorySession:
+// the session load, the recorder and the appends, with no tracer provider.
+func BenchmarkRunnerS1(b *testing.B) {
+	ctx := context.Background()
+	scripts := s1Scripts()
+	r := runner.New()
+	b.ReportAllocs()
+	for b.Loop() {
+		agent, _ := helikon.NewAgent("calc", mock.New(scripts), helikon.WithTools(addTool))
+		rc := helikon.NewRunContext(helikon.WithSession(helikon.NewMemorySession()))
+		res, err := r.Run(ctx, agent, rc, helikon.UserText("what is 40+2?"))
 		if err != nil || res.FinalOutput != "sum is 42" {
 			b.Fatalf("got %v, %v", res, err)
 		}

@@ -14,7 +14,8 @@ const InterruptedToolResult = "interrupted: the run ended before the tool return
 type SessionRecorder struct {
 	events []SessionEvent
 	// open lists the calls recorded without a result yet, in call order.
-	open []openCall
+	open    []openCall
+	openBuf [4]openCall
 	// reasoning holds the current turn's reasoning deltas until the
 	// assistant message they belong to is recorded.
 	reasoning []ReasoningPart
@@ -26,7 +27,8 @@ type openCall struct{ id, name string }
 // part of the conversation the session does not hold yet). System items
 // are not recorded: instructions are rendered afresh on every run.
 func NewSessionRecorder(input []Item) *SessionRecorder {
-	r := &SessionRecorder{events: make([]SessionEvent, 0, len(input)+8)}
+	r := &SessionRecorder{events: make([]SessionEvent, 0, len(input)+4)}
+	r.open = r.openBuf[:0]
 	for _, it := range input {
 		r.recordItem(it)
 	}
@@ -145,8 +147,10 @@ func (r *SessionRecorder) Settled() bool { return len(r.open) == 0 }
 // recorded as usual. Runners that persist as a run goes take at points
 // where the recorder is [SessionRecorder.Settled].
 func (r *SessionRecorder) Take() []SessionEvent {
-	out := r.events
-	r.events = nil
+	n := len(r.events)
+	out := r.events[:n:n]
+	// Later events go to the rest of the same array, past what out sees.
+	r.events = r.events[n:]
 	return out
 }
 

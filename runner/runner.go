@@ -154,25 +154,10 @@ func loadError(agent helikon.Agent, err error) error {
 
 // drive runs agent over conv, recording into rec and persisting as it goes.
 func (r *Runner) drive(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, conv []helikon.Item, rec *helikon.SessionRecorder, yield func(helikon.Event) bool) {
-	p := persister{r: r, sess: rc.Session(), agent: agent.Name()}
-	terminal, stopped := false, false
-	for ev := range agent.Run(ctx, rc, conv) {
-		rec.Observe(ev)
-		switch ev.(type) {
-		case helikon.TurnStarted:
-			if rec.Settled() {
-				p.persist(ctx, rec.Take())
-			}
-		case helikon.RunCompleted, helikon.RunFailed:
-			terminal = true
-		}
-		if !yield(ev) {
-			stopped = true
-			break
-		}
-	}
-	p.persist(ctx, rec.Drain())
-	if !terminal && !stopped {
+	st := &runState{ctx: ctx, rec: rec, yield: yield, p: persister{r: r, sess: rc.Session(), agent: agent.Name()}}
+	agent.Run(ctx, rc, conv)(st.event)
+	st.p.finish(ctx, rec.Drain())
+	if !st.terminal && !st.stopped {
 		// Every stream ends with a terminal event, even an agent's that
 		// forgot one.
 		err := ctx.Err()
@@ -181,6 +166,32 @@ func (r *Runner) drive(ctx context.Context, agent helikon.Agent, rc *helikon.Run
 		}
 		yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: kindOf(ctx), Agent: agent.Name(), Message: err.Error(), Err: err}})
 	}
+}
+
+// runState is one run as the runner follows it.
+type runState struct {
+	ctx               context.Context
+	rec               *helikon.SessionRecorder
+	yield             func(helikon.Event) bool
+	p                 persister
+	terminal, stopped bool
+}
+
+func (st *runState) event(ev helikon.Event) bool {
+	st.rec.Observe(ev)
+	switch ev.(type) {
+	case helikon.TurnStarted:
+		if st.rec.Settled() {
+			st.p.persist(st.ctx, st.rec.Take())
+		}
+	case helikon.RunCompleted, helikon.RunFailed:
+		st.terminal = true
+	}
+	if !st.yield(ev) {
+		st.stopped = true
+		return false
+	}
+	return true
 }
 
 func kindOf(ctx context.Context) helikon.ErrorKind {
@@ -199,9 +210,21 @@ type persister struct {
 	pending []helikon.SessionEvent
 }
 
+// persist appends events during the run, on the run's context: a cancelled
+// run's batch is carried over to the final append.
 func (p *persister) persist(ctx context.Context, events []helikon.SessionEvent) {
-	p.pending = append(p.pending, events...)
-	if len(p.pending) == 0 {
+	p.append(ctx, ctx, events)
+}
+
+// finish appends the last batch. When the run was cancelled or timed out,
+// it appends on a context that outlives the cancellation, bounded by the
+// persist timeout, so the run's record is not lost with it.
+func (p *persister) finish(ctx context.Context, events []helikon.SessionEvent) {
+	if len(p.pending) == 0 && len(events) == 0 {
+		return
+	}
+	if ctx.Err() == nil {
+		p.append(ctx, ctx, events)
 		return
 	}
 	timeout := p.r.persistTimeout
@@ -210,16 +233,27 @@ func (p *persister) persist(ctx context.Context, events []helikon.SessionEvent) 
 	}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
-	if err := p.sess.Append(actx, p.pending...); err != nil {
+	p.append(ctx, actx, events)
+}
+
+func (p *persister) append(ctx, actx context.Context, events []helikon.SessionEvent) {
+	if len(p.pending) > 0 {
+		events = append(p.pending, events...)
+	}
+	if len(events) == 0 {
+		return
+	}
+	if err := p.sess.Append(actx, events...); err != nil {
+		p.pending = events
 		logger := p.r.logger
 		if logger == nil {
 			logger = slog.Default()
 		}
 		logger.ErrorContext(ctx, "runner: session append failed; the run continues",
-			"agent", p.agent, "events", len(p.pending), "err", err)
+			"agent", p.agent, "events", len(events), "err", err)
 		return
 	}
-	p.pending = p.pending[:0]
+	p.pending = nil
 }
 
 // interruptedResults returns an error result for each tool use of the
