@@ -193,3 +193,26 @@ func TestRunFailed_JSONCarriesUsage(t *testing.T) {
 		t.Fatalf("round trip: %s -> %+v", data, out)
 	}
 }
+
+func TestUsage_ResumedRunCountsTurnsBeforeTheCheckpoint(t *testing.T) {
+	var saved *helikon.Checkpoint
+	cfg := helikon.RunConfig{OnCheckpoint: func(ctx context.Context, cp *helikon.Checkpoint) error {
+		if s, ok := cp.State.(helikon.CallingModel); ok && s.Turn == 2 {
+			saved = cp
+			return errors.New("crash")
+		}
+		return nil
+	}}
+	first, _ := helikon.NewAgent("calc", mock.New(s1Scripts()), helikon.WithTools(addTool), helikon.WithRunConfig(cfg))
+	if _, err := helikon.Collect(first.Run(context.Background(), nil, helikon.UserText("go"))); err == nil || saved == nil {
+		t.Fatalf("no checkpoint at turn 2 (err %v)", err)
+	}
+	second, _ := helikon.NewAgent("calc", mock.Scripted(mock.Text("sum is 42")), helikon.WithTools(addTool))
+	res, err := helikon.Collect(second.Resume(context.Background(), nil, saved))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Usage.Total() != 30 {
+		t.Fatalf("usage %+v, want both turns' 30 tokens", res.Usage)
+	}
+}
