@@ -7,8 +7,9 @@ import (
 )
 
 // allowedClosure lists the only non-standard packages the core may pull in:
-// the JSON-Schema library, the OpenTelemetry API (with the small logging and
-// auto-instrumentation modules it depends on), and the shell parser the
+// the JSON-Schema library, the OpenTelemetry API (with the small logging,
+// auto-instrumentation and hashing modules it depends on: otel/attribute
+// hashes attribute sets with xxhash), and the shell parser the
 // permission layer uses to see through compound commands.
 var allowedClosure = []string{
 	"github.com/paigasus/helikon",
@@ -17,6 +18,7 @@ var allowedClosure = []string{
 	"go.opentelemetry.io/auto/sdk",
 	"github.com/go-logr/logr",
 	"github.com/go-logr/stdr",
+	"github.com/cespare/xxhash/v2",
 	"mvdan.cc/sh/v3/syntax",
 	"mvdan.cc/sh/v3/fileutil", // syntax's own helper, same module, stdlib only
 }
