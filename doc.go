@@ -37,4 +37,13 @@
 // the [PermissionPolicy] and the [ApprovalHandler] — then PostToolUse hooks
 // and secret redaction. Input and output [Guardrail]s gate the text around
 // the run. See docs/governance.md.
+//
+// Every run reports its token usage, summed over its turns, handoffs and
+// sub-agents, on its terminal event and [RunResult]; with a price table
+// ([WithPrices]) the usage carries a cost, and a [Budget] ([WithBudget])
+// fails a run that spends too much. Runs emit OpenTelemetry spans following
+// the GenAI semantic conventions through the program's tracer provider (or
+// [WithTracerProvider]); with none installed they cost nothing. Session
+// persistence around a run is a runner's job: see the runner package and
+// [SessionRecorder].
 package helikon

@@ -18,6 +18,9 @@ const DefaultPersistTimeout = 10 * time.Second
 // does not start, since it could not faithfully continue the conversation.
 var ErrLoadSession = errors.New("runner: load session")
 
+// ErrNoAgent reports a run started without an agent.
+var ErrNoAgent = errors.New("runner: agent is required")
+
 // ErrNothingToResume reports a session whose conversation does not await
 // an answer: it is empty, or its last message is the assistant's.
 var ErrNothingToResume = errors.New("runner: nothing to resume")
@@ -79,6 +82,10 @@ func (r *Runner) Run(ctx context.Context, agent helikon.Agent, rc *helikon.RunCo
 // stands even when the context is cancelled afterwards.
 func (r *Runner) RunStreamed(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
+		if agent == nil {
+			yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindConfig, Message: ErrNoAgent.Error(), Err: ErrNoAgent}})
+			return
+		}
 		if rc == nil {
 			rc = helikon.Ephemeral()
 		}
@@ -114,6 +121,10 @@ func (r *Runner) Resume(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 // is repeated, completed tool calls are not.
 func (r *Runner) ResumeStreamed(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
+		if agent == nil {
+			yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindConfig, Message: ErrNoAgent.Error(), Err: ErrNoAgent}})
+			return
+		}
 		if rc == nil {
 			rc = helikon.Ephemeral()
 		}

@@ -333,3 +333,13 @@ func TestRunner_ResumeWithNothingToAnswerFails(t *testing.T) {
 		})
 	}
 }
+
+func TestRunner_NilAgentIsAConfigError(t *testing.T) {
+	r := runner.New()
+	if _, err := r.Run(context.Background(), nil, nil, helikon.UserText("go")); !errors.Is(err, runner.ErrNoAgent) {
+		t.Fatalf("Run: err = %v", err)
+	}
+	if _, err := r.Resume(context.Background(), nil, nil); !errors.Is(err, runner.ErrNoAgent) {
+		t.Fatalf("Resume: err = %v", err)
+	}
+}
