@@ -8,6 +8,9 @@ import (
 	"testing"
 	"time"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
 )
@@ -231,4 +234,32 @@ func TestModel_ReportsTheInnerModelsIdentity(t *testing.T) {
 	if p, id := helikon.DescribeModel(m); p != "mock" || id != "gpt-x" {
 		t.Fatalf("DescribeModel = %q, %q", p, id)
 	}
+}
+
+func TestModel_RetryIsRecordedOnTheChatSpan(t *testing.T) {
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	m, _ := recording(t, mock.Scripted(mock.Fail(rateLimited(2*time.Second)), mock.Text("ok")), 0)
+	agent, _ := helikon.NewAgent("a", m)
+	if _, err := helikon.Collect(agent.Run(context.Background(), helikon.NewRunContext(helikon.WithTracerProvider(tp)), helikon.UserText("hi"))); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sr.Ended() {
+		if s.Name() != "chat mock" {
+			continue
+		}
+		evs := s.Events()
+		if len(evs) != 1 || evs[0].Name != "gen_ai.retry" {
+			t.Fatalf("chat span events %+v", evs)
+		}
+		got := map[string]string{}
+		for _, kv := range evs[0].Attributes {
+			got[string(kv.Key)] = kv.Value.Emit()
+		}
+		if got["gen_ai.retry.attempt"] != "1" || got["gen_ai.retry.delay_ms"] != "2000" || got["error.type"] != "rate_limited" {
+			t.Fatalf("retry event attributes %v", got)
+		}
+		return
+	}
+	t.Fatal("no chat span")
 }
