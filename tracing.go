@@ -68,20 +68,97 @@ func WithTracerProvider(tp trace.TracerProvider) ContextOption {
 	return contextOptionFunc(func(rc *RunContext) { rc.tp = tp })
 }
 
+// agentTrace is the invoke_agent span of one agent run and the agent.turn
+// span of its current turn. The LLM agent's driver keeps one; any other
+// agent (a workflow agent, say) opens one with start and closes it with
+// end to appear in the trace with its children nested under it.
+type agentTrace struct {
+	tracer trace.Tracer
+	live   bool // the agent span records; otherwise no other span is made
+	span   trace.Span
+	ctx    context.Context // carries span
+	turn   trace.Span
+	handle TracerHandle
+	agent  string
+	ended  bool
+}
+
+// start opens the agent span under ctx's span and returns the context the
+// agent's children run in. model may be nil.
+func (t *agentTrace) start(ctx context.Context, rc *RunContext, agent, description string, model Model) context.Context {
+	if t.tracer = runTracer(rc.tp); t.tracer == nil {
+		return ctx
+	}
+	ctx, t.span = t.tracer.Start(ctx, "invoke_agent")
+	t.ctx, t.agent, t.handle = ctx, agent, rc.tracer
+	if t.live = t.span.IsRecording(); !t.live {
+		return ctx
+	}
+	t.span.SetName("invoke_agent " + agent)
+	t.span.SetAttributes(attrOperation.String("invoke_agent"), attrAgentName.String(agent))
+	if model != nil {
+		provider, id := DescribeModel(model)
+		t.span.SetAttributes(attrProvider.String(provider), attrRequestModel.String(id))
+	}
+	if description != "" {
+		t.span.SetAttributes(attrAgentDesc.String(description))
+	}
+	setHandleAttrs(t.span, t.handle)
+	return ctx
+}
+
+// startTurn ends the current turn span and opens the next one.
+func (t *agentTrace) startTurn(turn int) {
+	if !t.live {
+		return
+	}
+	if t.turn != nil {
+		t.turn.End()
+	}
+	_, t.turn = t.tracer.Start(t.ctx, "agent.turn", trace.WithAttributes(
+		attrAgentName.String(t.agent), attrTurn.Int(turn)))
+	setHandleAttrs(t.turn, t.handle)
+}
+
+// inTurn returns ctx with the current turn span, if any, as the parent of
+// new spans.
+func (t *agentTrace) inTurn(ctx context.Context) context.Context {
+	if !t.live || t.turn == nil {
+		return ctx
+	}
+	return trace.ContextWithSpan(ctx, t.turn)
+}
+
+// end closes the spans with the run's usage and failure; later calls do
+// nothing.
+func (t *agentTrace) end(u Usage, err error) {
+	if t.ended {
+		return
+	}
+	t.ended = true
+	if t.turn != nil {
+		t.turn.End()
+		t.turn = nil
+	}
+	if t.live {
+		setUsageAttrs(t.span, u)
+		if err != nil {
+			setError(t.span, err)
+		}
+	}
+	if t.span != nil {
+		t.span.End()
+	}
+}
+
 // observer is a driver's telemetry and accounting: its spans, the usage it
 // has spent, and the sink its sub-agents report into.
 type observer struct {
-	tracer    trace.Tracer
-	live      bool // the agent span records; otherwise no other span is made
-	agentSpan trace.Span
-	agentCtx  context.Context
-	turnSpan  trace.Span
-	provider  string
-	model     string
+	trace agentTrace
+	model string
 	// handingOff is set once the run passed control to a handoff target:
 	// the target's events then flow through this run's stream.
 	handingOff bool
-	ended      bool
 	// spent is what this run's own turns and handoffs used.
 	spent Usage
 	// sink gathers sub-agent usage; parent is where this run reports its
@@ -105,31 +182,13 @@ func (d *driver) observe(ctx context.Context, yield func(Event) bool) (context.C
 		o.rc.meter = &budgetMeter{limit: o.rc.budget}
 	}
 	d.rc = &o.rc
-	o.provider, o.model = DescribeModel(d.a.model)
-
-	if o.tracer = runTracer(o.rc.tp); o.tracer != nil {
-		ctx, o.agentSpan = o.tracer.Start(ctx, "invoke_agent")
-		o.agentCtx = ctx
-		o.live = o.agentSpan.IsRecording()
-	}
-	if o.live {
-		o.agentSpan.SetName("invoke_agent " + d.a.name)
-		o.agentSpan.SetAttributes(
-			attrOperation.String("invoke_agent"),
-			attrAgentName.String(d.a.name),
-			attrProvider.String(o.provider),
-			attrRequestModel.String(o.model),
-		)
-		if d.a.description != "" {
-			o.agentSpan.SetAttributes(attrAgentDesc.String(d.a.description))
-		}
-		setHandleAttrs(o.agentSpan, o.rc.tracer)
-	}
+	_, o.model = DescribeModel(d.a.model)
+	ctx = o.trace.start(ctx, d.rc, d.a.name, d.a.description, d.a.model)
 	return ctx, func(ev Event) bool {
 		switch e := ev.(type) {
 		case TurnStarted:
-			if o.live && !o.handingOff {
-				d.startTurn(e.Turn)
+			if !o.handingOff {
+				o.trace.startTurn(e.Turn)
 			}
 		case HandoffItem:
 			o.handingOff = true
@@ -138,13 +197,13 @@ func (d *driver) observe(ctx context.Context, yield func(Event) bool) (context.C
 				e.Usage = u
 				ev = e
 			}
-			d.endAgentSpan(e.Usage, nil)
+			o.trace.end(e.Usage, nil)
 		case RunFailed:
 			if u := d.settleUsage(); u != e.Usage {
 				e.Usage = u
 				ev = e
 			}
-			d.endAgentSpan(e.Usage, e.Err)
+			o.trace.end(e.Usage, e.Err)
 		}
 		return yield(ev)
 	}
@@ -167,11 +226,7 @@ func runTracer(tp trace.TracerProvider) trace.Tracer {
 }
 
 // endObserve closes the spans of a run its consumer stopped early.
-func (d *driver) endObserve() {
-	if !d.obs.ended {
-		d.endAgentSpan(Usage{}, nil)
-	}
-}
+func (d *driver) endObserve() { d.obs.trace.end(Usage{}, nil) }
 
 // settleUsage returns the run's total usage and reports it to the run that
 // started this one as a sub-agent.
@@ -232,41 +287,8 @@ func errorType(err error) string {
 	return "other"
 }
 
-func (d *driver) startTurn(turn int) {
-	o := &d.obs
-	if o.turnSpan != nil {
-		o.turnSpan.End()
-	}
-	_, o.turnSpan = o.tracer.Start(o.agentCtx, "agent.turn", trace.WithAttributes(
-		attrAgentName.String(d.a.name), attrTurn.Int(turn)))
-	setHandleAttrs(o.turnSpan, o.rc.tracer)
-}
-
-func (d *driver) endAgentSpan(u Usage, err error) {
-	o := &d.obs
-	o.ended = true
-	if o.turnSpan != nil {
-		o.turnSpan.End()
-		o.turnSpan = nil
-	}
-	if o.live {
-		setUsageAttrs(o.agentSpan, u)
-		if err != nil {
-			setError(o.agentSpan, err)
-		}
-	}
-	if o.agentSpan != nil {
-		o.agentSpan.End()
-	}
-}
-
 // inTurn returns ctx with the current turn span as the parent of new spans.
-func (d *driver) inTurn(ctx context.Context) context.Context {
-	if !d.obs.live || d.obs.turnSpan == nil {
-		return ctx
-	}
-	return trace.ContextWithSpan(ctx, d.obs.turnSpan)
-}
+func (d *driver) inTurn(ctx context.Context) context.Context { return d.obs.trace.inTurn(ctx) }
 
 // startChat opens a model turn's chat span. A non-nil abort means the run's
 // budget is already spent and the model must not be called.
@@ -276,16 +298,17 @@ func (d *driver) startChat(ctx context.Context, req *ModelRequest) (_ context.Co
 			return ctx, nil, Abort{Err: err}
 		}
 	}
-	if !d.obs.live {
+	t := &d.obs.trace
+	if !t.live {
 		return ctx, nil, nil
 	}
-	o := &d.obs
+	provider, model := DescribeModel(d.a.model)
 	name := "chat"
-	if o.model != "" {
-		name += " " + o.model
+	if model != "" {
+		name += " " + model
 	}
 	attrs := make([]attribute.KeyValue, 0, 6)
-	attrs = append(attrs, attrOperation.String("chat"), attrProvider.String(o.provider), attrRequestModel.String(o.model))
+	attrs = append(attrs, attrOperation.String("chat"), attrProvider.String(provider), attrRequestModel.String(model))
 	if t := req.Settings.Temperature; t != nil {
 		attrs = append(attrs, attrTemperature.Float64(*t))
 	}
@@ -295,7 +318,7 @@ func (d *driver) startChat(ctx context.Context, req *ModelRequest) (_ context.Co
 	if n := req.Settings.MaxOutputTokens; n > 0 {
 		attrs = append(attrs, attrMaxTokens.Int(n))
 	}
-	ctx, span = o.tracer.Start(d.inTurn(ctx), name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	ctx, span = t.tracer.Start(t.inTurn(ctx), name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	return ctx, span, nil
 }
 
@@ -339,10 +362,11 @@ func (d *driver) endChat(span trace.Span, in TransitionInput) TransitionInput {
 // startTool opens a tool call's execute_tool span; the tool's context
 // carries it, so agents the tool runs nest under it.
 func (d *driver) startTool(ctx context.Context, call ToolCall) (context.Context, trace.Span) {
-	if !d.obs.live {
+	t := &d.obs.trace
+	if !t.live {
 		return ctx, nil
 	}
-	return d.obs.tracer.Start(d.inTurn(ctx), "execute_tool "+call.Name, trace.WithAttributes(
+	return t.tracer.Start(t.inTurn(ctx), "execute_tool "+call.Name, trace.WithAttributes(
 		attrOperation.String("execute_tool"),
 		attrToolName.String(call.Name),
 		attrToolCallID.String(call.CallID),
