@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/runner"
@@ -55,6 +57,23 @@ func BenchmarkRunnerS1(b *testing.B) {
 		agent, _ := helikon.NewAgent("calc", mock.New(scripts), helikon.WithTools(addTool))
 		rc := helikon.NewRunContext(helikon.WithSession(helikon.NewMemorySession()))
 		res, err := r.Run(ctx, agent, rc, helikon.UserText("what is 40+2?"))
+		if err != nil || res.FinalOutput != "sum is 42" {
+			b.Fatalf("got %v, %v", res, err)
+		}
+	}
+}
+
+// BenchmarkRunS1Traced is S1 with an OpenTelemetry SDK provider that
+// samples every span (and exports none): the cost of tracing when it is on.
+func BenchmarkRunS1Traced(b *testing.B) {
+	ctx := context.Background()
+	scripts := s1Scripts()
+	tp := sdktrace.NewTracerProvider()
+	b.ReportAllocs()
+	for b.Loop() {
+		agent, _ := helikon.NewAgent("calc", mock.New(scripts), helikon.WithTools(addTool))
+		rc := helikon.NewRunContext(helikon.WithTracerProvider(tp))
+		res, err := helikon.Collect(agent.Run(ctx, rc, helikon.UserText("what is 40+2?")))
 		if err != nil || res.FinalOutput != "sum is 42" {
 			b.Fatalf("got %v, %v", res, err)
 		}

@@ -108,7 +108,7 @@ func (m *Model) Unwrap() helikon.Model { return m.inner }
 // Invoke streams the inner model's answer, retrying as [Model] describes.
 func (m *Model) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
 	return func(yield func(helikon.ModelEvent, error) bool) {
-		for attempt := 1; ; attempt++ {
+		for n := 1; ; n++ {
 			var reserved int
 			if m.limiter != nil {
 				var err error
@@ -117,64 +117,86 @@ func (m *Model) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2
 					return
 				}
 			}
-			failure, streamed, usage, stopped := m.attempt(ctx, req, yield)
+			a := m.attempt(ctx, req, yield)
 			if m.limiter != nil {
-				m.limiter.settle(reserved, usage)
+				m.limiter.settle(reserved, a.usage)
 			}
-			if stopped || failure == nil {
+			if a.stopped || a.failure == nil {
 				return
 			}
-			if streamed || !helikon.IsTransient(failure) || attempt >= m.maxAttempts {
-				yield(nil, failure)
+			if a.streamed || !helikon.IsTransient(a.failure) || n >= m.maxAttempts {
+				yield(nil, a.failure)
 				return
 			}
-			d := m.backoff(attempt, failure)
-			noteRetry(ctx, attempt, d, failure)
+			d := m.backoff(n, a.failure)
+			noteRetry(ctx, n, d, a.failure)
 			if err := m.sleep(ctx, d); err != nil {
-				yield(nil, fmt.Errorf("retry: cancelled while backing off: %w; last error: %w", err, failure))
+				yield(nil, fmt.Errorf("retry: cancelled while backing off: %w; last error: %w", err, a.failure))
 				return
 			}
 		}
 	}
 }
 
-// attempt runs one call. It returns the call's failure, whether content
-// reached the caller, the usage the call reported, and whether the caller
-// stopped the stream.
-func (m *Model) attempt(ctx context.Context, req *helikon.ModelRequest, yield func(helikon.ModelEvent, error) bool) (failure error, streamed bool, usage helikon.Usage, stopped bool) {
-	var held []helikon.ModelEvent
-	for ev, err := range m.inner.Invoke(ctx, req) {
-		if err != nil {
-			return err, streamed, usage, false
-		}
-		switch e := ev.(type) {
-		case helikon.TokenDelta, helikon.ReasoningDelta, helikon.ToolCallDelta:
-			if !streamed {
-				streamed = true
-				for _, h := range held {
-					if !yield(h, nil) {
-						return nil, true, usage, true
-					}
-				}
-				held = nil
+// attempt is one call to the inner model, as Invoke follows it.
+type attempt struct {
+	yield func(helikon.ModelEvent, error) bool
+	// held keeps the events that precede content, released when content
+	// starts or the call ends well.
+	held     []helikon.ModelEvent
+	failure  error
+	streamed bool // content reached the caller
+	stopped  bool // the caller stopped the stream
+	usage    helikon.Usage
+}
+
+// attempt runs one call to the inner model.
+func (m *Model) attempt(ctx context.Context, req *helikon.ModelRequest, yield func(helikon.ModelEvent, error) bool) *attempt {
+	a := &attempt{yield: yield}
+	m.inner.Invoke(ctx, req)(a.event)
+	if a.failure == nil && !a.stopped {
+		a.release()
+	}
+	return a
+}
+
+func (a *attempt) event(ev helikon.ModelEvent, err error) bool {
+	if err != nil {
+		a.failure = err
+		return false
+	}
+	switch e := ev.(type) {
+	case helikon.TokenDelta, helikon.ReasoningDelta, helikon.ToolCallDelta:
+		if !a.streamed {
+			a.streamed = true
+			if !a.release() {
+				return false
 			}
-		case helikon.Usage:
-			usage = usage.Add(e)
 		}
-		if !streamed {
-			held = append(held, ev)
-			continue
-		}
-		if !yield(ev, nil) {
-			return nil, true, usage, true
+	case helikon.Usage:
+		a.usage = a.usage.Add(e)
+	}
+	if !a.streamed {
+		a.held = append(a.held, ev)
+		return true
+	}
+	if !a.yield(ev, nil) {
+		a.stopped = true
+		return false
+	}
+	return true
+}
+
+// release yields the held events; it reports false when the caller stopped.
+func (a *attempt) release() bool {
+	for _, h := range a.held {
+		if !a.yield(h, nil) {
+			a.stopped = true
+			return false
 		}
 	}
-	for _, h := range held {
-		if !yield(h, nil) {
-			return nil, streamed, usage, true
-		}
-	}
-	return nil, streamed, usage, false
+	a.held = nil
+	return true
 }
 
 // backoff returns the sleep before the retry that follows attempt.
