@@ -309,8 +309,8 @@ func (d *driver) startChat(ctx context.Context, req *ModelRequest) (_ context.Co
 	}
 	attrs := make([]attribute.KeyValue, 0, 6)
 	attrs = append(attrs, attrOperation.String("chat"), attrProvider.String(provider), attrRequestModel.String(model))
-	if t := req.Settings.Temperature; t != nil {
-		attrs = append(attrs, attrTemperature.Float64(*t))
+	if temp := req.Settings.Temperature; temp != nil {
+		attrs = append(attrs, attrTemperature.Float64(*temp))
 	}
 	if p := req.Settings.TopP; p != nil {
 		attrs = append(attrs, attrTopP.Float64(*p))
