@@ -259,3 +259,34 @@ func TestTracing_StoppedConsumerEndsEverySpan(t *testing.T) {
 		t.Fatalf("%d spans started, %d ended", s, e)
 	}
 }
+
+func TestTracing_SubAgentNestsUnderItsToolCall(t *testing.T) {
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	temp := 0.2
+	lead, _ := helikon.NewAgent("lead", mock.Scripted(
+		mock.ToolCalls(mock.Call{ID: "r1", Name: "research", Args: `{"q":"x"}`}),
+		mock.Text("answer"),
+	), helikon.WithTools(researchTool(t)), helikon.WithSettings(helikon.ModelSettings{Temperature: &temp, MaxOutputTokens: 100}))
+	if _, err := helikon.Collect(lead.Run(context.Background(), helikon.NewRunContext(helikon.WithTracerProvider(tp)), helikon.UserText("go"))); err != nil {
+		t.Fatal(err)
+	}
+	tree := newSpanTree(sr.Ended())
+	const want = `invoke_agent lead
+  agent.turn
+    chat mock
+    execute_tool research
+      invoke_agent researcher
+        agent.turn
+          chat mock
+  agent.turn
+    chat mock
+`
+	if got := tree.render(); got != want {
+		t.Fatalf("span tree:\n%s\nwant:\n%s", got, want)
+	}
+	chat := attrs(tree.find("chat mock")[0])
+	if chat[semconv.GenAIRequestTemperatureKey] != attribute.Float64Value(0.2) || chat[semconv.GenAIRequestMaxTokensKey] != attribute.Int64Value(100) {
+		t.Fatalf("chat request attributes %v", chat)
+	}
+}
