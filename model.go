@@ -183,6 +183,12 @@ type ToolCallDelta struct {
 
 // Usage counts tokens. As a [ModelEvent] it reports one turn; on results it
 // sums every turn, handoff and sub-agent of a run.
+//
+// InputTokens counts every input token, cache reads and cache writes
+// included, as the OpenTelemetry GenAI conventions and OpenAI's and
+// Gemini's APIs count them; CachedInputTokens and CacheWriteTokens are parts
+// of it. Adapters of APIs that report them apart (Anthropic, Bedrock) add
+// them in, so that [Prices] bill every token once.
 type Usage struct {
 	InputTokens       int64 `json:"input_tokens"`
 	OutputTokens      int64 `json:"output_tokens"`
