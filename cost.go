@@ -3,6 +3,7 @@ package helikon
 import (
 	"fmt"
 	"sync"
+	"sync/atomic"
 )
 
 // Price is what one model charges, in currency units (USD by convention)
@@ -114,6 +115,8 @@ func (b Budget) crossed(agent string, used Usage, orEqual bool) error {
 // used as a tool, say), whose turns do not pass through the run's own loop
 // state. Handoff targets report through their RunCompleted instead.
 type usageSink struct {
+	// used lets a run no sub-agent reported to skip the lock.
+	used  atomic.Bool
 	mu    sync.Mutex
 	total Usage
 }
@@ -122,9 +125,13 @@ func (s *usageSink) add(u Usage) {
 	s.mu.Lock()
 	s.total = s.total.Add(u)
 	s.mu.Unlock()
+	s.used.Store(true)
 }
 
 func (s *usageSink) sum() Usage {
+	if !s.used.Load() {
+		return Usage{}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.total

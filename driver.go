@@ -302,7 +302,7 @@ func (d *driver) callModel(ctx context.Context, state LoopState, req *ModelReque
 		default:
 			continue
 		}
-		if !yield(ev.(Event)) {
+		if !d.obs.raw(ev.(Event)) {
 			return nil, false
 		}
 	}

@@ -43,7 +43,7 @@ func (d *driver) handoff(ctx context.Context, target string, yield func(Event) b
 		case MessageOutput:
 			last = e.Item.Text()
 		}
-		if !yield(ev) {
+		if !d.obs.raw(ev) {
 			return nil, false
 		}
 	}

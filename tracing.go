@@ -155,10 +155,10 @@ func (t *agentTrace) end(u Usage, err error) {
 // has spent, and the sink its sub-agents report into.
 type observer struct {
 	trace agentTrace
-	model string
-	// handingOff is set once the run passed control to a handoff target:
-	// the target's events then flow through this run's stream.
-	handingOff bool
+	// raw is the consumer's own yield, for the events the observer has no
+	// interest in (model deltas, a handoff target's stream): they skip its
+	// per-event cost.
+	raw func(Event) bool
 	// spent is what this run's own turns and handoffs used.
 	spent Usage
 	// sink gathers sub-agent usage; parent is where this run reports its
@@ -182,16 +182,12 @@ func (d *driver) observe(ctx context.Context, yield func(Event) bool) (context.C
 		o.rc.meter = &budgetMeter{limit: o.rc.budget}
 	}
 	d.rc = &o.rc
-	_, o.model = DescribeModel(d.a.model)
 	ctx = o.trace.start(ctx, d.rc, d.a.name, d.a.description, d.a.model)
+	o.raw = yield
 	return ctx, func(ev Event) bool {
 		switch e := ev.(type) {
 		case TurnStarted:
-			if !o.handingOff {
-				o.trace.startTurn(e.Turn)
-			}
-		case HandoffItem:
-			o.handingOff = true
+			o.trace.startTurn(e.Turn)
 		case RunCompleted:
 			if u := d.settleUsage(); u != e.Usage {
 				e.Usage = u
@@ -329,7 +325,8 @@ func (d *driver) endChat(span trace.Span, in TransitionInput) TransitionInput {
 	var over error
 	if resp, ok := in.(ModelResponse); ok {
 		if d.rc.prices != nil && resp.Usage.Cost == 0 {
-			if cost, priced := d.rc.prices.Cost(d.obs.model, resp.Usage); priced {
+			_, model := DescribeModel(d.a.model)
+			if cost, priced := d.rc.prices.Cost(model, resp.Usage); priced {
 				resp.Usage.Cost = cost
 				in = resp
 			}
