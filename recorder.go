@@ -14,8 +14,10 @@ const InterruptedToolResult = "interrupted: the run ended before the tool return
 type SessionRecorder struct {
 	events []SessionEvent
 	// open lists the calls recorded without a result yet, in call order.
-	open    []openCall
-	openBuf [4]openCall
+	open []openCall
+	// The first events and calls of a run fit in the recorder itself.
+	eventBuf [4]SessionEvent
+	openBuf  [4]openCall
 	// reasoning holds the current turn's reasoning deltas until the
 	// assistant message they belong to is recorded.
 	reasoning []ReasoningPart
@@ -27,8 +29,8 @@ type openCall struct{ id, name string }
 // part of the conversation the session does not hold yet). System items
 // are not recorded: instructions are rendered afresh on every run.
 func NewSessionRecorder(input []Item) *SessionRecorder {
-	r := &SessionRecorder{events: make([]SessionEvent, 0, len(input)+4)}
-	r.open = r.openBuf[:0]
+	r := &SessionRecorder{}
+	r.events, r.open = r.eventBuf[:0], r.openBuf[:0]
 	for _, it := range input {
 		r.recordItem(it)
 	}
