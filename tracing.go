@@ -3,6 +3,7 @@ package helikon
 import (
 	"context"
 	"errors"
+	"reflect"
 	"strings"
 
 	"go.opentelemetry.io/otel"
@@ -206,15 +207,22 @@ func (d *driver) observe(ctx context.Context, yield func(Event) bool) (context.C
 }
 
 // unsetProvider is what otel.GetTracerProvider returns until the program
-// installs a provider.
-var unsetProvider = otel.GetTracerProvider()
+// installs a provider: the OpenTelemetry API's internal delegating provider.
+// It is nil if a provider was installed before this package initialised.
+var unsetProvider = func() trace.TracerProvider {
+	tp := otel.GetTracerProvider()
+	if t := reflect.TypeOf(tp); t.Kind() == reflect.Pointer && t.Elem().PkgPath() == "go.opentelemetry.io/otel/internal/global" {
+		return tp
+	}
+	return nil
+}()
 
 // runTracer returns the tracer of a run, or nil when the run cannot be
 // traced because no provider is installed. Skipping the span then keeps an
 // untraced run free of telemetry allocations.
 func runTracer(tp trace.TracerProvider) trace.Tracer {
 	if tp == nil {
-		if tp = otel.GetTracerProvider(); tp == unsetProvider {
+		if tp = otel.GetTracerProvider(); unsetProvider != nil && tp == unsetProvider {
 			return nil
 		}
 	}
