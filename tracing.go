@@ -171,7 +171,7 @@ type observer struct {
 
 // observe opens the run's agent span and returns the run's context and
 // the stream the driver yields to, which closes spans and stamps usage on
-// the terminal event. The driver defers [driver.endObserve].
+// the terminal event. The driver defers endObserve.
 func (d *driver) observe(ctx context.Context, yield func(Event) bool) (context.Context, func(Event) bool) {
 	o := &d.obs
 	// The driver gets its own RunContext so that sub-agents started by its

@@ -13,6 +13,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"log"
 	"os"
 
@@ -48,13 +49,15 @@ var (
 )
 
 func main() {
-	if err := run(context.Background()); err != nil {
+	if err := run(context.Background(), os.Stdout, os.Stderr); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context) error {
-	exporter, err := stdouttrace.New(stdouttrace.WithWriter(os.Stdout), stdouttrace.WithPrettyPrint())
+// run answers one question, exporting the spans to spans and printing the
+// answer to out.
+func run(ctx context.Context, spans, out io.Writer) error {
+	exporter, err := stdouttrace.New(stdouttrace.WithWriter(spans), stdouttrace.WithPrettyPrint())
 	if err != nil {
 		return err
 	}
@@ -103,7 +106,7 @@ func run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(os.Stderr, "%s: %s\n(%d input + %d output tokens, $%.8f)\n",
+	fmt.Fprintf(out, "%s: %s\n(%d input + %d output tokens, $%.8f)\n",
 		res.LastAgent, res.FinalOutput, res.Usage.InputTokens, res.Usage.OutputTokens, res.Usage.Cost)
 	return nil
 }
