@@ -1,6 +1,7 @@
 package helikon
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"sync/atomic"
@@ -113,7 +114,8 @@ func (b Budget) crossed(agent string, used Usage, orEqual bool) error {
 
 // usageSink collects the usage of the sub-agent runs a run starts (an agent
 // used as a tool, say), whose turns do not pass through the run's own loop
-// state. Handoff targets report through their RunCompleted instead.
+// state. A run's context carries its sink (under sinkKey) to the runs
+// nested in it; handoff targets report through their RunCompleted instead.
 type usageSink struct {
 	// used lets a run no sub-agent reported to skip the lock.
 	used  atomic.Bool
@@ -135,4 +137,22 @@ func (s *usageSink) sum() Usage {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.total
+}
+
+// sinkKey is the context key of the innermost run's usage sink.
+type sinkKey struct{}
+
+// sinkContext carries a run's sink under sinkKey. Drivers embed one rather
+// than calling context.WithValue, which would allocate on every run.
+type sinkContext struct {
+	context.Context
+	sink *usageSink
+}
+
+// Value returns the sink for sinkKey and defers every other key.
+func (c *sinkContext) Value(key any) any {
+	if _, ok := key.(sinkKey); ok {
+		return c.sink
+	}
+	return c.Context.Value(key)
 }

@@ -249,14 +249,9 @@ func (d *driver) finish(ctx context.Context, state LoopState, yield func(Event) 
 	}
 }
 
-// callModel runs one model turn, streaming raw deltas as they arrive, and
+// invokeModel runs one model turn, streaming raw deltas as they arrive, and
 // returns the settled response. ok is false when the consumer stopped.
-func (d *driver) callModel(ctx context.Context, state LoopState, req *ModelRequest, yield func(Event) bool) (in TransitionInput, ok bool) {
-	ctx, chat, abort := d.startChat(ctx, req)
-	if abort != nil {
-		return abort, true
-	}
-	defer func() { in = d.endChat(chat, in) }()
+func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelRequest, yield func(Event) bool) (TransitionInput, bool) {
 	turn := progressOf(state).Turn
 	if f := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnTurnStart, Agent: d.a.name, Turn: turn}); f.denied {
 		return Abort{Err: &AgentError{Kind: KindHook, Agent: d.a.name, Message: f.reason}}, true

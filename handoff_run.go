@@ -26,10 +26,9 @@ func (d *driver) handoff(ctx context.Context, target string, yield func(Event) b
 	// bound crosses, so a chain stays bounded by the tightest agent on it.
 	child := d.rc.Child()
 	child.depthBound = d.depthLimit
-	child.sink = nil // the target's usage returns through its RunCompleted
 	var res HandoffReturned
 	var last string
-	for ev := range h.Agent.Run(d.inTurn(ctx), child, transcript) {
+	for ev := range h.Agent.Run(d.handoffContext(ctx), child, transcript) {
 		switch e := ev.(type) {
 		case RunStarted:
 			continue

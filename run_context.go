@@ -30,10 +30,8 @@ type RunContext struct {
 	tp         trace.TracerProvider
 	prices     Prices
 	budget     Budget
-	// meter counts the spend of the top-level run when a budget is set;
-	// sink collects the usage of sub-agent runs started under this one.
+	// meter counts the spend of the top-level run when a budget is set.
 	meter *budgetMeter
-	sink  *usageSink
 }
 
 // ContextOption configures a [RunContext].

@@ -71,8 +71,9 @@ func WithTracerProvider(tp trace.TracerProvider) ContextOption {
 
 // agentTrace is the invoke_agent span of one agent run and the agent.turn
 // span of its current turn. The LLM agent's driver keeps one; any other
-// agent (a workflow agent, say) opens one with start and closes it with
-// end to appear in the trace with its children nested under it.
+// agent (a workflow agent, say) opens one with startAgentTrace and closes it
+// with end to appear in the trace with its children nested under it. A nil
+// *agentTrace, what an untraced run has, does nothing.
 type agentTrace struct {
 	tracer trace.Tracer
 	live   bool // the agent span records; otherwise no other span is made
@@ -84,16 +85,19 @@ type agentTrace struct {
 	ended  bool
 }
 
-// start opens the agent span under ctx's span and returns the context the
-// agent's children run in. model may be nil.
-func (t *agentTrace) start(ctx context.Context, rc *RunContext, agent, description string, model Model) context.Context {
-	if t.tracer = runTracer(rc.tp); t.tracer == nil {
-		return ctx
+// startAgentTrace opens an agent span under ctx's span and returns the
+// context the agent's children run in. model may be nil. With no tracer
+// provider installed it returns ctx and a nil trace, at no cost.
+func startAgentTrace(ctx context.Context, rc *RunContext, agent, description string, model Model) (context.Context, *agentTrace) {
+	tracer := runTracer(rc.tp)
+	if tracer == nil {
+		return ctx, nil
 	}
-	ctx, t.span = t.tracer.Start(ctx, "invoke_agent")
-	t.ctx, t.agent, t.handle = ctx, agent, rc.tracer
+	t := &agentTrace{tracer: tracer, agent: agent, handle: rc.tracer}
+	ctx, t.span = tracer.Start(ctx, "invoke_agent")
+	t.ctx = ctx
 	if t.live = t.span.IsRecording(); !t.live {
-		return ctx
+		return ctx, t
 	}
 	t.span.SetName("invoke_agent " + agent)
 	t.span.SetAttributes(attrOperation.String("invoke_agent"), attrAgentName.String(agent))
@@ -105,12 +109,15 @@ func (t *agentTrace) start(ctx context.Context, rc *RunContext, agent, descripti
 		t.span.SetAttributes(attrAgentDesc.String(description))
 	}
 	setHandleAttrs(t.span, t.handle)
-	return ctx
+	return ctx, t
 }
+
+// recording reports whether the run's spans record.
+func (t *agentTrace) recording() bool { return t != nil && t.live }
 
 // startTurn ends the current turn span and opens the next one.
 func (t *agentTrace) startTurn(turn int) {
-	if !t.live {
+	if !t.recording() {
 		return
 	}
 	if t.turn != nil {
@@ -124,7 +131,7 @@ func (t *agentTrace) startTurn(turn int) {
 // inTurn returns ctx with the current turn span, if any, as the parent of
 // new spans.
 func (t *agentTrace) inTurn(ctx context.Context) context.Context {
-	if !t.live || t.turn == nil {
+	if !t.recording() || t.turn == nil {
 		return ctx
 	}
 	return trace.ContextWithSpan(ctx, t.turn)
@@ -133,7 +140,7 @@ func (t *agentTrace) inTurn(ctx context.Context) context.Context {
 // end closes the spans with the run's usage and failure; later calls do
 // nothing.
 func (t *agentTrace) end(u Usage, err error) {
-	if t.ended {
+	if t == nil || t.ended {
 		return
 	}
 	t.ended = true
@@ -155,7 +162,7 @@ func (t *agentTrace) end(u Usage, err error) {
 // observer is a driver's telemetry and accounting: its spans, the usage it
 // has spent, and the sink its sub-agents report into.
 type observer struct {
-	trace agentTrace
+	trace *agentTrace
 	// raw is the consumer's own yield, for the events the observer has no
 	// interest in (model deltas, a handoff target's stream): they skip its
 	// per-event cost.
@@ -166,7 +173,7 @@ type observer struct {
 	// total, when it runs as a sub-agent.
 	sink   usageSink
 	parent *usageSink
-	rc     RunContext
+	ctx    sinkContext
 }
 
 // observe opens the run's agent span and returns the run's context and
@@ -174,16 +181,19 @@ type observer struct {
 // the terminal event. The driver defers endObserve.
 func (d *driver) observe(ctx context.Context, yield func(Event) bool) (context.Context, func(Event) bool) {
 	o := &d.obs
-	// The driver gets its own RunContext so that sub-agents started by its
-	// tools report their usage to this run.
-	o.rc = *d.rc
-	o.parent = o.rc.sink
-	o.rc.sink = &o.sink
-	if o.rc.budget.set() && o.rc.meter == nil {
-		o.rc.meter = &budgetMeter{limit: o.rc.budget}
+	// Runs nested under this one (agents its tools start) find its sink in
+	// their context, as the run it nests in found its own.
+	o.parent, _ = ctx.Value(sinkKey{}).(*usageSink)
+	o.ctx = sinkContext{Context: ctx, sink: &o.sink}
+	ctx = &o.ctx
+	if d.rc.budget.set() && d.rc.meter == nil {
+		// The top-level run of a budget: its meter is shared by every run
+		// nested in it through the RunContext.
+		rc := *d.rc
+		rc.meter = &budgetMeter{limit: rc.budget}
+		d.rc = &rc
 	}
-	d.rc = &o.rc
-	ctx = o.trace.start(ctx, d.rc, d.a.name, d.a.description, d.a.model)
+	ctx, o.trace = startAgentTrace(ctx, d.rc, d.a.name, d.a.description, d.a.model)
 	o.raw = yield
 	return ctx, func(ev Event) bool {
 		switch e := ev.(type) {
@@ -291,8 +301,22 @@ func errorType(err error) string {
 	return "other"
 }
 
-// inTurn returns ctx with the current turn span as the parent of new spans.
-func (d *driver) inTurn(ctx context.Context) context.Context { return d.obs.trace.inTurn(ctx) }
+// handoffContext returns the context a handoff target runs in: under the
+// current turn, and with no sink, since its usage returns through its
+// RunCompleted.
+func (d *driver) handoffContext(ctx context.Context) context.Context {
+	return context.WithValue(d.obs.trace.inTurn(ctx), sinkKey{}, (*usageSink)(nil))
+}
+
+// callModel runs one model turn in its chat span, within the run's budget.
+func (d *driver) callModel(ctx context.Context, state LoopState, req *ModelRequest, yield func(Event) bool) (TransitionInput, bool) {
+	ctx, chat, abort := d.startChat(ctx, req)
+	if abort != nil {
+		return abort, true
+	}
+	in, ok := d.invokeModel(ctx, state, req, yield)
+	return d.endChat(chat, in), ok
+}
 
 // startChat opens a model turn's chat span. A non-nil abort means the run's
 // budget is already spent and the model must not be called.
@@ -302,8 +326,8 @@ func (d *driver) startChat(ctx context.Context, req *ModelRequest) (_ context.Co
 			return ctx, nil, Abort{Err: err}
 		}
 	}
-	t := &d.obs.trace
-	if !t.live {
+	t := d.obs.trace
+	if !t.recording() {
 		return ctx, nil, nil
 	}
 	provider, model := DescribeModel(d.a.model)
@@ -367,8 +391,8 @@ func (d *driver) endChat(span trace.Span, in TransitionInput) TransitionInput {
 // startTool opens a tool call's execute_tool span; the tool's context
 // carries it, so agents the tool runs nest under it.
 func (d *driver) startTool(ctx context.Context, call ToolCall) (context.Context, trace.Span) {
-	t := &d.obs.trace
-	if !t.live {
+	t := d.obs.trace
+	if !t.recording() {
 		return ctx, nil
 	}
 	return t.tracer.Start(t.inTurn(ctx), "execute_tool "+call.Name, trace.WithAttributes(
