@@ -19,8 +19,9 @@ import (
 // context), the depth counter (one deeper, still bounded by the caller's
 // MaxAgentDepth) and the permission configuration, so a Plan mode or a
 // policy applies to the sub-agent's tools too. An escalation inside the
-// sub-run counts as the tool's own. The sub-run's token usage is not folded
-// into the caller's: a tool call reports none.
+// sub-run counts as the tool's own. The sub-run's token usage is folded
+// into the caller's, which reaches it through the call's context, and the
+// run's budget ([WithBudget]) counts it.
 //
 // A failed sub-run becomes a tool error the calling model sees; it does not
 // fail the caller's run.

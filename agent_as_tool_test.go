@@ -69,8 +69,9 @@ func TestAgentAsTool_FinalOutputIsTheToolOutputAndControlReturns(t *testing.T) {
 	if r.IsError || r.Content[0].(helikon.TextPart).Text != "- rates up\n- jobs steady" {
 		t.Errorf("tool result = %+v", r)
 	}
-	// The sub-run's usage is not the caller's: it is a tool call.
-	if res.Usage != (helikon.Usage{InputTokens: 20, OutputTokens: 10}) {
+	// The sub-run's usage counts in the caller's: two writer turns and one
+	// summarizer turn.
+	if res.Usage != (helikon.Usage{InputTokens: 30, OutputTokens: 15}) {
 		t.Errorf("usage = %+v", res.Usage)
 	}
 }

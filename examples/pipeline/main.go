@@ -76,7 +76,7 @@ func run(ctx context.Context, w io.Writer) error {
 		case helikon.MessageOutput:
 			fmt.Fprintf(w, "%s\n", e.Item.Text())
 		case helikon.RunCompleted:
-			fmt.Fprintf(w, "(%d input + %d output tokens; the fact check ran as a tool, its tokens are not counted)\n", e.Usage.InputTokens, e.Usage.OutputTokens)
+			fmt.Fprintf(w, "(%d input + %d output tokens, the fact check run as a tool included)\n", e.Usage.InputTokens, e.Usage.OutputTokens)
 		case helikon.RunFailed:
 			return e.Err
 		}

@@ -17,7 +17,7 @@ func TestPipelineResearchesThenWrites(t *testing.T) {
 		"   → check_fact({\"input\":\"1-year CDs pay about 4.3%\"})\n" +
 		"   ← Confirmed: 1-year CDs average about 4.3% at online banks.\n" +
 		"Cash is earning again: high-yield savings pay about 4.1% and 1-year CDs about 4.3%, so money you need within a year belongs in one of them rather than in checking.\n" +
-		"(30 input + 15 output tokens; the fact check ran as a tool, its tokens are not counted)\n"
+		"(40 input + 20 output tokens, the fact check run as a tool included)\n"
 	if out.String() != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
 	}
