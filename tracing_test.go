@@ -290,3 +290,28 @@ func TestTracing_SubAgentNestsUnderItsToolCall(t *testing.T) {
 		t.Fatalf("chat request attributes %v", chat)
 	}
 }
+
+func TestTracing_WorkflowAgentChildrenNestUnderIt(t *testing.T) {
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	research, _ := helikon.NewAgent("research", mock.Scripted(mock.Text("facts")))
+	write, _ := helikon.NewAgent("write", mock.Scripted(mock.Text("draft")))
+	pipeline, err := helikon.NewSequential("pipeline", helikon.Step(research), helikon.Step(write))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := helikon.Collect(pipeline.Run(context.Background(), helikon.NewRunContext(helikon.WithTracerProvider(tp)), helikon.UserText("go"))); err != nil {
+		t.Fatal(err)
+	}
+	const want = `invoke_agent pipeline
+  invoke_agent research
+    agent.turn
+      chat mock
+  invoke_agent write
+    agent.turn
+      chat mock
+`
+	if got := newSpanTree(sr.Ended()).render(); got != want {
+		t.Fatalf("span tree:\n%s\nwant:\n%s", got, want)
+	}
+}

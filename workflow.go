@@ -127,6 +127,12 @@ func (c *composite) begin(ctx context.Context, rc *RunContext, yield func(Event)
 	if cfg.Timeout > 0 {
 		ctx, done = context.WithTimeout(ctx, cfg.Timeout)
 	}
+	// The agent's own invoke_agent span, which its children nest under.
+	ctx, tr := startAgentTrace(ctx, rc, c.name, c.description, nil)
+	if tr != nil {
+		release := done
+		done = func() { tr.end(Usage{}, nil); release() }
+	}
 	if !yield(RunStarted{Agent: c.name}) {
 		done()
 		return ctx, rc, func() {}, false
