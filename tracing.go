@@ -63,7 +63,9 @@ const (
 // gen_ai.tool.call.id, error.type), the [TracerHandle]'s session.id, user.id
 // and tags (as langfuse.trace.tags) on the agent and turn spans, and
 // gen_ai.usage.cost when the run has a price table. Message content is never
-// recorded. When the agent span is not recording (no provider installed, or
+// recorded. Workflow agents (sequential, parallel, loop, swarm, graph) open
+// an invoke_agent span of their own that their children nest under. When
+// the agent span is not recording (no provider installed, or
 // the trace is not sampled) the run creates no further spans.
 func WithTracerProvider(tp trace.TracerProvider) ContextOption {
 	return contextOptionFunc(func(rc *RunContext) { rc.tp = tp })
