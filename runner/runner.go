@@ -82,22 +82,9 @@ func (r *Runner) Run(ctx context.Context, agent helikon.Agent, rc *helikon.RunCo
 // stands even when the context is cancelled afterwards.
 func (r *Runner) RunStreamed(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
-		if agent == nil {
-			yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindConfig, Message: ErrNoAgent.Error(), Err: ErrNoAgent}})
-			return
-		}
-		if rc == nil {
-			rc = helikon.Ephemeral()
-		}
-		ctx, cancel := withTimeout(ctx, rc)
-		defer cancel()
-		history, err := rc.Session().Snapshot(ctx)
-		if err != nil {
-			yield(helikon.RunFailed{Err: loadError(agent, err)})
-			return
-		}
-		conv := append(history[:len(history):len(history)], input...)
-		r.drive(ctx, agent, rc, conv, helikon.NewSessionRecorder(input), yield)
+		r.stream(ctx, agent, rc, yield, func(history []helikon.Item) (conv, fresh []helikon.Item, err error) {
+			return append(history[:len(history):len(history)], input...), input, nil
+		})
 	}
 }
 
@@ -121,31 +108,45 @@ func (r *Runner) Resume(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 // is repeated, completed tool calls are not.
 func (r *Runner) ResumeStreamed(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
-		if agent == nil {
-			yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindConfig, Message: ErrNoAgent.Error(), Err: ErrNoAgent}})
-			return
-		}
-		if rc == nil {
-			rc = helikon.Ephemeral()
-		}
-		ctx, cancel := withTimeout(ctx, rc)
-		defer cancel()
-		history, err := rc.Session().Snapshot(ctx)
-		if err != nil {
-			yield(helikon.RunFailed{Err: loadError(agent, err)})
-			return
-		}
-		repair := interruptedResults(history)
-		conv := append(history[:len(history):len(history)], repair...)
-		if !awaitsAnswer(conv) {
-			yield(helikon.RunFailed{Err: &helikon.AgentError{
-				Kind: helikon.KindOther, Agent: agent.Name(),
-				Message: ErrNothingToResume.Error(), Err: ErrNothingToResume,
-			}})
-			return
-		}
-		r.drive(ctx, agent, rc, conv, helikon.NewSessionRecorder(repair), yield)
+		r.stream(ctx, agent, rc, yield, func(history []helikon.Item) (conv, fresh []helikon.Item, err error) {
+			repair := interruptedResults(history)
+			conv = append(history[:len(history):len(history)], repair...)
+			if !awaitsAnswer(conv) {
+				return nil, nil, &helikon.AgentError{
+					Kind: helikon.KindOther, Agent: agent.Name(),
+					Message: ErrNothingToResume.Error(), Err: ErrNothingToResume,
+				}
+			}
+			return conv, repair, nil
+		})
 	}
+}
+
+// stream runs one run of agent: it applies the run's timeout, loads the
+// session's history, lets plan turn it into the conversation to run and
+// the fresh items to record, and drives the agent.
+func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, yield func(helikon.Event) bool,
+	plan func(history []helikon.Item) (conv, fresh []helikon.Item, err error)) {
+	if agent == nil {
+		yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindConfig, Message: ErrNoAgent.Error(), Err: ErrNoAgent}})
+		return
+	}
+	if rc == nil {
+		rc = helikon.Ephemeral()
+	}
+	ctx, cancel := withTimeout(ctx, rc)
+	defer cancel()
+	history, err := rc.Session().Snapshot(ctx)
+	if err != nil {
+		yield(helikon.RunFailed{Err: loadError(agent, err)})
+		return
+	}
+	conv, fresh, err := plan(history)
+	if err != nil {
+		yield(helikon.RunFailed{Err: err})
+		return
+	}
+	r.drive(ctx, agent, rc, conv, helikon.NewSessionRecorder(fresh), yield)
 }
 
 func withTimeout(ctx context.Context, rc *helikon.RunContext) (context.Context, context.CancelFunc) {
