@@ -297,7 +297,7 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 		default:
 			continue
 		}
-		if !d.obs.raw(ev.(Event)) {
+		if !yield(ev.(Event)) {
 			return nil, false
 		}
 	}

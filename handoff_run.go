@@ -42,7 +42,7 @@ func (d *driver) handoff(ctx context.Context, target string, yield func(Event) b
 		case MessageOutput:
 			last = e.Item.Text()
 		}
-		if !d.obs.raw(ev) {
+		if !yield(ev) {
 			return nil, false
 		}
 	}

@@ -165,10 +165,9 @@ func (t *agentTrace) end(u Usage, err error) {
 // has spent, and the sink its sub-agents report into.
 type observer struct {
 	trace *agentTrace
-	// raw is the consumer's own yield, for the events the observer has no
-	// interest in (model deltas, a handoff target's stream): they skip its
-	// per-event cost.
-	raw func(Event) bool
+	// handingOff is set once the run passed control to a handoff target,
+	// whose events then flow through this run's stream.
+	handingOff bool
 	// spent is what this run's own turns and handoffs used.
 	spent Usage
 	// sink gathers sub-agent usage; parent is where this run reports its
@@ -196,11 +195,14 @@ func (d *driver) observe(ctx context.Context, yield func(Event) bool) (context.C
 		d.rc = &rc
 	}
 	ctx, o.trace = startAgentTrace(ctx, d.rc, d.a.name, d.a.description, d.a.model)
-	o.raw = yield
 	return ctx, func(ev Event) bool {
 		switch e := ev.(type) {
 		case TurnStarted:
-			o.trace.startTurn(e.Turn)
+			if !o.handingOff {
+				o.trace.startTurn(e.Turn)
+			}
+		case HandoffItem:
+			o.handingOff = true
 		case RunCompleted:
 			if u := d.settleUsage(); u != e.Usage {
 				e.Usage = u
