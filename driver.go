@@ -218,12 +218,12 @@ func (d *driver) loop(ctx context.Context, state LoopState, in TransitionInput, 
 			if d.input != nil {
 				in, ok = d.callModelGuarded(ctx, state, act.Request, yield)
 			} else {
-				in, ok = d.callModel(ctx, state, act.Request, yield)
+				in, ok = d.callModel(ctx, state, act.Request, d.obs.raw)
 			}
 		case ActExecuteTools:
 			in, ok = d.executeTools(ctx, act.Calls, yield)
 		case ActHandoff:
-			in, ok = d.handoff(ctx, act.Target, yield)
+			in, ok = d.handoff(ctx, act.Target, d.obs.raw)
 		}
 		if !ok {
 			return

@@ -165,9 +165,11 @@ func (t *agentTrace) end(u Usage, err error) {
 // has spent, and the sink its sub-agents report into.
 type observer struct {
 	trace *agentTrace
-	// handingOff is set once the run passed control to a handoff target,
-	// whose events then flow through this run's stream.
-	handingOff bool
+	// raw is the consumer's own yield. The model's deltas and a handoff's
+	// stream (the transfer and the target's events) go straight to it: the
+	// observer has nothing to do with them, and deltas are too many to pay
+	// for a wrapper each.
+	raw func(Event) bool
 	// spent is what this run's own turns and handoffs used.
 	spent Usage
 	// sink gathers sub-agent usage; parent is where this run reports its
@@ -195,14 +197,11 @@ func (d *driver) observe(ctx context.Context, yield func(Event) bool) (context.C
 		d.rc = &rc
 	}
 	ctx, o.trace = startAgentTrace(ctx, d.rc, d.a.name, d.a.description, d.a.model)
+	o.raw = yield
 	return ctx, func(ev Event) bool {
 		switch e := ev.(type) {
 		case TurnStarted:
-			if !o.handingOff {
-				o.trace.startTurn(e.Turn)
-			}
-		case HandoffItem:
-			o.handingOff = true
+			o.trace.startTurn(e.Turn)
 		case RunCompleted:
 			if u := d.settleUsage(); u != e.Usage {
 				e.Usage = u
