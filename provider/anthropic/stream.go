@@ -204,7 +204,12 @@ func (d *decoder) addUsage(u *usage) {
 }
 
 func (d *decoder) finish(yield func(helikon.ModelEvent, error) bool) {
-	if !yield(d.usage, nil) {
+	// Anthropic's input_tokens excludes the cached prefix; helikon's
+	// InputTokens counts every input token, as OpenAI and Gemini do, so
+	// usage sums and price tables agree across providers.
+	u := d.usage
+	u.InputTokens += u.CachedInputTokens + u.CacheWriteTokens
+	if !yield(u, nil) {
 		return
 	}
 	var reason helikon.FinishReason
