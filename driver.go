@@ -372,12 +372,30 @@ func appendReasoning(parts []ReasoningPart, e ReasoningDelta) []ReasoningPart {
 type callOutcome struct {
 	result ToolResult
 	events []Event
+	// live, when set, takes the events as they happen instead of events.
+	live chan<- Event
+}
+
+// emit reports a governance event of the call.
+func (o *callOutcome) emit(ev Event) {
+	if o.live != nil {
+		o.live <- ev // the driver reads live until every call of the round ends
+		return
+	}
+	o.events = append(o.events, ev)
+}
+
+func (o *callOutcome) approvalRequested(req PermissionRequest) {
+	o.emit(ApprovalRequested{CallID: req.CallID, Tool: req.Tool, Args: req.Args})
 }
 
 // executeTools runs the calls of one turn, concurrently when there are
 // several (bounded by RunConfig.ParallelToolCalls), and returns their
 // results in call order.
 func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(Event) bool) (TransitionInput, bool) {
+	if d.rc.gov.approval != nil {
+		return d.executeToolsLive(ctx, calls, yield)
+	}
 	outs := make([]callOutcome, len(calls))
 	if len(calls) == 1 {
 		d.runCall(ctx, calls[0], &outs[0])
@@ -421,6 +439,68 @@ func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(
 	return ToolResults{Results: results}, true
 }
 
+// executeToolsLive runs a round when an approver may be asked: every call
+// goes to a worker, and the driver streams the round's governance events as
+// they happen, so a caller sees ApprovalRequested while the approver
+// decides. If the consumer stops, the round's calls are cancelled and the
+// driver still waits for every one.
+func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield func(Event) bool) (TransitionInput, bool) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	outs := make([]callOutcome, len(calls))
+	// The driver keeps reading live until every call has finished, even
+	// after the consumer stopped, so no worker blocks on it for long.
+	live := make(chan Event, 2*len(calls))
+	finished := make(chan struct{}, len(calls))
+	var sem chan struct{}
+	if d.cfg.ParallelToolCalls > 0 {
+		sem = make(chan struct{}, d.cfg.ParallelToolCalls)
+	}
+	d.workers.grow(len(calls))
+	for i := range calls {
+		outs[i].live = live
+		d.workers.jobs <- func() {
+			defer func() { finished <- struct{}{} }()
+			if sem != nil {
+				select {
+				case sem <- struct{}{}:
+					defer func() { <-sem }()
+				case <-ctx.Done():
+					outs[i].result = errorResult(calls[i], "not run: "+ctx.Err().Error())
+					return
+				}
+			}
+			d.runCall(ctx, calls[i], &outs[i])
+		}
+	}
+	stopped := false
+	forward := func(ev Event) {
+		if !stopped && !yield(ev) {
+			stopped = true
+			cancel()
+		}
+	}
+	for remaining := len(calls); remaining > 0; {
+		select {
+		case ev := <-live:
+			forward(ev)
+		case <-finished:
+			remaining--
+		}
+	}
+	for len(live) > 0 {
+		forward(<-live)
+	}
+	if stopped {
+		return nil, false
+	}
+	results := make([]ToolResult, len(calls))
+	for i := range outs {
+		results[i] = outs[i].result
+	}
+	return ToolResults{Results: results}, true
+}
+
 func errorResult(c ToolCall, msg string) ToolResult {
 	return ToolResult{CallID: c.CallID, Name: c.Name, IsError: true, Content: []ContentPart{TextPart{Text: msg}}}
 }
@@ -438,7 +518,7 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 	args := call.Args
 	pre := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: PreToolUse, Agent: d.a.name, Tool: call.Name, CallID: call.CallID, Args: args})
 	if pre.denied {
-		out.events = append(out.events, PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: pre.reason})
+		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: pre.reason})
 		out.result = errorResult(call, "denied: "+pre.reason)
 		return
 	}
@@ -446,12 +526,9 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 		args = pre.input
 	}
 	d.injectLater(pre.inject)
-	auth := d.rc.authorize(ctx, PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: args, Effect: EffectOf(tool)})
-	if auth.asked {
-		out.events = append(out.events, ApprovalRequested{CallID: call.CallID, Tool: call.Name, Args: args})
-	}
+	auth := d.rc.authorizeNotify(ctx, PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: args, Effect: EffectOf(tool)}, out)
 	if !auth.allowed {
-		out.events = append(out.events, PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: auth.reason})
+		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: auth.reason})
 		out.result = errorResult(call, "permission denied: "+auth.reason)
 		return
 	}
@@ -467,7 +544,7 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 	}
 	post := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: PostToolUse, Agent: d.a.name, Tool: call.Name, CallID: call.CallID, Args: args, Output: output})
 	if post.denied {
-		out.events = append(out.events, PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: post.reason})
+		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: post.reason})
 		out.result = errorResult(call, "denied: "+post.reason)
 		return
 	}

@@ -95,16 +95,30 @@ type authorization struct {
 	reason  string
 	asked   bool // an ApprovalRequested event is due
 	prompt  string
+	// notify, when set, hears of the request just before the approver is
+	// asked, so the run reports ApprovalRequested while the approver
+	// decides rather than after.
+	notify approvalNotifier
+}
+
+// approvalNotifier is told that a call is about to be put to the approver.
+type approvalNotifier interface {
+	approvalRequested(req PermissionRequest)
 }
 
 // authorize runs the permission pipeline for one call, in order: deny rules
 // › guard rules › allow rules › mode › policy › AskUser. Arguments a policy
 // replaces pass the deny and guard rules again.
 func (rc *RunContext) authorize(ctx context.Context, req PermissionRequest) authorization {
+	return rc.authorizeNotify(ctx, req, nil)
+}
+
+// authorizeNotify is authorize that tells notify before asking an approver.
+func (rc *RunContext) authorizeNotify(ctx context.Context, req PermissionRequest, notify approvalNotifier) authorization {
 	g := &rc.gov
 	var v callView
 	v.read(req)
-	a := authorization{args: req.Args}
+	a := authorization{args: req.Args, notify: notify}
 	if !rc.screen(ctx, &v, &a) {
 		return a
 	}
@@ -185,6 +199,9 @@ func (rc *RunContext) screen(ctx context.Context, v *callView, a *authorization)
 // one it denies.
 func (rc *RunContext) ask(ctx context.Context, req PermissionRequest, prompt, who string, a *authorization) {
 	a.asked, a.prompt = true, prompt
+	if a.notify != nil {
+		a.notify.approvalRequested(req)
+	}
 	if rc.gov.approval == nil {
 		a.allowed = false
 		a.reason = who + " asks for approval and no approval handler is installed"
