@@ -69,7 +69,8 @@ type GuardrailTriggered struct {
 	Info any           `json:"info,omitempty"`
 }
 
-// ApprovalRequested reports a tool call that needed approval.
+// ApprovalRequested reports a tool call put to the [ApprovalHandler]. It is
+// emitted as the handler is asked, before it decides.
 type ApprovalRequested struct {
 	CallID string          `json:"call_id"`
 	Tool   string          `json:"tool"`
