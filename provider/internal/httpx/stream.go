@@ -3,6 +3,7 @@ package httpx
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -63,4 +64,19 @@ func ReadEvents(ctx context.Context, provider string, body io.Reader, yield func
 // Malformed is the error for an event whose JSON cannot be decoded.
 func Malformed(provider string, err error) *helikon.ModelError {
 	return &helikon.ModelError{Kind: helikon.ModelTransport, Provider: provider, Message: "malformed event", Err: err}
+}
+
+// MaxIndex bounds the content-block and tool-call indexes a stream may
+// name. They count up from zero within one response, so a negative or
+// larger one is a corrupt stream; trusting it would index out of range or
+// size a slice by it.
+const MaxIndex = 1 << 12
+
+// CheckIndex returns a [Malformed] error when i is not a usable stream
+// index (see [MaxIndex]), and nil when it is.
+func CheckIndex(provider, what string, i int) *helikon.ModelError {
+	if i >= 0 && i < MaxIndex {
+		return nil
+	}
+	return Malformed(provider, fmt.Errorf("%s index %d outside [0, %d)", what, i, MaxIndex))
 }
