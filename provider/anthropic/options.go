@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"os"
 	"strings"
+
+	"github.com/paigasus/helikon/provider/internal/httpx"
 )
 
 // DefaultBaseURL is the Anthropic API root used unless [WithBaseURL] names
@@ -110,7 +112,11 @@ func newConfig(model string, opts []Option) (config, error) {
 	if c.baseURL == "" {
 		c.baseURL = DefaultBaseURL
 	}
-	c.baseURL = strings.TrimRight(c.baseURL, "/")
+	base, err := httpx.BaseURL(c.baseURL)
+	if err != nil {
+		return c, fmt.Errorf("anthropic: base URL: %w", err)
+	}
+	c.baseURL = base
 	if !c.apiKeySet {
 		c.apiKey = os.Getenv("ANTHROPIC_API_KEY")
 	}

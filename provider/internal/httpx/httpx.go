@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -44,6 +45,21 @@ func Post(ctx context.Context, client *http.Client, url string, header http.Head
 	defer resp.Body.Close()
 	data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
 	return nil, classify(resp.StatusCode, resp.Header, data)
+}
+
+// BaseURL checks an API root given to an adapter and returns it without a
+// trailing slash. A root that is not an absolute http or https URL fails
+// here, in the constructor, rather than as a retryable transport error on
+// every call.
+func BaseURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%q is not an absolute http or https URL", raw)
+	}
+	return strings.TrimRight(raw, "/"), nil
 }
 
 // RetryAfter reads the provider's retry hint: retry-after-ms (milliseconds,
