@@ -156,6 +156,10 @@ func TestCollapseCombinators_FlattensTaggedUnions(t *testing.T) {
 	if g := canon(t, nullable); g != `{"description":"maybe","type":"string"}` {
 		t.Errorf("nullable collapse = %s", g)
 	}
+	onlyNull, _ := schema.CollapseCombinators(parse(t, `{"anyOf":[{"type":"null"}]}`))
+	if g := canon(t, onlyNull); g != `{"type":"null"}` {
+		t.Errorf("collapse of a null-only anyOf = %s, want {\"type\":\"null\"}", g)
+	}
 }
 
 func TestStrip_RemovesKeywordsEverywhere(t *testing.T) {
