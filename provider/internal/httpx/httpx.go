@@ -6,6 +6,7 @@ package httpx
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -87,6 +88,27 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 		}
 	}
 	return 0
+}
+
+// ClassifyHTTP reads a non-2xx response the way both providers shape it:
+// it decodes the {"error": E} envelope, lets classify refine [StatusKind]
+// by the error object (nil when the body is not such an envelope), and
+// fills in the status, the raw body when the error carries no message, and
+// the retry hint of a throttled response.
+func ClassifyHTTP[E any](status int, h http.Header, body []byte, classify func(helikon.ModelErrorKind, *E) *helikon.ModelError) *helikon.ModelError {
+	var env struct {
+		Error *E `json:"error"`
+	}
+	_ = json.Unmarshal(body, &env) // a body that is not the envelope still reports its status
+	me := classify(StatusKind(status), env.Error)
+	me.StatusCode = status
+	if me.Message == "" {
+		me.Message = strings.TrimSpace(string(body))
+	}
+	if me.Kind == helikon.ModelRateLimited {
+		me.RetryAfter = RetryAfter(h, time.Now())
+	}
+	return me
 }
 
 // StatusKind is the kind an HTTP status maps to before a provider looks at
