@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 
 	"github.com/paigasus/helikon"
@@ -43,12 +42,9 @@ func (m *MessagesModel) Capabilities() helikon.ModelCapabilities {
 func (m *MessagesModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
 	return func(yield func(helikon.ModelEvent, error) bool) {
 		r, err := m.messagesRequest(req)
-		var body []byte
-		if err == nil {
-			body, err = json.Marshal(r)
-		}
+		body, err := httpx.Encode(providerName, r, err)
 		if err != nil {
-			yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName, Message: "invalid request", Err: err})
+			yield(nil, err)
 			return
 		}
 		d := decoder{outputTool: r.outputTool}

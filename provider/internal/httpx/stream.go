@@ -2,6 +2,7 @@ package httpx
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -19,6 +20,20 @@ type Endpoint struct {
 	Header   http.Header
 	// Classify turns a non-2xx response into the error to report.
 	Classify func(status int, h http.Header, body []byte) *helikon.ModelError
+}
+
+// Encode marshals the request body an adapter built, or reports why it
+// could not be built (err): either way a request the API could not carry
+// fails as an Other [helikon.ModelError] before anything is sent.
+func Encode[T any](provider string, v *T, err error) ([]byte, error) {
+	var body []byte
+	if err == nil {
+		body, err = json.Marshal(v)
+	}
+	if err != nil {
+		return nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: provider, Message: "invalid request", Err: err}
+	}
+	return body, nil
 }
 
 // Stream posts body to e and, on success, reads the response as
