@@ -2,11 +2,9 @@ package anthropic
 
 import (
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/paigasus/helikon"
-	"github.com/paigasus/helikon/provider/internal/httpx"
 )
 
 // A block index outside what one response can hold is a corrupt stream: it
@@ -23,17 +21,7 @@ func TestDecoder_OutOfRangeBlockIndexIsMalformed(t *testing.T) {
 	for name, ev := range tests {
 		for _, slow := range []bool{false, true} {
 			t.Run(name+map[bool]string{false: "/fast", true: "/general"}[slow], func(t *testing.T) {
-				var got error
-				yield := func(_ helikon.ModelEvent, err error) bool {
-					if err != nil {
-						got = err
-						return false
-					}
-					return true
-				}
-				d := &decoder{slowOnly: slow}
-				body := strings.NewReader(start + ev + "\n\n" + `data: {"type":"message_stop"}` + "\n\n")
-				httpx.ReadEvents(t.Context(), providerName, body, yield, func(b []byte) bool { return d.handle(b, yield) })
+				_, got := replay(t, &decoder{slowOnly: slow}, start+ev+"\n\n"+`data: {"type":"message_stop"}`+"\n\n")
 				if !errors.Is(got, helikon.ErrTransport) {
 					t.Fatalf("slowOnly=%v: err = %v, want a Transport ModelError", slow, got)
 				}

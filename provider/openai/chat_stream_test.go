@@ -1,12 +1,10 @@
 package openai
 
 import (
-	"errors"
 	"strings"
 	"testing"
 
 	"github.com/paigasus/helikon"
-	"github.com/paigasus/helikon/provider/internal/httpx"
 )
 
 // A tool-call index outside what one response can hold is a corrupt
@@ -19,19 +17,10 @@ func TestChatDecoder_OutOfRangeToolCallIndexIsMalformed(t *testing.T) {
 			t.Run(idx+map[bool]string{false: "/fast", true: "/general"}[slow], func(t *testing.T) {
 				ev := `data: {"id":"chatcmpl-1","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":` + idx +
 					`,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]},"finish_reason":null}]}` + "\n\n"
-				var got error
-				yield := func(_ helikon.ModelEvent, err error) bool {
-					if err != nil {
-						got = err
-						return false
-					}
-					return true
-				}
 				d := &chatDecoder{slowOnly: slow}
-				body := strings.NewReader(first + ev + "data: [DONE]\n\n")
-				httpx.ReadEvents(t.Context(), providerName, body, yield, func(b []byte) bool { return d.handle(b, yield) })
-				if !errors.Is(got, helikon.ErrTransport) {
-					t.Fatalf("slowOnly=%v: err = %v, want a Transport ModelError", slow, got)
+				got := replayWith(t, []byte(first+ev+"data: [DONE]\n\n"), d.handle)
+				if !strings.Contains(got.err, string(helikon.ModelTransport)) || !strings.Contains(got.err, "tool call index") {
+					t.Fatalf("slowOnly=%v: err = %q, want a Transport error naming the tool call index", slow, got.err)
 				}
 			})
 		}
