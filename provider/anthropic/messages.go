@@ -17,7 +17,9 @@ type MessagesModel struct {
 }
 
 // Messages returns a model on the Messages API. The API key defaults to
-// ANTHROPIC_API_KEY; it fails with [ErrNoAPIKey] when there is none.
+// ANTHROPIC_API_KEY; it fails with [ErrNoAPIKey] when there is none and the
+// base URL is Anthropic's own (a proxy given with [WithBaseURL] may need no
+// key).
 func Messages(model string, opts ...Option) (*MessagesModel, error) {
 	cfg, err := newConfig(model, opts)
 	if err != nil {

@@ -24,7 +24,7 @@ const APIVersion = "2023-06-01"
 const DefaultMaxTokens = 4096
 
 // ErrNoAPIKey is returned by [Messages] when no API key was given and
-// ANTHROPIC_API_KEY is unset.
+// ANTHROPIC_API_KEY is unset while the base URL is Anthropic's own.
 var ErrNoAPIKey = errors.New("anthropic: no API key: set ANTHROPIC_API_KEY or pass anthropic.WithAPIKey")
 
 // Option configures a model built by [Messages].
