@@ -66,7 +66,10 @@ func merge(s *jsonschema.Schema, branches []*jsonschema.Schema, all bool) *jsons
 			nonNull = append(nonNull, b)
 		}
 	}
-	if len(nonNull) == 1 {
+	switch len(nonNull) {
+	case 0: // only null is allowed; there is no union to build
+		return overlay(s, branches[0])
+	case 1:
 		return overlay(s, nonNull[0])
 	}
 	for _, b := range nonNull {

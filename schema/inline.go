@@ -1,6 +1,7 @@
 package schema
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -97,7 +98,7 @@ func (in *inliner) node(s *jsonschema.Schema, path string, stack []string, depth
 		src, dst []*jsonschema.Schema
 	}{{"anyOf", s.AnyOf, out.AnyOf}, {"oneOf", s.OneOf, out.OneOf}, {"allOf", s.AllOf, out.AllOf}, {"prefixItems", s.PrefixItems, out.PrefixItems}} {
 		for i, sub := range l.src {
-			if l.dst[i], err = in.node(sub, path+"/"+l.key, stack, depth+1); err != nil {
+			if l.dst[i], err = in.node(sub, path+"/"+l.key+"/"+strconv.Itoa(i), stack, depth+1); err != nil {
 				return nil, err
 			}
 		}

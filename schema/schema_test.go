@@ -123,6 +123,23 @@ func TestInlineRefs_ExpandsDefinitionsAndCutsRecursion(t *testing.T) {
 	}
 }
 
+// The error names the JSON Pointer of the offending subschema, down to the
+// branch of a combinator or the element of prefixItems.
+func TestInlineRefs_ErrorPathIndexesIntoLists(t *testing.T) {
+	tests := map[string]string{
+		`{"anyOf":[{"type":"string"},{"$ref":"#/$defs/Missing"}]}`:                          "/anyOf/1",
+		`{"properties":{"a":{"oneOf":[{"$ref":"#/$defs/Missing"}]}}}`:                       "/properties/a/oneOf/0",
+		`{"type":"array","prefixItems":[{"type":"string"},{"type":"string"},{"$ref":"x"}]}`: "/prefixItems/2",
+	}
+	for src, want := range tests {
+		_, err := schema.InlineRefs(parse(t, src))
+		var se *schema.Error
+		if !errors.As(err, &se) || se.Path != want {
+			t.Errorf("InlineRefs(%s) err = %v, want one at %s", src, err, want)
+		}
+	}
+}
+
 func TestCollapseCombinators_FlattensTaggedUnions(t *testing.T) {
 	in := parse(t, `{"oneOf":[
 		{"type":"object","properties":{"kind":{"const":"circle"},"r":{"type":"number"}},"required":["kind","r"]},
@@ -138,6 +155,10 @@ func TestCollapseCombinators_FlattensTaggedUnions(t *testing.T) {
 	nullable, _ := schema.CollapseCombinators(parse(t, `{"description":"maybe","anyOf":[{"type":"string"},{"type":"null"}]}`))
 	if g := canon(t, nullable); g != `{"description":"maybe","type":"string"}` {
 		t.Errorf("nullable collapse = %s", g)
+	}
+	onlyNull, _ := schema.CollapseCombinators(parse(t, `{"anyOf":[{"type":"null"}]}`))
+	if g := canon(t, onlyNull); g != `{"type":"null"}` {
+		t.Errorf("collapse of a null-only anyOf = %s, want {\"type\":\"null\"}", g)
 	}
 }
 

@@ -1,6 +1,9 @@
 package shellmatch
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // wrapperSpec describes a program that runs another program given as its
 // operands: which of its flags take a value, how many operands come before
@@ -82,7 +85,7 @@ func (w wrapperSpec) strip(args []word) (rest []word, nested *string, nestedLit 
 			goto operands
 		case strings.HasPrefix(t, "--"):
 			name, _, attached := strings.Cut(t[2:], "=")
-			takes := contains(w.long, name)
+			takes := slices.Contains(w.long, name)
 			if takes && name == "split-string" && w.split != "" {
 				if attached {
 					v := t[strings.IndexByte(t, '=')+1:]
@@ -137,15 +140,6 @@ operands:
 		i++
 	}
 	return args[i:], nil, false
-}
-
-func contains(list []string, s string) bool {
-	for _, v := range list {
-		if v == s {
-			return true
-		}
-	}
-	return false
 }
 
 // isAssignment reports whether t has the form NAME=VALUE or NAME+=VALUE.
@@ -217,7 +211,7 @@ func (sh shellSpec) commandString(args []word) (cmd string, lit, found bool) {
 					return args[i+1].text, args[i+1].lit, true
 				}
 			}
-			if contains(sh.longValue, name) && !attached {
+			if slices.Contains(sh.longValue, name) && !attached {
 				i++
 			}
 			continue

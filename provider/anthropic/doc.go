@@ -43,8 +43,9 @@
 // on its own and retries by default, a minimal streaming program on it
 // (anthropic-sdk-go v1.84.0) builds to 11.9 MB with -ldflags="-s -w" where
 // the whole quickstart with both adapters builds to 7.3 MB, and its request
-// types are an intermediate the adapter would translate twice. The requests this package writes are tested to be the
-// very bodies the official SDK sent in its own recorded test cassettes. The
-// only environment read is the documented default of [Messages]:
-// ANTHROPIC_API_KEY when no [WithAPIKey] is given.
+// types are an intermediate the adapter would translate twice. The requests
+// this package writes are tested to be the very bodies the official SDK sent
+// in its own recorded test cassettes. The only environment read is the
+// documented default of [Messages]: ANTHROPIC_API_KEY when no [WithAPIKey]
+// is given.
 package anthropic

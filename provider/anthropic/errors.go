@@ -1,10 +1,8 @@
 package anthropic
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
-	"time"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/provider/internal/httpx"
@@ -19,20 +17,9 @@ type apiError struct {
 	Message string `json:"message"`
 }
 
+// classifyHTTP turns a non-2xx response into a ModelError.
 func classifyHTTP(status int, h http.Header, body []byte) *helikon.ModelError {
-	var env struct {
-		Error *apiError `json:"error"`
-	}
-	_ = json.Unmarshal(body, &env)
-	me := classify(httpx.StatusKind(status), env.Error)
-	me.StatusCode = status
-	if me.Message == "" {
-		me.Message = strings.TrimSpace(string(body))
-	}
-	if me.Kind == helikon.ModelRateLimited {
-		me.RetryAfter = httpx.RetryAfter(h, time.Now())
-	}
-	return me
+	return httpx.ClassifyHTTP(status, h, body, classify)
 }
 
 // classify refines kind by the error type, which is all an error arriving

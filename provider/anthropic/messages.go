@@ -2,7 +2,6 @@ package anthropic
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 
 	"github.com/paigasus/helikon"
@@ -18,7 +17,9 @@ type MessagesModel struct {
 }
 
 // Messages returns a model on the Messages API. The API key defaults to
-// ANTHROPIC_API_KEY; it fails with [ErrNoAPIKey] when there is none.
+// ANTHROPIC_API_KEY; it fails with [ErrNoAPIKey] when there is none and the
+// base URL is Anthropic's own (a proxy given with [WithBaseURL] may need no
+// key).
 func Messages(model string, opts ...Option) (*MessagesModel, error) {
 	cfg, err := newConfig(model, opts)
 	if err != nil {
@@ -43,12 +44,9 @@ func (m *MessagesModel) Capabilities() helikon.ModelCapabilities {
 func (m *MessagesModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
 	return func(yield func(helikon.ModelEvent, error) bool) {
 		r, err := m.messagesRequest(req)
-		var body []byte
-		if err == nil {
-			body, err = json.Marshal(r)
-		}
+		body, err := httpx.Encode(providerName, r, err)
 		if err != nil {
-			yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName, Message: "invalid request", Err: err})
+			yield(nil, err)
 			return
 		}
 		d := decoder{outputTool: r.outputTool}

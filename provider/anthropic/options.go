@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"os"
 	"strings"
+
+	"github.com/paigasus/helikon/provider/internal/httpx"
 )
 
 // DefaultBaseURL is the Anthropic API root used unless [WithBaseURL] names
@@ -22,7 +24,7 @@ const APIVersion = "2023-06-01"
 const DefaultMaxTokens = 4096
 
 // ErrNoAPIKey is returned by [Messages] when no API key was given and
-// ANTHROPIC_API_KEY is unset.
+// ANTHROPIC_API_KEY is unset while the base URL is Anthropic's own.
 var ErrNoAPIKey = errors.New("anthropic: no API key: set ANTHROPIC_API_KEY or pass anthropic.WithAPIKey")
 
 // Option configures a model built by [Messages].
@@ -110,7 +112,11 @@ func newConfig(model string, opts []Option) (config, error) {
 	if c.baseURL == "" {
 		c.baseURL = DefaultBaseURL
 	}
-	c.baseURL = strings.TrimRight(c.baseURL, "/")
+	base, err := httpx.BaseURL(c.baseURL)
+	if err != nil {
+		return c, fmt.Errorf("anthropic: base URL: %w", err)
+	}
+	c.baseURL = base
 	if !c.apiKeySet {
 		c.apiKey = os.Getenv("ANTHROPIC_API_KEY")
 	}

@@ -132,6 +132,8 @@ func (d *decoder) event(e *event, yield func(helikon.ModelEvent, error) bool) (m
 	return true, false
 }
 
+// block returns the state of content block i, which the caller has checked
+// with [httpx.CheckIndex].
 func (d *decoder) block(i int) *blockState {
 	for len(d.blocks) <= i {
 		d.blocks = append(d.blocks, blockState{})
@@ -143,6 +145,10 @@ func (d *decoder) blockStart(e *event, yield func(helikon.ModelEvent, error) boo
 	cb := e.ContentBlock
 	if cb == nil {
 		return true
+	}
+	if err := httpx.CheckIndex(providerName, "content block", e.Index); err != nil {
+		yield(nil, err)
+		return false
 	}
 	b := d.block(e.Index)
 	switch cb.Type {
@@ -171,6 +177,10 @@ func (d *decoder) blockDelta(e *event, yield func(helikon.ModelEvent, error) boo
 	case "input_json_delta":
 		if dl.PartialJSON == "" {
 			return true
+		}
+		if err := httpx.CheckIndex(providerName, "content block", e.Index); err != nil {
+			yield(nil, err)
+			return false
 		}
 		b := d.block(e.Index)
 		switch b.kind {
@@ -271,8 +281,8 @@ func (d *decoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) 
 		return false, true
 	}
 	idx, ok := jsonscan.Int(jsonscan.Field(data, "index"))
-	if !ok {
-		return false, true
+	if !ok || httpx.CheckIndex(providerName, "content block", idx) != nil {
+		return false, true // the general path reports a bad index
 	}
 	if d.buf, ok = jsonscan.AppendString(d.buf[:0], jsonscan.Field(delta, key)); !ok {
 		return false, true

@@ -2,7 +2,6 @@ package openai
 
 import (
 	"context"
-	"encoding/json"
 	"iter"
 
 	"github.com/paigasus/helikon"
@@ -51,7 +50,8 @@ func (m *ChatModel) Capabilities() helikon.ModelCapabilities {
 // Invoke streams one Chat Completions turn.
 func (m *ChatModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
 	return func(yield func(helikon.ModelEvent, error) bool) {
-		body, err := encode(m.chatRequest(req))
+		r, err := m.chatRequest(req)
+		body, err := httpx.Encode(providerName, r, err)
 		if err != nil {
 			yield(nil, err)
 			return
@@ -59,17 +59,4 @@ func (m *ChatModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.
 		var d chatDecoder
 		httpx.Stream(ctx, m.cfg.endpoint(m.url), body, yield, func(data []byte) bool { return d.handle(data, yield) })
 	}
-}
-
-// encode marshals a request body; a request the API could not carry has
-// already failed to build, and fails here before anything is sent.
-func encode[T any](v *T, err error) ([]byte, error) {
-	var body []byte
-	if err == nil {
-		body, err = json.Marshal(v)
-	}
-	if err != nil {
-		return nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName, Message: "invalid request", Err: err}
-	}
-	return body, nil
 }

@@ -124,6 +124,10 @@ func (d *chatDecoder) chunkEvents(data []byte, yield func(helikon.ModelEvent, er
 		d.refusal = append(d.refusal, ch.Delta.Refusal...)
 		for j := range ch.Delta.ToolCalls {
 			tc := &ch.Delta.ToolCalls[j]
+			if err := httpx.CheckIndex(providerName, "tool call", tc.Index); err != nil {
+				yield(nil, err)
+				return false
+			}
 			if !yield(d.callDelta(tc), nil) {
 				return false
 			}
@@ -139,6 +143,8 @@ func (d *chatDecoder) chunkEvents(data []byte, yield func(helikon.ModelEvent, er
 	return true
 }
 
+// callDelta maps tc to its call id; the caller has checked tc.Index with
+// [httpx.CheckIndex].
 func (d *chatDecoder) callDelta(tc *chatCallDelta) helikon.ToolCallDelta {
 	for len(d.callIDs) <= tc.Index {
 		d.callIDs = append(d.callIDs, "")

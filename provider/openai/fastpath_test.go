@@ -36,6 +36,9 @@ func replayWith(t *testing.T, body []byte, handle func([]byte, func(helikon.Mode
 func TestFastPath_TranslatesEveryRecordingLikeTheGeneralPath(t *testing.T) {
 	for _, dir := range []string{"chat", "responses"} {
 		files, _ := filepath.Glob("testdata/" + dir + "/*.sse")
+		if len(files) == 0 {
+			t.Fatalf("no recordings in testdata/%s", dir)
+		}
 		for _, f := range files {
 			t.Run(f, func(t *testing.T) {
 				rec, err := providertest.Load(f)

@@ -2,6 +2,7 @@ package openai
 
 import (
 	"errors"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -78,7 +79,11 @@ func newConfig(model string, opts []Option) (config, error) {
 	if c.baseURL == "" {
 		c.baseURL = DefaultBaseURL
 	}
-	c.baseURL = strings.TrimRight(c.baseURL, "/")
+	base, err := httpx.BaseURL(c.baseURL)
+	if err != nil {
+		return c, fmt.Errorf("openai: base URL: %w", err)
+	}
+	c.baseURL = base
 	if !c.apiKeySet {
 		c.apiKey = os.Getenv("OPENAI_API_KEY")
 		if c.apiKey == "" && c.baseURL == DefaultBaseURL {

@@ -46,7 +46,8 @@ func (m *ResponsesModel) Capabilities() helikon.ModelCapabilities {
 // Invoke streams one Responses turn.
 func (m *ResponsesModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
 	return func(yield func(helikon.ModelEvent, error) bool) {
-		body, err := encode(m.responsesRequest(req))
+		r, err := m.responsesRequest(req)
+		body, err := httpx.Encode(providerName, r, err)
 		if err != nil {
 			yield(nil, err)
 			return

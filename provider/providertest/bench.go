@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"strings"
 )
 
 // RepeatEvent returns the recording's body with its first event whose
@@ -49,7 +48,7 @@ func (m MemoryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	return &http.Response{
 		StatusCode: http.StatusOK,
 		Header:     http.Header{"Content-Type": {"text/event-stream"}},
-		Body:       io.NopCloser(strings.NewReader(string(m.Body))),
+		Body:       io.NopCloser(bytes.NewReader(m.Body)), // no copy: the benchmark measures the adapter
 		Request:    req,
 	}, nil
 }

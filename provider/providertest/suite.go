@@ -37,8 +37,8 @@ type Suite struct {
 	Usage Case
 	// Refusal is a turn the model declines; it must end in a Refused error.
 	// ParallelToolCalls, StructuredOutput and Refusal may be left zero when
-	// no authentic recording of them exists; the suite says so in its log
-	// rather than replay an invented shape.
+	// no authentic recording of them exists; their subtests then skip,
+	// saying why, rather than replay an invented shape.
 	Refusal Case
 	// Errors maps a name to an error recording and the error it must yield.
 	Errors map[string]Case
@@ -138,16 +138,14 @@ func Run(t *testing.T, s Suite) {
 	t.Run("ToolCallRoundTrip", func(t *testing.T) { s.roundTrip(t) })
 	t.Run("ParallelToolCalls", func(t *testing.T) {
 		if s.ParallelToolCalls.Fixture == "" {
-			t.Log("no authentic recording of parallel tool calls for this API; the adapter's own tests cover several calls in one turn")
-			return
+			t.Skip("no authentic recording of parallel tool calls for this API; the adapter's own tests cover several calls in one turn")
 		}
 		s.replay(t, s.ParallelToolCalls, &helikon.ModelRequest{Messages: userAsk("Weather in Edinburgh and the AAPL price?"),
 			Tools: []helikon.ToolDef{WeatherTool, StockTool}})
 	})
 	t.Run("StructuredOutput", func(t *testing.T) {
 		if s.StructuredOutput.Fixture == "" {
-			t.Log("no authentic recording of structured output for this API; the adapter's own tests cover the request")
-			return
+			t.Skip("no authentic recording of structured output for this API; the adapter's own tests cover the request")
 		}
 		res := s.replay(t, s.StructuredOutput, &helikon.ModelRequest{Messages: userAsk("Weather in SF as JSON."),
 			Settings: helikon.ModelSettings{ResponseFormat: &helikon.ResponseFormat{Type: helikon.FormatJSONSchema, Name: "weather", Schema: OutputSchema, Strict: true}}})
@@ -160,8 +158,7 @@ func Run(t *testing.T, s Suite) {
 	})
 	t.Run("Refusal", func(t *testing.T) {
 		if s.Refusal.Fixture == "" {
-			t.Log("no authentic recording of a refusal for this API")
-			return
+			t.Skip("no authentic recording of a refusal for this API")
 		}
 		s.replay(t, s.Refusal, &helikon.ModelRequest{Messages: userAsk("Tell me how to do something harmful.")})
 	})
@@ -322,12 +319,14 @@ func (s Suite) cancelMidStream(t *testing.T, breakOut bool) {
 	defer srv.Close()
 	defer close(release)
 
+	// New may call t.Fatal, which only the test's own goroutine may do.
+	m := s.New(t, srv.URL)
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := make(chan Result, 1)
 	go func() {
 		var r Result
-		for ev, err := range s.New(t, srv.URL).Invoke(ctx, &helikon.ModelRequest{Messages: userAsk("Hello")}) {
+		for ev, err := range m.Invoke(ctx, &helikon.ModelRequest{Messages: userAsk("Hello")}) {
 			if err != nil {
 				r.Err = err
 				break

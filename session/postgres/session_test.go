@@ -27,13 +27,15 @@ func testURL() string {
 }
 
 var (
-	poolOnce sync.Once
-	shared   *pgxpool.Pool
-	poolErr  error
+	poolOnce   sync.Once
+	shared     *pgxpool.Pool
+	poolErr    error // the server did not answer
+	migrateErr error // it answered, and the migrations failed
 )
 
 // testPool returns a migrated pool shared by the package's tests, or ends
-// the test when the server does not answer.
+// the test when the server does not answer. A failed migration is a test
+// failure, never a skip.
 func testPool(t testing.TB) *pgxpool.Pool {
 	t.Helper()
 	poolOnce.Do(func() {
@@ -46,11 +48,14 @@ func testPool(t testing.TB) *pgxpool.Pool {
 		if poolErr = shared.Ping(ctx); poolErr != nil {
 			return
 		}
-		poolErr = postgres.Migrate(ctx, shared)
+		migrateErr = postgres.Migrate(ctx, shared)
 	})
 	if poolErr != nil {
 		sessiontest.Unreachable(t, "PostgreSQL not reachable at "+testURL()+": start it with "+
 			"`pg_ctlcluster --skip-systemctl-redirect 15 main start` ("+poolErr.Error()+")")
+	}
+	if migrateErr != nil {
+		t.Fatalf("Migrate: %v", migrateErr)
 	}
 	return shared
 }

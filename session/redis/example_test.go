@@ -33,6 +33,7 @@ func Example() {
 }
 
 // A retention bound keeps each session's stream to its newest entries.
+// New does no I/O, so this example runs without a server.
 func ExampleWithMaxLen() {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 	defer client.Close()
@@ -41,4 +42,5 @@ func ExampleWithMaxLen() {
 		log.Fatal(err)
 	}
 	fmt.Println(session.StreamKey())
+	// Output: helikon:session:{user-42}:events
 }

@@ -6,10 +6,12 @@ package httpx
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -46,6 +48,21 @@ func Post(ctx context.Context, client *http.Client, url string, header http.Head
 	return nil, classify(resp.StatusCode, resp.Header, data)
 }
 
+// BaseURL checks an API root given to an adapter and returns it without a
+// trailing slash. A root that is not an absolute http or https URL fails
+// here, in the constructor, rather than as a retryable transport error on
+// every call.
+func BaseURL(raw string) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return "", fmt.Errorf("%q is not an absolute http or https URL", raw)
+	}
+	return strings.TrimRight(raw, "/"), nil
+}
+
 // RetryAfter reads the provider's retry hint: retry-after-ms (milliseconds,
 // sent by OpenAI), else retry-after as seconds or as an HTTP date. It returns
 // zero when there is no usable hint.
@@ -71,6 +88,27 @@ func RetryAfter(h http.Header, now time.Time) time.Duration {
 		}
 	}
 	return 0
+}
+
+// ClassifyHTTP reads a non-2xx response the way both providers shape it:
+// it decodes the {"error": E} envelope, lets classify refine [StatusKind]
+// by the error object (nil when the body is not such an envelope), and
+// fills in the status, the raw body when the error carries no message, and
+// the retry hint of a throttled response.
+func ClassifyHTTP[E any](status int, h http.Header, body []byte, classify func(helikon.ModelErrorKind, *E) *helikon.ModelError) *helikon.ModelError {
+	var env struct {
+		Error *E `json:"error"`
+	}
+	_ = json.Unmarshal(body, &env) // a body that is not the envelope still reports its status
+	me := classify(StatusKind(status), env.Error)
+	me.StatusCode = status
+	if me.Message == "" {
+		me.Message = strings.TrimSpace(string(body))
+	}
+	if me.Kind == helikon.ModelRateLimited {
+		me.RetryAfter = RetryAfter(h, time.Now())
+	}
+	return me
 }
 
 // StatusKind is the kind an HTTP status maps to before a provider looks at

@@ -50,3 +50,24 @@ func TestStatusKind_MapsStatusFamilies(t *testing.T) {
 		}
 	}
 }
+
+func TestBaseURL_AcceptsHTTPRootsOnly(t *testing.T) {
+	tests := []struct {
+		raw, want string
+		ok        bool
+	}{
+		{"https://api.openai.com/v1", "https://api.openai.com/v1", true},
+		{"http://localhost:11434/v1/", "http://localhost:11434/v1", true},
+		{"localhost:11434/v1", "", false}, // parses with scheme "localhost"
+		{"api.openai.com/v1", "", false},  // a relative path
+		{"ftp://example.com", "", false},
+		{"https://", "", false},
+		{"http://[::1", "", false},
+	}
+	for _, tt := range tests {
+		got, err := BaseURL(tt.raw)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("BaseURL(%q) = %q, %v; want %q, ok=%v", tt.raw, got, err, tt.want, tt.ok)
+		}
+	}
+}

@@ -2,7 +2,9 @@ package httpx
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 
@@ -18,6 +20,20 @@ type Endpoint struct {
 	Header   http.Header
 	// Classify turns a non-2xx response into the error to report.
 	Classify func(status int, h http.Header, body []byte) *helikon.ModelError
+}
+
+// Encode marshals the request body an adapter built, or reports why it
+// could not be built (err): either way a request the API could not carry
+// fails as an Other [helikon.ModelError] before anything is sent.
+func Encode[T any](provider string, v *T, err error) ([]byte, error) {
+	var body []byte
+	if err == nil {
+		body, err = json.Marshal(v)
+	}
+	if err != nil {
+		return nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: provider, Message: "invalid request", Err: err}
+	}
+	return body, nil
 }
 
 // Stream posts body to e and, on success, reads the response as
@@ -63,4 +79,19 @@ func ReadEvents(ctx context.Context, provider string, body io.Reader, yield func
 // Malformed is the error for an event whose JSON cannot be decoded.
 func Malformed(provider string, err error) *helikon.ModelError {
 	return &helikon.ModelError{Kind: helikon.ModelTransport, Provider: provider, Message: "malformed event", Err: err}
+}
+
+// MaxIndex bounds the content-block and tool-call indexes a stream may
+// name. They count up from zero within one response, so a negative or
+// larger one is a corrupt stream; trusting it would index out of range or
+// size a slice by it.
+const MaxIndex = 1 << 12
+
+// CheckIndex returns a [Malformed] error when i is not a usable stream
+// index (see [MaxIndex]), and nil when it is.
+func CheckIndex(provider, what string, i int) *helikon.ModelError {
+	if i >= 0 && i < MaxIndex {
+		return nil
+	}
+	return Malformed(provider, fmt.Errorf("%s index %d outside [0, %d)", what, i, MaxIndex))
 }

@@ -23,13 +23,13 @@ type Event struct {
 
 // Decoder reads events from a stream.
 type Decoder struct {
-	r     *bufio.Reader
-	line  []byte // scratch for lines longer than the reader's buffer
-	data  []byte
-	typ   []byte
-	valid bool // a field of the pending event has been seen
-	// hasData records that a data line arrived, so that even an empty first
-	// data line is joined to the next one with "\n" as the standard says.
+	r    *bufio.Reader
+	line []byte // scratch for lines longer than the reader's buffer
+	data []byte
+	typ  []byte
+	// hasData records that a data line arrived: only such an event is
+	// dispatched, and even an empty first data line is joined to the next
+	// one with "\n", as the standard says.
 	hasData bool
 }
 
@@ -44,14 +44,16 @@ func NewDecoder(r io.Reader) *Decoder {
 func (d *Decoder) Next() (Event, error) {
 	d.data = d.data[:0]
 	d.typ = d.typ[:0]
-	d.valid, d.hasData = false, false
+	d.hasData = false
 	for {
 		line, err := d.readLine()
 		if err != nil {
 			return Event{}, err
 		}
 		if len(line) == 0 {
-			if !d.valid {
+			if !d.hasData {
+				// No data line: the standard drops the event, type and all.
+				d.typ = d.typ[:0]
 				continue
 			}
 			return Event{Type: d.typ, Data: d.data}, nil
@@ -72,10 +74,9 @@ func (d *Decoder) Next() (Event, error) {
 				d.data = append(d.data, '\n')
 			}
 			d.data = append(d.data, value...)
-			d.valid, d.hasData = true, true
+			d.hasData = true
 		case "event":
 			d.typ = append(d.typ[:0], value...)
-			d.valid = true
 		}
 		// "id", "retry" and unknown fields carry nothing a model stream needs.
 	}

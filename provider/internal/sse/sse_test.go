@@ -40,6 +40,8 @@ func TestDecoder_FramesEventsAsTheStandardSays(t *testing.T) {
 		{"extra blank lines between events", "data: a\n\n\n\ndata: b\n\n", []ev{{"", "a"}, {"", "b"}}},
 		{"unterminated final event discarded", "data: a\n\ndata: b\n", []ev{{"", "a"}}},
 		{"event type does not leak into next event", "event: e\ndata: a\n\ndata: b\n\n", []ev{{"e", "a"}, {"", "b"}}},
+		{"event without data is not dispatched", "event: ping\n\ndata: b\n\n", []ev{{"", "b"}}},
+		{"empty data line is dispatched", "data:\n\n", []ev{{"", ""}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
