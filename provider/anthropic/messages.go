@@ -36,6 +36,9 @@ func (m *MessagesModel) ModelID() string { return m.id }
 
 // Capabilities reports what the Messages API supports.
 func (m *MessagesModel) Capabilities() helikon.ModelCapabilities {
+	if m.cfg.caps != nil {
+		return *m.cfg.caps
+	}
 	return helikon.ModelCapabilities{Streaming: true, Tools: true, ParallelToolCalls: true,
 		StructuredOutput: true, Reasoning: m.cfg.thinking > 0, Vision: true, PromptCaching: true}
 }

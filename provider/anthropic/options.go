@@ -3,6 +3,7 @@ package anthropic
 import (
 	"errors"
 	"fmt"
+	"github.com/paigasus/helikon"
 	"net/http"
 	"os"
 	"strings"
@@ -41,6 +42,7 @@ type config struct {
 	cache     CacheStrategy
 	// toolOutput synthesises structured output with a forced tool call.
 	toolOutput bool
+	caps       *helikon.ModelCapabilities
 }
 
 // CacheStrategy says where the adapter places prompt-cache breakpoints
@@ -93,6 +95,12 @@ func WithToolStructuredOutput() Option { return func(c *config) { c.toolOutput =
 
 // WithCacheStrategy sets where prompt-cache breakpoints go (default: none).
 func WithCacheStrategy(s CacheStrategy) Option { return func(c *config) { c.cache = s } }
+
+// WithCapabilities overrides the capabilities the model reports, for
+// Anthropic-compatible gateways that lack some of the API's features.
+func WithCapabilities(caps helikon.ModelCapabilities) Option {
+	return func(c *config) { c.caps = &caps }
+}
 
 // newConfig applies opts over the defaults; ANTHROPIC_API_KEY is read here
 // and only when no key was given.

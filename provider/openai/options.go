@@ -86,9 +86,11 @@ func newConfig(model string, opts []Option) (config, error) {
 	c.baseURL = base
 	if !c.apiKeySet {
 		c.apiKey = os.Getenv("OPENAI_API_KEY")
-		if c.apiKey == "" && c.baseURL == DefaultBaseURL {
-			return c, ErrNoAPIKey
-		}
+	}
+	// Local OpenAI-compatible servers take no key; OpenAI's own API always
+	// does, so an empty key there fails here rather than as a 401 later.
+	if c.apiKey == "" && c.baseURL == DefaultBaseURL {
+		return c, ErrNoAPIKey
 	}
 	if c.apiKey != "" {
 		c.header.Set("Authorization", "Bearer "+c.apiKey)

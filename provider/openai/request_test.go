@@ -287,6 +287,12 @@ func TestConfig_EnvironmentIsReadOnlyAsDocumentedDefaults(t *testing.T) {
 			t.Errorf("err = %v", err)
 		}
 	})
+	t.Run("an explicitly empty key for OpenAI's own API is an error too", func(t *testing.T) {
+		t.Setenv("OPENAI_BASE_URL", "")
+		if _, err := openai.Chat("gpt-4o", openai.WithAPIKey("")); !errors.Is(err, openai.ErrNoAPIKey) {
+			t.Errorf("err = %v", err)
+		}
+	})
 	t.Run("key and base URL from the environment", func(t *testing.T) {
 		var got capture
 		url := serve(t, "testdata/chat/text.sse", &got)
