@@ -3,11 +3,11 @@ package anthropic
 import (
 	"errors"
 	"fmt"
-	"github.com/paigasus/helikon"
 	"net/http"
 	"os"
 	"strings"
 
+	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/provider/internal/httpx"
 )
 
