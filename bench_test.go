@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
@@ -61,6 +62,38 @@ func BenchmarkRunnerS1(b *testing.B) {
 			b.Fatalf("got %v, %v", res, err)
 		}
 	}
+}
+
+// BenchmarkRunnerVsCore times S1 through the core's Collect and through
+// the default runner with a MemorySession alternately within every
+// iteration, so load drift on a shared machine hits both alike, and reports
+// the ratio (x-core) the runner's budget is stated in: within 1.25. Its own
+// ns/op is the pair's.
+func BenchmarkRunnerVsCore(b *testing.B) {
+	ctx := context.Background()
+	scripts := s1Scripts()
+	r := runner.New()
+	var core, run time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		agent, _ := helikon.NewAgent("calc", mock.New(scripts), helikon.WithTools(addTool))
+		res, err := helikon.Collect(agent.Run(ctx, nil, helikon.UserText("what is 40+2?")))
+		if err != nil || res.FinalOutput != "sum is 42" {
+			b.Fatalf("core: got %v, %v", res, err)
+		}
+		t1 := time.Now()
+		agent, _ = helikon.NewAgent("calc", mock.New(scripts), helikon.WithTools(addTool))
+		rc := helikon.NewRunContext(helikon.WithSession(helikon.NewMemorySession()))
+		res, err = r.Run(ctx, agent, rc, helikon.UserText("what is 40+2?"))
+		if err != nil || res.FinalOutput != "sum is 42" {
+			b.Fatalf("runner: got %v, %v", res, err)
+		}
+		core += t1.Sub(t0)
+		run += time.Since(t1)
+	}
+	b.ReportMetric(float64(core.Nanoseconds())/float64(b.N), "ns-core/op")
+	b.ReportMetric(float64(run.Nanoseconds())/float64(b.N), "ns-runner/op")
+	b.ReportMetric(float64(run)/float64(core), "x-core")
 }
 
 // BenchmarkRunS1Traced is S1 with an OpenTelemetry SDK provider that

@@ -14,10 +14,9 @@ import (
 // Run streams one run of the agent over input. See [Agent].
 func (a *LLMAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
-		if rc == nil {
-			rc = Ephemeral()
-		}
-		d := a.newDriver(rc)
+		// The closure does not assign rc: a captured variable it assigned
+		// would cost the stream its own allocation.
+		d := a.newDriver(orEphemeral(rc))
 		defer d.workers.stop()
 		d.start(ctx, input, yield)
 	}
@@ -29,13 +28,18 @@ func (a *LLMAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter.S
 // hook do not fire again.
 func (a *LLMAgent) Resume(ctx context.Context, rc *RunContext, cp *Checkpoint) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
-		if rc == nil {
-			rc = Ephemeral()
-		}
-		d := a.newDriver(rc)
+		d := a.newDriver(orEphemeral(rc))
 		defer d.workers.stop()
 		d.resume(ctx, cp, yield)
 	}
+}
+
+// orEphemeral returns rc, or a fresh [Ephemeral] context when rc is nil.
+func orEphemeral(rc *RunContext) *RunContext {
+	if rc == nil {
+		return Ephemeral()
+	}
+	return rc
 }
 
 // driver runs the side effects between transitions for one run.

@@ -10,7 +10,10 @@ const InterruptedToolResult = "interrupted: the run ended before the tool return
 // every event of a run and append what it records; the server, evals and
 // durable runners reuse it so that every backend logs runs the same way.
 //
-// A SessionRecorder is not safe for concurrent use; one run owns it.
+// The zero SessionRecorder is ready to use and has recorded nothing, so a
+// runner can hold one inside its own per-run state. A SessionRecorder is
+// not safe for concurrent use; one run owns it. It must not be copied after
+// first use.
 type SessionRecorder struct {
 	events []SessionEvent
 	// open lists the calls recorded without a result yet, in call order.
@@ -30,17 +33,33 @@ type openCall struct{ id, name string }
 // are not recorded: instructions are rendered afresh on every run.
 func NewSessionRecorder(input []Item) *SessionRecorder {
 	r := &SessionRecorder{}
-	r.events, r.open = r.eventBuf[:0], r.openBuf[:0]
-	for _, it := range input {
+	r.Record(input)
+	return r
+}
+
+// Record records items that enter the conversation from outside the run's
+// stream, as [NewSessionRecorder] records the run's input. System items are
+// not recorded.
+func (r *SessionRecorder) Record(items []Item) {
+	for _, it := range items {
 		r.recordItem(it)
 	}
-	return r
+}
+
+// add appends ev to the recorded events. A recorder's first events go to
+// its own buffer: binding it here rather than in a constructor keeps the
+// zero value usable.
+func (r *SessionRecorder) add(ev SessionEvent) {
+	if r.events == nil {
+		r.events = r.eventBuf[:0]
+	}
+	r.events = append(r.events, ev)
 }
 
 func (r *SessionRecorder) recordItem(it Item) {
 	switch it.Role {
 	case RoleUser:
-		r.events = append(r.events, UserMessage(it.Content...))
+		r.add(UserMessage(it.Content...))
 	case RoleAssistant:
 		r.recordAssistant(it, true)
 	case RoleTool:
@@ -72,7 +91,7 @@ func (r *SessionRecorder) recordAssistant(it Item, calls bool) {
 		}
 	}
 	if len(content) > 0 {
-		r.events = append(r.events, AssistantMessage(content, it.Agent))
+		r.add(AssistantMessage(content, it.Agent))
 	}
 	if !calls {
 		return
@@ -85,14 +104,17 @@ func (r *SessionRecorder) recordAssistant(it Item, calls bool) {
 }
 
 func (r *SessionRecorder) recordCall(u ToolUsePart) {
-	r.events = append(r.events, ToolCalled(u.CallID, u.Name, u.Args))
+	r.add(ToolCalled(u.CallID, u.Name, u.Args))
+	if r.open == nil {
+		r.open = r.openBuf[:0]
+	}
 	r.open = append(r.open, openCall{u.CallID, u.Name})
 }
 
 func (r *SessionRecorder) recordResult(res ToolResultPart) {
 	ev := ToolReturned(res.CallID, res.Content...)
 	ev.Name, ev.IsError = res.Name, res.IsError
-	r.events = append(r.events, ev)
+	r.add(ev)
 	for i, c := range r.open {
 		if c.id == res.CallID {
 			r.open = append(r.open[:i], r.open[i+1:]...)
@@ -106,12 +128,16 @@ func (r *SessionRecorder) recordResult(res ToolResultPart) {
 func (r *SessionRecorder) Observe(ev Event) {
 	switch e := ev.(type) {
 	case TurnStarted:
-		r.reasoning = r.reasoning[:0]
+		if len(r.reasoning) > 0 {
+			r.reasoning = r.reasoning[:0]
+		}
 	case ReasoningDelta:
 		r.reasoning = appendReasoning(r.reasoning, e)
 	case MessageOutput:
 		// The settled message already holds the turn's reasoning.
-		r.reasoning = r.reasoning[:0]
+		if len(r.reasoning) > 0 {
+			r.reasoning = r.reasoning[:0]
+		}
 		r.recordAssistant(e.Item, false)
 	case ToolCallItem:
 		if len(r.reasoning) > 0 {
@@ -121,7 +147,7 @@ func (r *SessionRecorder) Observe(ev Event) {
 			for i, p := range r.reasoning {
 				content[i] = p
 			}
-			r.events = append(r.events, AssistantMessage(content, e.Item.Agent))
+			r.add(AssistantMessage(content, e.Item.Agent))
 			r.reasoning = r.reasoning[:0]
 		}
 		for _, p := range e.Item.Content {
@@ -136,7 +162,7 @@ func (r *SessionRecorder) Observe(ev Event) {
 			}
 		}
 	case HandoffItem:
-		r.events = append(r.events, HandoffOccurred(e.From, e.To))
+		r.add(HandoffOccurred(e.From, e.To))
 	}
 }
 
@@ -164,7 +190,7 @@ func (r *SessionRecorder) Drain() []SessionEvent {
 	for _, c := range r.open {
 		ev := ToolReturned(c.id, TextPart{Text: InterruptedToolResult})
 		ev.Name, ev.IsError = c.name, true
-		r.events = append(r.events, ev)
+		r.add(ev)
 	}
 	r.open = r.open[:0]
 	return r.Take()

@@ -139,3 +139,41 @@ func TestSessionRecorder_TakeReturnsEachEventOnce(t *testing.T) {
 		t.Fatalf("takes %v / %v / %v", kinds(first), kinds(second), kinds(third))
 	}
 }
+
+func TestSessionRecorder_ZeroValueRecordsLikeNewSessionRecorder(t *testing.T) {
+	newAgent := func() helikon.Agent {
+		agent, _ := helikon.NewAgent("calc", mock.New(s1Scripts()), helikon.WithTools(addTool))
+		return agent
+	}
+	input := helikon.UserText("what is 40+2?")
+	want := record(t, newAgent(), input)
+
+	var rec helikon.SessionRecorder
+	rec.Record(input)
+	var got []helikon.SessionEvent
+	for ev := range newAgent().Run(context.Background(), nil, input) {
+		rec.Observe(ev)
+		if _, ok := ev.(helikon.TurnStarted); ok && rec.Settled() {
+			got = append(got, rec.Take()...)
+		}
+	}
+	got = append(got, rec.Drain()...)
+	if !reflect.DeepEqual(kinds(got), kinds(want)) {
+		t.Fatalf("zero recorder recorded %v\nNewSessionRecorder   %v", kinds(got), kinds(want))
+	}
+	for i := range got {
+		if got[i].Time.IsZero() {
+			t.Errorf("event %d (%s) has no time", i, got[i].Kind)
+		}
+	}
+}
+
+func TestSessionRecorder_ZeroValueTakesNothing(t *testing.T) {
+	var rec helikon.SessionRecorder
+	if evs := rec.Take(); len(evs) != 0 {
+		t.Fatalf("Take on a zero recorder: %v", kinds(evs))
+	}
+	if evs := rec.Drain(); len(evs) != 0 || !rec.Settled() {
+		t.Fatalf("Drain on a zero recorder: %v", kinds(evs))
+	}
+}

@@ -82,9 +82,7 @@ func (r *Runner) Run(ctx context.Context, agent helikon.Agent, rc *helikon.RunCo
 // stands even when the context is cancelled afterwards.
 func (r *Runner) RunStreamed(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
-		r.stream(ctx, agent, rc, yield, func(history []helikon.Item) (conv, fresh []helikon.Item, err error) {
-			return append(history[:len(history):len(history)], input...), input, nil
-		})
+		r.stream(ctx, agent, rc, input, planRun, yield)
 	}
 }
 
@@ -108,25 +106,44 @@ func (r *Runner) Resume(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 // is repeated, completed tool calls are not.
 func (r *Runner) ResumeStreamed(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
-		r.stream(ctx, agent, rc, yield, func(history []helikon.Item) (conv, fresh []helikon.Item, err error) {
-			repair := interruptedResults(history)
-			conv = append(history[:len(history):len(history)], repair...)
-			if !awaitsAnswer(conv) {
-				return nil, nil, &helikon.AgentError{
-					Kind: helikon.KindOther, Agent: agent.Name(),
-					Message: ErrNothingToResume.Error(), Err: ErrNothingToResume,
-				}
-			}
-			return conv, repair, nil
-		})
+		r.stream(ctx, agent, rc, nil, planResume, yield)
 	}
 }
 
+// planner turns the session's history and a run's input into the
+// conversation to run and the fresh items to record.
+type planner func(agent helikon.Agent, history, input []helikon.Item) (conv, fresh []helikon.Item, err error)
+
+// planRun runs the history followed by input and records input.
+func planRun(_ helikon.Agent, history, input []helikon.Item) (conv, fresh []helikon.Item, err error) {
+	if len(history) == 0 {
+		// The agent copies its input, so a new session's run needs no
+		// copy of its own.
+		return input, input, nil
+	}
+	return append(history[:len(history):len(history)], input...), input, nil
+}
+
+// planResume runs the history as it stands, after a synthetic result for
+// each call it left without one, and records those results.
+func planResume(agent helikon.Agent, history, _ []helikon.Item) (conv, fresh []helikon.Item, err error) {
+	repair := interruptedResults(history)
+	conv = append(history[:len(history):len(history)], repair...)
+	if !awaitsAnswer(conv) {
+		return nil, nil, &helikon.AgentError{
+			Kind: helikon.KindOther, Agent: agent.Name(),
+			Message: ErrNothingToResume.Error(), Err: ErrNothingToResume,
+		}
+	}
+	return conv, repair, nil
+}
+
 // stream runs one run of agent: it applies the run's timeout, loads the
-// session's history, lets plan turn it into the conversation to run and
-// the fresh items to record, and drives the agent.
-func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, yield func(helikon.Event) bool,
-	plan func(history []helikon.Item) (conv, fresh []helikon.Item, err error)) {
+// session's history, lets plan turn it and input into the conversation to
+// run and the fresh items to record, and drives the agent. plan is a
+// top-level function rather than a closure so that a run does not
+// allocate one.
+func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, plan planner, yield func(helikon.Event) bool) {
 	if agent == nil {
 		yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindConfig, Message: ErrNoAgent.Error(), Err: ErrNoAgent}})
 		return
@@ -141,12 +158,12 @@ func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 		yield(helikon.RunFailed{Err: loadError(agent, err)})
 		return
 	}
-	conv, fresh, err := plan(history)
+	conv, fresh, err := plan(agent, history, input)
 	if err != nil {
 		yield(helikon.RunFailed{Err: err})
 		return
 	}
-	r.drive(ctx, agent, rc, conv, helikon.NewSessionRecorder(fresh), yield)
+	r.drive(ctx, agent, rc, conv, fresh, yield)
 }
 
 func withTimeout(ctx context.Context, rc *helikon.RunContext) (context.Context, context.CancelFunc) {
@@ -164,11 +181,13 @@ func loadError(agent helikon.Agent, err error) error {
 	}
 }
 
-// drive runs agent over conv, recording into rec and persisting as it goes.
-func (r *Runner) drive(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, conv []helikon.Item, rec *helikon.SessionRecorder, yield func(helikon.Event) bool) {
-	st := &runState{ctx: ctx, rec: rec, yield: yield, p: persister{r: r, sess: rc.Session(), agent: agent.Name()}}
+// drive runs agent over conv, recording fresh and the run's events and
+// persisting as it goes.
+func (r *Runner) drive(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, conv, fresh []helikon.Item, yield func(helikon.Event) bool) {
+	st := &runState{ctx: ctx, yield: yield, p: persister{r: r, sess: rc.Session(), agent: agent.Name()}}
+	st.rec.Record(fresh)
 	agent.Run(ctx, rc, conv)(st.event)
-	st.p.finish(ctx, rec.Drain())
+	st.p.finish(ctx, st.rec.Drain())
 	if !st.terminal && !st.stopped {
 		// Every stream ends with a terminal event, even an agent's that
 		// forgot one.
@@ -180,10 +199,11 @@ func (r *Runner) drive(ctx context.Context, agent helikon.Agent, rc *helikon.Run
 	}
 }
 
-// runState is one run as the runner follows it.
+// runState is one run as the runner follows it. It holds the run's
+// recorder by value: one allocation for both.
 type runState struct {
 	ctx               context.Context
-	rec               *helikon.SessionRecorder
+	rec               helikon.SessionRecorder
 	yield             func(helikon.Event) bool
 	p                 persister
 	terminal, stopped bool
