@@ -117,8 +117,8 @@ type planner func(agent helikon.Agent, history, input []helikon.Item) (conv, fre
 // planRun runs the history followed by input and records input.
 func planRun(_ helikon.Agent, history, input []helikon.Item) (conv, fresh []helikon.Item, err error) {
 	if len(history) == 0 {
-		// The agent copies its input, so a new session's run needs no
-		// copy of its own.
+		// An agent run directly gets the caller's input slice as it is;
+		// a new session's run passes it on the same way, uncopied.
 		return input, input, nil
 	}
 	return append(history[:len(history):len(history)], input...), input, nil
