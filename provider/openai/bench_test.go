@@ -38,45 +38,7 @@ func BenchmarkStreamDecode1000Deltas(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			req := &helikon.ModelRequest{Messages: helikon.UserText("hello")}
-			b.SetBytes(int64(len(body)))
-			want := countDeltas(b, m, req)
-			b.ReportAllocs()
-			for b.Loop() {
-				n := 0
-				for ev, err := range m.Invoke(b.Context(), req) {
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, ok := ev.(helikon.TokenDelta); ok {
-						n++
-					}
-				}
-				if n != want {
-					b.Fatalf("%d deltas, want %d", n, want)
-				}
-			}
-			b.ReportMetric(float64(want), "deltas/op")
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*want), "ns/delta")
+			providertest.BenchStream(b, m, len(body))
 		})
 	}
-}
-
-// countDeltas replays the stream once and counts its text deltas: the
-// repeated ones plus those the recording has after them.
-func countDeltas(b *testing.B, m helikon.Model, req *helikon.ModelRequest) int {
-	b.Helper()
-	n := 0
-	for ev, err := range m.Invoke(b.Context(), req) {
-		if err != nil {
-			b.Fatal(err)
-		}
-		if _, ok := ev.(helikon.TokenDelta); ok {
-			n++
-		}
-	}
-	if n < 1000 {
-		b.Fatalf("only %d deltas", n)
-	}
-	return n
 }

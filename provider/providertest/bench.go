@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"testing"
+
+	"github.com/paigasus/helikon"
 )
 
 // RepeatEvent returns the recording's body with its first event whose
@@ -51,4 +54,40 @@ func (m MemoryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		Body:       io.NopCloser(bytes.NewReader(m.Body)), // no copy: the benchmark measures the adapter
 		Request:    req,
 	}, nil
+}
+
+// BenchStream measures m replaying one stream of at least 1,000 text deltas
+// per iteration (body is what m's transport serves, for the bytes/s
+// figure). It reports deltas/op and ns/delta beside the usual figures and
+// fails if an iteration sees a different number of deltas than the first.
+func BenchStream(b *testing.B, m helikon.Model, bodyLen int) {
+	b.Helper()
+	req := &helikon.ModelRequest{Messages: helikon.UserText("hello")}
+	b.SetBytes(int64(bodyLen))
+	want := countDeltas(b, m, req)
+	if want < 1000 {
+		b.Fatalf("only %d deltas", want)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if n := countDeltas(b, m, req); n != want {
+			b.Fatalf("%d deltas, want %d", n, want)
+		}
+	}
+	b.ReportMetric(float64(want), "deltas/op")
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*want), "ns/delta")
+}
+
+// countDeltas replays the stream once and counts its text deltas.
+func countDeltas(b *testing.B, m helikon.Model, req *helikon.ModelRequest) int {
+	n := 0
+	for ev, err := range m.Invoke(b.Context(), req) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, ok := ev.(helikon.TokenDelta); ok {
+			n++
+		}
+	}
+	return n
 }
