@@ -1,0 +1,44 @@
+package helikon_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
+)
+
+func TestTextOutput_IsAJSONString(t *testing.T) {
+	if got := string(helikon.TextOutput(`say "hi"`).Content); got != `"say \"hi\""` {
+		t.Fatalf("content = %s", got)
+	}
+}
+
+func TestTools_CollectsToolsInOrder(t *testing.T) {
+	other := helikon.MustTool("sub", "Subtract.", func(*helikon.ToolContext, addArgs) (addOut, error) { return addOut{}, nil })
+	ts := helikon.Tools(addTool, other)
+	if len(ts) != 2 || ts[0].Name() != "add" || ts[1].Name() != "sub" {
+		t.Fatalf("tools = %v", ts)
+	}
+}
+
+func TestNewOutputType_HandWrittenSchemaIsEnforced(t *testing.T) {
+	s := &jsonschema.Schema{Type: "object", Required: []string{"answer"},
+		Properties: map[string]*jsonschema.Schema{"answer": {Type: "string"}}}
+	ot, err := helikon.NewOutputType("Answer", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := ot.Check(`{"answer":"yes"}`); errs != nil {
+		t.Fatalf("valid answer rejected: %v", errs)
+	}
+	if errs := ot.Check(`{"answer":1}`); errs == nil {
+		t.Fatal("a number passed a string schema")
+	}
+	agent := mustAgent(t, "a", mock.Scripted(mock.Text(`{"answer":"yes"}`)), helikon.WithOutputType(ot))
+	res, err := helikon.Collect(agent.Run(context.Background(), nil, helikon.UserText("q")))
+	if err != nil || res.FinalOutput != `{"answer":"yes"}` {
+		t.Fatalf("run: %v %q", err, res.FinalOutput)
+	}
+}
