@@ -460,3 +460,27 @@ func TestRun_ReasoningAndInterleavedCallsAggregate(t *testing.T) {
 		t.Fatalf("assistant content = %+v", asst.Content)
 	}
 }
+
+func TestRun_PanickingHookFailsOnlyItsCall(t *testing.T) {
+	boomOnFirst := helikon.HookFunc(func(_ context.Context, _ *helikon.RunContext, ev *helikon.HookEvent) helikon.HookDecision {
+		if ev.Kind == helikon.PreToolUse && ev.CallID == "c1" {
+			panic("hook bug")
+		}
+		return helikon.HookDecision{}
+	})
+	m := mock.Scripted(mock.ToolCalls(
+		mock.Call{ID: "c0", Name: "add", Args: `{"a":1,"b":1}`},
+		mock.Call{ID: "c1", Name: "add", Args: `{"a":2,"b":2}`},
+	), mock.Text("done"))
+	agent := mustAgent(t, "a", m, helikon.WithTools(addTool), helikon.WithHooks(boomOnFirst))
+	res, err := helikon.Collect(agent.Run(context.Background(), nil, helikon.UserText("go")))
+	if err != nil || res.FinalOutput != "done" {
+		t.Fatalf("run: %v", err)
+	}
+	if r := findResult(t, res.Events, "c1"); !r.IsError || !strings.Contains(r.Content[0].(helikon.TextPart).Text, "panic: hook bug") {
+		t.Fatalf("c1 = %+v", r)
+	}
+	if r := findResult(t, res.Events, "c0"); r.IsError {
+		t.Fatalf("c0 failed too: %+v", r)
+	}
+}

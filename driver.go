@@ -514,6 +514,15 @@ func errorResult(c ToolCall, msg string) ToolResult {
 func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 	ctx, span := d.startTool(ctx, call)
 	defer d.endTool(span, out)
+	// Hooks, policies and approvers are user code too; on a worker
+	// goroutine their panic would take the process down with no caller
+	// able to recover it, so it fails the call instead, like a tool's.
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Error("helikon: panic while running a tool call", "tool", call.Name, "panic", r, "stack", string(debug.Stack()))
+			out.result = errorResult(call, fmt.Sprintf("tool call failed: panic: %v", r))
+		}
+	}()
 	tool, ok := d.a.toolIndex[call.Name]
 	if !ok {
 		out.result = errorResult(call, fmt.Sprintf("unknown tool %q", call.Name))
