@@ -484,3 +484,20 @@ func TestRun_PanickingHookFailsOnlyItsCall(t *testing.T) {
 		t.Fatalf("c0 failed too: %+v", r)
 	}
 }
+
+func TestRun_PanickingGuardrailTripsInsteadOfCrashing(t *testing.T) {
+	bad := helikon.GuardrailFunc(func(context.Context, *helikon.RunContext, helikon.GuardrailInput) (*helikon.Tripwire, error) {
+		panic("guardrail bug")
+	})
+	for _, blocking := range []bool{false, true} {
+		opts := []helikon.AgentOption{helikon.WithInputGuardrails(bad)}
+		if blocking {
+			opts = append(opts, helikon.WithBlockingInputGuardrails())
+		}
+		agent := mustAgent(t, "a", mock.Scripted(mock.Text("hi")), opts...)
+		_, err := helikon.Collect(agent.Run(context.Background(), nil, helikon.UserText("q")))
+		if !errors.Is(err, helikon.ErrGuardrailTripped) || !strings.Contains(err.Error(), "guardrail panicked") {
+			t.Fatalf("blocking=%v: err = %v", blocking, err)
+		}
+	}
+}

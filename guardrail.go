@@ -2,6 +2,9 @@ package helikon
 
 import (
 	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
 	"strings"
 )
 
@@ -44,7 +47,7 @@ func (d *driver) runGuardrails(ctx context.Context, gs []Guardrail, in Guardrail
 // guardrail's error becomes a tripwire of kind Other.
 func (d *driver) firstTripwire(ctx context.Context, gs []Guardrail, in GuardrailInput) (*Tripwire, error) {
 	for _, g := range gs {
-		tw, err := g.Check(ctx, d.rc, in)
+		tw, err := d.checkOne(ctx, g, in)
 		if err != nil {
 			return &Tripwire{Kind: GuardrailOther, Reason: err.Error(), Info: err.Error()}, err
 		}
@@ -53,6 +56,19 @@ func (d *driver) firstTripwire(ctx context.Context, gs []Guardrail, in Guardrail
 		}
 	}
 	return nil, nil
+}
+
+// checkOne runs one guardrail. A panic counts as the guardrail's error, so
+// as a tripwire: the input check runs on its own goroutine, where a panic
+// would otherwise take the process down.
+func (d *driver) checkOne(ctx context.Context, g Guardrail, in GuardrailInput) (tw *Tripwire, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			slog.Error("helikon: guardrail panicked", "agent", d.a.name, "panic", r, "stack", string(debug.Stack()))
+			tw, err = nil, fmt.Errorf("guardrail panicked: %v", r)
+		}
+	}()
+	return g.Check(ctx, d.rc, in)
 }
 
 // tripped emits GuardrailTriggered, then the run's failure.
