@@ -11,6 +11,7 @@ import (
 func TestEvent_EveryVariantRoundTripsThroughJSON(t *testing.T) {
 	asst := helikon.Item{Role: helikon.RoleAssistant, Agent: "a", Content: []helikon.ContentPart{
 		helikon.ReasoningPart{Text: "hmm", Signature: "s"},
+		helikon.ReasoningPart{Data: "opaque-redacted-thinking", ID: "rs_1"},
 		helikon.TextPart{Text: "hi"},
 		helikon.ToolUsePart{CallID: "c", Name: "add", Args: json.RawMessage(`{"a":1}`)},
 		helikon.ImagePart{MediaType: "image/png", Data: []byte{1, 2, 3}},
@@ -68,7 +69,9 @@ func TestEvent_DecodedRunFailedStillMatchesItsSentinel(t *testing.T) {
 }
 
 func TestEvent_MalformedJSONIsATypedError(t *testing.T) {
-	for _, in := range []string{`{`, `{"text":"x"}`, `{"type":"nope"}`, `{"type":"message_output","item":{"role":"user","content":[{"type":"bogus"}]}}`} {
+	for _, in := range []string{`{`, `{"text":"x"}`, `{"type":"nope"}`, `{"type":"message_output","item":{"role":"user","content":[{"type":"bogus"}]}}`,
+		`{"type":"message_output","item":{"role":"user","content":[{"text":"no type"}]}}`,
+		`{"type":"message_output","item":{"role":"user","content":[{"type":"image","data":12}]}}`} {
 		if _, err := helikon.UnmarshalEvent([]byte(in)); err == nil {
 			t.Errorf("%s decoded without error", in)
 		}

@@ -72,14 +72,14 @@ func (it Item) ToolUses() []ToolUsePart {
 // UnmarshalJSON decodes the item, resolving each content part by its "type".
 func (it *Item) UnmarshalJSON(data []byte) error {
 	var raw struct {
-		Role    Role              `json:"role"`
-		Content []json.RawMessage `json:"content"`
-		Agent   string            `json:"agent"`
+		Role    Role      `json:"role"`
+		Content wireParts `json:"content"`
+		Agent   string    `json:"agent"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	parts, err := decodeParts(raw.Content)
+	parts, err := raw.Content.parts()
 	if err != nil {
 		return err
 	}
@@ -177,15 +177,15 @@ func (p ToolResultPart) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON decodes the result, resolving nested parts by "type".
 func (p *ToolResultPart) UnmarshalJSON(data []byte) error {
 	var raw struct {
-		CallID  string            `json:"call_id"`
-		Name    string            `json:"name"`
-		Content []json.RawMessage `json:"content"`
-		IsError bool              `json:"is_error"`
+		CallID  string    `json:"call_id"`
+		Name    string    `json:"name"`
+		Content wireParts `json:"content"`
+		IsError bool      `json:"is_error"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	parts, err := decodeParts(raw.Content)
+	parts, err := raw.Content.parts()
 	if err != nil {
 		return err
 	}
@@ -193,47 +193,81 @@ func (p *ToolResultPart) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var partDecoders = map[string]func([]byte) (ContentPart, error){
-	"text":        decodeAs[TextPart, ContentPart],
-	"image":       decodeAs[ImagePart, ContentPart],
-	"reasoning":   decodeAs[ReasoningPart, ContentPart],
-	"tool_use":    decodeAs[ToolUsePart, ContentPart],
-	"tool_result": decodePtr[ToolResultPart, ContentPart],
+// partWire is every content part's JSON members at once, so a part
+// decodes in one pass whatever its "type"; nested tool-result content
+// decodes in the same pass.
+type partWire struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text"`
+	URL       string          `json:"url"`
+	MediaType string          `json:"media_type"`
+	Data      json.RawMessage `json:"data"` // image: base64 bytes; reasoning: a string
+	Signature string          `json:"signature"`
+	ID        string          `json:"id"`
+	CallID    string          `json:"call_id"`
+	Name      string          `json:"name"`
+	Args      json.RawMessage `json:"args"`
+	Content   wireParts       `json:"content"`
+	IsError   bool            `json:"is_error"`
 }
 
-func decodePtr[T any, U any](data []byte) (U, error) {
-	v := new(T)
-	if err := json.Unmarshal(data, v); err != nil {
-		var zero U
-		return zero, err
+// wireParts is the JSON form of a []ContentPart.
+type wireParts []partWire
+
+func (w *partWire) part() (ContentPart, error) {
+	switch w.Type {
+	case "text":
+		return TextPart{Text: w.Text}, nil
+	case "image":
+		p := ImagePart{URL: w.URL, MediaType: w.MediaType}
+		if len(w.Data) > 0 {
+			if err := json.Unmarshal(w.Data, &p.Data); err != nil {
+				return nil, fmt.Errorf("helikon: image part data: %w", err)
+			}
+		}
+		return p, nil
+	case "reasoning":
+		p := ReasoningPart{Text: w.Text, Signature: w.Signature, ID: w.ID}
+		if len(w.Data) > 0 {
+			if err := json.Unmarshal(w.Data, &p.Data); err != nil {
+				return nil, fmt.Errorf("helikon: reasoning part data: %w", err)
+			}
+		}
+		return p, nil
+	case "tool_use":
+		return ToolUsePart{CallID: w.CallID, Name: w.Name, Args: w.Args}, nil
+	case "tool_result":
+		content, err := w.Content.parts()
+		if err != nil {
+			return nil, err
+		}
+		return ToolResultPart{CallID: w.CallID, Name: w.Name, Content: content, IsError: w.IsError}, nil
+	case "":
+		return nil, fmt.Errorf("helikon: content part: missing \"type\" member")
 	}
-	return any(*v).(U), nil
+	return nil, fmt.Errorf("helikon: unknown content part type %q", w.Type)
+}
+
+func (ws wireParts) parts() ([]ContentPart, error) {
+	if ws == nil {
+		return nil, nil
+	}
+	parts := make([]ContentPart, len(ws))
+	for i := range ws {
+		p, err := ws[i].part()
+		if err != nil {
+			return nil, err
+		}
+		parts[i] = p
+	}
+	return parts, nil
 }
 
 // UnmarshalContentPart decodes one content part by its "type" member.
 func UnmarshalContentPart(data []byte) (ContentPart, error) {
-	typ, err := peekType(data)
-	if err != nil {
+	var w partWire
+	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("helikon: content part: %w", err)
 	}
-	dec, ok := partDecoders[typ]
-	if !ok {
-		return nil, fmt.Errorf("helikon: unknown content part type %q", typ)
-	}
-	return dec(data)
-}
-
-func decodeParts(raws []json.RawMessage) ([]ContentPart, error) {
-	if raws == nil {
-		return nil, nil
-	}
-	parts := make([]ContentPart, 0, len(raws))
-	for _, r := range raws {
-		p, err := UnmarshalContentPart(r)
-		if err != nil {
-			return nil, err
-		}
-		parts = append(parts, p)
-	}
-	return parts, nil
+	return w.part()
 }

@@ -77,12 +77,12 @@ func (e *SessionEvent) UnmarshalJSON(data []byte) error {
 	type plain SessionEvent
 	var raw struct {
 		plain
-		Content []json.RawMessage `json:"content"`
+		Content wireParts `json:"content"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	parts, err := decodeParts(raw.Content)
+	parts, err := raw.Content.parts()
 	if err != nil {
 		return err
 	}

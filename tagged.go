@@ -52,3 +52,13 @@ func decodeAs[T any, U any](data []byte) (U, error) {
 	}
 	return any(v).(U), nil
 }
+
+// decodePtr is decodeAs for a T whose UnmarshalJSON has a pointer receiver.
+func decodePtr[T any, U any](data []byte) (U, error) {
+	v := new(T)
+	if err := json.Unmarshal(data, v); err != nil {
+		var zero U
+		return zero, err
+	}
+	return any(*v).(U), nil
+}

@@ -101,16 +101,16 @@ type ToolResult struct {
 // UnmarshalJSON decodes the result, resolving content parts by "type".
 func (r *ToolResult) UnmarshalJSON(data []byte) error {
 	var raw struct {
-		CallID      string            `json:"call_id"`
-		Name        string            `json:"name"`
-		Content     []json.RawMessage `json:"content"`
-		IsError     bool              `json:"is_error"`
-		InvalidArgs bool              `json:"invalid_args"`
+		CallID      string    `json:"call_id"`
+		Name        string    `json:"name"`
+		Content     wireParts `json:"content"`
+		IsError     bool      `json:"is_error"`
+		InvalidArgs bool      `json:"invalid_args"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
 	}
-	parts, err := decodeParts(raw.Content)
+	parts, err := raw.Content.parts()
 	if err != nil {
 		return err
 	}
