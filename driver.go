@@ -296,7 +296,7 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 			resp.Finish = e.Reason
 			continue
 		case ResponseInfo:
-			resp.ResponseID = e.ID
+			resp.ResponseID, resp.ResponseModel = e.ID, e.Model
 			continue
 		default:
 			continue

@@ -27,6 +27,7 @@ const (
 	attrTopP          = attribute.Key("gen_ai.request.top_p")
 	attrMaxTokens     = attribute.Key("gen_ai.request.max_tokens")
 	attrResponseID    = attribute.Key("gen_ai.response.id")
+	attrResponseModel = attribute.Key("gen_ai.response.model")
 	attrFinishReasons = attribute.Key("gen_ai.response.finish_reasons")
 	attrInputTokens   = attribute.Key("gen_ai.usage.input_tokens")
 	attrOutputTokens  = attribute.Key("gen_ai.usage.output_tokens")
@@ -377,6 +378,9 @@ func (d *driver) endChat(span trace.Span, in TransitionInput) TransitionInput {
 			}
 			if resp.ResponseID != "" {
 				span.SetAttributes(attrResponseID.String(resp.ResponseID))
+			}
+			if resp.ResponseModel != "" {
+				span.SetAttributes(attrResponseModel.String(resp.ResponseModel))
 			}
 		}
 	} else if ab, ok := in.(Abort); ok && span != nil {

@@ -315,3 +315,25 @@ func TestTracing_WorkflowAgentChildrenNestUnderIt(t *testing.T) {
 		t.Fatalf("span tree:\n%s\nwant:\n%s", got, want)
 	}
 }
+
+func TestTracing_ChatSpanCarriesTheResponseIDAndModel(t *testing.T) {
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	model := mock.Scripted(mock.Events(
+		helikon.ResponseInfo{ID: "resp_1", Model: "gpt-5-mini-2026-08-07"},
+		helikon.TokenDelta{Text: "hi"},
+		helikon.Finish{Reason: helikon.FinishStop},
+	))
+	agent, _ := helikon.NewAgent("greeter", model)
+	if _, err := helikon.Collect(agent.Run(context.Background(), helikon.NewRunContext(helikon.WithTracerProvider(tp)), helikon.UserText("hi"))); err != nil {
+		t.Fatal(err)
+	}
+	chat := newSpanTree(sr.Ended()).find("chat mock")
+	if len(chat) != 1 {
+		t.Fatalf("%d chat spans", len(chat))
+	}
+	a := attrs(chat[0])
+	if a["gen_ai.response.id"].AsString() != "resp_1" || a["gen_ai.response.model"].AsString() != "gpt-5-mini-2026-08-07" {
+		t.Fatalf("attributes = %v", a)
+	}
+}

@@ -23,6 +23,8 @@ type ModelResponse struct {
 	Usage      Usage
 	Finish     FinishReason
 	ResponseID string
+	// ResponseModel is the model that answered, as the provider names it.
+	ResponseModel string
 }
 
 // ToolResults are the settled outcomes of an ExecutingTools phase, in the
