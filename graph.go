@@ -204,7 +204,7 @@ const (
 // Run streams one run of the graph. See [Agent].
 func (g *GraphAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
-		ctx, rc, done, ok := g.begin(ctx, rc, yield)
+		ctx, rc, yield, done, ok := g.begin(ctx, rc, yield)
 		if !ok {
 			return
 		}

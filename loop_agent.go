@@ -45,7 +45,7 @@ func (l *LoopAgent) MaxIterations() int { return l.maxIterations }
 // Run streams one run of the loop. See [Agent].
 func (l *LoopAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
-		ctx, rc, done, ok := l.begin(ctx, rc, yield)
+		ctx, rc, yield, done, ok := l.begin(ctx, rc, yield)
 		if !ok {
 			return
 		}

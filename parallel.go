@@ -42,7 +42,7 @@ func NewParallel(name string, opts ...WorkflowOption) (*ParallelAgent, error) {
 // Run streams one run of the branches. See [Agent].
 func (p *ParallelAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
-		ctx, rc, done, ok := p.begin(ctx, rc, yield)
+		ctx, rc, yield, done, ok := p.begin(ctx, rc, yield)
 		if !ok {
 			return
 		}

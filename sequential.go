@@ -37,7 +37,7 @@ func NewSequential(name string, opts ...WorkflowOption) (*SequentialAgent, error
 // Run streams one run of the steps. See [Agent].
 func (s *SequentialAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
-		ctx, rc, done, ok := s.begin(ctx, rc, yield)
+		ctx, rc, yield, done, ok := s.begin(ctx, rc, yield)
 		if !ok {
 			return
 		}

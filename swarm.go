@@ -148,7 +148,7 @@ func (s *SwarmAgent) Entry() string { return s.entry }
 // Run streams one run of the swarm. See [Agent].
 func (s *SwarmAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
-		ctx, rc, done, ok := s.begin(ctx, rc, yield)
+		ctx, rc, yield, done, ok := s.begin(ctx, rc, yield)
 		if !ok {
 			return
 		}

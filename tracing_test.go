@@ -311,8 +311,33 @@ func TestTracing_WorkflowAgentChildrenNestUnderIt(t *testing.T) {
     agent.turn
       chat mock
 `
-	if got := newSpanTree(sr.Ended()).render(); got != want {
+	tree := newSpanTree(sr.Ended())
+	if got := tree.render(); got != want {
 		t.Fatalf("span tree:\n%s\nwant:\n%s", got, want)
+	}
+	// The workflow's own span sums its children's usage (two mock turns of
+	// 10 input and 5 output tokens each).
+	a := attrs(tree.find("invoke_agent pipeline")[0])
+	if a["gen_ai.usage.input_tokens"].AsInt64() != 20 || a["gen_ai.usage.output_tokens"].AsInt64() != 10 {
+		t.Fatalf("workflow span attributes = %v", a)
+	}
+}
+
+func TestTracing_FailedWorkflowMarksItsSpan(t *testing.T) {
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	ok, _ := helikon.NewAgent("ok", mock.Scripted(mock.Text("fine")))
+	bad, _ := helikon.NewAgent("bad", mock.Scripted(mock.Fail(&helikon.ModelError{Kind: helikon.ModelUnavailable, Provider: "mock"})))
+	fan, err := helikon.NewParallel("fan", helikon.Step(ok), helikon.Step(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := helikon.Collect(fan.Run(context.Background(), helikon.NewRunContext(helikon.WithTracerProvider(tp)), helikon.UserText("go"))); err == nil {
+		t.Fatal("the parallel run succeeded with a failed branch")
+	}
+	s := newSpanTree(sr.Ended()).find("invoke_agent fan")
+	if len(s) != 1 || s[0].Status().Code != codes.Error {
+		t.Fatalf("workflow span = %+v", s)
 	}
 }
 

@@ -110,7 +110,7 @@ func buildSteps(name string, opts []WorkflowOption) (composite, []step, error) {
 // begin opens a composite agent's run: the depth check, the run's timeout,
 // then RunStarted. When ok is false the run is already over. done releases
 // the timeout and must be called.
-func (c *composite) begin(ctx context.Context, rc *RunContext, yield func(Event) bool) (_ context.Context, _ *RunContext, done func(), ok bool) {
+func (c *composite) begin(ctx context.Context, rc *RunContext, yield func(Event) bool) (_ context.Context, _ *RunContext, _ func(Event) bool, done func(), ok bool) {
 	if rc == nil {
 		rc = Ephemeral()
 	}
@@ -121,7 +121,7 @@ func (c *composite) begin(ctx context.Context, rc *RunContext, yield func(Event)
 	cfg = cfg.withDefaults()
 	if limit := rc.depthLimit(cfg.MaxAgentDepth); rc.depth > limit {
 		yield(RunFailed{Err: agentErrorf(KindMaxAgentDepthExceeded, c.name, "depth %d exceeds %d", rc.depth, limit)})
-		return ctx, rc, func() {}, false
+		return ctx, rc, yield, func() {}, false
 	}
 	done = func() {}
 	if cfg.Timeout > 0 {
@@ -130,14 +130,30 @@ func (c *composite) begin(ctx context.Context, rc *RunContext, yield func(Event)
 	// The agent's own invoke_agent span, which its children nest under.
 	ctx, tr := startAgentTrace(ctx, rc, c.name, c.description, nil)
 	if tr != nil {
-		release := done
-		done = func() { tr.end(Usage{}, nil); release() }
+		// Children's terminal events stay inside, so the only RunCompleted
+		// or RunFailed this yield sees is the agent's own: its span takes
+		// the summed usage and the failure from it.
+		var (
+			usage  Usage
+			runErr error
+		)
+		inner, release := yield, done
+		yield = func(ev Event) bool {
+			switch e := ev.(type) {
+			case RunCompleted:
+				usage = e.Usage
+			case RunFailed:
+				usage, runErr = e.Usage, e.Err
+			}
+			return inner(ev)
+		}
+		done = func() { tr.end(usage, runErr); release() }
 	}
 	if !yield(RunStarted{Agent: c.name}) {
 		done()
-		return ctx, rc, func() {}, false
+		return ctx, rc, yield, func() {}, false
 	}
-	return ctx, rc, done, true
+	return ctx, rc, yield, done, true
 }
 
 // childOutcome is what a parent keeps of one sub-agent's run.
