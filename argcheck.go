@@ -44,12 +44,8 @@ func (c *argChecker) decode(data []byte, dst any) []string {
 			return nil
 		}
 	}
-	var v any
-	if err := json.Unmarshal(data, &v); err != nil {
-		return []string{"arguments are not valid JSON: " + err.Error()}
-	}
-	if err := c.resolved.Validate(v); err != nil {
-		return splitErrors(err)
+	if errs := c.validate(data); errs != nil {
+		return errs
 	}
 	if err := json.Unmarshal(data, dst); err != nil {
 		return []string{err.Error()}

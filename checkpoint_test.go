@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/paigasus/helikon"
@@ -46,7 +47,7 @@ func TestCheckpoint_StopSerialiseRestoreFinishMatchesAnUninterruptedRun(t *testi
 	want := marshalEvents(t, full.Events)
 
 	for stopAfter := 1; stopAfter <= 5; stopAfter++ {
-		t.Run("", func(t *testing.T) {
+		t.Run(fmt.Sprintf("stop after transition %d", stopAfter), func(t *testing.T) {
 			// One model serves both halves, as one provider would.
 			m := mock.New(rehydrationScripts())
 			var saved []byte

@@ -404,22 +404,8 @@ func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(
 	if len(calls) == 1 {
 		d.runCall(ctx, calls[0], &outs[0])
 	} else {
-		var sem chan struct{}
-		if d.cfg.ParallelToolCalls > 0 {
-			sem = make(chan struct{}, d.cfg.ParallelToolCalls)
-		}
-		run := func(i int) {
-			if sem != nil {
-				select {
-				case sem <- struct{}{}:
-					defer func() { <-sem }()
-				case <-ctx.Done():
-					outs[i].result = errorResult(calls[i], "not run: "+ctx.Err().Error())
-					return
-				}
-			}
-			d.runCall(ctx, calls[i], &outs[i])
-		}
+		sem := d.toolSlots()
+		run := func(i int) { d.runBounded(ctx, sem, calls[i], &outs[i]) }
 		// The driver's own goroutine takes the first call; the rest go to
 		// the run's workers, one each, and the driver waits for all.
 		var wg sync.WaitGroup
@@ -456,25 +442,13 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 	// after the consumer stopped, so no worker blocks on it for long.
 	live := make(chan Event, 2*len(calls))
 	finished := make(chan struct{}, len(calls))
-	var sem chan struct{}
-	if d.cfg.ParallelToolCalls > 0 {
-		sem = make(chan struct{}, d.cfg.ParallelToolCalls)
-	}
+	sem := d.toolSlots()
 	d.workers.grow(len(calls))
 	for i := range calls {
 		outs[i].live = live
 		d.workers.jobs <- func() {
 			defer func() { finished <- struct{}{} }()
-			if sem != nil {
-				select {
-				case sem <- struct{}{}:
-					defer func() { <-sem }()
-				case <-ctx.Done():
-					outs[i].result = errorResult(calls[i], "not run: "+ctx.Err().Error())
-					return
-				}
-			}
-			d.runCall(ctx, calls[i], &outs[i])
+			d.runBounded(ctx, sem, calls[i], &outs[i])
 		}
 	}
 	stopped := false
@@ -503,6 +477,30 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 		results[i] = outs[i].result
 	}
 	return ToolResults{Results: results}, true
+}
+
+// toolSlots returns the semaphore that bounds a round's concurrent calls
+// (RunConfig.ParallelToolCalls), or nil when they are unbounded.
+func (d *driver) toolSlots() chan struct{} {
+	if d.cfg.ParallelToolCalls > 0 {
+		return make(chan struct{}, d.cfg.ParallelToolCalls)
+	}
+	return nil
+}
+
+// runBounded runs call once it holds a slot of sem (nil: at once); a run
+// cancelled while the call waits for a slot leaves it not run.
+func (d *driver) runBounded(ctx context.Context, sem chan struct{}, call ToolCall, out *callOutcome) {
+	if sem != nil {
+		select {
+		case sem <- struct{}{}:
+			defer func() { <-sem }()
+		case <-ctx.Done():
+			out.result = errorResult(call, "not run: "+ctx.Err().Error())
+			return
+		}
+	}
+	d.runCall(ctx, call, out)
 }
 
 func errorResult(c ToolCall, msg string) ToolResult {

@@ -268,7 +268,7 @@ var eventDecoders = map[string]func([]byte) (Event, error){
 	"repair_started":           decodeAs[RepairStarted, Event],
 	"structured_output_failed": decodeAs[StructuredOutputFailed, Event],
 	"run_completed":            decodeAs[RunCompleted, Event],
-	"run_failed":               decodePtr[RunFailed, Event],
+	"run_failed":               decodeAs[RunFailed, Event],
 }
 
 // UnmarshalEvent decodes one event by its "type" member.

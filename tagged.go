@@ -43,7 +43,8 @@ func peekType(data []byte) (string, error) {
 	return h.Type, nil
 }
 
-// decodeAs decodes data into a fresh T and returns it as the union type U.
+// decodeAs decodes data into a fresh T (through a *T, so pointer-receiver
+// UnmarshalJSON methods apply) and returns it as the union type U.
 func decodeAs[T any, U any](data []byte) (U, error) {
 	var v T
 	if err := json.Unmarshal(data, &v); err != nil {
@@ -53,12 +54,3 @@ func decodeAs[T any, U any](data []byte) (U, error) {
 	return any(v).(U), nil
 }
 
-// decodePtr is decodeAs for a T whose UnmarshalJSON has a pointer receiver.
-func decodePtr[T any, U any](data []byte) (U, error) {
-	v := new(T)
-	if err := json.Unmarshal(data, v); err != nil {
-		var zero U
-		return zero, err
-	}
-	return any(*v).(U), nil
-}
