@@ -24,9 +24,9 @@ func selectModel() (helikon.Model, error) {
 	case "", "mock":
 		return scriptedModel(), nil
 	case "openai":
-		m, err = orDefault(openai.Chat(cmp.Or(id, "gpt-5-mini")))
+		m, err = asModel(openai.Chat(cmp.Or(id, "gpt-5-mini")))
 	case "anthropic":
-		m, err = orDefault(anthropic.Messages(cmp.Or(id, "claude-sonnet-4-6")))
+		m, err = asModel(anthropic.Messages(cmp.Or(id, "claude-sonnet-4-6")))
 	default:
 		return nil, fmt.Errorf("HELIKON_PROVIDER=%q: unknown provider (want mock, openai or anthropic)", p)
 	}
@@ -38,9 +38,9 @@ func selectModel() (helikon.Model, error) {
 	return m, nil
 }
 
-// orDefault converts a constructor's typed result to a helikon.Model,
+// asModel converts a constructor's typed result to a helikon.Model,
 // keeping a nil model nil.
-func orDefault[M helikon.Model](m M, err error) (helikon.Model, error) {
+func asModel[M helikon.Model](m M, err error) (helikon.Model, error) {
 	if err != nil {
 		return nil, err
 	}
