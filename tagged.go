@@ -53,4 +53,3 @@ func decodeAs[T any, U any](data []byte) (U, error) {
 	}
 	return any(v).(U), nil
 }
-
