@@ -175,6 +175,7 @@ func NewAgent(name string, model Model, opts ...AgentOption) (*LLMAgent, error) 
 			return nil, fmt.Errorf("helikon: agent %q: two tools are named %q", name, t.Name())
 		}
 		a.toolIndex[t.Name()] = t
+		warnUndeclaredShell(name, t)
 		a.toolDefs = append(a.toolDefs, ToolDef{Name: t.Name(), Description: t.Description(), Parameters: t.InputSchema()})
 	}
 	if err := a.indexHandoffs(); err != nil {

@@ -45,7 +45,7 @@ func (r AllowRule) String() string { return r.r.String() }
 
 // allowed reports whether the allow rules permit the call.
 func allowed(rules []AllowRule, v *callView) bool {
-	var bashRules bool
+	var bashRules, pathRules bool
 	for _, r := range rules {
 		switch r.r.kind {
 		case ruleTool:
@@ -55,24 +55,37 @@ func allowed(rules []AllowRule, v *callView) bool {
 		case ruleBash:
 			bashRules = true
 		default:
-			if !r.r.concerns(v.class) || v.unreadable || len(v.paths) == 0 {
-				continue
-			}
-			all := true
-			for _, p := range v.paths {
-				all = all && r.r.glob.match(p, false)
-			}
-			if all {
-				return true
-			}
+			pathRules = true
 		}
 	}
-	if bashRules && v.class == classBash && !v.unreadable && v.nScripts > 0 {
-		if bashAllowed(rules, v.scripts()) {
-			return true
+	if v.unreadable {
+		return false
+	}
+	if bashRules && v.shell && v.nScripts > 0 && !bashAllowed(rules, v.scripts()) {
+		return false
+	}
+	if pathRules && v.file && len(v.files) > 0 && !filesAllowed(rules, v.files) {
+		return false
+	}
+	return (bashRules && v.shell && v.nScripts > 0) || (pathRules && v.file && len(v.files) > 0)
+}
+
+// filesAllowed reports whether every file access matches a path rule of its
+// kind.
+func filesAllowed(rules []AllowRule, files []FileAccess) bool {
+	for _, f := range files {
+		ok := false
+		for _, r := range rules {
+			if (r.r.kind == ruleRead || r.r.kind == ruleEdit) && r.r.matchesFile(f, false) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
 		}
 	}
-	return false
+	return true
 }
 
 func bashAllowed(rules []AllowRule, scripts []*shellmatch.Script) bool {

@@ -36,12 +36,14 @@ func (r rule) String() string {
 	return r.name
 }
 
-// concerns reports whether a path rule applies to tools of class c.
-func (r rule) concerns(c toolClass) bool {
-	return (r.kind == ruleRead && c == classRead) || (r.kind == ruleEdit && c == classEdit)
+// matchesFile reports whether a path rule matches one file access: Read
+// rules match the files a call reads, Edit rules the files it writes.
+func (r rule) matchesFile(f FileAccess, failClosed bool) bool {
+	return (r.kind == ruleEdit) == f.Write && r.glob.match(f.Path, failClosed)
 }
 
-// toolClass groups the tools that rules understand by their arguments.
+// toolClass is what a built-in tool name implies about a tool that
+// declares neither [ShellTool] nor [FileTool].
 type toolClass uint8
 
 const (
@@ -51,16 +53,18 @@ const (
 	classEdit            // "Write", "Edit", "MultiEdit", "NotebookEdit" with a path
 )
 
-func classOf(tool string) toolClass {
+// builtinClass returns the class a tool name implies, and whether it is a
+// built-in name at all.
+func builtinClass(tool string) (toolClass, bool) {
 	switch tool {
 	case "Bash":
-		return classBash
+		return classBash, true
 	case "Read":
-		return classRead
+		return classRead, true
 	case "Write", "Edit", "MultiEdit", "NotebookEdit":
-		return classEdit
+		return classEdit, true
 	}
-	return classOther
+	return classOther, false
 }
 
 // pathKeys are the argument names that carry a file path.
@@ -70,51 +74,89 @@ var pathKeys = [...]string{"file_path", "path", "notebook_path"}
 // keeps its scripts in an array rather than a slice of itself, so a view on
 // the stack stays there.
 type callView struct {
-	req        PermissionRequest
-	class      toolClass
+	req PermissionRequest
+	// shell and file say which rules concern the call: it runs a command
+	// line, it touches files.
+	shell, file bool
+	// unreadable reports that what the call runs or touches could not be
+	// determined; why says what failed.
 	unreadable bool
+	why        string
 	nScripts   int
 	scriptArr  [2]*shellmatch.Script
 	moreScript []*shellmatch.Script // when a call has more than two commands
-	paths      []string
+	files      []FileAccess
 }
 
 func (v *callView) read(req PermissionRequest) {
-	*v = callView{req: req, class: classOf(req.Tool)}
-	var (
-		buf  [2][]byte
-		vals [][]byte
-		err  error
-	)
-	switch v.class {
-	case classBash:
-		vals, err = argStrings(req.Args, "command", buf[:0])
-		for _, b := range vals {
-			s := shellmatch.ParseBytes(b)
-			if v.nScripts < len(v.scriptArr) {
-				v.scriptArr[v.nScripts] = s
-				v.nScripts++
-			} else {
-				v.moreScript = append(v.moreScript, s)
-			}
+	*v = callView{req: req}
+	st, isShell := req.tool.(ShellTool)
+	ft, isFile := req.tool.(FileTool)
+	if isShell {
+		v.shell = true
+		if cmd, err := st.ShellCommand(req.Args); err != nil {
+			v.fail("cannot tell what command it runs: " + err.Error())
+		} else {
+			v.addScript(shellmatch.Parse(cmd))
 		}
-	case classRead, classEdit:
-		vals = buf[:0]
-		for _, k := range pathKeys {
-			if vals, err = argStrings(req.Args, k, vals); err != nil {
-				break
-			}
+	}
+	if isFile {
+		v.file = true
+		if fs, err := ft.FileAccess(req.Args); err != nil {
+			v.fail("cannot tell what files it touches: " + err.Error())
+		} else {
+			v.files = fs
 		}
-		for _, b := range vals {
-			v.paths = append(v.paths, string(b))
-		}
-	default:
+	}
+	if isShell || isFile {
 		return
 	}
-	v.unreadable = err != nil
+	var buf [2][]byte
+	switch class, _ := builtinClass(req.Tool); class {
+	case classBash:
+		v.shell = true
+		vals, err := argStrings(req.Args, "command", buf[:0])
+		if err != nil {
+			v.fail("cannot tell what command it runs: " + err.Error())
+			return
+		}
+		for _, b := range vals {
+			v.addScript(shellmatch.ParseBytes(b))
+		}
+	case classRead, classEdit:
+		v.file = true
+		vals := buf[:0]
+		var err error
+		for _, k := range pathKeys {
+			if vals, err = argStrings(req.Args, k, vals); err != nil {
+				v.fail("cannot tell what files it touches: " + err.Error())
+				return
+			}
+		}
+		for _, b := range vals {
+			v.files = append(v.files, FileAccess{Path: string(b), Write: class == classEdit})
+		}
+	}
 }
 
-// scripts returns the parsed commands of a Bash call.
+// fail marks the view unreadable.
+func (v *callView) fail(why string) {
+	v.unreadable = true
+	if v.why == "" {
+		v.why = why
+	}
+}
+
+func (v *callView) addScript(s *shellmatch.Script) {
+	if v.nScripts < len(v.scriptArr) {
+		v.scriptArr[v.nScripts] = s
+		v.nScripts++
+	} else {
+		v.moreScript = append(v.moreScript, s)
+	}
+}
+
+// scripts returns the parsed commands of a shell call.
 func (v *callView) scripts() []*shellmatch.Script {
 	if v.moreScript != nil {
 		return append(v.scriptArr[:v.nScripts:v.nScripts], v.moreScript...)
@@ -122,17 +164,14 @@ func (v *callView) scripts() []*shellmatch.Script {
 	return v.scriptArr[:v.nScripts]
 }
 
-// writes calls fn with every path the call writes: the path of an edit
-// tool, and the redirect targets and written operands of every Bash
+// writes calls fn with every path the call writes: the written files of a
+// file tool, and the redirect targets and written operands of every Bash
 // sub-command. It stops when fn returns true and reports whether it did.
 func (v *callView) writes(fn func(string) bool) bool {
-	if v.class == classEdit {
-		for _, p := range v.paths {
-			if fn(p) {
-				return true
-			}
+	for _, f := range v.files {
+		if f.Write && fn(f.Path) {
+			return true
 		}
-		return false
 	}
 	for _, s := range v.scripts() {
 		for i := range s.Commands {

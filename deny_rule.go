@@ -46,7 +46,7 @@ func (r DenyRule) matches(v *callView) bool {
 	case ruleTool:
 		return v.req.Tool == r.r.name
 	case ruleBash:
-		if v.class != classBash {
+		if !v.shell {
 			return false
 		}
 		if v.unreadable {
@@ -59,14 +59,14 @@ func (r DenyRule) matches(v *callView) bool {
 		}
 		return false
 	default:
-		if !r.r.concerns(v.class) {
+		if !v.file {
 			return false
 		}
 		if v.unreadable {
 			return true
 		}
-		for _, p := range v.paths {
-			if r.r.glob.match(p, true) {
+		for _, f := range v.files {
+			if r.r.matchesFile(f, true) {
 				return true
 			}
 		}

@@ -537,7 +537,7 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 		args = pre.input
 	}
 	d.injectLater(pre.inject)
-	auth := d.rc.authorizeNotify(ctx, PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: args, Effect: EffectOf(tool)}, out)
+	auth := d.rc.authorizeNotify(ctx, PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: args, Effect: EffectOf(tool), tool: tool}, out)
 	if !auth.allowed {
 		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: auth.reason})
 		out.result = errorResult(call, "permission denied: "+auth.reason)

@@ -65,6 +65,10 @@ type PermissionRequest struct {
 	CallID string
 	Args   json.RawMessage
 	Effect ToolEffect
+
+	// tool is the called tool, when the loop knows it; the pipeline reads
+	// its [ShellTool] and [FileTool] declarations.
+	tool Tool
 }
 
 // PermissionPolicy authorises tool calls (the canUseTool seam).

@@ -64,7 +64,7 @@ func (g *GuardRule) matches(v *callView) bool {
 	if g.Call != nil && g.Call(v.req) {
 		return true
 	}
-	if g.Command != nil && v.class == classBash {
+	if g.Command != nil && v.shell {
 		for _, s := range v.scripts() {
 			for i := range s.Commands {
 				c := &s.Commands[i]

@@ -180,7 +180,11 @@ func (rc *RunContext) screen(ctx context.Context, v *callView, a *authorization)
 			return false
 		}
 	}
-	if v.class == classOther && len(g.guards) == 0 {
+	if v.unreadable && (len(g.deny) > 0 || len(g.guards) > 0 || !g.noDefaultGuards) {
+		a.reason = "tool " + v.req.Tool + ": " + v.why
+		return false
+	}
+	if !v.shell && !v.file && len(g.guards) == 0 {
 		return true
 	}
 	deny, ask := guardVerdict(g.guards, !g.noDefaultGuards, v)

@@ -1,0 +1,51 @@
+package helikon_test
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
+)
+
+// declaredShell is a user's shell tool under its own name and argument key,
+// declaring itself with [helikon.ShellTool].
+type declaredShell struct {
+	helikon.Tool
+}
+
+func (declaredShell) ShellCommand(args json.RawMessage) (string, error) {
+	var in struct {
+		Script string `json:"script"`
+	}
+	err := json.Unmarshal(args, &in)
+	return in.Script, err
+}
+
+type scriptArgs struct {
+	Script string `json:"script" jsonschema:"the script to run"`
+}
+
+func TestShellTool_TheLoopGovernsADeclaredShellByItsDeclaration(t *testing.T) {
+	rec := &recorder{output: "ok"}
+	inner := helikon.MustTool("run_script", "Run a script.", func(tc *helikon.ToolContext, in scriptArgs) (string, error) {
+		rec.add(in.Script)
+		return "ok", nil
+	})
+	m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "run_script", Args: `{"script":"cd /tmp && rm -rf ~"}`}), mock.Text("done"))
+	agent, err := helikon.NewAgent("ops", m, helikon.WithTools(declaredShell{inner}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := run(t, agent, helikon.NewRunContext(helikon.WithPermissionMode(helikon.PermissionBypass)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rec.ran) != 0 {
+		t.Errorf("the declared shell ran %q past the recursive-remove guard", rec.ran)
+	}
+	if d := eventsOf[helikon.PermissionDenied](res); len(d) != 1 || !strings.Contains(d[0].Reason, helikon.GuardRecursiveRemove) {
+		t.Errorf("PermissionDenied events = %+v, want one from %s", d, helikon.GuardRecursiveRemove)
+	}
+}
