@@ -2,6 +2,7 @@ package anthropic_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -26,10 +27,35 @@ func newModel(t testing.TB, baseURL string, opts ...anthropic.Option) *anthropic
 	return m
 }
 
+// toolUseInput returns the input of the tool_use block callID in a request.
+func toolUseInput(body []byte, callID string) (json.RawMessage, error) {
+	var req struct {
+		Messages []struct {
+			Content []struct {
+				Type  string          `json:"type"`
+				ID    string          `json:"id"`
+				Input json.RawMessage `json:"input"`
+			} `json:"content"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	for _, m := range req.Messages {
+		for _, b := range m.Content {
+			if b.Type == "tool_use" && b.ID == callID {
+				return b.Input, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("no tool_use block %s in %s", callID, body)
+}
+
 func TestMessages_Conformance(t *testing.T) {
 	providertest.Run(t, providertest.Suite{
-		Path: "/v1/messages",
-		New:  func(t testing.TB, baseURL string) helikon.Model { return newModel(t, baseURL) },
+		Path:          "/v1/messages",
+		CallArguments: toolUseInput,
+		New:           func(t testing.TB, baseURL string) helikon.Model { return newModel(t, baseURL) },
 		Text: providertest.Case{Fixture: "testdata/text.sse", Want: providertest.Want{
 			Text:       "Hello! I'm doing well, thank you for asking. How are you doing today? Is there anything I can help you with?",
 			Usage:      usage(12, 30, 0, 0),

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/internal/toolargs"
 	"github.com/paigasus/helikon/schema"
 )
 
@@ -252,11 +253,9 @@ func assistantBlocks(parts []helikon.ContentPart) []block {
 				out = append(out, block{Type: "text", Text: p.Text})
 			}
 		case helikon.ToolUsePart:
-			args := p.Args
-			if len(args) == 0 {
-				args = json.RawMessage("{}")
-			}
-			out = append(out, block{Type: "tool_use", ID: p.CallID, Name: p.Name, Input: args})
+			// input must be an object, even for arguments the model cut
+			// short: the tool result that follows tells it what went wrong.
+			out = append(out, block{Type: "tool_use", ID: p.CallID, Name: p.Name, Input: toolargs.Object(p.Args)})
 		}
 	}
 	return out

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/internal/toolargs"
 	"github.com/paigasus/helikon/schema"
 )
 
@@ -193,12 +194,10 @@ func chatMessages(items []helikon.Item) []chatMessage {
 				msg.Content = text
 			}
 			for _, u := range it.ToolUses() {
-				args := string(u.Args)
-				if args == "" {
-					args = "{}"
-				}
+				// Compatible servers (vLLM, SGLang) parse the arguments and
+				// reject a request whose history holds a truncated call.
 				msg.ToolCalls = append(msg.ToolCalls, chatToolCall{ID: u.CallID, Type: "function",
-					Function: chatFunction{Name: u.Name, Arguments: args}})
+					Function: chatFunction{Name: u.Name, Arguments: toolargs.String(u.Args)}})
 			}
 			// Reasoning parts have no Chat Completions field; they are dropped.
 			if msg.Content == nil && msg.ToolCalls == nil {

@@ -2,6 +2,7 @@ package openai_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -94,6 +95,52 @@ var httpErrors = map[string]providertest.Case{
 		Want: providertest.Want{Err: helikon.ModelUnavailable, StatusCode: 500}},
 }
 
+// chatCallArguments returns the arguments of tool call callID in a Chat
+// Completions request, decoded from the string the API carries them in.
+func chatCallArguments(body []byte, callID string) (json.RawMessage, error) {
+	var req struct {
+		Messages []struct {
+			ToolCalls []struct {
+				ID       string `json:"id"`
+				Function struct {
+					Arguments string `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
+		} `json:"messages"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	for _, m := range req.Messages {
+		for _, c := range m.ToolCalls {
+			if c.ID == callID {
+				return json.RawMessage(c.Function.Arguments), nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("no tool call %s in %s", callID, body)
+}
+
+// responsesCallArguments is [chatCallArguments] for a Responses request.
+func responsesCallArguments(body []byte, callID string) (json.RawMessage, error) {
+	var req struct {
+		Input []struct {
+			Type      string `json:"type"`
+			CallID    string `json:"call_id"`
+			Arguments string `json:"arguments"`
+		} `json:"input"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	for _, it := range req.Input {
+		if it.Type == "function_call" && it.CallID == callID {
+			return json.RawMessage(it.Arguments), nil
+		}
+	}
+	return nil, fmt.Errorf("no function_call %s in %s", callID, body)
+}
+
 func TestChat_Conformance(t *testing.T) {
 	schema := loadAPISchema(t, "CreateChatCompletionRequest.schema.json", "CreateChatCompletionRequest")
 	text := providertest.Want{
@@ -103,7 +150,8 @@ func TestChat_Conformance(t *testing.T) {
 		Finish:     helikon.FinishStop,
 	}
 	providertest.Run(t, providertest.Suite{
-		Path: "/chat/completions",
+		Path:          "/chat/completions",
+		CallArguments: chatCallArguments,
 		New: func(t testing.TB, baseURL string) helikon.Model {
 			m, err := openai.Chat("gpt-4o-2024-08-06", openai.WithBaseURL(baseURL), openai.WithAPIKey("sk-test"))
 			if err != nil {
@@ -151,7 +199,8 @@ func TestResponses_Conformance(t *testing.T) {
 		errs[k] = v
 	}
 	providertest.Run(t, providertest.Suite{
-		Path: "/responses",
+		Path:          "/responses",
+		CallArguments: responsesCallArguments,
 		New: func(t testing.TB, baseURL string) helikon.Model {
 			m, err := openai.Responses("gpt-5.1-codex-max", openai.WithBaseURL(baseURL), openai.WithAPIKey("sk-test"))
 			if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/internal/toolargs"
 )
 
 // The request body of POST /responses (components/schemas/CreateResponse).
@@ -159,11 +160,7 @@ func responsesInput(items []helikon.Item, threaded bool) []any {
 				case helikon.TextPart:
 					out = append(out, inputMessage{Type: "message", Role: "assistant", Content: p.Text})
 				case helikon.ToolUsePart:
-					args := string(p.Args)
-					if args == "" {
-						args = "{}"
-					}
-					out = append(out, functionCall{Type: "function_call", CallID: p.CallID, Name: p.Name, Arguments: args})
+					out = append(out, functionCall{Type: "function_call", CallID: p.CallID, Name: p.Name, Arguments: toolargs.String(p.Args)})
 				}
 			}
 		case helikon.RoleTool:

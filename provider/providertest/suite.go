@@ -46,6 +46,12 @@ type Suite struct {
 	// CheckRequest, when set, validates every request body the adapter
 	// sends, typically against the provider's published API schema.
 	CheckRequest func(t *testing.T, body []byte)
+
+	// CallArguments, when set, returns the arguments of the tool call
+	// callID as the request body carries them (decoded from a string where
+	// the API sends a string), so the suite can check that invalid
+	// arguments in the history still travel as a JSON object.
+	CallArguments func(body []byte, callID string) (json.RawMessage, error)
 }
 
 // Case is one recording and what the adapter must make of it.
@@ -167,6 +173,7 @@ func Run(t *testing.T, s Suite) {
 			s.replay(t, c, &helikon.ModelRequest{Messages: userAsk("Hello")})
 		})
 	}
+	t.Run("InvalidToolArgumentsInHistory", func(t *testing.T) { s.invalidArgsHistory(t) })
 	t.Run("TruncatedStreamIsTransport", func(t *testing.T) { s.truncated(t) })
 	t.Run("ConnectionFailureIsTransport", func(t *testing.T) { s.connectionFailure(t) })
 	t.Run("CancelMidStreamReturnsAndClosesBody", func(t *testing.T) { s.cancelMidStream(t, false) })
