@@ -55,7 +55,16 @@ func TestMessages_Conformance(t *testing.T) {
 	providertest.Run(t, providertest.Suite{
 		Path:          "/v1/messages",
 		CallArguments: toolUseInput,
-		New:           func(t testing.TB, baseURL string) helikon.Model { return newModel(t, baseURL) },
+		NewLimited: func(t testing.TB, baseURL string, n int) helikon.Model {
+			return newModel(t, baseURL, anthropic.WithMaxEventSize(n))
+		},
+		NotEventStream: map[string]providertest.Case{
+			"ErrorBodyIsTheAPIError": {Fixture: "testdata/context_length_in_200.http",
+				Want: providertest.Want{Err: helikon.ModelContextLengthExceeded, StatusCode: 200}},
+			"WholeJSONMessage": {Fixture: "testdata/non_streaming_message.http",
+				Want: providertest.Want{Err: helikon.ModelOther, StatusCode: 200}},
+		},
+		New: func(t testing.TB, baseURL string) helikon.Model { return newModel(t, baseURL) },
 		Text: providertest.Case{Fixture: "testdata/text.sse", Want: providertest.Want{
 			Text:       "Hello! I'm doing well, thank you for asking. How are you doing today? Is there anything I can help you with?",
 			Usage:      usage(12, 30, 0, 0),

@@ -47,6 +47,6 @@ func replay(t *testing.T, d *decoder, body string) (evs []helikon.ModelEvent, er
 		evs = append(evs, ev)
 		return true
 	}
-	httpx.ReadEvents(t.Context(), providerName, strings.NewReader(body), yield, func(b []byte) bool { return d.handle(b, yield) })
+	httpx.ReadEvents(t.Context(), providerName, strings.NewReader(body), 0, yield, func(b []byte) bool { return d.handle(b, yield) })
 	return evs, err
 }

@@ -53,7 +53,7 @@ func (m *MessagesModel) Invoke(ctx context.Context, req *helikon.ModelRequest) i
 			return
 		}
 		d := decoder{outputTool: r.outputTool}
-		e := httpx.Endpoint{Provider: providerName, Client: m.cfg.client, URL: m.url, Header: m.cfg.header, Classify: classifyHTTP}
+		e := httpx.Endpoint{Provider: providerName, Client: m.cfg.client, URL: m.url, Header: m.cfg.header, Classify: classifyHTTP, MaxEvent: m.cfg.maxEvent}
 		httpx.Stream(ctx, e, body, yield, func(data []byte) bool { return d.handle(data, yield) })
 	}
 }

@@ -43,6 +43,7 @@ type config struct {
 	// toolOutput synthesises structured output with a forced tool call.
 	toolOutput bool
 	caps       *helikon.ModelCapabilities
+	maxEvent   int
 }
 
 // CacheStrategy says where the adapter places prompt-cache breakpoints
@@ -72,6 +73,11 @@ func WithBaseURL(url string) Option { return func(c *config) { c.baseURL = url }
 // [http.DefaultTransport] with no overall timeout; bound calls with their
 // context).
 func WithHTTPClient(client *http.Client) Option { return func(c *config) { c.client = client } }
+
+// WithMaxEventSize bounds one line or event of the response stream, in
+// bytes (default 8 MiB). A stream sending a larger one fails with a
+// non-retryable error instead of growing memory without bound.
+func WithMaxEventSize(n int) Option { return func(c *config) { c.maxEvent = n } }
 
 // WithHeader adds a header to every request, e.g. "anthropic-beta".
 func WithHeader(key, value string) Option { return func(c *config) { c.header.Add(key, value) } }
@@ -114,6 +120,8 @@ func newConfig(model string, opts []Option) (config, error) {
 		return c, errors.New("anthropic: empty model id")
 	case c.maxTokens <= 0:
 		return c, fmt.Errorf("anthropic: max tokens %d must be positive", c.maxTokens)
+	case c.maxEvent < 0:
+		return c, fmt.Errorf("anthropic: max event size %d is negative", c.maxEvent)
 	case c.thinking != 0 && c.thinking < 1024:
 		return c, fmt.Errorf("anthropic: thinking budget %d is below the API minimum of 1024", c.thinking)
 	}

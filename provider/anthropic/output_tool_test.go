@@ -34,7 +34,7 @@ func TestDecoder_ForcedOutputToolStreamsAsText(t *testing.T) {
 		}
 		return true
 	}
-	httpx.ReadEvents(t.Context(), providerName, strings.NewReader(string(data)), yield, func(b []byte) bool { return d.handle(b, yield) })
+	httpx.ReadEvents(t.Context(), providerName, strings.NewReader(string(data)), 0, yield, func(b []byte) bool { return d.handle(b, yield) })
 	const prose = "I'll get the current weather in San Francisco for you in Fahrenheit."
 	answer, ok := strings.CutPrefix(text, prose)
 	if !ok || !json.Valid([]byte(answer)) || finish != helikon.FinishStop {

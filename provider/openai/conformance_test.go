@@ -141,6 +141,19 @@ func responsesCallArguments(body []byte, callID string) (json.RawMessage, error)
 	return nil, fmt.Errorf("no function_call %s in %s", callID, body)
 }
 
+// build constructs a model of either endpoint talking to baseURL.
+func build[M helikon.Model](t testing.TB, ctor func(string, ...openai.Option) (M, error), model, baseURL string, opts ...openai.Option) helikon.Model {
+	m, err := ctor(model, append([]openai.Option{openai.WithBaseURL(baseURL), openai.WithAPIKey("sk-test")}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// errorIn200 is an error body behind a 200, shared by both endpoints.
+var errorIn200 = providertest.Case{Fixture: "testdata/errors/context_length_in_200.http",
+	Want: providertest.Want{Err: helikon.ModelContextLengthExceeded, StatusCode: 200}}
+
 func TestChat_Conformance(t *testing.T) {
 	schema := loadAPISchema(t, "CreateChatCompletionRequest.schema.json", "CreateChatCompletionRequest")
 	text := providertest.Want{
@@ -152,12 +165,16 @@ func TestChat_Conformance(t *testing.T) {
 	providertest.Run(t, providertest.Suite{
 		Path:          "/chat/completions",
 		CallArguments: chatCallArguments,
+		NewLimited: func(t testing.TB, baseURL string, n int) helikon.Model {
+			return build(t, openai.Chat, "gpt-4o-2024-08-06", baseURL, openai.WithMaxEventSize(n))
+		},
+		NotEventStream: map[string]providertest.Case{
+			"ErrorBodyIsTheAPIError": errorIn200,
+			"WholeJSONCompletion": {Fixture: "testdata/chat/non_streaming_completion.http",
+				Want: providertest.Want{Err: helikon.ModelOther, StatusCode: 200}},
+		},
 		New: func(t testing.TB, baseURL string) helikon.Model {
-			m, err := openai.Chat("gpt-4o-2024-08-06", openai.WithBaseURL(baseURL), openai.WithAPIKey("sk-test"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return m
+			return build(t, openai.Chat, "gpt-4o-2024-08-06", baseURL)
 		},
 		Text: providertest.Case{Fixture: "testdata/chat/text.sse", Want: text},
 		ToolCall: providertest.Case{Fixture: "testdata/chat/tool_call.sse", Want: providertest.Want{
@@ -201,12 +218,16 @@ func TestResponses_Conformance(t *testing.T) {
 	providertest.Run(t, providertest.Suite{
 		Path:          "/responses",
 		CallArguments: responsesCallArguments,
+		NewLimited: func(t testing.TB, baseURL string, n int) helikon.Model {
+			return build(t, openai.Responses, "gpt-5.1-codex-max", baseURL, openai.WithMaxEventSize(n))
+		},
+		NotEventStream: map[string]providertest.Case{
+			"ErrorBodyIsTheAPIError": errorIn200,
+			"WholeJSONResponse": {Fixture: "testdata/responses/non_streaming_response.http",
+				Want: providertest.Want{Err: helikon.ModelOther, StatusCode: 200}},
+		},
 		New: func(t testing.TB, baseURL string) helikon.Model {
-			m, err := openai.Responses("gpt-5.1-codex-max", openai.WithBaseURL(baseURL), openai.WithAPIKey("sk-test"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return m
+			return build(t, openai.Responses, "gpt-5.1-codex-max", baseURL)
 		},
 		// The API reference's example elides the middle deltas ("...").
 		Text: providertest.Case{Fixture: "testdata/responses/text.sse", Want: providertest.Want{

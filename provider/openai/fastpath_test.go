@@ -27,7 +27,7 @@ func replayWith(t *testing.T, body []byte, handle func([]byte, func(helikon.Mode
 		r.events = append(r.events, ev)
 		return true
 	}
-	httpx.ReadEvents(t.Context(), providerName, strings.NewReader(string(body)), yield, func(b []byte) bool { return handle(b, yield) })
+	httpx.ReadEvents(t.Context(), providerName, strings.NewReader(string(body)), 0, yield, func(b []byte) bool { return handle(b, yield) })
 	return r
 }
 

@@ -29,6 +29,7 @@ type config struct {
 	client    *http.Client
 	header    http.Header
 	caps      *helikon.ModelCapabilities
+	maxEvent  int
 }
 
 // WithAPIKey sets the API key, replacing the OPENAI_API_KEY default. An
@@ -56,6 +57,13 @@ func WithHeader(key, value string) Option {
 	return func(c *config) { c.header.Add(key, value) }
 }
 
+// WithMaxEventSize bounds one line or event of the response stream, in
+// bytes (default 8 MiB). A stream sending a larger one fails with a
+// non-retryable error instead of growing memory without bound.
+func WithMaxEventSize(n int) Option {
+	return func(c *config) { c.maxEvent = n }
+}
+
 // WithCapabilities overrides the capabilities the model reports, for
 // OpenAI-compatible servers that lack some of OpenAI's features.
 func WithCapabilities(caps helikon.ModelCapabilities) Option {
@@ -72,6 +80,9 @@ func newConfig(model string, opts []Option) (config, error) {
 	}
 	if strings.TrimSpace(model) == "" {
 		return c, errors.New("openai: empty model id")
+	}
+	if c.maxEvent < 0 {
+		return c, fmt.Errorf("openai: max event size %d is negative", c.maxEvent)
 	}
 	if c.baseURL == "" {
 		c.baseURL = os.Getenv("OPENAI_BASE_URL")
@@ -102,5 +113,5 @@ func newConfig(model string, opts []Option) (config, error) {
 }
 
 func (c *config) endpoint(url string) httpx.Endpoint {
-	return httpx.Endpoint{Provider: providerName, Client: c.client, URL: url, Header: c.header, Classify: classifyHTTP}
+	return httpx.Endpoint{Provider: providerName, Client: c.client, URL: url, Header: c.header, Classify: classifyHTTP, MaxEvent: c.maxEvent}
 }

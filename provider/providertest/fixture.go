@@ -24,6 +24,11 @@ func Load(path string) (Recording, error) {
 	if err != nil {
 		return Recording{}, err
 	}
+	return parse(path, data)
+}
+
+// parse is [Load] for a recording already read.
+func parse(path string, data []byte) (Recording, error) {
 	if strings.HasSuffix(path, ".sse") {
 		return Recording{Status: http.StatusOK, Header: http.Header{"Content-Type": {"text/event-stream"}}, Body: data}, nil
 	}

@@ -47,6 +47,15 @@ type Suite struct {
 	// sends, typically against the provider's published API schema.
 	CheckRequest func(t *testing.T, body []byte)
 
+	// NotEventStream maps a name to a recording of a 2xx response that is
+	// not an event stream (a JSON error body, a whole JSON completion) and
+	// the error it must yield. The suite adds a gateway's HTML page and an
+	// empty body itself; every such case must fail without retry.
+	NotEventStream map[string]Case
+	// NewLimited, when set, is New with the adapter's limit on one stream
+	// event set to maxEvent bytes.
+	NewLimited func(t testing.TB, baseURL string, maxEvent int) helikon.Model
+
 	// CallArguments, when set, returns the arguments of the tool call
 	// callID as the request body carries them (decoded from a string where
 	// the API sends a string), so the suite can check that invalid
@@ -173,6 +182,19 @@ func Run(t *testing.T, s Suite) {
 			s.replay(t, c, &helikon.ModelRequest{Messages: userAsk("Hello")})
 		})
 	}
+	t.Run("NotAnEventStream", func(t *testing.T) {
+		s.genericNotEventStream(t)
+		for name, c := range s.NotEventStream {
+			t.Run(name, func(t *testing.T) {
+				rec, err := Load(c.Fixture)
+				if err != nil {
+					t.Fatal(err)
+				}
+				s.notEventStream(t, rec, c.Want, "")
+			})
+		}
+	})
+	t.Run("OversizedEventIsNotRetryable", func(t *testing.T) { s.oversizedEvent(t) })
 	t.Run("InvalidToolArgumentsInHistory", func(t *testing.T) { s.invalidArgsHistory(t) })
 	t.Run("TruncatedStreamIsTransport", func(t *testing.T) { s.truncated(t) })
 	t.Run("ConnectionFailureIsTransport", func(t *testing.T) { s.connectionFailure(t) })

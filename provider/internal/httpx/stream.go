@@ -18,8 +18,12 @@ type Endpoint struct {
 	Client   *http.Client
 	URL      string
 	Header   http.Header
-	// Classify turns a non-2xx response into the error to report.
+	// Classify turns an error response into the error to report: any
+	// non-2xx response, and a 2xx one whose body is a JSON error.
 	Classify func(status int, h http.Header, body []byte) *helikon.ModelError
+	// MaxEvent bounds one line or event of the stream (see
+	// [sse.NewDecoder]); zero means [sse.DefaultMaxEvent].
+	MaxEvent int
 }
 
 // Encode marshals the request body an adapter built, or reports why it
@@ -41,7 +45,8 @@ func Encode[T any](provider string, v *T, err error) ([]byte, error) {
 // returns false (it has yielded the terminal event or an error, or the
 // consumer stopped). Every failure reaches yield as a [helikon.ModelError];
 // a stream that ends while handle still wants more is a Transport error
-// wrapping [ErrStreamTruncated]. The response body is closed on return,
+// wrapping [ErrStreamTruncated]; a 2xx response that is not an event
+// stream fails before reading (see [ErrNotEventStream]). The response body is closed on return,
 // which is what releases the connection when the consumer breaks off or ctx
 // is cancelled.
 func Stream(ctx context.Context, e Endpoint, body []byte, yield func(helikon.ModelEvent, error) bool, handle func(data []byte) bool) {
@@ -55,16 +60,28 @@ func Stream(ctx context.Context, e Endpoint, body []byte, yield func(helikon.Mod
 		return
 	}
 	defer resp.Body.Close()
-	ReadEvents(ctx, e.Provider, resp.Body, yield, handle)
+	events, me := eventStream(e, resp)
+	if me != nil {
+		yield(nil, me)
+		return
+	}
+	ReadEvents(ctx, e.Provider, events, e.MaxEvent, yield, handle)
 }
 
-// ReadEvents is the reading half of [Stream], for a body already in hand.
-func ReadEvents(ctx context.Context, provider string, body io.Reader, yield func(helikon.ModelEvent, error) bool, handle func(data []byte) bool) {
-	dec := sse.NewDecoder(body)
+// ReadEvents is the reading half of [Stream], for a body already in hand;
+// maxEvent is [Endpoint.MaxEvent]. An event over that limit ends the
+// stream with a non-retryable error wrapping [sse.ErrEventTooLarge]: a
+// server that sent one will send it again.
+func ReadEvents(ctx context.Context, provider string, body io.Reader, maxEvent int, yield func(helikon.ModelEvent, error) bool, handle func(data []byte) bool) {
+	dec := sse.NewDecoder(body, maxEvent)
 	for {
 		ev, err := dec.Next()
 		if err != nil {
-			if errors.Is(err, io.EOF) {
+			switch {
+			case errors.Is(err, sse.ErrEventTooLarge) && ctx.Err() == nil:
+				yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: provider, Message: "stream event over the size limit", Err: err})
+				return
+			case errors.Is(err, io.EOF):
 				err = ErrStreamTruncated
 			}
 			yield(nil, TransportError(ctx, provider, err))

@@ -4,14 +4,29 @@
 // The decoder is written for the hot path of a model stream: it reads with
 // [bufio.Reader.ReadSlice] and hands out views into its own buffers, so a
 // stream of small events decodes without allocating per event.
+//
+// Every event is bounded: a line or event larger than the decoder's limit
+// ends the stream with [ErrEventTooLarge] instead of growing the heap for
+// as long as a broken or hostile server keeps sending.
 package sse
 
 import (
 	"bufio"
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 )
+
+// DefaultMaxEvent is the limit on one line or event when none is given:
+// far above the largest event a model API sends (a Responses
+// response.completed event repeats the whole answer, images included), far
+// below what would strain a process.
+const DefaultMaxEvent = 8 << 20
+
+// ErrEventTooLarge reports a line or event larger than the decoder's
+// limit. The stream cannot be resumed after it.
+var ErrEventTooLarge = errors.New("sse: event too large")
 
 // Event is one dispatched event. Type is the "event" field (empty when the
 // stream names none) and Data the "data" lines joined with "\n". Both slices
@@ -24,18 +39,31 @@ type Event struct {
 // Decoder reads events from a stream.
 type Decoder struct {
 	r    *bufio.Reader
+	max  int
 	line []byte // scratch for lines longer than the reader's buffer
 	data []byte
 	typ  []byte
+	// started is set after the first line, whose byte-order mark the
+	// standard says to drop.
+	started bool
 	// hasData records that a data line arrived: only such an event is
 	// dispatched, and even an empty first data line is joined to the next
 	// one with "\n", as the standard says.
 	hasData bool
 }
 
-// NewDecoder returns a Decoder reading from r.
-func NewDecoder(r io.Reader) *Decoder {
-	return &Decoder{r: bufio.NewReaderSize(r, 64<<10)}
+// NewDecoder returns a Decoder reading from r that accepts lines and
+// events of up to maxEvent bytes (the "data" lines of an event joined);
+// maxEvent <= 0 means [DefaultMaxEvent].
+func NewDecoder(r io.Reader, maxEvent int) *Decoder {
+	if maxEvent <= 0 {
+		maxEvent = DefaultMaxEvent
+	}
+	return &Decoder{r: bufio.NewReaderSize(r, min(64<<10, maxEvent+2)), max: maxEvent}
+}
+
+func (d *Decoder) tooLarge() error {
+	return fmt.Errorf("%w: more than %d bytes", ErrEventTooLarge, d.max)
 }
 
 // Next returns the next event. At the end of the stream it returns io.EOF;
@@ -70,6 +98,9 @@ func (d *Decoder) Next() (Event, error) {
 		}
 		switch string(name) {
 		case "data":
+			if len(d.data)+len(value)+1 > d.max {
+				return Event{}, d.tooLarge()
+			}
 			if d.hasData {
 				d.data = append(d.data, '\n')
 			}
@@ -83,12 +114,17 @@ func (d *Decoder) Next() (Event, error) {
 }
 
 // readLine returns the next line without its terminator (\n, \r\n or \r
-// before \n). The returned slice is valid until the next read.
+// before \n). The returned slice is valid until the next read. A line
+// longer than the limit fails as soon as the limit is passed, before it is
+// read whole.
 func (d *Decoder) readLine() ([]byte, error) {
 	line, err := d.r.ReadSlice('\n')
 	if errors.Is(err, bufio.ErrBufferFull) {
 		d.line = append(d.line[:0], line...)
 		for errors.Is(err, bufio.ErrBufferFull) {
+			if len(d.line) > d.max+2 { // +2: the line's own terminator
+				return nil, d.tooLarge()
+			}
 			line, err = d.r.ReadSlice('\n')
 			d.line = append(d.line, line...)
 		}
@@ -97,7 +133,14 @@ func (d *Decoder) readLine() ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	if len(line) > d.max+2 {
+		return nil, d.tooLarge()
+	}
 	line = line[:len(line)-1]
+	if !d.started {
+		d.started = true
+		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+	}
 	if n := len(line); n > 0 && line[n-1] == '\r' {
 		line = line[:n-1]
 	}

@@ -12,15 +12,7 @@ type ev struct{ typ, data string }
 
 func decodeAll(t *testing.T, r io.Reader) ([]ev, error) {
 	t.Helper()
-	d := NewDecoder(r)
-	var out []ev
-	for {
-		e, err := d.Next()
-		if err != nil {
-			return out, err
-		}
-		out = append(out, ev{string(e.Type), string(e.Data)})
-	}
+	return decodeAllLimit(t, r, 0)
 }
 
 func TestDecoder_FramesEventsAsTheStandardSays(t *testing.T) {
@@ -36,6 +28,7 @@ func TestDecoder_FramesEventsAsTheStandardSays(t *testing.T) {
 		{"empty first data line still joins", "data:\ndata: b\n\n", []ev{{"", "\nb"}}},
 		{"no space after colon", "data:x\n\n", []ev{{"", "x"}}},
 		{"comments and keep-alives skipped", ": ping\n\ndata: x\n\n", []ev{{"", "x"}}},
+		{"leading byte-order mark dropped", "\xef\xbb\xbfdata: x\n\n", []ev{{"", "x"}}},
 		{"unknown fields ignored", "...\nid: 7\nretry: 10\ndata: x\n\n", []ev{{"", "x"}}},
 		{"extra blank lines between events", "data: a\n\n\n\ndata: b\n\n", []ev{{"", "a"}, {"", "b"}}},
 		{"unterminated final event discarded", "data: a\n\ndata: b\n", []ev{{"", "a"}}},
@@ -85,7 +78,7 @@ func BenchmarkDecoder(b *testing.B) {
 	in := sb.String()
 	b.ReportAllocs()
 	r := strings.NewReader(in)
-	d := NewDecoder(r)
+	d := NewDecoder(r, 0)
 	for b.Loop() {
 		r.Reset(in)
 		d.r.Reset(r)
@@ -94,5 +87,78 @@ func BenchmarkDecoder(b *testing.B) {
 				break
 			}
 		}
+	}
+}
+
+// endless is a server that never ends its line: it counts what it serves.
+type endless struct {
+	b    byte
+	read int
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = e.b
+	}
+	e.read += len(p)
+	return len(p), nil
+}
+
+func TestDecoder_LineOverTheLimitFailsBeforeItIsReadWhole(t *testing.T) {
+	const limit = 1 << 20
+	for _, tc := range []struct {
+		name   string
+		prefix string
+	}{
+		{"endless data line", "data: "},
+		{"endless comment line", ": "},
+		{"endless field name", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := &endless{b: 'a'}
+			d := NewDecoder(io.MultiReader(strings.NewReader(tc.prefix), src), limit)
+			_, err := d.Next()
+			if !errors.Is(err, ErrEventTooLarge) {
+				t.Fatalf("err = %v, want ErrEventTooLarge", err)
+			}
+			// The decoder stops within one buffer of the limit.
+			if src.read > limit+2*(64<<10) {
+				t.Errorf("read %d bytes for a %d-byte limit", src.read, limit)
+			}
+		})
+	}
+}
+
+func TestDecoder_EventOfManyLinesOverTheLimitFails(t *testing.T) {
+	line := "data: " + strings.Repeat("x", 1000) + "\n"
+	in := strings.Repeat(line, 100) + "\n" // 100 kB of data in one event
+	_, err := decodeAllLimit(t, strings.NewReader(in), 50_000)
+	if !errors.Is(err, ErrEventTooLarge) {
+		t.Fatalf("err = %v, want ErrEventTooLarge", err)
+	}
+	evs, err := decodeAllLimit(t, strings.NewReader(in), 200_000)
+	if !errors.Is(err, io.EOF) || len(evs) != 1 {
+		t.Fatalf("under the limit: %d events, err %v", len(evs), err)
+	}
+}
+
+func TestDecoder_EventExactlyAtTheLimitPasses(t *testing.T) {
+	data := strings.Repeat("y", 100)
+	evs, err := decodeAllLimit(t, strings.NewReader("data: "+data+"\r\n\r\n"), len(data)+len("data: "))
+	if !errors.Is(err, io.EOF) || len(evs) != 1 || evs[0].data != data {
+		t.Fatalf("events %v, err %v", evs, err)
+	}
+}
+
+func decodeAllLimit(t *testing.T, r io.Reader, limit int) ([]ev, error) {
+	t.Helper()
+	d := NewDecoder(r, limit)
+	var out []ev
+	for {
+		e, err := d.Next()
+		if err != nil {
+			return out, err
+		}
+		out = append(out, ev{string(e.Type), string(e.Data)})
 	}
 }
