@@ -177,7 +177,7 @@ func TestAgentAsTool_FailureIsAToolErrorNotARunFailure(t *testing.T) {
 		{"sub-run failure", mustAgent(t, "sub", mock.Scripted(mock.Fail(errors.New("model down")))), "model down"},
 		{"twice-invalid arguments inside do not count against the caller", mustAgent(t, "sub", mock.Scripted(
 			mock.ToolCalls(mock.Call{ID: "1", Name: "add", Args: `{"a":"x"}`}),
-			mock.ToolCalls(mock.Call{ID: "2", Name: "add", Args: `{"a":"y"}`})), helikon.WithTools(addTool)), "invalid arguments twice"},
+			mock.ToolCalls(mock.Call{ID: "2", Name: "add", Args: `{"a":"y"}`})), helikon.WithTools(addTool)), "missed the schema twice"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

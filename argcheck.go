@@ -69,7 +69,8 @@ func splitErrors(err error) []string {
 	var out []string
 	for _, line := range strings.Split(err.Error(), "\n") {
 		if line = strings.TrimSpace(line); line != "" {
-			out = append(out, line)
+			// The validator prints a JSON null as the zero reflect.Value.
+			out = append(out, strings.ReplaceAll(line, "<invalid reflect.Value>", "null"))
 		}
 	}
 	return out

@@ -48,8 +48,11 @@ type driver struct {
 	rc  *RunContext
 	cfg RunConfig
 	tc  TransitionCtx
-	// handedOff is set once a handoff target produced the run's outcome.
-	handedOff bool
+	// handedOff is set once a handoff target produced the run's outcome;
+	// lastAgent then names the agent that ended the target's run.
+	handedOff      bool
+	lastAgent      string
+	lastStructured bool
 	// depthLimit bounds this run's nesting depth and that of its handoffs.
 	depthLimit int
 	// input is the input guardrail check running beside the first model
@@ -245,7 +248,11 @@ func (d *driver) finish(ctx context.Context, state LoopState, yield func(Event) 
 			}
 		}
 		fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnRunComplete, Agent: d.a.name})
-		yield(RunCompleted{Agent: d.a.name, Usage: s.Usage})
+		done := RunCompleted{Agent: d.a.name, Usage: s.Usage, Structured: d.a.output != nil}
+		if d.handedOff {
+			done.Agent, done.Structured = d.lastAgent, d.lastStructured
+		}
+		yield(done)
 	case Failed:
 		yield(RunFailed{Err: s.Err})
 	default:

@@ -98,8 +98,16 @@ type StructuredOutputFailed struct {
 
 // RunCompleted ends a successful run with its summed usage.
 type RunCompleted struct {
+	// Agent names the agent whose output ended the run, the same agent as
+	// [RunResult].LastAgent: after a handoff the target (or the target's own
+	// target), after a sequential workflow or a loop its last step's agent,
+	// after a swarm the member that answered. Parallel and graph workflows
+	// compose their own final output, so they name themselves.
 	Agent string `json:"agent,omitempty"`
 	Usage Usage  `json:"usage"`
+	// Structured reports that the final output is structured output the
+	// answering agent validated against its output type ([WithOutput]).
+	Structured bool `json:"structured,omitempty"`
 }
 
 // RunFailed ends a failed run. Err is usually an [*AgentError] or wraps one

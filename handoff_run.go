@@ -34,6 +34,7 @@ func (d *driver) handoff(ctx context.Context, target string, yield func(Event) b
 			continue
 		case RunCompleted:
 			res.Usage = e.Usage
+			d.lastAgent, d.lastStructured = e.Agent, e.Structured
 			continue
 		case RunFailed:
 			res.Err = e.Err

@@ -53,12 +53,12 @@ func (l *LoopAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter.
 		var total Usage
 		for range l.maxIterations {
 			for _, st := range l.steps {
-				child, ok := l.runStep(ctx, rc, st, input, &total, yield)
+				child, o, ok := l.runStep(ctx, rc, st, input, &total, yield)
 				if !ok {
 					return
 				}
 				if child.actions.Escalated() {
-					yield(RunCompleted{Agent: l.name, Usage: total})
+					yield(RunCompleted{Agent: o.agent, Usage: total, Structured: o.structured})
 					return
 				}
 			}

@@ -74,8 +74,8 @@ func TestLoop_EscalateStopsAfterTheEscalatingSubAgent(t *testing.T) {
 	if res.Usage != (helikon.Usage{InputTokens: 60, OutputTokens: 30}) {
 		t.Errorf("usage = %+v", res.Usage)
 	}
-	if c := res.Events[len(res.Events)-1].(helikon.RunCompleted); c.Agent != "refine" {
-		t.Errorf("completed by %q", c.Agent)
+	if c := res.Events[len(res.Events)-1].(helikon.RunCompleted); c.Agent != "critic" || c.Agent != res.LastAgent {
+		t.Errorf("completed by %q, last agent %q; want the escalating critic", c.Agent, res.LastAgent)
 	}
 	if rc.Actions().Escalated() {
 		t.Error("the loop passed the escalation it consumed to its own caller")

@@ -12,7 +12,10 @@ type RunResult struct {
 	FinalOutput string
 	// LastAgent names the agent that produced it.
 	LastAgent string
-	Events    []Event
+	// Structured reports that FinalOutput is the answering agent's validated
+	// structured output (see [RunCompleted]).
+	Structured bool
+	Events     []Event
 	// Usage sums every turn of the run, its handoffs and its sub-agents,
 	// failed runs included; Usage.Cost is set when the run had a price
 	// table ([WithPrices]).
@@ -22,25 +25,63 @@ type RunResult struct {
 // Collect drains a run. A [RunFailed] becomes the returned error (the result
 // still holds every event seen).
 func Collect(stream iter.Seq[Event]) (*RunResult, error) {
-	res := &RunResult{}
-	var runErr error
-	for ev := range stream {
-		res.Events = append(res.Events, ev)
-		switch e := ev.(type) {
-		case MessageOutput:
-			res.FinalOutput = e.Item.Text()
-			res.LastAgent = e.Item.Agent
-		case RunCompleted:
-			res.Usage = e.Usage
-		case RunFailed:
-			runErr = e.Err
-			res.Usage = e.Usage
+	var c Collector
+	for range c.Observe(stream) {
+	}
+	return c.Result()
+}
+
+// Collector builds a [RunResult] from a run's events while the caller
+// streams them, so one pass can print tokens as they arrive, let a runner
+// persist the run, and still end with a result (typed, with [OutputAs]):
+//
+//	var c helikon.Collector
+//	for ev := range c.Observe(r.RunStreamed(ctx, agent, rc, input)) {
+//		if d, ok := ev.(helikon.TokenDelta); ok {
+//			fmt.Print(d.Text)
+//		}
+//	}
+//	plan, err := helikon.OutputAs[Plan](c.Result())
+//
+// The zero Collector is ready to use; it observes one run.
+type Collector struct {
+	res RunResult
+	err error
+}
+
+// Observe returns stream with every event recorded on the way through.
+// Breaking out of the range stops the run as it would without Observe.
+func (c *Collector) Observe(stream iter.Seq[Event]) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		for ev := range stream {
+			c.add(ev)
+			if !yield(ev) {
+				return
+			}
 		}
 	}
-	if runErr != nil {
-		return res, runErr
+}
+
+func (c *Collector) add(ev Event) {
+	res := &c.res
+	res.Events = append(res.Events, ev)
+	switch e := ev.(type) {
+	case MessageOutput:
+		res.FinalOutput = e.Item.Text()
+		res.LastAgent = e.Item.Agent
+	case RunCompleted:
+		res.Usage, res.Structured = e.Usage, e.Structured
+	case RunFailed:
+		c.err = e.Err
+		res.Usage = e.Usage
 	}
-	return res, nil
+}
+
+// Result returns what the observed events add up to. A [RunFailed] becomes
+// the returned error; the result still holds every event seen.
+func (c *Collector) Result() (*RunResult, error) {
+	res := c.res
+	return &res, c.err
 }
 
 // TypedResult is a drained run whose final output decoded into a T.
@@ -52,15 +93,29 @@ type TypedResult[T any] struct {
 // CollectTyped drains a run of an agent built [WithOutput] and decodes the
 // final output into a T. A structured-output failure surfaces as an
 // [*AgentError] of kind InvalidStructuredOutput; a final output that does not
-// decode as T (a plain-text run, say) as one of kind Other.
+// decode as T (a plain-text run, say) as one of kind Other, whose message
+// says when the answering agent had no output type at all.
 func CollectTyped[T any](stream iter.Seq[Event]) (*TypedResult[T], error) {
-	res, err := Collect(stream)
+	return OutputAs[T](Collect(stream))
+}
+
+// OutputAs decodes a drained run's final output into a T, as [CollectTyped]
+// does. It takes a result and an error, so it chains onto [Collect],
+// [Collector.Result] or a runner's Run directly; a non-nil err is returned
+// as is, with the result.
+func OutputAs[T any](res *RunResult, err error) (*TypedResult[T], error) {
 	out := &TypedResult[T]{RunResult: res}
-	if err != nil {
+	if err != nil || res == nil {
 		return out, err
 	}
 	if err := json.Unmarshal([]byte(res.FinalOutput), &out.Output); err != nil {
-		return out, &AgentError{Kind: KindOther, Message: "final output does not decode as " + reflect.TypeFor[T]().String() + ": " + err.Error(), FinalText: res.FinalOutput, Err: err}
+		want := reflect.TypeFor[T]().String()
+		if !res.Structured {
+			return out, &AgentError{Kind: KindOther, Agent: res.LastAgent, FinalText: res.FinalOutput, Err: err,
+				Message: "agent has no output type, so its final output is plain text, not a " + want + "; build it with WithOutput[" + want + "]()"}
+		}
+		return out, &AgentError{Kind: KindOther, Agent: res.LastAgent, FinalText: res.FinalOutput, Err: err,
+			Message: "final output does not decode as " + want}
 	}
 	return out, nil
 }

@@ -44,17 +44,20 @@ func (s *SequentialAgent) Run(ctx context.Context, rc *RunContext, input []Item)
 		defer done()
 		var total Usage
 		escalated := false
+		last := RunCompleted{Agent: s.name}
 		for _, st := range s.steps {
-			child, ok := s.runStep(ctx, rc, st, input, &total, yield)
+			child, o, ok := s.runStep(ctx, rc, st, input, &total, yield)
 			if !ok {
 				return
 			}
+			last.Agent, last.Structured = o.agent, o.structured
 			escalated = escalated || child.actions.Escalated()
 		}
 		// An escalation inside a step is this run's, for an enclosing loop.
 		if escalated {
 			rc.actions.Escalate()
 		}
-		yield(RunCompleted{Agent: s.name, Usage: total})
+		last.Usage = total
+		yield(last)
 	}
 }

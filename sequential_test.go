@@ -49,8 +49,8 @@ func TestSequential_StepsRunInOrderThroughState(t *testing.T) {
 	if s := res.Events[0].(helikon.RunStarted); s.Agent != "research-then-write" {
 		t.Errorf("run started by %q", s.Agent)
 	}
-	if c := res.Events[len(res.Events)-1].(helikon.RunCompleted); c.Agent != "research-then-write" {
-		t.Errorf("run completed by %q", c.Agent)
+	if c := res.Events[len(res.Events)-1].(helikon.RunCompleted); c.Agent != "writer" {
+		t.Errorf("run completed by %q; want the last step's agent", c.Agent)
 	}
 	if res.FinalOutput != "Brief: rates are up." || res.LastAgent != "writer" {
 		t.Errorf("final = %q by %q", res.FinalOutput, res.LastAgent)

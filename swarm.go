@@ -191,7 +191,7 @@ func (s *SwarmAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter
 			yield(RunFailed{Err: o.err})
 			return
 		}
-		yield(RunCompleted{Agent: s.name, Usage: o.usage})
+		yield(RunCompleted{Agent: o.agent, Usage: o.usage, Structured: o.structured})
 	}
 }
 

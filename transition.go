@@ -269,8 +269,8 @@ func afterTools(s ExecutingTools, res ToolResults, tc *TransitionCtx) Transition
 		if slices.Contains(p.Strikes, r.Name) {
 			out.Next = Failed{Err: &AgentError{
 				Kind: KindTool, Agent: tc.Agent,
-				Message: "tool " + r.Name + " was called with invalid arguments twice",
-				Err:     &ToolError{Kind: ToolInvalidArgs, Tool: r.Name, SchemaErrors: resultTexts(r)},
+				Message: "the model missed the schema twice",
+				Err:     &ToolError{Kind: ToolInvalidArgs, Tool: r.Name, SchemaErrors: schemaErrorsOf(r)},
 			}, Usage: p.Usage}
 			out.Action = NextAction{Kind: ActTerminate}
 			return out
@@ -381,6 +381,17 @@ func terminal(s LoopState) TransitionOutcome {
 
 func unexpected(s LoopState, in TransitionInput, tc *TransitionCtx) TransitionOutcome {
 	return fail(progressOf(s).Usage, agentErrorf(KindOther, tc.Agent, "unexpected input %T in state %T", in, s), tc.Agent)
+}
+
+// schemaErrorsOf returns the schema errors an invalid-arguments result
+// reported, without the "tool X: invalid arguments: " lead the model saw.
+func schemaErrorsOf(r ToolResult) []string {
+	lead := (&ToolError{Kind: ToolInvalidArgs, Tool: r.Name}).Error() + ": "
+	out := resultTexts(r)
+	for i, s := range out {
+		out[i] = strings.TrimPrefix(s, lead)
+	}
+	return out
 }
 
 func resultTexts(r ToolResult) []string {

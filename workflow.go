@@ -158,10 +158,14 @@ func (c *composite) begin(ctx context.Context, rc *RunContext, yield func(Event)
 
 // childOutcome is what a parent keeps of one sub-agent's run.
 type childOutcome struct {
-	final    string
-	usage    Usage
-	err      error
-	finished bool
+	final string
+	// agent names the agent that ended the child's run (its
+	// RunCompleted.Agent).
+	agent      string
+	structured bool
+	usage      Usage
+	err        error
+	finished   bool
 }
 
 // see folds ev into o and reports whether the parent forwards it.
@@ -170,7 +174,7 @@ func (o *childOutcome) see(ev Event) bool {
 	case RunStarted:
 		return false
 	case RunCompleted:
-		o.usage, o.finished = e.Usage, true
+		o.usage, o.agent, o.structured, o.finished = e.Usage, e.Agent, e.Structured, true
 		return false
 	case RunFailed:
 		o.err, o.finished = e.Err, true
@@ -208,24 +212,25 @@ func runChild(ctx context.Context, rc *RunContext, agent Agent, input []Item, yi
 }
 
 // runStep runs one step of a sequential workflow, adds its usage to total
-// and writes its final text to state. ok is false when the run is over: the
-// step failed (RunFailed was emitted) or the consumer stopped.
-func (c *composite) runStep(ctx context.Context, rc *RunContext, st step, input []Item, total *Usage, yield func(Event) bool) (child *RunContext, ok bool) {
+// and writes its final text to state. It returns the step's run context and
+// how its run ended. ok is false when the run is over: the step failed
+// (RunFailed was emitted) or the consumer stopped.
+func (c *composite) runStep(ctx context.Context, rc *RunContext, st step, input []Item, total *Usage, yield func(Event) bool) (child *RunContext, o childOutcome, ok bool) {
 	if err := ctx.Err(); err != nil {
 		yield(RunFailed{Err: cancelled(c.name, err)})
-		return nil, false
+		return nil, o, false
 	}
-	o, child, ok := runChild(ctx, rc, st.agent, input, yield)
+	o, child, ok = runChild(ctx, rc, st.agent, input, yield)
 	if !ok {
-		return nil, false
+		return nil, o, false
 	}
 	*total = total.Add(o.usage)
 	if o.err != nil {
 		yield(RunFailed{Err: o.err})
-		return nil, false
+		return nil, o, false
 	}
 	rc.state.Set(st.key, o.final)
-	return child, true
+	return child, o, true
 }
 
 // subagentStopped fires the run-level OnSubagentStop hooks. A stop cannot

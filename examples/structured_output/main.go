@@ -1,16 +1,22 @@
 // Command structured_output asks an agent for a typed answer: the final turn
 // is constrained to the JSON Schema of TransactionCategory, the answer is
-// validated (with one repair turn on a miss) and decoded. It runs on the
+// validated (with one repair turn on a miss) and decoded. It shows the
+// one-pass form: the run streams through the runner (which persists it in
+// the session), a [helikon.Collector] records it on the way, and
+// [helikon.OutputAs] decodes the typed answer at the end. It runs on the
 // scripted mock model, so it needs no API key.
 package main
 
 import (
 	"context"
 	"fmt"
+	"io"
 	"log"
+	"os"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/runner"
 )
 
 // TransactionCategory is the typed answer.
@@ -22,6 +28,12 @@ type TransactionCategory struct {
 }
 
 func main() {
+	if err := run(context.Background(), os.Stdout); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context, w io.Writer) error {
 	// The first answer misses the schema (confidence is a string); the loop
 	// shows the model the schema errors and the repair turn gets it right.
 	model := mock.Scripted(
@@ -33,17 +45,29 @@ func main() {
 			"recurring, and express your confidence as a number between 0.0 and 1.0."),
 		helikon.WithOutput[TransactionCategory]())
 	if err != nil {
-		log.Fatal(err)
+		return err
 	}
-	res, err := helikon.CollectTyped[TransactionCategory](agent.Run(context.Background(), helikon.Ephemeral(),
-		helikon.UserText("NETFLIX.COM 866-579-7172 CA — $15.49")))
-	if err != nil {
-		log.Fatal(err)
-	}
-	for _, ev := range res.Events {
-		if r, ok := ev.(helikon.RepairStarted); ok {
-			fmt.Printf("(repair turn %d)\n", r.Attempt)
+	session := helikon.NewMemorySession()
+	rc := helikon.NewRunContext(helikon.WithSession(session))
+
+	var c helikon.Collector
+	for ev := range c.Observe(runner.New().RunStreamed(ctx, agent, rc, helikon.UserText("NETFLIX.COM 866-579-7172 CA — $15.49"))) {
+		switch e := ev.(type) {
+		case helikon.TurnStarted:
+			fmt.Fprintf(w, "turn %d\n", e.Turn)
+		case helikon.RepairStarted:
+			fmt.Fprintf(w, "(repair turn %d)\n", e.Attempt)
 		}
 	}
-	fmt.Printf("%+v\n", res.Output)
+	res, err := helikon.OutputAs[TransactionCategory](c.Result())
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%+v\n", res.Output)
+	history, err := session.Snapshot(ctx)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%d messages in the session\n", len(history))
+	return nil
 }
