@@ -51,8 +51,10 @@ func testPool(t testing.TB) *pgxpool.Pool {
 		migrateErr = postgres.Migrate(ctx, shared)
 	})
 	if poolErr != nil {
-		sessiontest.Unreachable(t, "PostgreSQL not reachable at "+testURL()+": start it with "+
-			"`pg_ctlcluster --skip-systemctl-redirect 15 main start` ("+poolErr.Error()+")")
+		sessiontest.Unreachable(t, "PostgreSQL with a database named \"test\" is needed at "+testURL()+
+			" (or set HELIKON_POSTGRES_URL): start the server with `pg_ctlcluster --skip-systemctl-redirect "+
+			"$(ls /etc/postgresql | head -1) main start` and create the database with "+
+			"`createdb -h 127.0.0.1 -U postgres test` ("+poolErr.Error()+")")
 	}
 	if migrateErr != nil {
 		t.Fatalf("Migrate: %v", migrateErr)
