@@ -1,0 +1,65 @@
+// Package server serves agents over HTTP, Server-Sent Events and
+// WebSocket, as an [http.Handler] that mounts in any mux and middleware
+// stack. Every run drains into an [EventLog], so it can be replayed and
+// followed from any transport, and, with a shared log such as the Redis
+// one in package redislog, from any replica.
+//
+//	srv, err := server.New([]helikon.Agent{agent})
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	log.Fatal(srv.Serve(ctx, "127.0.0.1:8080")) // graceful on ctx cancel
+//
+// # Routes
+//
+//	GET  /agents                           names and descriptions
+//	POST /agents/{name}/runs               {"input": "…"} or {"messages": [...]}:
+//	                                       the finished run (default), its events
+//	                                       as SSE (?stream=sse), or 202 (?mode=async)
+//	GET  /agents/{name}/runs/{id}          status and, once ended, the result
+//	GET  /agents/{name}/runs/{id}/events   WebSocket, or SSE from Last-Event-ID on
+//	POST /agents/{name}/runs/{id}/cancel   cancel a running run
+//	GET  /openapi.json                     the OpenAPI 3.1 document of all of this
+//
+// Every run response carries X-Run-Id. An SSE frame's event: is the
+// event's type and its id: the event's position in the run, which a
+// reconnecting client sends back as Last-Event-ID. A stream always ends
+// with a terminal event (run_completed or run_failed): when the log holds
+// none, the stream ends with a synthetic run_failed (without an id).
+// Errors share one JSON shape, [ErrorBody].
+//
+// One-shot and SSE runs are cancelled when their client disconnects; an
+// async run is not. Finished runs are kept for a retention period and up
+// to a count ([WithRetention]); a sweeper prunes the rest.
+//
+// # Sessions
+//
+// X-Session-Id pins a run to a session through the [SessionProvider]
+// (in memory by default; any helikon.Session backend plugs in, see
+// [SessionProvider]). Runs on one session run one at a time on a server:
+// the second waits for the first, and its wait ends if it is cancelled.
+// A request without the header runs on a fresh session that is not kept.
+//
+// # Security
+//
+// The [Authenticator] ([WithAuth]) sees every request first and may
+// reject it with 401 or 403, or put the caller's identity on the request's
+// context. The [ContextProvider] then builds the run's RunContext from the
+// request; the default, [DefaultContext], runs every request in
+// helikon.PermissionPlan, so network callers can only make agents use
+// read-only tools. For production:
+//
+//   - authenticate every caller, and derive the permission mode, the
+//     approval handler and the deny rules from who the caller is, in your
+//     own ContextProvider;
+//   - loosen the permission mode only for agents whose side-effecting
+//     tools you have vetted, and prefer an approval handler that enforces
+//     the tenant's access rules;
+//   - attach hooks for telemetry and policy;
+//   - keep the [Limits] (body size, nesting, runs per server and per
+//     session) at what your deployment can bear.
+//
+// Request bodies are capped in size and nesting before they are decoded,
+// decoded strictly (unknown members are an error), and may not carry
+// system messages: instructions are the operator's.
+package server

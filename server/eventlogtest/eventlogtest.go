@@ -1,0 +1,236 @@
+// Package eventlogtest is the conformance suite every [server.EventLog]
+// passes: ordered replay from any position, live tails that end with the
+// run, unknown runs, cancellation, pruning and concurrent runs.
+//
+//	func TestLog_Conformance(t *testing.T) {
+//		eventlogtest.Run(t, func(t *testing.T) server.EventLog { return server.NewMemoryLog() })
+//	}
+package eventlogtest
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/paigasus/helikon/server"
+)
+
+// Run runs the suite; open returns a log for one subtest (it may be shared
+// with other subtests: the suite uses fresh run ids).
+func Run(t *testing.T, open func(t *testing.T) server.EventLog) {
+	t.Run("ReplayFromAnyPosition", func(t *testing.T) { testReplay(t, open(t)) })
+	t.Run("TailFollowsUntilFinish", func(t *testing.T) { testLiveTail(t, open(t)) })
+	t.Run("UnknownRun", func(t *testing.T) { testUnknown(t, open(t)) })
+	t.Run("DuplicateCreate", func(t *testing.T) { testDuplicate(t, open(t)) })
+	t.Run("TailEndsWithContext", func(t *testing.T) { testCancel(t, open(t)) })
+	t.Run("PruneByAgeAndCount", func(t *testing.T) { testPrune(t, open(t)) })
+	t.Run("ConcurrentRuns", func(t *testing.T) { testConcurrent(t, open(t)) })
+}
+
+func newRun(t *testing.T, l server.EventLog) server.RunInfo {
+	t.Helper()
+	info := server.RunInfo{ID: uuid.NewString(), Agent: "a", Status: server.StatusRunning, CreatedAt: time.Now().UTC()}
+	if err := l.Create(context.Background(), info); err != nil {
+		t.Fatal(err)
+	}
+	return info
+}
+
+func record(seq int64) server.Record {
+	typ := "token_delta"
+	data := `{"type":"token_delta","text":"` + strconv.FormatInt(seq, 10) + `"}`
+	return server.Record{Seq: seq, Type: typ, Data: []byte(data)}
+}
+
+func appendN(t *testing.T, l server.EventLog, id string, from, to int64) {
+	t.Helper()
+	for i := from; i <= to; i++ {
+		if err := l.Append(context.Background(), id, record(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func finish(t *testing.T, l server.EventLog, info server.RunInfo, at time.Time) {
+	t.Helper()
+	info.Status, info.FinishedAt = server.StatusCompleted, &at
+	info.Result = &server.RunOutput{FinalOutput: "done"}
+	if err := l.Finish(context.Background(), info); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// collect drains a tail, checking positions are consecutive from after+1.
+func collect(t *testing.T, l server.EventLog, ctx context.Context, id string, after int64) ([]server.Record, error) {
+	t.Helper()
+	var out []server.Record
+	for batch, err := range l.Tail(ctx, id, after) {
+		if err != nil {
+			return out, err
+		}
+		for _, r := range batch {
+			if want := after + int64(len(out)) + 1; r.Seq != want {
+				return out, fmt.Errorf("record %d: want %d", r.Seq, want)
+			}
+			if string(r.Data) != string(record(r.Seq).Data) || r.Type != "token_delta" {
+				return out, fmt.Errorf("record %d came back as %s %s", r.Seq, r.Type, r.Data)
+			}
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+func testReplay(t *testing.T, l server.EventLog) {
+	info := newRun(t, l)
+	appendN(t, l, info.ID, 1, 20)
+	finish(t, l, info, time.Now())
+	for _, after := range []int64{0, 1, 19, 20} {
+		got, err := collect(t, l, context.Background(), info.ID, after)
+		if err != nil {
+			t.Fatalf("after %d: %v", after, err)
+		}
+		if len(got) != int(20-after) {
+			t.Fatalf("after %d: %d records, want %d", after, len(got), 20-after)
+		}
+	}
+	got, err := l.Info(context.Background(), info.ID)
+	if err != nil || got.Status != server.StatusCompleted || got.Result == nil || got.Result.FinalOutput != "done" {
+		t.Fatalf("info = %+v, %v", got, err)
+	}
+}
+
+func testLiveTail(t *testing.T, l server.EventLog) {
+	info := newRun(t, l)
+	appendN(t, l, info.ID, 1, 3)
+	type result struct {
+		recs []server.Record
+		err  error
+	}
+	res := make(chan result, 1)
+	go func() {
+		recs, err := collect(t, l, context.Background(), info.ID, 0)
+		res <- result{recs, err}
+	}()
+	time.Sleep(20 * time.Millisecond) // let the tail catch up and wait
+	appendN(t, l, info.ID, 4, 50)
+	finish(t, l, info, time.Now())
+	r := <-res
+	if r.err != nil || len(r.recs) != 50 {
+		t.Fatalf("tail got %d records, %v; want 50", len(r.recs), r.err)
+	}
+}
+
+func testUnknown(t *testing.T, l server.EventLog) {
+	if _, err := l.Info(context.Background(), uuid.NewString()); !errors.Is(err, server.ErrRunNotFound) {
+		t.Fatalf("Info = %v, want ErrRunNotFound", err)
+	}
+	for _, err := range l.Tail(context.Background(), uuid.NewString(), 0) {
+		if !errors.Is(err, server.ErrRunNotFound) {
+			t.Fatalf("Tail = %v, want ErrRunNotFound", err)
+		}
+		return
+	}
+	t.Fatal("Tail of an unknown run yielded nothing")
+}
+
+func testDuplicate(t *testing.T, l server.EventLog) {
+	info := newRun(t, l)
+	if err := l.Create(context.Background(), info); !errors.Is(err, server.ErrRunExists) {
+		t.Fatalf("second Create = %v, want ErrRunExists", err)
+	}
+}
+
+func testCancel(t *testing.T, l server.EventLog) {
+	info := newRun(t, l)
+	appendN(t, l, info.ID, 1, 2)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := collect(t, l, ctx, info.ID, 0)
+		done <- err
+	}()
+	time.Sleep(20 * time.Millisecond)
+	cancel()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("tail ended with %v, want context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("tail did not end after its context was cancelled")
+	}
+}
+
+func testPrune(t *testing.T, l server.EventLog) {
+	ctx := context.Background()
+	base := time.Now().Add(-time.Hour)
+	var ids []string
+	for i := range 5 {
+		info := newRun(t, l)
+		appendN(t, l, info.ID, 1, 2)
+		finish(t, l, info, base.Add(time.Duration(i)*time.Minute))
+		ids = append(ids, info.ID)
+	}
+	running := newRun(t, l)
+	// Older than base+2m: the first two go.
+	if _, err := l.Prune(ctx, base.Add(2*time.Minute), 0); err != nil {
+		t.Fatal(err)
+	}
+	// Keep at most the newest two of all finished runs the log holds:
+	// of ours, the last two survive.
+	if _, err := l.Prune(ctx, base.Add(-time.Hour), 2); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range ids {
+		_, err := l.Info(ctx, id)
+		if gone := errors.Is(err, server.ErrRunNotFound); gone != (i < 3) {
+			t.Errorf("run %d: Info = %v; want pruned = %v", i, err, i < 3)
+		}
+	}
+	if _, err := l.Info(ctx, running.ID); err != nil {
+		t.Errorf("a running run was pruned: %v", err)
+	}
+}
+
+func testConcurrent(t *testing.T, l server.EventLog) {
+	const runs, records, tails = 8, 100, 3
+	var wg sync.WaitGroup
+	errs := make(chan error, runs*(tails+1))
+	for range runs {
+		info := newRun(t, l)
+		for range tails {
+			wg.Go(func() {
+				got, err := collect(t, l, context.Background(), info.ID, 0)
+				if err == nil && len(got) != records {
+					err = fmt.Errorf("tail got %d records, want %d", len(got), records)
+				}
+				errs <- err
+			})
+		}
+		wg.Go(func() {
+			for i := int64(1); i <= records; i++ {
+				if err := l.Append(context.Background(), info.ID, record(i)); err != nil {
+					errs <- err
+					return
+				}
+			}
+			now := time.Now()
+			info.Status, info.FinishedAt = server.StatusCompleted, &now
+			errs <- l.Finish(context.Background(), info)
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Error(err)
+		}
+	}
+}

@@ -1,0 +1,277 @@
+package server
+
+import (
+	"encoding/json"
+	"maps"
+	"reflect"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/paigasus/helikon"
+)
+
+// eventVariants are the event types a run's stream carries, with their
+// "type" names; the OpenAPI document derives one schema from each.
+var eventVariants = []struct {
+	name string
+	typ  reflect.Type
+}{
+	{"run_started", reflect.TypeFor[helikon.RunStarted]()},
+	{"turn_started", reflect.TypeFor[helikon.TurnStarted]()},
+	{"token_delta", reflect.TypeFor[helikon.TokenDelta]()},
+	{"reasoning_delta", reflect.TypeFor[helikon.ReasoningDelta]()},
+	{"tool_call_delta", reflect.TypeFor[helikon.ToolCallDelta]()},
+	{"message_output", reflect.TypeFor[helikon.MessageOutput]()},
+	{"tool_call_item", reflect.TypeFor[helikon.ToolCallItem]()},
+	{"tool_output_item", reflect.TypeFor[helikon.ToolOutputItem]()},
+	{"handoff_item", reflect.TypeFor[helikon.HandoffItem]()},
+	{"agent_updated", reflect.TypeFor[helikon.AgentUpdated]()},
+	{"guardrail_triggered", reflect.TypeFor[helikon.GuardrailTriggered]()},
+	{"approval_requested", reflect.TypeFor[helikon.ApprovalRequested]()},
+	{"permission_denied", reflect.TypeFor[helikon.PermissionDenied]()},
+	{"repair_started", reflect.TypeFor[helikon.RepairStarted]()},
+	{"structured_output_failed", reflect.TypeFor[helikon.StructuredOutputFailed]()},
+	{"run_completed", reflect.TypeFor[helikon.RunCompleted]()},
+	// RunFailed's error marshals as an AgentError; its Go field is an error.
+	{"run_failed", reflect.TypeFor[runFailedWire]()},
+}
+
+type runFailedWire struct {
+	Error *helikon.AgentError `json:"error"`
+	Usage helikon.Usage       `json:"usage"`
+}
+
+// contentParts are the item content parts, by "type" name.
+var contentParts = []struct {
+	name string
+	typ  reflect.Type
+}{
+	{"text", reflect.TypeFor[helikon.TextPart]()},
+	{"image", reflect.TypeFor[helikon.ImagePart]()},
+	{"reasoning", reflect.TypeFor[helikon.ReasoningPart]()},
+	{"tool_use", reflect.TypeFor[helikon.ToolUsePart]()},
+	{"tool_result", reflect.TypeFor[helikon.ToolResultPart]()},
+}
+
+func ref(name string) *jsonschema.Schema {
+	return &jsonschema.Schema{Ref: "#/components/schemas/" + name}
+}
+
+// schemas derives every component schema from the Go types with
+// jsonschema-go. Types that marshal by hand (tagged unions, RawMessage,
+// time) are mapped to what their JSON is.
+type schemas struct {
+	shared     map[reflect.Type]*jsonschema.Schema
+	components map[string]*jsonschema.Schema
+}
+
+func newSchemas() *schemas {
+	shared := map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[json.RawMessage](): {Description: "any JSON value"},
+		reflect.TypeFor[[]byte]():          {Type: "string", ContentEncoding: "base64"},
+		reflect.TypeFor[time.Time]():       {Type: "string", Format: "date-time"},
+		reflect.TypeFor[RunStatus](): {Type: "string", Enum: []any{
+			StatusRunning, StatusCompleted, StatusFailed, StatusCancelled, StatusInterrupted}},
+		reflect.TypeFor[helikon.ErrorKind]():     {Type: "string"},
+		reflect.TypeFor[helikon.Role]():          {Type: "string", Enum: []any{"system", "user", "assistant", "tool"}},
+		reflect.TypeFor[helikon.GuardrailKind](): {Type: "string"},
+		reflect.TypeFor[helikon.ContentPart]():   ref("ContentPart"),
+		reflect.TypeFor[helikon.Item]():          ref("Item"),
+		reflect.TypeFor[helikon.Usage]():         ref("Usage"),
+		reflect.TypeFor[helikon.AgentError]():    ref("AgentError"),
+	}
+	return &schemas{shared: shared, components: make(map[string]*jsonschema.Schema)}
+}
+
+// derive returns t's schema, with every shared type but t itself referred
+// to or mapped.
+func (s *schemas) derive(t reflect.Type) (*jsonschema.Schema, error) {
+	own := maps.Clone(s.shared)
+	delete(own, t)
+	return jsonschema.ForType(t, &jsonschema.ForOptions{TypeSchemas: own})
+}
+
+// add derives t's schema as component name; tag, when set, adds the
+// required "type" member the type's MarshalJSON writes.
+func (s *schemas) add(name string, t reflect.Type, tag string) error {
+	sc, err := s.derive(t)
+	if err != nil {
+		return err
+	}
+	if tag != "" {
+		if sc.Properties == nil {
+			sc.Properties = map[string]*jsonschema.Schema{}
+		}
+		sc.Properties["type"] = &jsonschema.Schema{Type: "string", Const: jsonschema.Ptr[any](tag)}
+		sc.Required = append([]string{"type"}, sc.Required...)
+	}
+	s.components[name] = sc
+	return nil
+}
+
+func (s *schemas) build() error {
+	plain := []struct {
+		name string
+		t    reflect.Type
+	}{
+		{"RunRequest", reflect.TypeFor[RunRequest]()},
+		{"RunInfo", reflect.TypeFor[RunInfo]()},
+		{"RunAccepted", reflect.TypeFor[RunAccepted]()},
+		{"AgentList", reflect.TypeFor[AgentList]()},
+		{"ErrorBody", reflect.TypeFor[ErrorBody]()},
+		{"Item", reflect.TypeFor[helikon.Item]()},
+		{"AgentError", reflect.TypeFor[helikon.AgentError]()},
+	}
+	for _, p := range plain {
+		if err := s.add(p.name, p.t, ""); err != nil {
+			return err
+		}
+	}
+	// Usage marshals with "type": "usage", as the model event it also is.
+	if err := s.add("Usage", reflect.TypeFor[helikon.Usage](), ""); err != nil {
+		return err
+	}
+	s.components["Usage"].Properties["type"] = &jsonschema.Schema{Type: "string", Const: jsonschema.Ptr[any]("usage")}
+	var parts, events []*jsonschema.Schema
+	for _, p := range contentParts {
+		name := partName(p.typ)
+		if err := s.add(name, p.typ, p.name); err != nil {
+			return err
+		}
+		parts = append(parts, ref(name))
+	}
+	for _, v := range eventVariants {
+		name := "Event_" + v.name
+		if err := s.add(name, v.typ, v.name); err != nil {
+			return err
+		}
+		events = append(events, ref(name))
+	}
+	s.components["ContentPart"] = &jsonschema.Schema{OneOf: parts, Description: "one piece of an item, by its type"}
+	s.components["Event"] = &jsonschema.Schema{OneOf: events,
+		Description: "one event of a run: the data of an SSE frame (whose event: is the type) or one WebSocket message"}
+	return nil
+}
+
+func partName(t reflect.Type) string { return t.Name() }
+
+// openAPIDocument builds the OpenAPI 3.1 document of the server's routes.
+func (s *Server) openAPIDocument() ([]byte, error) {
+	sc := newSchemas()
+	if err := sc.build(); err != nil {
+		return nil, err
+	}
+	names := make([]any, 0, len(s.list.Agents))
+	for _, a := range s.list.Agents {
+		names = append(names, a.Name)
+	}
+	return json.Marshal(openAPI(sc.components, names))
+}
+
+type obj = map[string]any
+
+func jsonBody(schema string) obj {
+	return obj{"application/json": obj{"schema": ref(schema)}}
+}
+
+func errorResponses(codes ...string) obj {
+	out := obj{}
+	for _, c := range codes {
+		out[c] = obj{"description": errorDescriptions[c], "content": jsonBody("ErrorBody")}
+	}
+	return out
+}
+
+var errorDescriptions = map[string]string{
+	"400": "malformed JSON, a body with neither input nor messages, or a bad parameter; field names the culprit",
+	"401": "the authenticator did not admit the caller",
+	"403": "the authenticator refused the caller",
+	"404": "unknown agent, run or route",
+	"405": "wrong method; Allow names the right one",
+	"406": "the client accepts neither text/event-stream nor a WebSocket upgrade",
+	"409": "the run is driven by another replica",
+	"413": "the body is larger than the server accepts",
+	"429": "too many concurrent runs on the server or the session; Retry-After says when to try again",
+	"500": "a provider failed to set up the run",
+	"503": "the server is shutting down, or a backend is unavailable",
+}
+
+func responses(ok obj, errs ...string) obj {
+	out := errorResponses(append([]string{"401", "403", "405"}, errs...)...)
+	maps.Copy(out, ok)
+	return out
+}
+
+var runIDHeader = obj{"X-Run-Id": obj{"description": "the run's id", "schema": obj{"type": "string"}}}
+
+func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
+	name := obj{"name": "name", "in": "path", "required": true, "description": "the agent's name",
+		"schema": obj{"type": "string", "enum": agents}}
+	id := obj{"name": "id", "in": "path", "required": true, "description": "the run's id", "schema": obj{"type": "string"}}
+	runInfo := obj{"description": "the run's record", "headers": runIDHeader, "content": jsonBody("RunInfo")}
+	eventStream := obj{"text/event-stream": obj{"schema": obj{"type": "string",
+		"description": "Server-Sent Events: one frame per event, event: its type, id: its position, data: the Event JSON (components/schemas/Event)"}}}
+	return obj{
+		"openapi": "3.1.0",
+		"info": obj{"title": "Helikon agent server", "version": "1.0.0",
+			"description": "Runs agents over HTTP, Server-Sent Events and WebSocket; every run is kept in an event log and can be replayed."},
+		"paths": obj{
+			"/agents": obj{"get": obj{
+				"operationId": "listAgents", "summary": "The served agents",
+				"responses": responses(obj{"200": obj{"description": "the agents", "content": jsonBody("AgentList")}}),
+			}},
+			"/agents/{name}/runs": obj{"post": obj{
+				"operationId": "startRun", "summary": "Start a run",
+				"description": "Answers with the run's record once it ends (default), its events as SSE (stream=sse), or 202 at once (mode=async). One-shot and SSE runs are cancelled when the client disconnects; async runs are not.",
+				"parameters": []any{name,
+					obj{"name": "stream", "in": "query", "schema": obj{"type": "string", "enum": []any{"sse"}}},
+					obj{"name": "mode", "in": "query", "schema": obj{"type": "string", "enum": []any{"async"}}},
+					obj{"name": "X-Session-Id", "in": "header", "description": "pins the run to a session; runs on one session run one at a time",
+						"schema": obj{"type": "string", "maxLength": 256}},
+				},
+				"requestBody": obj{"required": true, "content": jsonBody("RunRequest")},
+				"responses": responses(obj{
+					"200": obj{"description": "the finished run's record (one-shot), or its event stream (stream=sse)",
+						"headers": runIDHeader, "content": mergeContent(jsonBody("RunInfo"), eventStream)},
+					"202": obj{"description": "the run started in the background (mode=async)", "headers": runIDHeader,
+						"content": jsonBody("RunAccepted")},
+				}, "400", "404", "413", "429", "500", "503"),
+			}},
+			"/agents/{name}/runs/{id}": obj{"get": obj{
+				"operationId": "getRun", "summary": "A run's status and, once it ended, its result",
+				"parameters": []any{name, id},
+				"responses":  responses(obj{"200": runInfo}, "404", "503"),
+			}},
+			"/agents/{name}/runs/{id}/events": obj{"get": obj{
+				"operationId": "runEvents", "summary": "Replay a run's events, then follow it live",
+				"description": "With a WebSocket upgrade: one text message per event, then a normal closure. Otherwise Server-Sent Events from Last-Event-ID (or after) on. A stream always ends with a terminal event.",
+				"parameters": []any{name, id,
+					obj{"name": "Last-Event-ID", "in": "header", "schema": obj{"type": "integer", "minimum": 0}},
+					obj{"name": "after", "in": "query", "schema": obj{"type": "integer", "minimum": 0}},
+				},
+				"responses": responses(obj{
+					"101": obj{"description": "WebSocket: one message per event (components/schemas/Event)"},
+					"200": obj{"description": "the run's events", "headers": runIDHeader, "content": eventStream},
+				}, "400", "404", "406", "503"),
+			}},
+			"/agents/{name}/runs/{id}/cancel": obj{"post": obj{
+				"operationId": "cancelRun", "summary": "Cancel a run; a finished run is answered as it is",
+				"parameters": []any{name, id},
+				"responses":  responses(obj{"200": runInfo}, "404", "409", "503"),
+			}},
+			"/openapi.json": obj{"get": obj{
+				"operationId": "openAPI", "summary": "This document",
+				"responses": responses(obj{"200": obj{"description": "the OpenAPI 3.1 document",
+					"content": obj{"application/json": obj{"schema": obj{"type": "object"}}}}}),
+			}},
+		},
+		"components": obj{"schemas": components},
+	}
+}
+
+func mergeContent(a, b obj) obj {
+	out := maps.Clone(a)
+	maps.Copy(out, b)
+	return out
+}

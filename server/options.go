@@ -1,0 +1,110 @@
+package server
+
+import (
+	"log/slog"
+	"time"
+
+	"github.com/paigasus/helikon/runner"
+)
+
+// Limits bound what one server accepts. A zero field takes its default.
+type Limits struct {
+	// MaxBodyBytes caps a request body (413 beyond). Default 1 MiB.
+	MaxBodyBytes int64
+	// MaxJSONDepth caps how deeply a body's objects and arrays nest (400
+	// beyond). Default 64.
+	MaxJSONDepth int
+	// MaxConcurrentRuns caps the runs this server drives at once, queued
+	// ones included (429 beyond). Default 4096.
+	MaxConcurrentRuns int
+	// MaxRunsPerSession caps the runs one session has running or waiting
+	// for its turn (429 beyond). Default 8.
+	MaxRunsPerSession int
+	// RetryAfter is the Retry-After a 429 suggests. Default 1 s.
+	RetryAfter time.Duration
+}
+
+// The default limits.
+const (
+	DefaultMaxBodyBytes      = 1 << 20
+	DefaultMaxJSONDepth      = 64
+	DefaultMaxConcurrentRuns = 4096
+	DefaultMaxRunsPerSession = 8
+	DefaultRetryAfter        = time.Second
+	DefaultRetention         = time.Hour
+	DefaultRetainedRuns      = 1000
+	DefaultGracePeriod       = 30 * time.Second
+)
+
+func (l Limits) withDefaults() Limits {
+	if l.MaxBodyBytes <= 0 {
+		l.MaxBodyBytes = DefaultMaxBodyBytes
+	}
+	if l.MaxJSONDepth <= 0 {
+		l.MaxJSONDepth = DefaultMaxJSONDepth
+	}
+	if l.MaxConcurrentRuns <= 0 {
+		l.MaxConcurrentRuns = DefaultMaxConcurrentRuns
+	}
+	if l.MaxRunsPerSession <= 0 {
+		l.MaxRunsPerSession = DefaultMaxRunsPerSession
+	}
+	if l.RetryAfter <= 0 {
+		l.RetryAfter = DefaultRetryAfter
+	}
+	return l
+}
+
+// Option configures a [Server].
+type Option func(*config)
+
+type config struct {
+	sessions  SessionProvider
+	contexts  ContextProvider
+	auth      Authenticator
+	log       EventLog
+	runner    *runner.Runner
+	limits    Limits
+	retention time.Duration
+	keep      int
+	grace     time.Duration
+	logger    *slog.Logger
+}
+
+// WithSessionProvider sets how X-Session-Id maps to sessions (default
+// [NewMemorySessions]).
+func WithSessionProvider(p SessionProvider) Option { return func(c *config) { c.sessions = p } }
+
+// WithContextProvider sets how each run's RunContext is built (default
+// [DefaultContext]).
+func WithContextProvider(p ContextProvider) Option { return func(c *config) { c.contexts = p } }
+
+// WithAuth sets the [Authenticator] every request passes first (default:
+// every request is admitted).
+func WithAuth(a Authenticator) Option { return func(c *config) { c.auth = a } }
+
+// WithEventLog sets where runs' events are kept (default [NewMemoryLog]);
+// replicas behind one load balancer share one, such as the Redis log of
+// package redislog.
+func WithEventLog(l EventLog) Option { return func(c *config) { c.log = l } }
+
+// WithRunner sets the runner that drives agents (default runner.New()).
+func WithRunner(r *runner.Runner) Option { return func(c *config) { c.runner = r } }
+
+// WithLimits sets the request and concurrency limits.
+func WithLimits(l Limits) Option { return func(c *config) { c.limits = l } }
+
+// WithRetention keeps finished runs for period and at most keep of them
+// (defaults [DefaultRetention], [DefaultRetainedRuns]); a sweeper prunes
+// the rest.
+func WithRetention(period time.Duration, keep int) Option {
+	return func(c *config) { c.retention, c.keep = period, keep }
+}
+
+// WithGracePeriod sets how long a shutdown lets running runs finish before
+// it cancels them (default [DefaultGracePeriod]).
+func WithGracePeriod(d time.Duration) Option { return func(c *config) { c.grace = d } }
+
+// WithLogger sets where the server logs what it cannot tell a caller
+// (default slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }

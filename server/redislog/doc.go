@@ -1,0 +1,30 @@
+// Package redislog is a [server.EventLog] on Redis Streams: every replica
+// of an agent server behind a load balancer shares it, so a client can
+// replay a run, or resume an SSE stream with Last-Event-ID, on any replica,
+// whichever one drives the run.
+//
+//	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+//	events, err := redislog.New(ctx, client)
+//	if err != nil { … }
+//	defer events.Close()
+//	srv, err := server.New([]helikon.Agent{agent}, server.WithEventLog(events))
+//
+// # Layout
+//
+// A run is two keys sharing the hash tag {id}, so they live in one Redis
+// Cluster slot: <prefix>run:{id}:events, a stream whose entry IDs are
+// "<seq>-0" and whose fields are t (the event type) and d (its JSON), and
+// <prefix>run:{id}:info, a hash holding the run's record and the replica
+// that owns it. Finished runs are listed in the sorted set
+// <prefix>runs:finished, scored by finish time, for pruning. Readers tail a
+// live run with XREAD BLOCK.
+//
+// # Orphaned runs
+//
+// Each Log is one replica: it keeps <prefix>replica:<id> alive with a
+// lease it renews every third of [WithLease] (default 15 s). A reader that
+// finds a running run whose owner's lease has expired (the replica
+// crashed or was killed) marks the run interrupted and appends a
+// synthetic run_failed record, in one optimistic transaction, so no run
+// stays running forever and every stream ends with a terminal frame.
+package redislog

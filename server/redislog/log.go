@@ -1,0 +1,404 @@
+package redislog
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/server"
+)
+
+// DefaultLease is how long a replica's lease lasts without renewal when no
+// [WithLease] is given.
+const DefaultLease = 15 * time.Second
+
+// DefaultPrefix starts every key the log writes when no [WithPrefix] is
+// given.
+const DefaultPrefix = "helikon:"
+
+// blockFor bounds one XREAD BLOCK, so a tail notices a cancelled context
+// and an orphaned run within about this long.
+const blockFor = time.Second
+
+// batchSize bounds the records one read returns.
+const batchSize = 512
+
+// Log is a [server.EventLog] on Redis Streams. Close it to stop renewing
+// its lease.
+type Log struct {
+	client  redis.UniversalClient
+	prefix  string
+	lease   time.Duration
+	replica string
+
+	stop chan struct{}
+	wg   sync.WaitGroup
+	once sync.Once
+}
+
+var _ server.EventLog = (*Log)(nil)
+
+// Option configures a [Log].
+type Option func(*Log)
+
+// WithPrefix starts every key with p instead of [DefaultPrefix]; servers
+// that share runs must use the same prefix.
+func WithPrefix(p string) Option { return func(l *Log) { l.prefix = p } }
+
+// WithLease sets how long the replica's lease lasts without renewal: a run
+// whose replica has not renewed it for this long reads as interrupted.
+// Shorter leases find crashed replicas sooner and cost more renewals.
+func WithLease(d time.Duration) Option { return func(l *Log) { l.lease = d } }
+
+// New returns a Log on client, after it took its replica lease. The
+// caller closes the client after closing the Log.
+func New(ctx context.Context, client redis.UniversalClient, opts ...Option) (*Log, error) {
+	if client == nil {
+		return nil, errors.New("redislog: client is required")
+	}
+	l := &Log{client: client, prefix: DefaultPrefix, lease: DefaultLease, replica: uuid.NewString(), stop: make(chan struct{})}
+	for _, o := range opts {
+		o(l)
+	}
+	if l.lease < 10*time.Millisecond {
+		return nil, fmt.Errorf("redislog: lease %v is too short", l.lease)
+	}
+	if err := l.renew(ctx); err != nil {
+		return nil, fmt.Errorf("redislog: take lease: %w", err)
+	}
+	l.wg.Add(1)
+	go l.keepLease()
+	return l, nil
+}
+
+// Replica returns the id of this replica's lease.
+func (l *Log) Replica() string { return l.replica }
+
+// Close stops renewing the lease and releases it: runs this replica still
+// drives read as interrupted from then on. It does not close the client.
+func (l *Log) Close() error {
+	var err error
+	l.once.Do(func() {
+		close(l.stop)
+		l.wg.Wait()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		err = l.client.Del(ctx, l.replicaKey(l.replica)).Err()
+	})
+	return err
+}
+
+func (l *Log) renew(ctx context.Context) error {
+	return l.client.Set(ctx, l.replicaKey(l.replica), "1", l.lease).Err()
+}
+
+// keepLease renews the lease until Close; a failed renewal is retried at
+// the next tick, and the lease outlives a few of them.
+func (l *Log) keepLease() {
+	defer l.wg.Done()
+	t := time.NewTicker(l.lease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+			ctx, cancel := context.WithTimeout(context.Background(), l.lease/3)
+			_ = l.renew(ctx)
+			cancel()
+		}
+	}
+}
+
+func (l *Log) replicaKey(id string) string   { return l.prefix + "replica:" + id }
+func (l *Log) infoKey(runID string) string   { return l.prefix + "run:{" + runID + "}:info" }
+func (l *Log) eventsKey(runID string) string { return l.prefix + "run:{" + runID + "}:events" }
+func (l *Log) finishedKey() string           { return l.prefix + "runs:finished" }
+
+// createScript registers a run unless it exists: KEYS[1] the info hash,
+// ARGV the record JSON and the owner.
+var createScript = redis.NewScript(`
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'info', ARGV[1], 'owner', ARGV[2])
+return 1`)
+
+// Create registers a new run, owned by this replica.
+func (l *Log) Create(ctx context.Context, info server.RunInfo) error {
+	data, err := json.Marshal(info)
+	if err != nil {
+		return err
+	}
+	ok, err := createScript.Run(ctx, l.client, []string{l.infoKey(info.ID)}, data, l.replica).Int()
+	if err != nil {
+		return fmt.Errorf("redislog: create %s: %w", info.ID, err)
+	}
+	if ok == 0 {
+		return fmt.Errorf("%w: %s", server.ErrRunExists, info.ID)
+	}
+	return nil
+}
+
+// Append stores the run's next record as stream entry "<seq>-0"; Redis
+// refuses an entry that does not come after the last one.
+func (l *Log) Append(ctx context.Context, runID string, rec server.Record) error {
+	err := l.client.XAdd(ctx, &redis.XAddArgs{
+		Stream: l.eventsKey(runID),
+		ID:     strconv.FormatInt(rec.Seq, 10) + "-0",
+		Values: []any{"t", rec.Type, "d", []byte(rec.Data)},
+	}).Err()
+	if err != nil {
+		return fmt.Errorf("redislog: append to %s: %w", runID, err)
+	}
+	return nil
+}
+
+// Finish stores the run's final record and lists it for pruning.
+func (l *Log) Finish(ctx context.Context, info server.RunInfo) error {
+	data, err := json.Marshal(info)
+	if err != nil {
+		return err
+	}
+	at := time.Now()
+	if info.FinishedAt != nil {
+		at = *info.FinishedAt
+	}
+	_, err = l.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
+		p.HSet(ctx, l.infoKey(info.ID), "info", data)
+		l.endStream(ctx, p, info.ID)
+		p.ZAdd(ctx, l.finishedKey(), redis.Z{Score: float64(at.UnixMilli()), Member: info.ID})
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("redislog: finish %s: %w", info.ID, err)
+	}
+	return nil
+}
+
+// endStream queues the end marker: an entry with an automatic ID, which
+// sorts after every "<seq>-0" record, so tails end at once and later
+// appends are refused.
+func (l *Log) endStream(ctx context.Context, p redis.Pipeliner, runID string) {
+	p.XAdd(ctx, &redis.XAddArgs{Stream: l.eventsKey(runID), ID: "*", Values: []any{"end", "1"}})
+}
+
+// Info returns the run's record. A running run whose replica's lease has
+// expired is marked interrupted first.
+func (l *Log) Info(ctx context.Context, runID string) (server.RunInfo, error) {
+	info, owner, err := l.read(ctx, runID)
+	if err != nil || info.Status.Final() {
+		return info, err
+	}
+	alive, err := l.client.Exists(ctx, l.replicaKey(owner)).Result()
+	if err != nil {
+		return server.RunInfo{}, fmt.Errorf("redislog: lease of %s: %w", runID, err)
+	}
+	if alive == 1 {
+		return info, nil
+	}
+	return l.interrupt(ctx, runID)
+}
+
+func (l *Log) read(ctx context.Context, runID string) (server.RunInfo, string, error) {
+	vals, err := l.client.HMGet(ctx, l.infoKey(runID), "info", "owner").Result()
+	if err != nil {
+		return server.RunInfo{}, "", fmt.Errorf("redislog: read %s: %w", runID, err)
+	}
+	data, _ := vals[0].(string)
+	owner, _ := vals[1].(string)
+	if data == "" {
+		return server.RunInfo{}, "", fmt.Errorf("%w: %s", server.ErrRunNotFound, runID)
+	}
+	var info server.RunInfo
+	if err := json.Unmarshal([]byte(data), &info); err != nil {
+		return server.RunInfo{}, "", fmt.Errorf("redislog: decode %s: %w", runID, err)
+	}
+	return info, owner, nil
+}
+
+// interrupt marks an orphaned run interrupted and ends its stream with a
+// run_failed record, unless another reader (or the owner) finished it
+// first: the transaction watches the run's record.
+func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, error) {
+	var out server.RunInfo
+	err := l.client.Watch(ctx, func(tx *redis.Tx) error {
+		vals, err := tx.HMGet(ctx, l.infoKey(runID), "info").Result()
+		if err != nil {
+			return err
+		}
+		data, _ := vals[0].(string)
+		if data == "" {
+			return fmt.Errorf("%w: %s", server.ErrRunNotFound, runID)
+		}
+		if err := json.Unmarshal([]byte(data), &out); err != nil {
+			return err
+		}
+		if out.Status.Final() {
+			return nil
+		}
+		last, err := tx.XRevRangeN(ctx, l.eventsKey(runID), "+", "-", 1).Result()
+		if err != nil {
+			return err
+		}
+		var seq int64
+		if len(last) == 1 {
+			seq, _ = parseSeq(last[0].ID)
+		}
+		now := time.Now().UTC()
+		out.Status, out.FinishedAt = server.StatusInterrupted, &now
+		out.Error = &helikon.AgentError{Kind: helikon.KindOther, Agent: out.Agent,
+			Message: "the server driving the run stopped before the run ended"}
+		if out.Result == nil {
+			out.Result = &server.RunOutput{}
+		}
+		rec, err := json.Marshal(helikon.RunFailed{Err: out.Error})
+		if err != nil {
+			return err
+		}
+		info, err := json.Marshal(out)
+		if err != nil {
+			return err
+		}
+		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
+			p.XAdd(ctx, &redis.XAddArgs{Stream: l.eventsKey(runID), ID: strconv.FormatInt(seq+1, 10) + "-0",
+				Values: []any{"t", "run_failed", "d", rec}})
+			l.endStream(ctx, p, runID)
+			p.HSet(ctx, l.infoKey(runID), "info", info)
+			p.ZAdd(ctx, l.finishedKey(), redis.Z{Score: float64(now.UnixMilli()), Member: runID})
+			return nil
+		})
+		return err
+	}, l.infoKey(runID))
+	if errors.Is(err, redis.TxFailedErr) {
+		// Someone finished the run meanwhile: read what they wrote.
+		info, _, err := l.read(ctx, runID)
+		return info, err
+	}
+	if err != nil {
+		return server.RunInfo{}, fmt.Errorf("redislog: interrupt %s: %w", runID, err)
+	}
+	return out, nil
+}
+
+func parseSeq(id string) (int64, error) {
+	for i := range len(id) {
+		if id[i] == '-' {
+			return strconv.ParseInt(id[:i], 10, 64)
+		}
+	}
+	return strconv.ParseInt(id, 10, 64)
+}
+
+// Tail yields the run's records after position after, following the run
+// with XREAD BLOCK until it has finished.
+func (l *Log) Tail(ctx context.Context, runID string, after int64) iter.Seq2[[]server.Record, error] {
+	return func(yield func([]server.Record, error) bool) {
+		if _, _, err := l.read(ctx, runID); err != nil {
+			yield(nil, err)
+			return
+		}
+		key := l.eventsKey(runID)
+		after = max(after, 0)
+		for {
+			streams, err := l.client.XRead(ctx, &redis.XReadArgs{
+				Streams: []string{key, strconv.FormatInt(after, 10) + "-0"},
+				Count:   batchSize, Block: blockFor,
+			}).Result()
+			switch {
+			case errors.Is(err, redis.Nil):
+				// Nothing new within blockFor: a finished run's end
+				// marker is there to read; Info notices an orphan.
+				if _, err := l.Info(ctx, runID); err != nil {
+					yield(nil, err)
+					return
+				}
+				continue
+			case err != nil:
+				if ctx.Err() != nil {
+					err = ctx.Err()
+				}
+				yield(nil, fmt.Errorf("redislog: tail %s: %w", runID, err))
+				return
+			}
+			batch, last, end, err := decode(streams)
+			if err != nil {
+				yield(nil, fmt.Errorf("redislog: tail %s: %w", runID, err))
+				return
+			}
+			if len(batch) > 0 && !yield(batch, nil) {
+				return
+			}
+			if end {
+				return
+			}
+			after = last
+		}
+	}
+}
+
+// decode turns stream entries into records, up to the end marker.
+func decode(streams []redis.XStream) (out []server.Record, last int64, end bool, err error) {
+	for _, s := range streams {
+		out = make([]server.Record, 0, len(s.Messages))
+		for _, m := range s.Messages {
+			if _, ok := m.Values["end"]; ok {
+				return out, last, true, nil
+			}
+			seq, err := parseSeq(m.ID)
+			if err != nil {
+				return nil, 0, false, fmt.Errorf("entry %q: %w", m.ID, err)
+			}
+			typ, _ := m.Values["t"].(string)
+			data, _ := m.Values["d"].(string)
+			out = append(out, server.Record{Seq: seq, Type: typ, Data: json.RawMessage(data)})
+			last = seq
+		}
+	}
+	return out, last, false, nil
+}
+
+// Prune removes finished runs that ended before cutoff and the oldest
+// finished runs beyond keep.
+func (l *Log) Prune(ctx context.Context, cutoff time.Time, keep int) (int, error) {
+	ids, err := l.client.ZRangeByScore(ctx, l.finishedKey(), &redis.ZRangeBy{
+		Min: "-inf", Max: "(" + strconv.FormatInt(cutoff.UnixMilli(), 10),
+	}).Result()
+	if err != nil {
+		return 0, fmt.Errorf("redislog: prune: %w", err)
+	}
+	if keep > 0 {
+		total, err := l.client.ZCard(ctx, l.finishedKey()).Result()
+		if err != nil {
+			return 0, fmt.Errorf("redislog: prune: %w", err)
+		}
+		if excess := total - int64(len(ids)) - int64(keep); excess > 0 {
+			more, err := l.client.ZRange(ctx, l.finishedKey(), int64(len(ids)), int64(len(ids))+excess-1).Result()
+			if err != nil {
+				return 0, fmt.Errorf("redislog: prune: %w", err)
+			}
+			ids = append(ids, more...)
+		}
+	}
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	_, err = l.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for _, id := range ids {
+			p.Del(ctx, l.infoKey(id), l.eventsKey(id))
+			p.ZRem(ctx, l.finishedKey(), id)
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("redislog: prune: %w", err)
+	}
+	return len(ids), nil
+}

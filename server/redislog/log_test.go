@@ -1,0 +1,102 @@
+package redislog_test
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/paigasus/helikon/server"
+	"github.com/paigasus/helikon/server/eventlogtest"
+	"github.com/paigasus/helikon/server/redislog"
+	"github.com/paigasus/helikon/session/sessiontest"
+)
+
+func testAddr() string {
+	if a := os.Getenv("HELIKON_REDIS_ADDR"); a != "" {
+		return a
+	}
+	return "127.0.0.1:6379"
+}
+
+var (
+	clientOnce sync.Once
+	shared     *redis.Client
+	clientErr  error
+)
+
+func testClient(t testing.TB) *redis.Client {
+	t.Helper()
+	clientOnce.Do(func() {
+		shared = redis.NewClient(&redis.Options{Addr: testAddr()})
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		clientErr = shared.Ping(ctx).Err()
+	})
+	if clientErr != nil {
+		sessiontest.Unreachable(t, "Redis not reachable at "+testAddr()+": start it with "+
+			"`redis-server --daemonize yes --bind 127.0.0.1 --port 6379` ("+clientErr.Error()+")")
+	}
+	return shared
+}
+
+// openLog opens a log under a prefix of its own, removed when the test ends.
+func openLog(t *testing.T, prefix string, opts ...redislog.Option) *redislog.Log {
+	t.Helper()
+	client := testClient(t)
+	l, err := redislog.New(context.Background(), client, append([]redislog.Option{redislog.WithPrefix(prefix)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = l.Close()
+		ctx := context.Background()
+		keys, _ := client.Keys(ctx, prefix+"*").Result()
+		if len(keys) > 0 {
+			client.Del(ctx, keys...)
+		}
+	})
+	return l
+}
+
+func testPrefix() string { return "helikon-test:" + uuid.NewString()[:8] + ":" }
+
+func TestLog_Conformance(t *testing.T) {
+	eventlogtest.Run(t, func(t *testing.T) server.EventLog { return openLog(t, testPrefix()) })
+}
+
+func TestLog_OrphanedRunReadsInterrupted(t *testing.T) {
+	prefix := testPrefix()
+	dead := openLog(t, prefix, redislog.WithLease(100*time.Millisecond))
+	live := openLog(t, prefix)
+	ctx := context.Background()
+	info := server.RunInfo{ID: uuid.NewString(), Agent: "a", Status: server.StatusRunning, CreatedAt: time.Now().UTC()}
+	if err := dead.Create(ctx, info); err != nil {
+		t.Fatal(err)
+	}
+	if err := dead.Append(ctx, info.ID, server.Record{Seq: 1, Type: "run_started", Data: []byte(`{"type":"run_started","agent":"a"}`)}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := live.Info(ctx, info.ID); err != nil || got.Status != server.StatusRunning {
+		t.Fatalf("while its replica lives: %+v, %v", got, err)
+	}
+	_ = dead.Close() // the replica dies mid-run
+	got, err := live.Info(ctx, info.ID)
+	if err != nil || got.Status != server.StatusInterrupted || got.Error == nil || got.FinishedAt == nil {
+		t.Fatalf("after its replica died: %+v, %v", got, err)
+	}
+	var recs []server.Record
+	for batch, err := range live.Tail(ctx, info.ID, 0) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, batch...)
+	}
+	if len(recs) != 2 || recs[1].Type != "run_failed" || recs[1].Seq != 2 {
+		t.Fatalf("stream = %+v; want run_started then a synthetic run_failed", recs)
+	}
+}

@@ -1,0 +1,171 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// routes builds the mux. Patterns carry no method, so a wrong method gets
+// the server's JSON 405 (with Allow) instead of the mux's plain-text one.
+func (s *Server) routes() *http.ServeMux {
+	mux := http.NewServeMux()
+	mux.HandleFunc("/agents", only(http.MethodGet, s.listAgents))
+	mux.HandleFunc("/agents/{name}/runs", only(http.MethodPost, s.startRun))
+	mux.HandleFunc("/agents/{name}/runs/{id}", only(http.MethodGet, s.getRun))
+	mux.HandleFunc("/agents/{name}/runs/{id}/events", only(http.MethodGet, s.runEvents))
+	mux.HandleFunc("/agents/{name}/runs/{id}/cancel", only(http.MethodPost, s.cancelRun))
+	mux.HandleFunc("/openapi.json", only(http.MethodGet, s.openAPI))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, errorf(http.StatusNotFound, CodeNotFound, "", "no route for "+r.URL.Path))
+	})
+	return mux
+}
+
+func only(method string, h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != method {
+			w.Header().Set("Allow", method)
+			writeError(w, errorf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "",
+				r.Method+" is not allowed here; use "+method))
+			return
+		}
+		h(w, r)
+	}
+}
+
+func (s *Server) listAgents(w http.ResponseWriter, _ *http.Request) {
+	writeJSON(w, http.StatusOK, s.list)
+}
+
+func (s *Server) openAPI(w http.ResponseWriter, _ *http.Request) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(len(s.openapi)))
+	_, _ = w.Write(s.openapi)
+}
+
+// runOf resolves {name} and {id} to the run's record, answering 404 for an
+// unknown agent or a run of another agent.
+func (s *Server) runOf(w http.ResponseWriter, r *http.Request) (RunInfo, bool) {
+	name, id := r.PathValue("name"), r.PathValue("id")
+	if _, ok := s.agents[name]; !ok {
+		writeError(w, agentNotFound(name))
+		return RunInfo{}, false
+	}
+	info, err := s.log.Info(r.Context(), id)
+	if err == nil && info.Agent != name {
+		err = ErrRunNotFound
+	}
+	switch {
+	case errors.Is(err, ErrRunNotFound):
+		writeError(w, errorf(http.StatusNotFound, CodeRunNotFound, "", "agent "+name+" has no run "+id))
+		return RunInfo{}, false
+	case err != nil:
+		writeError(w, s.unavailable("read run", err))
+		return RunInfo{}, false
+	}
+	w.Header().Set("X-Run-Id", id)
+	return info, true
+}
+
+func agentNotFound(name string) *Error {
+	return errorf(http.StatusNotFound, CodeAgentNotFound, "", "no agent named "+strconv.Quote(name))
+}
+
+// unavailable logs a backend failure and returns the 503 a caller sees.
+func (s *Server) unavailable(what string, err error) *Error {
+	s.logger.Error("server: "+what, "err", err)
+	return errorf(http.StatusServiceUnavailable, CodeUnavailable, "", what+": "+err.Error())
+}
+
+func (s *Server) getRun(w http.ResponseWriter, r *http.Request) {
+	if info, ok := s.runOf(w, r); ok {
+		writeJSON(w, http.StatusOK, info)
+	}
+}
+
+// runEvents replays and follows a run: over WebSocket when the request
+// asks to upgrade, else as Server-Sent Events from Last-Event-ID (or the
+// after query parameter) on.
+func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
+	after, err := lastEventID(r)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	upgrade := strings.EqualFold(r.Header.Get("Upgrade"), "websocket")
+	if !upgrade && !acceptsEventStream(r.Header.Get("Accept")) {
+		writeError(w, errorf(http.StatusNotAcceptable, CodeNotAcceptable, "",
+			"this route serves text/event-stream, or a WebSocket upgrade"))
+		return
+	}
+	info, ok := s.runOf(w, r)
+	if !ok {
+		return
+	}
+	if upgrade {
+		s.streamWebSocket(w, r, info.ID, after)
+		return
+	}
+	s.streamSSE(w, r, info.ID, after)
+}
+
+func lastEventID(r *http.Request) (int64, *Error) {
+	v, field := r.Header.Get("Last-Event-ID"), "Last-Event-ID"
+	if v == "" {
+		v, field = r.URL.Query().Get("after"), "after"
+	}
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 {
+		return 0, errorf(http.StatusBadRequest, CodeBadRequest, field, field+" must be an event id (a non-negative integer)")
+	}
+	return n, nil
+}
+
+func acceptsEventStream(accept string) bool {
+	if accept == "" {
+		return true
+	}
+	for part := range strings.SplitSeq(accept, ",") {
+		mt, _, _ := strings.Cut(strings.TrimSpace(part), ";")
+		switch strings.TrimSpace(mt) {
+		case "text/event-stream", "text/*", "*/*":
+			return true
+		}
+	}
+	return false
+}
+
+func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
+	info, ok := s.runOf(w, r)
+	if !ok {
+		return
+	}
+	if !info.Status.Final() {
+		s.mu.Lock()
+		lr := s.live[info.ID]
+		s.mu.Unlock()
+		if lr == nil {
+			writeError(w, errorf(http.StatusConflict, "run_elsewhere", "",
+				"the run is driven by another server; send the cancel there"))
+			return
+		}
+		lr.cancel()
+		select {
+		case <-lr.done:
+		case <-r.Context().Done():
+			return
+		}
+		var err error
+		if info, err = s.log.Info(r.Context(), info.ID); err != nil {
+			writeError(w, s.unavailable("read run", err))
+			return
+		}
+	}
+	writeJSON(w, http.StatusOK, info)
+}

@@ -1,0 +1,308 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/paigasus/helikon"
+)
+
+// RunAccepted is the 202 body of an async run.
+type RunAccepted struct {
+	RunID  string    `json:"run_id" jsonschema:"the run id (a UUID), also in the X-Run-Id header"`
+	Status RunStatus `json:"status" jsonschema:"running"`
+	Links  RunLinks  `json:"links" jsonschema:"where to follow the run, relative to the request URL"`
+}
+
+// RunLinks are a run's routes, as references relative to the URL the run
+// was started at, so they hold under any mount prefix.
+type RunLinks struct {
+	Self   string `json:"self" jsonschema:"GET: the run's status and result"`
+	Events string `json:"events" jsonschema:"GET: the run's events (SSE or WebSocket)"`
+	Cancel string `json:"cancel" jsonschema:"POST: cancel the run"`
+}
+
+// mode is how POST /agents/{name}/runs answers.
+type mode int
+
+const (
+	oneShot mode = iota
+	sse
+	async
+)
+
+func runMode(r *http.Request) (mode, *Error) {
+	q := r.URL.Query()
+	st, md := q.Get("stream"), q.Get("mode")
+	switch {
+	case st != "" && st != "sse":
+		return 0, errorf(http.StatusBadRequest, CodeBadRequest, "stream", "stream must be sse")
+	case md != "" && md != "async":
+		return 0, errorf(http.StatusBadRequest, CodeBadRequest, "mode", "mode must be async")
+	case st != "" && md != "":
+		return 0, errorf(http.StatusBadRequest, CodeBadRequest, "mode", "choose stream=sse or mode=async, not both")
+	case st == "sse":
+		return sse, nil
+	case md == "async":
+		return async, nil
+	}
+	return oneShot, nil
+}
+
+func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	agent, ok := s.agents[name]
+	if !ok {
+		writeError(w, agentNotFound(name))
+		return
+	}
+	md, e := runMode(r)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	q, e := decodeRunRequest(w, r, s.limits)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	input, e := q.items()
+	if e != nil {
+		writeError(w, e)
+		return
+	}
+	sessionID := r.Header.Get("X-Session-Id")
+	if len(sessionID) > 256 || !printable(sessionID) {
+		writeError(w, errorf(http.StatusBadRequest, CodeBadRequest, "X-Session-Id", "X-Session-Id must be at most 256 printable ASCII characters"))
+		return
+	}
+
+	// Admission: a slot on the server, then a place in the session's queue.
+	if s.active.Add(1) > int64(s.limits.MaxConcurrentRuns) {
+		s.active.Add(-1)
+		writeError(w, s.tooMany("the server is running its maximum of runs"))
+		return
+	}
+	admitted := false
+	defer func() {
+		if !admitted {
+			s.active.Add(-1)
+		}
+	}()
+	var gt *gate
+	if sessionID != "" {
+		if gt, ok = s.gates.enter(sessionID, s.limits.MaxRunsPerSession); !ok {
+			writeError(w, s.tooMany("the session has its maximum of runs running or waiting"))
+			return
+		}
+		defer func() {
+			if !admitted {
+				s.gates.leave(sessionID, gt, false)
+			}
+		}()
+	}
+	sess, err := s.sessions.Session(r.Context(), sessionID)
+	if err != nil {
+		writeError(w, s.providerError("open session", err))
+		return
+	}
+	rc, err := s.contexts.RunContext(r, sess)
+	if err != nil {
+		writeError(w, s.providerError("build run context", err))
+		return
+	}
+	if rc == nil || rc.Session() != sess {
+		writeError(w, errorf(http.StatusInternalServerError, CodeInternal, "", "the context provider must build a run context on the run's session"))
+		return
+	}
+
+	id := uuid.NewString()
+	w.Header().Set("X-Run-Id", id)
+	info := RunInfo{ID: id, Agent: name, Status: StatusRunning, SessionID: sessionID, CreatedAt: time.Now().UTC()}
+	if err := s.log.Create(r.Context(), info); err != nil {
+		writeError(w, s.unavailable("create run", err))
+		return
+	}
+	ctx, cancel := context.WithCancel(s.runCtx)
+	lr := &liveRun{cancel: cancel, done: make(chan struct{})}
+	s.mu.Lock()
+	if s.closing.Load() {
+		s.mu.Unlock()
+		cancel()
+		s.finishUnstarted(info, "the server is shutting down")
+		writeError(w, errorf(http.StatusServiceUnavailable, CodeShuttingDown, "", "the server is shutting down"))
+		return
+	}
+	s.live[id] = lr
+	s.runs.Add(1)
+	s.mu.Unlock()
+	admitted = true
+	if md != async {
+		// The client's disconnect cancels a run it is waiting on; an
+		// async run outlives its request.
+		stop := context.AfterFunc(r.Context(), cancel)
+		defer stop()
+	}
+	go s.drive(ctx, lr, info, agent, rc, input, gt)
+
+	switch md {
+	case async:
+		base := "runs/" + id // relative to .../agents/{name}/runs
+		w.Header().Set("Location", base)
+		writeJSON(w, http.StatusAccepted, RunAccepted{RunID: id, Status: StatusRunning,
+			Links: RunLinks{Self: base, Events: base + "/events", Cancel: base + "/cancel"}})
+	case sse:
+		s.streamSSE(w, r, id, 0)
+	default:
+		select {
+		case <-lr.done:
+		case <-r.Context().Done():
+			return
+		}
+		info, err := s.log.Info(context.WithoutCancel(r.Context()), id)
+		if err != nil {
+			writeError(w, s.unavailable("read run", err))
+			return
+		}
+		writeJSON(w, http.StatusOK, info)
+	}
+}
+
+func printable(s string) bool {
+	for i := range len(s) {
+		if s[i] < 0x20 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+func (s *Server) tooMany(msg string) *Error {
+	e := errorf(http.StatusTooManyRequests, CodeTooManyRuns, "", msg)
+	e.RetryAfter = s.limits.RetryAfter
+	return e
+}
+
+// providerError turns a provider's error into the response: its own
+// *Error as it is, anything else a 500 (logged).
+func (s *Server) providerError(what string, err error) *Error {
+	if e, ok := errors.AsType[*Error](err); ok {
+		return e
+	}
+	s.logger.Error("server: "+what, "err", err)
+	return errorf(http.StatusInternalServerError, CodeInternal, "", what+": "+err.Error())
+}
+
+// finishUnstarted ends a run that was registered but never started.
+func (s *Server) finishUnstarted(info RunInfo, why string) {
+	w := runWriter{s: s, id: info.ID, ctx: context.Background()}
+	w.fail(info, &helikon.AgentError{Kind: helikon.KindCancelled, Agent: info.Agent, Message: why})
+}
+
+// drive runs agent and drains its events into the log.
+func (s *Server) drive(ctx context.Context, lr *liveRun, info RunInfo, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, gt *gate) {
+	defer func() {
+		s.mu.Lock()
+		delete(s.live, info.ID)
+		s.mu.Unlock()
+		lr.cancel()
+		close(lr.done)
+		s.active.Add(-1)
+		s.runs.Done()
+	}()
+	// The log outlives a cancelled run: its last events still land.
+	w := runWriter{s: s, id: info.ID, ctx: context.WithoutCancel(ctx)}
+	if gt != nil {
+		err := gt.acquire(ctx)
+		defer s.gates.leave(info.SessionID, gt, err == nil)
+		if err != nil {
+			w.fail(info, &helikon.AgentError{Kind: helikon.KindCancelled, Agent: info.Agent,
+				Message: "cancelled while waiting for the session's previous run", Err: err})
+			return
+		}
+	}
+	out := &RunOutput{}
+	info.Status = StatusFailed
+	for ev := range s.runner.RunStreamed(ctx, agent, rc, input) {
+		switch e := ev.(type) {
+		case helikon.MessageOutput:
+			out.FinalOutput, out.LastAgent = e.Item.Text(), e.Item.Agent
+		case helikon.RunCompleted:
+			info.Status, out.Usage = StatusCompleted, e.Usage
+		case helikon.RunFailed:
+			info.Error, out.Usage = agentError(e.Err), e.Usage
+			if info.Error.Kind == helikon.KindCancelled {
+				info.Status = StatusCancelled
+			}
+		}
+		if !w.append(ev) {
+			// The log refuses the run's events: no client can see
+			// them, so the run stops.
+			info.Status = StatusFailed
+			info.Error = &helikon.AgentError{Kind: helikon.KindOther, Agent: info.Agent, Message: "event log: " + w.err.Error()}
+			break
+		}
+	}
+	if info.Status == StatusFailed && info.Error == nil {
+		info.Error = &helikon.AgentError{Kind: helikon.KindOther, Agent: info.Agent, Message: "the run ended without a terminal event"}
+	}
+	info.Result = out
+	w.finish(info)
+}
+
+func agentError(err error) *helikon.AgentError {
+	if ae, ok := errors.AsType[*helikon.AgentError](err); ok {
+		return ae
+	}
+	if err == nil {
+		return &helikon.AgentError{Kind: helikon.KindOther, Message: "unknown failure"}
+	}
+	return &helikon.AgentError{Kind: helikon.KindOther, Message: err.Error(), Err: err}
+}
+
+// runWriter appends one run's records in order.
+type runWriter struct {
+	s   *Server
+	id  string
+	ctx context.Context
+	seq int64
+	err error
+}
+
+func (w *runWriter) append(ev helikon.Event) bool {
+	data, err := json.Marshal(ev)
+	if err == nil {
+		w.seq++
+		err = w.s.log.Append(w.ctx, w.id, Record{Seq: w.seq, Type: eventType(ev, data), Data: data})
+	}
+	if err != nil {
+		w.err = err
+		w.s.logger.Error("server: append run event", "run", w.id, "err", err)
+		return false
+	}
+	return true
+}
+
+// fail ends a run that failed before its agent ran, with its one event.
+func (w *runWriter) fail(info RunInfo, ae *helikon.AgentError) {
+	w.append(helikon.RunFailed{Err: ae})
+	info.Error, info.Result = ae, &RunOutput{}
+	info.Status = StatusFailed
+	if ae.Kind == helikon.KindCancelled {
+		info.Status = StatusCancelled
+	}
+	w.finish(info)
+}
+
+func (w *runWriter) finish(info RunInfo) {
+	now := time.Now().UTC()
+	info.FinishedAt = &now
+	if err := w.s.log.Finish(w.ctx, info); err != nil {
+		w.s.logger.Error("server: finish run", "run", w.id, "err", err)
+	}
+}

@@ -1,0 +1,226 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/runner"
+)
+
+// ErrConfig reports a server that [New] refused to build.
+var ErrConfig = errors.New("server: invalid configuration")
+
+// Server serves agents over HTTP, Server-Sent Events and WebSocket. Build
+// one with [New], mount [Server.Handler] in any mux or middleware stack (or
+// let [Server.Serve] run it), and [Server.Shutdown] it when done.
+type Server struct {
+	agents   map[string]helikon.Agent
+	list     AgentList
+	sessions SessionProvider
+	contexts ContextProvider
+	auth     Authenticator
+	log      EventLog
+	runner   *runner.Runner
+	limits   Limits
+	keep     int
+	ret      time.Duration
+	grace    time.Duration
+	logger   *slog.Logger
+	mux      *http.ServeMux
+	openapi  []byte
+
+	// runCtx parents every run; cancelling it cancels them all.
+	runCtx     context.Context
+	cancelRuns context.CancelFunc
+	// connCtx parents every request; cancelling it ends every stream.
+	connCtx     context.Context
+	cancelConns context.CancelFunc
+
+	runs    sync.WaitGroup // the run goroutines
+	active  atomic.Int64   // runs started and not yet finished
+	closing atomic.Bool
+	gates   sessionGates
+
+	mu   sync.Mutex
+	live map[string]*liveRun // runs this server drives
+
+	sweepStop chan struct{}
+	sweepDone chan struct{}
+	shutdown  sync.Once
+}
+
+// liveRun is a run this server drives.
+type liveRun struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+}
+
+// AgentInfo describes one served agent.
+type AgentInfo struct {
+	Name        string `json:"name" jsonschema:"the agent's name, as used in URLs"`
+	Description string `json:"description" jsonschema:"what the agent does"`
+}
+
+// AgentList is the body of GET /agents.
+type AgentList struct {
+	Agents []AgentInfo `json:"agents" jsonschema:"the served agents, in the order they were given"`
+}
+
+// New builds a server for agents, whose names must be non-empty, unique
+// and usable as one URL path segment. It starts the retention sweeper,
+// which [Server.Shutdown] stops.
+func New(agents []helikon.Agent, opts ...Option) (*Server, error) {
+	c := config{retention: DefaultRetention, keep: DefaultRetainedRuns, grace: DefaultGracePeriod}
+	for _, o := range opts {
+		o(&c)
+	}
+	if len(agents) == 0 {
+		return nil, fmt.Errorf("%w: no agents", ErrConfig)
+	}
+	s := &Server{
+		agents: make(map[string]helikon.Agent, len(agents)), list: AgentList{Agents: []AgentInfo{}},
+		sessions: c.sessions, contexts: c.contexts, auth: c.auth, log: c.log, runner: c.runner,
+		limits: c.limits.withDefaults(), keep: c.keep, ret: c.retention, grace: c.grace, logger: c.logger,
+		live: make(map[string]*liveRun),
+	}
+	for _, a := range agents {
+		if a == nil {
+			return nil, fmt.Errorf("%w: nil agent", ErrConfig)
+		}
+		name := a.Name()
+		if !validSegment(name) {
+			return nil, fmt.Errorf("%w: agent name %q is not one URL path segment", ErrConfig, name)
+		}
+		if _, dup := s.agents[name]; dup {
+			return nil, fmt.Errorf("%w: two agents named %q", ErrConfig, name)
+		}
+		s.agents[name] = a
+		s.list.Agents = append(s.list.Agents, AgentInfo{Name: name, Description: a.Description()})
+	}
+	if c.retention <= 0 || c.keep < 0 {
+		return nil, fmt.Errorf("%w: retention %v, %d runs", ErrConfig, c.retention, c.keep)
+	}
+	if c.grace < 0 {
+		return nil, fmt.Errorf("%w: negative grace period", ErrConfig)
+	}
+	if s.sessions == nil {
+		s.sessions = NewMemorySessions()
+	}
+	if s.contexts == nil {
+		s.contexts = DefaultContext()
+	}
+	if s.log == nil {
+		s.log = NewMemoryLog()
+	}
+	if s.runner == nil {
+		s.runner = runner.New()
+	}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	doc, err := s.openAPIDocument()
+	if err != nil {
+		return nil, fmt.Errorf("server: openapi document: %w", err)
+	}
+	s.openapi = doc
+	s.runCtx, s.cancelRuns = context.WithCancel(context.Background())
+	s.connCtx, s.cancelConns = context.WithCancel(context.Background())
+	s.mux = s.routes()
+	s.sweepStop, s.sweepDone = make(chan struct{}), make(chan struct{})
+	go s.sweep()
+	return s, nil
+}
+
+// validSegment reports whether name can stand as one URL path segment
+// without escaping.
+func validSegment(name string) bool {
+	if name == "" || len(name) > 128 {
+		return false
+	}
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+		default:
+			return false
+		}
+	}
+	return name != "." && name != ".."
+}
+
+// Handler returns the server's routes as an [http.Handler], for mounting
+// under a prefix or inside other middleware:
+//
+//	mux.Handle("/api/v1/", http.StripPrefix("/api/v1", srv.Handler()))
+func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
+
+func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.auth != nil {
+		ctx, err := s.auth.Authenticate(r)
+		if err != nil {
+			e, ok := errors.AsType[*Error](err)
+			if !ok {
+				e = Unauthorized(err.Error())
+			}
+			writeError(w, e)
+			return
+		}
+		if ctx != nil {
+			r = r.WithContext(ctx)
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// sweep prunes finished runs past retention until Shutdown.
+func (s *Server) sweep() {
+	defer close(s.sweepDone)
+	every := min(max(s.ret/4, 10*time.Millisecond), time.Minute)
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-s.sweepStop:
+			return
+		case now := <-t.C:
+			ctx, cancel := context.WithTimeout(s.runCtx, every)
+			if _, err := s.log.Prune(ctx, now.Add(-s.ret), s.keep); err != nil {
+				s.logger.Warn("server: prune finished runs", "err", err)
+			}
+			cancel()
+		}
+	}
+}
+
+// Shutdown stops the server's runs: new runs are refused (503) at once,
+// running ones get until ctx is done to finish, then they are cancelled
+// and the server waits for them to write their last events. It then ends
+// every open stream and stops the sweeper. [Server.Serve] calls it; call
+// it yourself when you mount [Server.Handler] elsewhere. It returns ctx's
+// error when runs had to be cancelled.
+func (s *Server) Shutdown(ctx context.Context) error {
+	var err error
+	s.shutdown.Do(func() {
+		s.closing.Store(true)
+		done := make(chan struct{})
+		go func() { s.runs.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-ctx.Done():
+			err = ctx.Err()
+			s.cancelRuns()
+			<-done
+		}
+		s.cancelRuns()
+		s.cancelConns()
+		close(s.sweepStop)
+		<-s.sweepDone
+	})
+	return err
+}
