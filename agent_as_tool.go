@@ -3,6 +3,7 @@ package helikon
 import (
 	"encoding/json"
 	"fmt"
+	"iter"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -104,6 +105,28 @@ func (t *AgentTool) Call(tc *ToolContext, args json.RawMessage) (ToolOutput, err
 }
 
 func (t *AgentTool) run(tc *ToolContext, in agentToolArgs) (ToolOutput, error) {
+	sub, err := t.subContext(tc)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	return t.follow(tc, sub, t.agent.Run(tc, sub, UserText(in.Input)))
+}
+
+// resumeCall resumes the sub-run a pause froze in f.
+func (t *AgentTool) resumeCall(tc *ToolContext, f *pauseFrame, ds *decisionSet) (ToolOutput, error) {
+	r, ok := t.agent.(resumer)
+	if !ok {
+		return ToolOutput{}, t.failed(notResumable(t.agent.Name(), f))
+	}
+	sub, err := t.subContext(tc)
+	if err != nil {
+		return ToolOutput{}, err
+	}
+	return t.follow(tc, sub, r.resumeFrame(tc, sub, f, ds))
+}
+
+// subContext derives the sub-run's context, refusing one nested too deep.
+func (t *AgentTool) subContext(tc *ToolContext) (*RunContext, error) {
 	sub := tc.SubRunContext()
 	sub.config = t.config
 	// The caller's effective depth bound crosses, whichever configuration
@@ -112,13 +135,22 @@ func (t *AgentTool) run(tc *ToolContext, in agentToolArgs) (ToolOutput, error) {
 		sub.depthBound = tc.depthLimit
 	}
 	if sub.depthBound > 0 && sub.depth > sub.depthBound {
-		return ToolOutput{}, t.failed(agentErrorf(KindMaxAgentDepthExceeded, t.agent.Name(), "depth %d exceeds %d", sub.depth, sub.depthBound))
+		return nil, t.failed(agentErrorf(KindMaxAgentDepthExceeded, t.agent.Name(), "depth %d exceeds %d", sub.depth, sub.depthBound))
 	}
+	return sub, nil
+}
+
+// follow drains the sub-run's stream into the tool's answer. A sub-run
+// that paused pauses the call: the calling loop keeps its frame.
+func (t *AgentTool) follow(tc *ToolContext, sub *RunContext, stream iter.Seq[Event]) (ToolOutput, error) {
 	var o childOutcome
-	for ev := range t.agent.Run(tc, sub, UserText(in.Input)) {
+	for ev := range stream {
 		o.see(ev)
 	}
 	o.end(t.agent.Name())
+	if o.paused != nil {
+		return ToolOutput{}, &subRunPaused{frame: o.paused.root}
+	}
 	if sub.actions.Escalated() {
 		tc.rc.actions.Escalate()
 	}

@@ -2,6 +2,7 @@ package helikon_test
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"testing"
 	"time"
@@ -73,21 +74,18 @@ func TestApproval_BreakingOutWhileAnApproverWaitsCancelsIt(t *testing.T) {
 	settleGoroutines(t, base)
 }
 
-func TestApproval_DenialWithoutHandlerStillReportsTheRequestFirst(t *testing.T) {
+func TestApproval_WithoutHandlerTheRequestComesFirstThenThePause(t *testing.T) {
 	rc := helikon.NewRunContext(helikon.WithPermissionPolicy(askAlways{}))
 	agent := mustAgent(t, "a", mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":1,"b":2}`}), mock.Text("no")),
 		helikon.WithTools(addTool))
 	res, err := helikon.Collect(agent.Run(context.Background(), rc, helikon.UserText("1+2")))
-	if err != nil {
-		t.Fatal(err)
+	if !errors.Is(err, helikon.ErrPaused) {
+		t.Fatalf("err = %v, want ErrPaused", err)
 	}
 	got := typesOf(res.Events)
 	i := indexOf(got, "approval_requested")
-	if i < 0 || indexOf(got, "permission_denied") != i+1 {
+	if i < 0 || indexOf(got, "run_paused") != len(got)-1 || indexOf(got, "tool_output_item") >= 0 {
 		t.Fatalf("events = %v", got)
-	}
-	if r := findResult(t, res.Events, "c1"); !r.IsError {
-		t.Fatalf("call ran without approval: %+v", r)
 	}
 }
 

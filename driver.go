@@ -62,6 +62,10 @@ type driver struct {
 	mu         sync.Mutex // guards injections while tools run concurrently
 	injections []string
 
+	// paused holds what a pause freezes beyond the loop state; a resumed
+	// run starts from it (see pause.go).
+	paused pausedRound
+
 	workers workerPool
 	obs     observer
 }
@@ -172,6 +176,11 @@ func (d *driver) resume(ctx context.Context, cp *Checkpoint, yield func(Event) b
 	}
 	d.tc.Conversation = append([]Item(nil), cp.Conversation...)
 	d.injections = cp.Injections
+	if _, ok := cp.State.(NeedsApproval); ok && d.paused.memo != nil {
+		// A pause resumed with decisions: the round runs again.
+		d.loop(ctx, cp.State, ApprovalsResolved{}, NextAction{}, yield)
+		return
+	}
 	d.loop(ctx, cp.State, nil, ActionFor(cp.State, &d.tc, nil), yield)
 }
 
@@ -203,7 +212,7 @@ func (d *driver) loop(ctx context.Context, state LoopState, in TransitionInput, 
 				}
 			}
 			state, act = out.Next, out.Action
-			if d.cfg.OnCheckpoint != nil && act.Kind != ActTerminate {
+			if d.cfg.OnCheckpoint != nil && act.Kind != ActTerminate && act.Kind != ActPause {
 				cp := &Checkpoint{Agent: d.a.name, State: state, Conversation: d.tc.Conversation, Injections: d.injections}
 				if err := d.cfg.OnCheckpoint(ctx, cp); err != nil {
 					yield(RunFailed{Err: &AgentError{Kind: KindOther, Agent: d.a.name, Message: "checkpoint: " + err.Error(), Err: err}})
@@ -211,8 +220,12 @@ func (d *driver) loop(ctx context.Context, state LoopState, in TransitionInput, 
 				}
 			}
 		}
-		if act.Kind == ActTerminate {
+		switch act.Kind {
+		case ActTerminate:
 			d.finish(ctx, state, yield)
+			return
+		case ActPause:
+			d.pause(state, yield)
 			return
 		}
 		if err := ctx.Err(); err != nil {
@@ -385,6 +398,12 @@ type callOutcome struct {
 	events []Event
 	// live, when set, takes the events as they happen instead of events.
 	live chan<- Event
+	// d is the driver running the call.
+	d *driver
+	// approval is the request put to a human, once one was; paused is set
+	// when the call waits for a decision (see pause.go).
+	approval *PendingApproval
+	paused   *frameCall
 }
 
 // emit reports a governance event of the call.
@@ -396,8 +415,10 @@ func (o *callOutcome) emit(ev Event) {
 	o.events = append(o.events, ev)
 }
 
-func (o *callOutcome) approvalRequested(req PermissionRequest) {
-	o.emit(ApprovalRequested{CallID: req.CallID, Tool: req.Tool, Args: req.Args})
+func (o *callOutcome) approvalRequested(req PermissionRequest, prompt, who string) {
+	args := o.d.rc.redact(ToolOutput{Content: req.Args}).Content
+	o.approval = &PendingApproval{ID: newID("apr_"), Agent: o.d.a.name, CallID: req.CallID, Tool: req.Tool, Args: args, Prompt: prompt, AskedBy: who}
+	o.emit(ApprovalRequested{ID: o.approval.ID, Agent: o.d.a.name, CallID: req.CallID, Tool: req.Tool, Args: args, Prompt: prompt, AskedBy: who})
 }
 
 // executeTools runs the calls of one turn, concurrently when there are
@@ -424,16 +445,14 @@ func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(
 		run(0)
 		wg.Wait()
 	}
-	results := make([]ToolResult, len(calls))
 	for i := range outs {
 		for _, ev := range outs[i].events {
 			if !yield(ev) {
 				return nil, false
 			}
 		}
-		results[i] = outs[i].result
 	}
-	return ToolResults{Results: results}, true
+	return d.settle(calls, outs), true
 }
 
 // executeToolsLive runs a round when an approver may be asked: every call
@@ -479,11 +498,7 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 	if stopped {
 		return nil, false
 	}
-	results := make([]ToolResult, len(calls))
-	for i := range outs {
-		results[i] = outs[i].result
-	}
-	return ToolResults{Results: results}, true
+	return d.settle(calls, outs), true
 }
 
 // toolSlots returns the semaphore that bounds a round's concurrent calls
@@ -517,6 +532,13 @@ func errorResult(c ToolCall, msg string) ToolResult {
 // runCall takes one call through the governance layers in order: PreToolUse
 // hook › permission pipeline › tool › PostToolUse hook › redaction.
 func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
+	out.d = d
+	memo := d.paused.memo[call.CallID]
+	if memo != nil && memo.Status == callDone {
+		// Settled before the pause: its result stands, it does not run again.
+		out.result = *memo.Result
+		return
+	}
 	ctx, span := d.startTool(ctx, call)
 	defer d.endTool(span, out)
 	// Hooks, policies and approvers are user code too; on a worker
@@ -533,6 +555,10 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 		out.result = errorResult(call, fmt.Sprintf("unknown tool %q", call.Name))
 		return
 	}
+	if memo != nil {
+		d.resumeCall(ctx, tool, call, memo, out)
+		return
+	}
 	args := call.Args
 	pre := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: PreToolUse, Agent: d.a.name, Tool: call.Name, CallID: call.CallID, Args: args})
 	if pre.denied {
@@ -545,15 +571,33 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 	}
 	d.injectLater(pre.inject)
 	auth := d.rc.authorizeNotify(ctx, PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: args, Effect: EffectOf(tool), tool: tool}, out)
+	if auth.deferred {
+		out.paused = &frameCall{CallID: call.CallID, Name: call.Name, Status: callPending, Args: auth.args, Approval: out.approval}
+		return
+	}
 	if !auth.allowed {
 		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: auth.reason})
 		out.result = errorResult(call, "permission denied: "+auth.reason)
 		return
 	}
-	args = auth.args
+	d.invoke(ctx, tool, call, auth.args, out)
+}
 
+// invoke runs an authorised call: the tool › PostToolUse hook › redaction.
+func (d *driver) invoke(ctx context.Context, tool Tool, call ToolCall, args json.RawMessage, out *callOutcome) {
 	tc := &ToolContext{Context: ctx, rc: d.rc, CallID: call.CallID, ToolName: call.Name, Agent: d.a.name, depthLimit: d.depthLimit}
 	output, err := safeCall(tool, tc, args)
+	d.settleCall(ctx, call, args, output, err, out)
+}
+
+// settleCall turns a tool's answer into the call's outcome: a paused agent
+// tool pauses the call, an error becomes an error result, an output passes
+// the PostToolUse hook and redaction.
+func (d *driver) settleCall(ctx context.Context, call ToolCall, args json.RawMessage, output ToolOutput, err error, out *callOutcome) {
+	if sub := asSubRunPaused(err); sub != nil {
+		out.paused = &frameCall{CallID: call.CallID, Name: call.Name, Status: callNested, Args: args, Sub: sub.frame}
+		return
+	}
 	if err != nil {
 		te := asToolError(call.Name, err)
 		out.result = errorResult(call, te.Error())

@@ -15,7 +15,7 @@ import (
 //   - transitions: [AgentUpdated]
 //   - control: [GuardrailTriggered], [ApprovalRequested], [PermissionDenied],
 //     [RepairStarted], [StructuredOutputFailed]
-//   - terminal: [RunCompleted], [RunFailed]
+//   - terminal: [RunCompleted], [RunFailed], [RunPaused]
 //
 // Every Event marshals to JSON with a "type" member and decodes with
 // [UnmarshalEvent]. New variants may be added; consumers should have a
@@ -69,12 +69,19 @@ type GuardrailTriggered struct {
 	Info any           `json:"info,omitempty"`
 }
 
-// ApprovalRequested reports a tool call put to the [ApprovalHandler]. It is
-// emitted as the handler is asked, before it decides.
+// ApprovalRequested reports a tool call put to a human: to the
+// [ApprovalHandler] as it is asked, before it decides, or, when there is no
+// handler or it defers, to whoever resumes the paused run. ID is the
+// approval id a [Decision] names; Args are redacted of secrets.
 type ApprovalRequested struct {
+	ID     string          `json:"id,omitempty"`
+	Agent  string          `json:"agent,omitempty"`
 	CallID string          `json:"call_id"`
 	Tool   string          `json:"tool"`
 	Args   json.RawMessage `json:"args"`
+	Prompt string          `json:"prompt,omitempty"`
+	// AskedBy names the rule or mode that asked.
+	AskedBy string `json:"asked_by,omitempty"`
 }
 
 // PermissionDenied reports a tool call the governance layer refused.
@@ -118,6 +125,14 @@ type RunFailed struct {
 	Usage Usage `json:"usage"`
 }
 
+// RunPaused ends a run that waits for human decisions on the calls its
+// State lists as pending. Continue it with [Resume].
+type RunPaused struct {
+	Agent string    `json:"agent,omitempty"`
+	State *RunState `json:"state"`
+	Usage Usage     `json:"usage"`
+}
+
 func (RunStarted) isEvent()             {}
 func (TurnStarted) isEvent()            {}
 func (TokenDelta) isEvent()             {}
@@ -135,6 +150,7 @@ func (RepairStarted) isEvent()          {}
 func (StructuredOutputFailed) isEvent() {}
 func (RunCompleted) isEvent()           {}
 func (RunFailed) isEvent()              {}
+func (RunPaused) isEvent()              {}
 
 // MarshalJSON encodes the event with "type": "run_started".
 func (e RunStarted) MarshalJSON() ([]byte, error) {
@@ -232,6 +248,12 @@ func (e RunCompleted) MarshalJSON() ([]byte, error) {
 	return marshalTagged("run_completed", a(e))
 }
 
+// MarshalJSON encodes the event with "type": "run_paused".
+func (e RunPaused) MarshalJSON() ([]byte, error) {
+	type a RunPaused
+	return marshalTagged("run_paused", a(e))
+}
+
 // MarshalJSON encodes the event with "type": "run_failed" and the error as
 // {"kind", "message"} (and the structured-output detail when present).
 func (e RunFailed) MarshalJSON() ([]byte, error) {
@@ -277,6 +299,7 @@ var eventDecoders = map[string]func([]byte) (Event, error){
 	"structured_output_failed": decodeAs[StructuredOutputFailed, Event],
 	"run_completed":            decodeAs[RunCompleted, Event],
 	"run_failed":               decodeAs[RunFailed, Event],
+	"run_paused":               decodeAs[RunPaused, Event],
 }
 
 // UnmarshalEvent decodes one event by its "type" member.

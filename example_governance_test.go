@@ -34,6 +34,10 @@ func runShell(rc *helikon.RunContext, cmds ...string) {
 			fmt.Println("approval requested:", e.Tool)
 		case helikon.PermissionDenied:
 			fmt.Println("denied:", e.Reason)
+		case helikon.RunPaused:
+			for _, p := range e.State.Pending {
+				fmt.Printf("paused: %s awaits a decision (%s)\n", p.Tool, p.AskedBy)
+			}
 		case helikon.ToolOutputItem:
 			for _, p := range e.Item.Content {
 				if r, ok := p.(helikon.ToolResultPart); ok && !r.IsError {
@@ -62,14 +66,14 @@ func ExampleDenyBash() {
 	// allowed: ran: ls -la
 }
 
-// The destructive defaults are always on. Their action is Ask, which denies
-// when no ApprovalHandler is installed, the usual headless setup.
+// The destructive defaults are always on. Their action is Ask, which pauses
+// the run for a human decision when no ApprovalHandler is installed (see
+// [helikon.Resume]); the round's other call has run and reports on resume.
 func ExampleDestructiveGuards() {
 	runShell(helikon.Ephemeral(), "rm -rf ~", "make > /dev/null 2>&1")
 	// Output:
 	// approval requested: Bash
-	// denied: guard recursive-remove-root-or-home asks for approval and no approval handler is installed
-	// allowed: ran: make > /dev/null 2>&1
+	// paused: Bash awaits a decision (guard recursive-remove-root-or-home)
 }
 
 // Under DontAsk only allow rules let a call through. AllowBash rules form

@@ -76,10 +76,12 @@ type PermissionPolicy interface {
 	Check(ctx context.Context, rc *RunContext, req PermissionRequest) PermissionDecision
 }
 
-// ApprovalOutcome is an [ApprovalHandler]'s answer.
+// ApprovalOutcome is an [ApprovalHandler]'s answer. Defer leaves the call
+// to a later human decision: the run pauses ([RunPaused]).
 type ApprovalOutcome struct {
 	Allow  bool
 	Reason string
+	Defer  bool
 }
 
 // ApprovalHandler resolves an AskUser decision out of band, for example by

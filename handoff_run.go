@@ -1,14 +1,32 @@
 package helikon
 
-import "context"
+import (
+	"context"
+	"iter"
+)
 
 // handoff runs the target agent on the conversation and forwards its events:
 // HandoffItem and AgentUpdated first, then the target's stream without its
 // RunStarted and RunCompleted (the outer run reports the summed usage).
+// A target that pauses pauses this run; resumed, the target resumes from
+// its frame, announced by an AgentUpdated only.
 func (d *driver) handoff(ctx context.Context, target string, yield func(Event) bool) (TransitionInput, bool) {
 	h := d.a.handoffIndex[target]
 	if h == nil {
 		return Abort{Err: agentErrorf(KindConfig, d.a.name, "unknown handoff target %q", target)}, true
+	}
+	child := d.rc.Child()
+	child.depthBound = d.depthLimit
+	if f := d.paused.handoff; f != nil {
+		d.paused.handoff, d.paused.handoffUsage = nil, Usage{}
+		r, ok := h.Agent.(resumer)
+		if !ok {
+			return Abort{Err: notResumable(target, f)}, true
+		}
+		if !yield(AgentUpdated{Agent: target}) {
+			return nil, false
+		}
+		return d.followHandoff(ctx, target, child, r.resumeFrame(d.handoffContext(ctx), child, f, d.paused.ds), yield)
 	}
 	// The hook decides before the stream reports the handoff, so a denied
 	// transfer never shows up as one.
@@ -24,12 +42,18 @@ func (d *driver) handoff(ctx context.Context, target string, yield func(Event) b
 	}
 	// The target runs under its own configuration; only this run's depth
 	// bound crosses, so a chain stays bounded by the tightest agent on it.
-	child := d.rc.Child()
-	child.depthBound = d.depthLimit
+	return d.followHandoff(ctx, target, child, h.Agent.Run(d.handoffContext(ctx), child, transcript), yield)
+}
+
+// followHandoff forwards the target's stream and settles its outcome.
+func (d *driver) followHandoff(ctx context.Context, target string, child *RunContext, stream iter.Seq[Event], yield func(Event) bool) (TransitionInput, bool) {
 	var res HandoffReturned
 	var last string
-	for ev := range h.Agent.Run(d.handoffContext(ctx), child, transcript) {
+	for ev := range stream {
 		switch e := ev.(type) {
+		case RunPaused:
+			d.paused.handoff, d.paused.handoffUsage = e.State.root, e.Usage
+			return HandoffPaused{}, true
 		case RunStarted:
 			continue
 		case RunCompleted:

@@ -14,7 +14,9 @@ import (
 //   - [ApplyingHandoff]: delegate the rest of the run to another agent
 //   - [Finalizing]: a turn constrained to the configured output schema
 //   - [RepairingOutput]: the one repair turn after a schema miss
-//   - [Compacting], [NeedsApproval]: reserved phases, not yet driven
+//   - [NeedsApproval]: the tool round waits for human decisions; the run
+//     pauses ([RunPaused]) and [Resume] continues it
+//   - [Compacting]: reserved, not yet driven
 //   - [Done], [Failed]: terminal
 type LoopState interface {
 	isLoopState()
@@ -59,10 +61,13 @@ type RepairingOutput struct {
 // Compacting is reserved for in-loop context compaction; not yet driven.
 type Compacting struct{ Progress }
 
-// NeedsApproval is reserved for suspending a run on pending approvals; not
-// yet driven (approvals are resolved inline by the ApprovalHandler).
+// NeedsApproval is a tool round suspended on calls that wait for a human
+// decision. Calls is the whole round, Pending the calls still undecided
+// (an agent tool whose own run paused counts as one); the others already
+// settled and are not run again on resume.
 type NeedsApproval struct {
 	Progress
+	Calls   []ToolCall `json:"calls"`
 	Pending []ToolCall `json:"pending"`
 }
 

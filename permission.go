@@ -20,6 +20,7 @@ type governance struct {
 	guards          []GuardRule
 	noDefaultGuards bool
 	redaction       *redactor
+	stateKey        []byte // signs paused run states (WithRunStateKey)
 }
 
 func defaultGovernance() governance { return governance{} }
@@ -74,7 +75,8 @@ func WithPermissionPolicy(p PermissionPolicy) ContextOption {
 }
 
 // WithApprovalHandler installs the handler that resolves AskUser decisions
-// and Ask guard rules. Without one, they resolve to deny.
+// and Ask guard rules. Without one, or when it answers Defer, the run
+// pauses for a human decision ([RunPaused]).
 func WithApprovalHandler(h ApprovalHandler) ContextOption {
 	return contextOptionFunc(func(rc *RunContext) { rc.gov.approval = h })
 }
@@ -95,6 +97,10 @@ type authorization struct {
 	reason  string
 	asked   bool // an ApprovalRequested event is due
 	prompt  string
+	// deferred marks a call left to a human decision after the run pauses;
+	// who names the step that asked.
+	deferred bool
+	who      string
 	// notify, when set, hears of the request just before the approver is
 	// asked, so the run reports ApprovalRequested while the approver
 	// decides rather than after.
@@ -103,7 +109,7 @@ type authorization struct {
 
 // approvalNotifier is told that a call is about to be put to the approver.
 type approvalNotifier interface {
-	approvalRequested(req PermissionRequest)
+	approvalRequested(req PermissionRequest, prompt, who string)
 }
 
 // authorize runs the permission pipeline for one call, in order: deny rules
@@ -200,18 +206,23 @@ func (rc *RunContext) screen(ctx context.Context, v *callView, a *authorization)
 }
 
 // ask resolves an AskUser from who through the approval handler; without
-// one it denies.
+// one, or when it defers, the call waits for a human decision.
 func (rc *RunContext) ask(ctx context.Context, req PermissionRequest, prompt, who string, a *authorization) {
-	a.asked, a.prompt = true, prompt
+	a.asked, a.prompt, a.who = true, prompt, who
 	if a.notify != nil {
-		a.notify.approvalRequested(req)
+		a.notify.approvalRequested(req, prompt, who)
 	}
 	if rc.gov.approval == nil {
-		a.allowed = false
-		a.reason = who + " asks for approval and no approval handler is installed"
+		a.allowed, a.deferred = false, true
+		a.reason = who + " asks for approval"
 		return
 	}
 	out := rc.gov.approval.Decide(ctx, req, prompt)
+	if out.Defer {
+		a.allowed, a.deferred = false, true
+		a.reason = who + " asks for approval; the approver deferred"
+		return
+	}
 	a.allowed, a.reason = out.Allow, out.Reason
 	if !a.allowed && a.reason == "" {
 		a.reason = "denied by approver"

@@ -16,6 +16,8 @@ type RunResult struct {
 	// structured output (see [RunCompleted]).
 	Structured bool
 	Events     []Event
+	// Paused is the state of a run that paused for approval; see [Resume].
+	Paused *RunState
 	// Usage sums every turn of the run, its handoffs and its sub-agents,
 	// failed runs included; Usage.Cost is set when the run had a price
 	// table ([WithPrices]).
@@ -74,11 +76,16 @@ func (c *Collector) add(ev Event) {
 	case RunFailed:
 		c.err = e.Err
 		res.Usage = e.Usage
+	case RunPaused:
+		res.Paused, res.Usage = e.State, e.Usage
+		c.err = &PausedError{State: e.State}
 	}
 }
 
 // Result returns what the observed events add up to. A [RunFailed] becomes
-// the returned error; the result still holds every event seen.
+// the returned error; a [RunPaused] becomes a [*PausedError] (matching
+// [ErrPaused]), with the state also in the result's Paused. The result
+// still holds every event seen.
 func (c *Collector) Result() (*RunResult, error) {
 	res := c.res
 	return &res, c.err

@@ -7,7 +7,8 @@ import (
 )
 
 // TransitionInput is what the driver feeds [Transition]: [Start],
-// [ModelResponse], [ToolResults], [HandoffReturned] or [Abort].
+// [ModelResponse], [ToolResults], [HandoffReturned], [ApprovalsPending],
+// [ApprovalsResolved], [HandoffPaused] or [Abort].
 type TransitionInput interface {
 	isTransitionInput()
 }
@@ -46,11 +47,29 @@ type Abort struct {
 	Err error
 }
 
-func (Start) isTransitionInput()           {}
-func (ModelResponse) isTransitionInput()   {}
-func (ToolResults) isTransitionInput()     {}
-func (HandoffReturned) isTransitionInput() {}
-func (Abort) isTransitionInput()           {}
+// ApprovalsPending ends an ExecutingTools phase in which some calls wait
+// for a human decision: the run suspends in [NeedsApproval].
+type ApprovalsPending struct {
+	// Pending are the undecided calls, in call order.
+	Pending []ToolCall
+}
+
+// ApprovalsResolved resumes a [NeedsApproval] phase with decisions in hand:
+// the round runs again, its settled calls not re-executed.
+type ApprovalsResolved struct{}
+
+// HandoffPaused reports that the agent a run was handed to paused for
+// approval: the run pauses with it, still applying the handoff.
+type HandoffPaused struct{}
+
+func (Start) isTransitionInput()             {}
+func (ApprovalsPending) isTransitionInput()  {}
+func (ApprovalsResolved) isTransitionInput() {}
+func (HandoffPaused) isTransitionInput()     {}
+func (ModelResponse) isTransitionInput()     {}
+func (ToolResults) isTransitionInput()       {}
+func (HandoffReturned) isTransitionInput()   {}
+func (Abort) isTransitionInput()             {}
 
 // TransitionCtx is the read-only context of a transition.
 type TransitionCtx struct {
@@ -76,6 +95,8 @@ const (
 	ActExecuteTools
 	ActHandoff
 	ActTerminate
+	// ActPause ends the stream with RunPaused; the state is resumable.
+	ActPause
 )
 
 // NextAction tells the driver what to do before the next transition.
@@ -146,12 +167,31 @@ func Transition(state LoopState, in TransitionInput, tc *TransitionCtx) Transiti
 		}
 		return afterModel(s.Progress, resp, tc, phaseRepairing, s.Attempt)
 	case ExecutingTools:
-		res, ok := in.(ToolResults)
-		if !ok {
+		switch in := in.(type) {
+		case ToolResults:
+			return afterTools(s, in, tc)
+		case ApprovalsPending:
+			if len(in.Pending) == 0 {
+				return unexpected(s, in, tc)
+			}
+			return TransitionOutcome{
+				Next:   NeedsApproval{Progress: s.Progress, Calls: s.Calls, Pending: in.Pending},
+				Action: NextAction{Kind: ActPause},
+			}
+		}
+		return unexpected(s, in, tc)
+	case NeedsApproval:
+		if _, ok := in.(ApprovalsResolved); !ok {
 			return unexpected(s, in, tc)
 		}
-		return afterTools(s, res, tc)
+		return TransitionOutcome{
+			Next:   ExecutingTools{Progress: s.Progress, Calls: s.Calls},
+			Action: NextAction{Kind: ActExecuteTools, Calls: s.Calls},
+		}
 	case ApplyingHandoff:
+		if _, ok := in.(HandoffPaused); ok {
+			return TransitionOutcome{Next: s, Action: NextAction{Kind: ActPause}}
+		}
 		hr, ok := in.(HandoffReturned)
 		if !ok {
 			return unexpected(s, in, tc)
@@ -163,7 +203,7 @@ func Transition(state LoopState, in TransitionInput, tc *TransitionCtx) Transiti
 		return TransitionOutcome{Next: Done{Output: hr.Output, Usage: usage}, Action: NextAction{Kind: ActTerminate}}
 	case Done, Failed:
 		return terminal(state)
-	default: // Compacting, NeedsApproval: reserved
+	default: // Compacting: reserved
 		return fail(progressOf(state).Usage, agentErrorf(KindOther, tc.Agent, "loop state %T is not driven", state), tc.Agent)
 	}
 }
@@ -311,6 +351,8 @@ func ActionFor(s LoopState, tc *TransitionCtx, appends []Item) NextAction {
 		return NextAction{Kind: ActExecuteTools, Calls: s.Calls}
 	case ApplyingHandoff:
 		return NextAction{Kind: ActHandoff, Target: s.Target}
+	case NeedsApproval:
+		return NextAction{Kind: ActPause}
 	}
 	return NextAction{Kind: ActTerminate}
 }

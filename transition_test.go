@@ -105,7 +105,16 @@ func TestTransition_Table(t *testing.T) {
 		{"wrong input for repairing fails", RepairingOutput{Progress: p(1)}, Start{}, false, true, "failed", ActTerminate, nil, KindOther},
 		{"wrong input for a handoff fails", ApplyingHandoff{Progress: p(1)}, text("x"), false, false, "failed", ActTerminate, nil, KindOther},
 		{"compacting is not driven", Compacting{p(1)}, text("x"), false, false, "failed", ActTerminate, nil, KindOther},
-		{"needs approval is not driven", NeedsApproval{Progress: p(1)}, text("x"), false, false, "failed", ActTerminate, nil, KindOther},
+		{"pending approvals suspend executing tools", ExecutingTools{Progress: p(1), Calls: calls("add", "add").Calls}, ApprovalsPending{Pending: calls("add").Calls}, true, false, "needs_approval", ActPause, nil, ""},
+		{"approvals pending with no call fails", ExecutingTools{Progress: p(1), Calls: calls("add").Calls}, ApprovalsPending{}, true, false, "failed", ActTerminate, nil, KindOther},
+		{"resolved approvals run the round again", NeedsApproval{Progress: p(1), Calls: calls("add", "add").Calls, Pending: calls("add").Calls}, ApprovalsResolved{}, true, false, "executing_tools", ActExecuteTools, nil, ""},
+		{"abort fails needs approval", NeedsApproval{Progress: p(1)}, Abort{Err: context.Canceled}, true, false, "failed", ActTerminate, nil, KindCancelled},
+		{"a model response cannot resume needs approval", NeedsApproval{Progress: p(1)}, text("x"), false, false, "failed", ActTerminate, nil, KindOther},
+		{"tool results cannot resume needs approval", NeedsApproval{Progress: p(1)}, ToolResults{}, true, false, "failed", ActTerminate, nil, KindOther},
+		{"approvals pending outside a tool round fails", CallingModel{p(1)}, ApprovalsPending{Pending: calls("add").Calls}, true, false, "failed", ActTerminate, nil, KindOther},
+		{"approvals resolved outside a pause fails", ExecutingTools{Progress: p(1)}, ApprovalsResolved{}, true, false, "failed", ActTerminate, nil, KindOther},
+		{"a paused handoff target pauses the run in place", ApplyingHandoff{Progress: p(1), Target: "b"}, HandoffPaused{}, true, false, "applying_handoff", ActPause, nil, ""},
+		{"handoff paused outside a handoff fails", CallingModel{p(1)}, HandoffPaused{}, true, false, "failed", ActTerminate, nil, KindOther},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

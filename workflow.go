@@ -166,6 +166,9 @@ type childOutcome struct {
 	usage      Usage
 	err        error
 	finished   bool
+	// paused is the state of a child that paused for approval. err is set
+	// too, so a parent that cannot pause fails instead.
+	paused *RunState
 }
 
 // see folds ev into o and reports whether the parent forwards it.
@@ -178,6 +181,10 @@ func (o *childOutcome) see(ev Event) bool {
 		return false
 	case RunFailed:
 		o.err, o.finished = e.Err, true
+		return false
+	case RunPaused:
+		o.paused, o.usage, o.finished = e.State, e.Usage, true
+		o.err = &AgentError{Kind: KindOther, Agent: e.Agent, Message: ErrPauseUnsupported.Error(), Err: ErrPauseUnsupported}
 		return false
 	case MessageOutput:
 		o.final = e.Item.Text()

@@ -216,7 +216,7 @@ func (st *runState) event(ev helikon.Event) bool {
 		if st.rec.Settled() {
 			st.p.persist(st.ctx, st.rec.Take())
 		}
-	case helikon.RunCompleted, helikon.RunFailed:
+	case helikon.RunCompleted, helikon.RunFailed, helikon.RunPaused:
 		st.terminal = true
 	}
 	if !st.yield(ev) {

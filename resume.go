@@ -1,0 +1,94 @@
+package helikon
+
+import (
+	"context"
+	"iter"
+)
+
+// Resume continues a run that paused for approval ([RunPaused]) with the
+// human's decisions, one per approval id of state.Pending; see [Decision].
+// agent must be the agent that paused (the state's Agent); rc is the
+// resumed run's context and may differ from the paused run's, but it must
+// carry the same key ([WithRunStateKey]) when the state was signed.
+//
+// Calls that settled before the pause are not run again. A call without a
+// decision keeps waiting: the resumed run pauses again (a new RunPaused
+// with a new PauseID, the same RunID and the same approval ids) once
+// everything it can do without that decision is done. Before anything runs
+// Resume checks the state and the decisions; a failed check ends the stream
+// with a RunFailed wrapping [ErrRunStateVersion], [ErrRunStateTampered],
+// [ErrNotResumable], [ErrUnknownApproval] or [ErrInvalidDecision].
+//
+// The resumed stream carries the events after the pause: no RunStarted,
+// and input guardrails and OnRunStart hooks do not fire again. Resume does
+// not remember which states it resumed: resuming one state twice runs the
+// decided calls twice. A runner that stores paused states makes each pause
+// resumable once (see the runner package).
+func Resume(ctx context.Context, agent Agent, rc *RunContext, state *RunState, decisions []Decision) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		rc = orEphemeral(rc)
+		name := ""
+		if agent != nil {
+			name = agent.Name()
+		}
+		fail := func(kind ErrorKind, err error) {
+			yield(RunFailed{Err: &AgentError{Kind: kind, Agent: name, Message: err.Error(), Err: err}})
+		}
+		switch {
+		case state == nil:
+			fail(KindConfig, ErrNotResumable)
+			return
+		case state.Version != RunStateVersion:
+			fail(KindConfig, &RunStateVersionError{Version: state.Version})
+			return
+		}
+		if err := state.verify(rc.gov.stateKey); err != nil {
+			fail(KindConfig, err)
+			return
+		}
+		r, ok := agent.(resumer)
+		if !ok || name != state.Agent {
+			fail(KindConfig, notResumable(name, state.root))
+			return
+		}
+		ds, err := newDecisionSet(state, decisions)
+		if err != nil {
+			fail(KindConfig, err)
+			return
+		}
+		allow := append([]string(nil), state.Allow...)
+		rules := make([]AllowRule, 0, len(allow)+len(ds.grants))
+		for _, s := range allow {
+			r, err := ParseAllowRule(s)
+			if err != nil {
+				fail(KindConfig, err)
+				return
+			}
+			rules = append(rules, r)
+		}
+		for _, g := range ds.grants {
+			rules = append(rules, g)
+			allow = append(allow, g.String())
+		}
+		if len(rules) > 0 {
+			rc = rc.Derive(WithAllowRules(rules...))
+		}
+		for ev := range r.resumeFrame(ctx, rc, state.root, ds) {
+			if p, ok := ev.(RunPaused); ok && p.State != nil {
+				// The run pauses again: it is the same run, and what it was
+				// granted stays granted.
+				next := *p.State
+				next.RunID, next.Allow = state.RunID, allow
+				if err := next.seal(rc.gov.stateKey); err != nil {
+					fail(KindOther, err)
+					return
+				}
+				p.State = &next
+				ev = p
+			}
+			if !yield(ev) {
+				return
+			}
+		}
+	}
+}

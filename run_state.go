@@ -1,0 +1,335 @@
+package helikon
+
+import (
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// RunStateVersion is the version of the [RunState] encoding this package
+// writes and the only one it reads.
+const RunStateVersion = 1
+
+// MaxRunStateSize bounds the JSON of a [RunState] that [UnmarshalRunState]
+// accepts.
+const MaxRunStateSize = 64 << 20
+
+// The errors of pausing and resuming. Match them with errors.Is.
+var (
+	// ErrRunStateVersion reports a state written by a newer or unknown
+	// encoding; its [*RunStateVersionError] names the version.
+	ErrRunStateVersion = errors.New("helikon: unsupported run state version")
+	// ErrRunStateTampered reports a state whose checksum or signature does
+	// not match its content: it was edited, corrupted, or signed with
+	// another key.
+	ErrRunStateTampered = errors.New("helikon: run state does not match its checksum or signature")
+	// ErrUnknownApproval reports a decision naming an approval id the state
+	// does not hold.
+	ErrUnknownApproval = errors.New("helikon: unknown approval id")
+	// ErrInvalidDecision reports a decision that cannot apply: an unknown
+	// kind, replaced arguments that are not a JSON object, an allow rule
+	// that does not parse.
+	ErrInvalidDecision = errors.New("helikon: invalid decision")
+	// ErrNotResumable reports a state resumed on an agent that did not
+	// write it, or on an agent that cannot pause.
+	ErrNotResumable = errors.New("helikon: state cannot resume on this agent")
+	// ErrPaused is what [Collect] returns for a run that ended paused; the
+	// error is a [*PausedError] carrying the state.
+	ErrPaused = errors.New("helikon: run paused for approval")
+)
+
+// RunStateVersionError reports a [RunState] of a version this package does
+// not read. It matches [ErrRunStateVersion].
+type RunStateVersionError struct {
+	Version int
+}
+
+// Error names the version.
+func (e *RunStateVersionError) Error() string {
+	return fmt.Sprintf("helikon: run state version %d is not supported (this build reads version %d)", e.Version, RunStateVersion)
+}
+
+// Is matches [ErrRunStateVersion].
+func (e *RunStateVersionError) Is(target error) bool { return target == ErrRunStateVersion }
+
+// PausedError is the error [Collect] returns for a paused run. It matches
+// [ErrPaused].
+type PausedError struct {
+	State *RunState
+}
+
+// Error lists how many approvals the run waits for.
+func (e *PausedError) Error() string {
+	return fmt.Sprintf("helikon: run paused for approval: %d pending", len(e.State.Pending))
+}
+
+// Is matches [ErrPaused].
+func (e *PausedError) Is(target error) bool { return target == ErrPaused }
+
+// RunState is everything needed to continue a run that paused for
+// approval: the frozen loop of every agent on the path to each pending call
+// (through handoffs, workflows and agent tools), the calls of the paused
+// round that already ran, the usage so far and the allow rules the run was
+// granted. It arrives in the terminal [RunPaused] event; continue it with
+// [Resume].
+//
+// A RunState marshals to versioned JSON. Its Checksum covers everything
+// else: a SHA-256 digest, or an HMAC-SHA256 signature when the run's
+// context has a key ([WithRunStateKey]). [Resume] rejects a state whose
+// checksum does not match with [ErrRunStateTampered].
+type RunState struct {
+	// Version is [RunStateVersion].
+	Version int `json:"version"`
+	// RunID names the run across its pauses; it stays the same when a
+	// resumed run pauses again.
+	RunID string `json:"run_id"`
+	// PauseID names this pause; a resumed run that pauses again gets a new
+	// one. A runner uses it to resume each pause at most once.
+	PauseID string `json:"pause_id"`
+	// Agent names the top-level agent; only that agent resumes the state.
+	Agent string `json:"agent"`
+	// Pending lists the calls awaiting a decision.
+	Pending []PendingApproval `json:"pending"`
+	// Usage is what the run spent before it paused.
+	Usage Usage `json:"usage"`
+	// Allow lists the allow rules "always" decisions granted the run, in
+	// the form [AllowRule.String] writes.
+	Allow []string `json:"allow,omitempty"`
+	// Checksum is "sha256:<hex>" or "hmac-sha256:<hex>" over the rest.
+	Checksum string `json:"checksum"`
+
+	root *pauseFrame
+}
+
+// PendingApproval is one tool call awaiting a human decision.
+type PendingApproval struct {
+	// ID is the approval id decisions name. It is stable: a run that
+	// pauses again keeps the ids of the calls still undecided.
+	ID string `json:"id"`
+	// Agent is the agent whose loop made the call.
+	Agent string `json:"agent"`
+	// Path is the chain of agents from the top-level one to Agent, through
+	// handoffs, workflow steps and agent tools.
+	Path   []string `json:"path"`
+	CallID string   `json:"call_id"`
+	Tool   string   `json:"tool"`
+	// Args are the call's arguments after secret redaction.
+	Args json.RawMessage `json:"args"`
+	// Prompt is the question put to the human.
+	Prompt string `json:"prompt,omitempty"`
+	// AskedBy names the rule or mode that asked: "the permission policy"
+	// or "guard <name>".
+	AskedBy string `json:"asked_by"`
+}
+
+// pauseFrame is one agent's part of a paused run. Its Kind says which
+// agent type wrote it and which fields are set.
+type pauseFrame struct {
+	Kind  string `json:"kind"`
+	Agent string `json:"agent"`
+	Usage Usage  `json:"usage"`
+	// An LLM agent's frame: its loop, the paused round's calls, and the
+	// frame of the agent it handed off to, if that one paused.
+	Checkpoint *Checkpoint  `json:"checkpoint,omitempty"`
+	Round      []frameCall  `json:"round,omitempty"`
+	Handoff    *pauseFrame  `json:"handoff,omitempty"`
+	Children   []childFrame `json:"children,omitempty"`
+	// Iteration is a loop agent's iteration.
+	Iteration int `json:"iteration,omitempty"`
+}
+
+// The frame kinds.
+const (
+	frameLLM        = "llm"
+	frameSequential = "sequential"
+	frameParallel   = "parallel"
+	frameGraph      = "graph"
+)
+
+// frameCall is one call of a paused round.
+type frameCall struct {
+	CallID string `json:"call_id"`
+	Name   string `json:"name"`
+	// Status is "done" (Result holds its result), "pending" (Approval
+	// holds the request) or "nested" (an agent tool's run paused; Sub is
+	// its frame).
+	Status string `json:"status"`
+	// Args are the arguments the call runs with once approved.
+	Args     json.RawMessage  `json:"args,omitempty"`
+	Result   *ToolResult      `json:"result,omitempty"`
+	Approval *PendingApproval `json:"approval,omitempty"`
+	Sub      *pauseFrame      `json:"sub,omitempty"`
+}
+
+// The frameCall statuses.
+const (
+	callDone    = "done"
+	callPending = "pending"
+	callNested  = "nested"
+)
+
+// childFrame is one sub-agent of a paused workflow.
+type childFrame struct {
+	Key    string      `json:"key"`
+	Status string      `json:"status"` // "done", "paused", "pending"
+	Output string      `json:"output,omitempty"`
+	Usage  Usage       `json:"usage"`
+	Frame  *pauseFrame `json:"frame,omitempty"`
+}
+
+// The childFrame statuses.
+const (
+	childDone    = "done"
+	childPaused  = "paused"
+	childPending = "pending"
+)
+
+// pending appends the frame's pending approvals, with their agent path, to
+// out.
+func (f *pauseFrame) pending(path []string, out []PendingApproval) []PendingApproval {
+	if f == nil {
+		return out
+	}
+	path = append(path[:len(path):len(path)], f.Agent)
+	for _, c := range f.Round {
+		switch c.Status {
+		case callPending:
+			p := *c.Approval
+			p.Path = path
+			out = append(out, p)
+		case callNested:
+			out = c.Sub.pending(path, out)
+		}
+	}
+	out = f.Handoff.pending(path, out)
+	for _, ch := range f.Children {
+		if ch.Status == childPaused {
+			out = ch.Frame.pending(path, out)
+		}
+	}
+	return out
+}
+
+// stateJSON is the RunState as it is encoded: its fields and the frame.
+type stateJSON struct {
+	*plainState
+	Frame *pauseFrame `json:"frame"`
+}
+
+type plainState RunState
+
+// MarshalJSON encodes the state.
+func (s *RunState) MarshalJSON() ([]byte, error) {
+	return json.Marshal(stateJSON{(*plainState)(s), s.root})
+}
+
+// UnmarshalJSON decodes a state. A version other than [RunStateVersion]
+// fails with a [*RunStateVersionError] before anything else is read.
+func (s *RunState) UnmarshalJSON(data []byte) error {
+	var v struct {
+		Version *int `json:"version"`
+	}
+	if err := json.Unmarshal(data, &v); err != nil {
+		return fmt.Errorf("helikon: run state: %w", err)
+	}
+	if v.Version == nil {
+		return fmt.Errorf("helikon: run state: %w: no version member", ErrRunStateVersion)
+	}
+	if *v.Version != RunStateVersion {
+		return &RunStateVersionError{Version: *v.Version}
+	}
+	var st RunState
+	b := stateJSON{plainState: (*plainState)(&st)}
+	if err := json.Unmarshal(data, &b); err != nil {
+		return fmt.Errorf("helikon: run state: %w", err)
+	}
+	if b.Frame == nil {
+		return fmt.Errorf("helikon: run state: %w: no frame", ErrRunStateTampered)
+	}
+	st.root = b.Frame
+	*s = st
+	return nil
+}
+
+// UnmarshalRunState decodes a state from JSON, refusing input larger than
+// [MaxRunStateSize]. It checks the version, not the checksum: [Resume] does
+// that with the run's key.
+func UnmarshalRunState(data []byte) (*RunState, error) {
+	if len(data) > MaxRunStateSize {
+		return nil, fmt.Errorf("helikon: run state of %d bytes exceeds %d", len(data), MaxRunStateSize)
+	}
+	var s RunState
+	if err := json.Unmarshal(data, &s); err != nil {
+		return nil, err
+	}
+	return &s, nil
+}
+
+// digest computes the state's checksum with key (nil: a plain SHA-256).
+func (s *RunState) digest(key []byte) (string, error) {
+	c := *s
+	c.Checksum = ""
+	data, err := json.Marshal(&c)
+	if err != nil {
+		return "", err
+	}
+	if len(key) == 0 {
+		sum := sha256.Sum256(data)
+		return "sha256:" + hex.EncodeToString(sum[:]), nil
+	}
+	m := hmac.New(sha256.New, key)
+	m.Write(data)
+	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil)), nil
+}
+
+// seal stamps the checksum.
+func (s *RunState) seal(key []byte) error {
+	sum, err := s.digest(key)
+	if err != nil {
+		return err
+	}
+	s.Checksum = sum
+	return nil
+}
+
+// verify checks the checksum against key. With a key, only a matching
+// signature passes: a plain checksum is what anyone could compute.
+func (s *RunState) verify(key []byte) error {
+	if s == nil || s.root == nil {
+		return fmt.Errorf("%w: empty state", ErrRunStateTampered)
+	}
+	want, err := s.digest(key)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrRunStateTampered, err)
+	}
+	if !hmac.Equal([]byte(want), []byte(s.Checksum)) {
+		return ErrRunStateTampered
+	}
+	return nil
+}
+
+// newID returns prefix followed by 16 random hex digits.
+func newID(prefix string) string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
+	return prefix + hex.EncodeToString(b[:])
+}
+
+// WithRunStateKey makes the run sign the [RunState] of a pause with
+// HMAC-SHA256 under key, and makes [Resume] accept only states signed with
+// it. Without a key a state carries a SHA-256 checksum, which catches
+// corruption and careless edits but not a deliberate forger, who can
+// recompute it.
+func WithRunStateKey(key []byte) ContextOption {
+	return contextOptionFunc(func(rc *RunContext) { rc.gov.stateKey = bytes.Clone(key) })
+}
+
+// ErrPauseUnsupported reports a run that paused for approval inside an
+// agent that cannot pause with it (a [LoopAgent] or a [SwarmAgent], or an
+// agent of your own): the enclosing run fails instead.
+var ErrPauseUnsupported = errors.New("helikon: a sub-agent paused for approval where the run cannot pause")
