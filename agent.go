@@ -68,6 +68,20 @@ func WithTools(tools ...Tool) AgentOption {
 	return agentOptionFunc(func(a *LLMAgent) { a.tools = append(a.tools, tools...) })
 }
 
+// WithToolSources resolves sources with [ResolveTools] while the agent is
+// built and appends their tools; ctx bounds the resolution. A failing source
+// or a [*DuplicateNameError] fails [NewAgent].
+func WithToolSources(ctx context.Context, sources ...ToolSource) AgentOption {
+	return agentOptionFunc(func(a *LLMAgent) {
+		tools, err := ResolveTools(ctx, sources...)
+		if err != nil {
+			a.optErrs = append(a.optErrs, err)
+			return
+		}
+		a.tools = append(a.tools, tools...)
+	})
+}
+
 // WithSettings sets the model settings of every turn.
 func WithSettings(s ModelSettings) AgentOption {
 	return agentOptionFunc(func(a *LLMAgent) { a.settings = s })
