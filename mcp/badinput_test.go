@@ -1,0 +1,128 @@
+package mcp_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mcp"
+	"go.uber.org/goleak"
+)
+
+// processGone reports whether pid no longer exists.
+func processGone(pid int) bool {
+	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
+}
+
+func TestStdio_BadServersFailClearlyAndLeaveNothing(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		kind mcp.ErrorKind
+		want string
+	}{
+		{"garbage", mcp.KindConnect, "invalid"},
+		{"badschema", mcp.KindConnect, `tool "work": invalid input schema`},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+			cmd := fakeServerCmd(tc.mode)
+			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+			defer cancel()
+			c, err := mcp.ConnectStdio(ctx, cmd, mcp.WithTerminateTimeout(100*time.Millisecond))
+			if err == nil {
+				c.Close()
+				t.Fatal("connected to a broken server")
+			}
+			if !mcp.IsKind(err, tc.kind) || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("err = %v, want kind %s mentioning %q", err, tc.kind, tc.want)
+			}
+			if !processGone(cmd.Process.Pid) {
+				t.Fatalf("server process %d outlived the failed connect", cmd.Process.Pid)
+			}
+		})
+	}
+}
+
+func TestStdio_MissingCommandIsASpawnError(t *testing.T) {
+	_, err := mcp.ConnectStdio(context.Background(), fakeServerCmdPath("/nonexistent/mcp-server"))
+	if !mcp.IsKind(err, mcp.KindSpawn) {
+		t.Fatalf("err = %v, want kind spawn", err)
+	}
+}
+
+func TestStdio_ServerCrashMidCallIsAToolErrorWithItsStderr(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	cmd := fakeServerCmd("crash")
+	c, err := mcp.ConnectStdio(context.Background(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = call(context.Background(), toolNamed(t, c, "work"), `{}`)
+	var te *helikon.ToolError
+	if !errors.As(err, &te) || !strings.Contains(err.Error(), "out of cheese") {
+		t.Fatalf("err = %v, want a ToolError carrying the server's stderr", err)
+	}
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close after crash: %v", err)
+	}
+	if !processGone(cmd.Process.Pid) {
+		t.Fatal("crashed server not reaped")
+	}
+}
+
+// The hanging server never answers, ignores SIGTERM and outlives its stdin:
+// the cancelled call must return anyway, and Close must still kill it.
+func TestStdio_HungServerCancelReturnsAndCloseKills(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	cmd := fakeServerCmd("hang")
+	c, err := mcp.ConnectStdio(context.Background(), cmd, mcp.WithTerminateTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(50*time.Millisecond, cancel)
+	_, err = call(ctx, toolNamed(t, c, "work"), `{}`)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	c.Close()
+	if !processGone(cmd.Process.Pid) {
+		t.Fatal("hung server survived Close")
+	}
+}
+
+func TestStdio_CloseKillsTheServersOwnChildren(t *testing.T) {
+	pidFile := t.TempDir() + "/grandchild"
+	cmd := fakeServerCmd("grandchild")
+	cmd.Env = append(cmd.Env, "HELIKON_MCP_GRANDCHILD_FILE="+pidFile)
+	c, err := mcp.ConnectStdio(context.Background(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	grandchild, _ := strconv.Atoi(string(b))
+	c.Close()
+	waitFor(t, "the grandchild to be reaped by init", func() bool { return processGone(grandchild) || isZombie(grandchild) })
+}
+
+// isZombie reports whether pid has exited and awaits its parent's wait:
+// a killed orphan is briefly a zombie until init reaps it.
+func isZombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i > 0 && i+2 < len(s) && s[i+2] == 'Z'
+}

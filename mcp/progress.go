@@ -1,0 +1,46 @@
+package mcp
+
+import (
+	"context"
+	"fmt"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/paigasus/helikon"
+)
+
+// progress reports a run's turns and tool calls to a client that asked for
+// progress with a token. The zero progress (no token) does nothing.
+type progress struct {
+	session *sdk.ServerSession
+	token   any
+	n       float64
+}
+
+func newProgress(req *sdk.CallToolRequest) *progress {
+	p := &progress{session: req.Session}
+	if req.Params != nil {
+		p.token = req.Params.GetProgressToken()
+	}
+	return p
+}
+
+// see notifies the client of ev when it marks progress. A failed
+// notification is logged by the go-sdk and does not fail the run.
+func (p *progress) see(ctx context.Context, ev helikon.Event) {
+	if p.token == nil || p.session == nil {
+		return
+	}
+	var msg string
+	switch e := ev.(type) {
+	case helikon.TurnStarted:
+		msg = fmt.Sprintf("turn %d", e.Turn)
+	case helikon.ToolCallItem:
+		for _, u := range e.Item.ToolUses() {
+			msg = "calling tool " + u.Name
+		}
+	default:
+		return
+	}
+	p.n++
+	_ = p.session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: p.token, Progress: p.n, Message: msg})
+}

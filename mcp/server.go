@@ -1,0 +1,220 @@
+package mcp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/paigasus/helikon"
+)
+
+// AgentServer serves one [helikon.Agent] as a single MCP tool. The tool is
+// named after the agent (sanitised to [a-zA-Z0-9_-]), described by the
+// agent's description, takes {"input": string}, and answers with the run's
+// final text. Build it with [NewAgentServer]; serve it with
+// [AgentServer.ServeStdio], [AgentServer.ListenAndServe] (streamable HTTP at
+// /mcp), as an http.Handler, or over any go-sdk transport with
+// [AgentServer.ServeTransport].
+//
+// Every call runs the agent on a fresh [helikon.RunContext] from the context
+// factory. The call's context is the run's: a client that disconnects or
+// sends notifications/cancelled cancels the run. The [helikon.RunConfig]'s
+// Timeout is enforced here; a run that outlasts it ends with an error
+// result. When the client sends a progress token, the server reports the
+// run's turns and tool calls as progress notifications.
+type AgentServer struct {
+	agent    helikon.Agent
+	cfg      serverConfig
+	toolName string
+	server   *sdk.Server
+	http     http.Handler
+	logger   *slog.Logger
+}
+
+// agentInput is the tool's arguments.
+type agentInput struct {
+	Input *string `json:"input"`
+}
+
+// NewAgentServer wraps agent. Options: [WithImplementation] (default: the
+// tool name and "0"), [WithInstructions], [WithContextFactory],
+// [WithRunConfig], [WithMaxInputBytes], [WithLogger].
+func NewAgentServer(agent helikon.Agent, opts ...ServerOption) (*AgentServer, error) {
+	if agent == nil {
+		return nil, newError(KindOther, "", errors.New("nil agent"))
+	}
+	cfg := serverConfig{newContext: helikon.Ephemeral, maxInputBytes: DefaultMaxInputBytes}
+	for _, o := range opts {
+		o.applyServer(&cfg)
+	}
+	if cfg.newContext == nil {
+		return nil, newError(KindOther, agent.Name(), errors.New("nil context factory"))
+	}
+	s := &AgentServer{agent: agent, cfg: cfg, toolName: SanitizeToolName(agent.Name()), logger: cfg.logger}
+	if s.logger == nil {
+		s.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if s.cfg.impl.name == "" {
+		s.cfg.impl = implementation{s.toolName, "0"}
+	}
+	s.server = sdk.NewServer(&sdk.Implementation{Name: s.cfg.impl.name, Version: s.cfg.impl.version},
+		&sdk.ServerOptions{Instructions: cfg.instructions, Logger: s.logger})
+	s.server.AddTool(&sdk.Tool{
+		Name:        s.toolName,
+		Description: agent.Description(),
+		InputSchema: &jsonschema.Schema{
+			Type:     "object",
+			Required: []string{"input"},
+			Properties: map[string]*jsonschema.Schema{
+				"input": {Type: "string", Description: "the request for the agent, in plain language"},
+			},
+		},
+	}, s.handle)
+	s.http = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.server }, &sdk.StreamableHTTPOptions{
+		Logger:                       s.logger,
+		MaxRequestBodyBytes:          int64(cfg.maxInputBytes) + 64<<10, // the input plus the JSON-RPC envelope
+		PropagateRequestCancellation: true,
+	})
+	return s, nil
+}
+
+// SanitizeToolName maps name onto [a-zA-Z0-9_-]+: every other character
+// becomes an underscore, and an empty name becomes "agent".
+func SanitizeToolName(name string) string {
+	if name == "" {
+		return "agent"
+	}
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '_' || r == '-' {
+			return r
+		}
+		return '_'
+	}, name)
+}
+
+// ToolName returns the name the agent is served under.
+func (s *AgentServer) ToolName() string { return s.toolName }
+
+// ServeStdio serves one client on the process's stdin and stdout until the
+// client disconnects (nil) or ctx ends (its error).
+func (s *AgentServer) ServeStdio(ctx context.Context) error {
+	return s.ServeTransport(ctx, &sdk.StdioTransport{MaxLineLength: s.cfg.maxInputBytes + 64<<10})
+}
+
+// ServeTransport serves one client over t until it disconnects (nil) or ctx
+// ends (its error).
+func (s *AgentServer) ServeTransport(ctx context.Context, t sdk.Transport) error {
+	err := s.server.Run(ctx, t)
+	switch {
+	case err == nil, errors.Is(err, io.EOF), errors.Is(err, sdk.ErrConnectionClosed):
+		return nil
+	case ctx.Err() != nil:
+		return ctx.Err()
+	}
+	return newError(KindServe, s.cfg.impl.name, err)
+}
+
+// ServeHTTP serves the streamable-HTTP transport, to mount in a mux of your
+// own: mux.Handle("/agents/triage", server).
+func (s *AgentServer) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.http.ServeHTTP(w, r) }
+
+// ListenAndServe binds addr and serves streamable HTTP at /mcp until ctx
+// ends, then shuts down, giving open requests a few seconds. It returns nil
+// after ctx ends, or an [*Error] of kind Bind or Serve.
+func (s *AgentServer) ListenAndServe(ctx context.Context, addr string) error {
+	var lc net.ListenConfig
+	ln, err := lc.Listen(ctx, "tcp", addr)
+	if err != nil {
+		return newError(KindBind, addr, err)
+	}
+	return s.Serve(ctx, ln)
+}
+
+// Serve is [AgentServer.ListenAndServe] on a listener the caller opened; it
+// closes ln.
+func (s *AgentServer) Serve(ctx context.Context, ln net.Listener) error {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s)
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second, BaseContext: func(net.Listener) context.Context { return ctx }}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return newError(KindServe, ln.Addr().String(), err)
+	case <-ctx.Done():
+	}
+	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
+	err := srv.Shutdown(shutdown)
+	if serveErr := <-errc; serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
+		err = errors.Join(err, serveErr)
+	}
+	if err != nil {
+		return newError(KindServe, ln.Addr().String(), err)
+	}
+	return nil
+}
+
+// handle runs the agent for one tools/call.
+func (s *AgentServer) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+	args := req.Params.Arguments
+	if len(args) > s.cfg.maxInputBytes+1024 {
+		return errorResult(fmt.Sprintf("input too large: %d bytes of arguments, at most %d bytes of input accepted", len(args), s.cfg.maxInputBytes)), nil
+	}
+	var in agentInput
+	if err := json.Unmarshal(args, &in); err != nil || in.Input == nil {
+		return errorResult(`invalid arguments: want {"input": string}`), nil
+	}
+	if len(*in.Input) > s.cfg.maxInputBytes {
+		return errorResult(fmt.Sprintf("input too large: %d bytes, at most %d accepted", len(*in.Input), s.cfg.maxInputBytes)), nil
+	}
+	rc := s.cfg.newContext()
+	if rc == nil {
+		rc = helikon.Ephemeral()
+	}
+	var timeout time.Duration
+	if s.cfg.runConfig != nil {
+		rc = rc.Derive(helikon.WithRunConfig(*s.cfg.runConfig))
+		timeout = s.cfg.runConfig.Timeout
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	if timeout > 0 {
+		runCtx, cancel = context.WithTimeoutCause(ctx, timeout, errRunTimeout)
+	}
+	defer cancel()
+	progress := newProgress(req)
+	var final string
+	var runErr error
+	for ev := range s.agent.Run(runCtx, rc, helikon.UserText(*in.Input)) {
+		switch e := ev.(type) {
+		case helikon.MessageOutput:
+			final = e.Item.Text()
+		case helikon.RunFailed:
+			runErr = e.Err
+		}
+		progress.see(runCtx, ev)
+	}
+	if context.Cause(runCtx) == errRunTimeout && ctx.Err() == nil {
+		return errorResult(fmt.Sprintf("agent run timed out after %s", timeout)), nil
+	}
+	if runErr != nil {
+		return errorResult("agent run failed: " + runErr.Error()), nil
+	}
+	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: final}}}, nil
+}
+
+// errRunTimeout marks a run ended by the server's RunConfig.Timeout.
+var errRunTimeout = errors.New("agent run timed out")
+
+func errorResult(text string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: text}}}
+}
