@@ -81,6 +81,8 @@ type decoder struct {
 	usage      helikon.Usage
 	stop       string
 	explain    string
+	// vals is scratch for [jsonscan.Object].
+	vals [8][]byte
 }
 
 // handle translates one stream event; false means the stream is over for
@@ -261,39 +263,60 @@ func (d *decoder) onlyOutput() bool {
 	return out
 }
 
+// The members of an event and of its delta that [event] decodes; the fast
+// path reads them all so it can tell when an event holds anything the
+// general path would read differently.
+var (
+	eventKeys = []string{"type", "index", "delta", "message", "content_block", "usage", "error", "stop_details"}
+	deltaKeys = []string{"type", "text", "partial_json", "thinking", "signature", "stop_reason", "stop_details"}
+)
+
 // fast handles the content_block_delta events that make up nearly all of a
 // stream without encoding/json. handled is false for anything it does not
 // recognise, which then takes the general path.
 func (d *decoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
-	if string(jsonscan.Field(data, "type")) != `"content_block_delta"` {
+	v := d.vals[:]
+	if !jsonscan.Object(data, eventKeys, v) || string(v[0]) != `"content_block_delta"` {
 		return false, true
 	}
-	delta := jsonscan.Field(data, "delta")
-	var key string
-	switch string(jsonscan.Field(delta, "type")) {
-	case `"text_delta"`:
-		key = "text"
-	case `"input_json_delta"`:
-		key = "partial_json"
-	case `"thinking_delta"`:
-		key = "thinking"
-	default:
-		return false, true
+	for _, other := range v[3:len(eventKeys)] {
+		if other != nil {
+			return false, true
+		}
 	}
-	idx, ok := jsonscan.Int(jsonscan.Field(data, "index"))
+	idx, ok := jsonscan.Int(v[1])
 	if !ok || httpx.CheckIndex(providerName, "content block", idx) != nil {
 		return false, true // the general path reports a bad index
 	}
-	if d.buf, ok = jsonscan.AppendString(d.buf[:0], jsonscan.Field(delta, key)); !ok {
+	if !jsonscan.Object(v[2], deltaKeys, v) {
+		return false, true
+	}
+	var field int
+	switch string(v[0]) {
+	case `"text_delta"`:
+		field = 1
+	case `"input_json_delta"`:
+		field = 2
+	case `"thinking_delta"`:
+		field = 3
+	default:
+		return false, true
+	}
+	for i, other := range v[1:len(deltaKeys)] {
+		if other != nil && i+1 != field {
+			return false, true
+		}
+	}
+	if d.buf, ok = jsonscan.AppendString(d.buf[:0], v[field]); !ok {
 		return false, true
 	}
 	if len(d.buf) == 0 {
 		return true, true
 	}
-	switch key {
-	case "text":
+	switch field {
+	case 1:
 		return true, yield(helikon.TokenDelta{Text: string(d.buf)}, nil)
-	case "thinking":
+	case 3:
 		return true, yield(helikon.ReasoningDelta{Text: string(d.buf)}, nil)
 	}
 	switch b := d.block(idx); b.kind {

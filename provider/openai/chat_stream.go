@@ -22,9 +22,14 @@ type chatChunk struct {
 type chatChoice struct {
 	Index int `json:"index"`
 	Delta struct {
-		Content   string          `json:"content"`
-		Refusal   string          `json:"refusal"`
-		ToolCalls []chatCallDelta `json:"tool_calls"`
+		Content string `json:"content"`
+		Refusal string `json:"refusal"`
+		// Reasoning text, which OpenAI's own API does not stream here:
+		// DeepSeek, xAI and older vLLM send reasoning_content; OpenRouter,
+		// Groq, Ollama and newer vLLM send reasoning.
+		ReasoningContent string          `json:"reasoning_content"`
+		Reasoning        string          `json:"reasoning"`
+		ToolCalls        []chatCallDelta `json:"tool_calls"`
 	} `json:"delta"`
 	FinishReason string `json:"finish_reason"`
 }
@@ -41,6 +46,7 @@ type chatCallDelta struct {
 type chatUsage struct {
 	PromptTokens        int64 `json:"prompt_tokens"`
 	CompletionTokens    int64 `json:"completion_tokens"`
+	TotalTokens         int64 `json:"total_tokens"`
 	PromptTokensDetails struct {
 		CachedTokens int64 `json:"cached_tokens"`
 	} `json:"prompt_tokens_details"`
@@ -49,7 +55,9 @@ type chatUsage struct {
 	} `json:"completion_tokens_details"`
 }
 
-// chatHeader is read from the first chunk only, for ResponseInfo.
+// chatHeader is read for ResponseInfo from the first chunks until one
+// names the response: Azure's first chunk carries only prompt-filter
+// results, with an empty id and model.
 type chatHeader struct {
 	ID    string `json:"id"`
 	Model string `json:"model"`
@@ -70,7 +78,11 @@ type chatDecoder struct {
 	finish   string
 	refusal  []byte
 	usage    *helikon.Usage
-	started  bool
+	// named is set once ResponseInfo has been yielded (or can no longer
+	// come first, because content has).
+	named bool
+	// vals is scratch for [jsonscan.Object].
+	vals [8][]byte
 }
 
 // handle translates one chunk; false means the stream is over for the
@@ -80,10 +92,10 @@ func (d *chatDecoder) handle(data []byte, yield func(helikon.ModelEvent, error) 
 		d.finishStream(yield)
 		return false
 	}
-	if !d.started {
-		d.started = true
+	if !d.named {
 		var h chatHeader
 		if json.Unmarshal(data, &h) == nil && h.ID != "" {
+			d.named = true
 			if !yield(helikon.ResponseInfo{ID: h.ID, Model: h.Model}, nil) {
 				return false
 			}
@@ -118,7 +130,12 @@ func (d *chatDecoder) chunkEvents(data []byte, yield func(helikon.ModelEvent, er
 		if ch.Index != 0 {
 			continue // n > 1 is not requested; ignore stray choices
 		}
-		if ch.Delta.Content != "" && !yield(helikon.TokenDelta{Text: ch.Delta.Content}, nil) {
+		for _, r := range [...]string{ch.Delta.ReasoningContent, ch.Delta.Reasoning} {
+			if r != "" && !d.emit(helikon.ReasoningDelta{Text: r}, yield) {
+				return false
+			}
+		}
+		if ch.Delta.Content != "" && !d.emit(helikon.TokenDelta{Text: ch.Delta.Content}, yield) {
 			return false
 		}
 		d.refusal = append(d.refusal, ch.Delta.Refusal...)
@@ -128,7 +145,7 @@ func (d *chatDecoder) chunkEvents(data []byte, yield func(helikon.ModelEvent, er
 				yield(nil, err)
 				return false
 			}
-			if !yield(d.callDelta(tc), nil) {
+			if !d.emit(d.callDelta(tc), yield) {
 				return false
 			}
 		}
@@ -137,10 +154,33 @@ func (d *chatDecoder) chunkEvents(data []byte, yield func(helikon.ModelEvent, er
 		}
 	}
 	if u := c.Usage; u != nil {
-		d.usage = &helikon.Usage{InputTokens: u.PromptTokens, OutputTokens: u.CompletionTokens,
-			CachedInputTokens: u.PromptTokensDetails.CachedTokens, ReasoningTokens: u.CompletionTokensDetails.ReasoningTokens}
+		d.usage = chatUsageOf(u)
 	}
 	return true
+}
+
+// emit yields a content event. Once content has gone out, a ResponseInfo
+// could no longer come first, so a server that never names its response
+// gets none.
+func (d *chatDecoder) emit(ev helikon.ModelEvent, yield func(helikon.ModelEvent, error) bool) bool {
+	d.named = true
+	return yield(ev, nil)
+}
+
+// chatUsageOf maps a usage block to helikon's counts, where OutputTokens
+// includes reasoning tokens. OpenAI, DeepSeek, Groq and Azure count
+// reasoning inside completion_tokens; xAI counts it beside them, which its
+// total_tokens shows (prompt + completion + reasoning). Adding reasoning to
+// the output only in that case counts every token once on both kinds of
+// server.
+func chatUsageOf(u *chatUsage) *helikon.Usage {
+	r := u.CompletionTokensDetails.ReasoningTokens
+	out := u.CompletionTokens
+	if r > 0 && u.TotalTokens == u.PromptTokens+u.CompletionTokens+r {
+		out += r
+	}
+	return &helikon.Usage{InputTokens: u.PromptTokens, OutputTokens: out,
+		CachedInputTokens: u.PromptTokensDetails.CachedTokens, ReasoningTokens: r}
 }
 
 // callDelta maps tc to its call id; the caller has checked tc.Index with
@@ -189,84 +229,81 @@ func finishReason(r string) helikon.FinishReason {
 	return helikon.FinishOther
 }
 
-// fast handles the chunks that carry one content or tool-argument delta and
-// nothing else — nearly all of a stream — without encoding/json. Anything
-// else (the first chunk of a call, finish, usage, refusals, errors) is
-// reported unhandled and takes the general path.
+// The members each level of a chunk can have that [chatChunk] decodes:
+// the fast path reads them all, so it can tell when a chunk holds anything
+// the general path would read differently.
+var (
+	chatTopKeys    = []string{"choices", "usage", "error"}
+	chatChoiceKeys = []string{"index", "delta", "finish_reason"}
+	chatDeltaKeys  = []string{"content", "reasoning_content", "reasoning", "tool_calls", "refusal"}
+	chatCallKeys   = []string{"index", "id", "function"}
+	chatFnKeys     = []string{"name", "arguments"}
+)
+
+// fast handles the chunks that carry one content, reasoning or
+// tool-argument delta and nothing else — nearly all of a stream — without
+// encoding/json. Anything else (the first chunk of a call, finish, usage,
+// refusals, errors, anything unusual) is reported unhandled and takes the
+// general path, which decides alike.
 func (d *chatDecoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
-	// plain stays true while the chunk holds nothing but a delta; a member
-	// that needs the general path clears it and stops the scan.
-	plain := true
-	var choices []byte
-	ok := jsonscan.Each(data, func(k, v []byte) bool {
-		switch string(k) {
-		case "choices":
-			choices = v
-		case "usage", "error":
-			plain = jsonscan.IsNull(v)
-		}
-		return plain
-	})
-	choice, only := jsonscan.FirstElem(choices)
-	if !ok || !plain || !only {
+	v := d.vals[:]
+	if !jsonscan.Object(data, chatTopKeys, v) || !jsonscan.IsNull(v[1]) || !jsonscan.IsNull(v[2]) {
 		return false, true
 	}
-	var delta []byte
-	ok = jsonscan.Each(choice, func(k, v []byte) bool {
-		switch string(k) {
-		case "index":
-			plain = string(v) == "0"
-		case "finish_reason":
-			plain = jsonscan.IsNull(v)
-		case "delta":
-			delta = v
-		}
-		return plain
-	})
-	if !ok || !plain {
+	choice, only := jsonscan.FirstElem(v[0])
+	if !only || !jsonscan.Object(choice, chatChoiceKeys, v) ||
+		string(v[0]) != "0" || !jsonscan.IsNull(v[2]) || jsonscan.IsNull(v[1]) {
 		return false, true
 	}
-	var content, calls []byte
-	ok = jsonscan.Each(delta, func(k, v []byte) bool {
-		switch string(k) {
-		case "content":
-			content = v
-		case "tool_calls":
-			calls = v
-		case "refusal":
-			plain = jsonscan.IsNull(v) || string(v) == `""`
-		}
-		return plain
-	})
-	if !ok || !plain {
+	if !jsonscan.Object(v[1], chatDeltaKeys, v) || !(jsonscan.IsNull(v[4]) || string(v[4]) == `""`) {
 		return false, true
 	}
-	if !jsonscan.IsNull(calls) {
-		call, only := jsonscan.FirstElem(calls)
-		if !only || !jsonscan.IsNull(jsonscan.Field(call, "id")) {
-			return false, true
+	// Exactly one of content, reasoning_content, reasoning and tool_calls.
+	which := -1
+	for i := range 4 {
+		if !jsonscan.IsNull(v[i]) {
+			if which >= 0 {
+				return false, true
+			}
+			which = i
 		}
-		idx, ok := jsonscan.Int(jsonscan.Field(call, "index"))
-		if !ok || idx >= len(d.callIDs) || d.callIDs[idx] == "" {
-			return false, true
-		}
-		fn := jsonscan.Field(call, "function")
-		if !jsonscan.IsNull(jsonscan.Field(fn, "name")) {
-			return false, true
-		}
-		if d.buf, ok = jsonscan.AppendString(d.buf[:0], jsonscan.Field(fn, "arguments")); !ok {
-			return false, true
-		}
-		return true, yield(helikon.ToolCallDelta{CallID: d.callIDs[idx], ArgsDelta: string(d.buf)}, nil)
 	}
-	if jsonscan.IsNull(content) {
+	switch which {
+	case -1:
 		return true, true
+	case 3:
+		return d.fastCall(v[3], yield)
 	}
-	if d.buf, ok = jsonscan.AppendString(d.buf[:0], content); !ok {
+	var ok bool
+	if d.buf, ok = jsonscan.AppendString(d.buf[:0], v[which]); !ok {
 		return false, true
 	}
 	if len(d.buf) == 0 {
 		return true, true
 	}
-	return true, yield(helikon.TokenDelta{Text: string(d.buf)}, nil)
+	if which == 0 {
+		return true, d.emit(helikon.TokenDelta{Text: string(d.buf)}, yield)
+	}
+	return true, d.emit(helikon.ReasoningDelta{Text: string(d.buf)}, yield)
+}
+
+// fastCall handles a tool_calls array holding one argument delta of a call
+// already started.
+func (d *chatDecoder) fastCall(calls []byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
+	v := d.vals[:]
+	call, only := jsonscan.FirstElem(calls)
+	if !only || !jsonscan.Object(call, chatCallKeys, v) || !jsonscan.IsNull(v[1]) {
+		return false, true
+	}
+	idx, ok := jsonscan.Int(v[0])
+	if !ok || idx >= len(d.callIDs) || d.callIDs[idx] == "" {
+		return false, true
+	}
+	if !jsonscan.Object(v[2], chatFnKeys, v) || !jsonscan.IsNull(v[0]) {
+		return false, true
+	}
+	if d.buf, ok = jsonscan.AppendString(d.buf[:0], v[1]); !ok {
+		return false, true
+	}
+	return true, d.emit(helikon.ToolCallDelta{CallID: d.callIDs[idx], ArgsDelta: string(d.buf)}, yield)
 }

@@ -1,7 +1,10 @@
 package openai
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"reflect"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/provider/internal/httpx"
@@ -24,6 +27,9 @@ type responsesEvent struct {
 	Code    any       `json:"code"`
 	Message string    `json:"message"`
 	Error   *apiError `json:"error"`
+	// Arguments completes a function call
+	// (response.function_call_arguments.done).
+	Arguments *string `json:"arguments"`
 }
 
 type outputItem struct {
@@ -55,12 +61,25 @@ type responseObject struct {
 }
 
 // reusedString decodes a JSON string, keeping the previous value (and its
-// allocation) when the new one is equal.
-type reusedString struct{ s string }
+// allocation) when the new one is equal. set records whether the event
+// being decoded had the member at all; the caller clears it before each.
+type reusedString struct {
+	s   string
+	set bool
+}
+
+// get returns the value the current event carried, or "".
+func (r *reusedString) get() string {
+	if !r.set {
+		return ""
+	}
+	return r.s
+}
 
 // UnmarshalJSON implements json.Unmarshaler.
 func (r *reusedString) UnmarshalJSON(b []byte) error {
-	if len(b) >= 2 && b[0] == '"' && string(b[1:len(b)-1]) == r.s {
+	r.set = true
+	if len(b) >= 2 && b[0] == '"' && bytes.IndexByte(b, '\\') < 0 && string(b[1:len(b)-1]) == r.s {
 		return nil
 	}
 	if string(b) == "null" {
@@ -70,15 +89,26 @@ func (r *reusedString) UnmarshalJSON(b []byte) error {
 	return json.Unmarshal(b, &r.s)
 }
 
+// call is a function call item in progress: its call id and the arguments
+// delivered so far, kept to check the item's done events against.
+type call struct {
+	id   string
+	args []byte
+	// sent records that arguments were delivered, even empty ones.
+	sent bool
+}
+
 type responsesDecoder struct {
 	ev       responsesEvent
-	buf      []byte            // scratch for decoding delta strings
-	callIDs  map[string]string // output item id → call id
+	buf      []byte           // scratch for decoding delta strings
+	calls    map[string]*call // by output item id
 	refusal  []byte
 	anyCalls bool
 	// slowOnly turns the fast path off, so tests can check both paths
 	// translate every recording alike.
 	slowOnly bool
+	// vals is scratch for [jsonscan.Object].
+	vals [10][]byte
 }
 
 // handle translates one stream event; false means the stream is over for
@@ -90,7 +120,8 @@ func (d *responsesDecoder) handle(data []byte, yield func(helikon.ModelEvent, er
 		}
 	}
 	e := &d.ev
-	e.Delta, e.Summary, e.Item, e.Response, e.Code, e.Message, e.Error = "", 0, nil, nil, nil, "", nil
+	e.Delta, e.Summary, e.Item, e.Response, e.Code, e.Message, e.Error, e.Arguments = "", 0, nil, nil, nil, "", nil, nil
+	e.ItemID.set = false
 	if err := json.Unmarshal(data, e); err != nil {
 		yield(nil, httpx.Malformed(providerName, err))
 		return false
@@ -114,25 +145,49 @@ func (d *responsesDecoder) event(e *responsesEvent, yield func(helikon.ModelEven
 	case "response.reasoning_summary_part.added":
 		// Summary parts are paragraphs of one reasoning item; keep them apart.
 		if e.Summary > 0 {
-			return yield(helikon.ReasoningDelta{Text: "\n\n", ID: e.ItemID.s}, nil), false
+			return yield(helikon.ReasoningDelta{Text: "\n\n", ID: e.ItemID.get()}, nil), false
 		}
 	case "response.reasoning_summary_text.delta", "response.reasoning_text.delta":
-		return yield(helikon.ReasoningDelta{Text: e.Delta, ID: e.ItemID.s}, nil), false
+		return yield(helikon.ReasoningDelta{Text: e.Delta, ID: e.ItemID.get()}, nil), false
 	case "response.output_item.added":
 		if it := e.Item; it != nil && it.Type == "function_call" {
-			if d.callIDs == nil {
-				d.callIDs = map[string]string{}
-			}
-			d.callIDs[it.ID] = it.CallID
-			d.anyCalls = true
-			return yield(helikon.ToolCallDelta{CallID: it.CallID, Name: it.Name, ArgsDelta: it.Arguments}, nil), false
+			return d.startCall(it, yield), false
 		}
 	case "response.function_call_arguments.delta":
-		return yield(helikon.ToolCallDelta{CallID: d.callIDs[e.ItemID.s], ArgsDelta: e.Delta}, nil), false
+		c, err := d.call(e.ItemID.get())
+		if err != nil {
+			yield(nil, err)
+			return false, true
+		}
+		return d.args(c, e.Delta, yield), false
+	case "response.function_call_arguments.done":
+		c, err := d.call(e.ItemID.get())
+		if err == nil && e.Arguments == nil {
+			err = httpx.Malformed(providerName, fmt.Errorf("arguments done event for item %q has no arguments", e.ItemID.get()))
+		}
+		if err != nil {
+			yield(nil, err)
+			return false, true
+		}
+		return d.finalArgs(c, *e.Arguments, yield), false
 	case "response.output_item.done":
-		// Encrypted reasoning completes the reasoning block; it must go back
-		// unchanged when the caller keeps state itself (store=false).
-		if it := e.Item; it != nil && it.Type == "reasoning" && it.EncryptedContent != "" {
+		it := e.Item
+		switch {
+		case it == nil:
+		case it.Type == "function_call":
+			c, known := d.calls[it.ID]
+			if !known {
+				// A server that skipped output_item.added: the done item
+				// carries the whole call.
+				if !d.startCall(it, yield) {
+					return false, false
+				}
+				c = d.calls[it.ID]
+			}
+			return d.finalArgs(c, it.Arguments, yield), false
+		case it.Type == "reasoning" && it.EncryptedContent != "":
+			// Encrypted reasoning completes the reasoning block; it must go
+			// back unchanged when the caller keeps state itself (store=false).
 			return yield(helikon.ReasoningDelta{Data: it.EncryptedContent, ID: it.ID}, nil), false
 		}
 	case "response.completed", "response.incomplete":
@@ -153,6 +208,60 @@ func (d *responsesDecoder) event(e *responsesEvent, yield func(helikon.ModelEven
 		return false, true
 	}
 	return true, false
+}
+
+// startCall records a function call item and yields its first delta.
+func (d *responsesDecoder) startCall(it *outputItem, yield func(helikon.ModelEvent, error) bool) bool {
+	if d.calls == nil {
+		d.calls = map[string]*call{}
+	}
+	c := &call{id: it.CallID}
+	d.calls[it.ID] = c
+	d.anyCalls = true
+	c.args = append(c.args, it.Arguments...)
+	c.sent = it.Arguments != ""
+	return yield(helikon.ToolCallDelta{CallID: it.CallID, Name: it.Name, ArgsDelta: it.Arguments}, nil)
+}
+
+// call returns the call an argument event names. An unknown item id is a
+// corrupt stream: the arguments could not be given to any call.
+func (d *responsesDecoder) call(itemID string) (*call, *helikon.ModelError) {
+	if c, ok := d.calls[itemID]; ok {
+		return c, nil
+	}
+	return nil, httpx.Malformed(providerName, fmt.Errorf("function call arguments for unknown item %q", itemID))
+}
+
+// args yields an argument delta of c.
+func (d *responsesDecoder) args(c *call, delta string, yield func(helikon.ModelEvent, error) bool) bool {
+	c.args = append(c.args, delta...)
+	c.sent = true
+	return yield(helikon.ToolCallDelta{CallID: c.id, ArgsDelta: delta}, nil)
+}
+
+// finalArgs takes the complete arguments of a done event. Some compatible
+// servers (LM Studio) send them only there, with no deltas: they are then
+// the call's arguments. When deltas did deliver them, the two must agree,
+// or the stream is corrupt and the call's arguments unknowable.
+func (d *responsesDecoder) finalArgs(c *call, final string, yield func(helikon.ModelEvent, error) bool) bool {
+	if !c.sent {
+		return d.args(c, final, yield)
+	}
+	if string(c.args) != final && !sameJSON(c.args, []byte(final)) {
+		yield(nil, httpx.Malformed(providerName, fmt.Errorf("call %s: final arguments %q disagree with the streamed %q", c.id, final, c.args)))
+		return false
+	}
+	return true
+}
+
+// sameJSON reports whether a and b are the same JSON value, so a server
+// that re-serialises the arguments in its done event is not refused.
+func sameJSON(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	return reflect.DeepEqual(x, y)
 }
 
 func (d *responsesDecoder) complete(r *responseObject, yield func(helikon.ModelEvent, error) bool) bool {
@@ -177,41 +286,52 @@ func (d *responsesDecoder) complete(r *responseObject, yield func(helikon.ModelE
 	return yield(helikon.Finish{Reason: reason}, nil)
 }
 
+// responsesKeys are the members of a stream event [responsesEvent]
+// decodes; the fast path reads them all so it can tell when an event holds
+// anything the general path would read differently.
+var responsesKeys = []string{"type", "item_id", "delta", "summary_index", "item", "response", "code", "message", "error", "arguments"}
+
 // fast handles the text, reasoning and argument deltas that make up nearly
 // all of a stream without encoding/json; other events take the general path.
 func (d *responsesDecoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
-	typ := jsonscan.Field(data, "type")
+	v := d.vals[:]
+	if !jsonscan.Object(data, responsesKeys, v) {
+		return false, true
+	}
+	for _, other := range v[3:] {
+		if other != nil {
+			return false, true
+		}
+	}
+	typ, id := v[0], v[1]
 	switch string(typ) {
 	case `"response.output_text.delta"`, `"response.function_call_arguments.delta"`,
 		`"response.reasoning_summary_text.delta"`, `"response.reasoning_text.delta"`:
 	default:
 		return false, true
 	}
+	// The item id is compared raw, so leave escaped ones to the general path.
+	if len(id) < 2 || id[0] != '"' || bytes.IndexByte(id, '\\') >= 0 {
+		return false, true
+	}
+	id = id[1 : len(id)-1]
 	var ok bool
-	if d.buf, ok = jsonscan.AppendString(d.buf[:0], jsonscan.Field(data, "delta")); !ok {
+	if d.buf, ok = jsonscan.AppendString(d.buf[:0], v[2]); !ok {
 		return false, true
 	}
 	switch string(typ) {
 	case `"response.output_text.delta"`:
 		return true, yield(helikon.TokenDelta{Text: string(d.buf)}, nil)
 	case `"response.function_call_arguments.delta"`:
-		id := jsonscan.Field(data, "item_id")
-		if len(id) < 2 {
-			return false, true
-		}
-		call, known := d.callIDs[string(id[1:len(id)-1])]
+		c, known := d.calls[string(id)]
 		if !known {
-			return false, true
+			return false, true // the general path reports it
 		}
-		return true, yield(helikon.ToolCallDelta{CallID: call, ArgsDelta: string(d.buf)}, nil)
+		return true, d.args(c, string(d.buf), yield)
 	}
 	// Reasoning: the item id repeats on every delta; keep one copy.
-	id := jsonscan.Field(data, "item_id")
-	if len(id) < 2 {
-		return false, true
-	}
-	if raw := id[1 : len(id)-1]; string(raw) != d.ev.ItemID.s {
-		d.ev.ItemID.s = string(raw)
+	if string(id) != d.ev.ItemID.s {
+		d.ev.ItemID.s = string(id)
 	}
 	return true, yield(helikon.ReasoningDelta{Text: string(d.buf), ID: d.ev.ItemID.s}, nil)
 }

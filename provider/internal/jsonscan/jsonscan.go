@@ -4,8 +4,10 @@
 // encoding/json costs eight or more allocations per delta event; a field
 // read here costs none, and the decoded string one.
 //
-// The functions expect well-formed JSON (the caller falls back to
-// encoding/json whenever a read reports !ok) and never panic on any input.
+// Every read validates the whole of its input as encoding/json would and
+// reports !ok for anything it rejects or might read differently; the caller
+// then falls back to encoding/json, so both paths always agree. No input
+// makes a function panic.
 package jsonscan
 
 import (
@@ -13,36 +15,26 @@ import (
 	"unicode/utf8"
 )
 
-// Field returns the raw value of key in the JSON object obj, or nil when
-// obj is not an object or has no such key. Only the top level is searched;
-// nested objects and arrays are skipped whole.
-func Field(obj []byte, key string) []byte {
-	var found []byte
-	Each(obj, func(k, v []byte) bool {
-		if string(k) == key {
-			found = v
-			return false
-		}
-		return true
-	})
-	return found
-}
-
-// Each calls fn with the raw key (without quotes) and raw value of each
-// top-level member of the JSON object obj, in order, until fn returns
-// false. It reports whether obj was read to its end (or fn stopped) without
-// finding malformed JSON.
-func Each(obj []byte, fn func(key, value []byte) bool) bool {
+// Object reads the top-level members of the JSON object obj that keys
+// names, storing each one's raw value in vals at the key's position (nil
+// when absent); len(vals) must be at least len(keys). It reports false,
+// and the caller must then fall back to encoding/json, unless obj is
+// exactly one well-formed JSON object, whitespace around it aside, in which
+// no listed key repeats and no other key could be taken for a listed one by
+// encoding/json (which matches names case-insensitively and after
+// unescaping). A read that reports true therefore agrees with what
+// encoding/json makes of obj when keys are the fields it decodes into.
+func Object(obj []byte, keys []string, vals [][]byte) bool {
+	clear(vals[:len(keys)])
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
 	}
 	i = skipSpace(obj, i+1)
 	if i < len(obj) && obj[i] == '}' {
-		return true
+		return skipSpace(obj, i+1) == len(obj)
 	}
 	for {
-		i = skipSpace(obj, i)
 		if i >= len(obj) || obj[i] != '"' {
 			return false
 		}
@@ -56,22 +48,70 @@ func Each(obj []byte, fn func(key, value []byte) bool) bool {
 			return false
 		}
 		i = skipSpace(obj, i+1)
-		vEnd := skipValue(obj, i)
-		if vEnd < 0 {
+		vEnd := skipValue(obj, i, 1)
+		if vEnd < 0 || !take(k, obj[i:vEnd], keys, vals) {
 			return false
-		}
-		if !fn(k, obj[i:vEnd]) {
-			return true
 		}
 		i = skipSpace(obj, vEnd)
-		if i < len(obj) && obj[i] == '}' {
-			return true
-		}
-		if i >= len(obj) || obj[i] != ',' {
+		if i >= len(obj) {
 			return false
 		}
-		i++
+		switch obj[i] {
+		case '}':
+			return skipSpace(obj, i+1) == len(obj)
+		case ',':
+			i = skipSpace(obj, i+1)
+		default:
+			return false
+		}
 	}
+}
+
+// take stores v when k is one of keys, and reports false for a repeated
+// key or one encoding/json could match to a listed key without being equal
+// to it.
+func take(k, v []byte, keys []string, vals [][]byte) bool {
+	for j, key := range keys {
+		if string(k) == key {
+			if vals[j] != nil {
+				return false
+			}
+			vals[j] = v
+			return true
+		}
+	}
+	for _, c := range k {
+		// An escape or a non-ASCII letter (the Kelvin sign folds to 'k')
+		// could spell a listed key; such keys never occur in practice.
+		if c == '\\' || c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	for _, key := range keys {
+		if asciiEqualFold(k, key) {
+			return false
+		}
+	}
+	return true
+}
+
+func asciiEqualFold(a []byte, b string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		x, y := a[i], b[i]
+		if 'A' <= x && x <= 'Z' {
+			x += 'a' - 'A'
+		}
+		if 'A' <= y && y <= 'Z' {
+			y += 'a' - 'A'
+		}
+		if x != y {
+			return false
+		}
+	}
+	return true
 }
 
 // FirstElem returns the first element of the JSON array arr and whether the
@@ -85,7 +125,7 @@ func FirstElem(arr []byte) (elem []byte, only bool) {
 	if i >= len(arr) || arr[i] == ']' {
 		return nil, false
 	}
-	end := skipValue(arr, i)
+	end := skipValue(arr, i, 1)
 	if end < 0 {
 		return nil, false
 	}
@@ -122,12 +162,12 @@ func AppendString(buf, v []byte) ([]byte, bool) {
 	for i := 0; i < len(v); {
 		c := v[i]
 		if c != '\\' {
-			if c < 0x20 {
-				return buf, false
-			}
-			j := i + 1
-			for j < len(v) && v[j] != '\\' {
+			j := i
+			for j < len(v) && v[j] != '\\' && v[j] != '"' && v[j] >= 0x20 {
 				j++
+			}
+			if j == i {
+				return buf, false // an unescaped quote or control character
 			}
 			// encoding/json replaces invalid UTF-8; leave that to it.
 			if !utf8.Valid(v[i:j]) {
@@ -207,22 +247,42 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
+// maxDepth bounds nesting; deeper input is left to encoding/json.
+const maxDepth = 256
+
 // skipString returns the index just past the string starting at b[i] ('"'),
-// or -1.
+// or -1 when it is not a well-formed JSON string. Invalid UTF-8 is accepted,
+// as encoding/json accepts it.
 func skipString(b []byte, i int) int {
 	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
+		switch c := b[j]; {
+		case c == '"':
 			return j + 1
+		case c < 0x20:
+			return -1
+		case c == '\\':
+			if j+1 >= len(b) {
+				return -1
+			}
+			switch b[j+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				j++
+			case 'u':
+				if _, ok := hex4(b, j+2); !ok {
+					return -1
+				}
+				j += 5
+			default:
+				return -1
+			}
 		}
 	}
 	return -1
 }
 
-// skipValue returns the index just past the value starting at b[i], or -1.
-func skipValue(b []byte, i int) int {
+// skipValue returns the index just past the well-formed JSON value starting
+// at b[i], or -1.
+func skipValue(b []byte, i, depth int) int {
 	if i >= len(b) {
 		return -1
 	}
@@ -230,32 +290,105 @@ func skipValue(b []byte, i int) int {
 	case '"':
 		return skipString(b, i)
 	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				end := skipString(b, j)
-				if end < 0 {
-					return -1
-				}
-				j = end - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				depth--
-				if depth == 0 {
-					return j + 1
-				}
-			}
+		if depth > maxDepth {
+			return -1
 		}
+		return skipContainer(b, i, depth)
+	case 't':
+		return skipLiteral(b, i, "true")
+	case 'f':
+		return skipLiteral(b, i, "false")
+	case 'n':
+		return skipLiteral(b, i, "null")
+	}
+	return skipNumber(b, i)
+}
+
+// skipContainer skips the object or array starting at b[i].
+func skipContainer(b []byte, i, depth int) int {
+	object := b[i] == '{'
+	closing := byte(']')
+	if object {
+		closing = '}'
+	}
+	i = skipSpace(b, i+1)
+	if i < len(b) && b[i] == closing {
+		return i + 1
+	}
+	for {
+		if object {
+			if i >= len(b) || b[i] != '"' {
+				return -1
+			}
+			if i = skipString(b, i); i < 0 {
+				return -1
+			}
+			if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+				return -1
+			}
+			i = skipSpace(b, i+1)
+		}
+		if i = skipValue(b, i, depth+1); i < 0 {
+			return -1
+		}
+		if i = skipSpace(b, i); i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case closing:
+			return i + 1
+		case ',':
+			i = skipSpace(b, i+1)
+		default:
+			return -1
+		}
+	}
+}
+
+func skipLiteral(b []byte, i int, lit string) int {
+	if len(b)-i < len(lit) || string(b[i:i+len(lit)]) != lit {
 		return -1
 	}
-	j := i
-	for j < len(b) && b[j] != ',' && b[j] != '}' && b[j] != ']' && b[j] != ' ' && b[j] != '\n' && b[j] != '\r' && b[j] != '\t' {
-		j++
+	return i + len(lit)
+}
+
+// skipNumber skips -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?.
+func skipNumber(b []byte, i int) int {
+	if i < len(b) && b[i] == '-' {
+		i++
 	}
-	if j == i {
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		i = skipDigits(b, i)
+	default:
 		return -1
 	}
-	return j
+	if i < len(b) && b[i] == '.' {
+		j := skipDigits(b, i+1)
+		if j == i+1 {
+			return -1
+		}
+		i = j
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		j := skipDigits(b, i)
+		if j == i {
+			return -1
+		}
+		i = j
+	}
+	return i
+}
+
+func skipDigits(b []byte, i int) int {
+	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+		i++
+	}
+	return i
 }

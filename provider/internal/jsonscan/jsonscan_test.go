@@ -1,25 +1,62 @@
 package jsonscan
 
 import (
+	"bytes"
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
-func TestField_FindsTopLevelKeysOnly(t *testing.T) {
-	obj := []byte(` {"type":"content_block_delta", "index" : 12,"nested":{"text":"no","a":[1,{"b":"]}"}]},"delta":{"type":"text_delta","text":"Hi \"you\""},"n":null,"t":true}`)
-	tests := map[string]string{
-		"type": `"content_block_delta"`, "index": "12", "delta": `{"type":"text_delta","text":"Hi \"you\""}`,
-		"n": "null", "t": "true", "text": "", "missing": "",
+func TestObject_ReadsListedTopLevelKeys(t *testing.T) {
+	obj := []byte(` {"type":"content_block_delta", "index" : 12,"nested":{"text":"no","a":[1,{"b":"]}"}]},"delta":{"type":"text_delta","text":"Hi \"you\""},"n":null,"t":true} `)
+	keys := []string{"type", "index", "delta", "n", "t", "text", "missing"}
+	want := []string{`"content_block_delta"`, "12", `{"type":"text_delta","text":"Hi \"you\""}`, "null", "true", "", ""}
+	vals := make([][]byte, len(keys))
+	if !Object(obj, keys, vals) {
+		t.Fatal("Object rejected a well-formed object")
 	}
-	for key, want := range tests {
-		if got := string(Field(obj, key)); got != want {
-			t.Errorf("Field(%q) = %q, want %q", key, got, want)
+	for i, k := range keys {
+		if string(vals[i]) != want[i] {
+			t.Errorf("%s = %q, want %q", k, vals[i], want[i])
 		}
 	}
-	for _, bad := range []string{``, `[]`, `{"a"`, `{"a":`, `{"a":"x`, `{"a":{"b":1}`, `{a:1}`, `{"a":1 "b":2}`} {
-		if got := Field([]byte(bad), "b"); got != nil {
-			t.Errorf("Field(%q) = %q, want nil", bad, got)
+}
+
+func TestObject_RejectsWhatEncodingJSONRejectsOrReadsDifferently(t *testing.T) {
+	keys := []string{"a", "b"}
+	for name, bad := range map[string]string{
+		"empty":                  ``,
+		"array":                  `[]`,
+		"missing closing brace":  `{"a":1`,
+		"missing value":          `{"a":`,
+		"unterminated string":    `{"a":"x`,
+		"unclosed nested object": `{"a":{"b":1}`,
+		"unquoted key":           `{a:1}`,
+		"missing comma":          `{"a":1 "b":2}`,
+		"trailing comma":         `{"a":1,}`,
+		"trailing garbage":       `{"a":1}x`,
+		"second object":          `{"a":1}{"b":2}`,
+		"mismatched brackets":    `{"a":[1}]}`,
+		"bad literal":            `{"a":tru}`,
+		"bad number":             `{"a":01}`,
+		"bare minus":             `{"a":-}`,
+		"bad fraction":           `{"a":1.}`,
+		"bad exponent":           `{"a":1e}`,
+		"bad escape":             `{"a":"\x"}`,
+		"short unicode escape":   `{"a":"\u12"}`,
+		"control character":      "{\"a\":\"\x01\"}",
+		"duplicate listed key":   `{"a":1,"a":2}`,
+		"key in another case":    `{"A":1}`,
+		"escaped key":            `{"\u0061":1}`,
+		"non-ASCII key":          `{"\u212a":1}`,
+		"nesting past the bound": `{"a":` + strings.Repeat("[", maxDepth+1) + strings.Repeat("]", maxDepth+1) + `}`,
+	} {
+		if Object([]byte(bad), keys, make([][]byte, 2)) {
+			t.Errorf("%s: Object(%q) accepted", name, bad)
 		}
+	}
+	if !Object([]byte(`{"x":1,"X":2,"c":[true,false,null,-0.5e+3,"\u00e9"]}`), keys, make([][]byte, 2)) {
+		t.Error("unlisted keys in any case, and every literal kind, are fine")
 	}
 }
 
@@ -61,40 +98,53 @@ func TestFirstElemAndInt(t *testing.T) {
 	}
 }
 
-func FuzzField(f *testing.F) {
-	f.Add([]byte(`{"a":{"b":[1,"x\"y"]},"c":"d"}`), "c")
-	f.Fuzz(func(t *testing.T, obj []byte, key string) {
-		v := Field(obj, key)
-		if v != nil && json.Valid(obj) {
-			var m map[string]json.RawMessage
-			if json.Unmarshal(obj, &m) == nil {
-				if _, ok := m[key]; !ok {
-					t.Errorf("Field found %q in %s, encoding/json did not", key, obj)
-				}
-			}
+// FuzzObject pits Object against encoding/json: whatever Object accepts,
+// encoding/json must decode to the same member values.
+func FuzzObject(f *testing.F) {
+	for _, seed := range []string{
+		`{"a":{"b":[1,"x\"y"]},"c":"d"}`, `{"a":1`, `{"a":1}x`, `{"A":1}`, `{"a":1,"a":2}`,
+		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	keys := []string{"a", "b", "type"}
+	f.Fuzz(func(t *testing.T, obj []byte) {
+		vals := make([][]byte, len(keys))
+		if !Object(obj, keys, vals) {
+			return
 		}
-		if s, ok := AppendString(nil, v); ok && json.Valid(v) {
-			var want string
-			if json.Unmarshal(v, &want) == nil && want != string(s) {
-				t.Errorf("AppendString(%s) = %q, want %q", v, s, want)
+		var got struct {
+			A    json.RawMessage `json:"a"`
+			B    json.RawMessage `json:"b"`
+			Type json.RawMessage `json:"type"`
+		}
+		if err := json.Unmarshal(obj, &got); err != nil {
+			t.Fatalf("Object accepted %q, encoding/json rejects it: %v", obj, err)
+		}
+		for i, want := range []json.RawMessage{got.A, got.B, got.Type} {
+			if !bytes.Equal(vals[i], want) {
+				t.Fatalf("%s of %q: Object read %q, encoding/json %q", keys[i], obj, vals[i], want)
 			}
 		}
 	})
 }
 
-func TestEach_VisitsMembersInOrderAndStops(t *testing.T) {
-	var keys []string
-	ok := Each([]byte(`{"a":1,"b":{"c":2},"d":[3]}`), func(k, v []byte) bool {
-		keys = append(keys, string(k)+"="+string(v))
-		return string(k) != "b"
+// FuzzAppendString pits AppendString against encoding/json.
+func FuzzAppendString(f *testing.F) {
+	for _, seed := range []string{`"plain"`, `"\ud83d\ude00"`, `"\ud83d"`, `"\ud83d\u0041"`, "\"\xff\"", `"a\"`} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, v []byte) {
+		s, ok := AppendString(nil, v)
+		if !ok {
+			return
+		}
+		var want string
+		if err := json.Unmarshal(v, &want); err != nil {
+			t.Fatalf("AppendString accepted %q, encoding/json rejects it: %v", v, err)
+		}
+		if want != string(s) {
+			t.Fatalf("AppendString(%q) = %q, encoding/json %q", v, s, want)
+		}
 	})
-	if !ok || len(keys) != 2 || keys[1] != `b={"c":2}` {
-		t.Errorf("Each = %v %v", keys, ok)
-	}
-	if !Each([]byte(`{}`), func(k, v []byte) bool { t.Error("empty object has members"); return true }) {
-		t.Error("{} is well-formed")
-	}
-	if Each([]byte(`{"a":1,}`), func(k, v []byte) bool { return true }) {
-		t.Error("trailing comma accepted")
-	}
 }
