@@ -38,6 +38,10 @@ type chatMessage struct {
 	Content    any            `json:"content,omitempty"`
 	ToolCalls  []chatToolCall `json:"tool_calls,omitempty"`
 	ToolCallID string         `json:"tool_call_id,omitempty"`
+	// The reasoning of a tool-calling turn, for servers that require it
+	// back ([WithReasoningInHistory]); OpenAI's own API has no such field.
+	ReasoningContent string `json:"reasoning_content,omitempty"`
+	Reasoning        string `json:"reasoning,omitempty"`
 }
 
 type chatPart struct {
@@ -106,7 +110,7 @@ func (m *ChatModel) chatRequest(req *helikon.ModelRequest) (*chatRequest, error)
 		out.Tools = append(out.Tools, chatTool{Type: "function",
 			Function: chatFunctionDef{Name: t.Name, Description: t.Description, Parameters: params}})
 	}
-	out.Messages = chatMessages(req.Messages)
+	out.Messages = chatMessages(req.Messages, m.cfg.reasoningField)
 	return out, nil
 }
 
@@ -176,8 +180,10 @@ func responseFormat(rf *helikon.ResponseFormat, shape formatShape) (json.RawMess
 
 // chatMessages converts the conversation. System items, wherever they sit,
 // are hoisted to the top in order, where every Chat Completions server
-// accepts them; each tool result becomes its own "tool" message.
-func chatMessages(items []helikon.Item) []chatMessage {
+// accepts them; each tool result becomes its own "tool" message. With a
+// reasoningField, an assistant turn that called tools carries its
+// reasoning text back in that field.
+func chatMessages(items []helikon.Item, reasoningField string) []chatMessage {
 	out := make([]chatMessage, 0, len(items))
 	for _, it := range items {
 		if it.Role == helikon.RoleSystem {
@@ -199,7 +205,9 @@ func chatMessages(items []helikon.Item) []chatMessage {
 				msg.ToolCalls = append(msg.ToolCalls, chatToolCall{ID: u.CallID, Type: "function",
 					Function: chatFunction{Name: u.Name, Arguments: toolargs.String(u.Args)}})
 			}
-			// Reasoning parts have no Chat Completions field; they are dropped.
+			if msg.ToolCalls != nil {
+				setReasoning(&msg, reasoningField, it.Content)
+			}
 			if msg.Content == nil && msg.ToolCalls == nil {
 				msg.Content = ""
 			}
@@ -213,6 +221,28 @@ func chatMessages(items []helikon.Item) []chatMessage {
 		}
 	}
 	return out
+}
+
+// setReasoning puts the text of the turn's reasoning parts in field.
+// DeepSeek's thinking mode answers 400 when a tool-calling turn comes back
+// without its reasoning_content; OpenAI's API defines no such field, so
+// without a field reasoning is dropped, as before.
+func setReasoning(msg *chatMessage, field string, parts []helikon.ContentPart) {
+	if field == "" {
+		return
+	}
+	var b strings.Builder
+	for _, p := range parts {
+		if r, ok := p.(helikon.ReasoningPart); ok {
+			b.WriteString(r.Text)
+		}
+	}
+	switch field {
+	case ReasoningContentField:
+		msg.ReasoningContent = b.String()
+	case ReasoningField:
+		msg.Reasoning = b.String()
+	}
 }
 
 // userContent is a plain string for text-only messages (what every

@@ -150,6 +150,23 @@ func build[M helikon.Model](t testing.TB, ctor func(string, ...openai.Option) (M
 	return m
 }
 
+// golden reads the text, reasoning, calls and response id a Chat
+// recording must yield, worked out from the recording independently of the
+// adapter (testdata/chat/*.want.json, written with Python's json module).
+func golden(t *testing.T, name string, u *helikon.Usage, finish helikon.FinishReason) providertest.Case {
+	t.Helper()
+	data, err := os.ReadFile("testdata/chat/" + name + ".want.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var w providertest.Want
+	if err := json.Unmarshal(data, &w); err != nil {
+		t.Fatal(err)
+	}
+	w.Usage, w.Finish = u, finish
+	return providertest.Case{Fixture: "testdata/chat/" + name + ".sse", Want: w}
+}
+
 // errorIn200 is an error body behind a 200, shared by both endpoints.
 var errorIn200 = providertest.Case{Fixture: "testdata/errors/context_length_in_200.http",
 	Want: providertest.Want{Err: helikon.ModelContextLengthExceeded, StatusCode: 200}}
@@ -200,7 +217,16 @@ func TestChat_Conformance(t *testing.T) {
 			UsageOnly: true, Usage: usage(0, 50, 10, 3), Finish: helikon.FinishToolCalls,
 			ResponseID: "chatcmpl-A3Tguz3LSXTHBTY2NAPBCSyfBltxF",
 		}},
-		Refusal:      providertest.Case{Fixture: "testdata/chat/refusal.sse", Want: providertest.Want{Err: helikon.ModelRefused}},
+		Refusal: providertest.Case{Fixture: "testdata/chat/refusal.sse", Want: providertest.Want{Err: helikon.ModelRefused}},
+		Behaviours: map[string]providertest.Case{
+			// The response id and model come from the second chunk.
+			"AzureFirstChunkHasOnlyPromptFilterResults": golden(t, "azure_prompt_filter_first", usage(15, 78, 0, 64), helikon.FinishStop),
+			"DeepSeekReasoningContent":                  golden(t, "deepseek_reasoning", usage(18, 219, 0, 205), helikon.FinishStop),
+			"DeepSeekReasoningThenToolCall":             golden(t, "deepseek_reasoning_tool_call", usage(339, 83, 320, 39), helikon.FinishToolCalls),
+			// xAI counts 290 reasoning tokens beside completion_tokens 1.
+			"XAIReasoningTokensOutsideCompletion": golden(t, "xai_reasoning_outside_completion", usage(12, 1+290, 11, 290), helikon.FinishStop),
+			"GroqReasoningField":                  golden(t, "groq_reasoning", usage(17, 1107, 0, 963), helikon.FinishStop),
+		},
 		Errors:       httpErrors,
 		CheckRequest: schema.check,
 	})
@@ -246,7 +272,17 @@ func TestResponses_Conformance(t *testing.T) {
 		Usage: providertest.Case{Fixture: "testdata/responses/usage_cached.sse", Want: providertest.Want{
 			UsageOnly: true, Usage: usage(7112, 463, 3072, 64), Finish: helikon.FinishStop,
 		}},
-		Errors:       errs,
+		Errors: errs,
+		Behaviours: map[string]providertest.Case{
+			"LMStudioArgumentsOnlyInDoneEvents": {Fixture: "testdata/responses/lmstudio_arguments_only_in_done.sse", Want: providertest.Want{
+				Reasoning:  `The user is asking for the weather in San Francisco. I have a weather function available that takes a location parameter. The user has provided "San Francisco" as the location, so I have all the required information to make the function call.`,
+				Text:       "I'll get the current weather information for San Francisco for you.",
+				Calls:      []helikon.ToolUsePart{call("call_2025306790300011", "weather", `{"location":"San Francisco"}`)},
+				Usage:      usage(182, 61, 2, 48),
+				ResponseID: "resp_cc7bfe18e2f2eca93006515c0fd19cfed16e46a93a60444a",
+				Finish:     helikon.FinishToolCalls,
+			}},
+		},
 		CheckRequest: schema.check,
 	})
 }

@@ -60,11 +60,20 @@ func eventData(f *testing.F, glob string) [][]byte {
 // fuzzAgreement checks that the fast path, from the state prime leaves
 // behind, translates data exactly as the general path does (or declines).
 func fuzzAgreement(f *testing.F, glob string, mk func(slow bool) decoderUnderTest, prime [][]byte) {
-	for _, d := range eventData(f, glob) {
-		f.Add(d)
-		// The malformations the fast path once accepted.
-		f.Add(d[:len(d)-1])
-		f.Add(append(append([]byte(nil), d...), " x"...))
+	files, _ := filepath.Glob(glob)
+	for _, file := range files {
+		events := eventData(f, file)
+		// A stream's first and last events hold its every kind of event;
+		// the long run of deltas between them adds only time.
+		if len(events) > 60 {
+			events = append(events[:40:40], events[len(events)-20:]...)
+		}
+		for _, d := range events {
+			f.Add(d)
+			// The malformations the fast path once accepted.
+			f.Add(d[:len(d)-1])
+			f.Add(append(append([]byte(nil), d...), " x"...))
+		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fast, slow := mk(false), mk(true)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 
@@ -30,6 +31,31 @@ type config struct {
 	header    http.Header
 	caps      *helikon.ModelCapabilities
 	maxEvent  int
+	// reasoningField names the assistant-message field reasoning goes
+	// back in; reasoningSet records an explicit choice.
+	reasoningField string
+	reasoningSet   bool
+}
+
+// The assistant-message fields [WithReasoningInHistory] can carry
+// reasoning back in.
+const (
+	// ReasoningContentField is DeepSeek's (and xAI's) field.
+	ReasoningContentField = "reasoning_content"
+	// ReasoningField is the field OpenRouter, Groq, Ollama and newer vLLM
+	// stream reasoning in.
+	ReasoningField = "reasoning"
+)
+
+// WithReasoningInHistory makes [ChatModel] send the reasoning of each
+// tool-calling assistant turn back in field ([ReasoningContentField] or
+// [ReasoningField]; "" sends none). DeepSeek's thinking mode requires it
+// ("reasoning_content", the default when the base URL is DeepSeek's API)
+// and answers 400 without it; OpenAI's API has no such field, so the
+// default elsewhere is none. Streamed reasoning is read from either field
+// whatever this says.
+func WithReasoningInHistory(field string) Option {
+	return func(c *config) { c.reasoningField, c.reasoningSet = field, true }
 }
 
 // WithAPIKey sets the API key, replacing the OPENAI_API_KEY default. An
@@ -95,6 +121,12 @@ func newConfig(model string, opts []Option) (config, error) {
 		return c, fmt.Errorf("openai: base URL: %w", err)
 	}
 	c.baseURL = base
+	switch {
+	case c.reasoningField != "" && c.reasoningField != ReasoningContentField && c.reasoningField != ReasoningField:
+		return c, fmt.Errorf("openai: reasoning field %q is neither %q nor %q", c.reasoningField, ReasoningContentField, ReasoningField)
+	case !c.reasoningSet && isDeepSeek(base):
+		c.reasoningField = ReasoningContentField
+	}
 	if !c.apiKeySet {
 		c.apiKey = os.Getenv("OPENAI_API_KEY")
 	}
@@ -110,6 +142,12 @@ func newConfig(model string, opts []Option) (config, error) {
 		c.client = &http.Client{}
 	}
 	return c, nil
+}
+
+// isDeepSeek reports whether base is DeepSeek's own API.
+func isDeepSeek(base string) bool {
+	u, err := url.Parse(base)
+	return err == nil && (u.Hostname() == "api.deepseek.com" || strings.HasSuffix(u.Hostname(), ".deepseek.com"))
 }
 
 func (c *config) endpoint(url string) httpx.Endpoint {

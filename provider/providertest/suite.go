@@ -42,6 +42,12 @@ type Suite struct {
 	Refusal Case
 	// Errors maps a name to an error recording and the error it must yield.
 	Errors map[string]Case
+	// Behaviours maps a name to a recording of one server's particular way
+	// of streaming (a compatible server's reasoning field, a gateway's
+	// extra first chunk, arguments sent only at the end) and what the
+	// adapter must make of it. Each answers a request offering
+	// [WeatherTool].
+	Behaviours map[string]Case
 
 	// CheckRequest, when set, validates every request body the adapter
 	// sends, typically against the provider's published API schema.
@@ -196,6 +202,11 @@ func Run(t *testing.T, s Suite) {
 	})
 	t.Run("OversizedEventIsNotRetryable", func(t *testing.T) { s.oversizedEvent(t) })
 	t.Run("InvalidToolArgumentsInHistory", func(t *testing.T) { s.invalidArgsHistory(t) })
+	for name, c := range s.Behaviours {
+		t.Run("Behaviour/"+name, func(t *testing.T) {
+			s.replay(t, c, &helikon.ModelRequest{Messages: userAsk("What's the weather in San Francisco?"), Tools: []helikon.ToolDef{WeatherTool}})
+		})
+	}
 	t.Run("TruncatedStreamIsTransport", func(t *testing.T) { s.truncated(t) })
 	t.Run("ConnectionFailureIsTransport", func(t *testing.T) { s.connectionFailure(t) })
 	t.Run("CancelMidStreamReturnsAndClosesBody", func(t *testing.T) { s.cancelMidStream(t, false) })
