@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session/postgres"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
 
@@ -46,5 +47,30 @@ func BenchmarkConcurrentWriters(b *testing.B) {
 		sessiontest.BenchConcurrentWriters(b, 8, 50, func(w int) helikon.Session {
 			return openSession(b, fmt.Sprintf("%s-%d", sessiontest.UniqueID(b), w))
 		})
+	})
+}
+
+// BenchmarkRunnerS1PostgresHistory is S1 through the runner on a
+// PostgreSQL session holding h earlier runs, paired with h=0 in every
+// iteration.
+func BenchmarkRunnerS1PostgresHistory(b *testing.B) {
+	pool := testPool(b)
+	sessiontest.BenchRunnerHistory(b, sessiontest.HistoryStore{
+		Open: func(tb testing.TB, id string) helikon.Session {
+			s, err := postgres.OpenWithoutMigrate(pool, id)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return s
+		},
+		Clone: func(ctx context.Context, from, to string) error {
+			_, err := pool.Exec(ctx, `INSERT INTO session_events (session_id, sequence, kind, ts, payload)
+				SELECT $1, sequence, kind, ts, payload FROM session_events WHERE session_id = $2`, to, from)
+			return err
+		},
+		Drop: func(ctx context.Context, id string) error {
+			_, err := pool.Exec(ctx, `DELETE FROM session_events WHERE session_id = $1`, id)
+			return err
+		},
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/paigasus/helikon"
+	rsession "github.com/paigasus/helikon/session/redis"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
 
@@ -48,5 +49,33 @@ func BenchmarkConcurrentWriters(b *testing.B) {
 		sessiontest.BenchConcurrentWriters(b, 8, 50, func(w int) helikon.Session {
 			return openSession(b, fmt.Sprintf("%s-%d", sessiontest.UniqueID(b), w))
 		})
+	})
+}
+
+// BenchmarkRunnerS1RedisHistory is S1 through the runner on a Redis
+// session holding h earlier runs, paired with h=0 in every iteration.
+func BenchmarkRunnerS1RedisHistory(b *testing.B) {
+	client := testClient(b)
+	keys := func(id string) []string {
+		return []string{"helikon:session:{" + id + "}:events", "helikon:session:{" + id + "}:seq"}
+	}
+	sessiontest.BenchRunnerHistory(b, sessiontest.HistoryStore{
+		Open: func(tb testing.TB, id string) helikon.Session {
+			s, err := rsession.New(client, id)
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return s
+		},
+		Clone: func(ctx context.Context, from, to string) error {
+			src, dst := keys(from), keys(to)
+			for i := range src {
+				if err := client.Copy(ctx, src[i], dst[i], 0, false).Err(); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+		Drop: func(ctx context.Context, id string) error { return client.Del(ctx, keys(id)...).Err() },
 	})
 }

@@ -1,6 +1,8 @@
 package sqlite_test
 
 import (
+	"context"
+	"database/sql"
 	"fmt"
 	"testing"
 
@@ -45,4 +47,30 @@ func BenchmarkConcurrentWriters(b *testing.B) {
 			return s
 		})
 	})
+}
+
+// BenchmarkRunnerS1SQLiteHistory is S1 through the runner on a SQLite
+// session holding h earlier runs, paired with h=0 in every iteration.
+func BenchmarkRunnerS1SQLiteHistory(b *testing.B) {
+	db := openDB(b)
+	sessiontest.BenchRunnerHistory(b, sessiontest.HistoryStore{
+		Open: func(tb testing.TB, id string) helikon.Session { return benchSessionOn(tb, db, id) },
+		Clone: func(ctx context.Context, from, to string) error {
+			_, err := db.ExecContext(ctx, `INSERT INTO session_events (session_id, sequence, kind, ts, payload)
+				SELECT ?, sequence, kind, ts, payload FROM session_events WHERE session_id = ?`, to, from)
+			return err
+		},
+		Drop: func(ctx context.Context, id string) error {
+			_, err := db.ExecContext(ctx, `DELETE FROM session_events WHERE session_id = ?`, id)
+			return err
+		},
+	})
+}
+
+func benchSessionOn(tb testing.TB, db *sql.DB, id string) *sqlite.Session {
+	s, err := sqlite.OpenWithoutMigrate(db, id)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return s
 }

@@ -1,0 +1,210 @@
+package sessiontest
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/runner"
+)
+
+// HistoryStore is what [BenchRunnerHistory] needs of a backend: sessions by
+// id, a fast copy of one session's log under another id (so that every
+// timed run sees exactly the history it is meant to), and a way to drop a
+// log the benchmark is done with.
+type HistoryStore struct {
+	// Open returns a handle on the session id.
+	Open func(tb testing.TB, id string) helikon.Session
+	// Clone copies the log of from, whole, to the empty session to.
+	Clone func(ctx context.Context, from, to string) error
+	// Drop deletes the log of id.
+	Drop func(ctx context.Context, id string) error
+	// Wrap, when set, stands for a warm process: it returns the session
+	// a runner uses for s in a process that keeps state across runs
+	// (a projection cache). Each benchmark calls Warm once for a new
+	// process and uses what it returns for every run of that process.
+	Warm func() func(id string, s helikon.Session) helikon.Session
+}
+
+// HistoryDepths are the histories [BenchRunnerHistory] measures: runs
+// already in the session when the timed run starts.
+var HistoryDepths = []int{0, 100, 1000}
+
+// s1Tool is the S1 scenario's tool.
+var s1Tool = helikon.MustTool("add", "Add two integers.",
+	func(tc *helikon.ToolContext, in struct {
+		A int `json:"a" jsonschema:"first addend"`
+		B int `json:"b" jsonschema:"second addend"`
+	}) (struct {
+		Sum int `json:"sum"`
+	}, error) {
+		return struct {
+			Sum int `json:"sum"`
+		}{in.A + in.B}, nil
+	},
+	helikon.WithEffect(helikon.ReadOnly))
+
+func s1Run(ctx context.Context, r *runner.Runner, s helikon.Session) error {
+	agent, err := helikon.NewAgent("calc", mock.New([]mock.Script{
+		mock.ToolCalls(mock.Call{ID: "call_1", Name: "add", Args: `{"a":40,"b":2}`}),
+		mock.Text("sum is 42"),
+	}), helikon.WithTools(s1Tool))
+	if err != nil {
+		return err
+	}
+	res, err := r.Run(ctx, agent, helikon.NewRunContext(helikon.WithSession(s)), helikon.UserText("what is 40+2?"))
+	if err != nil {
+		return err
+	}
+	if res.FinalOutput != "sum is 42" {
+		return fmt.Errorf("final output %q, want %q", res.FinalOutput, "sum is 42")
+	}
+	return nil
+}
+
+// BenchRunnerHistory measures the S1 scenario (one tool round, then the
+// answer) through the default runner on a session that already holds h
+// earlier S1 runs, for each h of [HistoryDepths], cold (a process that has
+// not seen the session: a full load) and, when the store has Warm, warm (a
+// process that served the session's previous run).
+//
+// Every iteration times one run at depth h and one on an empty session
+// (h=0), in alternating order, and reports both (ns-h/op, ns-h0/op) and
+// their ratio (x-h0), so load drift on a shared machine hits both alike.
+// Preparing the session (copying a template log of h runs) is not timed.
+func BenchRunnerHistory(b *testing.B, st HistoryStore) {
+	ctx := b.Context()
+	events := s1Events(b)
+	modes := []string{"cold"}
+	if st.Warm != nil {
+		modes = append(modes, "warm")
+	}
+	templates := map[int]string{}
+	template := func(b *testing.B, runs int) string {
+		if id, ok := templates[runs]; ok {
+			return id
+		}
+		id := UniqueID(b) + fmt.Sprintf("-template-%d", runs)
+		s := st.Open(b, id)
+		batch := make([]helikon.SessionEvent, 0, 100*len(events))
+		for i := range runs {
+			batch = append(batch, events...)
+			if len(batch) == cap(batch) || i == runs-1 {
+				if err := s.Append(ctx, batch...); err != nil {
+					b.Fatal(err)
+				}
+				batch = batch[:0]
+			}
+		}
+		templates[runs] = id
+		b.Cleanup(func() { _ = st.Drop(context.Background(), id) })
+		return id
+	}
+	for _, mode := range modes {
+		for _, h := range HistoryDepths {
+			b.Run(fmt.Sprintf("%s/h=%d", mode, h), func(b *testing.B) {
+				benchDepth(b, st, mode == "warm", h, template)
+			})
+		}
+	}
+}
+
+// benchDepth is one sub-benchmark of [BenchRunnerHistory].
+func benchDepth(b *testing.B, st HistoryStore, warm bool, h int, template func(*testing.B, int) string) {
+	ctx := b.Context()
+	r := runner.New()
+	wrap := func(_ string, s helikon.Session) helikon.Session { return s }
+	if warm {
+		wrap = st.Warm()
+	}
+	// A warm process served the session's previous run: the template
+	// holds one run fewer and that run happens, untimed, in the process.
+	prior := h
+	if warm && h > 0 {
+		prior = h - 1
+	}
+	var src string
+	if prior > 0 {
+		src = template(b, prior)
+	}
+	var n int
+	prepare := func() (string, helikon.Session) {
+		n++
+		id := fmt.Sprintf("%s-%d", UniqueID(b), n)
+		if src != "" {
+			if err := st.Clone(ctx, src, id); err != nil {
+				b.Fatal(err)
+			}
+		}
+		s := wrap(id, st.Open(b, id))
+		if warm && h > 0 {
+			if err := s1Run(ctx, r, s); err != nil {
+				b.Fatal(err)
+			}
+		}
+		return id, s
+	}
+	var tH, t0 time.Duration
+	odd := false
+	b.ReportAllocs()
+	for b.Loop() {
+		b.StopTimer()
+		idH, sH := prepare()
+		id0, s0 := prepare0(b, st, wrap, &n)
+		b.StartTimer()
+		runs := [2]func() time.Duration{
+			func() time.Duration { return timed(b, ctx, r, sH) },
+			func() time.Duration { return timed(b, ctx, r, s0) },
+		}
+		if odd {
+			d0 := runs[1]()
+			tH += runs[0]()
+			t0 += d0
+		} else {
+			tH += runs[0]()
+			t0 += runs[1]()
+		}
+		odd = !odd
+		b.StopTimer()
+		if err := st.Drop(ctx, idH); err != nil {
+			b.Fatal(err)
+		}
+		if err := st.Drop(ctx, id0); err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(tH.Nanoseconds())/float64(b.N), "ns-h/op")
+	b.ReportMetric(float64(t0.Nanoseconds())/float64(b.N), "ns-h0/op")
+	b.ReportMetric(float64(tH)/float64(t0), "x-h0")
+}
+
+func prepare0(b *testing.B, st HistoryStore, wrap func(string, helikon.Session) helikon.Session, n *int) (string, helikon.Session) {
+	*n++
+	id := fmt.Sprintf("%s-%d", UniqueID(b), *n)
+	return id, wrap(id, st.Open(b, id))
+}
+
+func timed(b *testing.B, ctx context.Context, r *runner.Runner, s helikon.Session) time.Duration {
+	start := time.Now()
+	if err := s1Run(ctx, r, s); err != nil {
+		b.Fatal(err)
+	}
+	return time.Since(start)
+}
+
+// s1Events returns the session events one S1 run records.
+func s1Events(b *testing.B) []helikon.SessionEvent {
+	s := helikon.NewMemorySession()
+	if err := s1Run(b.Context(), runner.New(), s); err != nil {
+		b.Fatal(err)
+	}
+	evs, err := s.Events(b.Context(), helikon.Beginning)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return evs
+}
