@@ -156,13 +156,22 @@ func (p ReasoningPart) MarshalJSON() ([]byte, error) {
 	return marshalTagged("reasoning", a(p))
 }
 
-// MarshalJSON encodes the part with "type": "tool_use".
+// MarshalJSON encodes the part with "type": "tool_use". Arguments that are
+// not valid JSON, or nest deeper than [MaxStoredArgsDepth], are encoded
+// byte for byte in "args_text" (or "args_bytes") instead of "args".
 func (p ToolUsePart) MarshalJSON() ([]byte, error) {
 	type a ToolUsePart
 	if len(p.Args) == 0 {
 		p.Args = json.RawMessage("{}")
 	}
-	return marshalTagged("tool_use", a(p))
+	if argsStorable(p.Args) {
+		return marshalTagged("tool_use", a(p))
+	}
+	return marshalTagged("tool_use", struct {
+		CallID string `json:"call_id"`
+		Name   string `json:"name"`
+		storedArgs
+	}{p.CallID, p.Name, storeArgs(p.Args)})
 }
 
 // MarshalJSON encodes the part with "type": "tool_result".
@@ -207,6 +216,8 @@ type partWire struct {
 	CallID    string          `json:"call_id"`
 	Name      string          `json:"name"`
 	Args      json.RawMessage `json:"args"`
+	ArgsText  string          `json:"args_text"`
+	ArgsBytes []byte          `json:"args_bytes"`
 	Content   wireParts       `json:"content"`
 	IsError   bool            `json:"is_error"`
 }
@@ -235,7 +246,7 @@ func (w *partWire) part() (ContentPart, error) {
 		}
 		return p, nil
 	case "tool_use":
-		return ToolUsePart{CallID: w.CallID, Name: w.Name, Args: w.Args}, nil
+		return ToolUsePart{CallID: w.CallID, Name: w.Name, Args: restoreArgs(w.Args, w.ArgsText, w.ArgsBytes)}, nil
 	case "tool_result":
 		content, err := w.Content.parts()
 		if err != nil {

@@ -72,12 +72,32 @@ type SessionEvent struct {
 	KeptCount int `json:"kept_count,omitempty"`
 }
 
+// MarshalJSON encodes the event. Tool-call arguments that are not valid
+// JSON, or nest deeper than [MaxStoredArgsDepth], are encoded byte for byte
+// in "args_text" (or "args_bytes") instead of "args", so that an event a
+// model's cut-off output produced is stored whole.
+func (e SessionEvent) MarshalJSON() ([]byte, error) {
+	type plain SessionEvent
+	if argsStorable(e.Args) {
+		return json.Marshal(plain(e))
+	}
+	stored := storeArgs(e.Args)
+	e.Args = nil
+	return json.Marshal(struct {
+		plain
+		ArgsText  string `json:"args_text,omitempty"`
+		ArgsBytes []byte `json:"args_bytes,omitempty"`
+	}{plain(e), stored.ArgsText, stored.ArgsBytes})
+}
+
 // UnmarshalJSON decodes the event, resolving content parts by "type".
 func (e *SessionEvent) UnmarshalJSON(data []byte) error {
 	type plain SessionEvent
 	var raw struct {
 		plain
-		Content wireParts `json:"content"`
+		Content   wireParts `json:"content"`
+		ArgsText  string    `json:"args_text"`
+		ArgsBytes []byte    `json:"args_bytes"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
@@ -88,6 +108,7 @@ func (e *SessionEvent) UnmarshalJSON(data []byte) error {
 	}
 	*e = SessionEvent(raw.plain)
 	e.Content = parts
+	e.Args = restoreArgs(e.Args, raw.ArgsText, raw.ArgsBytes)
 	return nil
 }
 

@@ -75,11 +75,17 @@ func (r *Runner) Run(ctx context.Context, agent helikon.Agent, rc *helikon.RunCo
 // run goes, a [helikon.SessionRecorder] turns its events into session
 // events, which the runner appends at every turn boundary where no tool
 // call is outstanding, and once more when the run ends (with a synthetic
-// error result for any call the run's end interrupted). An append failure
-// is logged and retried with the next batch; it never changes the run's
-// outcome. RunConfig.Timeout, when the RunContext sets one, bounds the
-// whole run, loading included. A terminal event the agent already emitted
-// stands even when the context is cancelled afterwards.
+// error result for any call the run's end interrupted). That last append
+// runs on a context detached from the run's cancellation and timeout and
+// bounded by [WithPersistTimeout], and the terminal event is delivered
+// after it. An append that fails during the run is logged and retried with
+// the next batch; when the last one fails, the run ends with a
+// [helikon.RunFailed] whose error is a [*PersistError] holding the unsaved
+// events (and the run's own failure, if any): a run's events are never
+// lost with only a log line to say so. RunConfig.Timeout, when the
+// RunContext sets one, bounds the whole run, loading included, but not
+// the last append. A terminal event the agent already emitted stands even
+// when the context is cancelled afterwards.
 func (r *Runner) RunStreamed(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
 		r.stream(ctx, agent, rc, input, planRun, yield)
@@ -182,31 +188,57 @@ func loadError(agent helikon.Agent, err error) error {
 }
 
 // drive runs agent over conv, recording fresh and the run's events and
-// persisting as it goes.
+// persisting as it goes. The terminal event waits for the last append, so
+// that a run whose events could not be stored says so in its outcome.
 func (r *Runner) drive(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, conv, fresh []helikon.Item, yield func(helikon.Event) bool) {
 	st := &runState{ctx: ctx, yield: yield, p: persister{r: r, sess: rc.Session(), agent: agent.Name()}}
 	st.rec.Record(fresh)
 	agent.Run(ctx, rc, conv)(st.event)
-	st.p.finish(ctx, st.rec.Drain())
-	if !st.terminal && !st.stopped {
+	persistErr := st.p.finish(ctx, st.rec.Drain())
+	if st.stopped {
+		return
+	}
+	final := st.final
+	if final == nil {
 		// Every stream ends with a terminal event, even an agent's that
 		// forgot one.
 		err := ctx.Err()
 		if err == nil {
 			err = errors.New("agent stream ended without a terminal event")
 		}
-		yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: kindOf(ctx), Agent: agent.Name(), Message: err.Error(), Err: err}})
+		final = helikon.RunFailed{Err: &helikon.AgentError{Kind: kindOf(ctx), Agent: agent.Name(), Message: err.Error(), Err: err}}
 	}
+	if persistErr != nil {
+		final = withPersistError(final, persistErr)
+	}
+	yield(final)
+}
+
+// withPersistError turns a run's terminal event into the failure that
+// reports its unsaved events.
+func withPersistError(final helikon.Event, pe *PersistError) helikon.Event {
+	pe.Terminal = final
+	switch e := final.(type) {
+	case helikon.RunCompleted:
+		return helikon.RunFailed{Err: pe, Usage: e.Usage}
+	case helikon.RunPaused:
+		return helikon.RunFailed{Err: pe, Usage: e.Usage}
+	case helikon.RunFailed:
+		pe.RunErr = e.Err
+		return helikon.RunFailed{Err: pe, Usage: e.Usage}
+	}
+	return final
 }
 
 // runState is one run as the runner follows it. It holds the run's
 // recorder by value: one allocation for both.
 type runState struct {
-	ctx               context.Context
-	rec               helikon.SessionRecorder
-	yield             func(helikon.Event) bool
-	p                 persister
-	terminal, stopped bool
+	ctx     context.Context
+	rec     helikon.SessionRecorder
+	yield   func(helikon.Event) bool
+	p       persister
+	final   helikon.Event // the agent's terminal event, held until persisted
+	stopped bool
 }
 
 func (st *runState) event(ev helikon.Event) bool {
@@ -217,7 +249,8 @@ func (st *runState) event(ev helikon.Event) bool {
 			st.p.persist(st.ctx, st.rec.Take())
 		}
 	case helikon.RunCompleted, helikon.RunFailed, helikon.RunPaused:
-		st.terminal = true
+		st.final = ev
+		return true
 	}
 	if !st.yield(ev) {
 		st.stopped = true
@@ -242,22 +275,20 @@ type persister struct {
 	pending []helikon.SessionEvent
 }
 
-// persist appends events during the run, on the run's context: a cancelled
-// run's batch is carried over to the final append.
+// persist appends events during the run, on the run's context. A batch
+// that fails (a cancelled run's, a backend's hiccup) is carried over to the
+// next append, the final one at the latest.
 func (p *persister) persist(ctx context.Context, events []helikon.SessionEvent) {
-	p.append(ctx, ctx, events)
+	_ = p.append(ctx, ctx, events)
 }
 
-// finish appends the last batch. When the run was cancelled or timed out,
-// it appends on a context that outlives the cancellation, bounded by the
-// persist timeout, so the run's record is not lost with it.
-func (p *persister) finish(ctx context.Context, events []helikon.SessionEvent) {
+// finish appends the last batch, with every batch carried over to it, on
+// a context that outlives the run's cancellation and timeout, bounded by
+// the persist timeout: a run whose deadline passes while it is being
+// stored keeps its record. It reports the events it could not store.
+func (p *persister) finish(ctx context.Context, events []helikon.SessionEvent) *PersistError {
 	if len(p.pending) == 0 && len(events) == 0 {
-		return
-	}
-	if ctx.Err() == nil {
-		p.append(ctx, ctx, events)
-		return
+		return nil
 	}
 	timeout := p.r.persistTimeout
 	if timeout <= 0 {
@@ -265,15 +296,18 @@ func (p *persister) finish(ctx context.Context, events []helikon.SessionEvent) {
 	}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
-	p.append(ctx, actx, events)
+	if err := p.append(ctx, actx, events); err != nil {
+		return &PersistError{Unsaved: p.pending, Err: err}
+	}
+	return nil
 }
 
-func (p *persister) append(ctx, actx context.Context, events []helikon.SessionEvent) {
+func (p *persister) append(ctx, actx context.Context, events []helikon.SessionEvent) error {
 	if len(p.pending) > 0 {
 		events = append(p.pending, events...)
 	}
 	if len(events) == 0 {
-		return
+		return nil
 	}
 	if err := p.sess.Append(actx, events...); err != nil {
 		p.pending = events
@@ -281,11 +315,12 @@ func (p *persister) append(ctx, actx context.Context, events []helikon.SessionEv
 		if logger == nil {
 			logger = slog.Default()
 		}
-		logger.ErrorContext(ctx, "runner: session append failed; the run continues",
+		logger.ErrorContext(ctx, "runner: session append failed",
 			"agent", p.agent, "events", len(events), "err", err)
-		return
+		return err
 	}
 	p.pending = nil
+	return nil
 }
 
 // interruptedResults returns an error result for each tool use of the

@@ -132,20 +132,86 @@ func TestRunner_SessionReadFailureIsAHardError(t *testing.T) {
 	}
 }
 
-func TestRunner_PersistenceFailureDoesNotChangeTheOutcome(t *testing.T) {
+// A run whose last append fails still delivers its answer, but its outcome
+// says the session did not store it: a *PersistError with the unsaved
+// events, which appended later complete the log.
+func TestRunner_FailedLastAppendReachesTheCallerWithTheAnswer(t *testing.T) {
 	var logs bytes.Buffer
 	r := runner.New(runner.WithLogger(slog.New(slog.NewTextHandler(&logs, nil))))
 	run := func(s helikon.Session) (*helikon.RunResult, error) {
 		return r.Run(context.Background(), newAgent(t, s1Model()), helikon.NewRunContext(helikon.WithSession(s)), helikon.UserText("go"))
 	}
-	want, wantErr := run(helikon.NewMemorySession())
+	want, err := run(helikon.NewMemorySession())
+	if err != nil {
+		t.Fatal(err)
+	}
 	broken := &flakySession{MemorySession: helikon.NewMemorySession(), appendErrs: -1}
 	got, err := run(broken)
-	if err != wantErr || got.FinalOutput != want.FinalOutput || got.Usage != want.Usage || len(got.Events) != len(want.Events) {
-		t.Fatalf("with failing appends: %+v, %v; want %+v, %v", got, err, want, wantErr)
+	var pe *runner.PersistError
+	if !errors.As(err, &pe) || !errors.Is(err, runner.ErrPersist) || !errors.Is(err, errBackend) || pe.RunErr != nil {
+		t.Fatalf("run with a dead session = %v, want a *PersistError wrapping %v and no run failure", err, errBackend)
 	}
-	if broken.appendCalls == 0 || !strings.Contains(logs.String(), "session append failed") || !strings.Contains(logs.String(), errBackend.Error()) {
-		t.Fatalf("append failure not logged (%d appends): %s", broken.appendCalls, logs.String())
+	if got.FinalOutput != want.FinalOutput || got.Usage != want.Usage || len(got.Events) != len(want.Events) {
+		t.Fatalf("with failing appends: %+v; want the completed run's answer and usage %+v", got, want)
+	}
+	if _, ok := got.Events[len(got.Events)-1].(helikon.RunFailed); !ok {
+		t.Fatalf("terminal event = %T, want RunFailed", got.Events[len(got.Events)-1])
+	}
+	if !strings.Contains(logs.String(), "session append failed") {
+		t.Fatalf("append failure not logged: %s", logs.String())
+	}
+	// The unsaved events complete the log.
+	if err := broken.MemorySession.Append(context.Background(), pe.Unsaved...); err != nil {
+		t.Fatal(err)
+	}
+	if got := roles(snapshot(t, broken.MemorySession)); got != "user assistant+call tool assistant" {
+		t.Fatalf("log completed from Unsaved = %s", got)
+	}
+}
+
+// A run that fails and whose events cannot be stored reports both.
+func TestRunner_FailedRunAndFailedAppendReportBoth(t *testing.T) {
+	r := runner.New(runner.WithLogger(slog.New(slog.DiscardHandler)))
+	model := mock.Scripted(mock.Fail(&helikon.ModelError{Kind: helikon.ModelRefused, Message: "bad"}))
+	broken := &flakySession{MemorySession: helikon.NewMemorySession(), appendErrs: -1}
+	_, err := r.Run(context.Background(), newAgent(t, model), helikon.NewRunContext(helikon.WithSession(broken)), helikon.UserText("go"))
+	var pe *runner.PersistError
+	var me *helikon.ModelError
+	if !errors.As(err, &pe) || pe.RunErr == nil || !errors.As(err, &me) || len(pe.Unsaved) == 0 {
+		t.Fatalf("err = %v, want a *PersistError carrying the model's failure and the unsaved input", err)
+	}
+}
+
+// slowLastAppend is a MemorySession whose append of an assistant answer
+// first outlasts the run's timeout, as a slow backend does.
+type slowLastAppend struct {
+	*helikon.MemorySession
+	delay time.Duration
+}
+
+func (s *slowLastAppend) Append(ctx context.Context, evs ...helikon.SessionEvent) error {
+	for _, ev := range evs {
+		if ev.Kind == helikon.KindAssistantMessage && len(ev.Content) > 0 {
+			if _, ok := ev.Content[0].(helikon.TextPart); ok {
+				time.Sleep(s.delay)
+			}
+		}
+	}
+	return s.MemorySession.Append(ctx, evs...)
+}
+
+// A run whose timeout expires while its answer is being stored still
+// stores it: the last append does not run on the run's context.
+func TestRunner_TimeoutDuringLastAppendStillStoresTheAnswer(t *testing.T) {
+	const timeout = 50 * time.Millisecond
+	sess := &slowLastAppend{MemorySession: helikon.NewMemorySession(), delay: 2 * timeout}
+	rc := helikon.NewRunContext(helikon.WithSession(sess), helikon.WithRunConfig(helikon.RunConfig{Timeout: timeout}))
+	res, err := runner.New().Run(context.Background(), newAgent(t, s1Model()), rc, helikon.UserText("go"))
+	if err != nil || res.FinalOutput != "sum is 42" {
+		t.Fatalf("run = %v, %v; want the answer and no error", res, err)
+	}
+	if got := roles(snapshot(t, sess.MemorySession)); got != "user assistant+call tool assistant" {
+		t.Fatalf("session after a timeout during the last append = %q, want the whole run", got)
 	}
 }
 

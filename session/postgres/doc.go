@@ -26,9 +26,10 @@
 // and inserts the whole batch in one statement. The transaction, lock and
 // insert travel in one round trip.
 //
-// # Limits
+// # NUL characters
 //
-// JSONB cannot hold the NUL character: an event whose text contains
-// U+0000 is rejected by the server (SQLSTATE 22P05) and nothing of its
-// batch is stored.
+// JSONB cannot hold the NUL character (SQLSTATE 22P05). An event whose JSON
+// holds one is stored as a JSON string inside {"helikon_payload": …}, where
+// the NUL stays an escape sequence, and reads unwrap it: the event comes
+// back byte for byte, but ad-hoc JSONB queries see the wrapper for it.
 package postgres

@@ -81,7 +81,10 @@ func (s *Session) Append(ctx context.Context, events ...helikon.SessionEvent) er
 	times := make([]time.Time, len(recs))
 	payloads := make([]string, len(recs))
 	for i, r := range recs {
-		kinds[i], times[i], payloads[i] = r.Kind, r.Time, string(r.Payload)
+		kinds[i], times[i] = r.Kind, r.Time
+		if payloads[i], err = jsonbPayload(r.Payload); err != nil {
+			return fmt.Errorf("postgres: append to session %q: %w", s.id, err)
+		}
 	}
 	b := &pgx.Batch{}
 	b.Queue(beginSQL)
@@ -100,7 +103,7 @@ func (s *Session) Append(ctx context.Context, events ...helikon.SessionEvent) er
 // Events returns the events after position after, in order.
 func (s *Session) Events(ctx context.Context, after helikon.SequenceID) ([]helikon.SessionEvent, error) {
 	rows, err := s.pool.Query(ctx,
-		`SELECT sequence, payload::text FROM session_events WHERE session_id = $1 AND sequence > $2 ORDER BY sequence`,
+		`SELECT sequence, `+readPayloadSQL+` FROM session_events WHERE session_id = $1 AND sequence > $2 ORDER BY sequence`,
 		s.id, int64(after))
 	if err != nil {
 		return nil, wrap(fmt.Sprintf("read session %q", s.id), err)

@@ -150,16 +150,17 @@ func TestAppend_TimestampKeepsNanosecondsBeyondTimestamptz(t *testing.T) {
 	}
 }
 
-// JSONB cannot store U+0000: the batch fails with the server's error,
-// stores nothing, and the session (and its pool) keep working.
-func TestAppend_NULRejectedAtomicallyAndSessionUsable(t *testing.T) {
+// A batch the server rejects (here: a NUL byte in the kind column, which a
+// text column refuses) fails with the server's error, stores nothing, and
+// the session (and its pool) keep working.
+func TestAppend_ServerRejectionIsAtomicAndSessionUsable(t *testing.T) {
 	s := openSession(t, sessiontest.UniqueID(t))
-	err := s.Append(t.Context(),
-		helikon.UserMessage(helikon.TextPart{Text: "fine"}),
-		helikon.UserMessage(helikon.TextPart{Text: "nul \x00 here"}))
+	bad := helikon.UserMessage(helikon.TextPart{Text: "fine"})
+	bad.Kind = "user\x00message"
+	err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "fine"}), bad)
 	var pgErr *pgconn.PgError
-	if !errors.As(err, &pgErr) || pgErr.Code != "22P05" {
-		t.Fatalf("Append with NUL = %v, want PgError 22P05", err)
+	if !errors.As(err, &pgErr) || pgErr.Code != "22021" {
+		t.Fatalf("Append with a NUL byte in a text column = %v, want PgError 22021", err)
 	}
 	if errors.Is(err, helikon.ErrSessionUnavailable) {
 		t.Fatalf("a rejected payload must not read as an unavailable backend: %v", err)

@@ -18,5 +18,7 @@
 // round-trips with its timestamp to the nanosecond, reads after a position
 // are exclusive, a snapshot equals [helikon.Project] of the log, sequence
 // ids are contiguous from 0, a batch is atomic, and concurrent writers lose,
-// duplicate and interleave nothing.
+// duplicate and interleave nothing. Poison cases hold every backend to
+// storing what [helikon.MemorySession] stores: tool-call arguments that are
+// not valid JSON ([InvalidArgs]) and NUL characters in text, byte for byte.
 package sessiontest

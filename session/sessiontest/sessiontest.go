@@ -69,6 +69,8 @@ var cases = []struct {
 	{"SnapshotEqualsProjectOfEvents", testSnapshot},
 	{"CancelledContextPersistsNothing", testCancelled},
 	{"ConcurrentWritersNoGapNoDuplicateNoLoss", testConcurrent},
+	{"InvalidToolArgumentsStoredLosslessly", testInvalidArgs},
+	{"NULCharactersStoredLosslessly", testNUL},
 }
 
 // sampleTime has nanoseconds, which a store keeping microseconds would lose.
