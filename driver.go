@@ -78,6 +78,8 @@ type workerPool struct {
 	jobs chan func()
 	n    int
 	wg   sync.WaitGroup
+	// abandoned is set when a worker was left running a straggling call.
+	abandoned bool
 }
 
 // grow makes sure at least n workers are running.
@@ -94,11 +96,15 @@ func (p *workerPool) grow(n int) {
 	}
 }
 
-// stop ends every worker and waits for them.
+// stop ends every worker and waits for them, except when the run gave up
+// on calls that ignored cancellation: their workers end when the calls
+// return, accounted for by the straggler registry.
 func (p *workerPool) stop() {
 	if p.jobs != nil {
 		close(p.jobs)
-		p.wg.Wait()
+		if !p.abandoned {
+			p.wg.Wait()
+		}
 	}
 }
 
@@ -295,7 +301,7 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 		calls     []pendingCall
 		resp      ModelResponse
 	)
-	for ev, err := range d.a.model.Invoke(ctx, req) {
+	for ev, err := range d.modelStream(ctx, req) {
 		if err != nil {
 			if ctx.Err() != nil {
 				return Abort{Err: cancelled(d.a.name, ctx.Err())}, true
@@ -404,12 +410,19 @@ type callOutcome struct {
 	// when the call waits for a decision (see pause.go).
 	approval *PendingApproval
 	paused   *frameCall
+	// gone is closed when the driver gave up on the call (see round).
+	gone <-chan struct{}
 }
 
 // emit reports a governance event of the call.
 func (o *callOutcome) emit(ev Event) {
 	if o.live != nil {
-		o.live <- ev // the driver reads live until every call of the round ends
+		// The driver reads live until every call of the round ends, or
+		// until it gives up on the calls still running.
+		select {
+		case o.live <- ev:
+		case <-o.gone:
+		}
 		return
 	}
 	o.events = append(o.events, ev)
@@ -424,8 +437,13 @@ func (o *callOutcome) approvalRequested(req PermissionRequest, prompt, who strin
 // executeTools runs the calls of one turn, concurrently when there are
 // several (bounded by RunConfig.ParallelToolCalls), and returns their
 // results in call order.
+//
+// When the run can be cancelled, every call runs on a worker, so that a call
+// that ignores its context holds the run at most RunConfig.CancelGrace past
+// the cancellation; a run that cannot be cancelled runs the first call on
+// the driver's own goroutine.
 func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(Event) bool) (TransitionInput, bool) {
-	if d.rc.gov.approval != nil {
+	if d.rc.gov.approval != nil || ctx.Done() != nil {
 		return d.executeToolsLive(ctx, calls, yield)
 	}
 	outs := make([]callOutcome, len(calls))
@@ -455,11 +473,13 @@ func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(
 	return d.settle(calls, outs), true
 }
 
-// executeToolsLive runs a round when an approver may be asked: every call
-// goes to a worker, and the driver streams the round's governance events as
-// they happen, so a caller sees ApprovalRequested while the approver
-// decides. If the consumer stops, the round's calls are cancelled and the
-// driver still waits for every one.
+// executeToolsLive runs every call of a round on a worker, and the driver
+// streams the round's governance events as they happen, so a caller sees
+// ApprovalRequested while the approver decides. If the consumer stops, the
+// round's calls are cancelled. Once the run's context has ended, the driver
+// waits at most the cancel grace period for the calls still running; then
+// it gives up on them (they become stragglers, their results are dropped)
+// and the run ends as cancelled.
 func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield func(Event) bool) (TransitionInput, bool) {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -468,12 +488,13 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 	// after the consumer stopped, so no worker blocks on it for long.
 	live := make(chan Event, 2*len(calls))
 	finished := make(chan struct{}, len(calls))
+	r := newRound(len(calls))
 	sem := d.toolSlots()
 	d.workers.grow(len(calls))
 	for i := range calls {
-		outs[i].live = live
+		outs[i].live, outs[i].gone = live, r.gone
 		d.workers.jobs <- func() {
-			defer func() { finished <- struct{}{} }()
+			defer func() { r.done(); finished <- struct{}{} }()
 			d.runBounded(ctx, sem, calls[i], &outs[i])
 		}
 	}
@@ -484,12 +505,24 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 			cancel()
 		}
 	}
+	g := newGraceTimer(d.cfg)
+	defer g.stop()
+	done := ctx.Done()
 	for remaining := len(calls); remaining > 0; {
 		select {
 		case ev := <-live:
 			forward(ev)
 		case <-finished:
 			remaining--
+		case <-done:
+			done = nil
+			g.start()
+		case <-g.expired():
+			d.abandonCalls(r, calls)
+			if stopped {
+				return nil, false
+			}
+			return Abort{Err: cancelled(d.a.name, context.Cause(ctx))}, true
 		}
 	}
 	for len(live) > 0 {

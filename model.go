@@ -14,6 +14,13 @@ import (
 // streaming, is yielded as a non-nil error (usually a [*ModelError]) and ends
 // the stream. Breaking out of the range must release every resource the call
 // holds, and a cancelled ctx must end the stream promptly.
+//
+// A run does not wait for a model that ignores cancellation: once the run's
+// context has ended (or its consumer has gone), it waits at most
+// [RunConfig].CancelGrace for the stream to end, then ends as cancelled and
+// leaves the model's goroutine running; [Stragglers] counts it until it
+// returns. For that, a run whose context can be cancelled reads the model on
+// a goroutine of its own.
 type Model interface {
 	Invoke(ctx context.Context, req *ModelRequest) iter.Seq2[ModelEvent, error]
 	Capabilities() ModelCapabilities

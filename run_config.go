@@ -25,6 +25,13 @@ type RunConfig struct {
 	// Timeout is a wall-clock deadline for the whole run; 0 = none. It works
 	// on a bare Agent.Run as well as under a runner.
 	Timeout time.Duration
+	// CancelGrace bounds how long a cancelled run (its context cancelled,
+	// its Timeout expired, or its consumer gone) still waits for a tool call
+	// or a model stream that ignores its context. When it expires the run
+	// ends without them: their results are dropped and they are counted by
+	// [Stragglers] until they return. 0 means [DefaultCancelGrace]; a
+	// negative value waits for them without bound.
+	CancelGrace time.Duration
 	// OnCheckpoint, when set, is called at every transition boundary of an
 	// LLM agent's loop with the state a run can be resumed from. Returning an
 	// error ends the run with that error. Durable runners persist here.

@@ -14,6 +14,12 @@ import (
 //
 // Most tools are built with [NewTool]. Implement [EffectTool] to declare a
 // [ToolEffect]; tools that do not are treated as side-effecting.
+//
+// Call must return promptly once tc (a [context.Context]) is done. A run does
+// not wait for a call that ignores it: once the run's context has ended, it
+// waits at most [RunConfig].CancelGrace, then ends as cancelled without the
+// call, whose result is dropped; [Stragglers] counts the call until it
+// returns, and a warning is logged.
 type Tool interface {
 	Name() string
 	Description() string

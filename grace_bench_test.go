@@ -1,0 +1,71 @@
+package helikon_test
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
+)
+
+// BenchmarkCancellableVsBackground measures what a cancellable context
+// costs a run: with one, tool calls and the model stream run off the
+// consumer's goroutine so that one ignoring cancellation cannot hold the run
+// past RunConfig.CancelGrace. Both sides run in each iteration, alternating
+// which goes first; x-background is the ratio.
+func BenchmarkCancellableVsBackground(b *testing.B) {
+	parts := make([]string, 1000)
+	for i := range parts {
+		parts[i] = "tok "
+	}
+	scenarios := []struct {
+		name    string
+		scripts []mock.Script
+		tools   []helikon.Tool
+		check   func(*helikon.RunResult) bool
+	}{
+		{"S1", s1Scripts(), []helikon.Tool{addTool}, func(r *helikon.RunResult) bool { return r.FinalOutput == "sum is 42" }},
+		{"S3_1000deltas", []mock.Script{mock.Deltas(parts...)}, nil, func(r *helikon.RunResult) bool { return len(r.FinalOutput) == 4000 }},
+	}
+	for _, sc := range scenarios {
+		b.Run(sc.name, func(b *testing.B) {
+			cancellable, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			run := func(ctx context.Context) {
+				agent, _ := helikon.NewAgent("a", mock.New(sc.scripts), helikon.WithTools(sc.tools...))
+				res, err := helikon.Collect(agent.Run(ctx, nil, helikon.UserText("q")))
+				if err != nil || !sc.check(res) {
+					b.Fatalf("got %v events, %v", len(res.Events), err)
+				}
+			}
+			var tBg, tCancel time.Duration
+			odd := false
+			b.ReportAllocs()
+			for b.Loop() {
+				t0 := time.Now()
+				if odd {
+					run(cancellable)
+				} else {
+					run(context.Background())
+				}
+				t1 := time.Now()
+				if odd {
+					run(context.Background())
+				} else {
+					run(cancellable)
+				}
+				t2 := time.Now()
+				if odd {
+					tCancel, tBg = tCancel+t1.Sub(t0), tBg+t2.Sub(t1)
+				} else {
+					tBg, tCancel = tBg+t1.Sub(t0), tCancel+t2.Sub(t1)
+				}
+				odd = !odd
+			}
+			b.ReportMetric(float64(tBg.Nanoseconds())/float64(b.N), "ns-background/op")
+			b.ReportMetric(float64(tCancel.Nanoseconds())/float64(b.N), "ns-cancellable/op")
+			b.ReportMetric(float64(tCancel)/float64(tBg), "x-background")
+		})
+	}
+}

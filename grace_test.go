@@ -1,0 +1,233 @@
+package helikon_test
+
+import (
+	"context"
+	"errors"
+	"iter"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
+)
+
+// stubborn is a tool that ignores its context: it returns only when
+// release is closed.
+func stubborn(started chan<- struct{}, release <-chan struct{}) helikon.Tool {
+	return helikon.MustTool("stubborn", "Sleeps, ignoring cancellation.", func(tc *helikon.ToolContext, in struct{}) (string, error) {
+		started <- struct{}{}
+		<-release
+		return "finally", nil
+	})
+}
+
+// stubbornModel streams one delta, then blocks, ignoring its context, until
+// release is closed.
+type stubbornModel struct {
+	started chan<- struct{}
+	release <-chan struct{}
+}
+
+func (m stubbornModel) Capabilities() helikon.ModelCapabilities { return helikon.ModelCapabilities{} }
+
+func (m stubbornModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
+	return func(yield func(helikon.ModelEvent, error) bool) {
+		if !yield(helikon.TokenDelta{Text: "thinking"}, nil) {
+			return
+		}
+		m.started <- struct{}{}
+		<-m.release
+		yield(helikon.Finish{Reason: helikon.FinishStop}, nil)
+	}
+}
+
+// endsWithin drains stream on its own goroutine and returns the events, or
+// fails the test when the stream has not ended after limit — a liveness
+// bound far above the grace period, not a timing measurement.
+func endsWithin(t *testing.T, limit time.Duration, stream iter.Seq[helikon.Event]) (*helikon.RunResult, error) {
+	t.Helper()
+	type outcome struct {
+		res *helikon.RunResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := helikon.Collect(stream)
+		done <- outcome{res, err}
+	}()
+	select {
+	case o := <-done:
+		return o.res, o.err
+	case <-time.After(limit):
+		t.Fatalf("the run did not end within %v of its cancellation", limit)
+		return nil, nil
+	}
+}
+
+// settleStragglers releases what the test held and waits for the registry
+// to drain, so tests do not see each other's stragglers.
+func settleStragglers(t *testing.T, release chan struct{}) {
+	t.Helper()
+	close(release)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := helikon.WaitStragglers(ctx); err != nil {
+		t.Fatalf("stragglers did not drain after release: %d left", helikon.Stragglers())
+	}
+	if n := helikon.Stragglers(); n != 0 {
+		t.Fatalf("%d stragglers after WaitStragglers", n)
+	}
+}
+
+func TestCancel_RunEndsWithinTheGracePeriodWhatTheStragglerDoes(t *testing.T) {
+	grace := helikon.WithRunConfig(helikon.RunConfig{CancelGrace: 20 * time.Millisecond})
+	cases := []struct {
+		name string
+		// start begins a run that blocks in something ignoring its context
+		// and returns its stream plus the way the test stops it.
+		start func(started chan struct{}, release chan struct{}) (stream iter.Seq[helikon.Event], stop func())
+		// consumerStops marks cases where the consumer leaves the range, so
+		// no terminal event is expected.
+		consumerStops bool
+	}{
+		{"tool, context cancelled", func(started, release chan struct{}) (iter.Seq[helikon.Event], func()) {
+			ctx, cancel := context.WithCancel(context.Background())
+			m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "stubborn", Args: `{}`}), mock.Text("unreached"))
+			a := mustAgent(t, "a", m, helikon.WithTools(stubborn(started, release)), grace)
+			return a.Run(ctx, nil, helikon.UserText("go")), cancel
+		}, false},
+		{"tool, run timeout", func(started, release chan struct{}) (iter.Seq[helikon.Event], func()) {
+			m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "stubborn", Args: `{}`}), mock.Text("unreached"))
+			a := mustAgent(t, "a", m, helikon.WithTools(stubborn(started, release)),
+				helikon.WithRunConfig(helikon.RunConfig{Timeout: 30 * time.Millisecond, CancelGrace: 20 * time.Millisecond}))
+			return a.Run(context.Background(), nil, helikon.UserText("go")), func() {}
+		}, false},
+		{"tool beside an honouring call", func(started, release chan struct{}) (iter.Seq[helikon.Event], func()) {
+			ctx, cancel := context.WithCancel(context.Background())
+			polite := helikon.MustTool("polite", "Waits for cancellation.", func(tc *helikon.ToolContext, in struct{}) (string, error) {
+				<-tc.Done()
+				return "", tc.Err()
+			})
+			m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "stubborn", Args: `{}`}, mock.Call{ID: "c2", Name: "polite", Args: `{}`}))
+			a := mustAgent(t, "a", m, helikon.WithTools(stubborn(started, release), polite), grace)
+			return a.Run(ctx, nil, helikon.UserText("go")), cancel
+		}, false},
+		{"model, context cancelled", func(started, release chan struct{}) (iter.Seq[helikon.Event], func()) {
+			ctx, cancel := context.WithCancel(context.Background())
+			a := mustAgent(t, "a", stubbornModel{started, release}, grace)
+			return a.Run(ctx, nil, helikon.UserText("go")), cancel
+		}, false},
+		{"model, consumer breaks out", func(started, release chan struct{}) (iter.Seq[helikon.Event], func()) {
+			ctx, cancel := context.WithCancel(context.Background())
+			a := mustAgent(t, "a", stubbornModel{started, release}, grace)
+			stream := func(yield func(helikon.Event) bool) {
+				defer cancel()
+				for ev := range a.Run(ctx, nil, helikon.UserText("go")) {
+					if !yield(ev) {
+						return
+					}
+					if _, ok := ev.(helikon.TokenDelta); ok {
+						// The consumer leaves the range while the model,
+						// having sent its first delta, blocks.
+						return
+					}
+				}
+			}
+			return stream, func() {}
+		}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			started, release := make(chan struct{}, 4), make(chan struct{})
+			stream, stop := c.start(started, release)
+			type outcome struct {
+				res *helikon.RunResult
+				err error
+			}
+			done := make(chan outcome, 1)
+			go func() {
+				res, err := helikon.Collect(stream)
+				done <- outcome{res, err}
+			}()
+			<-started
+			stop()
+			var o outcome
+			select {
+			case o = <-done:
+			case <-time.After(10 * time.Second):
+				t.Fatal("the run did not end after its cancellation: it waited for the straggler")
+			}
+			if !c.consumerStops && !errors.Is(o.err, helikon.ErrCancelled) {
+				t.Errorf("err = %v; want ErrCancelled", o.err)
+			}
+			if n := helikon.Stragglers(); n != 1 {
+				t.Errorf("Stragglers() = %d while the straggler still runs; want 1", n)
+			}
+			settleStragglers(t, release)
+		})
+	}
+}
+
+func TestCancel_NegativeGraceWaitsForTheStraggler(t *testing.T) {
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "stubborn", Args: `{}`}), mock.Text("unreached"))
+	a := mustAgent(t, "a", m, helikon.WithTools(stubborn(started, release)),
+		helikon.WithRunConfig(helikon.RunConfig{CancelGrace: -1}))
+	done := make(chan error, 1)
+	go func() {
+		_, err := helikon.Collect(a.Run(ctx, nil, helikon.UserText("go")))
+		done <- err
+	}()
+	<-started
+	cancel()
+	select {
+	case err := <-done:
+		t.Fatalf("the run ended (%v) while its tool still ran, with an unbounded grace", err)
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	if err := <-done; !errors.Is(err, helikon.ErrCancelled) {
+		t.Errorf("err = %v; want ErrCancelled", err)
+	}
+	if n := helikon.Stragglers(); n != 0 {
+		t.Errorf("Stragglers() = %d; a run that waited leaves none", n)
+	}
+}
+
+func TestCancel_HonouringToolLeavesNoStraggler(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	entered := make(chan struct{})
+	polite := helikon.MustTool("polite", "Waits for cancellation.", func(tc *helikon.ToolContext, in struct{}) (string, error) {
+		close(entered)
+		<-tc.Done()
+		return "", tc.Err()
+	})
+	m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "polite", Args: `{}`}), mock.Text("unreached"))
+	a := mustAgent(t, "a", m, helikon.WithTools(polite))
+	go func() { <-entered; cancel() }()
+	_, err := endsWithin(t, 10*time.Second, a.Run(ctx, nil, helikon.UserText("go")))
+	if !errors.Is(err, helikon.ErrCancelled) {
+		t.Errorf("err = %v; want ErrCancelled", err)
+	}
+	if n := helikon.Stragglers(); n != 0 {
+		t.Errorf("Stragglers() = %d; want 0", n)
+	}
+}
+
+func TestCancel_CancellableRunStillAnswers(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":40,"b":2}`}, mock.Call{ID: "c2", Name: "add", Args: `{"a":1,"b":2}`}),
+		mock.Deltas("sum ", "is ", "42"))
+	a := mustAgent(t, "calc", m, helikon.WithTools(sumTool()))
+	res, err := helikon.Collect(a.Run(ctx, nil, helikon.UserText("q")))
+	if err != nil || res.FinalOutput != "sum is 42" {
+		t.Fatalf("res = %q, %v", res.FinalOutput, err)
+	}
+	if got := typesOf(res.Events); !slicesEqual(got, []string{"run_started", "turn_started", "tool_call_delta", "tool_call_delta",
+		"tool_call_item", "tool_call_item", "tool_output_item", "tool_output_item", "turn_started",
+		"token_delta", "token_delta", "token_delta", "message_output", "run_completed"}) {
+		t.Errorf("events = %v", got)
+	}
+}
