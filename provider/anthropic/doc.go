@@ -23,6 +23,10 @@
 // forced tool call for older models ([WithToolStructuredOutput]). A refusal
 // (stop_reason "refusal") ends the stream with a Refused
 // [helikon.ModelError] carrying the API's explanation when it gives one.
+// A tool call whose arguments are not a JSON object (cut off at max_tokens,
+// say) goes back in the history as an object holding the raw text under
+// "invalid_arguments", since tool_use input must be an object; the error
+// result that follows tells the model what to repair.
 //
 // # Errors
 //
@@ -30,8 +34,13 @@
 // RateLimited with the retry-after hint; 529, overloaded_error (also when
 // it arrives inside a 200 stream) and 5xx are Unavailable; "prompt is too
 // long" is ContextLengthExceeded; billing_error is Other; a failed
-// connection or a stream that ends before message_stop is Transport.
-// Cancelling the context ends the stream at once and closes the body.
+// connection or a stream that ends before message_stop is Transport. A 2xx
+// response that is not an event stream fails at once, without retry: a JSON
+// error body as the API's error, anything else (a gateway's HTML page, an
+// empty body, a whole JSON message) as Other quoting the status, content
+// type and start of the body. One stream event larger than
+// [WithMaxEventSize] (default 8 MiB) ends the stream as Other. Cancelling
+// the context ends the stream at once and closes the body.
 //
 // # API version and why net/http
 //

@@ -130,10 +130,14 @@ func (d *chatDecoder) chunkEvents(data []byte, yield func(helikon.ModelEvent, er
 		if ch.Index != 0 {
 			continue // n > 1 is not requested; ignore stray choices
 		}
-		for _, r := range [...]string{ch.Delta.ReasoningContent, ch.Delta.Reasoning} {
-			if r != "" && !d.emit(helikon.ReasoningDelta{Text: r}, yield) {
-				return false
-			}
+		// A server in transition (vLLM renamed reasoning_content to
+		// reasoning) may send the same text in both; take it once.
+		r := ch.Delta.ReasoningContent
+		if r == "" {
+			r = ch.Delta.Reasoning
+		}
+		if r != "" && !d.emit(helikon.ReasoningDelta{Text: r}, yield) {
+			return false
 		}
 		if ch.Delta.Content != "" && !d.emit(helikon.TokenDelta{Text: ch.Delta.Content}, yield) {
 			return false

@@ -1,28 +1,27 @@
 package openai
 
 import (
-	"strings"
 	"testing"
 
 	"github.com/paigasus/helikon"
 )
 
-// A tool-call index outside what one response can hold is a corrupt
-// stream: it must end in a Transport error, on both paths, rather than panic
-// on a negative index or size a slice by a huge one.
-func TestChatDecoder_OutOfRangeToolCallIndexIsMalformed(t *testing.T) {
-	const first = `data: {"id":"chatcmpl-1","model":"m","choices":[{"index":0,"delta":{"role":"assistant","content":""},"finish_reason":null}]}` + "\n\n"
-	for _, idx := range []string{"-1", "1000000000000"} {
-		for _, slow := range []bool{false, true} {
-			t.Run(idx+map[bool]string{false: "/fast", true: "/general"}[slow], func(t *testing.T) {
-				ev := `data: {"id":"chatcmpl-1","model":"m","choices":[{"index":0,"delta":{"tool_calls":[{"index":` + idx +
-					`,"id":"call_1","type":"function","function":{"name":"f","arguments":""}}]},"finish_reason":null}]}` + "\n\n"
-				d := &chatDecoder{slowOnly: slow}
-				got := replayWith(t, []byte(first+ev+"data: [DONE]\n\n"), d.handle)
-				if !strings.Contains(got.err, string(helikon.ModelTransport)) || !strings.Contains(got.err, "tool call index") {
-					t.Fatalf("slowOnly=%v: err = %q, want a Transport error naming the tool call index", slow, got.err)
-				}
-			})
+// vLLM renamed reasoning_content to reasoning; a chunk carrying both (as
+// in the Azure-hosted DeepSeek recording's shape, where the other is null)
+// must yield the text once.
+func TestChat_ReasoningInBothFieldsIsTakenOnce(t *testing.T) {
+	body := mutate(t, "testdata/chat/deepseek_reasoning.sse", `"content":null,"reasoning_content":"We"}`, `"content":null,"reasoning_content":"We","reasoning":"We"}`)
+	for _, slow := range []bool{false, true} {
+		d := &chatDecoder{slowOnly: slow}
+		r := replayWith(t, body, d.handle)
+		var n int
+		for _, ev := range r.events {
+			if rd, ok := ev.(helikon.ReasoningDelta); ok && rd.Text == "We" {
+				n++
+			}
+		}
+		if r.err != "" || n != 1 {
+			t.Errorf("slow=%v: %d reasoning deltas \"We\", err %q; want 1", slow, n, r.err)
 		}
 	}
 }

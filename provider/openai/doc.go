@@ -23,15 +23,37 @@
 // json_schema, normalised with [schema.Strict]. Refusals end the stream
 // with a Refused [helikon.ModelError] carrying the model's explanation.
 //
+// # Compatible servers
+//
+// Chat reads reasoning streamed as delta.reasoning_content (DeepSeek, xAI,
+// older vLLM) or delta.reasoning (OpenRouter, Groq, Ollama, newer vLLM) as
+// [helikon.ReasoningDelta], and sends it back on tool-calling turns where
+// the server requires it ([WithReasoningInHistory]; DeepSeek by default).
+// Reasoning tokens are counted once whether the server reports them inside
+// completion_tokens (OpenAI, DeepSeek, Groq) or beside them (xAI, whose
+// total_tokens shows it). The response id comes from the first chunk that
+// names one (Azure's first chunk carries only prompt-filter results).
+// Responses takes a call's arguments from its done events when a server
+// (LM Studio) sends no deltas, and checks they agree when it sends both. A
+// tool call whose arguments are not a JSON object goes back as an object
+// holding the raw text under "invalid_arguments": vLLM and SGLang parse
+// historical arguments and would otherwise refuse every later turn.
+//
 // # Errors
 //
 // Failures are [*helikon.ModelError] values: 429 is RateLimited with the
 // retry hint of retry-after-ms, retry-after seconds or an HTTP date, except
 // insufficient_quota and billing errors, which waiting does not fix
 // (Other); 5xx and server_error are Unavailable; context_length_exceeded is
-// ContextLengthExceeded; a failed connection, a broken read or a stream
-// that ends before its terminal event ([DONE], response.completed) is
-// Transport. Cancelling the context ends the stream at once and closes the
+// ContextLengthExceeded; a failed connection, a broken read, a stream
+// that ends before its terminal event ([DONE], response.completed) or an
+// event that contradicts the stream (arguments for an unknown item) is
+// Transport. A 2xx response that is not an event stream fails at once,
+// without retry: a JSON error body as the API's error, anything else (a
+// gateway's HTML page, an empty body, a whole non-streamed completion) as
+// Other quoting the status, content type and start of the body. One stream
+// event larger than [WithMaxEventSize] (default 8 MiB) ends the stream as
+// Other. Cancelling the context ends the stream at once and closes the
 // response body.
 //
 // # Why net/http and not the official SDK
@@ -55,6 +77,8 @@
 //   - No hidden retries: the SDK retries by default; Helikon leaves retrying
 //     to the runner, which sees the typed error and its retry hint.
 //   - Streaming cost: text and argument deltas are read with an
-//     allocation-free field scanner, about two allocations per delta in all
+//     allocation-free scanner that validates each event as encoding/json
+//     would (and leaves anything unusual to encoding/json; the two are
+//     fuzzed against each other), about two allocations per delta in all
 //     (see BenchmarkStreamDecode1000Deltas).
 package openai
