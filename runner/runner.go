@@ -161,7 +161,7 @@ func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 	defer cancel()
 	history, err := rc.Session().Snapshot(ctx)
 	if err != nil {
-		yield(helikon.RunFailed{Err: loadError(agent, err)})
+		yield(helikon.RunFailed{Err: loadError(ctx, agent, err)})
 		return
 	}
 	conv, fresh, err := plan(agent, history, input)
@@ -179,9 +179,11 @@ func withTimeout(ctx context.Context, rc *helikon.RunContext) (context.Context, 
 	return ctx, func() {}
 }
 
-func loadError(agent helikon.Agent, err error) error {
+// loadError reports a failed session load; one that failed because the run
+// was cancelled is a cancellation.
+func loadError(ctx context.Context, agent helikon.Agent, err error) error {
 	return &helikon.AgentError{
-		Kind: helikon.KindOther, Agent: agent.Name(),
+		Kind: kindOf(ctx), Agent: agent.Name(),
 		Message: ErrLoadSession.Error() + ": " + err.Error(),
 		Err:     errors.Join(ErrLoadSession, err),
 	}

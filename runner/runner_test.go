@@ -409,3 +409,28 @@ func TestRunner_NilAgentIsAConfigError(t *testing.T) {
 		t.Fatalf("Resume: err = %v", err)
 	}
 }
+
+func TestRun_CancelledWhileLoadingIsACancellation(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	agent, err := helikon.NewAgent("a", mock.Scripted(mock.Text("unreached")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := helikon.NewRunContext(helikon.WithSession(ctxSession{helikon.NewMemorySession()}))
+	_, err = runner.New().Run(ctx, agent, rc, helikon.UserText("hi"))
+	if !errors.Is(err, helikon.ErrCancelled) || !errors.Is(err, runner.ErrLoadSession) {
+		t.Fatalf("err = %v; want a cancellation that says the load did not finish", err)
+	}
+}
+
+// ctxSession is a session whose reads honour their context, as the
+// database-backed ones do.
+type ctxSession struct{ *helikon.MemorySession }
+
+func (s ctxSession) Snapshot(ctx context.Context) ([]helikon.Item, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return s.MemorySession.Snapshot(ctx)
+}
