@@ -26,6 +26,12 @@ import (
 // [*AgentError]). Breaking out of the stream cancels the running nodes and
 // waits for them. Run-level hooks fire from the nodes' goroutines, so they
 // must be safe for concurrent use.
+//
+// A node that pauses for approval ([RunPaused]) holds up its descendants;
+// independent nodes run on until nothing else can run, and then, unless a
+// node failed (a failure wins), the graph pauses, keeping the finished
+// nodes' outputs. [Resume] resumes the paused nodes and runs the wavefront
+// on from there.
 type GraphAgent struct {
 	composite
 	nodes []graphNode
@@ -199,6 +205,7 @@ const (
 	nodeDone
 	nodeFailed
 	nodeSkipped
+	nodePaused
 )
 
 // Run streams one run of the graph. See [Agent].
@@ -209,93 +216,156 @@ func (g *GraphAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter
 			return
 		}
 		defer done()
-		f := newFanIn(ctx, len(g.nodes))
-		defer f.close()
-
-		n := len(g.nodes)
-		status := make([]int, n)
-		waiting := make([]int, n)
-		outs := f.outs
-		children := make([]*RunContext, n)
-		running := 0
-		start := func(i int) bool {
-			node := &g.nodes[i]
-			if !yield(AgentUpdated{Agent: node.agent.Name()}) {
-				return false
-			}
-			status[i] = nodeRunning
-			running++
-			children[i] = rc.Child()
-			f.start(i, node.agent, children[i], g.nodeInput(input, i, outs))
-			return true
-		}
-		for i, node := range g.nodes {
-			waiting[i] = len(node.preds)
-		}
-		for i := range g.nodes {
-			if waiting[i] == 0 && !start(i) {
-				return
-			}
-		}
-		for running > 0 {
-			i, ok := f.next(yield)
-			if !ok {
-				return
-			}
-			running--
-			node := &g.nodes[i]
-			subagentStopped(ctx, rc, node.agent.Name())
-			if outs[i].err != nil {
-				status[i] = nodeFailed
-				g.skipDescendants(i, status)
-				continue
-			}
-			status[i] = nodeDone
-			rc.state.Set(node.key, outs[i].final)
-			for _, s := range node.succs {
-				if waiting[s]--; waiting[s] == 0 && status[s] == nodePending && !start(s) {
-					return
-				}
-			}
-		}
-
-		var total Usage
-		wf := &WorkflowError{Agent: g.name}
-		escalated := false
-		for i, node := range g.nodes {
-			total = total.Add(outs[i].usage)
-			switch status[i] {
-			case nodeFailed:
-				wf.Failed = append(wf.Failed, ChildFailure{Key: node.key, Err: outs[i].err})
-			case nodeSkipped:
-				wf.Skipped = append(wf.Skipped, node.key)
-			}
-			if children[i] != nil {
-				escalated = escalated || children[i].actions.Escalated()
-			}
-		}
-		if escalated {
-			rc.actions.Escalate()
-		}
-		if wf.Failed != nil {
-			yield(RunFailed{Err: wf.aggregate(ctx)})
-			return
-		}
-		var final string
-		if len(g.sinks) == 1 {
-			final = outs[g.sinks[0]].final
-		} else {
-			outputs := make(map[string]string, len(g.sinks))
-			for _, i := range g.sinks {
-				outputs[g.nodes[i].key] = outs[i].final
-			}
-			final = mergedOutput(outputs)
-		}
-		if !yield(finalMessage(g.name, final)) {
-			return
-		}
-		yield(RunCompleted{Agent: g.name, Usage: total})
+		g.runNodes(ctx, rc, input, nil, nil, yield)
 	}
+}
+
+// resumeFrame resumes the nodes that paused and runs on from there; the
+// nodes that finished keep their outputs.
+func (g *GraphAgent) resumeFrame(ctx context.Context, rc *RunContext, f *pauseFrame, ds *decisionSet) iter.Seq[Event] {
+	return g.resumeChildren(ctx, rc, f, ds, frameGraph, g.nodeKeys(), g.runNodes)
+}
+
+// runNodes runs the graph's wavefront: from the roots, or, resuming, from
+// the paused nodes with the finished ones as prior records them.
+func (g *GraphAgent) runNodes(ctx context.Context, rc *RunContext, input []Item, prior []childFrame, ds *decisionSet, yield func(Event) bool) {
+	f := newFanIn(ctx, len(g.nodes))
+	defer f.close()
+
+	n := len(g.nodes)
+	status := make([]int, n)
+	waiting := make([]int, n)
+	outs := f.outs
+	children := make([]*RunContext, n)
+	resumeAt := make([]*resumeFrom, n)
+	running := 0
+	start := func(i int) bool {
+		node := &g.nodes[i]
+		if !yield(AgentUpdated{Agent: node.agent.Name()}) {
+			return false
+		}
+		status[i] = nodeRunning
+		running++
+		children[i] = rc.Child()
+		f.start(i, node.agent, children[i], g.nodeInput(input, i, outs), resumeAt[i])
+		return true
+	}
+	for i, ch := range prior {
+		switch ch.Status {
+		case childDone:
+			status[i] = nodeDone
+			outs[i] = childOutcome{final: ch.Output, usage: ch.Usage, finished: true}
+			rc.state.Set(g.nodes[i].key, ch.Output)
+		case childPaused:
+			resumeAt[i] = &resumeFrom{f: ch.Frame, ds: ds}
+		}
+	}
+	for i, node := range g.nodes {
+		for _, p := range node.preds {
+			if status[p] != nodeDone {
+				waiting[i]++
+			}
+		}
+	}
+	for i := range g.nodes {
+		if waiting[i] == 0 && status[i] == nodePending && !start(i) {
+			return
+		}
+	}
+	for running > 0 {
+		i, ok := f.next(yield)
+		if !ok {
+			return
+		}
+		running--
+		node := &g.nodes[i]
+		subagentStopped(ctx, rc, node.agent.Name())
+		if outs[i].paused != nil {
+			// Its descendants wait for it; independent nodes run on.
+			status[i] = nodePaused
+			continue
+		}
+		if outs[i].err != nil {
+			status[i] = nodeFailed
+			g.skipDescendants(i, status)
+			continue
+		}
+		status[i] = nodeDone
+		rc.state.Set(node.key, outs[i].final)
+		for _, s := range node.succs {
+			if waiting[s]--; waiting[s] == 0 && status[s] == nodePending && !start(s) {
+				return
+			}
+		}
+	}
+
+	var total Usage
+	wf := &WorkflowError{Agent: g.name}
+	escalated := false
+	for i, node := range g.nodes {
+		total = total.Add(outs[i].usage)
+		switch status[i] {
+		case nodeFailed:
+			wf.Failed = append(wf.Failed, ChildFailure{Key: node.key, Err: outs[i].err})
+		case nodeSkipped:
+			wf.Skipped = append(wf.Skipped, node.key)
+		}
+		if children[i] != nil {
+			escalated = escalated || children[i].actions.Escalated()
+		}
+	}
+	if escalated {
+		rc.actions.Escalate()
+	}
+	if wf.Failed != nil {
+		yield(RunFailed{Err: wf.aggregate(ctx)})
+		return
+	}
+	if slices.Contains(status, nodePaused) {
+		g.pause(rc, input, status, outs, total, yield)
+		return
+	}
+	var final string
+	if len(g.sinks) == 1 {
+		final = outs[g.sinks[0]].final
+	} else {
+		outputs := make(map[string]string, len(g.sinks))
+		for _, i := range g.sinks {
+			outputs[g.nodes[i].key] = outs[i].final
+		}
+		final = mergedOutput(outputs)
+	}
+	if !yield(finalMessage(g.name, final)) {
+		return
+	}
+	yield(RunCompleted{Agent: g.name, Usage: total})
+}
+
+// nodeKeys returns the nodes' names in declaration order.
+func (g *GraphAgent) nodeKeys() []string {
+	keys := make([]string, len(g.nodes))
+	for i, n := range g.nodes {
+		keys[i] = n.key
+	}
+	return keys
+}
+
+// pause ends a graph run whose paused nodes hold up the rest: finished
+// nodes keep their outputs, paused ones their frames, the others wait.
+func (g *GraphAgent) pause(rc *RunContext, input []Item, status []int, outs []childOutcome, total Usage, yield func(Event) bool) {
+	fr := &pauseFrame{Kind: frameGraph, Agent: g.name, Input: input, Children: make([]childFrame, len(g.nodes))}
+	for i, node := range g.nodes {
+		ch := childFrame{Key: node.key, Status: childPending}
+		switch status[i] {
+		case nodeDone:
+			ch.Status, ch.Output, ch.Usage = childDone, outs[i].final, outs[i].usage
+			fr.Usage = fr.Usage.Add(outs[i].usage)
+		case nodePaused:
+			ch.Status, ch.Frame, ch.Usage = childPaused, outs[i].paused.root, outs[i].usage
+		}
+		fr.Children[i] = ch
+	}
+	emitPaused(rc, g.name, fr, total, yield)
 }
 
 // nodeInput is node i's input: the run's input, then one labelled message

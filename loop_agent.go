@@ -15,6 +15,9 @@ import (
 //
 // Every step runs under its own child [RunContext] with fresh [Actions], so
 // an escalation stops exactly the innermost loop around it.
+//
+// A step that pauses for approval ([RunPaused]) pauses the loop; [Resume]
+// continues at that step of that iteration.
 type LoopAgent struct {
 	composite
 	steps         []step
@@ -50,19 +53,6 @@ func (l *LoopAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter.
 			return
 		}
 		defer done()
-		var total Usage
-		for range l.maxIterations {
-			for _, st := range l.steps {
-				child, o, ok := l.runStep(ctx, rc, st, input, &total, yield)
-				if !ok {
-					return
-				}
-				if child.actions.Escalated() {
-					yield(RunCompleted{Agent: o.agent, Usage: total, Structured: o.structured})
-					return
-				}
-			}
-		}
-		yield(RunFailed{Err: agentErrorf(KindMaxIterationsExceeded, l.name, "%d iterations ended without an escalation", l.maxIterations)})
+		l.runSteps(ctx, rc, l.steps, input, frameLoop, l.maxIterations, &stepsRun{outputs: make(map[string]string, len(l.steps))}, yield)
 	}
 }

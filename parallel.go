@@ -18,6 +18,11 @@ import (
 // the consumer on the goroutine ranging over the stream. Breaking out of
 // the range cancels the branches and waits for them. Run-level hooks fire
 // from the branches' goroutines, so they must be safe for concurrent use.
+//
+// A branch that pauses for approval ([RunPaused]) lets the other branches
+// finish; then, unless one failed (a failure wins), the workflow pauses,
+// keeping the finished branches' outputs. [Resume] runs only the paused
+// branches again and merges their outputs with the kept ones.
 type ParallelAgent struct {
 	composite
 	steps []step
@@ -47,51 +52,93 @@ func (p *ParallelAgent) Run(ctx context.Context, rc *RunContext, input []Item) i
 			return
 		}
 		defer done()
-		f := newFanIn(ctx, len(p.steps))
-		defer f.close()
-		children := make([]*RunContext, len(p.steps))
-		for i, st := range p.steps {
-			if !yield(AgentUpdated{Agent: st.agent.Name()}) {
-				return
-			}
-			children[i] = rc.Child()
-			f.start(i, st.agent, children[i], input)
-		}
-		for range p.steps {
-			i, ok := f.next(yield)
-			if !ok {
-				return
-			}
-			st := p.steps[i]
-			if f.outs[i].err == nil {
-				rc.state.Set(st.key, f.outs[i].final)
-			}
-			subagentStopped(ctx, rc, st.agent.Name())
-		}
+		p.runBranches(ctx, rc, input, nil, nil, yield)
+	}
+}
 
-		var total Usage
-		var failed []ChildFailure
-		outputs := make(map[string]string, len(p.steps))
-		escalated := false
-		for i, o := range f.outs {
-			total = total.Add(o.usage)
-			escalated = escalated || children[i].actions.Escalated()
-			if o.err != nil {
-				failed = append(failed, ChildFailure{Key: p.steps[i].key, Err: o.err})
+// resumeFrame resumes the branches that paused; the others keep the
+// outputs they finished with.
+func (p *ParallelAgent) resumeFrame(ctx context.Context, rc *RunContext, f *pauseFrame, ds *decisionSet) iter.Seq[Event] {
+	return p.resumeChildren(ctx, rc, f, ds, frameParallel, stepKeys(p.steps), p.runBranches)
+}
+
+// runBranches runs every branch, or, resuming, every branch that paused
+// (prior holds how each branch stood at the pause).
+func (p *ParallelAgent) runBranches(ctx context.Context, rc *RunContext, input []Item, prior []childFrame, ds *decisionSet, yield func(Event) bool) {
+	f := newFanIn(ctx, len(p.steps))
+	defer f.close()
+	children := make([]*RunContext, len(p.steps))
+	running := 0
+	for i, st := range p.steps {
+		var from *resumeFrom
+		if prior != nil {
+			if prior[i].Status == childDone {
+				f.outs[i] = childOutcome{final: prior[i].Output, usage: prior[i].Usage, finished: true}
+				rc.state.Set(st.key, prior[i].Output)
 				continue
 			}
+			from = &resumeFrom{f: prior[i].Frame, ds: ds}
+		}
+		if !yield(AgentUpdated{Agent: st.agent.Name()}) {
+			return
+		}
+		children[i] = rc.Child()
+		f.start(i, st.agent, children[i], input, from)
+		running++
+	}
+	for range running {
+		i, ok := f.next(yield)
+		if !ok {
+			return
+		}
+		st := p.steps[i]
+		if f.outs[i].err == nil {
+			rc.state.Set(st.key, f.outs[i].final)
+		}
+		subagentStopped(ctx, rc, st.agent.Name())
+	}
+
+	var total Usage
+	var failed []ChildFailure
+	var paused bool
+	outputs := make(map[string]string, len(p.steps))
+	escalated := false
+	for i, o := range f.outs {
+		total = total.Add(o.usage)
+		escalated = escalated || (children[i] != nil && children[i].actions.Escalated())
+		switch {
+		case o.paused != nil:
+			paused = true
+		case o.err != nil:
+			failed = append(failed, ChildFailure{Key: p.steps[i].key, Err: o.err})
+		default:
 			outputs[p.steps[i].key] = o.final
 		}
-		if escalated {
-			rc.actions.Escalate()
-		}
-		if failed != nil {
-			yield(RunFailed{Err: (&WorkflowError{Agent: p.name, Failed: failed}).aggregate(ctx)})
-			return
-		}
-		if !yield(finalMessage(p.name, mergedOutput(outputs))) {
-			return
-		}
-		yield(RunCompleted{Agent: p.name, Usage: total})
 	}
+	if escalated {
+		rc.actions.Escalate()
+	}
+	if failed != nil {
+		yield(RunFailed{Err: (&WorkflowError{Agent: p.name, Failed: failed}).aggregate(ctx)})
+		return
+	}
+	if paused {
+		fr := &pauseFrame{Kind: frameParallel, Agent: p.name, Input: input, Children: make([]childFrame, len(p.steps))}
+		for i, o := range f.outs {
+			ch := childFrame{Key: p.steps[i].key, Usage: o.usage}
+			if o.paused != nil {
+				ch.Status, ch.Frame = childPaused, o.paused.root
+			} else {
+				ch.Status, ch.Output = childDone, o.final
+				fr.Usage = fr.Usage.Add(o.usage)
+			}
+			fr.Children[i] = ch
+		}
+		emitPaused(rc, p.name, fr, total, yield)
+		return
+	}
+	if !yield(finalMessage(p.name, mergedOutput(outputs))) {
+		return
+	}
+	yield(RunCompleted{Agent: p.name, Usage: total})
 }

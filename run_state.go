@@ -139,8 +139,11 @@ type pauseFrame struct {
 	Round      []frameCall  `json:"round,omitempty"`
 	Handoff    *pauseFrame  `json:"handoff,omitempty"`
 	Children   []childFrame `json:"children,omitempty"`
-	// Iteration is a loop agent's iteration.
-	Iteration int `json:"iteration,omitempty"`
+	// A workflow's frame: the run's input, and for a sequential or loop
+	// agent the paused step and iteration.
+	Input     []Item `json:"input,omitempty"`
+	Step      int    `json:"step,omitempty"`
+	Iteration int    `json:"iteration,omitempty"`
 }
 
 // The frame kinds.
@@ -149,6 +152,8 @@ const (
 	frameSequential = "sequential"
 	frameParallel   = "parallel"
 	frameGraph      = "graph"
+	frameLoop       = "loop"
+	frameSwarm      = "swarm"
 )
 
 // frameCall is one call of a paused round.
@@ -329,7 +334,6 @@ func WithRunStateKey(key []byte) ContextOption {
 	return contextOptionFunc(func(rc *RunContext) { rc.gov.stateKey = bytes.Clone(key) })
 }
 
-// ErrPauseUnsupported reports a run that paused for approval inside an
-// agent that cannot pause with it (a [LoopAgent] or a [SwarmAgent], or an
-// agent of your own): the enclosing run fails instead.
-var ErrPauseUnsupported = errors.New("helikon: a sub-agent paused for approval where the run cannot pause")
+// errPauseUnsupported fails a child's run that paused where its parent
+// does not look for a pause; every agent of this package looks.
+var errPauseUnsupported = errors.New("helikon: a sub-agent paused for approval where the run cannot pause")

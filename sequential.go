@@ -14,6 +14,10 @@ import (
 // The stream carries one RunStarted and one RunCompleted of its own (usage
 // summed over the steps); each step's events follow an [AgentUpdated] naming
 // it. A failing step's error ends the run as is.
+//
+// A step that pauses for approval ([RunPaused]) pauses the workflow: the
+// steps after it have not run, and [Resume] continues at the paused step
+// with the earlier steps' outputs restored to the run's [State].
 type SequentialAgent struct {
 	composite
 	steps []step
@@ -42,22 +46,6 @@ func (s *SequentialAgent) Run(ctx context.Context, rc *RunContext, input []Item)
 			return
 		}
 		defer done()
-		var total Usage
-		escalated := false
-		last := RunCompleted{Agent: s.name}
-		for _, st := range s.steps {
-			child, o, ok := s.runStep(ctx, rc, st, input, &total, yield)
-			if !ok {
-				return
-			}
-			last.Agent, last.Structured = o.agent, o.structured
-			escalated = escalated || child.actions.Escalated()
-		}
-		// An escalation inside a step is this run's, for an enclosing loop.
-		if escalated {
-			rc.actions.Escalate()
-		}
-		last.Usage = total
-		yield(last)
+		s.runSteps(ctx, rc, s.steps, input, frameSequential, 1, &stepsRun{outputs: make(map[string]string, len(s.steps))}, yield)
 	}
 }

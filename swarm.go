@@ -154,45 +154,79 @@ func (s *SwarmAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter
 		}
 		defer done()
 		entry := s.members[s.entry]
-		if !yield(AgentUpdated{Agent: entry.name}) {
-			return
-		}
-		runCtx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		child := rc.Child()
-		var o childOutcome
-		handoffs := 0
-		var over *HandoffItem
-		for ev := range entry.Run(runCtx, child, input) {
-			if h, ok := ev.(HandoffItem); ok {
-				if handoffs++; s.maxHandoffs >= 0 && handoffs > s.maxHandoffs {
-					over = &h
-					// Leaving the range stops the chain; cancelling ends
-					// whatever its tools still have in flight.
-					cancel()
-					break
-				}
-			}
-			if o.see(ev) && !yield(ev) {
-				return
-			}
-		}
-		subagentStopped(ctx, rc, entry.name)
-		if child.actions.Escalated() {
-			rc.actions.Escalate()
-		}
-		if over != nil {
-			yield(RunFailed{Err: agentErrorf(KindMaxHandoffsExceeded, s.name,
-				"handoff %d (%s → %s) exceeds the budget of %d", handoffs, over.From, over.To, s.maxHandoffs)})
-			return
-		}
-		o.end(entry.name)
-		if o.err != nil {
-			yield(RunFailed{Err: o.err})
-			return
-		}
-		yield(RunCompleted{Agent: o.agent, Usage: o.usage, Structured: o.structured})
+		s.follow(ctx, rc, func(ctx context.Context, child *RunContext) iter.Seq[Event] {
+			return entry.Run(ctx, child, input)
+		}, yield)
 	}
+}
+
+// resumeFrame resumes the member chain where it paused; the handoff budget
+// counts afresh from the resume.
+func (s *SwarmAgent) resumeFrame(ctx context.Context, rc *RunContext, f *pauseFrame, ds *decisionSet) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		ctx, rc, yield, done, ok := s.open(ctx, rc, yield, false)
+		if !ok {
+			return
+		}
+		defer done()
+		entry := s.members[s.entry]
+		if f == nil || f.Kind != frameSwarm || f.Agent != s.name || len(f.Children) != 1 || f.Children[0].Frame == nil {
+			yield(RunFailed{Err: notResumable(s.name, f)})
+			return
+		}
+		s.follow(ctx, rc, func(ctx context.Context, child *RunContext) iter.Seq[Event] {
+			return entry.resumeFrame(ctx, child, f.Children[0].Frame, ds)
+		}, yield)
+	}
+}
+
+// follow runs the entry member's stream, enforcing the handoff budget.
+func (s *SwarmAgent) follow(ctx context.Context, rc *RunContext, stream func(context.Context, *RunContext) iter.Seq[Event], yield func(Event) bool) {
+	entry := s.members[s.entry]
+	if !yield(AgentUpdated{Agent: entry.name}) {
+		return
+	}
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	child := rc.Child()
+	var o childOutcome
+	handoffs := 0
+	var over *HandoffItem
+	for ev := range stream(runCtx, child) {
+		if h, ok := ev.(HandoffItem); ok {
+			if handoffs++; s.maxHandoffs >= 0 && handoffs > s.maxHandoffs {
+				over = &h
+				// Leaving the range stops the chain; cancelling ends
+				// whatever its tools still have in flight.
+				cancel()
+				break
+			}
+		}
+		if o.see(ev) && !yield(ev) {
+			return
+		}
+	}
+	subagentStopped(ctx, rc, entry.name)
+	if child.actions.Escalated() {
+		rc.actions.Escalate()
+	}
+	if over != nil {
+		yield(RunFailed{Err: agentErrorf(KindMaxHandoffsExceeded, s.name,
+			"handoff %d (%s → %s) exceeds the budget of %d", handoffs, over.From, over.To, s.maxHandoffs)})
+		return
+	}
+	o.end(entry.name)
+	if o.paused != nil {
+		emitPaused(rc, s.name, &pauseFrame{Kind: frameSwarm, Agent: s.name, Children: []childFrame{
+			{Key: entry.name, Status: childPaused, Usage: o.usage, Frame: o.paused.root},
+		}}, o.usage, yield)
+		return
+	}
+	if o.err != nil {
+		yield(RunFailed{Err: o.err})
+		return
+	}
+	yield(RunCompleted{Agent: o.agent, Usage: o.usage, Structured: o.structured})
 }
 
 // swarmSeat stands in for a member inside the other members' handoffs and
@@ -208,4 +242,8 @@ func (m *swarmSeat) Description() string { return m.description }
 // Run runs the member under rc as is: the handoff already made rc a child.
 func (m *swarmSeat) Run(ctx context.Context, rc *RunContext, input []Item) iter.Seq[Event] {
 	return m.swarm.members[m.name].Run(ctx, rc, input)
+}
+
+func (m *swarmSeat) resumeFrame(ctx context.Context, rc *RunContext, f *pauseFrame, ds *decisionSet) iter.Seq[Event] {
+	return m.swarm.members[m.name].resumeFrame(ctx, rc, f, ds)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"log/slog"
 	"runtime/debug"
 	"strings"
@@ -111,6 +112,11 @@ func buildSteps(name string, opts []WorkflowOption) (composite, []step, error) {
 // then RunStarted. When ok is false the run is already over. done releases
 // the timeout and must be called.
 func (c *composite) begin(ctx context.Context, rc *RunContext, yield func(Event) bool) (_ context.Context, _ *RunContext, _ func(Event) bool, done func(), ok bool) {
+	return c.open(ctx, rc, yield, true)
+}
+
+// open is begin; a resumed run opens without a RunStarted.
+func (c *composite) open(ctx context.Context, rc *RunContext, yield func(Event) bool, started bool) (_ context.Context, _ *RunContext, _ func(Event) bool, done func(), ok bool) {
 	if rc == nil {
 		rc = Ephemeral()
 	}
@@ -144,12 +150,14 @@ func (c *composite) begin(ctx context.Context, rc *RunContext, yield func(Event)
 				usage = e.Usage
 			case RunFailed:
 				usage, runErr = e.Usage, e.Err
+			case RunPaused:
+				usage = e.Usage
 			}
 			return inner(ev)
 		}
 		done = func() { tr.end(usage, runErr); release() }
 	}
-	if !yield(RunStarted{Agent: c.name}) {
+	if started && !yield(RunStarted{Agent: c.name}) {
 		done()
 		return ctx, rc, yield, func() {}, false
 	}
@@ -184,7 +192,7 @@ func (o *childOutcome) see(ev Event) bool {
 		return false
 	case RunPaused:
 		o.paused, o.usage, o.finished = e.State, e.Usage, true
-		o.err = &AgentError{Kind: KindOther, Agent: e.Agent, Message: ErrPauseUnsupported.Error(), Err: ErrPauseUnsupported}
+		o.err = &AgentError{Kind: KindOther, Agent: e.Agent, Message: errPauseUnsupported.Error(), Err: errPauseUnsupported}
 		return false
 	case MessageOutput:
 		o.final = e.Item.Text()
@@ -201,14 +209,33 @@ func (o *childOutcome) end(agent string) {
 	}
 }
 
-// runChild runs agent under a child of rc, forwarding its events after an
-// AgentUpdated. ok is false when the consumer stopped.
-func runChild(ctx context.Context, rc *RunContext, agent Agent, input []Item, yield func(Event) bool) (o childOutcome, child *RunContext, ok bool) {
+// resumeFrom is where a paused child resumes: its frame and the decisions.
+type resumeFrom struct {
+	f  *pauseFrame
+	ds *decisionSet
+}
+
+// childStream runs agent on input, or resumes it from a pause.
+func childStream(ctx context.Context, agent Agent, rc *RunContext, input []Item, from *resumeFrom) iter.Seq[Event] {
+	if from == nil {
+		return agent.Run(ctx, rc, input)
+	}
+	r, ok := agent.(resumer)
+	if !ok {
+		return func(yield func(Event) bool) { yield(RunFailed{Err: notResumable(agent.Name(), from.f)}) }
+	}
+	return r.resumeFrame(ctx, rc, from.f, from.ds)
+}
+
+// runChild runs agent under a child of rc (or resumes it, with from),
+// forwarding its events after an AgentUpdated. ok is false when the
+// consumer stopped.
+func runChild(ctx context.Context, rc *RunContext, agent Agent, input []Item, from *resumeFrom, yield func(Event) bool) (o childOutcome, child *RunContext, ok bool) {
 	if !yield(AgentUpdated{Agent: agent.Name()}) {
 		return o, nil, false
 	}
 	child = rc.Child()
-	for ev := range agent.Run(ctx, child, input) {
+	for ev := range childStream(ctx, agent, child, input, from) {
 		if o.see(ev) && !yield(ev) {
 			return o, child, false
 		}
@@ -218,18 +245,23 @@ func runChild(ctx context.Context, rc *RunContext, agent Agent, input []Item, yi
 	return o, child, true
 }
 
-// runStep runs one step of a sequential workflow, adds its usage to total
-// and writes its final text to state. It returns the step's run context and
-// how its run ended. ok is false when the run is over: the step failed
-// (RunFailed was emitted) or the consumer stopped.
-func (c *composite) runStep(ctx context.Context, rc *RunContext, st step, input []Item, total *Usage, yield func(Event) bool) (child *RunContext, o childOutcome, ok bool) {
+// runStep runs one step of a sequential workflow (or resumes it, with
+// from), adds its usage to total and writes its final text to state. It
+// returns the step's run context and how its run ended; a step that paused
+// has o.paused set and its usage left out of total. ok is false when the
+// run is over: the step failed (RunFailed was emitted) or the consumer
+// stopped.
+func (c *composite) runStep(ctx context.Context, rc *RunContext, st step, input []Item, from *resumeFrom, total *Usage, yield func(Event) bool) (child *RunContext, o childOutcome, ok bool) {
 	if err := ctx.Err(); err != nil {
 		yield(RunFailed{Err: cancelled(c.name, err)})
 		return nil, o, false
 	}
-	o, child, ok = runChild(ctx, rc, st.agent, input, yield)
+	o, child, ok = runChild(ctx, rc, st.agent, input, from, yield)
 	if !ok {
 		return nil, o, false
+	}
+	if o.paused != nil {
+		return child, o, true
 	}
 	*total = total.Add(o.usage)
 	if o.err != nil {
@@ -238,6 +270,39 @@ func (c *composite) runStep(ctx context.Context, rc *RunContext, st step, input 
 	}
 	rc.state.Set(st.key, o.final)
 	return child, o, true
+}
+
+// stepKeys returns the steps' keys in order.
+func stepKeys(steps []step) []string {
+	keys := make([]string, len(steps))
+	for i, st := range steps {
+		keys[i] = st.key
+	}
+	return keys
+}
+
+// resumeChildren resumes a parallel or graph agent from its frame f, which
+// must hold one child per key, in order, each paused one with its frame;
+// run continues from the children's standing.
+func (c *composite) resumeChildren(ctx context.Context, rc *RunContext, f *pauseFrame, ds *decisionSet, kind string, keys []string,
+	run func(ctx context.Context, rc *RunContext, input []Item, prior []childFrame, ds *decisionSet, yield func(Event) bool)) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		ctx, rc, yield, done, ok := c.open(ctx, rc, yield, false)
+		if !ok {
+			return
+		}
+		defer done()
+		valid := f != nil && f.Kind == kind && f.Agent == c.name && len(f.Children) == len(keys)
+		for i := 0; valid && i < len(keys); i++ {
+			ch := f.Children[i]
+			valid = ch.Key == keys[i] && (ch.Status == childPaused) == (ch.Frame != nil)
+		}
+		if !valid {
+			yield(RunFailed{Err: notResumable(c.name, f)})
+			return
+		}
+		run(ctx, rc, f.Input, f.Children, ds, yield)
+	}
 }
 
 // subagentStopped fires the run-level OnSubagentStop hooks. A stop cannot
@@ -290,17 +355,17 @@ func newFanIn(ctx context.Context, n int) *fanIn {
 	}
 }
 
-// start runs agent as child i, on a goroutine whose child has ended if there
-// is one.
-func (f *fanIn) start(i int, agent Agent, rc *RunContext, input []Item) {
+// start runs agent as child i (or resumes it, with from), on a goroutine
+// whose child has ended if there is one.
+func (f *fanIn) start(i int, agent Agent, rc *RunContext, input []Item, from *resumeFrom) {
 	if f.idle > 0 {
 		f.idle--
-		f.jobs <- func() { f.run(i, agent, rc, input) } // never blocks: jobs holds n
+		f.jobs <- func() { f.run(i, agent, rc, input, from) } // never blocks: jobs holds n
 		return
 	}
 	f.wg.Go(func() {
 		growStack(0)
-		f.run(i, agent, rc, input)
+		f.run(i, agent, rc, input, from)
 		for job := range f.jobs {
 			job()
 		}
@@ -308,7 +373,7 @@ func (f *fanIn) start(i int, agent Agent, rc *RunContext, input []Item) {
 }
 
 // run forwards child i's events, settles its outcome, then marks its end.
-func (f *fanIn) run(i int, agent Agent, rc *RunContext, input []Item) {
+func (f *fanIn) run(i int, agent Agent, rc *RunContext, input []Item, from *resumeFrom) {
 	o := &f.outs[i]
 	defer func() {
 		// A panicking child fails alone rather than taking the process
@@ -320,7 +385,7 @@ func (f *fanIn) run(i int, agent Agent, rc *RunContext, input []Item) {
 		o.end(agent.Name())
 		f.send(childEvent{i: i})
 	}()
-	for ev := range agent.Run(f.ctx, rc, input) {
+	for ev := range childStream(f.ctx, agent, rc, input, from) {
 		if o.see(ev) && !f.send(childEvent{i: i, ev: ev}) {
 			return
 		}
