@@ -82,12 +82,15 @@ func BenchRunnerHistory(b *testing.B, st HistoryStore) {
 	if st.Warm != nil {
 		modes = append(modes, "warm")
 	}
+	// Templates live as long as the whole benchmark: each sub-benchmark
+	// function runs more than once (b.N probing, -count).
+	outer := b
 	templates := map[int]string{}
 	template := func(b *testing.B, runs int) string {
 		if id, ok := templates[runs]; ok {
 			return id
 		}
-		id := UniqueID(b) + fmt.Sprintf("-template-%d", runs)
+		id := UniqueID(outer) + fmt.Sprintf("-template-%d", runs)
 		s := st.Open(b, id)
 		batch := make([]helikon.SessionEvent, 0, 100*len(events))
 		for i := range runs {
@@ -100,7 +103,7 @@ func BenchRunnerHistory(b *testing.B, st HistoryStore) {
 			}
 		}
 		templates[runs] = id
-		b.Cleanup(func() { _ = st.Drop(context.Background(), id) })
+		outer.Cleanup(func() { _ = st.Drop(context.Background(), id) })
 		return id
 	}
 	for _, mode := range modes {
