@@ -150,9 +150,24 @@ func Compacted(summary string, originalCount int) SessionEvent {
 // calls of one assistant turn join the assistant message before them;
 // HandoffOccurred yields nothing; Compacted drops every message before it,
 // except the newest KeptCount, and emits its summary as a system message
-// ahead of those.
+// ahead of those. [Projection] does the same fold incrementally.
 func Project(events []SessionEvent) []Item {
-	items := make([]Item, 0, len(events))
+	items, _ := fold(make([]Item, 0, len(events)), 0, events)
+	return items
+}
+
+// fold projects events onto items, as [Project] describes. The first
+// frozen items are shared with readers and must not change: an event that
+// would change one (a call joining an earlier message, a compaction) makes
+// fold copy the items first. It returns the new items and how many of
+// them are still shared.
+func fold(items []Item, frozen int, events []SessionEvent) ([]Item, int) {
+	thaw := func() {
+		if frozen > 0 {
+			items = append(make([]Item, 0, cap(items)+len(events)), items...)
+			frozen = 0
+		}
+	}
 	for _, ev := range events {
 		switch ev.Kind {
 		case KindUserMessage:
@@ -164,6 +179,9 @@ func Project(events []SessionEvent) []Item {
 			// A call joins the assistant message it belongs to when that
 			// message is the last item; otherwise it opens one.
 			if n := len(items); n > 0 && items[n-1].Role == RoleAssistant {
+				if n <= frozen {
+					thaw()
+				}
 				last := &items[n-1]
 				last.Content = append(last.Content[:len(last.Content):len(last.Content)], use)
 			} else {
@@ -175,8 +193,11 @@ func Project(events []SessionEvent) []Item {
 			}}})
 		case KindCompacted:
 			kept := slices.Clone(items[len(items)-min(max(ev.KeptCount, 0), len(items)):])
+			if frozen > 0 {
+				items, frozen = make([]Item, 0, len(kept)+1+len(events)), 0
+			}
 			items = append(append(items[:0], SystemItem(ev.Summary)), kept...)
 		}
 	}
-	return items
+	return items, frozen
 }

@@ -21,4 +21,6 @@
 // duplicate and interleave nothing. Poison cases hold every backend to
 // storing what [helikon.MemorySession] stores: tool-call arguments that are
 // not valid JSON ([InvalidArgs]) and NUL characters in text, byte for byte.
+// [RunStore] also checks incremental loading ([sessioncache]) while another
+// handle on the same log appends.
 package sessiontest

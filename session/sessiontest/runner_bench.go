@@ -3,12 +3,14 @@ package sessiontest
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"testing"
 	"time"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/runner"
+	"github.com/paigasus/helikon/session/sessioncache"
 )
 
 // HistoryStore is what [BenchRunnerHistory] needs of a backend: sessions by
@@ -22,11 +24,6 @@ type HistoryStore struct {
 	Clone func(ctx context.Context, from, to string) error
 	// Drop deletes the log of id.
 	Drop func(ctx context.Context, id string) error
-	// Wrap, when set, stands for a warm process: it returns the session
-	// a runner uses for s in a process that keeps state across runs
-	// (a projection cache). Each benchmark calls Warm once for a new
-	// process and uses what it returns for every run of that process.
-	Warm func() func(id string, s helikon.Session) helikon.Session
 }
 
 // HistoryDepths are the histories [BenchRunnerHistory] measures: runs
@@ -68,20 +65,19 @@ func s1Run(ctx context.Context, r *runner.Runner, s helikon.Session) error {
 // BenchRunnerHistory measures the S1 scenario (one tool round, then the
 // answer) through the default runner on a session that already holds h
 // earlier S1 runs, for each h of [HistoryDepths], cold (a process that has
-// not seen the session: a full load) and, when the store has Warm, warm (a
-// process that served the session's previous run).
+// not seen the session: a full load) and warm (a process that served the
+// session's previous run and keeps its projection in a [sessioncache.Cache]).
 //
 // Every iteration times one run at depth h and one on an empty session
 // (h=0), in alternating order, and reports both (ns-h/op, ns-h0/op) and
 // their ratio (x-h0), so load drift on a shared machine hits both alike.
-// Preparing the session (copying a template log of h runs) is not timed.
+// Preparing the session (copying a template log of h runs, the warm
+// process's previous run) is not timed, and its garbage is collected
+// before the timed runs.
 func BenchRunnerHistory(b *testing.B, st HistoryStore) {
 	ctx := b.Context()
 	events := s1Events(b)
-	modes := []string{"cold"}
-	if st.Warm != nil {
-		modes = append(modes, "warm")
-	}
+	modes := []string{"cold", "warm"}
 	// Templates live as long as the whole benchmark: each sub-benchmark
 	// function runs more than once (b.N probing, -count).
 	outer := b
@@ -121,7 +117,11 @@ func benchDepth(b *testing.B, st HistoryStore, warm bool, h int, template func(*
 	r := runner.New()
 	wrap := func(_ string, s helikon.Session) helikon.Session { return s }
 	if warm {
-		wrap = st.Warm()
+		cache, err := sessioncache.New()
+		if err != nil {
+			b.Fatal(err)
+		}
+		wrap = cache.Wrap
 	}
 	// A warm process served the session's previous run: the template
 	// holds one run fewer and that run happens, untimed, in the process.
@@ -157,6 +157,9 @@ func benchDepth(b *testing.B, st HistoryStore, warm bool, h int, template func(*
 		b.StopTimer()
 		idH, sH := prepare()
 		id0, s0 := prepare0(b, st, wrap, &n)
+		// The preparation's garbage (a copied log, a warm-up load) is
+		// not the measured runs' to collect.
+		runtime.GC()
 		b.StartTimer()
 		runs := [2]func() time.Duration{
 			func() time.Duration { return timed(b, ctx, r, sH) },

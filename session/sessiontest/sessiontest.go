@@ -53,6 +53,7 @@ func RunStore(t *testing.T, open func(t *testing.T, id string) helikon.Session) 
 	Run(t, func(t *testing.T) helikon.Session { return open(t, UniqueID(t)) })
 	t.Run("IsolationBetweenIDs", func(t *testing.T) { testIsolation(t, open) })
 	t.Run("TwoHandlesShareOneLog", func(t *testing.T) { testTwoHandles(t, open) })
+	t.Run("IncrementalLoadUnderConcurrentWriter", func(t *testing.T) { testIncrementalUnderConcurrentWriter(t, open) })
 }
 
 var cases = []struct {

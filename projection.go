@@ -1,0 +1,46 @@
+package helikon
+
+// Projection is a session log projected to messages ([Project]) and kept,
+// so that events appended later fold in without replaying the log. A
+// process that serves a session run after run keeps one per session (see
+// the session/sessioncache package); a backend's compacted snapshot
+// restores one ([NewProjection]) and folds in only the events after it.
+//
+// The zero Projection is that of an empty log. A Projection is not safe
+// for concurrent use, but the slices
+// [Projection.Items] returns are: later folds never change what an
+// earlier Items call returned.
+type Projection struct {
+	items  []Item
+	frozen int        // items[:frozen] were handed out by Items
+	next   SequenceID // the position after the last event folded
+}
+
+// NewProjection returns the projection of a log whose events up to and
+// including seq project to items (nil items and [Beginning] for an empty
+// log). It keeps items, which the caller must not change afterwards.
+func NewProjection(items []Item, seq SequenceID) *Projection {
+	return &Projection{items: items, frozen: len(items), next: seq + 1}
+}
+
+// Apply folds events, which must follow the last event folded so far in
+// the log's order, and records the last one's Seq as the position the
+// projection is at.
+func (p *Projection) Apply(events ...SessionEvent) {
+	if len(events) == 0 {
+		return
+	}
+	p.items, p.frozen = fold(p.items, p.frozen, events)
+	p.next = events[len(events)-1].Seq + 1
+}
+
+// Items returns the messages the log projects to. The slice and its items
+// are shared: treat them as read-only (appending to the slice is safe, its
+// capacity is its length).
+func (p *Projection) Items() []Item {
+	p.frozen = len(p.items)
+	return p.items[:len(p.items):len(p.items)]
+}
+
+// Seq returns the position of the last event folded, or [Beginning].
+func (p *Projection) Seq() SequenceID { return p.next - 1 }
