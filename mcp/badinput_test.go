@@ -126,3 +126,34 @@ func isZombie(pid int) bool {
 	i := strings.LastIndexByte(s, ')')
 	return i > 0 && i+2 < len(s) && s[i+2] == 'Z'
 }
+
+// Close must not wait for a call the server never answers: the call is
+// abandoned with ErrClosed and the hung server killed.
+func TestClient_CloseAbandonsCallsInFlight(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	cmd := fakeServerCmd("hang")
+	c, err := mcp.ConnectStdio(context.Background(), cmd, mcp.WithTerminateTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := toolNamed(t, c, "work")
+	done := make(chan error, 1)
+	go func() {
+		_, err := call(context.Background(), tool, `{}`)
+		done <- err
+	}()
+	waitFor(t, "the call to be in flight", func() bool { return len(done) == 0 })
+	time.Sleep(20 * time.Millisecond) // let the request reach the pipe; correctness does not depend on it
+	if err := c.Close(); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := <-done; !errors.Is(err, mcp.ErrClosed) {
+		t.Fatalf("in-flight call: err = %v, want ErrClosed", err)
+	}
+	if _, err := call(context.Background(), tool, `{}`); !errors.Is(err, mcp.ErrClosed) {
+		t.Fatalf("call after Close: err = %v, want ErrClosed", err)
+	}
+	if !processGone(cmd.Process.Pid) {
+		t.Fatal("hung server survived Close")
+	}
+}

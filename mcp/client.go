@@ -42,7 +42,8 @@ type Client struct {
 	byName map[string]*remoteTool // keyed by the exposed (prefixed) name
 	tools  []helikon.Tool         // adapted, in the server's order, search_tools last
 
-	refresh   chan struct{} // a list_changed arrived
+	refresh   chan struct{}   // a list_changed arrived
+	closing   context.Context // ends when Close starts, abandoning calls in flight
 	stop      context.CancelFunc
 	done      chan struct{} // the refresher has returned
 	closeOnce sync.Once
@@ -159,9 +160,8 @@ func connect(ctx context.Context, t sdk.Transport, cfg clientConfig, server stri
 		return nil, newError(KindConnect, server, err)
 	}
 	c.install(tools)
-	rctx, stop := context.WithCancel(context.Background())
-	c.stop = stop
-	go c.refresher(rctx)
+	c.closing, c.stop = context.WithCancel(context.Background())
+	go c.refresher(c.closing)
 	return c, nil
 }
 
@@ -187,7 +187,8 @@ func (c *Client) Tools(context.Context) ([]helikon.Tool, error) {
 // not wrap (resources, prompts).
 func (c *Client) Session() *sdk.ClientSession { return c.session }
 
-// Close ends the session. For a stdio server it closes the child's stdin,
+// Close ends the session, abandoning calls in flight (they fail with
+// [ErrClosed]). For a stdio server it closes the child's stdin,
 // waits up to the terminate timeout for it to exit, then signals it, and
 // kills what is left of its process group. Close is idempotent.
 func (c *Client) Close() error {
@@ -199,6 +200,10 @@ func (c *Client) Close() error {
 	})
 	return c.closeErr
 }
+
+// ErrClosed is the cause of a tool call abandoned because its [Client] was
+// closed, and the error of a call made after.
+var ErrClosed = errors.New("mcp: client closed")
 
 func (c *Client) closeSession() error {
 	err := c.session.Close()

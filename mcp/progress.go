@@ -3,6 +3,7 @@ package mcp
 import (
 	"context"
 	"fmt"
+	"log/slog"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/paigasus/helikon"
@@ -14,10 +15,11 @@ type progress struct {
 	session *sdk.ServerSession
 	token   any
 	n       float64
+	logger  *slog.Logger
 }
 
-func newProgress(req *sdk.CallToolRequest) *progress {
-	p := &progress{session: req.Session}
+func newProgress(req *sdk.CallToolRequest, logger *slog.Logger) *progress {
+	p := &progress{session: req.Session, logger: logger}
 	if req.Params != nil {
 		p.token = req.Params.GetProgressToken()
 	}
@@ -25,7 +27,7 @@ func newProgress(req *sdk.CallToolRequest) *progress {
 }
 
 // see notifies the client of ev when it marks progress. A failed
-// notification is logged by the go-sdk and does not fail the run.
+// notification is logged and does not fail the run: progress is advisory.
 func (p *progress) see(ctx context.Context, ev helikon.Event) {
 	if p.token == nil || p.session == nil {
 		return
@@ -42,5 +44,7 @@ func (p *progress) see(ctx context.Context, ev helikon.Event) {
 		return
 	}
 	p.n++
-	_ = p.session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: p.token, Progress: p.n, Message: msg})
+	if err := p.session.NotifyProgress(ctx, &sdk.ProgressNotificationParams{ProgressToken: p.token, Progress: p.n, Message: msg}); err != nil {
+		p.logger.Debug("mcp: progress notification failed", "error", err)
+	}
 }

@@ -47,10 +47,19 @@ func (t *remoteTool) Call(tc *helikon.ToolContext, args json.RawMessage) (heliko
 	if len(bytes.TrimSpace(args)) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, err := t.c.session.CallTool(tc, &sdk.CallToolParams{Name: t.remote, Arguments: args})
+	if t.c.closing.Err() != nil {
+		return helikon.ToolOutput{}, &helikon.ToolError{Kind: helikon.ToolFailed, Tool: t.name, Err: ErrClosed}
+	}
+	// Close must not wait for a server that never answers: it abandons the
+	// call, which the go-sdk then retires, telling the server.
+	ctx, cancel := context.WithCancelCause(tc)
+	defer cancel(nil)
+	stop := context.AfterFunc(t.c.closing, func() { cancel(ErrClosed) })
+	defer stop()
+	res, err := t.c.session.CallTool(ctx, &sdk.CallToolParams{Name: t.remote, Arguments: args})
 	if err != nil {
-		if ctxErr := context.Cause(tc); ctxErr != nil && tc.Err() != nil {
-			err = fmt.Errorf("call abandoned: %w", ctxErr)
+		if ctx.Err() != nil {
+			err = fmt.Errorf("call abandoned: %w", context.Cause(ctx))
 		} else {
 			err = fmt.Errorf("mcp server %s: %w", t.c.server, t.c.withStderr(err))
 		}

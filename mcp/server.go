@@ -81,7 +81,7 @@ func NewAgentServer(agent helikon.Agent, opts ...ServerOption) (*AgentServer, er
 	}, s.handle)
 	s.http = sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.server }, &sdk.StreamableHTTPOptions{
 		Logger:                       s.logger,
-		MaxRequestBodyBytes:          int64(cfg.maxInputBytes) + 64<<10, // the input plus the JSON-RPC envelope
+		MaxRequestBodyBytes:          int64(s.frameLimit()),
 		PropagateRequestCancellation: true,
 	})
 	return s, nil
@@ -107,7 +107,15 @@ func (s *AgentServer) ToolName() string { return s.toolName }
 // ServeStdio serves one client on the process's stdin and stdout until the
 // client disconnects (nil) or ctx ends (its error).
 func (s *AgentServer) ServeStdio(ctx context.Context) error {
-	return s.ServeTransport(ctx, &sdk.StdioTransport{MaxLineLength: s.cfg.maxInputBytes + 64<<10})
+	return s.ServeTransport(ctx, &sdk.StdioTransport{MaxLineLength: max(sdk.DefaultMaxLineLength, s.frameLimit())})
+}
+
+// frameLimit bounds one JSON-RPC message or HTTP body. It leaves room above
+// the input bound (escaping can grow a string sixfold), so that an input a
+// little too long gets a clear error result rather than a dropped
+// connection, while a flood is still refused before it is parsed.
+func (s *AgentServer) frameLimit() int {
+	return 6*s.cfg.maxInputBytes + 64<<10
 }
 
 // ServeTransport serves one client over t until it disconnects (nil) or ctx
@@ -167,9 +175,6 @@ func (s *AgentServer) Serve(ctx context.Context, ln net.Listener) error {
 // handle runs the agent for one tools/call.
 func (s *AgentServer) handle(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
 	args := req.Params.Arguments
-	if len(args) > s.cfg.maxInputBytes+1024 {
-		return errorResult(fmt.Sprintf("input too large: %d bytes of arguments, at most %d bytes of input accepted", len(args), s.cfg.maxInputBytes)), nil
-	}
 	var in agentInput
 	if err := json.Unmarshal(args, &in); err != nil || in.Input == nil {
 		return errorResult(`invalid arguments: want {"input": string}`), nil
@@ -191,7 +196,7 @@ func (s *AgentServer) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 		runCtx, cancel = context.WithTimeoutCause(ctx, timeout, errRunTimeout)
 	}
 	defer cancel()
-	progress := newProgress(req)
+	progress := newProgress(req, s.logger)
 	var final string
 	var runErr error
 	for ev := range s.agent.Run(runCtx, rc, helikon.UserText(*in.Input)) {
