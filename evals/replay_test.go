@@ -1,0 +1,77 @@
+package evals_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/evals"
+	"github.com/paigasus/helikon/mock"
+)
+
+// TestRecorder_ALiveRunReplaysIdentically records a run whose model stands
+// in for a live provider, writes the script file, and replays the dataset
+// from it: same outputs, same tool calls, same usage, same verdicts.
+func TestRecorder_ALiveRunReplaysIdentically(t *testing.T) {
+	ds := dataset(t,
+		`{"id":"sum","input":"what is 40+2?","expected":"sum is 42","expected_tools":["add"]}`,
+		`{"id":"flaky","input":"what is 1+1?"}`,
+		`{"id":"chat","input":"hello","expected":"hi there"}`)
+	live := map[string][]mock.Script{
+		"sum":   s1("sum is 42"),
+		"flaky": {mock.Fail(&helikon.ModelError{Kind: helikon.ModelRateLimited, Provider: "openai", Message: "slow down", RetryAfter: 20 * time.Millisecond})},
+		"chat": {mock.Events(helikon.ReasoningDelta{Text: "greet"}, helikon.TokenDelta{Text: "hi "}, helikon.TokenDelta{Text: "there"},
+			helikon.Usage{InputTokens: 7, OutputTokens: 2}, helikon.ResponseInfo{ID: "resp_1", Model: "gpt-x"}, helikon.Finish{Reason: helikon.FinishStop})},
+	}
+	rec := evals.NewRecorder()
+	build := func(c *evals.Case, m helikon.Model) (helikon.Agent, error) {
+		return helikon.NewAgent("calc", m, helikon.WithTools(addTool))
+	}
+	evaluators := evals.WithEvaluators(evals.NewExactMatch(), mustTrajectory(t, evals.TrajectoryExact))
+	run := func(f evals.AgentFactory) *evals.Report {
+		t.Helper()
+		r, err := evals.NewRun(ds, evals.WithAgentFactory(f), evaluators, evals.WithConcurrency(3))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := r.Execute(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	first := run(func(c *evals.Case) (helikon.Agent, error) {
+		return build(c, rec.Model(c.ID, mock.New(live[c.ID], mock.WithModelID("gpt-x"))))
+	})
+	path := filepath.Join(t.TempDir(), "recorded.json")
+	if err := rec.WriteFile(path); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), `"retry_after_ms": 20`) || strings.Index(string(data), `"chat"`) > strings.Index(string(data), `"sum"`) {
+		t.Errorf("script file:\n%s", data)
+	}
+	sf, err := mock.LoadScriptFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replayed := run(evals.ReplayFactory(sf, build))
+	for i := range first.Cases {
+		a, b := first.Cases[i], replayed.Cases[i]
+		// A replayed model error names the mock as its provider.
+		if a.Output != b.Output || strings.Replace(a.Error, "openai:", "mock:", 1) != b.Error || a.Usage != b.Usage || !reflect.DeepEqual(a.ToolCalls, b.ToolCalls) || a.Status() != b.Status() {
+			t.Errorf("case %s: live %+v\nreplay %+v", a.Case.ID, a, b)
+		}
+	}
+	if first.Cases[0].Status() != evals.StatusPassed || first.Cases[1].Status() != evals.StatusError || first.Cases[2].Status() != evals.StatusPassed {
+		t.Errorf("live statuses: %s %s %s", first.Cases[0].Status(), first.Cases[1].Status(), first.Cases[2].Status())
+	}
+	if !strings.Contains(replayed.Cases[1].Error, "slow down") {
+		t.Errorf("replayed error %q", replayed.Cases[1].Error)
+	}
+}
