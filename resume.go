@@ -34,26 +34,14 @@ func Resume(ctx context.Context, agent Agent, rc *RunContext, state *RunState, d
 		fail := func(kind ErrorKind, err error) {
 			yield(RunFailed{Err: &AgentError{Kind: kind, Agent: name, Message: err.Error(), Err: err}})
 		}
-		switch {
-		case state == nil:
-			fail(KindConfig, ErrNotResumable)
-			return
-		case state.Version != RunStateVersion:
-			fail(KindConfig, &RunStateVersionError{Version: state.Version})
-			return
-		}
-		if err := state.verify(rc.gov.stateKey); err != nil {
+		ds, err := state.check(rc, decisions)
+		if err != nil {
 			fail(KindConfig, err)
 			return
 		}
 		r, ok := agent.(resumer)
 		if !ok || name != state.Agent {
 			fail(KindConfig, notResumable(name, state.root))
-			return
-		}
-		ds, err := newDecisionSet(state, decisions)
-		if err != nil {
-			fail(KindConfig, err)
 			return
 		}
 		allow := append([]string(nil), state.Allow...)
@@ -91,4 +79,26 @@ func Resume(ctx context.Context, agent Agent, rc *RunContext, state *RunState, d
 			}
 		}
 	}
+}
+
+// Check reports whether [Resume] would accept the state and decisions under
+// rc: the version, the checksum or signature (with rc's key), and every
+// decision against the pending approvals. A store checks before it marks a
+// pause as taken, so a bad decision does not use the pause up.
+func (s *RunState) Check(rc *RunContext, decisions []Decision) error {
+	_, err := s.check(orEphemeral(rc), decisions)
+	return err
+}
+
+func (s *RunState) check(rc *RunContext, decisions []Decision) (*decisionSet, error) {
+	switch {
+	case s == nil:
+		return nil, ErrNotResumable
+	case s.Version != RunStateVersion:
+		return nil, &RunStateVersionError{Version: s.Version}
+	}
+	if err := s.verify(rc.gov.stateKey); err != nil {
+		return nil, err
+	}
+	return newDecisionSet(s, decisions)
 }

@@ -42,6 +42,11 @@ const (
 	KindToolReturned     SessionEventKind = "tool_returned"
 	KindHandoffOccurred  SessionEventKind = "handoff_occurred"
 	KindCompacted        SessionEventKind = "compacted"
+	// The human-in-the-loop records ([PauseRecorded], [ResumeClaimed],
+	// [PermissionGranted]) project to no message.
+	KindRunPaused         SessionEventKind = "run_paused"
+	KindRunResumed        SessionEventKind = "run_resumed"
+	KindPermissionGranted SessionEventKind = "permission_granted"
 )
 
 // SessionEvent is one entry of a session log. It is a record: Kind says
@@ -70,6 +75,11 @@ type SessionEvent struct {
 	// KeptCount: compaction markers that keep the newest KeptCount
 	// messages before them verbatim after the summary (0 keeps none).
 	KeptCount int `json:"kept_count,omitempty"`
+	// RunID, PauseID, State: a paused run's record and the claim of its
+	// resume; Name also carries a granted permission's allow rule.
+	RunID   string          `json:"run_id,omitempty"`
+	PauseID string          `json:"pause_id,omitempty"`
+	State   json.RawMessage `json:"state,omitempty"`
 }
 
 // MarshalJSON encodes the event. Tool-call arguments that are not valid

@@ -127,6 +127,12 @@ func planRun(_ helikon.Agent, history, input []helikon.Item) (conv, fresh []heli
 		// a new session's run passes it on the same way, uncopied.
 		return input, input, nil
 	}
+	// A run left paused or crashed left its last calls without results;
+	// a new run abandons them as a crash resume does.
+	if repair := interruptedResults(history); len(repair) > 0 {
+		fresh = append(repair, input...)
+		return append(history[:len(history):len(history)], fresh...), fresh, nil
+	}
 	return append(history[:len(history):len(history)], input...), input, nil
 }
 
@@ -150,14 +156,10 @@ func planResume(agent helikon.Agent, history, _ []helikon.Item) (conv, fresh []h
 // top-level function rather than a closure so that a run does not
 // allocate one.
 func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, plan planner, yield func(helikon.Event) bool) {
-	if agent == nil {
-		yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindConfig, Message: ErrNoAgent.Error(), Err: ErrNoAgent}})
+	ctx, rc, cancel, ok := prepare(ctx, agent, rc, yield)
+	if !ok {
 		return
 	}
-	if rc == nil {
-		rc = helikon.Ephemeral()
-	}
-	ctx, cancel := withTimeout(ctx, rc)
 	defer cancel()
 	history, err := rc.Session().Snapshot(ctx)
 	if err != nil {
@@ -170,6 +172,21 @@ func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 		return
 	}
 	r.drive(ctx, agent, rc, conv, fresh, yield)
+}
+
+// prepare checks that there is an agent, defaults rc and applies the run's
+// timeout. When ok is false the run already failed; otherwise cancel must
+// be called.
+func prepare(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, yield func(helikon.Event) bool) (_ context.Context, _ *helikon.RunContext, cancel context.CancelFunc, ok bool) {
+	if agent == nil {
+		yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindConfig, Message: ErrNoAgent.Error(), Err: ErrNoAgent}})
+		return ctx, rc, nil, false
+	}
+	if rc == nil {
+		rc = helikon.Ephemeral()
+	}
+	ctx, cancel = withTimeout(ctx, rc)
+	return ctx, rc, cancel, true
 }
 
 func withTimeout(ctx context.Context, rc *helikon.RunContext) (context.Context, context.CancelFunc) {
@@ -193,10 +210,15 @@ func loadError(ctx context.Context, agent helikon.Agent, err error) error {
 // persisting as it goes. The terminal event waits for the last append, so
 // that a run whose events could not be stored says so in its outcome.
 func (r *Runner) drive(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, conv, fresh []helikon.Item, yield func(helikon.Event) bool) {
+	r.follow(ctx, agent, rc, agent.Run(ctx, rc, conv), fresh, yield)
+}
+
+// follow records and persists stream, a run of agent (or its resume).
+func (r *Runner) follow(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, stream iter.Seq[helikon.Event], fresh []helikon.Item, yield func(helikon.Event) bool) {
 	st := &runState{ctx: ctx, yield: yield, p: persister{r: r, sess: rc.Session(), agent: agent.Name()}}
 	st.rec.Record(fresh)
-	agent.Run(ctx, rc, conv)(st.event)
-	persistErr := st.p.finish(ctx, st.rec.Drain())
+	stream(st.event)
+	persistErr := st.p.finish(ctx, lastEvents(&st.rec, st.final))
 	if st.stopped {
 		return
 	}
