@@ -34,8 +34,8 @@ func (*ExactMatch) Evaluate(_ context.Context, c *Case, out *Outcome) (Score, er
 	}
 	got := strings.TrimSpace(out.FinalOutput)
 	if c.Expected[0] == '"' {
-		var want string
-		if err := json.Unmarshal(c.Expected, &want); err != nil {
+		want, err := expectedString(c.Expected)
+		if err != nil {
 			return Score{}, fmt.Errorf("expected: %w", err)
 		}
 		if got == strings.TrimSpace(want) {
@@ -58,6 +58,17 @@ func (*ExactMatch) Evaluate(_ context.Context, c *Case, out *Outcome) (Score, er
 		return Fail(0, "output differs at "+path), nil
 	}
 	return Pass(1, ""), nil
+}
+
+// expectedString decodes a JSON string; one without escapes, the common
+// case, is its own bytes.
+func expectedString(raw json.RawMessage) (string, error) {
+	if n := len(raw); n >= 2 && raw[n-1] == '"' && bytes.IndexByte(raw[1:n-1], '\\') < 0 && bytes.IndexByte(raw[1:n-1], '"') < 0 {
+		return string(raw[1 : n-1]), nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
 }
 
 func decodeJSON(data []byte) (any, error) {

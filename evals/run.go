@@ -246,7 +246,8 @@ func (r *Run) prepare(c *Case) (agent helikon.Agent, rc *helikon.RunContext, err
 
 // drive runs the case's agent, recording its trace into res.
 func (r *Run) drive(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, c *Case, res *CaseResult) (out *Outcome, err error) {
-	out = &Outcome{}
+	// An S1 run streams about a dozen events.
+	out = &Outcome{Events: make([]helikon.Event, 0, 16)}
 	var rec helikon.SessionRecorder
 	defer func() {
 		if p := recover(); p != nil {

@@ -82,7 +82,7 @@ func cost(c float64) string {
 	if c == 0 {
 		return "-"
 	}
-	return fmt.Sprintf("$%.4f", c)
+	return fmt.Sprintf("$%.6f", c)
 }
 
 func oneLine(s string) string {

@@ -1,0 +1,124 @@
+// Command evals runs a JSONL dataset through a budgeting agent on the
+// scripted mock model, scores every case with exact-match and
+// tool-trajectory evaluators, and prints the report table. Each case gets
+// a fresh agent and a fresh mock playing that case's scripts from
+// script.json, so the run is deterministic at any concurrency and needs no
+// API key. It exits with status 1 when a case fails, as a CI job would.
+//
+//	go run ./examples/evals
+//	go run ./examples/evals -json        # the report as JSON
+//	go run ./examples/evals -trace sqlite:evals.db
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"path/filepath"
+	"runtime"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/evals"
+	"github.com/paigasus/helikon/evals/sinks"
+	"github.com/paigasus/helikon/mock"
+)
+
+// SpendingArgs is lookup_spending's input.
+type SpendingArgs struct {
+	Category string `json:"category" jsonschema:"spending category, e.g. Dining"`
+	Month    string `json:"month" jsonschema:"month in YYYY-MM form"`
+}
+
+// Spending is lookup_spending's output.
+type Spending struct {
+	Total float64 `json:"total" jsonschema:"total spent in the category this month, in dollars"`
+	Count int     `json:"count" jsonschema:"number of transactions"`
+}
+
+var ledger = map[SpendingArgs]Spending{
+	{"Dining", "2026-03"}:    {Total: 412.50, Count: 14},
+	{"Groceries", "2026-03"}: {Total: 380.10, Count: 9},
+}
+
+var lookupSpending = helikon.MustTool("lookup_spending",
+	"Look up the user's total spending and transaction count for a category in a month.",
+	func(tc *helikon.ToolContext, in SpendingArgs) (Spending, error) { return ledger[in], nil },
+	helikon.WithEffect(helikon.ReadOnly))
+
+func main() {
+	asJSON := flag.Bool("json", false, "print the report as JSON instead of a table")
+	trace := flag.String("trace", "", "record the run in a trace sink: sqlite:PATH or parquet:DIR")
+	flag.Parse()
+	passed, err := run(context.Background(), os.Stdout, exampleDir(), *asJSON, *trace)
+	if err != nil {
+		log.Fatal(err)
+	}
+	if !passed {
+		os.Exit(1)
+	}
+}
+
+// exampleDir is this file's directory, so that the dataset and script are
+// found from any working directory.
+func exampleDir() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Dir(file)
+}
+
+func run(ctx context.Context, w io.Writer, dir string, asJSON bool, trace string) (bool, error) {
+	ds, err := evals.LoadDataset(filepath.Join(dir, "dataset.jsonl"))
+	if err != nil {
+		return false, err
+	}
+	scripts, err := mock.LoadScriptFile(filepath.Join(dir, "script.json"))
+	if err != nil {
+		return false, err
+	}
+	trajectory, err := evals.NewToolTrajectory(evals.TrajectoryExact)
+	if err != nil {
+		return false, err
+	}
+	opts := []evals.RunOption{
+		evals.WithAgentFactory(func(c *evals.Case) (helikon.Agent, error) {
+			return helikon.NewAgent("budget-assistant", scripts.Model(c.ID),
+				helikon.WithInstructions("You are a budgeting assistant. Use lookup_spending for any spending figure."),
+				helikon.WithTools(lookupSpending))
+		}),
+		evals.WithContextFactory(func(*evals.Case) *helikon.RunContext {
+			// Prices in dollars per million tokens, keyed by model id.
+			return helikon.NewRunContext(helikon.WithPrices(helikon.Prices{"mock": {Input: 0.25, Output: 2}}))
+		}),
+		evals.WithEvaluators(evals.NewExactMatch(), trajectory),
+		evals.WithConcurrency(4),
+		evals.WithRunID("example"),
+	}
+	if trace != "" {
+		sink, err := sinks.Open(trace)
+		if err != nil {
+			return false, err
+		}
+		opts = append(opts, evals.WithSinks(sink))
+	}
+	run, err := evals.NewRun(ds, opts...)
+	if err != nil {
+		return false, err
+	}
+	rep, err := run.Execute(ctx)
+	if err != nil {
+		return false, err
+	}
+	if asJSON {
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		return rep.Passed(), enc.Encode(rep)
+	}
+	if err := rep.WriteTable(w); err != nil {
+		return false, err
+	}
+	_, err = fmt.Fprintf(w, "passed: %v\n", rep.Passed())
+	return rep.Passed(), err
+}
