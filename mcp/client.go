@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -133,7 +132,7 @@ func newClientConfig(opts []ClientOption) clientConfig {
 func connect(ctx context.Context, t sdk.Transport, cfg clientConfig, server string, cmd *exec.Cmd, tail *stderrTail) (*Client, error) {
 	logger := cfg.logger
 	if logger == nil {
-		logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		logger = slog.New(slog.DiscardHandler)
 	}
 	c := &Client{
 		cfg: cfg, server: server, cmd: cmd, stderr: tail, logger: logger,

@@ -30,7 +30,7 @@ func connectEverything(t *testing.T, opts ...mcp.ClientOption) *mcp.Client {
 	return c
 }
 
-func toolNamed(t *testing.T, c *mcp.Client, name string) helikon.Tool {
+func toolNamed(t testing.TB, c *mcp.Client, name string) helikon.Tool {
 	t.Helper()
 	tools, _ := c.Tools(context.Background())
 	for _, tool := range tools {

@@ -61,7 +61,7 @@ func NewAgentServer(agent helikon.Agent, opts ...ServerOption) (*AgentServer, er
 	}
 	s := &AgentServer{agent: agent, cfg: cfg, toolName: SanitizeToolName(agent.Name()), logger: cfg.logger}
 	if s.logger == nil {
-		s.logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+		s.logger = slog.New(slog.DiscardHandler)
 	}
 	if s.cfg.impl.name == "" {
 		s.cfg.impl = implementation{s.toolName, "0"}
