@@ -116,8 +116,10 @@ var ErrNotRun = errors.New("not run")
 
 // Execute runs every case and returns the report. Cases a cancelled ctx
 // kept from starting are reported as errors and Execute returns ctx's
-// error with the report; a sink's failure is returned with the report
-// too. Failing cases are not an error: see [Report.Passed].
+// error with the report. The sinks record even a cancelled run, on a
+// context that is not cancelled with it, so that what ran is kept; a
+// sink's failure is returned with the report too. Failing cases are not
+// an error: see [Report.Passed].
 func (r *Run) Execute(ctx context.Context) (*Report, error) {
 	rep := &Report{
 		RunID:     r.runID,

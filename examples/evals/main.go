@@ -53,7 +53,8 @@ func main() {
 	asJSON := flag.Bool("json", false, "print the report as JSON instead of a table")
 	trace := flag.String("trace", "", "record the run in a trace sink: sqlite:PATH or parquet:DIR")
 	flag.Parse()
-	passed, err := run(context.Background(), os.Stdout, exampleDir(), *asJSON, *trace)
+	// Progress goes to stderr: a live bar on a terminal, plain lines in a log.
+	passed, err := run(context.Background(), os.Stdout, evals.NewProgress(os.Stderr), exampleDir(), *asJSON, *trace)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -69,7 +70,7 @@ func exampleDir() string {
 	return filepath.Dir(file)
 }
 
-func run(ctx context.Context, w io.Writer, dir string, asJSON bool, trace string) (bool, error) {
+func run(ctx context.Context, w io.Writer, progress evals.Progress, dir string, asJSON bool, trace string) (bool, error) {
 	ds, err := evals.LoadDataset(filepath.Join(dir, "dataset.jsonl"))
 	if err != nil {
 		return false, err
@@ -95,6 +96,7 @@ func run(ctx context.Context, w io.Writer, dir string, asJSON bool, trace string
 		evals.WithEvaluators(evals.NewExactMatch(), trajectory),
 		evals.WithConcurrency(4),
 		evals.WithRunID("example"),
+		evals.WithProgress(progress),
 	}
 	if trace != "" {
 		sink, err := sinks.Open(trace)

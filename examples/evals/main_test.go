@@ -4,12 +4,15 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"io"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 
 	_ "modernc.org/sqlite"
+
+	"github.com/paigasus/helikon/evals"
 )
 
 // durations are the only figures that vary between runs. The costs are
@@ -19,7 +22,8 @@ var durations = regexp.MustCompile(`\d+(\.\d+)?(ns|µs|ms|s)\b`)
 
 func TestEvalExample_PrintsTheReportTable(t *testing.T) {
 	var out strings.Builder
-	passed, err := run(context.Background(), &out, ".", false, "")
+	var progress strings.Builder
+	passed, err := run(context.Background(), &out, evals.NewProgress(&progress), ".", false, "")
 	if err != nil || !passed {
 		t.Fatalf("passed=%v err=%v\n%s", passed, err, out.String())
 	}
@@ -38,12 +42,16 @@ passed: true
 	if got := durations.ReplaceAllString(out.String(), "D"); got != want {
 		t.Errorf("output:\n%s\nwant:\n%s", got, want)
 	}
+	// Off a terminal, progress is one line per case, in completion order.
+	if lines := strings.Split(strings.TrimSpace(progress.String()), "\n"); len(lines) != 4 || !strings.HasPrefix(lines[3], "[4/4] ") {
+		t.Errorf("progress:\n%s", progress.String())
+	}
 }
 
 func TestEvalExample_JSONAndSQLiteTrace(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "evals.db")
 	var out strings.Builder
-	if _, err := run(context.Background(), &out, ".", true, "sqlite:"+db); err != nil {
+	if _, err := run(context.Background(), &out, evals.NewProgress(io.Discard), ".", true, "sqlite:"+db); err != nil {
 		t.Fatal(err)
 	}
 	var rep struct {
