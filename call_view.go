@@ -1,7 +1,7 @@
 package helikon
 
 import (
-	"strings"
+	"strconv"
 
 	"github.com/paigasus/helikon/internal/shellmatch"
 )
@@ -165,11 +165,12 @@ func (v *callView) scripts() []*shellmatch.Script {
 }
 
 // writes calls fn with every path the call writes: the written files of a
-// file tool, and the redirect targets and written operands of every Bash
-// sub-command. It stops when fn returns true and reports whether it did.
-func (v *callView) writes(fn func(string) bool) bool {
+// file tool, and the redirect targets and written operands of every shell
+// sub-command, with whether each is known before the shell runs. It stops
+// when fn returns true and reports whether it did.
+func (v *callView) writes(fn func(p string, dyn bool) bool) bool {
 	for _, f := range v.files {
-		if f.Write && fn(f.Path) {
+		if f.Write && fn(f.Path, false) {
 			return true
 		}
 	}
@@ -183,86 +184,66 @@ func (v *callView) writes(fn func(string) bool) bool {
 	return false
 }
 
-// commandWrites calls fn with the files c writes: its redirect targets and
-// the operands that common file-writing programs write to.
-func commandWrites(c *shellmatch.Command, fn func(string) bool) bool {
-	for _, w := range c.Writes {
-		if fn(w) {
-			return true
+// unresolved names what a shell call hides from the rules that concern it,
+// or returns "": a construct whose program the matcher cannot determine
+// (when any shell deny rule or guard is installed), and a written path or
+// rm -r operand not known before the shell runs (when a guard reads them).
+func (v *callView) unresolved(g *governance) string {
+	if !v.shell {
+		return ""
+	}
+	denyRules := false
+	for _, r := range g.deny {
+		denyRules = denyRules || r.r.kind == ruleBash
+	}
+	writeGuards := !g.noDefaultGuards
+	for i := range g.guards {
+		writeGuards = writeGuards || g.guards[i].Write != nil
+	}
+	if !denyRules && !writeGuards && len(g.guards) == 0 {
+		return ""
+	}
+	for _, s := range v.scripts() {
+		if s.Unresolved != "" {
+			return s.Unresolved
 		}
 	}
-	ops := operands(c.Args)
-	switch c.Program {
-	case "tee", "touch", "mkdir", "rmdir", "rm", "truncate", "shred", "unlink":
-	case "cp", "mv", "install", "ln", "rsync", "scp":
-		if t := flagValue(c.Args, "-t", "--target-directory"); t != "" {
-			return fn(t)
-		}
-		if len(ops) < 2 {
-			return false
-		}
-		ops = ops[len(ops)-1:]
-	case "chmod", "chown", "chgrp", "sed", "perl":
-		if (c.Program == "sed" || c.Program == "perl") && !hasInPlace(c.Args) {
-			return false
-		}
-		if len(ops) == 0 {
-			return false
-		}
-		ops = ops[1:]
-	case "dd":
-		for _, a := range c.Args {
-			if of, ok := strings.CutPrefix(a, "of="); ok && fn(of) {
-				return true
+	if !writeGuards {
+		return ""
+	}
+	why := ""
+	for _, s := range v.scripts() {
+		for i := range s.Commands {
+			c := &s.Commands[i]
+			commandWrites(c, func(p string, dyn bool) bool {
+				if dyn {
+					why = "a write to " + quoteReason(p) + ", a path not known before the shell runs"
+				}
+				return dyn
+			})
+			if why == "" && !g.noDefaultGuards {
+				sc := ShellCommand{Program: c.Program, Args: c.Args, dynArgs: c.DynArgs}
+				recursiveRemove(sc, func(j int) {
+					if why == "" && sc.ArgDynamic(j) {
+						why = "rm -r of " + quoteReason(c.Args[j]) + ", a path not known before the shell runs"
+					}
+				})
+				if r, _ := recursiveRemove(sc, nil); !r {
+					why = ""
+				}
 			}
-		}
-		return false
-	default:
-		return false
-	}
-	for _, o := range ops {
-		if fn(o) {
-			return true
-		}
-	}
-	return false
-}
-
-// operands returns the arguments that are not flags (all after "--").
-func operands(args []string) []string {
-	var out []string
-	for i, a := range args {
-		if a == "--" {
-			return append(out, args[i+1:]...)
-		}
-		if len(a) > 1 && a[0] == '-' {
-			continue
-		}
-		out = append(out, a)
-	}
-	return out
-}
-
-func flagValue(args []string, short, long string) string {
-	for i, a := range args {
-		if a == short || a == long {
-			if i+1 < len(args) {
-				return args[i+1]
+			if why != "" {
+				return why
 			}
-			return ""
-		}
-		if v, ok := strings.CutPrefix(a, long+"="); ok {
-			return v
 		}
 	}
 	return ""
 }
 
-func hasInPlace(args []string) bool {
-	for _, a := range args {
-		if strings.HasPrefix(a, "-i") || strings.HasPrefix(a, "--in-place") || (len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'i')) {
-			return true
-		}
+// quoteReason renders a word for a reason, cut short.
+func quoteReason(s string) string {
+	if len(s) > 40 {
+		s = s[:40] + "…"
 	}
-	return false
+	return strconv.Quote(s)
 }

@@ -194,12 +194,23 @@ func (rc *RunContext) screen(ctx context.Context, v *callView, a *authorization)
 		return true
 	}
 	deny, ask := guardVerdict(g.guards, !g.noDefaultGuards, v)
-	switch {
-	case deny != nil:
+	if deny != nil {
 		a.reason = "guard " + deny.Name
 		return false
+	}
+	// What the matcher cannot see is asked about, never silently allowed.
+	why := v.unresolved(g)
+	switch {
 	case ask != nil:
-		rc.ask(ctx, v.req, "guard "+ask.Name+": allow "+v.req.Tool+"?", "guard "+ask.Name, a)
+		prompt := "guard " + ask.Name + ": allow " + v.req.Tool + "?"
+		if why != "" {
+			prompt += " (the shell matcher also cannot resolve " + why + ")"
+		}
+		rc.ask(ctx, v.req, prompt, "guard "+ask.Name, a)
+		return a.allowed
+	case why != "":
+		rc.ask(ctx, v.req, "the shell matcher cannot resolve "+why+": allow "+v.req.Tool+"?",
+			"the shell matcher (it cannot resolve "+why+")", a)
 		return a.allowed
 	}
 	return true

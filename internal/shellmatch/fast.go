@@ -70,6 +70,7 @@ func fastSplit(src string) ([]fastCommand, bool) {
 		start = -1 // start of the current unquoted run, -1 when b holds the word
 		in    bool // inside a word
 		quote bool // the current word has quotes
+		glob  bool // the current word has unquoted glob characters
 		ended bool // an operator ended the last command and needs one after it
 	)
 	endWord := func(end int) {
@@ -82,9 +83,9 @@ func fastSplit(src string) ([]fastCommand, bool) {
 		} else {
 			text = string(b)
 		}
-		all = append(all, word{text: text, lit: true})
+		all = append(all, word{text: text, lit: true, glob: glob})
 		cur.words = all[wstart:len(all):len(all)]
-		in, quote, start, b = false, false, -1, b[:0]
+		in, quote, glob, start, b = false, false, false, -1, b[:0]
 	}
 	endCommand := func() bool {
 		if len(cur.words) == 0 && len(cur.writes) == 0 {
@@ -147,6 +148,7 @@ func fastSplit(src string) ([]fastCommand, bool) {
 			} else if start < 0 || quote {
 				b = append(b, c)
 			}
+			glob = glob || c == '*' || c == '?'
 			ended = false
 			continue
 		case c == ' ' || c == '\t':

@@ -9,48 +9,112 @@ import (
 
 // literal unquotes w. Its text is exact when every part is a literal or a
 // quoted literal; otherwise parameters keep a loose $NAME form and other
-// expansions are dropped.
+// expansions become "$?", so a loose word never reads as a harmless path.
+// It also notes unquoted glob and brace-expansion characters, which the
+// shell expands after the matcher has looked.
 func literal(w *syntax.Word) word {
 	if len(w.Parts) == 1 {
 		if l, ok := w.Parts[0].(*syntax.Lit); ok && strings.IndexByte(l.Value, '\\') < 0 {
-			return word{text: l.Value, lit: true}
+			out := word{text: l.Value, lit: true}
+			out.glob, out.brace = patternChars(l.Value)
+			return out
 		}
 	}
 	var b strings.Builder
-	lit := true
+	st := litState{lit: true}
 	for _, p := range w.Parts {
-		lit = appendPart(&b, p, false) && lit
+		st.appendPart(&b, p, false)
 	}
-	return word{text: b.String(), lit: lit}
+	out := word{text: b.String(), lit: st.lit && !st.home, home: st.lit && st.home, glob: st.glob}
+	out.brace = st.braceOpen && st.braceSep && st.braceClose
+	return out
 }
 
-// appendPart writes the unquoted text of p and reports whether it is exact.
-func appendPart(b *strings.Builder, p syntax.WordPart, inDouble bool) bool {
+// litState accumulates what the parts of one word say about it.
+type litState struct {
+	lit, home, glob                 bool
+	braceOpen, braceSep, braceClose bool
+}
+
+// appendPart writes the unquoted text of p.
+func (st *litState) appendPart(b *strings.Builder, p syntax.WordPart, inDouble bool) {
 	switch p := p.(type) {
 	case *syntax.Lit:
+		if !inDouble {
+			g, _ := patternChars(p.Value)
+			st.glob = st.glob || g
+			st.braceShape(p.Value)
+		}
 		unescape(b, p.Value, inDouble)
-		return true
 	case *syntax.SglQuoted:
 		if p.Dollar {
 			ansiC(b, p.Value)
 		} else {
 			b.WriteString(p.Value)
 		}
-		return true
 	case *syntax.DblQuoted:
-		lit := true
 		for _, q := range p.Parts {
-			lit = appendPart(b, q, true) && lit
+			st.appendPart(b, q, true)
 		}
-		return lit
 	case *syntax.ParamExp:
-		if p.Param != nil && !p.Excl && !p.Length && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Exp == nil {
+		simple := p.Param != nil && !p.Excl && !p.Length && !p.Width && p.Index == nil && p.Slice == nil && p.Repl == nil && p.Names == 0
+		if simple && p.Param.Value == "HOME" && (p.Exp == nil || p.Exp.Op == syntax.ErrorUnset || p.Exp.Op == syntax.ErrorUnsetOrNull) {
+			// "${HOME:?}" is $HOME or no command at all.
+			st.home = true
+			b.WriteString("$HOME")
+			return
+		}
+		st.lit = false
+		if simple && p.Exp == nil {
 			b.WriteByte('$')
 			b.WriteString(p.Param.Value)
+			return
 		}
-		return false
+		b.WriteString("$?")
+	case *syntax.ExtGlob:
+		st.glob = true
+		st.lit = false
+		b.WriteString(p.Op.String())
+		b.WriteString(p.Pattern.Value)
+		b.WriteByte(')')
+	default:
+		st.lit = false
+		b.WriteString("$?")
 	}
-	return false
+}
+
+// braceShape notes the unescaped characters of a brace expansion.
+func (st *litState) braceShape(s string) {
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '{':
+			st.braceOpen = true
+		case ',':
+			st.braceSep = st.braceSep || st.braceOpen
+		case '.':
+			st.braceSep = st.braceSep || (st.braceOpen && i+1 < len(s) && s[i+1] == '.')
+		case '}':
+			st.braceClose = st.braceClose || st.braceSep
+		}
+	}
+}
+
+// patternChars reports whether an unquoted literal holds unescaped glob
+// characters and the shape of a brace expansion.
+func patternChars(s string) (glob, brace bool) {
+	var st litState
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case '*', '?', '[':
+			glob = true
+		}
+	}
+	st.braceShape(s)
+	return glob, st.braceOpen && st.braceSep && st.braceClose
 }
 
 // unescape removes the backslashes the shell removes: any outside double

@@ -14,8 +14,10 @@
 package shellmatch
 
 import (
+	"fmt"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -47,7 +49,32 @@ type Command struct {
 	// Dynamic reports that the program or an argument is not a plain
 	// literal, so the command may run something its words do not show.
 	Dynamic bool
+	// DynArgs has bit i set when Args[i] is not known before the shell runs:
+	// a parameter (other than $HOME), a substitution, a brace expansion.
+	DynArgs uint64
+	// GlobArgs has bit i set when Args[i] holds unquoted glob characters.
+	GlobArgs uint64
+	// DynWrites has bit i set when Writes[i] is not known before the shell
+	// runs.
+	DynWrites uint64
 }
+
+// ArgDynamic reports whether argument i is not known before the shell
+// runs. Past the 64th argument it answers Dynamic.
+func (c *Command) ArgDynamic(i int) bool {
+	if i >= 64 {
+		return c.Dynamic
+	}
+	return c.DynArgs&(1<<i) != 0
+}
+
+// ArgGlob reports whether argument i holds unquoted glob characters. Past
+// the 64th argument it answers true.
+func (c *Command) ArgGlob(i int) bool { return i >= 64 || c.GlobArgs&(1<<i) != 0 }
+
+// WriteDynamic reports whether write target i is not known before the
+// shell runs.
+func (c *Command) WriteDynamic(i int) bool { return i >= 64 || c.DynWrites&(1<<i) != 0 }
 
 // Script is what a command string runs.
 type Script struct {
@@ -58,6 +85,12 @@ type Script struct {
 	// Truncated reports that nested command strings went deeper than
 	// MaxDepth and were not followed.
 	Truncated bool
+	// Unresolved names the first construct whose program or target the
+	// matcher cannot determine before the shell runs (a dynamic command
+	// word, a shell reading its standard input, inline interpreter code, a
+	// command past the size or nesting bound, …), or is "" when it
+	// resolved everything. Rules fail closed on it.
+	Unresolved string
 
 	argArena []string // backs the Args of commands, to allocate once
 }
@@ -79,15 +112,28 @@ func Parse(src string) *Script {
 		return s
 	}
 	s := &Script{}
+	if why := checkBounds(src); why != "" {
+		s.Unresolved = why
+		return s
+	}
 	s.add(src, 0, nil)
 	cache.put(src, s)
 	return s
+}
+
+// unresolved records why the script cannot be fully resolved; the first
+// reason found is kept.
+func (s *Script) unresolved(why string) {
+	if s.Unresolved == "" {
+		s.Unresolved = why
+	}
 }
 
 // add appends the commands of src, run under wrappers, at nesting depth.
 func (s *Script) add(src string, depth int, wrappers []string) {
 	if depth > MaxDepth {
 		s.Truncated = true
+		s.unresolved(fmt.Sprintf("command strings nested more than %d deep", MaxDepth))
 		return
 	}
 	if cmds, ok := fastSplit(src); ok {
@@ -98,7 +144,7 @@ func (s *Script) add(src string, depth int, wrappers []string) {
 		}
 		s.argArena = make([]string, 0, n)
 		for _, c := range cmds {
-			s.resolve(c.words, depth, wrappers, c.writes)
+			s.resolve(c.words, depth, wrappers, c.writes, 0)
 		}
 		return
 	}
@@ -116,8 +162,9 @@ func (s *Script) addParsed(src string, depth int, wrappers []string) {
 	parserPool.Put(p)
 	if err != nil {
 		s.Approx = true
+		s.unresolved("a command that does not parse as Bash")
 		for _, words := range tokenize(src) {
-			s.resolve(words, depth, wrappers, nil)
+			s.resolve(words, depth, wrappers, nil, 0)
 		}
 		return
 	}
@@ -126,11 +173,25 @@ func (s *Script) addParsed(src string, depth int, wrappers []string) {
 		if !ok {
 			return true
 		}
-		writes := redirectWrites(st.Redirs)
+		writes, dyn := redirectWrites(st.Redirs)
+		if decl, ok := st.Cmd.(*syntax.DeclClause); ok {
+			for _, a := range decl.Args {
+				if a.Name != nil {
+					s.checkAssign(a.Name.Value, assignValue(a))
+				}
+			}
+		}
 		call, ok := st.Cmd.(*syntax.CallExpr)
+		if ok {
+			for _, a := range call.Assigns {
+				if a.Name != nil {
+					s.checkAssign(a.Name.Value, assignValue(a))
+				}
+			}
+		}
 		if !ok || len(call.Args) == 0 {
 			if len(writes) > 0 {
-				s.Commands = append(s.Commands, Command{Writes: writes, Wrappers: wrappers})
+				s.Commands = append(s.Commands, Command{Writes: writes, Wrappers: wrappers, DynWrites: dyn})
 			}
 			return true
 		}
@@ -138,9 +199,17 @@ func (s *Script) addParsed(src string, depth int, wrappers []string) {
 		for i, w := range call.Args {
 			ws[i] = literal(w)
 		}
-		s.resolve(ws, depth, wrappers, writes)
+		s.resolve(ws, depth, wrappers, writes, dyn)
 		return true
 	})
+}
+
+// assignValue is the loose text of an assignment's value.
+func assignValue(a *syntax.Assign) string {
+	if a.Value == nil {
+		return ""
+	}
+	return literal(a.Value).text
 }
 
 var parserPool = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
@@ -150,11 +219,23 @@ var parserPool = sync.Pool{New: func() any { return syntax.NewParser(syntax.Vari
 type word struct {
 	text string
 	lit  bool
+	// home: the text is exact but for $HOME, which stands for the home
+	// directory ("${HOME:?}/x").
+	home bool
+	// glob and brace: unquoted glob characters, the shape of a brace
+	// expansion; the shell expands both after the matcher has looked.
+	glob, brace bool
 }
 
-// redirectWrites returns the files the redirections open for writing.
-func redirectWrites(rs []*syntax.Redirect) []string {
+// known reports whether the shell passes the word as its text says, up to
+// glob expansion.
+func (w word) known() bool { return (w.lit || w.home) && !w.brace }
+
+// redirectWrites returns the files the redirections open for writing, and
+// which of them are not known before the shell runs.
+func redirectWrites(rs []*syntax.Redirect) ([]string, uint64) {
 	var out []string
+	var dyn uint64
 	for _, r := range rs {
 		if r.Word == nil {
 			continue
@@ -170,9 +251,13 @@ func redirectWrites(rs []*syntax.Redirect) []string {
 		default:
 			continue
 		}
-		out = append(out, literal(r.Word).text)
+		w := literal(r.Word)
+		if !w.known() && len(out) < 64 {
+			dyn |= 1 << len(out)
+		}
+		out = append(out, w.text)
 	}
-	return out
+	return out, dyn
 }
 
 func isDigits(s string) bool {
@@ -187,28 +272,54 @@ func isDigits(s string) bool {
 	return true
 }
 
+// maxWrappers bounds how many wrappers one command may run under; each
+// costs a copy of the list, and no real command needs more.
+const maxWrappers = 16
+
 // resolve strips wrappers off words, follows nested command strings, and
 // appends the command that remains.
-func (s *Script) resolve(words []word, depth int, wrappers []string, writes []string) {
+func (s *Script) resolve(words []word, depth int, wrappers []string, writes []string, dynWrites uint64) {
 	stdin := false
 	for len(words) > 0 {
-		if !words[0].lit {
+		if !words[0].known() || words[0].glob {
+			break
+		}
+		if len(wrappers) >= maxWrappers {
+			s.unresolved(fmt.Sprintf("a command under more than %d wrappers", maxWrappers))
 			break
 		}
 		name := path.Base(words[0].text)
 		if w, ok := wrapperSpecs[name]; ok {
+			if w.assigns {
+				s.checkAssignWords(words[1:])
+			}
 			rest, nested, nestedLit := w.strip(words[1:])
 			if nested != nil {
 				s.addNested(*nested, nestedLit, depth, appendWrapper(wrappers, name), writes)
 				return
 			}
 			if len(rest) == 0 {
-				// A wrapper with nothing to run is itself the program.
+				// A wrapper with nothing to run is itself the program,
+				// or runs a shell on its standard input.
+				if w.bareShell {
+					s.unresolved(name + " with no command, which runs a shell reading its standard input")
+				}
 				break
+			}
+			if name == "xargs" {
+				s.checkReplacement(words[1:], rest[0])
 			}
 			wrappers = appendWrapper(wrappers, name)
 			words = rest
 			continue
+		}
+		if name == "runuser" && !hasFlag(words[1:], "-c", "--command") && hasFlag(words[1:], "-u", "--user") {
+			// runuser -u USER COMMAND runs COMMAND directly, like sudo.
+			if rest, _, _ := runuserSpec.strip(words[1:]); len(rest) > 0 {
+				wrappers = appendWrapper(wrappers, name)
+				words = rest
+				continue
+			}
 		}
 		if sh, ok := shellSpecs[name]; ok {
 			if cmd, lit, found := sh.commandString(words[1:]); found {
@@ -217,21 +328,31 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 			}
 			// A shell with no -c and no script operand runs whatever
 			// arrives on its standard input: nothing its words show.
-			stdin = name != "su" && !hasOperand(words[1:])
+			stdin = !hasOperand(words[1:])
+			s.checkShellScript(name, words[1:], stdin)
 		}
 		if name == "find" {
 			s.findExec(words[1:], depth, wrappers)
 		}
 		break
 	}
-	c := Command{Writes: writes, Wrappers: wrappers, Dynamic: stdin}
+	c := Command{Writes: writes, Wrappers: wrappers, Dynamic: stdin, DynWrites: dynWrites}
 	if len(words) == 0 {
 		s.Commands = append(s.Commands, c)
 		return
 	}
-	if words[0].lit {
-		if words[0].text != "" {
-			c.Program = path.Base(words[0].text)
+	w0 := words[0]
+	switch {
+	case w0.brace:
+		s.unresolved("brace expansion in the command word " + quoteWord(w0.text))
+	case w0.glob:
+		s.unresolved("a glob in the command word " + quoteWord(w0.text))
+	case !w0.known():
+		s.unresolved("a dynamic command word " + quoteWord(w0.text))
+	}
+	if w0.known() {
+		if w0.text != "" {
+			c.Program = path.Base(w0.text)
 		}
 	} else {
 		c.Dynamic = true
@@ -240,12 +361,29 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 		c.Args = s.takeArgs(len(words) - 1)
 		for i, w := range words[1:] {
 			c.Args[i] = w.text
-			if !w.lit {
+			if !w.known() {
 				c.Dynamic = true
+				if i < 64 {
+					c.DynArgs |= 1 << i
+				}
+			}
+			if w.glob && i < 64 {
+				c.GlobArgs |= 1 << i
 			}
 		}
 	}
+	if c.Program != "" && !w0.glob {
+		s.classify(&c, words[1:], depth, wrappers)
+	}
 	s.Commands = append(s.Commands, c)
+}
+
+// quoteWord renders a word for a reason, cut short.
+func quoteWord(t string) string {
+	if len(t) > 40 {
+		t = t[:40] + "…"
+	}
+	return strconv.Quote(t)
 }
 
 // addNested adds the commands of a nested command string (sh -c, eval, env
@@ -293,12 +431,40 @@ func (s *Script) findExec(args []word, depth int, wrappers []string) {
 		if j > i+1 {
 			if depth+1 > MaxDepth {
 				s.Truncated = true
+				s.unresolved(fmt.Sprintf("find -exec nested more than %d deep", MaxDepth))
 				return
 			}
-			s.resolve(args[i+1:j], depth+1, appendWrapper(wrappers, "find"), nil)
+			if p := args[i+1]; p.lit && strings.Contains(p.text, "{}") {
+				s.unresolved("find " + args[i].text + " running the found file name")
+			} else if name := path.Base(p.text); IsShell(name) || name == "eval" {
+				for _, w := range args[i+2 : j] {
+					if strings.Contains(w.text, "{}") {
+						s.unresolved("find " + args[i].text + " substituting a file name into the command string of " + name)
+					}
+				}
+			}
+			s.resolve(args[i+1:j], depth+1, appendWrapper(wrappers, "find"), nil, 0)
 		}
 		i = j
 	}
+}
+
+// runuserSpec is runuser's -u form, a wrapper.
+var runuserSpec = wrapperSpec{short: "ugGw", long: []string{"user", "group", "supp-group", "whitelist-environment"}}
+
+// hasFlag reports whether args hold one of flags, alone, attached with "=",
+// or (for a one-letter flag) at the start of a cluster.
+func hasFlag(args []word, short, long string) bool {
+	for _, a := range args {
+		t := a.text
+		if t == "--" {
+			return false
+		}
+		if t == long || strings.HasPrefix(t, long+"=") || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.IndexByte(t[1:], short[1]) >= 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // hasOperand reports whether args hold a word that is not a flag.
@@ -316,7 +482,8 @@ var privileged = map[string]bool{"sudo": true, "doas": true, "su": true}
 
 // MayRun reports whether some command of s runs program or runs under a
 // wrapper of that name, the test of a deny list. A script nested past
-// MaxDepth may run anything, so it reports true.
+// MaxDepth may run anything, so it reports true. It answers only for what
+// the matcher resolved: check Unresolved for what it could not.
 func (s *Script) MayRun(program string) bool {
 	if s.Truncated {
 		return true
@@ -337,7 +504,7 @@ func (s *Script) MayRun(program string) bool {
 // command string or its standard input, or a command under sudo, doas or su
 // unless allowed admits that wrapper too.
 func (s *Script) OnlyRuns(allowed func(program string) bool) bool {
-	if s.Approx || s.Truncated || len(s.Commands) == 0 {
+	if s.Approx || s.Truncated || s.Unresolved != "" || len(s.Commands) == 0 {
 		return false
 	}
 	for i := range s.Commands {

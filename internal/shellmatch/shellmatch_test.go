@@ -107,9 +107,23 @@ func TestParse_RecordsWrappersAndWrites(t *testing.T) {
 }
 
 func TestParse_LooseFormKeepsParameters(t *testing.T) {
-	c := Parse(`rm -rf "$HOME"`).Commands[0]
-	if !c.Dynamic || !slices.Equal(c.Args, []string{"-rf", "$HOME"}) {
-		t.Errorf("got %+v", c)
+	tests := []struct {
+		src     string
+		args    []string
+		dynArgs uint64
+	}{
+		{`rm -rf "$DIR"`, []string{"-rf", "$DIR"}, 0b10},
+		{`rm -rf "$(pwd)"/x`, []string{"-rf", "$?/x"}, 0b10},
+		// $HOME stands for the home directory: the guards resolve it.
+		{`rm -rf "$HOME"`, []string{"-rf", "$HOME"}, 0},
+		{`rm -rf "${HOME:?}"/`, []string{"-rf", "$HOME/"}, 0},
+		{`rm -rf /{bin,etc}`, []string{"-rf", "/{bin,etc}"}, 0b10},
+	}
+	for _, tt := range tests {
+		c := Parse(tt.src).Commands[0]
+		if !slices.Equal(c.Args, tt.args) || c.DynArgs != tt.dynArgs {
+			t.Errorf("%s: args %q dyn %b, want %q dyn %b", tt.src, c.Args, c.DynArgs, tt.args, tt.dynArgs)
+		}
 	}
 }
 

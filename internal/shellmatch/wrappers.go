@@ -25,6 +25,20 @@ type wrapperSpec struct {
 	// joinAll treats every remaining word, joined by blanks, as a command
 	// string (eval).
 	joinAll bool
+	// joinRest treats the words left after the flags and skipped operands,
+	// joined by blanks, as a command string (watch, sg).
+	joinRest bool
+	// cAfter lets "-c COMMAND" follow the skipped operands (flock, sg).
+	cAfter bool
+	// bareShell: with no command left, the wrapper runs a shell that reads
+	// its standard input (chroot, unshare, sudo -s).
+	bareShell bool
+	// noCommand: the operands are never a command; only the split flag
+	// gives one (script FILE runs a shell, script -c CMD runs CMD).
+	noCommand bool
+	// query lists the one-letter flags with which the wrapper only
+	// describes its operand (command -v).
+	query string
 }
 
 var wrapperSpecs = map[string]wrapperSpec{
@@ -33,12 +47,13 @@ var wrapperSpecs = map[string]wrapperSpec{
 	"nohup":   {},
 	"stdbuf":  {short: "ioe", long: []string{"input", "output", "error"}},
 	"env":     {short: "uCS", long: []string{"unset", "chdir", "split-string"}, assigns: true, split: "S"},
-	"command": {},
+	"command": {query: "vV"},
 	"builtin": {},
 	"exec":    {short: "a"},
 	"sudo": {short: "ughpCDrtTUR", long: []string{"user", "group", "host", "prompt", "close-from",
-		"chdir", "role", "type", "command-timeout", "other-user", "chroot"}, assigns: true},
-	"doas":    {short: "Cu"},
+		"chdir", "role", "type", "command-timeout", "other-user", "chroot"}, assigns: true, bareShell: true},
+	"doas":    {short: "Cu", bareShell: true},
+	"pkexec":  {long: []string{"user"}},
 	"time":    {short: "fo", long: []string{"format", "output"}},
 	"setsid":  {},
 	"ionice":  {short: "cnp", long: []string{"class", "classdata", "pid"}},
@@ -47,7 +62,42 @@ var wrapperSpecs = map[string]wrapperSpec{
 	"busybox": {},
 	"xargs": {short: "adEILnPs", long: []string{"arg-file", "delimiter", "eof", "replace",
 		"max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}},
-	"eval": {joinAll: true},
+	"eval":   {joinAll: true},
+	"watch":  {short: "nq", long: []string{"interval", "equexit"}, joinRest: true},
+	"flock":  {short: "wEc", long: []string{"timeout", "wait", "conflict-exit-code", "command"}, skip: 1, split: "c", cAfter: true},
+	"chroot": {long: []string{"userspec", "groups"}, skip: 1, bareShell: true},
+	"unshare": {short: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation", "setgroups",
+		"map-user", "map-group", "map-users", "map-groups"}, bareShell: true},
+	"nsenter":  {short: "tSG", long: []string{"target", "setuid", "setgid", "env"}, bareShell: true},
+	"script":   {short: "cEIOBTmo", long: []string{"command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit"}, split: "c", noCommand: true, bareShell: true},
+	"sg":       {skip: 1, joinRest: true, cAfter: true, split: "c", bareShell: true},
+	"newgrp":   {skip: 1, bareShell: true},
+	"strace":   {short: "abeEIoOpPsSuUX", long: []string{"attach", "output", "signal", "status", "trace", "trace-path", "user", "env", "string-limit"}},
+	"ltrace":   {short: "aAeFnopsuwDlx", long: []string{"output", "align", "indent"}},
+	"firejail": {bareShell: true},
+	"systemd-run": {short: "upEMH", long: []string{"unit", "property", "description", "slice", "setenv", "uid", "gid",
+		"nice", "working-directory", "on-active", "on-boot", "on-startup", "on-unit-active", "on-unit-inactive",
+		"on-calendar", "timer-property", "path-property", "socket-property", "machine", "host", "service-type"}},
+	"proxychains":      {short: "f"},
+	"proxychains4":     {short: "f"},
+	"caffeinate":       {short: "tw"},
+	"numactl":          {short: "NCmipP", long: []string{"cpunodebind", "physcpubind", "membind", "interleave", "preferred", "preferred-many"}},
+	"cgexec":           {short: "g"},
+	"prlimit":          {short: "p", long: []string{"pid"}},
+	"setpriv":          {long: []string{"reuid", "regid", "ruid", "rgid", "euid", "egid", "groups", "inh-caps", "ambient-caps", "bounding-set", "securebits", "pdeathsig", "selinux-label", "apparmor-profile"}},
+	"setarch":          {skip: 1},
+	"linux32":          {},
+	"linux64":          {},
+	"fakeroot":         {short: "lsib", long: []string{"lib", "faked"}},
+	"fakechroot":       {short: "lcde", long: []string{"lib", "config-dir", "environment", "use-system-libs"}},
+	"torsocks":         {short: "upaP", long: []string{"user", "pass", "address", "port"}},
+	"tsocks":           {},
+	"dbus-run-session": {long: []string{"config-file", "dbus-daemon"}},
+	"xvfb-run":         {short: "nsfepw", long: []string{"server-num", "server-args", "auth-file", "error-file", "xauth-protocol", "wait"}},
+	"valgrind":         {},
+	"catchsegv":        {},
+	"unbuffer":         {},
+	"chpst":            {short: "uUbe/nlLm"},
 }
 
 // strip removes the wrapper's flags and leading operands from args and
@@ -56,26 +106,21 @@ var wrapperSpecs = map[string]wrapperSpec{
 // it was a plain literal.
 func (w wrapperSpec) strip(args []word) (rest []word, nested *string, nestedLit bool) {
 	if w.joinAll {
-		var b strings.Builder
-		lit := true
-		for i, a := range args {
-			if i > 0 {
-				b.WriteByte(' ')
-			}
-			b.WriteString(a.text)
-			lit = lit && a.lit
-		}
 		if len(args) == 0 {
 			return nil, nil, false
 		}
-		s := b.String()
+		s, lit := joinWords(args)
 		return nil, &s, lit
 	}
 	i := 0
 	skipped := 0
+flags:
 	for i < len(args) {
 		a := args[i]
-		if !a.lit {
+		if !a.known() {
+			if w.noCommand {
+				return nil, nil, false
+			}
 			return args[i:], nil, false
 		}
 		t := a.text
@@ -85,8 +130,8 @@ func (w wrapperSpec) strip(args []word) (rest []word, nested *string, nestedLit 
 			goto operands
 		case strings.HasPrefix(t, "--"):
 			name, _, attached := strings.Cut(t[2:], "=")
-			takes := slices.Contains(w.long, name)
-			if takes && name == "split-string" && w.split != "" {
+			name, takes := longTakes(w.long, name)
+			if takes && (name == "split-string" || name == "command") && w.split != "" {
 				if attached {
 					v := t[strings.IndexByte(t, '=')+1:]
 					return nil, &v, true
@@ -103,6 +148,9 @@ func (w wrapperSpec) strip(args []word) (rest []word, nested *string, nestedLit 
 			continue
 		case len(t) > 1 && t[0] == '-':
 			i++
+			if w.query != "" && strings.ContainsAny(t[1:], w.query) {
+				return nil, nil, false
+			}
 			for j := 1; j < len(t); j++ {
 				if strings.IndexByte(w.short, t[j]) < 0 {
 					continue
@@ -128,18 +176,66 @@ func (w wrapperSpec) strip(args []word) (rest []word, nested *string, nestedLit 
 			i++
 			continue
 		}
-		break
+		break flags
 	}
 operands:
 	i = min(i, len(args)) // a value flag at the end has no value to skip
-	for i < len(args) && skipped < w.skip {
+	if skipped < w.skip && i < len(args) {
+		// Operands the wrapper consumes; flags may follow them.
 		i++
 		skipped++
+		if skipped < w.skip || !w.cAfter {
+			args = args[i:]
+			i = 0
+			goto flags
+		}
+	}
+	if w.cAfter && i+1 < len(args) && args[i].lit && (args[i].text == "-c" || args[i].text == "--command") {
+		v := args[i+1]
+		return nil, &v.text, v.lit
+	}
+	if w.noCommand {
+		return nil, nil, false
 	}
 	for w.assigns && i < len(args) && args[i].lit && isAssignment(args[i].text) {
 		i++
 	}
+	if w.joinRest && i < len(args) {
+		s, lit := joinWords(args[i:])
+		return nil, &s, lit
+	}
 	return args[i:], nil, false
+}
+
+// joinWords joins words by blanks, as a shell joins a wrapper's operands
+// into one command string.
+func joinWords(ws []word) (string, bool) {
+	var b strings.Builder
+	lit := true
+	for i, a := range ws {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		b.WriteString(a.text)
+		lit = lit && a.known()
+	}
+	return b.String(), lit
+}
+
+// longTakes reports whether the long flag name, or a GNU abbreviation of
+// one, takes a value.
+func longTakes(long []string, name string) (full string, ok bool) {
+	for _, l := range long {
+		if l == name {
+			return l, true
+		}
+	}
+	for _, l := range long {
+		if len(name) >= 2 && strings.HasPrefix(l, name) {
+			return l, true
+		}
+	}
+	return "", false
 }
 
 // isAssignment reports whether t has the form NAME=VALUE or NAME+=VALUE.
@@ -179,7 +275,10 @@ var (
 	shellSpecs = map[string]shellSpec{
 		"sh": posixShell, "bash": posixShell, "dash": posixShell, "zsh": posixShell,
 		"ksh": posixShell, "mksh": posixShell, "ash": posixShell, "fish": posixShell,
-		"su": {valueFlags: "sgG", longValue: []string{"shell", "group", "supp-group", "whitelist-environment"}, cTakesValue: true},
+		"rbash": posixShell, "tcsh": posixShell, "csh": posixShell, "yash": posixShell, "posh": posixShell,
+		"ksh93": posixShell, "pdksh": posixShell, "oksh": posixShell, "loksh": posixShell, "rc": posixShell,
+		"su":      {valueFlags: "sgG", longValue: []string{"shell", "group", "supp-group", "whitelist-environment"}, cTakesValue: true},
+		"runuser": {valueFlags: "sgGuw", longValue: []string{"shell", "group", "supp-group", "user", "whitelist-environment"}, cTakesValue: true},
 	}
 )
 

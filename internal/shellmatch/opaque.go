@@ -1,0 +1,494 @@
+package shellmatch
+
+import (
+	"path"
+	"strings"
+)
+
+// riskyEnv are variables whose value makes a shell or another program run
+// a command, load code or pick a different program than the words show.
+var riskyEnv = map[string]bool{
+	"BASH_ENV": true, "ENV": true, "PROMPT_COMMAND": true, "PS0": true, "PS1": true, "PS2": true, "PS4": true,
+	"BASH_ALIASES": true, "BASH_CMDS": true, "SHELLOPTS": true, "BASHOPTS": true, "PATH": true,
+	"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true, "DYLD_INSERT_LIBRARIES": true,
+	"GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_EDITOR": true, "GIT_PAGER": true, "GIT_EXTERNAL_DIFF": true,
+	"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true,
+	"GIT_EXEC_PATH": true, "GIT_PROXY_COMMAND": true, "GIT_SEQUENCE_EDITOR": true, "GIT_CONFIG_GLOBAL": true,
+	"EDITOR": true, "VISUAL": true, "PAGER": true, "MANPAGER": true, "LESSOPEN": true, "LESSCLOSE": true,
+	"PERL5OPT": true, "PERL5LIB": true, "PYTHONSTARTUP": true, "PYTHONPATH": true, "NODE_OPTIONS": true,
+	"RUBYOPT": true, "BROWSER": true,
+}
+
+// checkAssign notes an assignment to a risky variable. PATH is risky only
+// when it adds a directory beyond the system ones.
+func (s *Script) checkAssign(name, value string) {
+	if i := strings.IndexByte(name, '['); i >= 0 {
+		name = name[:i]
+	}
+	if name == "PATH" && systemPath(value) {
+		return
+	}
+	if name == "GLOBIGNORE" || riskyEnv[name] || strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") {
+		s.unresolved("an assignment to " + name + ", which changes what programs run")
+	}
+}
+
+// systemPath reports whether a PATH value lists only system directories
+// and the current $PATH.
+func systemPath(v string) bool {
+	for _, d := range strings.Split(v, ":") {
+		switch strings.TrimSuffix(d, "/") {
+		case "$PATH", "/usr/local/sbin", "/usr/local/bin", "/usr/sbin", "/usr/bin", "/sbin", "/bin":
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// checkAssignWords notes the risky NAME=VALUE words among a wrapper's or a
+// declaration's arguments.
+func (s *Script) checkAssignWords(ws []word) {
+	for _, w := range ws {
+		if isAssignment(w.text) {
+			name, value, _ := strings.Cut(w.text, "=")
+			s.checkAssign(strings.TrimSuffix(name, "+"), value)
+		}
+	}
+}
+
+// checkReplacement notes xargs -I running the replacement string as the
+// program: the program is then read from standard input.
+func (s *Script) checkReplacement(args []word, program word) {
+	repl := ""
+	for i, a := range args {
+		t := a.text
+		switch {
+		case t == "-I" && i+1 < len(args):
+			repl = args[i+1].text
+		case strings.HasPrefix(t, "-I") && len(t) > 2:
+			repl = t[2:]
+		case t == "-i" || t == "--replace":
+			repl = "{}"
+		case strings.HasPrefix(t, "--replace="):
+			repl = t[len("--replace="):]
+		}
+	}
+	if strings.Contains(program.text, "{}") || (repl != "" && strings.Contains(program.text, repl)) {
+		s.unresolved("xargs running a program read from its standard input")
+		return
+	}
+	// xargs -I substitutes its input into a command string too.
+	if name := path.Base(program.text); repl != "" && (IsShell(name) || name == "eval" || name == "env") {
+		s.unresolved("xargs -I substituting its input into the command string of " + name)
+	}
+}
+
+// stdinLike reports whether a script operand names the standard input or
+// another stream rather than a file.
+func stdinLike(p string) bool {
+	switch {
+	case p == "-", p == "/dev/stdin", strings.HasPrefix(p, "/dev/fd/"), strings.HasPrefix(p, "/dev/tcp/"),
+		strings.HasPrefix(p, "/dev/udp/"), strings.HasPrefix(p, "/proc/") && strings.Contains(p, "/fd/"):
+		return true
+	}
+	return false
+}
+
+// checkShellScript notes a shell, with no -c, that runs commands its words
+// do not show: its standard input (piped or redirected in, a heredoc, a
+// here-string), a stream, or a script named by an expansion.
+func (s *Script) checkShellScript(name string, args []word, stdin bool) {
+	if name == "su" || name == "runuser" {
+		s.unresolved(name + " without -c, which runs a shell reading its standard input")
+		return
+	}
+	if stdin {
+		s.unresolved(name + " reading commands from its standard input")
+		return
+	}
+	for _, a := range args {
+		if a.lit && len(a.text) > 1 && a.text[0] == '-' && a.text[1] != '-' && strings.ContainsRune(a.text, 's') && !strings.ContainsAny(a.text, "oO") {
+			s.unresolved(name + " -s, which reads commands from its standard input")
+			return
+		}
+		if a.lit && len(a.text) > 1 && (a.text[0] == '-' || a.text[0] == '+') {
+			continue
+		}
+		switch {
+		case !a.known():
+			s.unresolved(name + " running a script named by an expansion")
+		case stdinLike(a.text):
+			s.unresolved(name + " reading commands from " + a.text)
+		}
+		return
+	}
+}
+
+// interpreter describes a program that runs code in another language.
+type interpreter struct {
+	// inline lists the one-letter flags whose value is code to run.
+	inline string
+	// longInline lists the long flags (and multi-letter single-dash flags
+	// such as gdb's -ex) whose value is code to run.
+	longInline []string
+	// values lists the one-letter flags that take a value.
+	values string
+	// module lists the one-letter flags that name a module to run, which
+	// counts as a script operand.
+	module string
+	// clusterValue: a value flag takes the rest of its cluster (perl -i.bak).
+	clusterValue bool
+	// program: the first operand is the program text itself (awk).
+	program bool
+}
+
+var interpreters = map[string]interpreter{
+	"python":    {inline: "c", values: "WXQ", module: "m"},
+	"pypy":      {inline: "c", values: "WXQ", module: "m"},
+	"perl":      {inline: "eE", values: "IMmixdDl0C", clusterValue: true},
+	"ruby":      {inline: "e", values: "IrCEFKTWx"},
+	"irb":       {},
+	"node":      {inline: "ep", longInline: []string{"eval", "print"}, values: "r"},
+	"nodejs":    {inline: "ep", longInline: []string{"eval", "print"}, values: "r"},
+	"bun":       {inline: "e", longInline: []string{"eval", "print"}, values: "r"},
+	"deno":      {longInline: []string{"eval"}},
+	"php":       {inline: "rBRE", values: "cdzfF"},
+	"lua":       {inline: "e", values: "l"},
+	"luajit":    {inline: "e", values: "lbj"},
+	"tclsh":     {},
+	"wish":      {},
+	"expect":    {inline: "c", values: "f"},
+	"Rscript":   {inline: "e"},
+	"R":         {inline: "e"},
+	"osascript": {inline: "e"},
+	"pwsh":      {inline: "c", longInline: []string{"command", "Command", "encodedcommand", "EncodedCommand", "c"}},
+	"gdb":       {longInline: []string{"ex", "eval-command", "iex", "init-eval-command", "x", "command"}},
+	"guile":     {inline: "ce"},
+	"racket":    {inline: "e"},
+	"sbcl":      {longInline: []string{"eval"}},
+	"ed":        {},
+	"ex":        {inline: "c", longInline: []string{"cmd"}},
+	"vim":       {inline: "c", longInline: []string{"cmd"}},
+	"vi":        {inline: "c", longInline: []string{"cmd"}},
+	"nvim":      {inline: "c", longInline: []string{"cmd"}},
+	"awk":       {values: "vF", program: true},
+	"gawk":      {values: "vFiIlW", program: true},
+	"mawk":      {values: "vFW", program: true},
+	"nawk":      {values: "vF", program: true},
+}
+
+// interpreterOf returns the interpreter a program name runs, stripping a
+// version suffix (python3.12, perl5.36, php8.2, lua5.4).
+func interpreterOf(name string) (interpreter, string, bool) {
+	if in, ok := interpreters[name]; ok {
+		return in, name, true
+	}
+	base := strings.TrimRight(name, "0123456789.")
+	if base != name {
+		if in, ok := interpreters[base]; ok {
+			return in, base, true
+		}
+	}
+	return interpreter{}, "", false
+}
+
+// infoFlags only print and exit.
+var infoFlags = map[string]bool{"-V": true, "--version": true, "-h": true, "--help": true, "-v": true, "-version": true}
+
+// checkInterpreter notes an interpreter running code its words do not
+// show as a file: inline code, its standard input, a stream, or an awk
+// program that runs commands.
+func (s *Script) checkInterpreter(name string, in interpreter, args []word) {
+	if len(args) == 1 && infoFlags[args[0].text] {
+		return
+	}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		t := a.text
+		if !a.known() {
+			s.unresolved(name + " with an argument named by an expansion")
+			return
+		}
+		if t == "--" {
+			i++
+			if i < len(args) {
+				s.checkInterpreterOperand(name, in, args[i], args[i+1:])
+			} else {
+				s.unresolved(name + " reading code from its standard input")
+			}
+			return
+		}
+		if strings.HasPrefix(t, "-") && len(t) > 1 {
+			flag := strings.TrimLeft(t, "-")
+			flag, _, attached := strings.Cut(flag, "=")
+			for _, l := range in.longInline {
+				if flag == l {
+					s.unresolved(name + " " + t + ", which runs inline code")
+					return
+				}
+			}
+			if strings.HasPrefix(t, "--") {
+				continue
+			}
+			for j := 1; j < len(t); j++ {
+				c := t[j]
+				if strings.IndexByte(in.inline, c) >= 0 {
+					s.unresolved(name + " -" + string(c) + ", which runs inline code")
+					return
+				}
+				if strings.IndexByte(in.module, c) >= 0 {
+					return // runs a module: a file the words name
+				}
+				if strings.IndexByte(in.values, c) >= 0 {
+					if j+1 == len(t) && !attached && !(in.clusterValue && c != 'I') {
+						i++
+					}
+					break
+				}
+				if name == "awk" || in.program {
+					if c == 'f' {
+						// awk -f FILE: the program is a file.
+						if j+1 == len(t) && i+1 < len(args) && stdinLike(args[i+1].text) {
+							s.unresolved(name + " reading its program from " + args[i+1].text)
+						}
+						return
+					}
+				}
+			}
+			continue
+		}
+		s.checkInterpreterOperand(name, in, a, args[i+1:])
+		return
+	}
+	if !in.program {
+		s.unresolved(name + " reading code from its standard input")
+	}
+}
+
+// checkInterpreterOperand looks at an interpreter's first operand: the
+// program text of awk, or the script file of the rest.
+func (s *Script) checkInterpreterOperand(name string, in interpreter, a word, _ []word) {
+	if in.program {
+		if awkRunsCommands(a.text) {
+			s.unresolved(name + " program that runs commands or writes files")
+		}
+		return
+	}
+	if stdinLike(a.text) {
+		s.unresolved(name + " reading code from " + a.text)
+	}
+}
+
+// awkRunsCommands reports whether an awk program may run a command
+// (system(), a pipe to or from a command) or write a file (print > file).
+func awkRunsCommands(prog string) bool {
+	if strings.Contains(prog, "system") || strings.Contains(prog, "|") {
+		return true
+	}
+	for i := 0; i+1 < len(prog); i++ {
+		if prog[i] != '>' || prog[i+1] == '=' {
+			continue
+		}
+		j := i + 1
+		if prog[j] == '>' {
+			j++
+		}
+		for j < len(prog) && prog[j] == ' ' {
+			j++
+		}
+		if j < len(prog) && (prog[j] == '"' || prog[j] == '$' || prog[j] == '(' || prog[j] == '_' ||
+			(prog[j] >= 'a' && prog[j] <= 'z') || (prog[j] >= 'A' && prog[j] <= 'Z')) {
+			return true
+		}
+	}
+	return false
+}
+
+// gitRiskyKey reports whether setting a git configuration key makes git
+// run a command of the value's choosing.
+func gitRiskyKey(key string) bool {
+	k := strings.ToLower(key)
+	switch k {
+	case "core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.hookspath", "core.gitproxy",
+		"core.askpass", "core.alternaterefscommand", "diff.external", "sequence.editor", "gpg.program",
+		"uploadpack.packobjectshook", "include.path", "credential.helper", "protocol.allow", "remote.origin.uploadpack",
+		"remote.origin.receivepack":
+		return true
+	}
+	for _, p := range [...]string{"alias.", "pager.", "filter.", "credential.", "includeif.", "gpg.", "url."} {
+		if strings.HasPrefix(k, p) {
+			return true
+		}
+	}
+	for _, sfx := range [...]string{".textconv", ".command", ".driver", ".cmd", ".tool", ".path", ".program", ".uploadpack", ".receivepack", ".proxy"} {
+		if strings.HasSuffix(k, sfx) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkGit notes git options and configuration that run a command.
+func (s *Script) checkGit(args []word) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		t := a.text
+		switch {
+		case !a.known():
+			if i > 0 && (args[i-1].text == "-c" || args[i-1].text == "config") {
+				s.unresolved("git configuration named by an expansion")
+				return
+			}
+		case t == "-c" && i+1 < len(args):
+			key, _, _ := strings.Cut(args[i+1].text, "=")
+			if !args[i+1].known() || gitRiskyKey(key) {
+				s.unresolved("git -c " + key + ", which makes git run a command")
+				return
+			}
+			i++
+		case strings.HasPrefix(t, "--config-env") || strings.HasPrefix(t, "--exec-path=") || t == "--exec-path" && i+1 < len(args):
+			s.unresolved("git " + t + ", which makes git run a command")
+			return
+		case t == "config":
+			for _, b := range args[i+1:] {
+				if !b.known() || (!strings.HasPrefix(b.text, "-") && gitRiskyKey(b.text)) {
+					s.unresolved("git config " + b.text + ", which makes git run a command later")
+					return
+				}
+			}
+			return
+		case !strings.HasPrefix(t, "-"):
+			return // the subcommand
+		}
+	}
+}
+
+// checkTar notes tar options that run a command.
+func (s *Script) checkTar(args []word) {
+	for _, a := range args {
+		t := a.text
+		for _, p := range [...]string{"--to-command", "--use-compress-program", "--checkpoint-action", "--info-script",
+			"--new-volume-script", "--rmt-command", "--rsh-command", "-I"} {
+			if strings.HasPrefix(t, p) {
+				s.unresolved("tar " + p + ", which runs a command")
+				return
+			}
+		}
+		if len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsRune(t, 'I') {
+			s.unresolved("tar -I, which runs a command")
+			return
+		}
+	}
+}
+
+// checkSSH notes ssh and scp options that run a local command.
+func (s *Script) checkSSH(name string, args []word) {
+	for i, a := range args {
+		t := a.text
+		v := ""
+		switch {
+		case t == "-o" && i+1 < len(args):
+			v = args[i+1].text
+		case strings.HasPrefix(t, "-o"):
+			v = t[2:]
+		case name == "scp" && (t == "-S" || strings.HasPrefix(t, "-S")):
+			s.unresolved("scp -S, which runs a program of its choosing")
+			return
+		}
+		k, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(v)), "=")
+		k, _, _ = strings.Cut(k, " ")
+		switch k {
+		case "proxycommand", "localcommand", "permitlocalcommand", "knownhostscommand", "remotecommand", "match":
+			s.unresolved(name + " -o " + k + ", which runs a local command")
+			return
+		}
+	}
+}
+
+// sourceCommands run the file they are given in the current shell.
+var sourceCommands = map[string]bool{"source": true, ".": true}
+
+// classify notes what c, an already resolved command, runs that its words
+// do not show, and follows the command strings of trap and rsync -e.
+func (s *Script) classify(c *Command, args []word, depth int, wrappers []string) {
+	name := c.Program
+	switch {
+	case sourceCommands[name]:
+		for _, a := range args {
+			if a.lit && a.text == "--" {
+				continue
+			}
+			if !a.known() {
+				s.unresolved(name + " of a file named by an expansion")
+			} else if stdinLike(a.text) {
+				s.unresolved(name + " of " + a.text)
+			}
+			return
+		}
+	case name == "alias":
+		for _, a := range args {
+			if strings.Contains(a.text, "=") || !a.known() {
+				s.unresolved("an alias definition")
+				return
+			}
+		}
+	case name == "shopt":
+		for _, a := range args {
+			if a.text == "expand_aliases" || a.text == "dotglob" || a.text == "nocaseglob" || !a.known() {
+				s.unresolved("shopt " + a.text)
+				return
+			}
+		}
+	case name == "hash":
+		for _, a := range args {
+			if strings.HasPrefix(a.text, "-") && strings.ContainsRune(a.text, 'p') {
+				s.unresolved("hash -p, which maps a command name to another program")
+				return
+			}
+		}
+	case name == "enable":
+		for _, a := range args {
+			if strings.HasPrefix(a.text, "-") && strings.ContainsRune(a.text, 'f') {
+				s.unresolved("enable -f, which loads a builtin from a file")
+				return
+			}
+		}
+	case name == "export" || name == "declare" || name == "typeset" || name == "local" || name == "readonly":
+		s.checkAssignWords(args)
+	case name == "trap":
+		ops := args
+		for len(ops) > 0 && ops[0].lit && strings.HasPrefix(ops[0].text, "-") && ops[0].text != "-" {
+			ops = ops[1:]
+		}
+		if len(ops) >= 2 && !(ops[0].lit && (ops[0].text == "-" || isDigits(ops[0].text))) {
+			s.addNested(ops[0].text, ops[0].known(), depth, appendWrapper(wrappers, "trap"), nil)
+		}
+	case name == "git":
+		s.checkGit(args)
+	case name == "tar":
+		s.checkTar(args)
+	case name == "ssh" || name == "scp" || name == "sftp":
+		s.checkSSH(name, args)
+	case name == "rsync":
+		for i, a := range args {
+			switch {
+			case (a.text == "-e" || a.text == "--rsh") && i+1 < len(args):
+				s.addNested(args[i+1].text, args[i+1].known(), depth, appendWrapper(wrappers, "rsync"), nil)
+			case strings.HasPrefix(a.text, "--rsh="):
+				s.addNested(a.text[len("--rsh="):], a.known(), depth, appendWrapper(wrappers, "rsync"), nil)
+			}
+		}
+	case name == "zip":
+		for _, a := range args {
+			if a.text == "-TT" || strings.HasPrefix(a.text, "--unzip-command") {
+				s.unresolved("zip " + a.text + ", which runs a command")
+				return
+			}
+		}
+	default:
+		if in, base, ok := interpreterOf(name); ok {
+			s.checkInterpreter(base, in, args)
+		}
+	}
+}
