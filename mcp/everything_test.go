@@ -47,6 +47,7 @@ func call(ctx context.Context, tool helikon.Tool, args string) (helikon.ToolOutp
 }
 
 func TestStdioEverything_ToolsArePrefixedWithUntrustedEffects(t *testing.T) {
+	t.Parallel() // waits on Node processes; runs after the leak-checked tests
 	c := connectEverything(t, mcp.WithToolPrefix("ev_"))
 	tools, _ := c.Tools(context.Background())
 	if len(tools) < 10 {
@@ -74,6 +75,7 @@ func TestStdioEverything_ToolsArePrefixedWithUntrustedEffects(t *testing.T) {
 }
 
 func TestStdioEverything_ResultsMapAsTheSeedSays(t *testing.T) {
+	t.Parallel() // waits on Node processes; runs after the leak-checked tests
 	c := connectEverything(t)
 	ctx := context.Background()
 
@@ -126,6 +128,7 @@ func TestStdioEverything_ResultsMapAsTheSeedSays(t *testing.T) {
 // return because it was cancelled. The logging transport shows the client
 // told the server.
 func TestStdioEverything_CancelledCallReturnsAndNotifiesServer(t *testing.T) {
+	t.Parallel() // waits on Node processes; runs after the leak-checked tests
 	var wire syncBuffer
 	cmd := everything(t)
 	ctx := context.Background()
@@ -161,6 +164,7 @@ func TestStdioEverything_CancelledCallReturnsAndNotifiesServer(t *testing.T) {
 }
 
 func TestStdioEverything_CloseLeavesNoProcess(t *testing.T) {
+	t.Parallel() // waits on Node processes; runs after the leak-checked tests
 	cmd := everything(t)
 	c, err := mcp.ConnectStdio(context.Background(), cmd)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 // mock model: the model sees the real schemas, calls fs_read_text_file, and
 // the file's text comes back as the tool result.
 func TestFilesystem_AgentReadsAFileThroughMCP(t *testing.T) {
+	t.Parallel() // waits on Node processes; runs after the leak-checked tests
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	note := filepath.Join(dir, "note.txt")
 	if err := os.WriteFile(note, []byte("the launch code is 0000"), 0o600); err != nil {
@@ -70,6 +71,7 @@ func TestFilesystem_AgentReadsAFileThroughMCP(t *testing.T) {
 // A call outside the server's allowed directory is the server's error
 // result, which the agent's loop feeds back to the model; the run goes on.
 func TestFilesystem_ToolErrorReachesTheModelAndTheRunContinues(t *testing.T) {
+	t.Parallel() // waits on Node processes; runs after the leak-checked tests
 	dir, _ := filepath.EvalSymlinks(t.TempDir())
 	ctx := context.Background()
 	fs, err := mcp.ConnectStdio(ctx, filesystem(t, dir), mcp.WithLazy())

@@ -45,6 +45,7 @@ func startEverythingHTTP(t *testing.T) string {
 }
 
 func TestHTTPEverything_ToolsCallsAndCancel(t *testing.T) {
+	t.Parallel() // waits on Node processes; runs after the leak-checked tests
 	url := startEverythingHTTP(t)
 	ctx := context.Background()
 	wire := &recordingTransport{base: http.DefaultTransport}

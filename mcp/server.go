@@ -9,7 +9,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -38,7 +41,21 @@ type AgentServer struct {
 	server   *sdk.Server
 	http     http.Handler
 	logger   *slog.Logger
+
+	// posts maps a POST's id (the requestIDHeader ServeHTTP sets) to its
+	// request context, so that a call learns when its HTTP client went away:
+	// the go-sdk ties a call to the HTTP request only from protocol
+	// 2026-07-28 on.
+	posts  sync.Map // string → context.Context
+	postID atomic.Uint64
 }
+
+// requestIDHeader carries a POST's id from ServeHTTP to the call handler.
+// ServeHTTP always overwrites it, so a client cannot choose it.
+const requestIDHeader = "X-Helikon-Mcp-Post"
+
+// errClientGone ends a run whose HTTP client disconnected.
+var errClientGone = errors.New("mcp client disconnected")
 
 // agentInput is the tool's arguments.
 type agentInput struct {
@@ -133,7 +150,16 @@ func (s *AgentServer) ServeTransport(ctx context.Context, t sdk.Transport) error
 
 // ServeHTTP serves the streamable-HTTP transport, to mount in a mux of your
 // own: mux.Handle("/agents/triage", server).
-func (s *AgentServer) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.http.ServeHTTP(w, r) }
+func (s *AgentServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	r.Header.Del(requestIDHeader)
+	if r.Method == http.MethodPost {
+		id := strconv.FormatUint(s.postID.Add(1), 36)
+		r.Header.Set(requestIDHeader, id)
+		s.posts.Store(id, r.Context())
+		defer s.posts.Delete(id)
+	}
+	s.http.ServeHTTP(w, r)
+}
 
 // ListenAndServe binds addr and serves streamable HTTP at /mcp until ctx
 // ends, then shuts down, giving open requests a few seconds. It returns nil
@@ -191,11 +217,19 @@ func (s *AgentServer) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 		rc = rc.Derive(helikon.WithRunConfig(*s.cfg.runConfig))
 		timeout = s.cfg.runConfig.Timeout
 	}
-	runCtx, cancel := context.WithCancel(ctx)
+	runCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
 	if timeout > 0 {
-		runCtx, cancel = context.WithTimeoutCause(ctx, timeout, errRunTimeout)
+		var stop context.CancelFunc
+		runCtx, stop = context.WithTimeoutCause(runCtx, timeout, errRunTimeout)
+		defer stop()
 	}
-	defer cancel()
+	if req.Extra != nil {
+		if post, ok := s.posts.Load(req.Extra.Header.Get(requestIDHeader)); ok {
+			stop := context.AfterFunc(post.(context.Context), func() { cancel(errClientGone) })
+			defer stop()
+		}
+	}
 	progress := newProgress(req, s.logger)
 	var final string
 	var runErr error

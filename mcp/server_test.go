@@ -1,6 +1,7 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -268,5 +269,48 @@ func TestAgentServer_ListenAndServe(t *testing.T) {
 	}
 	if err := <-served; err != nil {
 		t.Fatalf("Serve after ctx ended: %v", err)
+	}
+}
+
+// An HTTP client on the 2025-11-25 protocol that drops its POST mid-call
+// (no notifications/cancelled: the connection just goes) cancels the run.
+// The go-sdk itself ties calls to the POST only from protocol 2026-07-28.
+func TestAgentServer_HTTPDisconnectCancelsTheRun(t *testing.T) {
+	agent := echoAgent{name: "echo", started: make(chan struct{}, 1), cancelled: make(chan error, 1)}
+	s, _ := mcp.NewAgentServer(agent)
+	hs := httptest.NewServer(s)
+	defer hs.Close()
+	post := func(ctx context.Context, sid, body string) *http.Response {
+		req, _ := http.NewRequestWithContext(ctx, "POST", hs.URL, bytes.NewBufferString(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		req.Header.Set("MCP-Protocol-Version", "2025-11-25")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil // the dropped POST
+		}
+		return resp
+	}
+	r := post(context.Background(), "", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"raw","version":"0"}}}`)
+	sid := r.Header.Get("Mcp-Session-Id")
+	r.Body.Close()
+	r = post(context.Background(), sid, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	r.Body.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-agent.started; cancel() }()
+	r = post(ctx, sid, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"input":"slow"}}}`)
+	if r != nil {
+		r.Body.Close()
+	}
+	select {
+	case cause := <-agent.cancelled:
+		if cause == nil || !strings.Contains(cause.Error(), "disconnected") {
+			t.Fatalf("run ended by %v, want the disconnect", cause)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("the run outlived its client's disconnect")
 	}
 }

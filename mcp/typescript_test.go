@@ -123,6 +123,7 @@ func checkTSReport(t *testing.T, r tsReport, quickProgress bool) {
 // aborted call's run must see the cancellation, which the server process
 // records in a file.
 func TestTypeScriptClient_Stdio(t *testing.T) {
+	t.Parallel() // waits on Node processes; runs after the leak-checked tests
 	cancelFile := filepath.Join(t.TempDir(), "cancelled")
 	r := runTSClient(t, []string{serverModeEnv + "=agent-stdio", "HELIKON_MCP_CANCEL_FILE=" + cancelFile}, "stdio", os.Args[0])
 	checkTSReport(t, r, false)
@@ -133,6 +134,7 @@ func TestTypeScriptClient_Stdio(t *testing.T) {
 }
 
 func TestTypeScriptClient_StreamableHTTP(t *testing.T) {
+	t.Parallel() // waits on Node processes; runs after the leak-checked tests
 	agent := echoAgent{name: "echo agent", started: make(chan struct{}, 1), cancelled: make(chan error, 1)}
 	s, err := mcp.NewAgentServer(agent, mcp.WithImplementation("helikon-test", "1.2.3"), mcp.WithInstructions("Ask the echo agent anything."))
 	if err != nil {
