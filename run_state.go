@@ -104,6 +104,9 @@ type RunState struct {
 	Checksum string `json:"checksum"`
 
 	root *pauseFrame
+	// frameJSON is root encoded (compact), kept once computed or read, so
+	// that sealing, encoding and verifying encode the frame at most once.
+	frameJSON []byte
 }
 
 // PendingApproval is one tool call awaiting a human decision.
@@ -220,43 +223,75 @@ func (f *pauseFrame) pending(path []string, out []PendingApproval) []PendingAppr
 	return out
 }
 
-// stateJSON is the RunState as it is encoded: its fields and the frame.
-type stateJSON struct {
-	*plainState
-	Frame *pauseFrame `json:"frame"`
-}
-
+// plainState is the RunState's own fields, encoded ahead of the frame.
 type plainState RunState
 
-// MarshalJSON encodes the state.
-func (s *RunState) MarshalJSON() ([]byte, error) {
-	return json.Marshal(stateJSON{(*plainState)(s), s.root})
+// frameBytes returns the frame's compact JSON, encoding it once.
+func (s *RunState) frameBytes() ([]byte, error) {
+	if s.frameJSON == nil {
+		b, err := json.Marshal(s.root)
+		if err != nil {
+			return nil, err
+		}
+		s.frameJSON = b
+	}
+	return s.frameJSON, nil
 }
+
+// encode writes the state's JSON: its fields, then "frame" last.
+func (s *RunState) encode() ([]byte, error) {
+	head, err := json.Marshal((*plainState)(s))
+	if err != nil {
+		return nil, err
+	}
+	frame, err := s.frameBytes()
+	if err != nil {
+		return nil, err
+	}
+	out := make([]byte, 0, len(head)+len(frame)+10)
+	out = append(out, head[:len(head)-1]...) // drop the closing brace
+	out = append(out, `,"frame":`...)
+	out = append(out, frame...)
+	return append(out, '}'), nil
+}
+
+// MarshalJSON encodes the state.
+func (s *RunState) MarshalJSON() ([]byte, error) { return s.encode() }
 
 // UnmarshalJSON decodes a state. A version other than [RunStateVersion]
 // fails with a [*RunStateVersionError] before anything else is read.
 func (s *RunState) UnmarshalJSON(data []byte) error {
-	var v struct {
-		Version *int `json:"version"`
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		return fmt.Errorf("helikon: run state: %w", err)
-	}
-	if v.Version == nil {
-		return fmt.Errorf("helikon: run state: %w: no version member", ErrRunStateVersion)
-	}
-	if *v.Version != RunStateVersion {
-		return &RunStateVersionError{Version: *v.Version}
-	}
 	var st RunState
-	b := stateJSON{plainState: (*plainState)(&st)}
-	if err := json.Unmarshal(data, &b); err != nil {
+	b := struct {
+		*plainState
+		Frame json.RawMessage `json:"frame"`
+	}{plainState: (*plainState)(&st)}
+	err := json.Unmarshal(data, &b)
+	// The version decides how to read the rest: it is checked first, even
+	// when the rest did not decode.
+	if err != nil {
+		var v struct {
+			Version *int `json:"version"`
+		}
+		if json.Unmarshal(data, &v) == nil && v.Version != nil && *v.Version != RunStateVersion {
+			return &RunStateVersionError{Version: *v.Version}
+		}
 		return fmt.Errorf("helikon: run state: %w", err)
 	}
-	if b.Frame == nil {
+	if st.Version != RunStateVersion { // a missing version reads as 0
+		return &RunStateVersionError{Version: st.Version}
+	}
+	if len(b.Frame) == 0 || string(b.Frame) == "null" {
 		return fmt.Errorf("helikon: run state: %w: no frame", ErrRunStateTampered)
 	}
-	st.root = b.Frame
+	var compact bytes.Buffer
+	if err := json.Compact(&compact, b.Frame); err != nil {
+		return fmt.Errorf("helikon: run state: %w", err)
+	}
+	st.frameJSON = compact.Bytes()
+	if err := json.Unmarshal(st.frameJSON, &st.root); err != nil {
+		return fmt.Errorf("helikon: run state: frame: %w", err)
+	}
 	*s = st
 	return nil
 }
@@ -279,7 +314,8 @@ func UnmarshalRunState(data []byte) (*RunState, error) {
 func (s *RunState) digest(key []byte) (string, error) {
 	c := *s
 	c.Checksum = ""
-	data, err := json.Marshal(&c)
+	data, err := c.encode()
+	s.frameJSON = c.frameJSON
 	if err != nil {
 		return "", err
 	}

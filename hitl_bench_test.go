@@ -1,0 +1,92 @@
+package helikon_test
+
+import (
+	"context"
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
+)
+
+// askAdd puts every call of add to a human.
+type askAdd struct{}
+
+func (askAdd) Check(context.Context, *helikon.RunContext, helikon.PermissionRequest) helikon.PermissionDecision {
+	return helikon.PermissionDecision{Behavior: helikon.PermissionAskUser, Prompt: "add?"}
+}
+
+var askAddContext = helikon.NewRunContext(helikon.WithPermissionPolicy(askAdd{}))
+
+// pauseResumeS1 is S1 with its one call put to a human: the run pauses,
+// the state is encoded to JSON and decoded, and the run resumes approved
+// to the end.
+func pauseResumeS1(tb testing.TB, ctx context.Context, scripts []mock.Script) {
+	agent, _ := helikon.NewAgent("calc", mock.New(scripts), helikon.WithTools(addTool))
+	res, err := helikon.Collect(agent.Run(ctx, askAddContext, helikon.UserText("what is 40+2?")))
+	if res.Paused == nil {
+		tb.Fatalf("did not pause: %v", err)
+	}
+	data, err := json.Marshal(res.Paused)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st, err := helikon.UnmarshalRunState(data)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	res, err = helikon.Collect(helikon.Resume(ctx, agent, askAddContext, st, []helikon.Decision{helikon.Approve(st.Pending[0].ID)}))
+	if err != nil || res.FinalOutput != "sum is 42" {
+		tb.Fatalf("resume: %v, %v", res, err)
+	}
+}
+
+// BenchmarkPauseResume is S1 paused at its call, the state encoded and
+// decoded, and resumed to the end.
+func BenchmarkPauseResume(b *testing.B) {
+	ctx := context.Background()
+	scripts := s1Scripts()
+	b.ReportAllocs()
+	for b.Loop() {
+		pauseResumeS1(b, ctx, scripts)
+	}
+}
+
+// BenchmarkPauseResumeVsRun times the paused-and-resumed S1 and the
+// uninterrupted S1 within every iteration, swapping their order, and
+// reports the ratio (x-run): what a pause costs beyond the run itself.
+func BenchmarkPauseResumeVsRun(b *testing.B) {
+	ctx := context.Background()
+	scripts := s1Scripts()
+	run := func() {
+		agent, _ := helikon.NewAgent("calc", mock.New(scripts), helikon.WithTools(addTool))
+		res, err := helikon.Collect(agent.Run(ctx, nil, helikon.UserText("what is 40+2?")))
+		if err != nil || res.FinalOutput != "sum is 42" {
+			b.Fatalf("run: %v, %v", res, err)
+		}
+	}
+	paused := func() { pauseResumeS1(b, ctx, scripts) }
+	var tRun, tPaused time.Duration
+	odd := false
+	for b.Loop() {
+		first, second := run, paused
+		if odd {
+			first, second = paused, run
+		}
+		t0 := time.Now()
+		first()
+		t1 := time.Now()
+		second()
+		t2 := time.Now()
+		if odd {
+			tPaused, tRun = tPaused+t1.Sub(t0), tRun+t2.Sub(t1)
+		} else {
+			tRun, tPaused = tRun+t1.Sub(t0), tPaused+t2.Sub(t1)
+		}
+		odd = !odd
+	}
+	b.ReportMetric(float64(tRun.Nanoseconds())/float64(b.N), "ns-run/op")
+	b.ReportMetric(float64(tPaused.Nanoseconds())/float64(b.N), "ns-pause-resume/op")
+	b.ReportMetric(float64(tPaused)/float64(tRun), "x-run")
+}
