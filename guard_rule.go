@@ -10,8 +10,8 @@ type GuardAction int
 
 // The guard actions. The zero value asks.
 const (
-	// GuardAsk asks the [ApprovalHandler]; with none installed, the call is
-	// denied, the common headless and CI configuration.
+	// GuardAsk asks the [ApprovalHandler]; with none installed, the run
+	// pauses for a human decision ([RunPaused]).
 	GuardAsk GuardAction = iota
 	// GuardDeny refuses the call.
 	GuardDeny

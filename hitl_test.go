@@ -386,3 +386,79 @@ func TestRunPaused_RoundTripsAsAnEvent(t *testing.T) {
 		t.Fatalf("decoded %T %+v", back, back)
 	}
 }
+
+// Replaced arguments pass the deny and guard rules again: a guard's Deny
+// refuses them, a guard's Ask is answered by the decision itself.
+func TestResume_ReplacedArgsPassTheGuardsAgain(t *testing.T) {
+	guards := helikon.WithGuardRules(
+		helikon.GuardRule{Name: "no-secrets", Action: helikon.GuardDeny, Call: func(r helikon.PermissionRequest) bool {
+			return strings.Contains(string(r.Args), "secrets")
+		}},
+		helikon.GuardRule{Name: "ask-logs", Action: helikon.GuardAsk, Call: func(r helikon.PermissionRequest) bool {
+			return strings.Contains(string(r.Args), ".log")
+		}},
+	)
+	tests := []struct {
+		name, path string
+		runs       []string
+		result     string
+	}{
+		{"a guard's deny refuses the new arguments", "secrets.env", nil, "permission denied: guard no-secrets"},
+		{"a guard's ask is answered by the decision", "old.log", []string{"remove old.log"}, "removed old.log"},
+		{"arguments no rule matches run", "c.tmp", []string{"remove c.tmp"}, "removed c.tmp"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l := &ledger{}
+			agent := mustAgent(t, "cleaner", mock.Scripted(mock.ToolCalls(removeCall("c1", "a.tmp")), mock.Text("done")), helikon.WithTools(l.tools()...))
+			st, _ := pauseOnce(t, agent, hitlContext(guards))
+			res, err := resume(t, agent, hitlContext(guards), st,
+				helikon.ApproveWithArgs(st.Pending[0].ID, json.RawMessage(`{"path":"`+tt.path+`"}`)))
+			if err != nil {
+				t.Fatalf("resume: %v", err)
+			}
+			if !slicesEqual(l.all(), tt.runs) || !strings.Contains(resultText(findResult(t, res.Events, "c1")), tt.result) {
+				t.Fatalf("ran %v, result %+v", l.all(), findResult(t, res.Events, "c1"))
+			}
+		})
+	}
+}
+
+// An "always" rule granted on resume also decides the other calls of the
+// same pause it allows.
+func TestResume_AnAlwaysRuleCoversTheOtherCallsItAllows(t *testing.T) {
+	l := &ledger{}
+	m := mock.Scripted(mock.ToolCalls(removeCall("c1", "a.tmp"), removeCall("c2", "b.tmp")), mock.Text("done"))
+	agent := mustAgent(t, "cleaner", m, helikon.WithTools(l.tools()...))
+	st, _ := pauseOnce(t, agent, hitlContext())
+	if len(st.Pending) != 2 {
+		t.Fatalf("pending = %+v", st.Pending)
+	}
+	res, err := resume(t, agent, hitlContext(), st, helikon.Always(st.Pending[0].ID, "remove", helikon.ScopeRun))
+	if err != nil || res.FinalOutput != "done" || len(l.all()) != 2 {
+		t.Fatalf("resume: %v, ran %v", err, l.all())
+	}
+}
+
+// The request a human sees is redacted of secrets; the call, once
+// approved, runs with the real arguments.
+func TestApprovalRequested_ArgsAreRedactedButTheCallGetsThemWhole(t *testing.T) {
+	var got string
+	login := helikon.MustTool("remove", "Delete with a token.", func(_ *helikon.ToolContext, in struct {
+		Path  string `json:"path" jsonschema:"path"`
+		Token string `json:"api_token" jsonschema:"token"`
+	}) (string, error) {
+		got = in.Token
+		return "ok", nil
+	})
+	call := mock.Call{ID: "c1", Name: "remove", Args: `{"path":"a.tmp","api_token":"tok-1234567890abcdef"}`}
+	agent := mustAgent(t, "cleaner", mock.Scripted(mock.ToolCalls(call), mock.Text("done")), helikon.WithTools(login))
+	st, res := pauseOnce(t, agent, hitlContext())
+	shown := string(eventsOf[helikon.ApprovalRequested](res)[0].Args) + string(st.Pending[0].Args)
+	if strings.Contains(shown, "tok-1234567890abcdef") || !strings.Contains(shown, "***") {
+		t.Fatalf("shown to the human: %s", shown)
+	}
+	if _, err := resume(t, agent, hitlContext(), st, helikon.Approve(st.Pending[0].ID)); err != nil || got != "tok-1234567890abcdef" {
+		t.Fatalf("resume: %v, tool got %q", err, got)
+	}
+}

@@ -5,6 +5,9 @@
 // events, appended at every settled turn boundary and at the end; the
 // RunContext's RunConfig.Timeout bounds the whole run. [Runner.Resume]
 // continues a conversation a crash or a cancellation left unanswered.
+// A run that pauses for a human's approval is stored in its session:
+// [Pending] lists the pauses and [Runner.ResumePaused] continues one by run
+// id, from any process, at most once.
 //
 // The smallest use, with a session that outlives the run:
 //
