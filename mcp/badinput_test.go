@@ -12,6 +12,7 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mcp"
+	"github.com/paigasus/helikon/mock"
 	"go.uber.org/goleak"
 )
 
@@ -155,5 +156,63 @@ func TestClient_CloseAbandonsCallsInFlight(t *testing.T) {
 	}
 	if !processGone(cmd.Process.Pid) {
 		t.Fatal("hung server survived Close")
+	}
+}
+
+func TestStdio_GarbledCallResultIsAToolError(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	cmd := fakeServerCmd("garblecall")
+	c, err := mcp.ConnectStdio(context.Background(), cmd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, err = call(context.Background(), toolNamed(t, c, "work"), `{}`)
+	var te *helikon.ToolError
+	if !errors.As(err, &te) || mcp.IsKind(err, mcp.KindService) {
+		t.Fatalf("err = %v, want a ToolError", err)
+	}
+}
+
+func TestRefresh_InvalidListIsAServiceErrorAndKeepsTheCache(t *testing.T) {
+	c, err := mcp.ConnectStdio(context.Background(), fakeServerCmd("badrelist"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	err = c.Refresh(context.Background())
+	if !mcp.IsKind(err, mcp.KindService) || !strings.Contains(err.Error(), "invalid input schema") {
+		t.Fatalf("err = %v, want a service error naming the schema", err)
+	}
+	if out, err := call(context.Background(), toolNamed(t, c, "work"), `{}`); err != nil || string(out.Content) != `"worked"` {
+		t.Fatalf("the previous list was not kept: %s %v", out.Content, err)
+	}
+}
+
+// A server that dies mid-call fails that call, not the agent's run: the
+// model sees the error (with the server's last words) and answers.
+func TestStdio_ServerCrashInAnAgentRunIsReportedToTheModel(t *testing.T) {
+	ctx := context.Background()
+	c, err := mcp.ConnectStdio(ctx, fakeServerCmd("crash"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	model := mock.Scripted(
+		mock.ToolCalls(mock.Call{ID: "c1", Name: "work", Args: `{}`}),
+		mock.Text("The work server crashed; I could not finish."),
+	)
+	agent, err := helikon.NewAgent("worker", model, helikon.WithToolSources(ctx, c))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := helikon.Collect(agent.Run(ctx, helikon.Ephemeral(), helikon.UserText("work")))
+	if err != nil || res.FinalOutput != "The work server crashed; I could not finish." {
+		t.Fatalf("run = %q %v, want it to go on past the crash", res.FinalOutput, err)
+	}
+	last := model.Requests()[1].Messages
+	result := last[len(last)-1].Content[0].(helikon.ToolResultPart)
+	if !result.IsError || !strings.Contains(result.Content[0].(helikon.TextPart).Text, "out of cheese") {
+		t.Fatalf("the model saw %+v, want the crash with the server's stderr", result)
 	}
 }

@@ -224,6 +224,20 @@ func (c *Client) reap() {
 	}
 }
 
+// Refresh fetches the server's tool list now and replaces the cache, as a
+// list_changed notification does (on protocol 2026-07-28 the go-sdk may
+// answer from a list the server declared cacheable and still fresh). It fails with an [*Error] of kind
+// Service, keeping the previous list, when the server does not answer with
+// a usable list.
+func (c *Client) Refresh(ctx context.Context) error {
+	tools, err := c.listTools(ctx)
+	if err != nil {
+		return newError(KindService, c.server, err)
+	}
+	c.install(tools)
+	return nil
+}
+
 // refresher fetches the tool list again after each list_changed, until stop.
 func (c *Client) refresher(ctx context.Context) {
 	defer close(c.done)
@@ -233,14 +247,9 @@ func (c *Client) refresher(ctx context.Context) {
 			return
 		case <-c.refresh:
 		}
-		tools, err := c.listTools(ctx)
-		if err != nil {
-			if ctx.Err() == nil {
-				c.logger.Warn("mcp: tool list refresh failed; keeping the previous list", "server", c.server, "error", err)
-			}
-			continue
+		if err := c.Refresh(ctx); err != nil && ctx.Err() == nil {
+			c.logger.Warn("mcp: tool list refresh failed; keeping the previous list", "error", err)
 		}
-		c.install(tools)
 	}
 }
 

@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -11,6 +12,7 @@ import (
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mcp"
+	"github.com/paigasus/helikon/mock"
 	"go.uber.org/goleak"
 )
 
@@ -177,5 +179,20 @@ func TestListChanged_RefreshesTheCache(t *testing.T) {
 	out, err := call(context.Background(), toolNamed(t, c, "search_tools"), `{"query":"late"}`)
 	if err != nil || !strings.Contains(string(out.Content), `"total_matches":1`) {
 		t.Fatalf("search after refresh: %s %v", out.Content, err)
+	}
+}
+
+func TestToolSources_TwoServersOfferingOneNameFailTheBuild(t *testing.T) {
+	a := connectInMemory(t, goServer(2, 0))
+	b := connectInMemory(t, goServer(1, 0))
+	_, err := helikon.NewAgent("a", mock.Scripted(), helikon.WithToolSources(context.Background(), a, b))
+	var dup *helikon.DuplicateNameError
+	if !errors.As(err, &dup) || dup.Name != "tool-0" || dup.First != 0 || dup.Second != 1 {
+		t.Fatalf("err = %v, want a DuplicateNameError for tool-0", err)
+	}
+	// Prefixes keep them apart.
+	c := connectInMemory(t, goServer(1, 0), mcp.WithToolPrefix("b_"))
+	if _, err := helikon.NewAgent("a", mock.Scripted(), helikon.WithToolSources(context.Background(), a, c)); err != nil {
+		t.Fatal(err)
 	}
 }

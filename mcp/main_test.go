@@ -39,6 +39,8 @@ func fakeServerCmdPath(path string) *exec.Cmd { return exec.Command(path) }
 //	garbage     answers initialize with bytes that are not JSON
 //	badschema   lists a tool whose input schema is not an object schema
 //	crash       exits mid-call, saying why on stderr
+//	garblecall  answers a call with bytes that are not JSON
+//	badrelist   lists a valid tool first, an invalid one on the next list
 //	hang        never answers a call, ignores SIGTERM and stdin's end
 //	grandchild  starts a long-lived child of its own, then serves
 //	agent...    see agentServerMain
@@ -62,6 +64,7 @@ func fakeServer(mode string) int {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<20)
 	out := json.NewEncoder(os.Stdout)
+	lists := 0
 	for in.Scan() {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
@@ -86,9 +89,10 @@ func fakeServer(mode string) int {
 			})
 		case "tools/list":
 			schema := map[string]any{"type": "object"}
-			if mode == "badschema" {
+			if mode == "badschema" || mode == "badrelist" && lists > 0 {
 				schema = map[string]any{"type": "string"}
 			}
+			lists++
 			reply(map[string]any{"tools": []any{map[string]any{"name": "work", "description": "Does work.", "inputSchema": schema}}})
 		case "tools/call":
 			switch mode {
@@ -97,6 +101,9 @@ func fakeServer(mode string) int {
 				return 3
 			case "hang":
 				continue // never answer
+			case "garblecall":
+				fmt.Println(`{"jsonrpc":"2.0","id":`, "garbage")
+				continue
 			}
 			reply(map[string]any{"content": []any{map[string]any{"type": "text", "text": "worked"}}})
 		default:
