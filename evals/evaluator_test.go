@@ -3,11 +3,14 @@ package evals_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/evals"
 	"github.com/paigasus/helikon/mock"
 )
@@ -176,6 +179,45 @@ func TestLLMJudge_GradesOnTheMockModelAndKeepsItsReasoning(t *testing.T) {
 	} {
 		if bad() == nil {
 			t.Error("bad judge config accepted")
+		}
+	}
+}
+
+func TestLLMJudge_PerCaseModelsStayDeterministicUnderConcurrency(t *testing.T) {
+	var lines []string
+	for i := range 12 {
+		lines = append(lines, fmt.Sprintf(`{"id":"c%d","input":"q%d","metadata":{"grade":%d}}`, i, i, i%2))
+	}
+	ds := dataset(t, lines...)
+	judge, err := evals.NewLLMJudge(mock.Scripted(), "fits", 0.5,
+		evals.WithJudgeModelPerCase(func(c *evals.Case) helikon.Model {
+			// Odd cases get a passing grade, even ones a failing grade.
+			return mock.New([]mock.Script{mock.Text(fmt.Sprintf(`{"score": %s, "reasoning": "%s"}`, c.Metadata["grade"], c.ID))},
+				mock.WithDelay(time.Duration(len(c.ID))*100*time.Microsecond))
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	run, err := evals.NewRun(ds,
+		evals.WithAgentFactory(func(*evals.Case) (helikon.Agent, error) {
+			return helikon.NewAgent("a", mock.Scripted(mock.Text("answer")))
+		}),
+		evals.WithEvaluators(judge), evals.WithConcurrency(4))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := run.Execute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range rep.Cases {
+		s, _ := c.Score("llm_judge")
+		want := evals.Failed
+		if i%2 == 1 {
+			want = evals.Passed
+		}
+		if s.Verdict != want || s.Reason != c.Case.ID {
+			t.Errorf("%s: %+v, want %s with its own reasoning", c.Case.ID, s, want)
 		}
 	}
 }

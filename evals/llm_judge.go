@@ -32,6 +32,8 @@ type Judgment struct {
 // structured-output run.
 type LLMJudge struct {
 	agent     *helikon.LLMAgent
+	rubric    string
+	modelFor  func(c *Case) helikon.Model
 	threshold float64
 	rcOpts    []helikon.ContextOption
 }
@@ -45,6 +47,14 @@ func WithJudgeContext(opts ...helikon.ContextOption) JudgeOption {
 	return func(j *LLMJudge) { j.rcOpts = append(j.rcOpts, opts...) }
 }
 
+// WithJudgeModelPerCase grades each case with the model f returns for it
+// instead of the one shared model: a fresh mock per case keeps a scripted
+// judge deterministic under concurrency, as a fresh agent per case does for
+// the agent under test.
+func WithJudgeModelPerCase(f func(c *Case) helikon.Model) JudgeOption {
+	return func(j *LLMJudge) { j.modelFor = f }
+}
+
 // NewLLMJudge returns a judge asking model to grade answers against rubric,
 // passing scores of at least threshold (in [0, 1]).
 func NewLLMJudge(model helikon.Model, rubric string, threshold float64, opts ...JudgeOption) (*LLMJudge, error) {
@@ -56,17 +66,21 @@ func NewLLMJudge(model helikon.Model, rubric string, threshold float64, opts ...
 	case math.IsNaN(threshold) || threshold < 0 || threshold > 1:
 		return nil, fmt.Errorf("evals: llm_judge: threshold %v outside [0, 1]", threshold)
 	}
-	agent, err := helikon.NewAgent("llm_judge", model,
-		helikon.WithInstructions(judgeInstructions+rubric),
-		helikon.WithOutput[Judgment]())
+	agent, err := newJudgeAgent(model, rubric)
 	if err != nil {
 		return nil, fmt.Errorf("evals: llm_judge: %w", err)
 	}
-	j := &LLMJudge{agent: agent, threshold: threshold}
+	j := &LLMJudge{agent: agent, rubric: rubric, threshold: threshold}
 	for _, o := range opts {
 		o(j)
 	}
 	return j, nil
+}
+
+func newJudgeAgent(model helikon.Model, rubric string) (*helikon.LLMAgent, error) {
+	return helikon.NewAgent("llm_judge", model,
+		helikon.WithInstructions(judgeInstructions+rubric),
+		helikon.WithOutput[Judgment]())
 }
 
 // Name returns "llm_judge".
@@ -86,7 +100,18 @@ func (j *LLMJudge) Evaluate(ctx context.Context, c *Case, out *Outcome) (Score, 
 	}
 	b.WriteString("\n\nAssistant's answer:\n")
 	b.WriteString(out.FinalOutput)
-	res, err := helikon.CollectTyped[Judgment](j.agent.Run(ctx, helikon.NewRunContext(j.rcOpts...), helikon.UserText(b.String())))
+	agent := j.agent
+	if j.modelFor != nil {
+		m := j.modelFor(c)
+		if m == nil {
+			return Score{}, fmt.Errorf("llm_judge: no judge model for case %s", c.ID)
+		}
+		var err error
+		if agent, err = newJudgeAgent(m, j.rubric); err != nil {
+			return Score{}, fmt.Errorf("llm_judge: %w", err)
+		}
+	}
+	res, err := helikon.CollectTyped[Judgment](agent.Run(ctx, helikon.NewRunContext(j.rcOpts...), helikon.UserText(b.String())))
 	if err != nil {
 		return Score{}, fmt.Errorf("llm_judge: %w", err)
 	}
