@@ -175,6 +175,9 @@ func (d *decoder) blockDelta(e *event, yield func(helikon.ModelEvent, error) boo
 	dl := &e.Delta
 	switch dl.Type {
 	case "text_delta":
+		if dl.Text == "" {
+			return true
+		}
 		return yield(helikon.TokenDelta{Text: dl.Text}, nil)
 	case "input_json_delta":
 		if dl.PartialJSON == "" {
@@ -288,7 +291,7 @@ func (d *decoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) 
 	if !ok || httpx.CheckIndex(providerName, "content block", idx) != nil {
 		return false, true // the general path reports a bad index
 	}
-	if !jsonscan.Object(v[2], deltaKeys, v) {
+	if !jsonscan.Nested(v[2], deltaKeys, v) {
 		return false, true
 	}
 	var field int

@@ -255,11 +255,11 @@ func (d *chatDecoder) fast(data []byte, yield func(helikon.ModelEvent, error) bo
 		return false, true
 	}
 	choice, only := jsonscan.FirstElem(v[0])
-	if !only || !jsonscan.Object(choice, chatChoiceKeys, v) ||
+	if !only || !jsonscan.Nested(choice, chatChoiceKeys, v) ||
 		string(v[0]) != "0" || !jsonscan.IsNull(v[2]) || jsonscan.IsNull(v[1]) {
 		return false, true
 	}
-	if !jsonscan.Object(v[1], chatDeltaKeys, v) || !(jsonscan.IsNull(v[4]) || string(v[4]) == `""`) {
+	if !jsonscan.Nested(v[1], chatDeltaKeys, v) || !(jsonscan.IsNull(v[4]) || string(v[4]) == `""`) {
 		return false, true
 	}
 	// Exactly one of content, reasoning_content, reasoning and tool_calls.
@@ -296,14 +296,14 @@ func (d *chatDecoder) fast(data []byte, yield func(helikon.ModelEvent, error) bo
 func (d *chatDecoder) fastCall(calls []byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
 	v := d.vals[:]
 	call, only := jsonscan.FirstElem(calls)
-	if !only || !jsonscan.Object(call, chatCallKeys, v) || !jsonscan.IsNull(v[1]) {
+	if !only || !jsonscan.Nested(call, chatCallKeys, v) || !jsonscan.IsNull(v[1]) {
 		return false, true
 	}
 	idx, ok := jsonscan.Int(v[0])
 	if !ok || idx >= len(d.callIDs) || d.callIDs[idx] == "" {
 		return false, true
 	}
-	if !jsonscan.Object(v[2], chatFnKeys, v) || !jsonscan.IsNull(v[0]) {
+	if !jsonscan.Nested(v[2], chatFnKeys, v) || !jsonscan.IsNull(v[0]) {
 		return false, true
 	}
 	if d.buf, ok = jsonscan.AppendString(d.buf[:0], v[1]); !ok {

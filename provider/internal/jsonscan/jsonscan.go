@@ -11,6 +11,8 @@
 package jsonscan
 
 import (
+	"bytes"
+	"encoding/binary"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -25,6 +27,17 @@ import (
 // unescaping). A read that reports true therefore agrees with what
 // encoding/json makes of obj when keys are the fields it decodes into.
 func Object(obj []byte, keys []string, vals [][]byte) bool {
+	return object(obj, keys, vals, skipValue)
+}
+
+// Nested is [Object] for a value that an earlier Object, Nested or
+// [FirstElem] read returned, and so has validated already: it applies the
+// same key rules but skips member values without validating them again.
+func Nested(obj []byte, keys []string, vals [][]byte) bool {
+	return object(obj, keys, vals, skipValidated)
+}
+
+func object(obj []byte, keys []string, vals [][]byte, skip func([]byte, int, int) int) bool {
 	clear(vals[:len(keys)])
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
@@ -48,7 +61,7 @@ func Object(obj []byte, keys []string, vals [][]byte) bool {
 			return false
 		}
 		i = skipSpace(obj, i+1)
-		vEnd := skipValue(obj, i, 1)
+		vEnd := skip(obj, i, 1)
 		if vEnd < 0 || !take(k, obj[i:vEnd], keys, vals) {
 			return false
 		}
@@ -115,7 +128,8 @@ func asciiEqualFold(a []byte, b string) bool {
 }
 
 // FirstElem returns the first element of the JSON array arr and whether the
-// array has exactly one element.
+// array has exactly one element. Like [Nested], it reads a value an earlier
+// validating read returned.
 func FirstElem(arr []byte) (elem []byte, only bool) {
 	i := skipSpace(arr, 0)
 	if i >= len(arr) || arr[i] != '[' {
@@ -125,7 +139,7 @@ func FirstElem(arr []byte) (elem []byte, only bool) {
 	if i >= len(arr) || arr[i] == ']' {
 		return nil, false
 	}
-	end := skipValue(arr, i, 1)
+	end := skipValidated(arr, i, 0)
 	if end < 0 {
 		return nil, false
 	}
@@ -252,30 +266,103 @@ const maxDepth = 256
 
 // skipString returns the index just past the string starting at b[i] ('"'),
 // or -1 when it is not a well-formed JSON string. Invalid UTF-8 is accepted,
-// as encoding/json accepts it.
+// as encoding/json accepts it. Runs without escapes, nearly all of a model
+// stream, are searched with bytes.IndexByte and checked for control
+// characters eight bytes at a time.
 func skipString(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch c := b[j]; {
-		case c == '"':
-			return j + 1
-		case c < 0x20:
+	j := i + 1
+	for {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
 			return -1
-		case c == '\\':
-			if j+1 >= len(b) {
+		}
+		run := b[j : j+k]
+		esc := bytes.IndexByte(run, '\\')
+		if esc < 0 {
+			if hasControl(run) {
 				return -1
 			}
-			switch b[j+1] {
-			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-				j++
-			case 'u':
-				if _, ok := hex4(b, j+2); !ok {
-					return -1
-				}
-				j += 5
-			default:
+			return j + k + 1
+		}
+		if hasControl(run[:esc]) {
+			return -1
+		}
+		j += esc
+		if j+1 >= len(b) {
+			return -1
+		}
+		switch b[j+1] {
+		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+			j += 2
+		case 'u':
+			if _, ok := hex4(b, j+2); !ok {
 				return -1
+			}
+			j += 6
+		default:
+			return -1
+		}
+	}
+}
+
+// hasControl reports whether s holds a byte below 0x20, which a JSON
+// string may not hold unescaped.
+func hasControl(s []byte) bool {
+	const lows, highs = 0x2020202020202020, 0x8080808080808080
+	for len(s) >= 8 {
+		x := binary.LittleEndian.Uint64(s)
+		// A byte below 0x20 borrows when 0x20 is subtracted and has its
+		// high bit clear: the classic SWAR "has a byte less than n" test.
+		if (x-lows)&^x&highs != 0 {
+			return true
+		}
+		s = s[8:]
+	}
+	for _, c := range s {
+		if c < 0x20 {
+			return true
+		}
+	}
+	return false
+}
+
+// skipValidated returns the index just past the value starting at b[i],
+// which a validating read has already accepted: it only matches brackets
+// and quotes.
+func skipValidated(b []byte, i, _ int) int {
+	if i >= len(b) {
+		return -1
+	}
+	depth := 0
+	for j := i; j < len(b); j++ {
+		switch b[j] {
+		case '"':
+			for j++; j < len(b) && b[j] != '"'; j++ {
+				if b[j] == '\\' {
+					j++
+				}
+			}
+			if depth == 0 {
+				return j + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return j // the end of a scalar inside its container
+			}
+			depth--
+			if depth == 0 {
+				return j + 1
+			}
+		case ',', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return j
 			}
 		}
+	}
+	if depth == 0 {
+		return len(b)
 	}
 	return -1
 }

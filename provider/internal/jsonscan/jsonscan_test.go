@@ -104,6 +104,7 @@ func FuzzObject(f *testing.F) {
 	for _, seed := range []string{
 		`{"a":{"b":[1,"x\"y"]},"c":"d"}`, `{"a":1`, `{"a":1}x`, `{"A":1}`, `{"a":1,"a":2}`,
 		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`,
+		`{"a":[{"x":"]"} , 2],"b":[ -1.5e3 ]}`, `{"a":["\"",[]]}`,
 	} {
 		f.Add([]byte(seed))
 	}
@@ -126,7 +127,34 @@ func FuzzObject(f *testing.F) {
 				t.Fatalf("%s of %q: Object read %q, encoding/json %q", keys[i], obj, vals[i], want)
 			}
 		}
+		// Nested and FirstElem, reading what Object validated, agree too.
+		nested := make([][]byte, len(keys))
+		if !Nested(obj, keys, nested) {
+			t.Fatalf("Nested rejected %q, which Object accepted", obj)
+		}
+		for i := range keys {
+			if !bytes.Equal(nested[i], vals[i]) {
+				t.Fatalf("%s of %q: Nested read %q, Object %q", keys[i], obj, nested[i], vals[i])
+			}
+			var arr []json.RawMessage
+			if json.Unmarshal(vals[i], &arr) != nil || len(arr) == 0 {
+				continue
+			}
+			elem, only := FirstElem(vals[i])
+			var first any
+			if json.Unmarshal(elem, &first) != nil || !bytes.Equal(compact(t, elem), compact(t, arr[0])) || only != (len(arr) == 1) {
+				t.Fatalf("FirstElem(%q) = %q %v, encoding/json %q of %d", vals[i], elem, only, arr[0], len(arr))
+			}
+		}
 	})
+}
+
+func compact(t *testing.T, v []byte) []byte {
+	var b bytes.Buffer
+	if err := json.Compact(&b, v); err != nil {
+		t.Fatalf("compact %q: %v", v, err)
+	}
+	return b.Bytes()
 }
 
 // FuzzAppendString pits AppendString against encoding/json.
@@ -147,4 +175,18 @@ func FuzzAppendString(f *testing.F) {
 			t.Fatalf("AppendString(%q) = %q, encoding/json %q", v, s, want)
 		}
 	})
+}
+
+func TestHasControl_FindsEveryControlByteAtEveryPosition(t *testing.T) {
+	for n := range 20 {
+		for pos := range n {
+			for c := range 256 {
+				s := bytes.Repeat([]byte{'a'}, n)
+				s[pos] = byte(c)
+				if got, want := hasControl(s), c < 0x20; got != want {
+					t.Fatalf("hasControl(%q) = %v, want %v", s, got, want)
+				}
+			}
+		}
+	}
 }
