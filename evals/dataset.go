@@ -85,11 +85,25 @@ type datasetConfig struct {
 	maxCases int
 }
 
-// WithMaxLineBytes bounds one line (default [DefaultMaxLineBytes]).
-func WithMaxLineBytes(n int) DatasetOption { return func(c *datasetConfig) { c.maxLine = n } }
+// WithMaxLineBytes bounds one line (default [DefaultMaxLineBytes]; n <= 0
+// keeps the default).
+func WithMaxLineBytes(n int) DatasetOption {
+	return func(c *datasetConfig) {
+		if n > 0 {
+			c.maxLine = n
+		}
+	}
+}
 
-// WithMaxCases bounds the number of cases (default [DefaultMaxCases]).
-func WithMaxCases(n int) DatasetOption { return func(c *datasetConfig) { c.maxCases = n } }
+// WithMaxCases bounds the number of cases (default [DefaultMaxCases]; n <=
+// 0 keeps the default).
+func WithMaxCases(n int) DatasetOption {
+	return func(c *datasetConfig) {
+		if n > 0 {
+			c.maxCases = n
+		}
+	}
+}
 
 // LoadDataset reads the JSONL dataset at path. Each non-blank line is one
 // JSON object with a required "input" string and the optional members

@@ -56,9 +56,10 @@ func TestExactMatch_StringsAndStructuralJSON(t *testing.T) {
 			}
 		})
 	}
-	s, _ := evals.NewExactMatch().Evaluate(ctx, &evals.Case{}, outcome("x"))
-	if s.Verdict != evals.Skipped {
-		t.Errorf("no expected value: %+v, want a skip", s)
+	for _, c := range []*evals.Case{{}, {Expected: json.RawMessage{}}} {
+		if s, err := evals.NewExactMatch().Evaluate(ctx, c, outcome("x")); err != nil || s.Verdict != evals.Skipped {
+			t.Errorf("no expected value: %+v %v, want a skip", s, err)
+		}
 	}
 }
 

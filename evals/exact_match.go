@@ -29,7 +29,7 @@ func (*ExactMatch) Name() string { return "exact_match" }
 
 // Evaluate scores 1 for a match and 0 otherwise.
 func (*ExactMatch) Evaluate(_ context.Context, c *Case, out *Outcome) (Score, error) {
-	if c.Expected == nil {
+	if len(c.Expected) == 0 {
 		return Skip("case has no expected value"), nil
 	}
 	got := strings.TrimSpace(out.FinalOutput)

@@ -59,6 +59,9 @@ func (s *Sink) Path() string { return s.path }
 // after bringing the schema up to date. A run id already recorded fails
 // with [ErrRunRecorded] and writes nothing.
 func (s *Sink) Record(ctx context.Context, rep *evals.Report) error {
+	if rep.RunID == "" {
+		return errors.New("sqlitesink: the report has no run id")
+	}
 	db, err := sqlite.OpenDB(ctx, s.path)
 	if err != nil {
 		return err

@@ -12,6 +12,7 @@ import (
 	_ "modernc.org/sqlite"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/evals"
 	"github.com/paigasus/helikon/evals/internal/evaltest"
 	"github.com/paigasus/helikon/evals/sqlitesink"
 )
@@ -109,5 +110,8 @@ func TestNew_RejectsAnEmptyPathAndReportsAnUnwritableOne(t *testing.T) {
 	}
 	if err := sink.Record(context.Background(), evaltest.Report(t, "r")); err == nil {
 		t.Error("recording into a missing directory succeeded")
+	}
+	if err := sink.Record(context.Background(), &evals.Report{}); err == nil {
+		t.Error("a report without a run id was recorded")
 	}
 }
