@@ -1,0 +1,45 @@
+// Package agentcore hosts an agent on AWS Bedrock AgentCore Runtime: it
+// implements the container contract AgentCore's managed runtime speaks to,
+// so the same [helikon.Agent] that runs in a test deploys as a managed
+// microVM container without hand-written endpoints.
+//
+// The contract (Amazon Bedrock AgentCore Developer Guide, "Understand the
+// AgentCore Runtime service contract", "HTTP protocol contract" and "MCP
+// protocol contract"; and the ping body of the official
+// bedrock-agentcore-sdk-python, runtime/app.py):
+//
+//   - HTTP protocol: the container listens on 0.0.0.0:8080. GET /ping answers
+//     {"status":"Healthy"} or, while an invocation (or work the program
+//     declares with [Server.Busy]) is in flight, {"status":"HealthyBusy"},
+//     always with "time_of_last_update": the Unix second of the last status
+//     change. The platform's idle reaper reads that timestamp: without it a
+//     busy container is reaped at the idle timeout (reported against the
+//     official SDK as issue #471), so it is always sent. POST /invocations
+//     runs the agent; the X-Amzn-Bedrock-AgentCore-Runtime-Session-Id header
+//     (33–256 characters) names the conversation.
+//   - MCP protocol: the container listens on 0.0.0.0:8000 and serves
+//     stateless streamable HTTP at /mcp, accepting the Mcp-Session-Id header
+//     the platform generates. See [MCPHandler].
+//   - Images are linux/arm64.
+//
+// The smallest use:
+//
+//	srv, err := agentcore.New(agent, agentcore.WithSessions(sessions))
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	log.Fatal(srv.ListenAndServe(ctx, "")) // 0.0.0.0:8080
+//
+// An invocation body is {"prompt": "…"} (what InvokeAgentRuntime callers
+// usually send), {"input": "…"}, or {"messages": [...]} (the core's item
+// JSON). A client that accepts text/event-stream gets the run's events as
+// Server-Sent Events (event: the event's type, data: its JSON); any other
+// gets one JSON [Response] when the run ends. A client that walks away
+// cancels the run, and the runner still records what the run produced in
+// the session.
+//
+// Termination is abrupt: AgentCore documents no SIGTERM contract and may
+// stop a microVM at any moment. Nothing this package holds in memory
+// matters; conversation state belongs in a session backend (SQLite on the
+// session storage mount, PostgreSQL, Redis), never in the container.
+package agentcore

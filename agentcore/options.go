@@ -1,0 +1,103 @@
+package agentcore
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/runner"
+)
+
+// SessionProvider maps the invocation's session id to the session its run
+// loads and persists. id is empty when the request carries no session
+// header: return a fresh session that is not kept. It has the method set of
+// the agent server's provider, so a server.SessionProvider plugs in as is.
+type SessionProvider interface {
+	Session(ctx context.Context, id string) (helikon.Session, error)
+}
+
+// SessionFunc adapts a function to a [SessionProvider].
+type SessionFunc func(ctx context.Context, id string) (helikon.Session, error)
+
+// Session calls f.
+func (f SessionFunc) Session(ctx context.Context, id string) (helikon.Session, error) {
+	return f(ctx, id)
+}
+
+// ContextFunc builds an invocation's [helikon.RunContext] from the request
+// and the run's session, which the RunContext must use.
+type ContextFunc func(r *http.Request, session helikon.Session) (*helikon.RunContext, error)
+
+// DefaultContext is the safe default [ContextFunc]: every run starts in
+// [helikon.PermissionPlan], which admits only tools that declare
+// themselves [helikon.ReadOnly], so an invocation can never make the agent
+// write, send or run anything until the operator opts in with opts, which
+// are applied after it:
+//
+//	agentcore.WithContext(agentcore.DefaultContext(
+//		helikon.WithPermissionMode(helikon.PermissionDefault),
+//		helikon.WithApprovalHandler(approver)))
+func DefaultContext(opts ...helikon.ContextOption) ContextFunc {
+	base := append([]helikon.ContextOption{helikon.WithPermissionMode(helikon.PermissionPlan)}, opts...)
+	return func(_ *http.Request, session helikon.Session) (*helikon.RunContext, error) {
+		all := append(base[:len(base):len(base)], helikon.WithSession(session))
+		return helikon.NewRunContext(all...), nil
+	}
+}
+
+// DefaultMaxBodyBytes bounds an invocation's body unless [WithMaxBodyBytes]
+// says otherwise.
+const DefaultMaxBodyBytes = 4 << 20
+
+// Option configures [New].
+type Option func(*config)
+
+type config struct {
+	sessions SessionProvider
+	context  ContextFunc
+	runner   *runner.Runner
+	maxBody  int64
+	logger   *slog.Logger
+}
+
+// WithSessions sets the session provider (default: one in-memory session
+// per session id for the life of the process — fine for a test, lost when
+// AgentCore stops the microVM; use a session backend in production).
+func WithSessions(p SessionProvider) Option { return func(c *config) { c.sessions = p } }
+
+// WithContext sets how each run's RunContext is built (default:
+// [DefaultContext]).
+func WithContext(f ContextFunc) Option { return func(c *config) { c.context = f } }
+
+// WithRunner sets the runner that loads and persists sessions (default:
+// runner.New()).
+func WithRunner(r *runner.Runner) Option { return func(c *config) { c.runner = r } }
+
+// WithMaxBodyBytes bounds an invocation's body; a larger one is answered
+// 413.
+func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBody = n } }
+
+// WithLogger sets the logger (default: slog.Default()).
+func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// memorySessions is the default provider.
+type memorySessions struct {
+	mu       sync.Mutex
+	sessions map[string]*helikon.MemorySession
+}
+
+func (m *memorySessions) Session(_ context.Context, id string) (helikon.Session, error) {
+	if id == "" {
+		return helikon.NewMemorySession(), nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	s := m.sessions[id]
+	if s == nil {
+		s = helikon.NewMemorySession()
+		m.sessions[id] = s
+	}
+	return s, nil
+}
