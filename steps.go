@@ -1,0 +1,136 @@
+package helikon
+
+import "context"
+
+// Steps is an LLM agent's loop taken apart into its side effects, for a
+// runner that drives [Transition] itself: a durable runner that runs every
+// model turn and every tool call as its own retryable unit of work, on
+// whichever process picks it up. Each step goes through the code the
+// in-process loop runs (hooks, permissions, approvals, redaction, guardrail
+// panics caught), so a step-driven run and an in-process run of the same
+// agent behave alike.
+//
+// A Steps is cheap; build one per step with [LLMAgent.Steps]. It opens no
+// agent span and meters no budget: the runner driving it owns the run.
+type Steps struct {
+	d *driver
+}
+
+// Steps returns the side-effect steps of a's loop under rc (nil: an
+// [Ephemeral] context).
+func (a *LLMAgent) Steps(rc *RunContext) *Steps {
+	return &Steps{d: a.newDriver(orEphemeral(rc))}
+}
+
+// TransitionCtx returns the context [Transition] needs for the agent's
+// loop: its tools, settings, turn budget, output type and handoffs. System
+// and Conversation are left for the runner to fill.
+func (s *Steps) TransitionCtx() TransitionCtx { return s.d.tc }
+
+// ParallelToolCalls returns the run's bound on concurrently running tool
+// calls (0: unbounded).
+func (s *Steps) ParallelToolCalls() int { return s.d.cfg.ParallelToolCalls }
+
+// Start checks what the in-process loop checks before its first turn: the
+// permission configuration, the nesting depth, the input guardrails (run to
+// completion, as with [WithBlockingInputGuardrails]) and the OnRunStart
+// hooks. A nil failure means the run may start; inject holds the system
+// messages the hooks asked for on the first model call. A failure is the
+// events the run ends with.
+func (s *Steps) Start(ctx context.Context, input []Item) (inject []string, failure []Event) {
+	d := s.d
+	if d.rc.depth > d.depthLimit {
+		return nil, []Event{RunFailed{Err: agentErrorf(KindMaxAgentDepthExceeded, d.a.name, "depth %d exceeds %d", d.rc.depth, d.depthLimit)}}
+	}
+	if err := d.rc.gov.modeErr; err != nil {
+		return nil, []Event{RunFailed{Err: &AgentError{Kind: KindConfig, Agent: d.a.name, Message: err.Error(), Err: err}}}
+	}
+	if len(d.a.inputGuards) > 0 && !d.checkInput(ctx, input, collectInto(&failure)) {
+		return nil, failure
+	}
+	f := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnRunStart, Agent: d.a.name})
+	if f.denied {
+		return nil, []Event{RunFailed{Err: &AgentError{Kind: KindHook, Agent: d.a.name, Message: f.reason}}}
+	}
+	return f.inject, nil
+}
+
+// RenderSystem renders the agent's instructions into the system items sent
+// ahead of the conversation.
+func (s *Steps) RenderSystem(ctx context.Context) ([]Item, error) {
+	if err := s.d.renderSystem(ctx); err != nil {
+		return nil, err
+	}
+	return s.d.tc.System, nil
+}
+
+// CallModel runs the model turn of turn: the OnTurnStart hooks, then the
+// model on req with inject appended as system messages, streaming the raw
+// deltas to emit (nil: dropped). It returns the settled [ModelResponse], or
+// an [Abort] for a model failure, a cancellation or a hook's denial; inject
+// holds the system messages the OnTurnStart hooks asked for and the model
+// has not seen.
+func (s *Steps) CallModel(ctx context.Context, turn int, req *ModelRequest, inject []string, emit func(Event)) TransitionInput {
+	s.d.injections = inject
+	yield := func(ev Event) bool {
+		if emit != nil {
+			emit(ev)
+		}
+		return true
+	}
+	in, _ := s.d.callModel(ctx, CallingModel{Progress{Turn: turn}}, req, yield)
+	return in
+}
+
+// ToolStep is the settled outcome of one tool call run by [Steps.CallTool].
+type ToolStep struct {
+	Result ToolResult `json:"result"`
+	// Events are the governance events of the call (ApprovalRequested,
+	// PermissionDenied), in the order they happened.
+	Events []Event `json:"-"`
+	// Inject holds the system messages the call's hooks asked for on the
+	// next model call.
+	Inject []string `json:"inject,omitempty"`
+}
+
+// CallTool runs one tool call through the layers the loop runs it through:
+// PreToolUse hooks, the permission pipeline (and the approver), the tool,
+// PostToolUse hooks and redaction. A tool's failure is data in the result.
+func (s *Steps) CallTool(ctx context.Context, call ToolCall) ToolStep {
+	var out callOutcome
+	s.d.runCall(ctx, call, &out)
+	return ToolStep{Result: out.result, Events: out.events, Inject: s.d.injections}
+}
+
+// Hook fires the agent's and the run's hooks for ev and reports whether one
+// denied it (with the reason) and the system messages they asked for. A
+// runner uses it for the lifecycle events it drives itself: OnHandoff,
+// OnSubagentStop and OnRunComplete.
+func (s *Steps) Hook(ctx context.Context, ev *HookEvent) (denied bool, reason string, inject []string) {
+	f := fireHooks(ctx, s.d.rc, s.d.a.hooks, ev)
+	return f.denied, f.reason, f.inject
+}
+
+// Finish runs what the in-process loop runs when the model has answered
+// with output: the output guardrails (handedOff skips them, as the loop
+// does for a run a handoff target finished) and the OnRunComplete hooks.
+// A non-nil failure is the events the run ends with instead of
+// RunCompleted.
+func (s *Steps) Finish(ctx context.Context, output string, handedOff bool) (failure []Event) {
+	d := s.d
+	if !handedOff && len(d.a.outputGuards) > 0 && !d.checkOutput(ctx, output, collectInto(&failure)) {
+		return failure
+	}
+	fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnRunComplete, Agent: d.a.name})
+	return nil
+}
+
+// Handoff returns the handoff of the agent to target, or nil.
+func (s *Steps) Handoff(target string) *Handoff { return s.d.a.handoffIndex[target] }
+
+func collectInto(evs *[]Event) func(Event) bool {
+	return func(ev Event) bool {
+		*evs = append(*evs, ev)
+		return true
+	}
+}

@@ -1,0 +1,333 @@
+package temporal
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/paigasus/helikon"
+)
+
+// The crash-resume worker runs in its own process: the test binary
+// re-executed with these variables set (see TestMain).
+const (
+	workerProcessEnv = "HELIKON_TEMPORAL_WORKER_PROCESS"
+	workerAddrEnv    = "HELIKON_TEMPORAL_WORKER_ADDR"
+	workerQueueEnv   = "HELIKON_TEMPORAL_WORKER_QUEUE"
+	workerCountEnv   = "HELIKON_TEMPORAL_WORKER_COUNT"
+)
+
+// ledger appends one line per side effect to a file shared by every worker
+// process, so executions can be counted across crashes.
+type ledger string
+
+var ledgerMu sync.Mutex
+
+func (l ledger) add(line string) error {
+	ledgerMu.Lock()
+	defer ledgerMu.Unlock()
+	f, err := os.OpenFile(string(l), os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+	if err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(f, line)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+func (l ledger) lines() []string {
+	b, _ := os.ReadFile(string(l))
+	return strings.Split(strings.TrimSpace(string(b)), "\n")
+}
+
+func (l ledger) count(line string) int {
+	n := 0
+	for _, s := range l.lines() {
+		if s == line {
+			n++
+		}
+	}
+	return n
+}
+
+// planModel answers from the conversation alone, as a real model would, so
+// a worker that replaces a crashed one gives the same answers: first it
+// calls record, then slow, then it reports both results. Each call is
+// logged in the ledger.
+type planModel struct{ l ledger }
+
+func (planModel) Capabilities() helikon.ModelCapabilities { return helikon.ModelCapabilities{} }
+
+func (m planModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
+	return func(yield func(helikon.ModelEvent, error) bool) {
+		var run string
+		var results []string
+		for _, it := range req.Messages {
+			switch it.Role {
+			case helikon.RoleUser:
+				run = it.Text()
+			case helikon.RoleTool:
+				for _, p := range it.Content {
+					if r, ok := p.(helikon.ToolResultPart); ok {
+						results = append(results, r.Content[0].(helikon.TextPart).Text)
+					}
+				}
+			}
+		}
+		if err := m.l.add(fmt.Sprintf("model %d %s", len(results)+1, run)); err != nil {
+			yield(nil, err)
+			return
+		}
+		args := fmt.Sprintf(`{"run":%q}`, run)
+		var evs []helikon.ModelEvent
+		switch len(results) {
+		case 0:
+			evs = []helikon.ModelEvent{helikon.ToolCallDelta{CallID: "c1", Name: "record", ArgsDelta: args}}
+		case 1:
+			evs = []helikon.ModelEvent{helikon.ToolCallDelta{CallID: "c2", Name: "slow", ArgsDelta: args}}
+		default:
+			evs = []helikon.ModelEvent{helikon.TokenDelta{Text: "done " + run + ": " + strings.Join(results, " ")}}
+		}
+		evs = append(evs, helikon.Usage{InputTokens: 10, OutputTokens: 5})
+		for _, ev := range evs {
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+}
+
+type runArgs struct {
+	Run string `json:"run"`
+}
+
+// crashAgent is the agent of the crash-resume test. slow's first execution
+// of a run takes long enough for the test to kill its worker.
+func crashAgent(l ledger) (*helikon.LLMAgent, error) {
+	record := helikon.MustTool("record", "Records the run.", func(_ *helikon.ToolContext, in runArgs) (string, error) {
+		return "r-" + in.Run, l.add("record " + in.Run)
+	})
+	slow := helikon.MustTool("slow", "Works slowly.", func(tc *helikon.ToolContext, in runArgs) (string, error) {
+		first := l.count("slow-start "+in.Run) == 0
+		if err := l.add("slow-start " + in.Run); err != nil {
+			return "", err
+		}
+		if first {
+			select {
+			case <-time.After(30 * time.Second):
+			case <-tc.Done():
+				return "", tc.Err()
+			}
+		}
+		return "s-" + in.Run, l.add("slow-done " + in.Run)
+	})
+	return helikon.NewAgent("crash", planModel{l}, helikon.WithTools(record, slow))
+}
+
+// crashWorkerOptions make a killed worker's work come back fast: a step
+// silent for a second is retried, and the workflow's next task does not
+// wait long on the dead worker's sticky queue.
+func crashWorkerOptions() []WorkerOption {
+	return []WorkerOption{
+		WithHeartbeat(500 * time.Millisecond),
+		WithRetryInterval(100 * time.Millisecond),
+		WithWorkerOptions(worker.Options{StickyScheduleToStartTimeout: time.Second}),
+	}
+}
+
+// workerProcessMain is the worker process of the crash-resume test: it
+// serves the queue until it is killed.
+func workerProcessMain() int {
+	// With no sticky cache every workflow task replays the run's history
+	// from the server, the path a replacement worker takes anyway, and no
+	// task waits on a dead worker's sticky queue.
+	worker.SetStickyWorkflowCacheSize(0)
+	c, err := client.Dial(client.Options{HostPort: os.Getenv(workerAddrEnv), Logger: quietLogger()})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer c.Close()
+	ag, err := crashAgent(ledger(os.Getenv(workerCountEnv)))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	w, err := NewWorker(c, os.Getenv(workerQueueEnv), append(crashWorkerOptions(), WithAgents(ag))...)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	if err := w.Start(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println("ready")
+	// Serve until killed, or until the test closes stdin.
+	_, _ = bufio.NewReader(os.Stdin).ReadString('\n')
+	w.Stop()
+	return 0
+}
+
+// workerProcess is a running crash-resume worker.
+type workerProcess struct {
+	cmd  *exec.Cmd
+	done chan error
+}
+
+func startWorkerProcess(t *testing.T, queue string, l ledger) *workerProcess {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), workerProcessEnv+"=1", workerAddrEnv+"="+devAddr, workerQueueEnv+"="+queue, workerCountEnv+"="+string(l))
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = stdin // closed when the process is killed or the test ends
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	p := &workerProcess{cmd: cmd, done: make(chan error, 1)}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil || strings.TrimSpace(line) != "ready" {
+		_ = cmd.Process.Kill()
+		t.Fatalf("worker process did not start: %q %v", line, err)
+	}
+	go func() { p.done <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = stdin.Close()
+		select {
+		case <-p.done:
+		case <-time.After(10 * time.Second):
+			_ = cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	return p
+}
+
+// kill sends SIGKILL and waits for the process to die.
+func (p *workerProcess) kill(t *testing.T) {
+	t.Helper()
+	if err := p.cmd.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := <-p.done
+	p.done <- err // for the cleanup
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+		t.Fatalf("worker did not die of SIGKILL: %v", err)
+	}
+}
+
+// waitFor polls the ledger until it holds line.
+func waitFor(t *testing.T, l ledger, line string) {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for l.count(line) == 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("ledger never recorded %q: %v", line, l.lines())
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// crashRuns is how many runs the crash-resume test kills a worker in;
+// crashLanes is how many chains of worker processes share them, each on
+// its own task queue, so the test waits out several crashes at once.
+const (
+	crashRuns  = 20
+	crashLanes = 4
+)
+
+func TestCrashResume_KilledWorkersRunResumesWithoutRepeatingFinishedCalls(t *testing.T) {
+	c := newClient(t)
+	l := ledger(t.TempDir() + "/ledger")
+	ag, err := crashAgent(l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var passed atomic.Int32
+	start := time.Now()
+	t.Run("lanes", func(t *testing.T) {
+		for lane := range crashLanes {
+			t.Run(fmt.Sprint("lane ", lane), func(t *testing.T) {
+				t.Parallel()
+				queue := fmt.Sprintf("crash-%d", lane)
+				r, err := NewRunner(c, queue)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w := startWorkerProcess(t, queue, l)
+				for i := lane; i < crashRuns; i += crashLanes {
+					run := fmt.Sprintf("run-%02d", i)
+					if crashOnce(t, r, ag, l, run, &w, queue) {
+						passed.Add(1)
+					}
+				}
+			})
+		}
+	})
+	t.Logf("crash-resume: %d of %d runs resumed correctly after their worker was SIGKILLed mid-tool-call (%d kills, %v)",
+		passed.Load(), crashRuns, crashRuns, time.Since(start).Round(time.Millisecond))
+	if passed.Load() != crashRuns {
+		t.Fatalf("%d of %d runs passed", passed.Load(), crashRuns)
+	}
+}
+
+// crashOnce starts run, kills *w once the run's slow call has started,
+// starts a fresh worker in its place, and checks the run's outcome and the
+// ledger.
+func crashOnce(t *testing.T, r *Runner, ag *helikon.LLMAgent, l ledger, run string, w **workerProcess, queue string) bool {
+	t.Helper()
+	type outcome struct {
+		res *helikon.RunResult
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		res, err := r.Run(context.Background(), ag, nil, helikon.UserText(run))
+		done <- outcome{res, err}
+	}()
+	waitFor(t, l, "slow-start "+run)
+	(*w).kill(t)
+	*w = startWorkerProcess(t, queue, l)
+	o := <-done
+	ok := true
+	check := func(cond bool, format string, args ...any) {
+		if !cond {
+			ok = false
+			t.Errorf(run+": "+format, args...)
+		}
+	}
+	check(o.err == nil, "run failed: %v", o.err)
+	if o.res != nil {
+		check(o.res.FinalOutput == "done "+run+`: "r-`+run+`" "s-`+run+`"`, "output %q", o.res.FinalOutput)
+	}
+	// Finished steps ran once; the call the kill interrupted ran again.
+	for _, step := range []string{"model 1 ", "record ", "model 2 ", "slow-done ", "model 3 "} {
+		check(l.count(step+run) == 1, "%sran %d times, want once", step, l.count(step+run))
+	}
+	check(l.count("slow-start "+run) == 2, "slow started %d times, want 2 (killed, then retried)", l.count("slow-start "+run))
+	return ok
+}

@@ -1,0 +1,38 @@
+// Package temporal runs agents durably on Temporal (go.temporal.io/sdk):
+// a run survives the crash of the process running it, and many worker
+// processes on many hosts share the runs of one task queue.
+//
+// A run is a workflow. Its loop is the core's pure [helikon.Transition],
+// driven by a [DurableDriver] exactly as the in-process loop drives it; each
+// side effect is an activity: a model turn (CallModel), a tool call
+// (InvokeTool; the calls of one turn run concurrently, bounded by
+// RunConfig.ParallelToolCalls), and the steps around them (StartRun renders
+// the instructions and runs the input guardrails and OnRunStart hooks;
+// FinishRun the output guardrails and OnRunComplete hooks; Hook the
+// handoff hooks). Temporal records every finished step in the run's
+// history, so a worker that picks up a crashed run replays the history and
+// carries on from the step that was running: finished model turns and tool
+// calls are not repeated.
+//
+// A [Worker] registers the agents it runs, by name, with their model, tools
+// and settings, and the [WorkerPosture] that governs every tool call it
+// runs. A [Runner] is the client side: a [helikon.Runner] that starts a run
+// on a task queue and streams its events. The caller's RunContext does not
+// cross to the worker; an explicit seed ([WithSeed]) does, and the worker's
+// [ContextFactory] turns it into the run's user value.
+//
+// The smallest use, with a worker and a client in one program:
+//
+//	c, err := client.Dial(client.Options{HostPort: "127.0.0.1:7233"})
+//	if err != nil { … }
+//	w, err := temporal.NewWorker(c, "agents", temporal.WithAgents(agent))
+//	if err != nil { … }
+//	if err := w.Start(); err != nil { … }
+//	defer w.Stop()
+//	r, err := temporal.NewRunner(c, "agents")
+//	if err != nil { … }
+//	res, err := r.Run(ctx, agent, nil, helikon.UserText("hello"))
+//
+// See docs/durable.md for the durability contract, the worker posture,
+// idempotency and the payload budget.
+package temporal

@@ -1,0 +1,155 @@
+package temporal
+
+import (
+	"github.com/paigasus/helikon"
+)
+
+// StepKind names the side effect a [DurableDriver] asks its host to run.
+type StepKind int
+
+// The step kinds.
+const (
+	// StepCallModel: call the model with Step.Request for Step.Turn,
+	// appending Step.Inject as system messages; feed back the
+	// [helikon.ModelResponse] or an [helikon.Abort].
+	StepCallModel StepKind = iota
+	// StepRunTools: run Step.Calls, at most Step.Parallel at a time (0:
+	// all at once); feed back their outcomes with [DurableDriver.ToolsDone].
+	StepRunTools
+	// StepHandoff: run the agent named Step.Target on
+	// [DurableDriver.Conversation]; feed back a [helikon.HandoffReturned].
+	StepHandoff
+	// StepFinish: the run has ended in Step.Final, a [helikon.Done] or a
+	// [helikon.Failed]. A Done still passes the output guardrails and the
+	// OnRunComplete hooks before it becomes RunCompleted.
+	StepFinish
+)
+
+// Step is what a [DurableDriver] asks for next, after the events the last
+// transition produced.
+type Step struct {
+	Kind StepKind
+	// Events are the transition's events, to emit before the step runs.
+	Events   []helikon.Event
+	Turn     int
+	Request  *helikon.ModelRequest
+	Inject   []string
+	Calls    []helikon.ToolCall
+	Parallel int
+	Target   string
+	Final    helikon.LoopState
+}
+
+// DurableDriver drives the core's pure [helikon.Transition] exactly as the
+// in-process loop does, but returns each side effect as a [Step] value
+// instead of running it. It has no I/O and no Temporal import, so a host
+// can run each step wherever it likes (a Temporal activity, a queue
+// consumer, a test) and the loop's logic stays in one place.
+//
+// A DurableDriver is not safe for concurrent use; a workflow owns one.
+type DurableDriver struct {
+	tc       helikon.TransitionCtx
+	state    helikon.LoopState
+	parallel int
+	// inject holds hook-injected system messages due on the next model
+	// call.
+	inject []string
+}
+
+// NewDurableDriver returns a driver for a run whose transition context is
+// tc (see [helikon.Steps.TransitionCtx]; System set by the host) and whose
+// tool rounds run at most parallel calls at a time (0: unbounded).
+func NewDurableDriver(tc helikon.TransitionCtx, parallel int) *DurableDriver {
+	return &DurableDriver{tc: tc, parallel: parallel}
+}
+
+// Start begins the run over input. inject holds the system messages the
+// OnRunStart hooks asked for.
+func (d *DurableDriver) Start(input []helikon.Item, inject []string) Step {
+	d.tc.Conversation = append([]helikon.Item(nil), input...)
+	d.inject = inject
+	return d.Feed(helikon.Start{})
+}
+
+// Resume continues a run from a checkpoint the driver produced (see
+// [DurableDriver.Checkpoint]): the step the checkpoint's state calls for,
+// with no events.
+func (d *DurableDriver) Resume(cp *helikon.Checkpoint) Step {
+	d.state = cp.State
+	d.tc.Conversation = append([]helikon.Item(nil), cp.Conversation...)
+	d.inject = cp.Injections
+	return d.step(nil, helikon.ActionFor(cp.State, &d.tc, nil))
+}
+
+// Feed applies one input (a [helikon.ModelResponse], [helikon.ToolResults],
+// [helikon.HandoffReturned] or [helikon.Abort]) and returns the next step.
+func (d *DurableDriver) Feed(in helikon.TransitionInput) Step {
+	out := helikon.Transition(d.state, in, &d.tc)
+	d.tc.Conversation = append(d.tc.Conversation, out.Appends...)
+	d.state = out.Next
+	return d.step(out.Events, out.Action)
+}
+
+// ToolsDone feeds the outcomes of a StepRunTools round, in call order:
+// each call's governance events come first, in call order, as the
+// in-process loop emits them, then the transition's.
+func (d *DurableDriver) ToolsDone(outcomes []helikon.ToolStep) Step {
+	var gov []helikon.Event
+	results := make([]helikon.ToolResult, len(outcomes))
+	for i, o := range outcomes {
+		gov = append(gov, o.Events...)
+		d.inject = append(d.inject, o.Inject...)
+		results[i] = o.Result
+	}
+	st := d.Feed(helikon.ToolResults{Results: results})
+	if len(gov) > 0 {
+		st.Events = append(gov, st.Events...)
+	}
+	return st
+}
+
+func (d *DurableDriver) step(events []helikon.Event, act helikon.NextAction) Step {
+	st := Step{Events: events}
+	switch act.Kind {
+	case helikon.ActCallModel:
+		st.Kind = StepCallModel
+		st.Turn = turnOf(d.state)
+		st.Request = act.Request
+		st.Inject, d.inject = d.inject, nil
+	case helikon.ActExecuteTools:
+		st.Kind = StepRunTools
+		st.Calls = act.Calls
+		st.Parallel = d.parallel
+	case helikon.ActHandoff:
+		st.Kind = StepHandoff
+		st.Target = act.Target
+	default:
+		st.Kind = StepFinish
+		st.Final = d.state
+	}
+	return st
+}
+
+// Conversation returns the transcript so far (input included, system
+// excluded). The caller must not modify it.
+func (d *DurableDriver) Conversation() []helikon.Item { return d.tc.Conversation }
+
+// State returns the loop's current state.
+func (d *DurableDriver) State() helikon.LoopState { return d.state }
+
+// Checkpoint returns the run frozen at the current transition boundary.
+func (d *DurableDriver) Checkpoint() *helikon.Checkpoint {
+	return &helikon.Checkpoint{Agent: d.tc.Agent, State: d.state, Conversation: d.tc.Conversation, Injections: d.inject}
+}
+
+func turnOf(s helikon.LoopState) int {
+	switch s := s.(type) {
+	case helikon.CallingModel:
+		return s.Turn
+	case helikon.Finalizing:
+		return s.Turn
+	case helikon.RepairingOutput:
+		return s.Turn
+	}
+	return 0
+}

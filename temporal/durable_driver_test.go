@@ -1,0 +1,263 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
+)
+
+// localHost runs a durable run's steps in process, through the same
+// activity code a worker serves, without Temporal: the reference the
+// driver is held to.
+type localHost struct {
+	ctx    context.Context
+	acts   *activities
+	seed   json.RawMessage
+	events []helikon.Event
+}
+
+func newLocalHost(t *testing.T, cfg workerConfig) *localHost {
+	t.Helper()
+	reg, err := newRegistry(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &localHost{ctx: context.Background(), acts: &activities{reg: reg}}
+}
+
+func (h *localHost) in(a agentRef) stepIn { return stepIn{Agent: a, Seed: h.seed} }
+
+func (h *localHost) plan(a agentRef) (helikon.TransitionCtx, int, error) { return h.acts.reg.plan(a) }
+
+func (h *localHost) start(a agentRef, input []helikon.Item) ([]helikon.Item, []string, []helikon.Event) {
+	out, err := h.acts.StartRun(h.ctx, startIn{stepIn: h.in(a), Input: input})
+	if err != nil {
+		return nil, nil, []helikon.Event{helikon.RunFailed{Err: err}}
+	}
+	return out.System, out.Inject, out.Failure
+}
+
+func (h *localHost) callModel(a agentRef, turn int, req *helikon.ModelRequest, inject []string) helikon.TransitionInput {
+	out, err := h.acts.CallModel(h.ctx, modelIn{stepIn: h.in(a), Turn: turn, Request: req, Inject: inject})
+	if err != nil {
+		return helikon.Abort{Err: err}
+	}
+	return out.input()
+}
+
+func (h *localHost) runTools(a agentRef, calls []helikon.ToolCall, _ int) []helikon.ToolStep {
+	out := make([]helikon.ToolStep, len(calls))
+	for i, c := range calls {
+		r, err := h.acts.InvokeTool(h.ctx, toolIn{stepIn: h.in(a), Call: c})
+		if err != nil {
+			r.Result = helikon.ToolResult{CallID: c.CallID, Name: c.Name, IsError: true, Content: []helikon.ContentPart{helikon.TextPart{Text: err.Error()}}}
+		}
+		out[i] = helikon.ToolStep{Result: r.Result, Events: r.Events, Inject: r.Inject}
+	}
+	return out
+}
+
+func (h *localHost) hook(a agentRef, ev *helikon.HookEvent) (bool, string) {
+	out, err := h.acts.Hook(h.ctx, hookIn{stepIn: h.in(a), Event: *ev})
+	if err != nil {
+		return true, err.Error()
+	}
+	return out.Denied, out.Reason
+}
+
+func (h *localHost) filter(a agentRef, target string, conv []helikon.Item) []helikon.Item {
+	return h.acts.reg.filter(a, target, conv)
+}
+
+func (h *localHost) finish(a agentRef, output string, handedOff bool) []helikon.Event {
+	out, err := h.acts.FinishRun(h.ctx, finishIn{stepIn: h.in(a), Output: output, HandedOff: handedOff})
+	if err != nil {
+		return []helikon.Event{helikon.RunFailed{Err: err}}
+	}
+	return out.Failure
+}
+
+func (h *localHost) emit(ev helikon.Event) { h.events = append(h.events, ev) }
+
+type addArgs struct {
+	A int `json:"a"`
+	B int `json:"b"`
+}
+
+var addTool = helikon.MustTool("add", "Add two integers.", func(_ *helikon.ToolContext, in addArgs) (int, error) {
+	return in.A + in.B, nil
+})
+
+var leakTool = helikon.MustTool("leak", "Returns a secret.", func(_ *helikon.ToolContext, _ struct{}) (string, error) {
+	return "the key is API_KEY=sk-live-0123456789abcdefghijklmnop, the vault says tenant-secret-value-42", nil
+})
+
+type verdict struct {
+	Label string `json:"label"`
+}
+
+// injectHook asks for a system message before every tool call.
+type injectHook struct{}
+
+func (injectHook) OnEvent(_ context.Context, _ *helikon.RunContext, ev *helikon.HookEvent) helikon.HookDecision {
+	if ev.Kind == helikon.PreToolUse {
+		return helikon.HookDecision{Action: helikon.HookInjectSystemMessage, Message: "remember: " + ev.Tool}
+	}
+	return helikon.HookDecision{}
+}
+
+// scenario is one run, built fresh for each side so both get the same
+// scripted model from its first script.
+type scenario struct {
+	name  string
+	build func(t *testing.T) (*helikon.LLMAgent, WorkerPosture)
+}
+
+func mustAgent(t *testing.T, name string, m helikon.Model, opts ...helikon.AgentOption) *helikon.LLMAgent {
+	t.Helper()
+	a, err := helikon.NewAgent(name, m, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// scenarios mirror the core's transition table: a plain answer, tool
+// rounds (one parallel), a structured answer that needs its repair turn, a
+// schema miss twice, the turn budget, a model failure, a handoff, a denied
+// call, hook injections and redaction.
+func scenarios() []scenario {
+	return []scenario{
+		{"plain answer", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
+			return mustAgent(t, "a", mock.Scripted(mock.Deltas("hel", "lo")), helikon.WithInstructions("be brief")), WorkerPosture{}
+		}},
+		{"tool rounds, one parallel", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
+			return mustAgent(t, "calc", mock.Scripted(
+				mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":1,"b":2}`}),
+				mock.ToolCalls(mock.Call{ID: "c2", Name: "add", Args: `{"a":3,"b":4}`}, mock.Call{ID: "c3", Name: "add", Args: `{"a":5,"b":6}`}),
+				mock.Deltas("the ", "sums ", "are ", "3, 7, 11"),
+			), helikon.WithTools(addTool)), WorkerPosture{}
+		}},
+		{"structured output repaired", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
+			return mustAgent(t, "judge", mock.Scripted(
+				mock.Text(`{"label": 3}`),
+				mock.Text(`{"label": "ok"}`),
+			), helikon.WithOutput[verdict]()), WorkerPosture{}
+		}},
+		{"invalid arguments twice", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
+			return mustAgent(t, "calc", mock.Scripted(
+				mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":"x"}`}),
+				mock.ToolCalls(mock.Call{ID: "c2", Name: "add", Args: `{"a":"y"}`}),
+			), helikon.WithTools(addTool)), WorkerPosture{}
+		}},
+		{"turn budget", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
+			return mustAgent(t, "calc", mock.Scripted(
+				mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":1,"b":2}`}),
+				mock.ToolCalls(mock.Call{ID: "c2", Name: "add", Args: `{"a":1,"b":2}`}),
+			), helikon.WithTools(addTool), helikon.WithRunConfig(helikon.RunConfig{MaxTurns: 2})), WorkerPosture{}
+		}},
+		{"model failure", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
+			return mustAgent(t, "a", mock.Scripted(mock.Fail(errors.New("provider down")))), WorkerPosture{}
+		}},
+		{"handoff", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
+			b := mustAgent(t, "billing", mock.Scripted(mock.Text("refund issued")))
+			return mustAgent(t, "triage", mock.Scripted(
+				mock.ToolCalls(mock.Call{ID: "h1", Name: "transfer_to_billing", Args: `{}`}),
+			), helikon.WithHandoffs(helikon.HandoffTo(b))), WorkerPosture{}
+		}},
+		{"denied call, hook injection, redaction", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
+			return mustAgent(t, "ops", mock.Scripted(
+				mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":1,"b":2}`}, mock.Call{ID: "c2", Name: "leak", Args: `{}`}),
+				mock.Text("done"),
+			), helikon.WithTools(addTool, leakTool), helikon.WithHooks(injectHook{})), WorkerPosture{Deny: []helikon.DenyRule{helikon.DenyTool("add")}}
+		}},
+	}
+}
+
+func encodeAll(t *testing.T, evs []helikon.Event) []string {
+	t.Helper()
+	out := make([]string, len(evs))
+	for i, e := range evs {
+		b, err := json.Marshal(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = string(b)
+	}
+	return out
+}
+
+func TestDurableDriver_YieldsTheInProcessLoopsEvents(t *testing.T) {
+	for _, sc := range scenarios() {
+		t.Run(sc.name, func(t *testing.T) {
+			ref, posture := sc.build(t)
+			want, _ := helikon.Collect(ref.Run(context.Background(), helikon.NewRunContext(posture.options()...), helikon.UserText("go")))
+
+			ag, posture := sc.build(t)
+			h := newLocalHost(t, workerConfig{agents: []*helikon.LLMAgent{ag}, posture: posture})
+			runLoop(h, agentRef{Name: ag.Name()}, helikon.UserText("go"), false)
+
+			// The durable run streams settled items only: the model's raw
+			// deltas stay inside its step.
+			got, w := encodeAll(t, h.events), encodeAll(t, settled(want.Events))
+			if strings.Join(got, "\n") != strings.Join(w, "\n") {
+				t.Fatalf("durable events differ from the in-process loop's\n got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(w, "\n"))
+			}
+		})
+	}
+}
+
+// settled drops the raw model deltas from a stream.
+func settled(evs []helikon.Event) []helikon.Event {
+	var out []helikon.Event
+	for _, ev := range evs {
+		switch ev.(type) {
+		case helikon.TokenDelta, helikon.ReasoningDelta, helikon.ToolCallDelta:
+			continue
+		}
+		out = append(out, ev)
+	}
+	return out
+}
+
+func TestDurableDriver_ResumeFromItsCheckpointFinishesTheRun(t *testing.T) {
+	tc := helikon.TransitionCtx{Agent: "a", MaxTurns: 4, Tools: []helikon.ToolDef{{Name: "add"}}}
+	call := helikon.ToolCall{CallID: "c1", Name: "add", Args: json.RawMessage(`{}`)}
+	msg := helikon.Item{Role: helikon.RoleAssistant, Content: []helikon.ContentPart{helikon.ToolUsePart{CallID: "c1", Name: "add", Args: call.Args}}}
+
+	d := NewDurableDriver(tc, 0)
+	st := d.Start(helikon.UserText("go"), []string{"hook says hi"})
+	if st.Kind != StepCallModel || len(st.Inject) != 1 {
+		t.Fatalf("first step %+v", st)
+	}
+	st = d.Feed(helikon.ModelResponse{Message: msg, Calls: []helikon.ToolCall{call}})
+	if st.Kind != StepRunTools || st.Parallel != 0 {
+		t.Fatalf("second step %+v", st)
+	}
+	b, err := json.Marshal(d.Checkpoint())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cp helikon.Checkpoint
+	if err := json.Unmarshal(b, &cp); err != nil {
+		t.Fatal(err)
+	}
+	d2 := NewDurableDriver(tc, 0)
+	st = d2.Resume(&cp)
+	if st.Kind != StepRunTools || len(st.Calls) != 1 || st.Calls[0].CallID != "c1" || len(st.Events) != 0 {
+		t.Fatalf("resumed step %+v", st)
+	}
+	st = d2.ToolsDone([]helikon.ToolStep{{Result: helikon.ToolResult{CallID: "c1", Name: "add", Content: []helikon.ContentPart{helikon.TextPart{Text: "3"}}}, Inject: []string{"after add"}}})
+	if st.Kind != StepCallModel || st.Turn != 2 || len(st.Inject) != 1 || st.Inject[0] != "after add" {
+		t.Fatalf("after tools %+v", st)
+	}
+	st = d2.Feed(helikon.ModelResponse{Message: helikon.Item{Role: helikon.RoleAssistant, Content: []helikon.ContentPart{helikon.TextPart{Text: "3"}}}})
+	if done, ok := st.Final.(helikon.Done); st.Kind != StepFinish || !ok || done.Output != "3" {
+		t.Fatalf("final step %+v", st)
+	}
+}

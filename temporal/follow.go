@@ -1,0 +1,137 @@
+package temporal
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/paigasus/helikon"
+)
+
+// follower reads a run's events from its workflow with the events query,
+// until the run's terminal event.
+type follower struct {
+	c     client.Client
+	wr    client.WorkflowRun
+	agent string
+	yield func(helikon.Event) bool
+	// next is the offset of the first event not read yet.
+	next     int
+	terminal bool
+}
+
+type closed struct {
+	out runOutput
+	err error
+}
+
+// run follows the run. live polls while the workflow runs; otherwise the
+// events are read once the workflow has closed.
+func (f *follower) run(ctx context.Context, live bool) {
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	gctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	done := make(chan closed, 1)
+	wg.Go(func() {
+		var c closed
+		c.err = f.wr.Get(gctx, &c.out)
+		done <- c
+	})
+	var res *closed
+	poll := minPoll
+	for {
+		if live || res != nil {
+			n, ok, err := f.fetch(ctx)
+			if !ok {
+				return
+			}
+			if err != nil {
+				if ctx.Err() == nil {
+					f.yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindOther, Agent: f.agent, Message: "read the run's events: " + err.Error(), Err: err}})
+					return
+				}
+			} else if n > 0 {
+				poll = minPoll
+			} else {
+				poll = min(2*poll, maxPoll)
+			}
+		}
+		if f.terminal {
+			return
+		}
+		if res != nil {
+			f.yield(helikon.RunFailed{Err: closedError(res, f.agent), Usage: res.out.Usage})
+			return
+		}
+		var tick <-chan time.Time
+		var t *time.Timer
+		if live {
+			t = time.NewTimer(poll)
+			tick = t.C
+		}
+		select {
+		case c := <-done:
+			res = &c
+		case <-tick:
+		case <-ctx.Done():
+			f.yield(helikon.RunFailed{Err: &helikon.AgentError{
+				Kind: helikon.KindCancelled, Agent: f.agent,
+				Message: fmt.Sprintf("stopped following; the run goes on durably as workflow %s", f.wr.GetID()),
+				Err:     ctx.Err(),
+			}})
+			return
+		}
+		if t != nil {
+			t.Stop()
+		}
+	}
+}
+
+// fetch reads the events after f.next and yields them. ok is false when
+// the consumer stopped.
+func (f *follower) fetch(ctx context.Context) (n int, ok bool, err error) {
+	v, err := f.c.QueryWorkflow(ctx, f.wr.GetID(), f.wr.GetRunID(), EventsQuery, f.next)
+	if err != nil {
+		return 0, true, err
+	}
+	var p eventPage
+	if err := v.Get(&p); err != nil {
+		return 0, true, err
+	}
+	for _, ev := range p.Events {
+		switch ev.(type) {
+		case helikon.RunCompleted, helikon.RunFailed:
+			f.terminal = true
+		}
+		if !f.yield(ev) {
+			return 0, false, nil
+		}
+	}
+	f.next = p.Next
+	return len(p.Events), true, nil
+}
+
+// closedError describes a workflow that closed without a terminal event:
+// it timed out, was terminated or failed.
+func closedError(c *closed, agent string) error {
+	if c.err == nil {
+		if c.out.Err != nil {
+			return c.out.Err
+		}
+		return &helikon.AgentError{Kind: helikon.KindOther, Agent: agent, Message: "the run's workflow closed without a terminal event"}
+	}
+	var te *temporal.TimeoutError
+	var ce *temporal.CanceledError
+	kind := helikon.KindOther
+	switch {
+	case errors.As(c.err, &te), errors.As(c.err, &ce):
+		kind = helikon.KindCancelled
+	}
+	return &helikon.AgentError{Kind: kind, Agent: agent, Message: "the run's workflow: " + c.err.Error(), Err: c.err}
+}

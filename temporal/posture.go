@@ -1,0 +1,69 @@
+package temporal
+
+import (
+	"github.com/paigasus/helikon"
+)
+
+// WorkerPosture is the governance a [Worker] applies to every tool call it
+// runs. It is authoritative: the caller's RunContext never crosses to the
+// worker (it is not serialisable, and a caller must not be able to loosen
+// the worker's rules), so these settings, and only these, decide what a
+// durable run's tools may do. The zero value is the core's defaults:
+// PermissionDefault with no policy (permissive), the built-in destructive
+// guards on, output redaction on.
+type WorkerPosture struct {
+	// Mode is the permission mode of every run.
+	Mode helikon.PermissionMode
+	// Deny, Allow and Guards are the rule lists ([helikon.WithDenyRules],
+	// [helikon.WithAllowRules], [helikon.WithGuardRules]).
+	Deny   []helikon.DenyRule
+	Allow  []helikon.AllowRule
+	Guards []helikon.GuardRule
+	// Policy decides calls no rule settles; Approver answers the calls it
+	// puts to a human. Both run on the worker, inside the tool's activity.
+	Policy   helikon.PermissionPolicy
+	Approver helikon.ApprovalHandler
+	// WithoutDestructiveGuards turns the built-in destructive guards off.
+	WithoutDestructiveGuards bool
+	// WithoutRedaction turns secret redaction of tool outputs off. With it
+	// on (the default), a tool's output is redacted before it is recorded
+	// in Temporal's history, exactly as before it reaches the model.
+	WithoutRedaction bool
+	// ExtraSecrets are values redacted wherever they appear.
+	ExtraSecrets []string
+	// Hooks are run-level hooks; they fire inside the activities.
+	Hooks *helikon.HookRegistry
+}
+
+// options returns the RunContext options that carry the posture.
+func (p WorkerPosture) options() []helikon.ContextOption {
+	opts := []helikon.ContextOption{helikon.WithPermissionMode(p.Mode)}
+	if len(p.Deny) > 0 {
+		opts = append(opts, helikon.WithDenyRules(p.Deny...))
+	}
+	if len(p.Allow) > 0 {
+		opts = append(opts, helikon.WithAllowRules(p.Allow...))
+	}
+	if len(p.Guards) > 0 {
+		opts = append(opts, helikon.WithGuardRules(p.Guards...))
+	}
+	if p.Policy != nil {
+		opts = append(opts, helikon.WithPermissionPolicy(p.Policy))
+	}
+	if p.Approver != nil {
+		opts = append(opts, helikon.WithApprovalHandler(p.Approver))
+	}
+	if p.WithoutDestructiveGuards {
+		opts = append(opts, helikon.WithoutDefaultGuards())
+	}
+	if p.WithoutRedaction {
+		opts = append(opts, helikon.WithoutOutputRedaction())
+	}
+	if len(p.ExtraSecrets) > 0 {
+		opts = append(opts, helikon.WithExtraSecrets(p.ExtraSecrets...))
+	}
+	if p.Hooks != nil {
+		opts = append(opts, helikon.WithHookRegistry(p.Hooks))
+	}
+	return opts
+}

@@ -1,0 +1,202 @@
+package temporal
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/paigasus/helikon"
+)
+
+// Polling bounds of a streamed run's events query.
+const (
+	minPoll = 5 * time.Millisecond
+	maxPoll = 200 * time.Millisecond
+)
+
+// DefaultPersistTimeout bounds the session append after a run.
+const DefaultPersistTimeout = 10 * time.Second
+
+// Runner is the client side of durable runs: a [helikon.Runner] that starts
+// each run as a workflow on a task queue and follows it to the end. The
+// agent passed to Run only names the agent; a [Worker] on the queue must
+// have registered an agent of that name, and that agent (its model, tools,
+// settings and the worker's posture) is what runs.
+//
+// What crosses to the worker is the conversation (the session's history
+// followed by the input) and the run's seed ([WithSeed]); the caller's
+// RunContext does not. The run's Session is loaded before the run and
+// appended to once, from this side, when the run ends.
+type Runner struct {
+	c              client.Client
+	taskQueue      string
+	seed           func(rc *helikon.RunContext) (any, error)
+	workflowID     func(agent string) string
+	runTimeout     time.Duration
+	persistTimeout time.Duration
+	logger         *slog.Logger
+}
+
+var _ helikon.Runner = (*Runner)(nil)
+
+// RunnerOption configures a [Runner].
+type RunnerOption func(*Runner)
+
+// WithSeed derives each run's seed from the caller's RunContext: an
+// explicit, JSON-serialisable value (a tenant id, a user's claims) that the
+// worker's [ContextFactory] turns into the run's user value. It is request
+// data, never posture: the worker's [WorkerPosture] governs the run.
+func WithSeed(f func(rc *helikon.RunContext) (any, error)) RunnerOption {
+	return func(r *Runner) { r.seed = f }
+}
+
+// WithWorkflowID sets how a run's workflow id is chosen (default: a fresh
+// run id, "helikon-run-<uuid>"). An id makes starting idempotent: starting
+// a run whose id is running attaches to that run, and starting one whose
+// run completed returns that run's outcome without running it again (the
+// reuse policy is AllowDuplicateFailedOnly), while an id whose run failed,
+// was cancelled or timed out runs anew.
+func WithWorkflowID(f func(agent string) string) RunnerOption {
+	return func(r *Runner) { r.workflowID = f }
+}
+
+// WithRunTimeout bounds each run's workflow (0: unbounded). A RunContext's
+// RunConfig.Timeout, when set, wins.
+func WithRunTimeout(d time.Duration) RunnerOption {
+	return func(r *Runner) { r.runTimeout = d }
+}
+
+// WithRunnerLogger sets where a failed session append is logged (default
+// slog.Default()).
+func WithRunnerLogger(l *slog.Logger) RunnerOption {
+	return func(r *Runner) { r.logger = l }
+}
+
+// NewRunner returns a runner that starts runs on taskQueue through c.
+func NewRunner(c client.Client, taskQueue string, opts ...RunnerOption) (*Runner, error) {
+	if c == nil {
+		return nil, errors.New("temporal: runner: client is required")
+	}
+	if taskQueue == "" {
+		return nil, errors.New("temporal: runner: task queue is required")
+	}
+	r := &Runner{c: c, taskQueue: taskQueue, persistTimeout: DefaultPersistTimeout}
+	for _, o := range opts {
+		o(r)
+	}
+	return r, nil
+}
+
+// Run runs agent durably to completion; see [Runner.RunStreamed].
+func (r *Runner) Run(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item) (*helikon.RunResult, error) {
+	return helikon.Collect(r.stream(ctx, agent, rc, input, false))
+}
+
+// RunStreamed starts agent's run as a workflow and streams its events as
+// the workflow records them: settled items, not the model's raw deltas,
+// which stay on the worker. If ctx ends first, the stream ends with a
+// Cancelled failure but the run goes on durably; cancel it with
+// [Runner.Cancel].
+func (r *Runner) RunStreamed(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
+	return r.stream(ctx, agent, rc, input, true)
+}
+
+// Cancel asks the run with workflowID to stop; it ends with a Cancelled
+// failure once its current step returns.
+func (r *Runner) Cancel(ctx context.Context, workflowID string) error {
+	return r.c.CancelWorkflow(ctx, workflowID, "")
+}
+
+func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, live bool) iter.Seq[helikon.Event] {
+	return func(yield func(helikon.Event) bool) {
+		if agent == nil {
+			yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindConfig, Message: "temporal: runner: agent is required"}})
+			return
+		}
+		if rc == nil {
+			rc = helikon.Ephemeral()
+		}
+		wr, err := r.start(ctx, agent.Name(), rc, input)
+		if err != nil {
+			yield(helikon.RunFailed{Err: err})
+			return
+		}
+		rec := helikon.NewSessionRecorder(input)
+		f := follower{c: r.c, wr: wr, agent: agent.Name(), yield: func(ev helikon.Event) bool {
+			rec.Observe(ev)
+			return yield(ev)
+		}}
+		f.run(ctx, live)
+		r.persist(ctx, rc.Session(), agent.Name(), rec.Drain())
+	}
+}
+
+// start loads the session's history and starts the run's workflow.
+func (r *Runner) start(ctx context.Context, agent string, rc *helikon.RunContext, input []helikon.Item) (client.WorkflowRun, error) {
+	fail := func(kind helikon.ErrorKind, msg string, err error) (client.WorkflowRun, error) {
+		return nil, &helikon.AgentError{Kind: kind, Agent: agent, Message: msg + ": " + err.Error(), Err: err}
+	}
+	history, err := rc.Session().Snapshot(ctx)
+	if err != nil {
+		return fail(helikon.KindOther, "load session", err)
+	}
+	in := runInput{Agent: agent, Input: append(history[:len(history):len(history)], input...)}
+	if r.seed != nil {
+		v, err := r.seed(rc)
+		if err != nil {
+			return fail(helikon.KindConfig, "run seed", errors.Join(ErrBadSeed, err))
+		}
+		if in.Seed, err = json.Marshal(v); err != nil {
+			return fail(helikon.KindConfig, "run seed", errors.Join(ErrBadSeed, err))
+		}
+		if len(in.Seed) > MaxSeedBytes {
+			return fail(helikon.KindConfig, "run seed", fmt.Errorf("%w: %d bytes exceeds %d", ErrBadSeed, len(in.Seed), MaxSeedBytes))
+		}
+	}
+	id := "helikon-run-" + uuid.NewString()
+	if r.workflowID != nil {
+		id = r.workflowID(agent)
+	}
+	timeout := r.runTimeout
+	if cfg := rc.Config(); cfg != nil && cfg.Timeout > 0 {
+		timeout = cfg.Timeout
+	}
+	wr, err := r.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                       id,
+		TaskQueue:                r.taskQueue,
+		WorkflowRunTimeout:       timeout,
+		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
+		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
+	}, WorkflowName, in)
+	if err != nil {
+		return fail(helikon.KindOther, "start workflow", err)
+	}
+	return wr, nil
+}
+
+// persist appends a run's session events. It runs on a context that
+// outlives a cancelled caller, bounded by the persist timeout, so the run's
+// record is not lost with the caller. A failure is logged: the run's
+// outcome stands, as with the in-process runner.
+func (r *Runner) persist(ctx context.Context, s helikon.Session, agent string, evs []helikon.SessionEvent) {
+	if len(evs) == 0 {
+		return
+	}
+	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.persistTimeout)
+	defer cancel()
+	if err := s.Append(actx, evs...); err != nil {
+		logger := r.logger
+		if logger == nil {
+			logger = slog.Default()
+		}
+		logger.ErrorContext(ctx, "temporal: session append failed", "agent", agent, "events", len(evs), "err", err)
+	}
+}

@@ -1,0 +1,193 @@
+package temporal
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/runner"
+)
+
+var queueSeq atomic.Int64
+
+// startWorker serves a fresh task queue on the dev server for the test and
+// returns its name.
+func startWorker(t testing.TB, c client.Client, opts ...WorkerOption) string {
+	t.Helper()
+	queue := fmt.Sprintf("q%d-%s", queueSeq.Add(1), strings.ReplaceAll(t.Name(), "/", "_"))
+	w, err := NewWorker(c, queue, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(w.Stop)
+	return queue
+}
+
+func TestRunner_MatchesTheInProcessRunnerOnTheDevServer(t *testing.T) {
+	c := devClient(t)
+	for _, live := range []bool{false, true} {
+		for _, sc := range scenarios() {
+			t.Run(fmt.Sprintf("%s, streamed %v", sc.name, live), func(t *testing.T) {
+				ctx := context.Background()
+				ref, posture := sc.build(t)
+				refSession := helikon.NewMemorySession()
+				want, wantErr := runner.New().Run(ctx, ref, helikon.NewRunContext(append(posture.options(), helikon.WithSession(refSession))...), helikon.UserText("go"))
+
+				ag, posture := sc.build(t)
+				queue := startWorker(t, c, WithAgents(ag), WithPosture(posture))
+				r, err := NewRunner(c, queue)
+				if err != nil {
+					t.Fatal(err)
+				}
+				session := helikon.NewMemorySession()
+				rc := helikon.NewRunContext(helikon.WithSession(session))
+				var got *helikon.RunResult
+				if live {
+					got, err = helikon.Collect(r.RunStreamed(ctx, ag, rc, helikon.UserText("go")))
+				} else {
+					got, err = r.Run(ctx, ag, rc, helikon.UserText("go"))
+				}
+				if (err == nil) != (wantErr == nil) {
+					t.Fatalf("error %v, in-process %v", err, wantErr)
+				}
+				g, w := encodeAll(t, got.Events), encodeAll(t, settled(want.Events))
+				if strings.Join(g, "\n") != strings.Join(w, "\n") {
+					t.Fatalf("events differ\n got:\n%s\nwant:\n%s", strings.Join(g, "\n"), strings.Join(w, "\n"))
+				}
+				if got.FinalOutput != want.FinalOutput || got.Usage != want.Usage {
+					t.Fatalf("result %q %+v, want %q %+v", got.FinalOutput, got.Usage, want.FinalOutput, want.Usage)
+				}
+				gs, _ := session.Snapshot(ctx)
+				ws, _ := refSession.Snapshot(ctx)
+				if a, b := encodeItems(t, gs), encodeItems(t, ws); a != b {
+					t.Fatalf("session differs\n got: %s\nwant: %s", a, b)
+				}
+			})
+		}
+	}
+}
+
+func encodeItems(t *testing.T, items []helikon.Item) string {
+	t.Helper()
+	var b strings.Builder
+	for _, it := range items {
+		it.Agent = "" // the session projection does not keep every agent name
+		fmt.Fprintf(&b, "%s|", encodeAll(t, []helikon.Event{helikon.MessageOutput{Item: it}})[0])
+	}
+	return b.String()
+}
+
+func TestRunner_ContinuesTheSessionsConversation(t *testing.T) {
+	c := devClient(t)
+	m := mock.Scripted(mock.Text("first answer"), mock.Text("second answer"))
+	ag := mustAgent(t, "a", m)
+	r, err := NewRunner(c, startWorker(t, c, WithAgents(ag)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	session := helikon.NewMemorySession()
+	rc := helikon.NewRunContext(helikon.WithSession(session))
+	for _, q := range []string{"one", "two"} {
+		if _, err := r.Run(context.Background(), ag, rc, helikon.UserText(q)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := m.Requests()
+	if len(reqs) != 2 || len(reqs[1].Messages) != 3 || reqs[1].Messages[0].Text() != "one" || reqs[1].Messages[1].Text() != "first answer" {
+		t.Fatalf("second turn saw %d messages, want the first exchange then the new input", len(reqs[1].Messages))
+	}
+}
+
+func TestRunner_CallersPermissionsDoNotCrossToTheWorker(t *testing.T) {
+	c := devClient(t)
+	ag := mustAgent(t, "a", mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":1,"b":2}`}), mock.Text("done")), helikon.WithTools(addTool))
+	queue := startWorker(t, c, WithAgents(ag), WithPosture(WorkerPosture{Deny: []helikon.DenyRule{helikon.DenyTool("add")}}))
+	r, err := NewRunner(c, queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The caller allows everything; the worker's posture still decides.
+	rc := helikon.NewRunContext(helikon.WithPermissionMode(helikon.PermissionBypass), helikon.WithAllowRules(helikon.AllowTool("add")))
+	res, err := r.Run(context.Background(), ag, rc, helikon.UserText("go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	denied := false
+	for _, ev := range res.Events {
+		if d, ok := ev.(helikon.PermissionDenied); ok && d.Tool == "add" {
+			denied = true
+		}
+	}
+	if !denied {
+		t.Fatal("the worker's deny rule did not hold against the caller's bypass")
+	}
+}
+
+func TestRunner_RedactsToolOutputBeforeItReachesHistory(t *testing.T) {
+	c := devClient(t)
+	ag := mustAgent(t, "a", mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "leak", Args: `{}`}), mock.Text("done")), helikon.WithTools(leakTool))
+	queue := startWorker(t, c, WithAgents(ag), WithPosture(WorkerPosture{ExtraSecrets: []string{"tenant-secret-value-42"}}))
+	r, err := NewRunner(c, queue, WithWorkflowID(func(string) string { return "redact-" + t.Name() }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(context.Background(), ag, nil, helikon.UserText("go")); err != nil {
+		t.Fatal(err)
+	}
+	raw := historyText(t, c, "redact-"+t.Name())
+	for _, secret := range []string{"sk-live-0123456789abcdefghijklmnop", "tenant-secret-value-42"} {
+		if strings.Contains(raw, secret) {
+			t.Fatalf("the secret %s reached the workflow history", secret)
+		}
+	}
+	if !strings.Contains(raw, "the key is") {
+		t.Fatal("the tool's output is not in the history at all")
+	}
+}
+
+// historyText returns every payload of a workflow's history as text.
+func historyText(t testing.TB, c client.Client, id string) string {
+	t.Helper()
+	var b strings.Builder
+	it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.WriteString(ev.String())
+	}
+	return b.String()
+}
+
+func TestRunner_WorkflowIDReusePolicy(t *testing.T) {
+	c := devClient(t)
+	m := mock.Scripted(mock.Text("once"), mock.Text("twice"))
+	ag := mustAgent(t, "a", m)
+	id := "reuse-" + t.Name()
+	r, err := NewRunner(c, startWorker(t, c, WithAgents(ag)), WithWorkflowID(func(string) string { return id }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res, err := r.Run(context.Background(), ag, nil, helikon.UserText("go")); err != nil || res.FinalOutput != "once" {
+		t.Fatalf("first run: %v %v", res, err)
+	}
+	// A completed run's id is not run again: starting it returns that
+	// run's outcome.
+	if res, err := r.Run(context.Background(), ag, nil, helikon.UserText("go")); err != nil || res.FinalOutput != "once" {
+		t.Fatalf("second start of a completed id: %v %v, want the first run's outcome", res, err)
+	}
+	if m.Remaining() != 1 {
+		t.Fatalf("the model was called %d times, want once", 2-m.Remaining())
+	}
+}

@@ -1,0 +1,190 @@
+package temporal
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/paigasus/helikon"
+)
+
+// Default step timeouts of a [Worker].
+const (
+	DefaultModelTimeout = 5 * time.Minute
+	DefaultToolTimeout  = 10 * time.Minute
+	DefaultStepTimeout  = time.Minute
+)
+
+// Worker serves durable agent runs from a task queue: it registers the
+// agent-run workflow and its step activities, and the agents it can run,
+// by name. Every worker on a queue must register the same agents with the
+// same configuration, since any of them may replay any run.
+type Worker struct {
+	w   worker.Worker
+	reg *registry
+}
+
+// WorkerOption configures a [Worker].
+type WorkerOption func(*workerConfig)
+
+type workerConfig struct {
+	agents   []*helikon.LLMAgent
+	posture  WorkerPosture
+	factory  ContextFactory
+	timeouts stepTimeouts
+	opts     worker.Options
+}
+
+// WithAgents registers agents the worker runs. Their handoff targets are
+// registered with them.
+func WithAgents(agents ...*helikon.LLMAgent) WorkerOption {
+	return func(c *workerConfig) { c.agents = append(c.agents, agents...) }
+}
+
+// WithPosture sets the governance of every tool call the worker runs.
+func WithPosture(p WorkerPosture) WorkerOption {
+	return func(c *workerConfig) { c.posture = p }
+}
+
+// WithContextFactory sets how a run's seed becomes its user value.
+func WithContextFactory(f ContextFactory) WorkerOption {
+	return func(c *workerConfig) { c.factory = f }
+}
+
+// WithHeartbeat turns on heartbeats: a running step reports every d/2, and
+// a step silent for d is retried on another worker. It reclaims a crashed
+// worker's step in d rather than in its full timeout, but a step whose
+// process is starved for d is retried too.
+func WithHeartbeat(d time.Duration) WorkerOption {
+	return func(c *workerConfig) { c.timeouts.heartbeat = d }
+}
+
+// WithStepTimeouts sets how long one model turn, one tool call and one of
+// the other steps (instructions, hooks, guardrails) may run before
+// Temporal retries it. Zero keeps a default.
+func WithStepTimeouts(model, tool, other time.Duration) WorkerOption {
+	return func(c *workerConfig) {
+		if model > 0 {
+			c.timeouts.model = model
+		}
+		if tool > 0 {
+			c.timeouts.tool = tool
+		}
+		if other > 0 {
+			c.timeouts.other = other
+		}
+	}
+}
+
+// WithToolAttempts caps how often the named tool's call is attempted. A
+// call whose worker crashed is retried by Temporal, so a tool that is not
+// idempotent should allow one attempt: its crashed call then reports a
+// failure to the model instead of running twice.
+func WithToolAttempts(tool string, attempts int) WorkerOption {
+	return func(c *workerConfig) {
+		if c.timeouts.toolAttempts == nil {
+			c.timeouts.toolAttempts = map[string]int32{}
+		}
+		c.timeouts.toolAttempts[tool] = int32(attempts)
+	}
+}
+
+// WithRetryInterval sets how long Temporal waits before it retries a
+// failed or timed-out step the first time (default one second, doubling).
+func WithRetryInterval(d time.Duration) WorkerOption {
+	return func(c *workerConfig) { c.timeouts.retryInterval = d }
+}
+
+// WithWorkerOptions sets the Temporal worker's own options (concurrency,
+// rate limits, sticky cache).
+func WithWorkerOptions(o worker.Options) WorkerOption {
+	return func(c *workerConfig) { c.opts = o }
+}
+
+// NewWorker returns a worker for taskQueue on c. At least one agent is
+// required; agents and handoff targets must be [*helikon.LLMAgent]s with
+// distinct names.
+func NewWorker(c client.Client, taskQueue string, opts ...WorkerOption) (*Worker, error) {
+	if c == nil {
+		return nil, errors.New("temporal: worker: client is required")
+	}
+	if taskQueue == "" {
+		return nil, errors.New("temporal: worker: task queue is required")
+	}
+	cfg := workerConfig{timeouts: stepTimeouts{model: DefaultModelTimeout, tool: DefaultToolTimeout, other: DefaultStepTimeout}}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	reg, err := newRegistry(cfg)
+	if err != nil {
+		return nil, err
+	}
+	w := worker.New(c, taskQueue, cfg.opts)
+	register(w, reg, cfg.timeouts)
+	return &Worker{w: w, reg: reg}, nil
+}
+
+// registrar is what a Temporal worker and the test environment share.
+type registrar interface {
+	RegisterWorkflowWithOptions(w any, options workflow.RegisterOptions)
+	RegisterActivityWithOptions(a any, options activity.RegisterOptions)
+}
+
+func register(r registrar, reg *registry, t stepTimeouts) {
+	wf := &agentWorkflow{reg: reg, timeouts: t}
+	r.RegisterWorkflowWithOptions(wf.run, workflow.RegisterOptions{Name: WorkflowName})
+	acts := &activities{reg: reg, heartbeat: t.heartbeat}
+	r.RegisterActivityWithOptions(acts.StartRun, activity.RegisterOptions{Name: activityStartRun})
+	r.RegisterActivityWithOptions(acts.CallModel, activity.RegisterOptions{Name: activityCallModel})
+	r.RegisterActivityWithOptions(acts.InvokeTool, activity.RegisterOptions{Name: activityTool})
+	r.RegisterActivityWithOptions(acts.Hook, activity.RegisterOptions{Name: activityHook})
+	r.RegisterActivityWithOptions(acts.FinishRun, activity.RegisterOptions{Name: activityFinish})
+}
+
+func newRegistry(cfg workerConfig) (*registry, error) {
+	if len(cfg.agents) == 0 {
+		return nil, errors.New("temporal: worker: at least one agent is required")
+	}
+	reg := &registry{agents: map[string]*helikon.LLMAgent{}, posture: cfg.posture, factory: cfg.factory}
+	var add func(a *helikon.LLMAgent) error
+	add = func(a *helikon.LLMAgent) error {
+		if a == nil {
+			return errors.New("temporal: worker: nil agent")
+		}
+		if prev, ok := reg.agents[a.Name()]; ok {
+			if prev != a {
+				return fmt.Errorf("temporal: worker: two agents are named %q", a.Name())
+			}
+			return nil
+		}
+		reg.agents[a.Name()] = a
+		for _, h := range a.Handoffs() {
+			target, ok := h.Agent.(*helikon.LLMAgent)
+			if !ok {
+				return fmt.Errorf("temporal: worker: agent %q hands off to %q, a %T; a durable handoff target must be an LLM agent", a.Name(), h.Agent.Name(), h.Agent)
+			}
+			if err := add(target); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	for _, a := range cfg.agents {
+		if err := add(a); err != nil {
+			return nil, err
+		}
+	}
+	return reg, nil
+}
+
+// Start starts serving the task queue; it returns once the worker polls.
+func (w *Worker) Start() error { return w.w.Start() }
+
+// Stop stops the worker, letting running steps finish within the worker's
+// stop timeout.
+func (w *Worker) Stop() { w.w.Stop() }
