@@ -129,15 +129,25 @@ func NewWorker(c client.Client, taskQueue string, opts ...WorkerOption) (*Worker
 	return &Worker{w: w, reg: reg}, nil
 }
 
-// registrar is what a Temporal worker and the test environment share.
-type registrar interface {
-	RegisterWorkflowWithOptions(w any, options workflow.RegisterOptions)
-	RegisterActivityWithOptions(a any, options activity.RegisterOptions)
+// workflowRegistrar is what a worker, the test environment and a replayer
+// share; registrar adds activities, which a replayer does not run.
+type (
+	workflowRegistrar interface {
+		RegisterWorkflowWithOptions(w any, options workflow.RegisterOptions)
+	}
+	registrar interface {
+		workflowRegistrar
+		RegisterActivityWithOptions(a any, options activity.RegisterOptions)
+	}
+)
+
+func registerWorkflow(r workflowRegistrar, reg *registry, t stepTimeouts) {
+	wf := &agentWorkflow{reg: reg, timeouts: t}
+	r.RegisterWorkflowWithOptions(wf.run, workflow.RegisterOptions{Name: WorkflowName})
 }
 
 func register(r registrar, reg *registry, t stepTimeouts) {
-	wf := &agentWorkflow{reg: reg, timeouts: t}
-	r.RegisterWorkflowWithOptions(wf.run, workflow.RegisterOptions{Name: WorkflowName})
+	registerWorkflow(r, reg, t)
 	acts := &activities{reg: reg, heartbeat: t.heartbeat}
 	r.RegisterActivityWithOptions(acts.StartRun, activity.RegisterOptions{Name: activityStartRun})
 	r.RegisterActivityWithOptions(acts.CallModel, activity.RegisterOptions{Name: activityCallModel})

@@ -100,13 +100,24 @@ func (h *workflowHost) options(timeout time.Duration, attempts int32) workflow.C
 	})
 }
 
+// local is the context of the short steps around the loop (StartRun, Hook,
+// FinishRun): local activities, which run on the workflow's own worker and
+// are recorded with its next task, saving a round trip through the task
+// queue. They are retried like any activity.
+func (h *workflowHost) local() workflow.Context {
+	return workflow.WithLocalActivityOptions(h.ctx, workflow.LocalActivityOptions{
+		StartToCloseTimeout: h.w.timeouts.other,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: h.w.timeouts.retryInterval},
+	})
+}
+
 func (h *workflowHost) plan(a agentRef) (helikon.TransitionCtx, int, error) {
 	return h.w.reg.plan(a)
 }
 
 func (h *workflowHost) start(a agentRef, input []helikon.Item) ([]helikon.Item, []string, []helikon.Event) {
 	var out startOut
-	err := workflow.ExecuteActivity(h.options(h.w.timeouts.other, 0), activityStartRun, startIn{stepIn: h.in(a), Input: input}).Get(h.ctx, &out)
+	err := workflow.ExecuteLocalActivity(h.local(), activityStartRun, startIn{stepIn: h.in(a), Input: input}).Get(h.ctx, &out)
 	if err != nil {
 		return nil, nil, []helikon.Event{helikon.RunFailed{Err: stepError(err, a.Name)}}
 	}
@@ -163,7 +174,7 @@ func (h *workflowHost) runTools(a agentRef, calls []helikon.ToolCall, parallel i
 
 func (h *workflowHost) hook(a agentRef, ev *helikon.HookEvent) (bool, string) {
 	var out hookOut
-	if err := workflow.ExecuteActivity(h.options(h.w.timeouts.other, 0), activityHook, hookIn{stepIn: h.in(a), Event: *ev}).Get(h.ctx, &out); err != nil {
+	if err := workflow.ExecuteLocalActivity(h.local(), activityHook, hookIn{stepIn: h.in(a), Event: *ev}).Get(h.ctx, &out); err != nil {
 		return true, "hook step failed: " + stepError(err, a.Name).Error()
 	}
 	return out.Denied, out.Reason
@@ -175,7 +186,7 @@ func (h *workflowHost) filter(a agentRef, target string, conv []helikon.Item) []
 
 func (h *workflowHost) finish(a agentRef, output string, handedOff bool) []helikon.Event {
 	var out finishOut
-	if err := workflow.ExecuteActivity(h.options(h.w.timeouts.other, 0), activityFinish, finishIn{stepIn: h.in(a), Output: output, HandedOff: handedOff}).Get(h.ctx, &out); err != nil {
+	if err := workflow.ExecuteLocalActivity(h.local(), activityFinish, finishIn{stepIn: h.in(a), Output: output, HandedOff: handedOff}).Get(h.ctx, &out); err != nil {
 		return []helikon.Event{helikon.RunFailed{Err: stepError(err, a.Name)}}
 	}
 	return out.Failure

@@ -1,0 +1,239 @@
+package temporal
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/client"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/runner"
+)
+
+// turnsModel is a stateless model safe to share between concurrent runs:
+// it calls add until the conversation holds tools tool results, then
+// answers. tools = 1 is the S1 shape: one tool round, then the answer.
+type turnsModel struct{ tools int }
+
+func (turnsModel) Capabilities() helikon.ModelCapabilities {
+	return helikon.ModelCapabilities{Tools: true}
+}
+
+func (m turnsModel) Invoke(_ context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
+	results := 0
+	for _, it := range req.Messages {
+		if it.Role == helikon.RoleTool {
+			results++
+		}
+	}
+	script := []helikon.ModelEvent{helikon.ToolCallDelta{CallID: fmt.Sprint("call_", results), Name: "add", ArgsDelta: `{"a":40,"b":2}`}}
+	if results >= m.tools {
+		script = []helikon.ModelEvent{helikon.TokenDelta{Text: "sum is 42"}}
+	}
+	script = append(script, helikon.Usage{InputTokens: 10, OutputTokens: 5})
+	return func(yield func(helikon.ModelEvent, error) bool) {
+		for _, ev := range script {
+			if !yield(ev, nil) {
+				return
+			}
+		}
+	}
+}
+
+// BenchmarkDurableTurnOverhead times the same run in process (the runner
+// package) and durably (a worker and a runner on the dev server), in
+// alternating order, and reports the time the durable run adds per model
+// turn. A run of n tool rounds has n+1 model turns.
+func BenchmarkDurableTurnOverhead(b *testing.B) {
+	c := devClient(b)
+	for _, tools := range []int{1, 7} {
+		turns := tools + 1
+		b.Run(fmt.Sprintf("turns=%d", turns), func(b *testing.B) {
+			ctx := context.Background()
+			ag := mustAgentTB(b, "calc", turnsModel{tools}, helikon.WithTools(addTool), helikon.WithRunConfig(helikon.RunConfig{MaxTurns: turns + 1}))
+			durable, err := NewRunner(c, startWorker(b, c, WithAgents(ag)))
+			if err != nil {
+				b.Fatal(err)
+			}
+			local := runner.New()
+			run := func(r helikon.Runner) func() {
+				return func() {
+					res, err := r.Run(ctx, ag, helikon.NewRunContext(helikon.WithSession(helikon.NewMemorySession())), helikon.UserText("what is 40+2?"))
+					if err != nil || res.FinalOutput != "sum is 42" {
+						b.Fatalf("got %v, %v", res, err)
+					}
+				}
+			}
+			inProc, viaTemporal := run(local), run(durable)
+			var tIn, tDur time.Duration
+			odd := false
+			b.ReportAllocs()
+			for b.Loop() {
+				first, second := inProc, viaTemporal
+				if odd {
+					first, second = viaTemporal, inProc
+				}
+				t0 := time.Now()
+				first()
+				t1 := time.Now()
+				second()
+				t2 := time.Now()
+				if odd {
+					tDur, tIn = tDur+t1.Sub(t0), tIn+t2.Sub(t1)
+				} else {
+					tIn, tDur = tIn+t1.Sub(t0), tDur+t2.Sub(t1)
+				}
+				odd = !odd
+			}
+			n := float64(b.N)
+			b.ReportMetric(float64(tIn.Nanoseconds())/n, "ns-inproc/op")
+			b.ReportMetric(float64(tDur.Nanoseconds())/n, "ns-durable/op")
+			b.ReportMetric(float64((tDur-tIn).Nanoseconds())/n/float64(turns)/1e6, "ms-added/turn")
+			b.ReportMetric(float64(tDur)/float64(tIn), "x-inproc")
+		})
+	}
+}
+
+// BenchmarkDurableThroughput runs S1-shaped runs through one worker with 8
+// workflows in flight at a time and reports runs per second, beside the
+// in-process runner doing the same in the same benchmark.
+func BenchmarkDurableThroughput(b *testing.B) {
+	c := devClient(b)
+	ctx := context.Background()
+	ag := mustAgentTB(b, "calc", turnsModel{1}, helikon.WithTools(addTool))
+	durable, err := NewRunner(c, startWorker(b, c, WithAgents(ag)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	const inFlight = 8
+	rate := func(r helikon.Runner, runs int) float64 {
+		jobs := make(chan struct{})
+		var wg sync.WaitGroup
+		start := time.Now()
+		for range inFlight {
+			wg.Go(func() {
+				for range jobs {
+					res, err := r.Run(ctx, ag, nil, helikon.UserText("what is 40+2?"))
+					if err != nil || res.FinalOutput != "sum is 42" {
+						b.Errorf("got %v, %v", res, err)
+					}
+				}
+			})
+		}
+		for range runs {
+			jobs <- struct{}{}
+		}
+		close(jobs)
+		wg.Wait()
+		return float64(runs) / time.Since(start).Seconds()
+	}
+	b.ReportAllocs()
+	var durableRate, localRate float64
+	for b.Loop() {
+		durableRate = rate(durable, 4*inFlight)
+		localRate = rate(runner.New(), 4*inFlight)
+	}
+	b.ReportMetric(durableRate, "runs/s-durable")
+	b.ReportMetric(localRate, "runs/s-inproc")
+}
+
+func mustAgentTB(tb testing.TB, name string, m helikon.Model, opts ...helikon.AgentOption) *helikon.LLMAgent {
+	tb.Helper()
+	a, err := helikon.NewAgent(name, m, opts...)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return a
+}
+
+// bigTool returns a different 50 KB document on every call: words drawn
+// from a 2,000-word vocabulary, which compresses about as well as prose,
+// not as well as one sentence repeated.
+func bigTool() helikon.Tool {
+	rng := rand.New(rand.NewPCG(1, 2))
+	vocab := make([]string, 2000)
+	for i := range vocab {
+		w := make([]byte, 3+rng.IntN(7))
+		for j := range w {
+			w[j] = byte('a' + rng.IntN(26))
+		}
+		vocab[i] = string(w)
+	}
+	var mu sync.Mutex
+	return helikon.MustTool("add", "Returns a large document.", func(_ *helikon.ToolContext, _ addArgs) (string, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		var b strings.Builder
+		for b.Len() < 50<<10 {
+			b.WriteString(vocab[rng.IntN(len(vocab))])
+			b.WriteByte(' ')
+		}
+		return b.String()[:50<<10], nil
+	})
+}
+
+// historyBytes returns the encoded size of a workflow's whole history and
+// of its largest event.
+func historyBytes(tb testing.TB, c client.Client, id string) (total, largest int) {
+	tb.Helper()
+	it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			tb.Fatal(err)
+		}
+		n := proto.Size(ev)
+		total += n
+		largest = max(largest, n)
+	}
+	return total, largest
+}
+
+// BenchmarkDurableHistory20Turns measures the history of a 20-turn run
+// whose 19 tool calls each return 50 KB, with and without the compressing
+// data converter: the payload budget of docs/durable.md. It fails if the
+// run is past Temporal's default limits (a 2 MB payload, a 50 MB history).
+func BenchmarkDurableHistory20Turns(b *testing.B) {
+	devClient(b)
+	for _, compressed := range []bool{false, true} {
+		b.Run(fmt.Sprint("compressed=", compressed), func(b *testing.B) {
+			opts := client.Options{HostPort: devAddr, Logger: quietLogger()}
+			if compressed {
+				opts.DataConverter = CompressingDataConverter()
+			}
+			c, err := client.Dial(opts)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer c.Close()
+			ag := mustAgentTB(b, "big", turnsModel{19}, helikon.WithTools(bigTool()), helikon.WithRunConfig(helikon.RunConfig{MaxTurns: 20}))
+			queue := startWorker(b, c, WithAgents(ag))
+			var total, largest int
+			for b.Loop() {
+				id := fmt.Sprintf("history-%v-%d", compressed, queueSeq.Add(1))
+				r, err := NewRunner(c, queue, WithWorkflowID(func(string) string { return id }))
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := r.Run(context.Background(), ag, nil, helikon.UserText("summarise the documents"))
+				if err != nil || res.FinalOutput != "sum is 42" {
+					b.Fatalf("run: %v %v", res, err)
+				}
+				total, largest = historyBytes(b, c, id)
+			}
+			if largest >= 2<<20 || total >= 50<<20 {
+				b.Fatalf("the run is past Temporal's limits: history %d bytes, largest event %d bytes", total, largest)
+			}
+			b.ReportMetric(float64(total)/(1<<20), "MB-history")
+			b.ReportMetric(float64(largest)/(1<<20), "MB-largest-event")
+		})
+	}
+}
