@@ -1,6 +1,9 @@
 package helikon
 
-import "context"
+import (
+	"context"
+	"encoding/json"
+)
 
 // Steps is an LLM agent's loop taken apart into its side effects, for a
 // runner that drives [Transition] itself: a durable runner that runs every
@@ -91,6 +94,11 @@ type ToolStep struct {
 	// Inject holds the system messages the call's hooks asked for on the
 	// next model call.
 	Inject []string `json:"inject,omitempty"`
+	// Pending is set, and Result empty, when the call waits for a human
+	// decision: the permission policy or a guard asked and no approver
+	// answered. [Steps.CallDecided] runs it once decided, with PendingArgs.
+	Pending     *PendingApproval `json:"pending,omitempty"`
+	PendingArgs json.RawMessage  `json:"pending_args,omitempty"`
 }
 
 // CallTool runs one tool call through the layers the loop runs it through:
@@ -99,7 +107,53 @@ type ToolStep struct {
 func (s *Steps) CallTool(ctx context.Context, call ToolCall) ToolStep {
 	var out callOutcome
 	s.d.runCall(ctx, call, &out)
-	return ToolStep{Result: out.result, Events: out.events, Inject: s.d.injections}
+	return s.settled(call, &out)
+}
+
+func (s *Steps) settled(call ToolCall, out *callOutcome) ToolStep {
+	st := ToolStep{Result: out.result, Events: out.events, Inject: s.d.injections}
+	if p := out.paused; p != nil {
+		if p.Status != callPending || p.Approval == nil {
+			// An agent tool whose own run paused: its frame lives in this
+			// process only, so a step cannot carry it.
+			st.Result = errorResult(call, "tool "+call.Name+" paused a nested run for approval, which a step-driven run cannot resume")
+			return st
+		}
+		pending := *p.Approval
+		if len(pending.Path) == 0 {
+			pending.Path = []string{s.d.a.name}
+		}
+		st.Result, st.Pending, st.PendingArgs = ToolResult{}, &pending, p.Args
+	}
+	return st
+}
+
+// CheckDecisions checks decisions against the pending approvals as
+// [Resume] does: every id pending and named once, every decision well
+// formed. It returns the allow rules the "always" decisions grant.
+func CheckDecisions(pending []PendingApproval, decisions []Decision) ([]AllowRule, error) {
+	ds, err := newDecisionSet(&RunState{Pending: pending}, decisions)
+	if err != nil {
+		return nil, err
+	}
+	return ds.grants, nil
+}
+
+// CallDecided runs a call that waited for a human with the human's
+// decision, as a resumed run does: approved, it runs with args (the
+// pending step's PendingArgs) or the decision's replaced arguments, which
+// pass the deny and guard rules again; rejected, the model sees the
+// rejection. Check dec with [CheckDecisions] first.
+func (s *Steps) CallDecided(ctx context.Context, call ToolCall, pending PendingApproval, args json.RawMessage, dec Decision) ToolStep {
+	ds, err := newDecisionSet(&RunState{Pending: []PendingApproval{pending}}, []Decision{dec})
+	if err != nil {
+		return ToolStep{Result: errorResult(call, err.Error())}
+	}
+	s.d.paused.ds = ds
+	s.d.paused.memo = map[string]*frameCall{call.CallID: {CallID: call.CallID, Name: call.Name, Status: callPending, Args: args, Approval: &pending}}
+	var out callOutcome
+	s.d.runCall(ctx, call, &out)
+	return s.settled(call, &out)
 }
 
 // Hook fires the agent's and the run's hooks for ev and reports whether one

@@ -87,8 +87,13 @@ func (a *activities) InvokeTool(ctx context.Context, in toolIn) (toolOut, error)
 		return toolOut{}, err
 	}
 	defer a.beat(ctx)()
-	st := s.CallTool(ctx, in.Call)
-	return toolOut{Result: st.Result, Events: st.Events, Inject: st.Inject}, nil
+	var st helikon.ToolStep
+	if in.Decision != nil && in.Pending != nil {
+		st = s.CallDecided(ctx, in.Call, *in.Pending, in.Args, *in.Decision)
+	} else {
+		st = s.CallTool(ctx, in.Call)
+	}
+	return toolOut{Result: st.Result, Events: st.Events, Inject: st.Inject, Pending: st.Pending, PendingArgs: st.PendingArgs}, nil
 }
 
 // Hook fires the hooks of a lifecycle event the workflow drives.

@@ -19,6 +19,10 @@ const (
 	// StepHandoff: run the agent named Step.Target on
 	// [DurableDriver.Conversation]; feed back a [helikon.HandoffReturned].
 	StepHandoff
+	// StepAwaitApprovals: Step.Pending calls of the tool round wait for a
+	// human decision; once decided, call [DurableDriver.Resolved] and run
+	// the round again, its settled calls not re-executed.
+	StepAwaitApprovals
 	// StepFinish: the run has ended in Step.Final, a [helikon.Done] or a
 	// [helikon.Failed]. A Done still passes the output guardrails and the
 	// OnRunComplete hooks before it becomes RunCompleted.
@@ -35,6 +39,7 @@ type Step struct {
 	Request  *helikon.ModelRequest
 	Inject   []string
 	Calls    []helikon.ToolCall
+	Pending  []helikon.ToolCall
 	Parallel int
 	Target   string
 	Final    helikon.LoopState
@@ -92,20 +97,42 @@ func (d *DurableDriver) Feed(in helikon.TransitionInput) Step {
 
 // ToolsDone feeds the outcomes of a StepRunTools round, in call order:
 // each call's governance events come first, in call order, as the
-// in-process loop emits them, then the transition's.
+// in-process loop emits them, then the transition's. A round with calls
+// still pending a decision suspends the loop: the step is
+// StepAwaitApprovals.
 func (d *DurableDriver) ToolsDone(outcomes []helikon.ToolStep) Step {
 	var gov []helikon.Event
+	var pending []helikon.ToolCall
 	results := make([]helikon.ToolResult, len(outcomes))
+	calls := d.roundCalls()
 	for i, o := range outcomes {
 		gov = append(gov, o.Events...)
 		d.inject = append(d.inject, o.Inject...)
 		results[i] = o.Result
+		if o.Pending != nil && i < len(calls) {
+			pending = append(pending, calls[i])
+		}
 	}
-	st := d.Feed(helikon.ToolResults{Results: results})
+	var in helikon.TransitionInput = helikon.ToolResults{Results: results}
+	if pending != nil {
+		in = helikon.ApprovalsPending{Pending: pending}
+	}
+	st := d.Feed(in)
 	if len(gov) > 0 {
 		st.Events = append(gov, st.Events...)
 	}
 	return st
+}
+
+// Resolved resumes a loop suspended at StepAwaitApprovals: the round runs
+// again.
+func (d *DurableDriver) Resolved() Step { return d.Feed(helikon.ApprovalsResolved{}) }
+
+func (d *DurableDriver) roundCalls() []helikon.ToolCall {
+	if s, ok := d.state.(helikon.ExecutingTools); ok {
+		return s.Calls
+	}
+	return nil
 }
 
 func (d *DurableDriver) step(events []helikon.Event, act helikon.NextAction) Step {
@@ -123,6 +150,14 @@ func (d *DurableDriver) step(events []helikon.Event, act helikon.NextAction) Ste
 	case helikon.ActHandoff:
 		st.Kind = StepHandoff
 		st.Target = act.Target
+	case helikon.ActPause:
+		if s, ok := d.state.(helikon.NeedsApproval); ok {
+			st.Kind = StepAwaitApprovals
+			st.Calls, st.Pending = s.Calls, s.Pending
+			break
+		}
+		st.Kind = StepFinish
+		st.Final = d.state
 	default:
 		st.Kind = StepFinish
 		st.Final = d.state

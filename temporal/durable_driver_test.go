@@ -19,6 +19,7 @@ type localHost struct {
 	acts   *activities
 	seed   json.RawMessage
 	events []helikon.Event
+	decide func([]helikon.PendingApproval) []helikon.Decision
 }
 
 func newLocalHost(t *testing.T, cfg workerConfig) *localHost {
@@ -50,16 +51,30 @@ func (h *localHost) callModel(a agentRef, turn int, req *helikon.ModelRequest, i
 	return out.input()
 }
 
-func (h *localHost) runTools(a agentRef, calls []helikon.ToolCall, _ int) []helikon.ToolStep {
-	out := make([]helikon.ToolStep, len(calls))
-	for i, c := range calls {
-		r, err := h.acts.InvokeTool(h.ctx, toolIn{stepIn: h.in(a), Call: c})
+func (h *localHost) runTools(a agentRef, work []toolWork, _ int) []helikon.ToolStep {
+	out := make([]helikon.ToolStep, len(work))
+	for i, w := range work {
+		if st, ok := w.local(); ok {
+			out[i] = st
+			continue
+		}
+		c := w.Call
+		r, err := h.acts.InvokeTool(h.ctx, toolIn{stepIn: h.in(a), Call: c, Pending: w.Pending, Args: w.Args, Decision: w.Decision})
 		if err != nil {
 			r.Result = helikon.ToolResult{CallID: c.CallID, Name: c.Name, IsError: true, Content: []helikon.ContentPart{helikon.TextPart{Text: err.Error()}}}
 		}
-		out[i] = helikon.ToolStep{Result: r.Result, Events: r.Events, Inject: r.Inject}
+		out[i] = r.step()
 	}
 	return out
+}
+
+// await answers a pause with the host's decide function.
+func (h *localHost) await(_ agentRef, pending []helikon.PendingApproval, usage helikon.Usage) []helikon.Decision {
+	h.emit(helikon.RunPaused{Usage: usage, State: &helikon.RunState{Pending: pending}})
+	if h.decide == nil {
+		return nil
+	}
+	return h.decide(pending)
 }
 
 func (h *localHost) hook(a agentRef, ev *helikon.HookEvent) (bool, string) {

@@ -23,6 +23,9 @@ type follower struct {
 	// next is the offset of the first event not read yet.
 	next     int
 	terminal bool
+	// paused is set when the stream ended with the run's RunPaused: the
+	// workflow waits for decisions ([Runner.Resume]).
+	paused bool
 }
 
 type closed struct {
@@ -108,6 +111,8 @@ func (f *follower) fetch(ctx context.Context) (n int, ok bool, err error) {
 		switch ev.(type) {
 		case helikon.RunCompleted, helikon.RunFailed:
 			f.terminal = true
+		case helikon.RunPaused:
+			f.terminal, f.paused = true, true
 		}
 		if !f.yield(ev) {
 			return 0, false, nil

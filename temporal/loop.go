@@ -1,6 +1,8 @@
 package temporal
 
 import (
+	"encoding/json"
+
 	"github.com/paigasus/helikon"
 )
 
@@ -20,9 +22,12 @@ type host interface {
 	// start renders the instructions and runs the pre-run checks.
 	start(a agentRef, input []helikon.Item) (system []helikon.Item, inject []string, failure []helikon.Event)
 	callModel(a agentRef, turn int, req *helikon.ModelRequest, inject []string) helikon.TransitionInput
-	// runTools runs calls, at most parallel at a time, and returns their
-	// outcomes in call order.
-	runTools(a agentRef, calls []helikon.ToolCall, parallel int) []helikon.ToolStep
+	// runTools runs a round's calls, at most parallel at a time, and
+	// returns their outcomes in call order.
+	runTools(a agentRef, work []toolWork, parallel int) []helikon.ToolStep
+	// await reports the pause of a's loop on pending calls and waits for
+	// the human's decisions, which it returns.
+	await(a agentRef, pending []helikon.PendingApproval, usage helikon.Usage) []helikon.Decision
 	hook(a agentRef, ev *helikon.HookEvent) (denied bool, reason string)
 	// filter applies the handoff's input filter to the transcript.
 	filter(a agentRef, target string, transcript []helikon.Item) []helikon.Item
@@ -30,15 +35,42 @@ type host interface {
 	emit(ev helikon.Event)
 }
 
+// toolWork is one call of a tool round and what the run knows of it from
+// before a pause.
+type toolWork struct {
+	Call helikon.ToolCall `json:"call"`
+	// Settled is the call's outcome from before the pause: it does not run
+	// again.
+	Settled *helikon.ToolStep `json:"settled,omitempty"`
+	// Pending is the approval the call waits for and Args what it runs
+	// with; with a Decision it runs as decided, without one it waits on.
+	Pending  *helikon.PendingApproval `json:"pending,omitempty"`
+	Args     json.RawMessage          `json:"args,omitempty"`
+	Decision *helikon.Decision        `json:"decision,omitempty"`
+}
+
+// local reports whether the call settles without a step: it settled
+// before the pause, or it still waits for a decision.
+func (w toolWork) local() (helikon.ToolStep, bool) {
+	switch {
+	case w.Settled != nil:
+		// Its events and injections were delivered the first time.
+		return helikon.ToolStep{Result: w.Settled.Result}, true
+	case w.Pending != nil && w.Decision == nil:
+		return helikon.ToolStep{Pending: w.Pending, PendingArgs: w.Args}, true
+	}
+	return helikon.ToolStep{}, false
+}
+
 // runLoop runs agent a over input on h, emitting the run's events. A nested
 // run (a handoff target) emits neither its RunStarted nor its terminal
 // event, as the in-process handoff forwards its target's stream; its
 // outcome is returned instead.
-func runLoop(h host, a agentRef, input []helikon.Item, nested bool) helikon.HandoffReturned {
-	var (
-		res       helikon.HandoffReturned
-		handedOff bool
-	)
+// Its RunCompleted is returned too, emitted or not: a handoff's caller
+// reports the agent that answered from it.
+func runLoop(h host, a agentRef, input []helikon.Item, nested bool) (res helikon.HandoffReturned, completed *helikon.RunCompleted) {
+	// handedOff is the RunCompleted of the agent a handed the run to.
+	var handedOff *helikon.RunCompleted
 	emit := func(ev helikon.Event) {
 		switch e := ev.(type) {
 		case helikon.RunStarted:
@@ -46,7 +78,7 @@ func runLoop(h host, a agentRef, input []helikon.Item, nested bool) helikon.Hand
 				return
 			}
 		case helikon.RunCompleted:
-			res.Usage = e.Usage
+			res.Usage, completed = e.Usage, &e
 			if nested {
 				return
 			}
@@ -61,18 +93,20 @@ func runLoop(h host, a agentRef, input []helikon.Item, nested bool) helikon.Hand
 	tc, parallel, err := h.plan(a)
 	if err != nil {
 		emit(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindConfig, Agent: a.Name, Message: err.Error(), Err: err}})
-		return res
+		return res, completed
 	}
 	system, inject, failure := h.start(a, input)
 	if failure != nil {
 		for _, ev := range failure {
 			emit(ev)
 		}
-		return res
+		return res, completed
 	}
 	tc.System = system
 	d := NewDurableDriver(tc, parallel)
 	st := d.Start(input, inject)
+	// round is the paused tool round, by call id, while the loop waits.
+	var round map[string]toolWork
 	for {
 		for _, ev := range st.Events {
 			emit(ev)
@@ -81,40 +115,79 @@ func runLoop(h host, a agentRef, input []helikon.Item, nested bool) helikon.Hand
 		case StepCallModel:
 			st = d.Feed(h.callModel(a, st.Turn, st.Request, st.Inject))
 		case StepRunTools:
-			st = d.ToolsDone(h.runTools(a, st.Calls, st.Parallel))
+			work := make([]toolWork, len(st.Calls))
+			for i, c := range st.Calls {
+				work[i] = round[c.CallID]
+				work[i].Call = c
+			}
+			outs := h.runTools(a, work, st.Parallel)
+			st = d.ToolsDone(outs)
+			round = nil
+			if st.Kind == StepAwaitApprovals {
+				round = make(map[string]toolWork, len(outs))
+				for i := range outs {
+					w := toolWork{Pending: outs[i].Pending, Args: outs[i].PendingArgs}
+					if w.Pending == nil {
+						w = toolWork{Settled: &outs[i]}
+					}
+					round[work[i].Call.CallID] = w
+				}
+			}
+		case StepAwaitApprovals:
+			var pending []helikon.PendingApproval
+			for _, c := range st.Pending {
+				pending = append(pending, *round[c.CallID].Pending)
+			}
+			var usage helikon.Usage
+			if s, ok := d.State().(helikon.NeedsApproval); ok {
+				usage = s.Usage
+			}
+			for _, dec := range h.await(a, pending, usage) {
+				for id, w := range round {
+					if w.Pending != nil && w.Pending.ID == dec.ID {
+						w.Decision = &dec
+						round[id] = w
+					}
+				}
+			}
+			st = d.Resolved()
 		case StepHandoff:
-			st = d.Feed(handoff(h, a, st.Target, d.Conversation(), emit))
-			handedOff = true
+			var in helikon.TransitionInput
+			in, handedOff = handoff(h, a, st.Target, d.Conversation(), emit)
+			st = d.Feed(in)
 		default:
 			if done, ok := st.Final.(helikon.Done); ok {
 				res.Output = done.Output
 			}
-			finishRun(h, a, st.Final, handedOff, emit)
-			return res
+			finishRun(h, a, st.Final, tc.Output != nil, handedOff, emit)
+			return res, completed
 		}
 	}
 }
 
 // handoff runs the target of a's transfer inline, in the same run, so its
 // steps are as durable as a's own.
-func handoff(h host, a agentRef, target string, conv []helikon.Item, emit func(helikon.Event)) helikon.TransitionInput {
+// It returns the target's outcome and its RunCompleted, if it completed.
+func handoff(h host, a agentRef, target string, conv []helikon.Item, emit func(helikon.Event)) (helikon.TransitionInput, *helikon.RunCompleted) {
 	// The hook decides before the stream reports the handoff, so a denied
 	// transfer never shows up as one.
 	if denied, reason := h.hook(a, &helikon.HookEvent{Kind: helikon.OnHandoff, Agent: a.Name, From: a.Name, To: target}); denied {
-		return helikon.Abort{Err: &helikon.AgentError{Kind: helikon.KindHook, Agent: a.Name, Message: reason}}
+		return helikon.Abort{Err: &helikon.AgentError{Kind: helikon.KindHook, Agent: a.Name, Message: reason}}, nil
 	}
 	emit(helikon.HandoffItem{From: a.Name, To: target})
 	emit(helikon.AgentUpdated{Agent: target})
-	res := runLoop(h, agentRef{Name: target, Depth: a.Depth + 1}, h.filter(a, target, conv), true)
+	res, completed := runLoop(h, agentRef{Name: target, Depth: a.Depth + 1}, h.filter(a, target, conv), true)
 	h.hook(a, &helikon.HookEvent{Kind: helikon.OnSubagentStop, Agent: target, From: a.Name})
-	return res
+	return res, completed
 }
 
-// finishRun emits the terminal events of a terminal state.
-func finishRun(h host, a agentRef, final helikon.LoopState, handedOff bool, emit func(helikon.Event)) {
+// finishRun emits the terminal events of a terminal state. structured says
+// a has an output type; handedOff is the RunCompleted of the agent that
+// answered after a handoff (nil when a answered itself).
+func finishRun(h host, a agentRef, final helikon.LoopState, structured bool, handedOff *helikon.RunCompleted, emit func(helikon.Event)) {
 	switch s := final.(type) {
 	case helikon.Done:
-		if failure := h.finish(a, s.Output, handedOff); failure != nil {
+		if failure := h.finish(a, s.Output, handedOff != nil); failure != nil {
 			for _, ev := range failure {
 				if rf, ok := ev.(helikon.RunFailed); ok {
 					rf.Usage = s.Usage
@@ -124,7 +197,11 @@ func finishRun(h host, a agentRef, final helikon.LoopState, handedOff bool, emit
 			}
 			return
 		}
-		emit(helikon.RunCompleted{Agent: a.Name, Usage: s.Usage})
+		done := helikon.RunCompleted{Agent: a.Name, Usage: s.Usage, Structured: structured}
+		if handedOff != nil {
+			done.Agent, done.Structured = handedOff.Agent, handedOff.Structured
+		}
+		emit(done)
 	case helikon.Failed:
 		emit(helikon.RunFailed{Err: s.Err, Usage: s.Usage})
 	default:

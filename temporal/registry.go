@@ -60,6 +60,18 @@ func (r *registry) steps(ctx context.Context, in stepIn) (*helikon.Steps, error)
 		return nil, err
 	}
 	var opts []helikon.ContextOption
+	if len(in.Allow) > 0 {
+		rules := make([]helikon.AllowRule, len(in.Allow))
+		for i, s := range in.Allow {
+			if rules[i], err = helikon.ParseAllowRule(s); err != nil {
+				return nil, err
+			}
+		}
+		opts = append(opts, helikon.WithAllowRules(rules...))
+	}
+	if len(in.Seed) > 0 && r.factory == nil {
+		return nil, fmt.Errorf("%w: the worker has no context factory to read it", ErrBadSeed)
+	}
 	if r.factory != nil {
 		if len(in.Seed) > MaxSeedBytes {
 			return nil, fmt.Errorf("%w: %d bytes exceeds %d", ErrBadSeed, len(in.Seed), MaxSeedBytes)

@@ -41,6 +41,7 @@ type Runner struct {
 	seed           func(rc *helikon.RunContext) (any, error)
 	workflowID     func(agent string) string
 	runTimeout     time.Duration
+	approval       time.Duration
 	persistTimeout time.Duration
 	logger         *slog.Logger
 }
@@ -72,6 +73,13 @@ func WithWorkflowID(f func(agent string) string) RunnerOption {
 // RunConfig.Timeout, when set, wins.
 func WithRunTimeout(d time.Duration) RunnerOption {
 	return func(r *Runner) { r.runTimeout = d }
+}
+
+// WithApprovalTimeout bounds how long a run that paused for approval
+// waits for decisions (0: forever). When it passes, every pending call is
+// rejected and the run goes on; the model sees the rejection.
+func WithApprovalTimeout(d time.Duration) RunnerOption {
+	return func(r *Runner) { r.approval = d }
 }
 
 // WithRunnerLogger sets where a failed session append is logged (default
@@ -129,13 +137,65 @@ func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 			yield(helikon.RunFailed{Err: err})
 			return
 		}
-		rec := helikon.NewSessionRecorder(input)
-		f := follower{c: r.c, wr: wr, agent: agent.Name(), yield: func(ev helikon.Event) bool {
-			rec.Observe(ev)
-			return yield(ev)
-		}}
-		f.run(ctx, live)
-		r.persist(ctx, rc.Session(), agent.Name(), rec.Drain())
+		r.follow(ctx, rc, agent.Name(), wr, 0, helikon.NewSessionRecorder(input), live, yield)
+	}
+}
+
+// follow streams a run's events from offset and records them into the
+// session when the stream ends. A paused run records what settled: its
+// pending calls get their results when it resumes.
+func (r *Runner) follow(ctx context.Context, rc *helikon.RunContext, agent string, wr client.WorkflowRun, offset int, rec *helikon.SessionRecorder, live bool, yield func(helikon.Event) bool) {
+	f := follower{c: r.c, wr: wr, agent: agent, next: offset, yield: func(ev helikon.Event) bool {
+		rec.Observe(ev)
+		return yield(ev)
+	}}
+	f.run(ctx, live)
+	evs := rec.Take()
+	if !f.paused {
+		evs = append(evs, rec.Drain()...)
+	}
+	r.persist(ctx, rc.Session(), agent, evs)
+}
+
+// Resume continues a durable run that paused for approval: state is the
+// [helikon.RunState] of its RunPaused event, decisions answer its pending
+// approvals (see [helikon.Decision]). The decisions reach the waiting
+// workflow as an update, which the workflow checks as [helikon.Resume]
+// does: a decision for an unknown approval, a malformed one or one for a
+// pause that is over fails the stream without changing the run. The stream
+// then carries the events after the pause; a call left undecided pauses
+// the run again. rc supplies the session the resumed part is recorded in.
+func (r *Runner) Resume(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, state *helikon.RunState, decisions []helikon.Decision) iter.Seq[helikon.Event] {
+	return func(yield func(helikon.Event) bool) {
+		name := ""
+		if agent != nil {
+			name = agent.Name()
+		}
+		fail := func(err error) {
+			yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindConfig, Agent: name, Message: err.Error(), Err: err}})
+		}
+		if state == nil || state.RunID == "" || state.PauseID == "" {
+			fail(helikon.ErrNotResumable)
+			return
+		}
+		if rc == nil {
+			rc = helikon.Ephemeral()
+		}
+		h, err := r.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+			WorkflowID:   state.RunID,
+			UpdateName:   DecideUpdate,
+			Args:         []any{decideIn{PauseID: state.PauseID, Decisions: decisions}},
+			WaitForStage: client.WorkflowUpdateStageCompleted,
+		})
+		var offset int
+		if err == nil {
+			err = h.Get(ctx, &offset)
+		}
+		if err != nil {
+			fail(fmt.Errorf("temporal: decide: %w", err))
+			return
+		}
+		r.follow(ctx, rc, name, r.c.GetWorkflow(ctx, state.RunID, ""), offset, &helikon.SessionRecorder{}, true, yield)
 	}
 }
 
@@ -148,7 +208,7 @@ func (r *Runner) start(ctx context.Context, agent string, rc *helikon.RunContext
 	if err != nil {
 		return fail(helikon.KindOther, "load session", err)
 	}
-	in := runInput{Agent: agent, Input: append(history[:len(history):len(history)], input...)}
+	in := runInput{Agent: agent, Input: append(history[:len(history):len(history)], input...), ApprovalTimeout: r.approval}
 	if r.seed != nil {
 		v, err := r.seed(rc)
 		if err != nil {

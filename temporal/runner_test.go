@@ -2,13 +2,16 @@ package temporal
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"iter"
 	"strings"
 	"sync/atomic"
 	"testing"
 
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
@@ -189,5 +192,99 @@ func TestRunner_WorkflowIDReusePolicy(t *testing.T) {
 	}
 	if m.Remaining() != 1 {
 		t.Fatalf("the model was called %d times, want once", 2-m.Remaining())
+	}
+}
+
+// askModel calls transfer until the conversation holds a tool result, then
+// answers: stateless, so many runs can share it.
+type askModel struct{}
+
+func (askModel) Capabilities() helikon.ModelCapabilities { return helikon.ModelCapabilities{Tools: true} }
+
+func (askModel) Invoke(_ context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
+	ev := helikon.ModelEvent(helikon.ToolCallDelta{CallID: "c1", Name: "transfer", ArgsDelta: `{"a":100,"b":0}`})
+	if req.Messages[len(req.Messages)-1].Role == helikon.RoleTool {
+		ev = helikon.TokenDelta{Text: "done"}
+	}
+	return func(yield func(helikon.ModelEvent, error) bool) { yield(ev, nil) }
+}
+
+func TestRunner_PauseSurvivesAWorkerRestartAndHoldsNoSlot(t *testing.T) {
+	c := devClient(t)
+	var executions atomic.Int32
+	transfer := helikon.MustTool("transfer", "Moves money.", func(_ *helikon.ToolContext, in addArgs) (string, error) {
+		executions.Add(1)
+		return fmt.Sprintf("moved %d", in.A), nil
+	})
+	bank := mustAgent(t, "bank", askModel{}, helikon.WithTools(transfer))
+	s1 := mustAgent(t, "s1", turnsModel{1}, helikon.WithTools(addTool))
+	queue := fmt.Sprintf("q%d-pause", queueSeq.Add(1))
+	// One activity and two workflow tasks at a time: paused runs must not
+	// hold them.
+	newWorker := func() *Worker {
+		w, err := NewWorker(c, queue, WithAgents(bank, s1), WithPosture(WorkerPosture{Policy: askPolicy("transfer")}),
+			WithWorkerOptions(worker.Options{MaxConcurrentActivityExecutionSize: 1, MaxConcurrentWorkflowTaskExecutionSize: 2}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Start(); err != nil {
+			t.Fatal(err)
+		}
+		return w
+	}
+	first := newWorker()
+	r, err := NewRunner(c, queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	session := helikon.NewMemorySession()
+	rc := helikon.NewRunContext(helikon.WithSession(session))
+	var states []*helikon.RunState
+	for i := range 4 {
+		rcI := rc
+		if i > 0 {
+			rcI = nil
+		}
+		_, err = helikon.Collect(r.RunStreamed(ctx, bank, rcI, helikon.UserText("go")))
+		var paused *helikon.PausedError
+		if !errors.As(err, &paused) || len(paused.State.Pending) != 1 || paused.State.Pending[0].Tool != "transfer" {
+			t.Fatalf("run %d: %v, want a pause on transfer", i, err)
+		}
+		states = append(states, paused.State)
+	}
+	// Four runs wait; another still gets the worker's only activity slot.
+	if res, err := r.Run(ctx, s1, nil, helikon.UserText("go")); err != nil || res.FinalOutput != "sum is 42" {
+		t.Fatalf("a run beside the paused ones: %v %v", res, err)
+	}
+
+	// The worker that paused goes away; a new one takes the decisions.
+	first.Stop()
+	second := newWorker()
+	defer second.Stop()
+
+	if _, err := helikon.Collect(r.Resume(ctx, bank, rc, states[0], []helikon.Decision{helikon.Approve("apr_unknown")})); err == nil || !strings.Contains(err.Error(), "unknown approval id") {
+		t.Fatalf("resume with an unknown id: %v, want it refused", err)
+	}
+	for i, st := range states {
+		rcI := rc
+		if i > 0 {
+			rcI = nil
+		}
+		res, err := helikon.Collect(r.Resume(ctx, bank, rcI, st, []helikon.Decision{helikon.Approve(st.Pending[0].ID)}))
+		if err != nil || res.FinalOutput != "done" {
+			t.Fatalf("resumed run %d: %v %v", i, res, err)
+		}
+	}
+	if executions.Load() != 4 {
+		t.Fatalf("transfer ran %d times, want once per run", executions.Load())
+	}
+	// A decision for a pause that is over changes nothing.
+	if _, err := helikon.Collect(r.Resume(ctx, bank, nil, states[0], []helikon.Decision{helikon.Approve(states[0].Pending[0].ID)})); err == nil {
+		t.Fatal("a second decision for the same pause was accepted")
+	}
+	items, _ := session.Snapshot(ctx)
+	if n := len(items); n != 4 || items[n-1].Text() != "done" {
+		t.Fatalf("session holds %d items, want input, call, result, answer", n)
 	}
 }

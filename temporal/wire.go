@@ -3,6 +3,7 @@ package temporal
 import (
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/paigasus/helikon"
 )
@@ -31,7 +32,7 @@ func (e *events) UnmarshalJSON(data []byte) error {
 	}
 	out := make(events, len(raw))
 	for i, r := range raw {
-		ev, err := helikon.UnmarshalEvent(r)
+		ev, err := decodeEvent(r)
 		if err != nil {
 			return fmt.Errorf("event %d: %w", i, err)
 		}
@@ -41,6 +42,39 @@ func (e *events) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
+// decodeEvent decodes one event of a durable run. A durable run's
+// RunPaused carries a [helikon.RunState] without the in-process frames the
+// core's decoder requires: the workflow itself holds the paused round, so
+// the state only names the run, the pause and the pending approvals, which
+// [Runner.Resume] needs.
+func decodeEvent(data []byte) (helikon.Event, error) {
+	var head struct {
+		Type  string `json:"type"`
+		Agent string `json:"agent"`
+		Usage helikon.Usage
+		State *struct {
+			Version int                       `json:"version"`
+			RunID   string                    `json:"run_id"`
+			PauseID string                    `json:"pause_id"`
+			Agent   string                    `json:"agent"`
+			Pending []helikon.PendingApproval `json:"pending"`
+			Usage   helikon.Usage             `json:"usage"`
+			Allow   []string                  `json:"allow"`
+		} `json:"state"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, err
+	}
+	if head.Type != "run_paused" {
+		return helikon.UnmarshalEvent(data)
+	}
+	ev := helikon.RunPaused{Agent: head.Agent, Usage: head.Usage}
+	if st := head.State; st != nil {
+		ev.State = &helikon.RunState{Version: st.Version, RunID: st.RunID, PauseID: st.PauseID, Agent: st.Agent, Pending: st.Pending, Usage: st.Usage, Allow: st.Allow}
+	}
+	return ev, nil
+}
+
 // runInput is the agent-run workflow's input.
 type runInput struct {
 	Agent string         `json:"agent"`
@@ -48,6 +82,15 @@ type runInput struct {
 	// Seed is the caller's explicit, serialisable run seed; the worker's
 	// context factory turns it into the run's user value.
 	Seed json.RawMessage `json:"seed,omitempty"`
+	// ApprovalTimeout, when set, bounds how long a paused run waits for
+	// decisions; its pending calls are then rejected.
+	ApprovalTimeout time.Duration `json:"approval_timeout,omitempty"`
+}
+
+// decideIn is the decide update's argument: the decisions for one pause.
+type decideIn struct {
+	PauseID   string             `json:"pause_id"`
+	Decisions []helikon.Decision `json:"decisions"`
 }
 
 // runOutput is the agent-run workflow's result.
@@ -62,10 +105,16 @@ type runOutput struct {
 }
 
 // eventPage answers the events query: the run's events from an offset.
+// The workflow answers with rawPage, the same JSON.
 type eventPage struct {
 	Events events `json:"events"`
 	// Next is the offset to ask from next.
 	Next int `json:"next"`
+}
+
+type rawPage struct {
+	Events []json.RawMessage `json:"events"`
+	Next   int               `json:"next"`
 }
 
 // stepIn is what every step activity receives: the agent, its depth and
@@ -73,6 +122,8 @@ type eventPage struct {
 type stepIn struct {
 	Agent agentRef        `json:"agent"`
 	Seed  json.RawMessage `json:"seed,omitempty"`
+	// Allow are the allow rules "always" decisions granted the run.
+	Allow []string `json:"allow,omitempty"`
 }
 
 type startIn struct {
@@ -103,12 +154,22 @@ type modelOut struct {
 type toolIn struct {
 	stepIn
 	Call helikon.ToolCall `json:"call"`
+	// Pending, Args and Decision are set for a call a human decided.
+	Pending  *helikon.PendingApproval `json:"pending,omitempty"`
+	Args     json.RawMessage          `json:"args,omitempty"`
+	Decision *helikon.Decision        `json:"decision,omitempty"`
 }
 
 type toolOut struct {
-	Result helikon.ToolResult `json:"result"`
-	Events events             `json:"events,omitempty"`
-	Inject []string           `json:"inject,omitempty"`
+	Result      helikon.ToolResult       `json:"result"`
+	Events      events                   `json:"events,omitempty"`
+	Inject      []string                 `json:"inject,omitempty"`
+	Pending     *helikon.PendingApproval `json:"pending,omitempty"`
+	PendingArgs json.RawMessage          `json:"pending_args,omitempty"`
+}
+
+func (o toolOut) step() helikon.ToolStep {
+	return helikon.ToolStep{Result: o.Result, Events: o.Events, Inject: o.Inject, Pending: o.Pending, PendingArgs: o.PendingArgs}
 }
 
 type hookIn struct {

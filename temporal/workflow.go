@@ -3,6 +3,7 @@ package temporal
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -17,6 +18,9 @@ const (
 	WorkflowName = "helikon.AgentRun"
 	// EventsQuery is the query that returns a run's events from an offset.
 	EventsQuery = "helikon.events"
+	// DecideUpdate is the update that carries a human's decisions to a
+	// paused run; it returns the offset of the events that follow.
+	DecideUpdate = "helikon.decide"
 )
 
 // stepTimeouts are the activity timeouts of a worker's steps.
@@ -39,11 +43,14 @@ type agentWorkflow struct {
 // runLoop with every step as an activity. It keeps the run's events for the
 // events query and returns the run's outcome.
 func (w *agentWorkflow) run(ctx workflow.Context, in runInput) (runOutput, error) {
-	h := &workflowHost{ctx: ctx, w: w, seed: in.Seed}
+	h := &workflowHost{ctx: ctx, w: w, seed: in.Seed, top: in.Agent, approvalTimeout: in.ApprovalTimeout}
 	if err := workflow.SetQueryHandler(ctx, EventsQuery, h.page); err != nil {
 		return runOutput{}, err
 	}
-	res := runLoop(h, agentRef{Name: in.Agent}, in.Input, false)
+	if err := workflow.SetUpdateHandlerWithOptions(ctx, DecideUpdate, h.decide, workflow.UpdateHandlerOptions{Validator: h.validateDecisions}); err != nil {
+		return runOutput{}, err
+	}
+	res, _ := runLoop(h, agentRef{Name: in.Agent}, in.Input, false)
 	out := runOutput{Output: res.Output, LastAgent: h.lastAgent, Usage: res.Usage, Events: len(h.events)}
 	if res.Err != nil {
 		out.Err = agentError(res.Err, in.Agent)
@@ -59,24 +66,88 @@ type workflowHost struct {
 	events []json.RawMessage
 	// lastAgent names the agent of the last assistant message.
 	lastAgent string
+	top       string
+	// allow are the rules "always" decisions granted the run.
+	allow []string
+
+	// The pause under way: its id, the calls it waits on, and the
+	// decisions once the decide update brought them.
+	approvalTimeout time.Duration
+	pauses          int
+	pauseID         string
+	pending         []helikon.PendingApproval
+	decided         []helikon.Decision
 }
 
-func (h *workflowHost) page(from int) (eventPage, error) {
-	if from < 0 || from > len(h.events) {
-		return eventPage{}, errors.New("temporal: events offset out of range")
-	}
-	// The encoded events are decoded again here, not held decoded, so the
-	// workflow keeps one copy of each.
-	var p eventPage
-	for _, raw := range h.events[from:] {
-		ev, err := helikon.UnmarshalEvent(raw)
-		if err != nil {
-			return eventPage{}, err
+// await emits the run's pause and waits, holding no worker slot, until
+// the decide update brings decisions or the approval timeout rejects every
+// pending call.
+func (h *workflowHost) await(_ agentRef, pending []helikon.PendingApproval, usage helikon.Usage) []helikon.Decision {
+	h.pauses++
+	h.pauseID = fmt.Sprintf("%s/pause-%d", workflow.GetInfo(h.ctx).WorkflowExecution.ID, h.pauses)
+	h.pending, h.decided = pending, nil
+	defer func() { h.pending, h.pauseID = nil, "" }()
+	h.emit(helikon.RunPaused{Agent: h.top, Usage: usage, State: &helikon.RunState{
+		Version: helikon.RunStateVersion, RunID: workflow.GetInfo(h.ctx).WorkflowExecution.ID, PauseID: h.pauseID,
+		Agent: h.top, Pending: pending, Usage: usage, Allow: h.allow,
+	}})
+	decided := func() bool { return h.decided != nil }
+	reason := ""
+	if h.approvalTimeout > 0 {
+		ok, err := workflow.AwaitWithTimeout(h.ctx, h.approvalTimeout, decided)
+		switch {
+		case err != nil:
+			reason = "the run was cancelled while waiting for approval"
+		case !ok:
+			reason = "no decision within " + h.approvalTimeout.String()
 		}
-		p.Events = append(p.Events, ev)
+	} else if err := workflow.Await(h.ctx, decided); err != nil {
+		reason = "the run was cancelled while waiting for approval"
 	}
-	p.Next = len(h.events)
-	return p, nil
+	if reason != "" {
+		out := make([]helikon.Decision, len(pending))
+		for i, p := range pending {
+			out[i] = helikon.Reject(p.ID, reason)
+		}
+		return out
+	}
+	if grants, err := helikon.CheckDecisions(pending, h.decided); err == nil {
+		for _, g := range grants {
+			h.allow = append(h.allow, g.String())
+		}
+	}
+	return h.decided
+}
+
+// validateDecisions admits the decide update only for the pause under
+// way and only with decisions [helikon.Resume] would accept; a rejected
+// update leaves no trace in the history.
+func (h *workflowHost) validateDecisions(_ workflow.Context, in decideIn) error {
+	if h.pending == nil || h.decided != nil {
+		return errors.New("temporal: the run is not waiting for decisions")
+	}
+	if in.PauseID != h.pauseID {
+		return fmt.Errorf("temporal: pause %q is not the one under way (%q)", in.PauseID, h.pauseID)
+	}
+	_, err := helikon.CheckDecisions(h.pending, in.Decisions)
+	return err
+}
+
+// decide records the decisions and returns the offset of the events that
+// follow them.
+func (h *workflowHost) decide(ctx workflow.Context, in decideIn) (int, error) {
+	if err := h.validateDecisions(ctx, in); err != nil {
+		return 0, err
+	}
+	h.decided = append([]helikon.Decision{}, in.Decisions...)
+	return len(h.events), nil
+}
+
+func (h *workflowHost) page(from int) (rawPage, error) {
+	if from < 0 || from > len(h.events) {
+		return rawPage{}, errors.New("temporal: events offset out of range")
+	}
+	return rawPage{Events: h.events[from:], Next: len(h.events)}, nil
 }
 
 func (h *workflowHost) emit(ev helikon.Event) {
@@ -90,7 +161,7 @@ func (h *workflowHost) emit(ev helikon.Event) {
 	h.events = append(h.events, b)
 }
 
-func (h *workflowHost) in(a agentRef) stepIn { return stepIn{Agent: a, Seed: h.seed} }
+func (h *workflowHost) in(a agentRef) stepIn { return stepIn{Agent: a, Seed: h.seed, Allow: h.allow} }
 
 func (h *workflowHost) options(timeout time.Duration, attempts int32) workflow.Context {
 	return workflow.WithActivityOptions(h.ctx, workflow.ActivityOptions{
@@ -135,19 +206,32 @@ func (h *workflowHost) callModel(a agentRef, turn int, req *helikon.ModelRequest
 
 // runTools runs the calls as concurrent activities, at most parallel at a
 // time, each starting as soon as a slot frees.
-func (h *workflowHost) runTools(a agentRef, calls []helikon.ToolCall, parallel int) []helikon.ToolStep {
-	out := make([]helikon.ToolStep, len(calls))
-	if parallel <= 0 || parallel > len(calls) {
-		parallel = len(calls)
+func (h *workflowHost) runTools(a agentRef, work []toolWork, parallel int) []helikon.ToolStep {
+	out := make([]helikon.ToolStep, len(work))
+	var run []int // the calls that need a step
+	for i, w := range work {
+		if st, ok := w.local(); ok {
+			out[i] = st
+			continue
+		}
+		run = append(run, i)
+	}
+	if len(run) == 0 {
+		return out
+	}
+	if parallel <= 0 || parallel > len(run) {
+		parallel = len(run)
 	}
 	sel := workflow.NewSelector(h.ctx)
 	next := 0
 	var launch func()
 	launch = func() {
-		i := next
+		i := run[next]
 		next++
-		c := calls[i]
-		f := workflow.ExecuteActivity(h.options(h.w.timeouts.tool, h.w.timeouts.toolAttempts[c.Name]), activityTool, toolIn{stepIn: h.in(a), Call: c})
+		w := work[i]
+		c := w.Call
+		in := toolIn{stepIn: h.in(a), Call: c, Pending: w.Pending, Args: w.Args, Decision: w.Decision}
+		f := workflow.ExecuteActivity(h.options(h.w.timeouts.tool, h.w.timeouts.toolAttempts[c.Name]), activityTool, in)
 		sel.AddFuture(f, func(f workflow.Future) {
 			var r toolOut
 			if err := f.Get(h.ctx, &r); err != nil {
@@ -157,8 +241,8 @@ func (h *workflowHost) runTools(a agentRef, calls []helikon.ToolCall, parallel i
 				r = toolOut{Result: helikon.ToolResult{CallID: c.CallID, Name: c.Name, IsError: true,
 					Content: []helikon.ContentPart{helikon.TextPart{Text: "tool call failed: " + stepError(err, a.Name).Error()}}}}
 			}
-			out[i] = helikon.ToolStep{Result: r.Result, Events: r.Events, Inject: r.Inject}
-			if next < len(calls) {
+			out[i] = r.step()
+			if next < len(run) {
 				launch()
 			}
 		})
@@ -166,7 +250,7 @@ func (h *workflowHost) runTools(a agentRef, calls []helikon.ToolCall, parallel i
 	for range parallel {
 		launch()
 	}
-	for range calls {
+	for range run {
 		sel.Select(h.ctx)
 	}
 	return out

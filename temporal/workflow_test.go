@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -219,4 +221,111 @@ func (g *gauge) leave() {
 	g.mu.Lock()
 	g.cur--
 	g.mu.Unlock()
+}
+
+// askPolicy asks a human about every call of the named tool.
+type askPolicy string
+
+func (p askPolicy) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) helikon.PermissionDecision {
+	if req.Tool == string(p) {
+		return helikon.PermissionDecision{Behavior: helikon.PermissionAskUser, Prompt: "run " + req.Tool + "?"}
+	}
+	return helikon.PermissionDecision{}
+}
+
+// pauseScenario is a turn with two calls, one the policy asks about, then
+// an answer.
+func pauseScenario(t *testing.T, executions *atomic.Int32) (*helikon.LLMAgent, WorkerPosture) {
+	transfer := helikon.MustTool("transfer", "Moves money.", func(_ *helikon.ToolContext, in addArgs) (string, error) {
+		executions.Add(1)
+		return fmt.Sprintf("moved %d", in.A), nil
+	})
+	ag := mustAgent(t, "bank", mock.Scripted(
+		mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":1,"b":2}`}, mock.Call{ID: "c2", Name: "transfer", Args: `{"a":100,"b":0}`}),
+		mock.Text("done"),
+	), helikon.WithTools(addTool, transfer))
+	return ag, WorkerPosture{Policy: askPolicy("transfer")}
+}
+
+func TestWorkflow_PausedRunWaitsForDecisionsOrTheTimeout(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		decide   func(id string) []helikon.Decision
+		timeout  time.Duration
+		wantRuns int32
+		wantText string
+	}{
+		{"approved", func(id string) []helikon.Decision { return []helikon.Decision{helikon.Approve(id)} }, 0, 1, "moved 100"},
+		{"approved with other arguments", func(id string) []helikon.Decision {
+			return []helikon.Decision{helikon.ApproveWithArgs(id, json.RawMessage(`{"a":5,"b":0}`))}
+		}, 0, 1, "moved 5"},
+		{"rejected", func(id string) []helikon.Decision { return []helikon.Decision{helikon.Reject(id, "not today")} }, 0, 0, "rejected by the user: not today"},
+		{"timed out", nil, time.Hour, 0, "no decision within 1h0m0s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var executions atomic.Int32
+			ag, posture := pauseScenario(t, &executions)
+			var s testsuite.WorkflowTestSuite
+			s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+			env := s.NewTestWorkflowEnvironment()
+			reg, err := newRegistry(workerConfig{agents: []*helikon.LLMAgent{ag}, posture: posture})
+			if err != nil {
+				t.Fatal(err)
+			}
+			register(env, reg, stepTimeouts{model: DefaultModelTimeout, tool: DefaultToolTimeout, other: DefaultStepTimeout})
+			var updateErr error
+			if tc.decide != nil {
+				env.RegisterDelayedCallback(func() {
+					v, err := env.QueryWorkflow(EventsQuery, 0)
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					var p eventPage
+					_ = v.Get(&p)
+					paused, ok := p.Events[len(p.Events)-1].(helikon.RunPaused)
+					if !ok {
+						t.Errorf("last event %T, want RunPaused", p.Events[len(p.Events)-1])
+						return
+					}
+					if executions.Load() != 0 {
+						t.Error("the call ran before its decision")
+					}
+					// A decision naming an unknown approval is refused and
+					// changes nothing.
+					env.UpdateWorkflow(DecideUpdate, "bad", &testsuite.TestUpdateCallback{
+						OnReject: func(err error) {},
+						OnAccept: func() { t.Error("an unknown approval id was accepted") },
+					}, decideIn{PauseID: paused.State.PauseID, Decisions: []helikon.Decision{helikon.Approve("apr_nope")}})
+					id := paused.State.Pending[0].ID
+					env.UpdateWorkflow(DecideUpdate, "good", &testsuite.TestUpdateCallback{
+						OnReject:   func(err error) { updateErr = err },
+						OnAccept:   func() {},
+						OnComplete: func(any, error) {},
+					}, decideIn{PauseID: paused.State.PauseID, Decisions: tc.decide(id)})
+				}, time.Minute)
+			}
+			env.ExecuteWorkflow(WorkflowName, runInput{Agent: "bank", Input: helikon.UserText("go"), ApprovalTimeout: tc.timeout})
+			if err := env.GetWorkflowError(); err != nil || updateErr != nil {
+				t.Fatal(err, updateErr)
+			}
+			var out runOutput
+			_ = env.GetWorkflowResult(&out)
+			if out.Output != "done" || executions.Load() != tc.wantRuns {
+				t.Fatalf("output %q, transfer ran %d times, want %d", out.Output, executions.Load(), tc.wantRuns)
+			}
+			v, _ := env.QueryWorkflow(EventsQuery, 0)
+			var p eventPage
+			_ = v.Get(&p)
+			var results []string
+			for _, ev := range p.Events {
+				if o, ok := ev.(helikon.ToolOutputItem); ok {
+					results = append(results, o.Item.Content[0].(helikon.ToolResultPart).Content[0].(helikon.TextPart).Text)
+				}
+			}
+			if len(results) != 2 || !strings.Contains(results[1], tc.wantText) {
+				t.Fatalf("results %q, want the transfer's to say %q", results, tc.wantText)
+			}
+		})
+	}
 }
