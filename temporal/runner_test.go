@@ -199,7 +199,9 @@ func TestRunner_WorkflowIDReusePolicy(t *testing.T) {
 // answers: stateless, so many runs can share it.
 type askModel struct{}
 
-func (askModel) Capabilities() helikon.ModelCapabilities { return helikon.ModelCapabilities{Tools: true} }
+func (askModel) Capabilities() helikon.ModelCapabilities {
+	return helikon.ModelCapabilities{Tools: true}
+}
 
 func (askModel) Invoke(_ context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
 	ev := helikon.ModelEvent(helikon.ToolCallDelta{CallID: "c1", Name: "transfer", ArgsDelta: `{"a":100,"b":0}`})
