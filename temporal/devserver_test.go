@@ -77,6 +77,10 @@ func devClient(t testing.TB) client.Client {
 			ClientOptions: &client.Options{HostPort: devAddr, Logger: quietLogger()},
 			Stdout:        io.Discard,
 			Stderr:        io.Discard,
+			// Eager activities: a worker that completes a workflow task
+			// gets the activity it scheduled in the reply, saving a trip
+			// through the task queue per step (see docs/durable.md).
+			ExtraArgs: []string{"--dynamic-config-value", "system.enableActivityEagerExecution=true"},
 		})
 	})
 	if devErr != nil {
