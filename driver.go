@@ -176,6 +176,10 @@ func (d *driver) resume(ctx context.Context, cp *Checkpoint, yield func(Event) b
 		return
 	}
 	d.obs.spent = progressOf(cp.State).Usage
+	if d.paused.ds != nil {
+		// A pause's frame holds the run's spend with its sub-runs'.
+		d.obs.spent = d.paused.reported
+	}
 	if err := d.renderSystem(ctx); err != nil {
 		yield(RunFailed{Err: err})
 		return

@@ -251,3 +251,58 @@ func TestResume_ACustomAgentThatForwardsAPauseIsNotResumable(t *testing.T) {
 		t.Fatalf("err = %v, ran %v", err, l.all())
 	}
 }
+
+type approveAll struct{}
+
+func (approveAll) Decide(context.Context, helikon.PermissionRequest, string) helikon.ApprovalOutcome {
+	return helikon.ApprovalOutcome{Allow: true}
+}
+
+// A paused and resumed run reports the same total usage as the same run
+// approved inline: nothing spent before the pause is lost or counted twice.
+func TestResume_UsageMatchesAnUninterruptedRunAtEverySite(t *testing.T) {
+	for _, site := range pauseSites {
+		t.Run(site.name, func(t *testing.T) {
+			inline := site.build(t, &ledger{}, mock.Scripted(mock.ToolCalls(removeCall("c1", "a.tmp")), mock.Text("done")))
+			want, err := helikon.Collect(inline.Run(context.Background(), hitlContext(helikon.WithApprovalHandler(approveAll{})), helikon.UserText("clean up")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			agent := site.build(t, &ledger{}, mock.Scripted(mock.ToolCalls(removeCall("c1", "a.tmp")), mock.Text("done")))
+			st, _ := pauseOnce(t, agent, hitlContext())
+			got, err := resume(t, agent, hitlContext(), st, helikon.Approve(st.Pending[0].ID))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got.Usage != want.Usage {
+				t.Fatalf("usage after resume %+v, uninterrupted %+v (at pause %+v)", got.Usage, want.Usage, st.Usage)
+			}
+		})
+	}
+}
+
+// An agent tool that finished before the pause, in the paused round, keeps
+// its usage in the resumed run's total.
+func TestResume_UsageOfAnAgentToolThatFinishedBeforeThePauseIsKept(t *testing.T) {
+	build := func(l *ledger) helikon.Agent {
+		lister, err := helikon.AgentAsTool(textAgent(t, "lister", "listed"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "t1", Name: "lister", Args: `{"input":"list"}`}, removeCall("c1", "a.tmp")), mock.Text("done"))
+		return mustAgent(t, "cleaner", m, helikon.WithTools(append(l.tools(), lister)...))
+	}
+	want, err := helikon.Collect(build(&ledger{}).Run(context.Background(), hitlContext(helikon.WithApprovalHandler(approveAll{})), helikon.UserText("clean up")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	agent := build(&ledger{})
+	st, _ := pauseOnce(t, agent, hitlContext())
+	got, err := resume(t, agent, hitlContext(), st, helikon.Approve(st.Pending[0].ID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Usage != want.Usage || st.Usage.InputTokens <= 10 {
+		t.Fatalf("usage after resume %+v, uninterrupted %+v (at pause %+v)", got.Usage, want.Usage, st.Usage)
+	}
+}

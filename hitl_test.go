@@ -462,3 +462,20 @@ func TestApprovalRequested_ArgsAreRedactedButTheCallGetsThemWhole(t *testing.T) 
 		t.Fatalf("resume: %v, tool got %q", err, got)
 	}
 }
+
+// A budget counts what the run spent before the pause: a resumed run that
+// would cross it fails as the uninterrupted run would.
+func TestResume_TheBudgetCountsTheSpendBeforeThePause(t *testing.T) {
+	l := &ledger{}
+	m := mock.Scripted(mock.ToolCalls(removeCall("c1", "a.tmp")), mock.ToolCalls(removeCall("c2", "b.tmp")), mock.Text("done"))
+	agent := mustAgent(t, "cleaner", m, helikon.WithTools(l.tools()...))
+	st, _ := pauseOnce(t, agent, hitlContext())
+	// Every turn spends the same; a budget of two turns is spent once the
+	// resumed run's first turn ends, so the third turn never starts. A
+	// meter that forgot the first turn would let the run complete.
+	budget := helikon.WithBudget(helikon.Budget{MaxTokens: 2 * st.Usage.Total()})
+	_, err := resume(t, agent, hitlContext(budget, helikon.WithAllowRules(helikon.AllowTool("remove"))), st, helikon.Approve(st.Pending[0].ID))
+	if !errors.Is(err, helikon.ErrBudgetExceeded) {
+		t.Fatalf("err = %v, want the budget exceeded", err)
+	}
+}

@@ -25,6 +25,9 @@ type pausedRound struct {
 	memo map[string]*frameCall
 	// ds holds the decisions of the resume under way.
 	ds *decisionSet
+	// reported is what this run had reported to the run around it (an
+	// agent tool's caller) when it paused; resumed, it reports the rest.
+	reported Usage
 }
 
 // resumer is implemented by the agents that can continue a paused run from
@@ -67,9 +70,13 @@ func (d *driver) settle(calls []ToolCall, outs []callOutcome) TransitionInput {
 // pause ends the stream with RunPaused, freezing state, the paused round
 // and a paused handoff target into the run's frame.
 func (d *driver) pause(state LoopState, yield func(Event) bool) {
-	usage := progressOf(state).Usage.Add(d.paused.handoffUsage)
+	// The frame keeps what the run spent, its finished sub-runs included,
+	// without a paused handoff target's share: resumed, the target reports
+	// its whole run again.
+	spent := d.settleUsage()
+	usage := spent.Add(d.paused.handoffUsage)
 	f := &pauseFrame{
-		Kind: frameLLM, Agent: d.a.name, Usage: usage,
+		Kind: frameLLM, Agent: d.a.name, Usage: spent,
 		Checkpoint: &Checkpoint{Agent: d.a.name, State: state, Conversation: d.tc.Conversation, Injections: d.injections},
 		Handoff:    d.paused.handoff,
 	}
@@ -110,7 +117,7 @@ func (d *driver) resumePaused(ctx context.Context, f *pauseFrame, ds *decisionSe
 		yield(RunFailed{Err: notResumable(d.a.name, f)})
 		return
 	}
-	d.paused.ds = ds
+	d.paused.ds, d.paused.reported = ds, f.Usage
 	switch f.Checkpoint.State.(type) {
 	case NeedsApproval:
 		d.paused.memo = make(map[string]*frameCall, len(f.Round))
@@ -237,4 +244,16 @@ func asSubRunPaused(err error) *subRunPaused {
 // subRunResumer is a tool that runs an agent and can resume its paused run.
 type subRunResumer interface {
 	resumeCall(tc *ToolContext, f *pauseFrame, ds *decisionSet) (ToolOutput, error)
+}
+
+// minus returns u less o, field by field.
+func (u Usage) minus(o Usage) Usage {
+	return Usage{
+		InputTokens:       u.InputTokens - o.InputTokens,
+		OutputTokens:      u.OutputTokens - o.OutputTokens,
+		CachedInputTokens: u.CachedInputTokens - o.CachedInputTokens,
+		CacheWriteTokens:  u.CacheWriteTokens - o.CacheWriteTokens,
+		ReasoningTokens:   u.ReasoningTokens - o.ReasoningTokens,
+		Cost:              u.Cost - o.Cost,
+	}
 }

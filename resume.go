@@ -20,7 +20,8 @@ import (
 // [ErrNotResumable], [ErrUnknownApproval] or [ErrInvalidDecision].
 //
 // The resumed stream carries the events after the pause: no RunStarted,
-// and input guardrails and OnRunStart hooks do not fire again. Resume does
+// and input guardrails and OnRunStart hooks do not fire again. Its usage
+// and a budget ([WithBudget]) count what the run spent before the pause. Resume does
 // not remember which states it resumed: resuming one state twice runs the
 // decided calls twice. A runner that stores paused states makes each pause
 // resumable once (see the runner package).
@@ -60,6 +61,12 @@ func Resume(ctx context.Context, agent Agent, rc *RunContext, state *RunState, d
 		}
 		if len(rules) > 0 {
 			rc = rc.Derive(WithAllowRules(rules...))
+		}
+		if rc.budget.set() && rc.meter == nil {
+			// The run's budget counts what it spent before the pause.
+			c := *rc
+			c.meter = &budgetMeter{limit: c.budget, used: state.Usage}
+			rc = &c
 		}
 		for ev := range r.resumeFrame(ctx, rc, state.root, ds) {
 			if p, ok := ev.(RunPaused); ok && p.State != nil {

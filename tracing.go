@@ -215,6 +215,8 @@ func (d *driver) observe(ctx context.Context, yield func(Event) bool) (context.C
 				ev = e
 			}
 			o.trace.end(e.Usage, e.Err)
+		case RunPaused:
+			o.trace.end(e.Usage, nil)
 		}
 		return yield(ev)
 	}
@@ -251,7 +253,8 @@ func (d *driver) endObserve() { d.obs.trace.end(Usage{}, nil) }
 func (d *driver) settleUsage() Usage {
 	total := d.obs.spent.Add(d.obs.sink.sum())
 	if d.obs.parent != nil {
-		d.obs.parent.add(total)
+		// A resumed run reported its spend up to the pause already.
+		d.obs.parent.add(total.minus(d.paused.reported))
 		d.obs.parent = nil
 	}
 	return total
