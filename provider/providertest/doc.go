@@ -3,7 +3,12 @@
 // provider's wire format, and [Run] checks the adapter turns them into the
 // right [helikon.ModelEvent] stream — streamed text, a tool-call round trip,
 // parallel calls, structured output, usage, refusals, every error kind,
-// truncated streams, connection failures and cancellation.
+// particular servers' ways of streaming ([Suite.Behaviours]), 2xx responses
+// that are not event streams ([Suite.NotEventStream], plus a gateway page
+// and an empty body the suite brings), an oversized event
+// ([Suite.NewLimited]), invalid tool arguments in the history
+// ([Suite.CallArguments]), truncated streams, connection failures and
+// cancellation.
 //
 // An adapter's test wires it up:
 //
