@@ -214,8 +214,11 @@ func (s *AgentServer) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 	}
 	var timeout time.Duration
 	if s.cfg.runConfig != nil {
-		rc = rc.Derive(helikon.WithRunConfig(*s.cfg.runConfig))
-		timeout = s.cfg.runConfig.Timeout
+		// The server owns the deadline, so that its expiry always reads the
+		// same to the client whatever the agent does with a Timeout.
+		cfg := *s.cfg.runConfig
+		timeout, cfg.Timeout = cfg.Timeout, 0
+		rc = rc.Derive(helikon.WithRunConfig(cfg))
 	}
 	runCtx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)

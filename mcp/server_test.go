@@ -314,3 +314,29 @@ func TestAgentServer_HTTPDisconnectCancelsTheRun(t *testing.T) {
 		t.Fatal("the run outlived its client's disconnect")
 	}
 }
+
+// An LLM agent stuck in a tool: the server's timeout ends the call with its
+// error result, the tool sees the cancellation.
+func TestAgentServer_TimeoutStopsAnLLMAgentInATool(t *testing.T) {
+	type none struct{}
+	stopped := make(chan error, 1)
+	stuck := helikon.MustTool("stuck", "Never returns on its own.", func(tc *helikon.ToolContext, _ none) (string, error) {
+		<-tc.Done()
+		stopped <- tc.Err()
+		return "", tc.Err()
+	})
+	model := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "stuck", Args: `{}`}), mock.Text("unreachable"))
+	agent, err := helikon.NewAgent("assistant", model, helikon.WithTools(stuck))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := mcp.NewAgentServer(agent, mcp.WithRunConfig(helikon.RunConfig{Timeout: 100 * time.Millisecond}))
+	cs := serveInMemory(t, s, nil)
+	res, err := callAgent(context.Background(), cs, "assistant", map[string]any{"input": "go"})
+	if err != nil || !res.IsError || resultText(res) != "agent run timed out after 100ms" {
+		t.Fatalf("result = %+v %v, want the timeout error result", res, err)
+	}
+	if err := <-stopped; !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("tool saw %v, want the deadline", err)
+	}
+}
