@@ -99,6 +99,9 @@ type ToolStep struct {
 	// answered. [Steps.CallDecided] runs it once decided, with PendingArgs.
 	Pending     *PendingApproval `json:"pending,omitempty"`
 	PendingArgs json.RawMessage  `json:"pending_args,omitempty"`
+	// Usage is what the runs the call started (an agent used as a tool)
+	// spent; the in-process loop adds it to the run's total.
+	Usage Usage `json:"usage"`
 }
 
 // CallTool runs one tool call through the layers the loop runs it through:
@@ -106,12 +109,21 @@ type ToolStep struct {
 // PostToolUse hooks and redaction. A tool's failure is data in the result.
 func (s *Steps) CallTool(ctx context.Context, call ToolCall) ToolStep {
 	var out callOutcome
+	sink := s.sink(&ctx)
 	s.d.runCall(ctx, call, &out)
-	return s.settled(call, &out)
+	return s.settled(call, &out, sink)
 }
 
-func (s *Steps) settled(call ToolCall, out *callOutcome) ToolStep {
-	st := ToolStep{Result: out.result, Events: out.events, Inject: s.d.injections}
+// sink points *ctx at a fresh usage sink, which the runs a tool starts
+// report to, as they report to the run's own in the loop.
+func (s *Steps) sink(ctx *context.Context) *usageSink {
+	sc := &sinkContext{Context: *ctx, sink: &usageSink{}}
+	*ctx = sc
+	return sc.sink
+}
+
+func (s *Steps) settled(call ToolCall, out *callOutcome, sink *usageSink) ToolStep {
+	st := ToolStep{Result: out.result, Events: out.events, Inject: s.d.injections, Usage: sink.sum()}
 	if p := out.paused; p != nil {
 		if p.Status != callPending || p.Approval == nil {
 			// An agent tool whose own run paused: its frame lives in this
@@ -152,8 +164,9 @@ func (s *Steps) CallDecided(ctx context.Context, call ToolCall, pending PendingA
 	s.d.paused.ds = ds
 	s.d.paused.memo = map[string]*frameCall{call.CallID: {CallID: call.CallID, Name: call.Name, Status: callPending, Args: args, Approval: &pending}}
 	var out callOutcome
+	sink := s.sink(&ctx)
 	s.d.runCall(ctx, call, &out)
-	return s.settled(call, &out)
+	return s.settled(call, &out, sink)
 }
 
 // Hook fires the agent's and the run's hooks for ev and reports whether one

@@ -93,7 +93,7 @@ func (a *activities) InvokeTool(ctx context.Context, in toolIn) (toolOut, error)
 	} else {
 		st = s.CallTool(ctx, in.Call)
 	}
-	return toolOut{Result: st.Result, Events: st.Events, Inject: st.Inject, Pending: st.Pending, PendingArgs: st.PendingArgs}, nil
+	return toolOut{Result: st.Result, Events: st.Events, Inject: st.Inject, Pending: st.Pending, PendingArgs: st.PendingArgs, Usage: st.Usage}, nil
 }
 
 // Hook fires the hooks of a lifecycle event the workflow drives.

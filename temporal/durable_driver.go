@@ -59,6 +59,9 @@ type DurableDriver struct {
 	// inject holds hook-injected system messages due on the next model
 	// call.
 	inject []string
+	// sub is what the runs tool calls started (agents used as tools)
+	// spent.
+	sub helikon.Usage
 }
 
 // NewDurableDriver returns a driver for a run whose transition context is
@@ -108,6 +111,7 @@ func (d *DurableDriver) ToolsDone(outcomes []helikon.ToolStep) Step {
 	for i, o := range outcomes {
 		gov = append(gov, o.Events...)
 		d.inject = append(d.inject, o.Inject...)
+		d.sub = d.sub.Add(o.Usage)
 		results[i] = o.Result
 		if o.Pending != nil && i < len(calls) {
 			pending = append(pending, calls[i])
@@ -168,6 +172,11 @@ func (d *DurableDriver) step(events []helikon.Event, act helikon.NextAction) Ste
 // Conversation returns the transcript so far (input included, system
 // excluded). The caller must not modify it.
 func (d *DurableDriver) Conversation() []helikon.Item { return d.tc.Conversation }
+
+// SubUsage returns what the runs the loop's tool calls started (agents
+// used as tools) spent. The loop's own state counts only its model turns;
+// a run's total is both, as the in-process loop reports it.
+func (d *DurableDriver) SubUsage() helikon.Usage { return d.sub }
 
 // State returns the loop's current state.
 func (d *DurableDriver) State() helikon.LoopState { return d.state }

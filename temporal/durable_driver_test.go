@@ -185,6 +185,17 @@ func scenarios() []scenario {
 				mock.ToolCalls(mock.Call{ID: "h1", Name: "transfer_to_billing", Args: `{}`}),
 			), helikon.WithHandoffs(helikon.HandoffTo(b))), WorkerPosture{}
 		}},
+		{"agent as tool", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
+			summarizer := mustAgent(t, "summarizer", mock.Scripted(mock.Text("short version")))
+			tool, err := helikon.AgentAsTool(summarizer)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return mustAgent(t, "writer", mock.Scripted(
+				mock.ToolCalls(mock.Call{ID: "c1", Name: "summarizer", Args: `{"input":"a long text"}`}),
+				mock.Text("here it is"),
+			), helikon.WithTools(tool)), WorkerPosture{}
+		}},
 		{"denied call, hook injection, redaction", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
 			return mustAgent(t, "ops", mock.Scripted(
 				mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":1,"b":2}`}, mock.Call{ID: "c2", Name: "leak", Args: `{}`}),

@@ -159,7 +159,7 @@ func runLoop(h host, a agentRef, input []helikon.Item, nested bool) (res helikon
 			if done, ok := st.Final.(helikon.Done); ok {
 				res.Output = done.Output
 			}
-			finishRun(h, a, st.Final, tc.Output != nil, handedOff, emit)
+			finishRun(h, a, withUsage(st.Final, d.SubUsage()), tc.Output != nil, handedOff, emit)
 			return res, completed
 		}
 	}
@@ -179,6 +179,19 @@ func handoff(h host, a agentRef, target string, conv []helikon.Item, emit func(h
 	res, completed := runLoop(h, agentRef{Name: target, Depth: a.Depth + 1}, h.filter(a, target, conv), true)
 	h.hook(a, &helikon.HookEvent{Kind: helikon.OnSubagentStop, Agent: target, From: a.Name})
 	return res, completed
+}
+
+// withUsage adds sub to a terminal state's usage.
+func withUsage(s helikon.LoopState, sub helikon.Usage) helikon.LoopState {
+	switch s := s.(type) {
+	case helikon.Done:
+		s.Usage = s.Usage.Add(sub)
+		return s
+	case helikon.Failed:
+		s.Usage = s.Usage.Add(sub)
+		return s
+	}
+	return s
 }
 
 // finishRun emits the terminal events of a terminal state. structured says

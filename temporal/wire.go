@@ -166,10 +166,11 @@ type toolOut struct {
 	Inject      []string                 `json:"inject,omitempty"`
 	Pending     *helikon.PendingApproval `json:"pending,omitempty"`
 	PendingArgs json.RawMessage          `json:"pending_args,omitempty"`
+	Usage       helikon.Usage            `json:"usage"`
 }
 
 func (o toolOut) step() helikon.ToolStep {
-	return helikon.ToolStep{Result: o.Result, Events: o.Events, Inject: o.Inject, Pending: o.Pending, PendingArgs: o.PendingArgs}
+	return helikon.ToolStep{Result: o.Result, Events: o.Events, Inject: o.Inject, Pending: o.Pending, PendingArgs: o.PendingArgs, Usage: o.Usage}
 }
 
 type hookIn struct {
