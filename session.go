@@ -102,6 +102,9 @@ func (e SessionEvent) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes the event, resolving content parts by "type".
 func (e *SessionEvent) UnmarshalJSON(data []byte) error {
+	if decodeEvent(data, e) {
+		return nil
+	}
 	type plain SessionEvent
 	var raw struct {
 		plain

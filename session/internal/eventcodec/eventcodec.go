@@ -38,10 +38,13 @@ func Encode(events []helikon.SessionEvent) ([]Record, error) {
 	return recs, nil
 }
 
-// Decode restores an event stored at position seq.
+// Decode restores an event stored at position seq. It calls the event's
+// own decoder directly: its one-pass fast path validates what it reads,
+// so the general decoder's scan of the whole payload first is not needed.
+// payload may be reused by the caller once Decode returns.
 func Decode(seq int64, payload []byte) (helikon.SessionEvent, error) {
 	var ev helikon.SessionEvent
-	if err := json.Unmarshal(payload, &ev); err != nil {
+	if err := ev.UnmarshalJSON(payload); err != nil {
 		return ev, fmt.Errorf("decode event %d: %w", seq, err)
 	}
 	ev.Seq = helikon.SequenceID(seq)

@@ -1,0 +1,575 @@
+package helikon
+
+import (
+	"encoding/base64"
+	"encoding/json"
+	"strconv"
+	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// decodeEvent is the one-pass decoder of a stored [SessionEvent]: it reads
+// the JSON its MarshalJSON writes, member by member, into the event and its
+// content parts, without the reflection, the intermediate wire structs and
+// the second pass over each part of the general decoder. It handles the
+// exact form the encoder writes and anything close to it; given anything
+// else (an unknown member, a null, a number with a fraction, a syntax
+// error) it reports false, and the caller decodes with the general
+// decoder, which decides. The fuzz test holds the two to the same results.
+func decodeEvent(data []byte, e *SessionEvent) bool {
+	d := fastDecoder{data: data}
+	var ev SessionEvent
+	var argsText string
+	var argsBytes []byte
+	ok := d.object(func(key []byte) bool {
+		switch string(key) {
+		case "seq":
+			n, ok := d.int()
+			ev.Seq = SequenceID(n)
+			return ok
+		case "type":
+			var ok bool
+			ev.Kind, ok = d.kind()
+			return ok
+		case "ts":
+			return d.time(&ev.Time)
+		case "content":
+			var ok bool
+			ev.Content, ok = d.parts()
+			return ok
+		case "agent":
+			return d.stringTo(&ev.Agent)
+		case "call_id":
+			return d.stringTo(&ev.CallID)
+		case "name":
+			return d.stringTo(&ev.Name)
+		case "args":
+			var ok bool
+			ev.Args, ok = d.raw()
+			return ok
+		case "args_text":
+			return d.stringTo(&argsText)
+		case "args_bytes":
+			var ok bool
+			argsBytes, ok = d.bytes()
+			return ok
+		case "is_error":
+			return d.bool(&ev.IsError)
+		case "from":
+			return d.stringTo(&ev.From)
+		case "to":
+			return d.stringTo(&ev.To)
+		case "summary":
+			return d.stringTo(&ev.Summary)
+		case "original_count":
+			n, ok := d.int()
+			ev.OriginalCount = int(n)
+			return ok && int64(ev.OriginalCount) == n
+		case "kept_count":
+			n, ok := d.int()
+			ev.KeptCount = int(n)
+			return ok && int64(ev.KeptCount) == n
+		}
+		return false
+	})
+	if !ok || !d.end() {
+		return false
+	}
+	ev.Args = restoreArgs(ev.Args, argsText, argsBytes)
+	*e = ev
+	return true
+}
+
+// eventKinds lets the decoder use the constants instead of allocating a
+// string per event.
+var eventKinds = []SessionEventKind{KindUserMessage, KindAssistantMessage, KindToolCalled, KindToolReturned, KindHandoffOccurred, KindCompacted}
+
+// kind reads an event kind.
+func (d *fastDecoder) kind() (SessionEventKind, bool) {
+	if d.peek() == '"' {
+		save := d.pos
+		if raw, ok := d.plainString(); ok {
+			for _, k := range eventKinds {
+				if string(raw) == string(k) {
+					return k, true
+				}
+			}
+		}
+		d.pos = save
+	}
+	s, ok := d.string()
+	return SessionEventKind(s), ok
+}
+
+// fastDecoder reads JSON from data at pos. Every method reports false for
+// input it does not handle; the caller then gives up on the fast path.
+type fastDecoder struct {
+	data  []byte
+	pos   int
+	depth int
+}
+
+// maxFastDepth bounds the nesting of content parts the fast path follows.
+const maxFastDepth = 64
+
+func (d *fastDecoder) ws() {
+	for d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case ' ', '\t', '\n', '\r':
+			d.pos++
+		default:
+			return
+		}
+	}
+}
+
+func (d *fastDecoder) peek() byte {
+	d.ws()
+	if d.pos < len(d.data) {
+		return d.data[d.pos]
+	}
+	return 0
+}
+
+func (d *fastDecoder) end() bool {
+	d.ws()
+	return d.pos == len(d.data)
+}
+
+// object reads an object, calling member for each key with the decoder
+// positioned at the member's value.
+func (d *fastDecoder) object(member func(key []byte) bool) bool {
+	if d.peek() != '{' {
+		return false
+	}
+	d.pos++
+	if d.peek() == '}' {
+		d.pos++
+		return true
+	}
+	for {
+		if d.peek() != '"' {
+			return false
+		}
+		key, ok := d.plainString()
+		if !ok || d.peek() != ':' {
+			return false
+		}
+		d.pos++
+		if !member(key) {
+			return false
+		}
+		switch d.peek() {
+		case ',':
+			d.pos++
+		case '}':
+			d.pos++
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// plainString reads a string without escapes and returns its bytes, which
+// alias data.
+func (d *fastDecoder) plainString() ([]byte, bool) {
+	start := d.pos + 1
+	for i := start; i < len(d.data); i++ {
+		switch c := d.data[i]; {
+		case c == '"':
+			d.pos = i + 1
+			return d.data[start:i], true
+		case c == '\\' || c < 0x20:
+			return nil, false
+		}
+	}
+	return nil, false
+}
+
+func (d *fastDecoder) stringTo(dst *string) bool {
+	s, ok := d.string()
+	*dst = s
+	return ok
+}
+
+// string reads a string value, unescaping it as encoding/json does
+// (invalid UTF-8 and lone surrogates become U+FFFD).
+func (d *fastDecoder) string() (string, bool) {
+	if d.peek() != '"' {
+		return "", false
+	}
+	start := d.pos + 1
+	i := start
+	ascii := true
+	for ; i < len(d.data); i++ {
+		c := d.data[i]
+		if c == '"' {
+			d.pos = i + 1
+			raw := d.data[start:i]
+			if !ascii && !utf8.Valid(raw) {
+				return unquoteSlow(raw), true
+			}
+			return string(raw), true
+		}
+		if c == '\\' {
+			break
+		}
+		if c < 0x20 {
+			return "", false
+		}
+		if c >= utf8.RuneSelf {
+			ascii = false
+		}
+	}
+	// An escape: find the end, then unescape.
+	for ; i < len(d.data); i++ {
+		switch c := d.data[i]; {
+		case c == '\\':
+			i++
+		case c == '"':
+			s, ok := unescape(d.data[start:i])
+			d.pos = i + 1
+			return s, ok
+		case c < 0x20:
+			return "", false
+		}
+	}
+	return "", false
+}
+
+// unquoteSlow decodes a string body through encoding/json, for the rare
+// string whose bytes are not valid UTF-8.
+func unquoteSlow(raw []byte) string {
+	var s string
+	quoted := make([]byte, 0, len(raw)+2)
+	quoted = append(append(append(quoted, '"'), raw...), '"')
+	_ = json.Unmarshal(quoted, &s)
+	return s
+}
+
+// unescape decodes the body of a JSON string that holds escapes, with
+// encoding/json's rules.
+func unescape(s []byte) (string, bool) {
+	b := make([]byte, 0, len(s))
+	for r := 0; r < len(s); {
+		c := s[r]
+		switch {
+		case c == '\\':
+			r++
+			if r >= len(s) {
+				return "", false
+			}
+			switch s[r] {
+			case '"', '\\', '/':
+				b = append(b, s[r])
+				r++
+			case 'b':
+				b = append(b, '\b')
+				r++
+			case 'f':
+				b = append(b, '\f')
+				r++
+			case 'n':
+				b = append(b, '\n')
+				r++
+			case 'r':
+				b = append(b, '\r')
+				r++
+			case 't':
+				b = append(b, '\t')
+				r++
+			case 'u':
+				r--
+				rr := getu4(s[r:])
+				if rr < 0 {
+					return "", false
+				}
+				r += 6
+				if utf16.IsSurrogate(rr) {
+					rr1 := getu4(s[r:])
+					if dec := utf16.DecodeRune(rr, rr1); dec != unicode.ReplacementChar {
+						r += 6
+						b = utf8.AppendRune(b, dec)
+						break
+					}
+					rr = unicode.ReplacementChar
+				}
+				b = utf8.AppendRune(b, rr)
+			default:
+				return "", false
+			}
+		case c < utf8.RuneSelf:
+			b = append(b, c)
+			r++
+		default:
+			rr, size := utf8.DecodeRune(s[r:])
+			r += size
+			b = utf8.AppendRune(b, rr)
+		}
+	}
+	return string(b), true
+}
+
+// getu4 decodes \uXXXX at the start of s, or returns -1.
+func getu4(s []byte) rune {
+	if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range s[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r*16 + rune(c)
+	}
+	return r
+}
+
+// int reads an integer without fraction or exponent.
+func (d *fastDecoder) int() (int64, bool) {
+	d.ws()
+	start := d.pos
+	if d.pos < len(d.data) && d.data[d.pos] == '-' {
+		d.pos++
+	}
+	digits := d.pos
+	for d.pos < len(d.data) && '0' <= d.data[d.pos] && d.data[d.pos] <= '9' {
+		d.pos++
+	}
+	if d.pos == digits || (d.data[digits] == '0' && d.pos > digits+1) {
+		return 0, false
+	}
+	if d.pos < len(d.data) {
+		switch d.data[d.pos] {
+		case '.', 'e', 'E':
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(string(d.data[start:d.pos]), 10, 64)
+	return n, err == nil
+}
+
+func (d *fastDecoder) bool(dst *bool) bool {
+	d.ws()
+	switch {
+	case hasPrefix(d.data[d.pos:], "true"):
+		*dst, d.pos = true, d.pos+4
+	case hasPrefix(d.data[d.pos:], "false"):
+		*dst, d.pos = false, d.pos+5
+	default:
+		return false
+	}
+	return true
+}
+
+func hasPrefix(b []byte, p string) bool { return len(b) >= len(p) && string(b[:len(p)]) == p }
+
+// time reads an RFC 3339 timestamp as time.Time's UnmarshalJSON does: the
+// bytes between the quotes, unescaped.
+func (d *fastDecoder) time(dst *time.Time) bool {
+	if d.peek() != '"' {
+		return false
+	}
+	raw, ok := d.plainString()
+	return ok && dst.UnmarshalText(raw) == nil
+}
+
+// bytes reads a base64 string as encoding/json decodes a []byte.
+func (d *fastDecoder) bytes() ([]byte, bool) {
+	s, ok := d.string()
+	if !ok {
+		return nil, false
+	}
+	b := make([]byte, base64.StdEncoding.DecodedLen(len(s)))
+	n, err := base64.StdEncoding.Decode(b, []byte(s))
+	return b[:n], err == nil
+}
+
+// raw reads any JSON value but null and returns a copy of its bytes, as
+// json.RawMessage does.
+func (d *fastDecoder) raw() (json.RawMessage, bool) {
+	if c := d.peek(); c == 'n' || c == 0 {
+		return nil, false
+	}
+	start := d.pos
+	if !d.skip() {
+		return nil, false
+	}
+	v := d.data[start:d.pos]
+	if !json.Valid(v) {
+		return nil, false
+	}
+	return append(json.RawMessage(nil), v...), true
+}
+
+// skip moves past one value, tracking strings and nesting; json.Valid
+// checks what it spans.
+func (d *fastDecoder) skip() bool {
+	depth := 0
+	for d.pos < len(d.data) {
+		c := d.data[d.pos]
+		switch c {
+		case '"':
+			d.pos++
+			for d.pos < len(d.data) && d.data[d.pos] != '"' {
+				if d.data[d.pos] == '\\' {
+					d.pos++
+				}
+				d.pos++
+			}
+			if d.pos >= len(d.data) {
+				return false
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth < 0 {
+				return false
+			}
+		case ',', ':', ' ', '\t', '\n', '\r':
+			if depth == 0 {
+				return true
+			}
+		}
+		d.pos++
+		if depth == 0 && (c == '"' || c == '}' || c == ']') {
+			return true
+		}
+	}
+	return depth == 0
+}
+
+// parts reads an array of content parts.
+func (d *fastDecoder) parts() ([]ContentPart, bool) {
+	if d.peek() != '[' {
+		return nil, false
+	}
+	if d.depth++; d.depth > maxFastDepth {
+		return nil, false
+	}
+	defer func() { d.depth-- }()
+	d.pos++
+	// Count the parts first, to size the slice: most hold one or two.
+	parts := make([]ContentPart, 0, 2)
+	if d.peek() == ']' {
+		d.pos++
+		return parts, true
+	}
+	for {
+		p, ok := d.part()
+		if !ok {
+			return nil, false
+		}
+		parts = append(parts, p)
+		switch d.peek() {
+		case ',':
+			d.pos++
+		case ']':
+			d.pos++
+			return parts, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+// part reads one content part, every member of every part type at once,
+// as the general decoder's wire struct does.
+func (d *fastDecoder) part() (ContentPart, bool) {
+	var (
+		typ, text, url, mediaType, sig, id, callID, name, argsText string
+		data                                                       []byte
+		dataSet                                                    bool
+		args                                                       json.RawMessage
+		argsBytes                                                  []byte
+		content                                                    []ContentPart
+		isError                                                    bool
+	)
+	ok := d.object(func(key []byte) bool {
+		switch string(key) {
+		case "type":
+			return d.stringTo(&typ)
+		case "text":
+			return d.stringTo(&text)
+		case "url":
+			return d.stringTo(&url)
+		case "media_type":
+			return d.stringTo(&mediaType)
+		case "data":
+			// Image bytes in base64, or reasoning's opaque string: keep
+			// the raw string and decide by type.
+			start := d.pos
+			if d.peek() != '"' || !d.skip() {
+				return false
+			}
+			data, dataSet = d.data[start:d.pos], true
+			return true
+		case "signature":
+			return d.stringTo(&sig)
+		case "id":
+			return d.stringTo(&id)
+		case "call_id":
+			return d.stringTo(&callID)
+		case "name":
+			return d.stringTo(&name)
+		case "args":
+			var ok bool
+			args, ok = d.raw()
+			return ok
+		case "args_text":
+			return d.stringTo(&argsText)
+		case "args_bytes":
+			var ok bool
+			argsBytes, ok = d.bytes()
+			return ok
+		case "content":
+			var ok bool
+			content, ok = d.parts()
+			return ok
+		case "is_error":
+			return d.bool(&isError)
+		}
+		return false
+	})
+	if !ok {
+		return nil, false
+	}
+	switch typ {
+	case "text":
+		return TextPart{Text: text}, true
+	case "image":
+		p := ImagePart{URL: url, MediaType: mediaType}
+		if dataSet {
+			sub := fastDecoder{data: data}
+			if p.Data, ok = sub.bytes(); !ok {
+				return nil, false
+			}
+		}
+		return p, true
+	case "reasoning":
+		p := ReasoningPart{Text: text, Signature: sig, ID: id}
+		if dataSet {
+			sub := fastDecoder{data: data}
+			if p.Data, ok = sub.string(); !ok {
+				return nil, false
+			}
+		}
+		return p, true
+	case "tool_use":
+		return ToolUsePart{CallID: callID, Name: name, Args: restoreArgs(args, argsText, argsBytes)}, true
+	case "tool_result":
+		return ToolResultPart{CallID: callID, Name: name, Content: content, IsError: isError}, true
+	}
+	return nil, false
+}

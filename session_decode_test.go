@@ -1,0 +1,177 @@
+package helikon
+
+import (
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// slowDecode is the general decoder the fast path stands in for.
+func slowDecode(data []byte) (SessionEvent, error) {
+	type plain SessionEvent
+	var raw struct {
+		plain
+		Content   wireParts `json:"content"`
+		ArgsText  string    `json:"args_text"`
+		ArgsBytes []byte    `json:"args_bytes"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return SessionEvent{}, err
+	}
+	parts, err := raw.Content.parts()
+	if err != nil {
+		return SessionEvent{}, err
+	}
+	e := SessionEvent(raw.plain)
+	e.Content = parts
+	e.Args = restoreArgs(e.Args, raw.ArgsText, raw.ArgsBytes)
+	return e, nil
+}
+
+// decodeCorpus is what the encoder writes for every kind of event, and
+// hand-written variations the fast path must give up on or agree with.
+func decodeCorpus(t testing.TB) [][]byte {
+	evs := []SessionEvent{
+		UserMessage(TextPart{Text: "héllo \"q\" \\ \n\t\u2028 \x00 <tag> 😀"}, ImagePart{MediaType: "image/png", Data: []byte{0x89, 'P', 0}}, ImagePart{URL: "https://x/a.png"}),
+		AssistantMessage([]ContentPart{
+			ReasoningPart{Text: "t", Signature: "s", Data: "opaque", ID: "rs"},
+			TextPart{Text: "x"},
+			ToolUsePart{CallID: "c", Name: "n", Args: json.RawMessage(`{"a":[1,2.5,true,null,"s"]}`)},
+			ToolUsePart{CallID: "c2", Name: "n", Args: json.RawMessage(`{"a":`)},
+		}, "agent"),
+		ToolCalled("c", "lookup", json.RawMessage(` {"q": "x\u00e9"} `)),
+		ToolCalled("c", "lookup", json.RawMessage("{\"bad\":\"\xff\"")),
+		ToolReturned("c", TextPart{Text: `{"total":42}`}),
+		{Kind: KindToolReturned, CallID: "c", IsError: true, Content: []ContentPart{ToolResultPart{CallID: "i", Content: []ContentPart{TextPart{Text: "boom"}}}}},
+		HandoffOccurred("a", "b"),
+		{Kind: KindCompacted, Summary: "s", OriginalCount: 5, KeptCount: 2},
+		{Kind: KindUserMessage, Content: []ContentPart{}},
+	}
+	var out [][]byte
+	for i, ev := range evs {
+		ev.Seq = SequenceID(i)
+		ev.Time = time.Date(2026, 3, 14, 15, 9, 26, 535897932, time.FixedZone("X", 3600))
+		data, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, data)
+	}
+	for _, s := range []string{
+		`{"type":"user_message","content":null}`,
+		`{"Type":"user_message"}`,
+		`{"type":"user_message","seq":1.5}`,
+		`{"type":"user_message","seq":01}`,
+		`{"type":"user_message"} x`,
+		`{"type":"user_message","content":[{"type":"text","text":"\ud800\u0041"}]}`,
+		`{"type":"user_message","content":[{"type":"text","text":"\ud83d\ude00 \u00"}]}`,
+		`{"type":"user_message","content":[{"type":"text","text":"a\'b"}]}`,
+		`{"type":"user_message","content":[{"type":"nope"}]}`,
+		`{"type":"user_message","content":[{"text":"no type"}]}`,
+		`{"type":"tool_called","args":5}`,
+		`{"type":"tool_called","args":[1,{"a":"]"}]}`,
+		`{"type":"tool_called","args_bytes":"AAE="}`,
+		`{"type":"tool_called","args_bytes":"!!"}`,
+		`{"type":"tool_called","ts":"2026-01-02T03:04:05Z"}`,
+		`{"type":"tool_called","ts":"2026-01-02 03:04:05Z"}`,
+		`{"type":"user_message","content":[{"type":"image","data":"AAE="},{"type":"reasoning","data":"x\ny"}]}`,
+		`{"type":"user_message","content":[{"type":"text","content":[{"type":"x"}]}]}`,
+		`{"type":"a","type":"b","is_error":true,"is_error":false}`,
+		`{"type":"user_message","original_count":99999999999999999999}`,
+		`{}`,
+		` { } `,
+	} {
+		out = append(out, []byte(s))
+	}
+	return out
+}
+
+// agree checks the fast path against the general decoder on data: when
+// the fast path accepts, the general one accepts too, with the same event.
+func agree(t *testing.T, data []byte) {
+	var fast SessionEvent
+	if !decodeEvent(data, &fast) {
+		return
+	}
+	slow, err := slowDecode(data)
+	if err != nil {
+		t.Fatalf("fast path accepted what the decoder rejects (%v): %q", err, data)
+	}
+	if !reflect.DeepEqual(fast, slow) {
+		t.Fatalf("fast and general decoders disagree on %q:\nfast %#v\nslow %#v", data, fast, slow)
+	}
+}
+
+func TestDecodeEvent_AgreesWithTheGeneralDecoder(t *testing.T) {
+	accepted := 0
+	corpus := decodeCorpus(t)
+	for _, data := range corpus {
+		agree(t, data)
+		var ev SessionEvent
+		if decodeEvent(data, &ev) {
+			accepted++
+		}
+	}
+	// The encoder's own output must take the fast path.
+	for i, data := range corpus[:9] {
+		var ev SessionEvent
+		if !decodeEvent(data, &ev) && !strings.Contains(string(data), `"args_bytes"`) {
+			t.Errorf("encoder output %d took the slow path: %s", i, data)
+		}
+	}
+	if accepted < 9 {
+		t.Fatalf("fast path accepted %d of the corpus", accepted)
+	}
+}
+
+func FuzzDecodeEvent(f *testing.F) {
+	for _, data := range decodeCorpus(f) {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { agree(t, data) })
+}
+
+// BenchmarkDecodeEvent_FastVsGeneral decodes the four events of a typical
+// tool round (user message, tool call, tool result, answer) with the
+// one-pass decoder and with the general one it replaces, alternating
+// within every iteration, and reports the time per event of each and the
+// ratio (x-general).
+func BenchmarkDecodeEvent_FastVsGeneral(b *testing.B) {
+	var payloads [][]byte
+	for _, ev := range []SessionEvent{
+		UserMessage(TextPart{Text: "How am I doing on my dining budget this month?"}),
+		ToolCalled("call_1", "lookup_spending", json.RawMessage(`{"category":"Dining","month":"2026-11"}`)),
+		ToolReturned("call_1", TextPart{Text: `{"total":312.4,"count":18}`}),
+		AssistantMessage([]ContentPart{TextPart{Text: "You spent $312.40 on dining in 18 transactions."}}, "budget-assistant"),
+	} {
+		data, err := json.Marshal(ev)
+		if err != nil {
+			b.Fatal(err)
+		}
+		payloads = append(payloads, data)
+	}
+	var tFast, tSlow time.Duration
+	b.ReportAllocs()
+	for b.Loop() {
+		t0 := time.Now()
+		for _, p := range payloads {
+			var ev SessionEvent
+			if !decodeEvent(p, &ev) {
+				b.Fatal("fast path refused the encoder's output")
+			}
+		}
+		t1 := time.Now()
+		for _, p := range payloads {
+			if _, err := slowDecode(p); err != nil {
+				b.Fatal(err)
+			}
+		}
+		tFast, tSlow = tFast+t1.Sub(t0), tSlow+time.Since(t1)
+	}
+	n := float64(b.N * len(payloads))
+	b.ReportMetric(float64(tFast.Nanoseconds())/n, "ns-fast/event")
+	b.ReportMetric(float64(tSlow.Nanoseconds())/n, "ns-general/event")
+	b.ReportMetric(float64(tSlow)/float64(tFast), "x-general")
+}
