@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
@@ -288,5 +289,119 @@ func TestRunner_PauseSurvivesAWorkerRestartAndHoldsNoSlot(t *testing.T) {
 	items, _ := session.Snapshot(ctx)
 	if n := len(items); n != 4 || items[n-1].Text() != "done" {
 		t.Fatalf("session holds %d items, want input, call, result, answer", n)
+	}
+}
+
+func TestRunner_ToolAttemptsBoundARetriedCall(t *testing.T) {
+	c := devClient(t)
+	for _, tc := range []struct {
+		name     string
+		opts     []WorkerOption
+		wantRuns int32
+		wantText string
+	}{
+		{"retried by default", nil, 2, `"finished"`},
+		{"one attempt", []WorkerOption{WithToolAttempts("slow", 1)}, 1, "tool call failed"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var runs atomic.Int32
+			// The first execution outlives the step timeout, as a call on
+			// a worker that died would; a retry finishes at once.
+			slow := helikon.MustTool("slow", "Works slowly once.", func(tc *helikon.ToolContext, _ struct{}) (string, error) {
+				if runs.Add(1) == 1 {
+					select {
+					case <-time.After(3 * time.Second):
+					case <-tc.Done():
+					}
+				}
+				return "finished", nil
+			})
+			ag := mustAgent(t, "a", mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "slow", Args: `{}`}), mock.Text("done")), helikon.WithTools(slow))
+			opts := append([]WorkerOption{WithAgents(ag), WithStepTimeouts(0, 500*time.Millisecond, 0), WithRetryInterval(50 * time.Millisecond)}, tc.opts...)
+			r, err := NewRunner(c, startWorker(t, c, opts...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := r.Run(context.Background(), ag, nil, helikon.UserText("go"))
+			if err != nil || res.FinalOutput != "done" {
+				t.Fatalf("run: %v %v", res, err)
+			}
+			var text string
+			for _, ev := range res.Events {
+				if o, ok := ev.(helikon.ToolOutputItem); ok {
+					text = o.Item.Content[0].(helikon.ToolResultPart).Content[0].(helikon.TextPart).Text
+				}
+			}
+			if runs.Load() != tc.wantRuns || !strings.Contains(text, tc.wantText) {
+				t.Fatalf("the tool ran %d times and reported %q; want %d and %q", runs.Load(), text, tc.wantRuns, tc.wantText)
+			}
+		})
+	}
+}
+
+func TestRunner_CancelStopsARunningRun(t *testing.T) {
+	c := devClient(t)
+	started := make(chan struct{}, 1)
+	block := helikon.MustTool("block", "Waits until cancelled.", func(tc *helikon.ToolContext, _ struct{}) (string, error) {
+		started <- struct{}{}
+		<-tc.Done()
+		return "", tc.Err()
+	})
+	ag := mustAgent(t, "a", mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "block", Args: `{}`}), mock.Text("never")), helikon.WithTools(block))
+	id := fmt.Sprintf("cancel-%d", queueSeq.Add(1))
+	// Heartbeats carry the cancellation to the running tool.
+	r, err := NewRunner(c, startWorker(t, c, WithAgents(ag), WithHeartbeat(time.Second)), WithWorkflowID(func(string) string { return id }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := helikon.Collect(r.RunStreamed(context.Background(), ag, nil, helikon.UserText("go")))
+		done <- err
+	}()
+	<-started
+	if err := r.Cancel(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	err = <-done
+	var ae *helikon.AgentError
+	if !errors.As(err, &ae) || ae.Kind != helikon.KindCancelled {
+		t.Fatalf("run ended with %v, want a cancelled failure", err)
+	}
+}
+
+func TestRunner_CallerGoneLeavesTheRunGoing(t *testing.T) {
+	c := devClient(t)
+	release := make(chan struct{})
+	started := make(chan struct{}, 1)
+	wait := helikon.MustTool("wait", "Waits for the test.", func(tc *helikon.ToolContext, _ struct{}) (string, error) {
+		started <- struct{}{}
+		<-release
+		return "ok", nil
+	})
+	ag := mustAgent(t, "a", mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "wait", Args: `{}`}), mock.Text("finished anyway")), helikon.WithTools(wait))
+	id := fmt.Sprintf("gone-%d", queueSeq.Add(1))
+	r, err := NewRunner(c, startWorker(t, c, WithAgents(ag)), WithWorkflowID(func(string) string { return id }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := helikon.Collect(r.RunStreamed(ctx, ag, nil, helikon.UserText("go")))
+		done <- err
+	}()
+	<-started
+	cancel()
+	err = <-done
+	var ae *helikon.AgentError
+	if !errors.As(err, &ae) || ae.Kind != helikon.KindCancelled || !strings.Contains(ae.Message, id) {
+		t.Fatalf("caller's stream ended with %v, want a cancelled failure naming the workflow", err)
+	}
+	close(release)
+	// The same id attaches to the run, which finished without the caller.
+	res, err := r.Run(context.Background(), ag, nil, helikon.UserText("go"))
+	if err != nil || res.FinalOutput != "finished anyway" {
+		t.Fatalf("attached: %v %v", res, err)
 	}
 }
