@@ -50,6 +50,16 @@ func Encode[T any](provider string, v *T, err error) ([]byte, error) {
 // which is what releases the connection when the consumer breaks off or ctx
 // is cancelled.
 func Stream(ctx context.Context, e Endpoint, body []byte, yield func(helikon.ModelEvent, error) bool, handle func(data []byte) bool) {
+	StreamToEOF(ctx, e, body, yield, handle, nil)
+}
+
+// StreamToEOF is [Stream] for an API whose stream has no terminal event
+// (Gemini's streamGenerateContent simply ends): when the body ends while
+// handle still wants more, atEOF decides. It returns true when what
+// arrived is a whole response (it has yielded the closing events itself),
+// false for a stream cut short, which ends as [Stream]'s truncated stream
+// does. A nil atEOF is [Stream].
+func StreamToEOF(ctx context.Context, e Endpoint, body []byte, yield func(helikon.ModelEvent, error) bool, handle func(data []byte) bool, atEOF func() bool) {
 	resp, err := Post(ctx, e.Client, e.URL, e.Header, body, e.Classify)
 	if err != nil {
 		var me *helikon.ModelError
@@ -65,7 +75,7 @@ func Stream(ctx context.Context, e Endpoint, body []byte, yield func(helikon.Mod
 		yield(nil, me)
 		return
 	}
-	ReadEvents(ctx, e.Provider, events, e.MaxEvent, yield, handle)
+	readEvents(ctx, e.Provider, events, e.MaxEvent, yield, handle, atEOF)
 }
 
 // ReadEvents is the reading half of [Stream], for a body already in hand;
@@ -73,6 +83,10 @@ func Stream(ctx context.Context, e Endpoint, body []byte, yield func(helikon.Mod
 // stream with a non-retryable error wrapping [sse.ErrEventTooLarge]: a
 // server that sent one will send it again.
 func ReadEvents(ctx context.Context, provider string, body io.Reader, maxEvent int, yield func(helikon.ModelEvent, error) bool, handle func(data []byte) bool) {
+	readEvents(ctx, provider, body, maxEvent, yield, handle, nil)
+}
+
+func readEvents(ctx context.Context, provider string, body io.Reader, maxEvent int, yield func(helikon.ModelEvent, error) bool, handle func(data []byte) bool, atEOF func() bool) {
 	dec := sse.NewDecoder(body, maxEvent)
 	for {
 		ev, err := dec.Next()
@@ -80,6 +94,8 @@ func ReadEvents(ctx context.Context, provider string, body io.Reader, maxEvent i
 			switch {
 			case errors.Is(err, sse.ErrEventTooLarge) && ctx.Err() == nil:
 				yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: provider, Message: "stream event over the size limit", Err: err})
+				return
+			case errors.Is(err, io.EOF) && ctx.Err() == nil && atEOF != nil && atEOF():
 				return
 			case errors.Is(err, io.EOF):
 				err = ErrStreamTruncated

@@ -1,0 +1,102 @@
+package gemini_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/gemini"
+	"github.com/paigasus/helikon/provider/providertest"
+)
+
+func usage(in, out, cached, reasoning int64) *helikon.Usage {
+	return &helikon.Usage{InputTokens: in, OutputTokens: out, CachedInputTokens: cached, ReasoningTokens: reasoning}
+}
+
+func newModel(t testing.TB, baseURL string, opts ...gemini.Option) *gemini.Model {
+	t.Helper()
+	m, err := gemini.New("gemini-3.1-pro-preview", append([]gemini.Option{gemini.WithBaseURL(baseURL), gemini.WithAPIKey("test-key")}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// functionCallArgs returns the args of the functionCall callID in a request.
+func functionCallArgs(body []byte, callID string) (json.RawMessage, error) {
+	var req struct {
+		Contents []struct {
+			Parts []struct {
+				FunctionCall *struct {
+					ID   string          `json:"id"`
+					Args json.RawMessage `json:"args"`
+				} `json:"functionCall"`
+			} `json:"parts"`
+		} `json:"contents"`
+	}
+	if err := json.Unmarshal(body, &req); err != nil {
+		return nil, err
+	}
+	for _, c := range req.Contents {
+		for _, p := range c.Parts {
+			if p.FunctionCall != nil && p.FunctionCall.ID == callID {
+				return p.FunctionCall.Args, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("no functionCall %s in %s", callID, body)
+}
+
+func TestModel_Conformance(t *testing.T) {
+	providertest.Run(t, providertest.Suite{
+		Path:          "/v1beta/models/gemini-3.1-pro-preview:streamGenerateContent",
+		CheckRequest:  checkRequest,
+		CallArguments: functionCallArgs,
+		New:           func(t testing.TB, baseURL string) helikon.Model { return newModel(t, baseURL) },
+		NewLimited: func(t testing.TB, baseURL string, n int) helikon.Model {
+			return newModel(t, baseURL, gemini.WithMaxEventSize(n))
+		},
+		NotEventStream: map[string]providertest.Case{
+			"ErrorBodyIsTheAPIError": {Fixture: "testdata/rate_limited_in_200.http",
+				Want: providertest.Want{Err: helikon.ModelRateLimited, StatusCode: 200, RetryAfter: 34400 * time.Millisecond}},
+		},
+		Text: providertest.Case{Fixture: "testdata/text.sse", Want: providertest.Want{
+			Text: "There are **3** \"r\"s in strawberry.\n\nst**r**awbe**rr**y",
+			// 23 answer tokens plus 185 thought tokens.
+			Usage:      usage(9, 23+185, 0, 185),
+			ResponseID: "bH6LaZW8Fp_3nsEPqtaSwQ4",
+			Finish:     helikon.FinishStop,
+		}},
+		ToolCall: providertest.Case{Fixture: "testdata/tool_call.sse", Want: providertest.Want{
+			Text:   "Let me check.",
+			Calls:  []helikon.ToolUsePart{{CallID: "g1bmv6il", Name: "get_weather", Args: json.RawMessage(`{"city":"San Francisco"}`)}},
+			Usage:  usage(83, 21+178, 0, 178),
+			Finish: helikon.FinishToolCalls,
+		}},
+		RoundTrip: providertest.Case{Fixture: "testdata/tool_round_trip_answer.sse", Want: providertest.Want{
+			Text:   "The weather in San Francisco is currently sunny with a temperature of 72°F.",
+			Usage:  usage(338, 18+94, 0, 94),
+			Finish: helikon.FinishStop,
+		}},
+		Usage: providertest.Case{Fixture: "testdata/usage_tool_prompt.sse", Want: providertest.Want{
+			// toolUsePromptTokenCount (308) is input the model read.
+			UsageOnly: true, Usage: usage(17+308, 37+333, 0, 333), Finish: helikon.FinishStop,
+		}},
+		Refusal: providertest.Case{Fixture: "testdata/prompt_blocked.sse", Want: providertest.Want{Err: helikon.ModelRefused}},
+		Errors: map[string]providertest.Case{
+			"ResourceExhaustedWithRetryInfo": {Fixture: "testdata/rate_limited.http",
+				Want: providertest.Want{Err: helikon.ModelRateLimited, StatusCode: 429, RetryAfter: 34400 * time.Millisecond}},
+			"InvalidArgumentIsOther": {Fixture: "testdata/invalid_argument.http",
+				Want: providertest.Want{Err: helikon.ModelOther, StatusCode: 400}},
+		},
+		Behaviours: map[string]providertest.Case{
+			"CallWithoutIDGetsStableSyntheticID": {Fixture: "testdata/tool_call_no_id.sse", Want: providertest.Want{
+				Calls:  []helikon.ToolUsePart{{CallID: "call_b36LacjwM668nsEP2tbsgQQ_0", Name: "weather", Args: json.RawMessage(`{"location":"San Francisco"}`)}},
+				Usage:  usage(29, 15+45, 0, 45),
+				Finish: helikon.FinishToolCalls,
+			}},
+		},
+	})
+}
