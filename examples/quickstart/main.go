@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/examples/internal/envmodel"
 	"github.com/paigasus/helikon/mock"
 )
 
@@ -76,7 +77,7 @@ func scriptedModel() helikon.Model {
 }
 
 func main() {
-	model, err := selectModel()
+	model, err := envmodel.Select(scriptedModel())
 	if err != nil {
 		log.Fatal(err)
 	}

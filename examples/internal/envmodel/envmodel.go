@@ -1,4 +1,8 @@
-package main
+// Package envmodel picks the examples' model from the environment, so that
+// every example switches provider with one variable: HELIKON_PROVIDER is
+// mock (the default, no key needed), openai (OPENAI_API_KEY) or anthropic
+// (ANTHROPIC_API_KEY), and HELIKON_MODEL overrides the model id.
+package envmodel
 
 import (
 	"cmp"
@@ -10,11 +14,10 @@ import (
 	"github.com/paigasus/helikon/provider/openai"
 )
 
-// selectModel picks the model from HELIKON_PROVIDER: mock (the default, no
-// key needed), openai (OPENAI_API_KEY) or anthropic (ANTHROPIC_API_KEY).
-// HELIKON_MODEL overrides the model id. Switching providers is this one
-// switch; the agent, its tools and the run do not change.
-func selectModel() (helikon.Model, error) {
+// Select returns the model HELIKON_PROVIDER names, or mock when it names
+// none. Switching providers is this one switch; the agent, its tools and
+// the run do not change.
+func Select(mock helikon.Model) (helikon.Model, error) {
 	id := os.Getenv("HELIKON_MODEL")
 	var (
 		m   helikon.Model
@@ -22,7 +25,7 @@ func selectModel() (helikon.Model, error) {
 	)
 	switch p := os.Getenv("HELIKON_PROVIDER"); p {
 	case "", "mock":
-		return scriptedModel(), nil
+		return mock, nil
 	case "openai":
 		m, err = asModel(openai.Chat(cmp.Or(id, "gpt-5-mini")))
 	case "anthropic":

@@ -1,4 +1,4 @@
-package main
+package envmodel
 
 import (
 	"errors"
@@ -6,11 +6,12 @@ import (
 	"testing"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/provider/anthropic"
 	"github.com/paigasus/helikon/provider/openai"
 )
 
-func TestSelectModel_FromHELIKON_PROVIDER(t *testing.T) {
+func TestSelect_FromHELIKON_PROVIDER(t *testing.T) {
 	tests := []struct {
 		provider, key, keyVar string
 		wantProvider          string
@@ -34,7 +35,7 @@ func TestSelectModel_FromHELIKON_PROVIDER(t *testing.T) {
 			if tt.keyVar != "" {
 				t.Setenv(tt.keyVar, tt.key)
 			}
-			m, err := selectModel()
+			m, err := Select(mock.Scripted())
 			if tt.errMentions != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errMentions) || (tt.wantErr != nil && !errors.Is(err, tt.wantErr)) {
 					t.Fatalf("err = %v, want one naming %s", err, tt.errMentions)

@@ -1,0 +1,105 @@
+// Command agentcore serves an agent on AWS Bedrock AgentCore Runtime's
+// container contract: GET /ping and POST /invocations on 0.0.0.0:8080, or,
+// with -mcp, the agent as an MCP tool at /mcp on 0.0.0.0:8000.
+//
+// It runs on an echoing stand-in model by default (no key, no network);
+// HELIKON_PROVIDER=openai or anthropic (with the provider's key variable)
+// switches it to a real model. With -sessions PATH (or HELIKON_SESSIONS,
+// for example a file on the runtime's session storage mount) conversations
+// live in SQLite; otherwise in memory, and are lost when AgentCore stops
+// the microVM.
+//
+//	go run ./examples/agentcore -addr 127.0.0.1:8080 &
+//	curl -s localhost:8080/ping
+//	curl -s localhost:8080/invocations -H 'Content-Type: application/json' \
+//	  -H 'X-Amzn-Bedrock-AgentCore-Runtime-Session-Id: 0123456789abcdef0123456789abcdef-1' \
+//	  -d '{"prompt":"Hello"}'
+//	curl -sN localhost:8080/invocations -H 'Accept: text/event-stream' -d '{"prompt":"Hello"}'
+//
+// Build the container image (linux/arm64, from scratch) with the Dockerfile
+// beside this file; see README.md there for the deployment.
+package main
+
+import (
+	"cmp"
+	"context"
+	"flag"
+	"fmt"
+	"iter"
+	"log"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/agentcore"
+	"github.com/paigasus/helikon/examples/internal/envmodel"
+	"github.com/paigasus/helikon/session/sqlite"
+)
+
+func main() {
+	addr := flag.String("addr", "", "listen address (default 0.0.0.0:8080, or 0.0.0.0:8000 with -mcp)")
+	sessions := flag.String("sessions", os.Getenv("HELIKON_SESSIONS"), "SQLite file for the sessions (default: in memory)")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, *addr, *sessions); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func run(ctx context.Context, addr, sessionsPath string) error {
+	model, err := envmodel.Select(echoModel{})
+	if err != nil {
+		return err
+	}
+	agent, err := helikon.NewAgent("assistant", model,
+		helikon.WithDescription("A helpful assistant."),
+		helikon.WithInstructions("You are a helpful assistant. Answer briefly."))
+	if err != nil {
+		return err
+	}
+	opts := []agentcore.Option{}
+	if sessionsPath != "" {
+		db, err := sqlite.OpenDB(ctx, sessionsPath)
+		if err != nil {
+			return err
+		}
+		defer db.Close()
+		opts = append(opts, agentcore.WithSessions(agentcore.SessionFunc(func(ctx context.Context, id string) (helikon.Session, error) {
+			if id == "" {
+				return helikon.NewMemorySession(), nil
+			}
+			return sqlite.Open(ctx, db, id)
+		})))
+	}
+	srv, err := agentcore.New(agent, opts...)
+	if err != nil {
+		return err
+	}
+	addr = cmp.Or(addr, agentcore.DefaultAddr)
+	fmt.Fprintf(os.Stderr, "agentcore: serving %q on %s\n", agent.Name(), addr)
+	return srv.ListenAndServe(ctx, addr)
+}
+
+// echoModel stands in for a provider: it answers each request with the
+// last user message, so the example runs with no key and no network.
+type echoModel struct{}
+
+func (echoModel) Capabilities() helikon.ModelCapabilities { return helikon.ModelCapabilities{Streaming: true} }
+func (echoModel) Provider() string                       { return "mock" }
+func (echoModel) ModelID() string                        { return "echo" }
+
+func (echoModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
+	return func(yield func(helikon.ModelEvent, error) bool) {
+		last := ""
+		for _, m := range req.Messages {
+			if m.Role == helikon.RoleUser {
+				last = m.Text()
+			}
+		}
+		_ = yield(helikon.TokenDelta{Text: "You said: " + last}, nil) &&
+			yield(helikon.Usage{InputTokens: int64(len(last)), OutputTokens: int64(len(last)) + 10}, nil) &&
+			yield(helikon.Finish{Reason: helikon.FinishStop}, nil)
+	}
+}

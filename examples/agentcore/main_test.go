@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon/agentcore"
+)
+
+// build compiles a package the way the container image does (static,
+// stripped) into dir and returns the binary's path.
+func build(tb testing.TB, dir, pkg string) string {
+	tb.Helper()
+	bin := filepath.Join(dir, strings.TrimSuffix(filepath.Base(pkg), ".go")+".bin")
+	cmd := exec.Command("go", "build", "-ldflags=-s -w", "-o", bin, pkg)
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		tb.Fatalf("go build %s: %v\n%s", pkg, err, out)
+	}
+	return bin
+}
+
+func freeAddr(tb testing.TB) string {
+	tb.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// startBinary runs bin on addr and returns once /ping answers; the time
+// from exec to that answer is returned too.
+func startBinary(tb testing.TB, bin, addr string, args ...string) (*exec.Cmd, time.Duration) {
+	tb.Helper()
+	cmd := exec.Command(bin, append([]string{"-addr", addr}, args...)...)
+	cmd.Env = append(os.Environ(), "HELIKON_PROVIDER=mock")
+	client := &http.Client{Timeout: time.Second, Transport: &http.Transport{DisableKeepAlives: true}}
+	t0 := time.Now()
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	deadline := t0.Add(10 * time.Second)
+	for {
+		resp, err := client.Get("http://" + addr + "/ping")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return cmd, time.Since(t0)
+			}
+		}
+		if time.Now().After(deadline) {
+			_ = cmd.Process.Kill()
+			tb.Fatalf("/ping did not answer within 10 s: %v", err)
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+func stop(tb testing.TB, cmd *exec.Cmd) {
+	tb.Helper()
+	_ = cmd.Process.Signal(syscall.SIGTERM)
+	_ = cmd.Wait()
+}
+
+func TestAgentcoreExample_ServesTheContractWithSQLiteSessions(t *testing.T) {
+	t.Setenv("HELIKON_PROVIDER", "")
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, addr, filepath.Join(t.TempDir(), "s.db")) }()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("run: %v", err)
+		}
+	}()
+	client := &http.Client{Timeout: 5 * time.Second}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(time.Millisecond) {
+		resp, err := client.Get("http://" + addr + "/ping")
+		if err == nil {
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("/ping never answered: %v", err)
+		}
+	}
+	for i, want := range []string{"You said: Hello", "You said: Again"} {
+		prompt := strings.TrimPrefix(want, "You said: ")
+		req, _ := http.NewRequest(http.MethodPost, "http://"+addr+"/invocations", strings.NewReader(`{"prompt":"`+prompt+`"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set(agentcore.SessionHeader, "0123456789abcdef0123456789abcdef-1")
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got agentcore.Response
+		err = json.NewDecoder(resp.Body).Decode(&got)
+		resp.Body.Close()
+		if err != nil || got.Status != "completed" || got.Output != want {
+			t.Fatalf("invocation %d: %+v, %v", i, got, err)
+		}
+	}
+}
+
+// BenchmarkColdStartToPing measures exec-to-/ping-ready of the stripped
+// static binary, paired in each iteration with exec-to-exit of an empty Go
+// program built the same way. It reports the medians and their ratio.
+func BenchmarkColdStartToPing(b *testing.B) {
+	dir := b.TempDir()
+	bin := build(b, dir, "github.com/paigasus/helikon/examples/agentcore")
+	empty := filepath.Join(dir, "empty.go")
+	if err := os.WriteFile(empty, []byte("package main\n\nfunc main() {}\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	emptyBin := build(b, dir, empty)
+	if fi, err := os.Stat(bin); err == nil {
+		b.ReportMetric(float64(fi.Size())/(1<<20), "MB-binary")
+	}
+	var ready, bare []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if err := exec.Command(emptyBin).Run(); err != nil {
+			b.Fatal(err)
+		}
+		bare = append(bare, time.Since(t0))
+		cmd, d := startBinary(b, bin, freeAddr(b))
+		ready = append(ready, d)
+		stop(b, cmd)
+	}
+	median := func(ds []time.Duration) time.Duration {
+		s := slices.Clone(ds)
+		slices.Sort(s)
+		return s[len(s)/2]
+	}
+	b.ReportMetric(float64(median(ready).Microseconds())/1000, "ms-ready-median")
+	b.ReportMetric(float64(median(bare).Microseconds())/1000, "ms-empty-program-median")
+	b.ReportMetric(float64(median(ready))/float64(median(bare)), "x-empty-program")
+}
