@@ -86,9 +86,11 @@ func run(ctx context.Context, addr, sessionsPath string) error {
 // last user message, so the example runs with no key and no network.
 type echoModel struct{}
 
-func (echoModel) Capabilities() helikon.ModelCapabilities { return helikon.ModelCapabilities{Streaming: true} }
-func (echoModel) Provider() string                       { return "mock" }
-func (echoModel) ModelID() string                        { return "echo" }
+func (echoModel) Capabilities() helikon.ModelCapabilities {
+	return helikon.ModelCapabilities{Streaming: true}
+}
+func (echoModel) Provider() string { return "mock" }
+func (echoModel) ModelID() string  { return "echo" }
 
 func (echoModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
 	return func(yield func(helikon.ModelEvent, error) bool) {
