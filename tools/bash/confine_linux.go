@@ -1,0 +1,94 @@
+package bash
+
+import (
+	"fmt"
+	"os"
+
+	seccomp "github.com/elastic/go-seccomp-bpf"
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// landlockABI is the Landlock ABI the backend asks for: v3 (Linux 6.2)
+// governs truncation too, so a command cannot empty a read-only file.
+const landlockABI = 3
+
+// landlockConfig handles every filesystem right of ABI v3 and is not best
+// effort: a kernel below it fails the restriction rather than silently
+// enforcing less.
+var landlockConfig = landlock.V3
+
+// deniedSyscalls are refused to a confined command with EPERM: they load
+// kernel code, change mounts or namespaces, inspect other processes,
+// bypass the socket filter (io_uring) or leave the process group the
+// backend kills (setsid).
+var deniedSyscalls = []string{
+	"ptrace", "process_vm_readv", "process_vm_writev",
+	"mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig", "fspick",
+	"setns", "unshare",
+	"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
+	"bpf", "perf_event_open", "userfaultfd",
+	"keyctl", "add_key", "request_key",
+	"reboot", "swapon", "swapoff", "acct",
+	"open_by_handle_at", "name_to_handle_at",
+	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	"setsid",
+}
+
+// kernelSupport returns an error naming the kernel feature this machine
+// lacks for [OsSandboxBackend], or nil.
+func kernelSupport() error {
+	v, err := llsys.LandlockGetABIVersion()
+	if err != nil {
+		return fmt.Errorf("bash: os sandbox: the kernel does not enforce Landlock (%v); it needs Linux 5.13+ with CONFIG_SECURITY_LANDLOCK and landlock in the lsm= boot list", err)
+	}
+	if v < landlockABI {
+		return fmt.Errorf("bash: os sandbox: the kernel's Landlock ABI is v%d; truncation control needs v%d (Linux 6.2+)", v, landlockABI)
+	}
+	if !seccomp.Supported() {
+		return fmt.Errorf("bash: os sandbox: the kernel does not support seccomp filters (CONFIG_SECCOMP_FILTER)")
+	}
+	return nil
+}
+
+// confine restricts this process (and what it execs) to c: Landlock for
+// the files, then a seccomp filter for sockets and dangerous syscalls.
+func confine(c *confineSpec) error {
+	rules := []landlock.Rule{landlock.RWDirs(c.ReadWrite...)}
+	for _, p := range c.ReadOnly {
+		// Landlock takes directory rights only on directories; a path
+		// that is missing on this host is left out.
+		switch fi, err := os.Stat(p); {
+		case err != nil:
+		case fi.IsDir():
+			rules = append(rules, landlock.RODirs(p))
+		default:
+			rules = append(rules, landlock.ROFiles(p))
+		}
+	}
+	rules = append(rules, landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random", "/dev/tty").IgnoreIfMissing())
+	if err := landlockConfig.RestrictPaths(rules...); err != nil {
+		return fmt.Errorf("landlock: %w", err)
+	}
+	groups := []seccomp.SyscallGroup{{Action: seccomp.ActionErrno, Names: deniedSyscalls}}
+	if !c.AllowNetwork {
+		if c.AllowUnix {
+			groups = append(groups, seccomp.SyscallGroup{Action: seccomp.ActionErrno, NamesWithCondtions: []seccomp.NameWithConditions{{
+				Name:       "socket",
+				Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.NotEqual, Value: unix.AF_UNIX}},
+			}}})
+		} else {
+			groups = append(groups, seccomp.SyscallGroup{Action: seccomp.ActionErrno, Names: []string{"socket"}})
+		}
+	}
+	filter := seccomp.Filter{
+		NoNewPrivs: true,
+		Flag:       seccomp.FilterFlagTSync,
+		Policy:     seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: groups},
+	}
+	if err := seccomp.LoadFilter(filter); err != nil {
+		return fmt.Errorf("seccomp: %w", err)
+	}
+	return nil
+}

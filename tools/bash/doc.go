@@ -1,0 +1,38 @@
+// Package bash gives an agent the Bash tool and the execution backends it
+// runs commands on.
+//
+// The tool ([New]) runs a command line through an [ExecutionBackend] with
+// a per-call timeout, an output cap that keeps head and tail, the exit
+// code and stderr in its result, and the whole process group killed on
+// timeout, on cancellation and when the shell exits, so no background
+// child outlives the call. It declares [helikon.ShellTool], so every
+// DenyBash, AllowBash and guard rule reads its command, and its own allow
+// and deny lists use the same shell matcher. Its effect is SideEffect.
+//
+// Containment is the backend's, and its [Guarantees] say what it is:
+//
+//   - [HostBackend]: the working directory pinned to the sandbox, the
+//     environment scrubbed to an allowlist, setrlimit caps. No
+//     containment: "host (no containment)".
+//   - [OsSandboxBackend] (Linux): Landlock confines reads and writes to
+//     the sandbox plus read-only system directories, and seccomp denies
+//     sockets and dangerous syscalls. "os-sandbox (landlock+seccomp)".
+//
+// Containment is independent of approval: gate the tool with the
+// permission rules whatever its backend.
+//
+// Go cannot run code between fork and exec, so the limits and the kernel
+// confinement are applied by the program itself, re-executed in a
+// launcher mode. A program that uses them calls [LauncherMain] first
+// thing in main:
+//
+//	func main() {
+//		bash.LauncherMain()
+//		sb, err := sandbox.Open("./workspace")
+//		if err != nil { … }
+//		backend, err := bash.NewOsSandboxBackend(sb) // fails closed
+//		if err != nil { … }
+//		tool, err := bash.New(backend)
+//		…
+//	}
+package bash

@@ -1,0 +1,296 @@
+package bash
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/tools/sandbox"
+)
+
+func openSandbox(t testing.TB) *sandbox.Sandbox {
+	t.Helper()
+	sb, err := sandbox.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sb.Close() })
+	return sb
+}
+
+func hostTool(t testing.TB, sb *sandbox.Sandbox, hopts []HostOption, opts ...Option) *Bash {
+	t.Helper()
+	be, err := NewHostBackend(sb, hopts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := New(be, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// runTool calls the tool and decodes its result.
+func runTool(t *testing.T, ctx context.Context, b *Bash, args Args) (Result, error) {
+	t.Helper()
+	raw, _ := json.Marshal(args)
+	out, err := b.Call(helikon.NewToolContext(ctx, nil, "c1", "Bash"), raw)
+	if err != nil {
+		return Result{}, err
+	}
+	var r Result
+	if err := json.Unmarshal(out.Content, &r); err != nil {
+		t.Fatalf("output %s: %v", out.Content, err)
+	}
+	return r, nil
+}
+
+func TestHost_ExitCodeStdoutStderrAndCwd(t *testing.T) {
+	sb := openSandbox(t)
+	b := hostTool(t, sb, nil)
+	r, err := runTool(t, t.Context(), b, Args{Command: "pwd; echo oops >&2; exit 3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.ExitCode != 3 || r.Stdout != sb.Dir()+"\n" || r.Stderr != "oops\n" || r.TimedOut {
+		t.Fatalf("result %+v", r)
+	}
+}
+
+func TestHost_EnvironmentIsScrubbedToTheAllowlist(t *testing.T) {
+	t.Setenv("HELIKON_TEST_SECRET", "s3cret")
+	t.Setenv("HELIKON_TEST_OK", "fine")
+	sb := openSandbox(t)
+	b := hostTool(t, sb, []HostOption{WithEnvAllowlist("PATH", "HELIKON_TEST_OK")})
+	r, err := runTool(t, t.Context(), b, Args{Command: "env"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(r.Stdout, "s3cret") || strings.Contains(r.Stdout, launchEnv) || !strings.Contains(r.Stdout, "HELIKON_TEST_OK=fine") {
+		t.Fatalf("env:\n%s", r.Stdout)
+	}
+}
+
+func TestHost_ResourceLimitsAreSetHardInTheCommand(t *testing.T) {
+	sb := openSandbox(t)
+	b := hostTool(t, sb, []HostOption{WithLimits(Limits{CPUSeconds: 7, FileSizeBytes: 64 << 10, AddressSpaceBytes: 2 << 30, Processes: 4096})})
+	r, err := runTool(t, t.Context(), b, Args{Command: "ulimit -Ht; ulimit -Hf; ulimit -Hv; ulimit -Hu"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// bash reports -f and -v in 1024-byte blocks.
+	if r.Stdout != "7\n64\n2097152\n4096\n" {
+		t.Fatalf("hard limits:\n%s%s", r.Stdout, r.Stderr)
+	}
+	r, err = runTool(t, t.Context(), b, Args{Command: "head -c 1000000 /dev/zero > big; echo $?; stat -c %s big"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stdout != "153\n65536\n" { // 128+SIGXFSZ, and the file stopped at the cap
+		t.Fatalf("a write past the file-size cap: %+v", r)
+	}
+	r, err = runTool(t, t.Context(), b, Args{Command: "ulimit -t 100"}) // raising the cap fails
+	if err != nil || r.ExitCode == 0 {
+		t.Fatalf("raising the CPU cap succeeded: %+v, %v", r, err)
+	}
+}
+
+// alive reports whether pid is still a live process (a zombie counts as
+// dead: it runs nothing).
+func alive(pid int) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return false
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	return len(f) > 0 && f[0] != "Z" && f[0] != "X"
+}
+
+func waitDead(t *testing.T, pid int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for alive(pid) {
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("process %d outlived the command", pid)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func childPid(t *testing.T, dir string) int {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "pid"))
+		if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil {
+			return pid
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the command never wrote its child's pid")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// forkSleeper forks a sleeping grandchild, records its pid, and waits.
+const forkSleeper = "sleep 300 & echo $! > pid; wait"
+
+func TestHost_TimeoutKillsTheProcessGroupWithNoOrphans(t *testing.T) {
+	sb := openSandbox(t)
+	b := hostTool(t, sb, nil)
+	r, err := runTool(t, t.Context(), b, Args{Command: "echo started; " + forkSleeper, TimeoutMS: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !r.TimedOut || r.Stdout != "started\n" {
+		t.Fatalf("result %+v", r)
+	}
+	waitDead(t, childPid(t, sb.Dir()))
+}
+
+func TestHost_CancellationKillsTheProcessGroupWithNoOrphans(t *testing.T) {
+	sb := openSandbox(t)
+	b := hostTool(t, sb, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	go func() {
+		childPid(t, sb.Dir())
+		cancel()
+	}()
+	_, err := runTool(t, ctx, b, Args{Command: forkSleeper})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	waitDead(t, childPid(t, sb.Dir()))
+}
+
+func TestHost_BackgroundChildrenDieWithTheCommand(t *testing.T) {
+	sb := openSandbox(t)
+	b := hostTool(t, sb, nil)
+	r, err := runTool(t, t.Context(), b, Args{Command: "sleep 300 >/dev/null 2>&1 & echo $! > pid"})
+	if err != nil || r.ExitCode != 0 {
+		t.Fatalf("%+v, %v", r, err)
+	}
+	waitDead(t, childPid(t, sb.Dir()))
+}
+
+func TestHost_OutputIsCappedHeadAndTail(t *testing.T) {
+	sb := openSandbox(t)
+	b := hostTool(t, sb, nil, WithOutputLimit(100))
+	r, err := runTool(t, t.Context(), b, Args{Command: "echo BEGIN; head -c 100000 /dev/zero | tr '\\0' x; echo; echo END"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(r.Stdout, "BEGIN\nxxx") || !strings.HasSuffix(r.Stdout, "xxx\nEND\n") || !strings.Contains(r.Stdout, "bytes elided") || len(r.Stdout) > 200 {
+		t.Fatalf("stdout %q", r.Stdout)
+	}
+}
+
+func TestHostBackend_WithoutLimitsRunsWithoutTheLauncher(t *testing.T) {
+	sb := openSandbox(t)
+	be, err := NewHostBackend(sb, WithLimits(Limits{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if be.l.viaLauncher() {
+		t.Fatal("a backend without limits still goes through the launcher")
+	}
+	r, err := be.Run(t.Context(), Request{Command: "echo hi"})
+	if err != nil || r.Stdout != "hi\n" {
+		t.Fatalf("%+v, %v", r, err)
+	}
+}
+
+func TestNewHostBackend_RefusesWithoutTheLauncher(t *testing.T) {
+	launcherInstalled.Store(false)
+	defer launcherInstalled.Store(true)
+	_, err := NewHostBackend(openSandbox(t))
+	if err == nil || !strings.Contains(err.Error(), "LauncherMain") {
+		t.Fatalf("err = %v, want one naming LauncherMain", err)
+	}
+}
+
+func TestBash_BadInputAndOptions(t *testing.T) {
+	sb := openSandbox(t)
+	b := hostTool(t, sb, nil)
+	for _, args := range []string{`{"command":""}`, `{"command":"   "}`, `{}`, `{"command":1}`, `{"command":"ls","timeout_ms":-1}`, `{"command":"ls","timeout_ms":6000000}`, `{"command":`} {
+		_, err := b.Call(helikon.NewToolContext(t.Context(), nil, "c", "Bash"), []byte(args))
+		var te *helikon.ToolError
+		if !errors.As(err, &te) || te.Kind != helikon.ToolInvalidArgs {
+			t.Errorf("%s: err = %v, want InvalidArgs", args, err)
+		}
+	}
+	be, _ := NewHostBackend(sb)
+	for name, opt := range map[string]Option{"zero timeout": WithCallTimeout(0), "huge timeout": WithCallTimeout(time.Hour), "tiny output": WithOutputLimit(1)} {
+		if _, err := New(be, opt); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if _, err := New(nil); err == nil {
+		t.Error("New(nil): no error")
+	}
+	if _, err := NewHostBackend(nil); err == nil {
+		t.Error("NewHostBackend(nil): no error")
+	}
+	if _, err := NewHostBackend(sb, WithTimeout(-1)); err == nil {
+		t.Error("negative backend timeout: no error")
+	}
+}
+
+func TestBash_AllowAndDenyListsReuseTheShellMatcher(t *testing.T) {
+	sb := openSandbox(t)
+	deny := hostTool(t, sb, nil, WithDenyCommands("rm", "curl"))
+	allow := hostTool(t, sb, nil, WithAllowCommands("echo", "ls"))
+	cases := []struct {
+		tool   *Bash
+		cmd    string
+		denied bool
+	}{
+		{deny, "echo hi", false},
+		{deny, "echo hi && rm -rf x", true},
+		{deny, "sudo /bin/rm x", true},
+		{deny, "bash -c 'curl example.com'", true},
+		{deny, "$CMD x", true}, // unresolvable: fail closed
+		{allow, "echo hi; ls", false},
+		{allow, "echo hi | cat", true},
+		{allow, "eval \"$X\"", true},
+	}
+	for _, c := range cases {
+		_, err := runTool(t, t.Context(), c.tool, Args{Command: c.cmd})
+		if got := errors.Is(err, helikon.ErrToolDenied); got != c.denied {
+			t.Errorf("%q: denied = %v (%v), want %v", c.cmd, got, err, c.denied)
+		}
+	}
+}
+
+func TestBash_DeclaresShellToolEffectAndLabel(t *testing.T) {
+	b := hostTool(t, openSandbox(t), nil)
+	var st helikon.ShellTool = b
+	if cmd, err := st.ShellCommand([]byte(`{"command":"rm -rf /"}`)); err != nil || cmd != "rm -rf /" {
+		t.Errorf("ShellCommand = %q, %v", cmd, err)
+	}
+	for _, bad := range []string{`{}`, `nope`} {
+		if _, err := st.ShellCommand([]byte(bad)); err == nil {
+			t.Errorf("ShellCommand(%s) did not fail closed", bad)
+		}
+	}
+	if helikon.EffectOf(b) != helikon.SideEffect {
+		t.Error("effect is not SideEffect")
+	}
+	if !strings.Contains(b.Description(), "host (no containment)") {
+		t.Errorf("description %q does not show the label", b.Description())
+	}
+	if g := b.Guarantees(); g != (Guarantees{Label: "host (no containment)"}) {
+		t.Errorf("guarantees %+v", g)
+	}
+}

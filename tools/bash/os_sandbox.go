@@ -1,0 +1,86 @@
+package bash
+
+import (
+	"context"
+	"strings"
+
+	"github.com/paigasus/helikon/tools/sandbox"
+)
+
+// DefaultReadOnlyPaths are the host paths a confined command may read
+// and execute: the programs and libraries a shell needs, and the few
+// files of /etc they read. /etc as a whole, /home, /root, /proc and /tmp
+// stay out of reach.
+var DefaultReadOnlyPaths = []string{
+	"/bin", "/sbin", "/usr", "/lib", "/lib32", "/lib64", "/libx32",
+	"/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+	"/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/localtime",
+	"/etc/bash.bashrc", "/etc/profile", "/etc/inputrc",
+}
+
+// OsSandboxBackend runs commands like [HostBackend] and, in the launcher,
+// confines them with the kernel before the shell starts: Landlock lets
+// them read and write only inside the sandbox directory and read the
+// system directories of [DefaultReadOnlyPaths]; a seccomp filter refuses
+// every socket (AF_UNIX too unless [WithUnixSockets]) and the syscalls
+// that load kernel code, change mounts or namespaces, trace other
+// processes, or leave the process group. It needs no privilege.
+type OsSandboxBackend struct {
+	l local
+}
+
+// WithNetwork lets confined commands open sockets; it relaxes only the
+// network axis.
+func WithNetwork() HostOption { return func(c *hostConfig) { c.allowNetwork = true } }
+
+// WithUnixSockets lets confined commands open AF_UNIX sockets while other
+// sockets stay denied.
+func WithUnixSockets() HostOption { return func(c *hostConfig) { c.allowUnix = true } }
+
+// WithReadOnlyPaths replaces [DefaultReadOnlyPaths].
+func WithReadOnlyPaths(paths ...string) HostOption {
+	return func(c *hostConfig) { c.readOnly = paths }
+}
+
+// NewOsSandboxBackend returns an OsSandboxBackend confined to sb's
+// directory. It fails closed: on a kernel without Landlock (ABI v3) or
+// seccomp the error names what is missing, and without [LauncherMain] it
+// says so; it never falls back to running unconfined.
+func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBackend, error) {
+	opts = append([]HostOption{func(c *hostConfig) { c.readOnly = DefaultReadOnlyPaths }}, opts...)
+	l, c, err := newLocal(sb, opts)
+	if err != nil {
+		return nil, err
+	}
+	if err := kernelSupport(); err != nil {
+		return nil, err
+	}
+	if !launcherInstalled.Load() {
+		return nil, errNoLauncher
+	}
+	l.confine = &confineSpec{ReadWrite: []string{sb.Dir()}, ReadOnly: c.readOnly, AllowNetwork: c.allowNetwork, AllowUnix: c.allowUnix}
+	// A command's home and temporary directory are the sandbox.
+	env := l.env[:0:0]
+	for _, kv := range l.env {
+		if !strings.HasPrefix(kv, "HOME=") && !strings.HasPrefix(kv, "TMPDIR=") {
+			env = append(env, kv)
+		}
+	}
+	l.env = append(env, "HOME="+sb.Dir(), "TMPDIR="+sb.Dir())
+	return &OsSandboxBackend{l: l}, nil
+}
+
+// Guarantees reports kernel enforcement on all three axes, or none on the
+// network with [WithNetwork].
+func (o *OsSandboxBackend) Guarantees() Guarantees {
+	g := Guarantees{Filesystem: OsKernel, Network: OsKernel, Syscalls: OsKernel, Label: "os-sandbox (landlock+seccomp)"}
+	if o.l.confine.AllowNetwork {
+		g.Network = None
+	}
+	return g
+}
+
+// Run runs req.Command with bash -c under the confinement.
+func (o *OsSandboxBackend) Run(ctx context.Context, req Request) (Result, error) {
+	return o.l.run(ctx, req)
+}
