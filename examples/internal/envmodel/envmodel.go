@@ -1,7 +1,8 @@
 // Package envmodel picks the examples' model from the environment, so that
 // every example switches provider with one variable: HELIKON_PROVIDER is
-// mock (the default, no key needed), openai (OPENAI_API_KEY) or anthropic
-// (ANTHROPIC_API_KEY), and HELIKON_MODEL overrides the model id.
+// mock (the default, no key needed), openai (OPENAI_API_KEY), anthropic
+// (ANTHROPIC_API_KEY) or gemini (GEMINI_API_KEY or GOOGLE_API_KEY), and
+// HELIKON_MODEL overrides the model id.
 package envmodel
 
 import (
@@ -11,6 +12,7 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/provider/anthropic"
+	"github.com/paigasus/helikon/provider/gemini"
 	"github.com/paigasus/helikon/provider/openai"
 )
 
@@ -30,8 +32,10 @@ func Select(mock helikon.Model) (helikon.Model, error) {
 		m, err = asModel(openai.Chat(cmp.Or(id, "gpt-5-mini")))
 	case "anthropic":
 		m, err = asModel(anthropic.Messages(cmp.Or(id, "claude-sonnet-4-6")))
+	case "gemini":
+		m, err = asModel(gemini.New(cmp.Or(id, "gemini-2.5-flash")))
 	default:
-		return nil, fmt.Errorf("HELIKON_PROVIDER=%q: unknown provider (want mock, openai or anthropic)", p)
+		return nil, fmt.Errorf("HELIKON_PROVIDER=%q: unknown provider (want mock, openai, anthropic or gemini)", p)
 	}
 	if err != nil {
 		// The adapters' errors name the variable to set, e.g.

@@ -8,6 +8,7 @@ import (
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/provider/anthropic"
+	"github.com/paigasus/helikon/provider/gemini"
 	"github.com/paigasus/helikon/provider/openai"
 )
 
@@ -24,14 +25,19 @@ func TestSelect_FromHELIKON_PROVIDER(t *testing.T) {
 		{provider: "anthropic", keyVar: "ANTHROPIC_API_KEY", key: "sk-ant-test", wantProvider: "anthropic"},
 		{provider: "openai", keyVar: "OPENAI_API_KEY", wantErr: openai.ErrNoAPIKey, errMentions: "OPENAI_API_KEY"},
 		{provider: "anthropic", keyVar: "ANTHROPIC_API_KEY", wantErr: anthropic.ErrNoAPIKey, errMentions: "ANTHROPIC_API_KEY"},
-		{provider: "gemini", errMentions: "unknown provider"},
+		{provider: "gemini", keyVar: "GEMINI_API_KEY", key: "AIza-test", wantProvider: "gemini"},
+		{provider: "gemini", keyVar: "GOOGLE_API_KEY", key: "AIza-test", wantProvider: "gemini"},
+		{provider: "gemini", keyVar: "GEMINI_API_KEY", wantErr: gemini.ErrNoAPIKey, errMentions: "GEMINI_API_KEY"},
+		{provider: "watsonx", errMentions: "unknown provider"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.provider+"/"+tt.key, func(t *testing.T) {
+		t.Run(tt.provider+"/"+tt.keyVar+"/"+tt.key, func(t *testing.T) {
 			t.Setenv("HELIKON_PROVIDER", tt.provider)
 			t.Setenv("OPENAI_BASE_URL", "")
 			t.Setenv("OPENAI_API_KEY", "")
 			t.Setenv("ANTHROPIC_API_KEY", "")
+			t.Setenv("GEMINI_API_KEY", "")
+			t.Setenv("GOOGLE_API_KEY", "")
 			if tt.keyVar != "" {
 				t.Setenv(tt.keyVar, tt.key)
 			}
