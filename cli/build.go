@@ -1,0 +1,134 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/cli/sidecar"
+	"github.com/paigasus/helikon/cli/starlarktool"
+	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/provider/anthropic"
+	"github.com/paigasus/helikon/provider/openai"
+)
+
+// apiKeys names the environment variable each networked provider reads.
+var apiKeys = map[string]string{
+	"openai":    "OPENAI_API_KEY",
+	"anthropic": "ANTHROPIC_API_KEY",
+}
+
+// builder turns one loaded sidecar into agents. It is cheap; build a fresh
+// one per turn or per eval case.
+type builder struct {
+	f      *sidecar.File
+	caseID string
+	built  map[string]*helikon.LLMAgent
+	tools  map[string]helikon.Tool
+}
+
+func newBuilder(f *sidecar.File, caseID string) *builder {
+	return &builder{f: f, caseID: caseID, built: map[string]*helikon.LLMAgent{}, tools: map[string]helikon.Tool{}}
+}
+
+// agent builds the named agent and, recursively, its handoff targets. The
+// sidecar rejected cycles at load, so the recursion ends.
+func (b *builder) agent(name string) (*helikon.LLMAgent, error) {
+	if a, ok := b.built[name]; ok {
+		return a, nil
+	}
+	def, ok := b.f.Agents[name]
+	if !ok {
+		return nil, fmt.Errorf("%s: no agent %q (the agents are %v)", b.f.Path, name, b.f.AgentNames())
+	}
+	key := "agents." + name
+	model, err := b.model(key+".model", def.Model)
+	if err != nil {
+		return nil, err
+	}
+	opts := []helikon.AgentOption{helikon.WithDescription(def.Description), helikon.WithInstructions(def.Instructions)}
+	for _, tn := range def.Tools {
+		t, err := b.tool(tn)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, helikon.WithTools(t))
+	}
+	for _, hn := range def.Handoffs {
+		target, err := b.agent(hn)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, helikon.WithHandoffs(helikon.HandoffTo(target)))
+	}
+	if s := def.Settings; s != nil {
+		opts = append(opts, helikon.WithSettings(helikon.ModelSettings{
+			Temperature: s.Temperature, TopP: s.TopP, MaxOutputTokens: s.MaxOutputTokens,
+			ParallelToolCalls: s.ParallelToolCalls, ReasoningEffort: s.ReasoningEffort,
+		}))
+		if s.MaxTurns > 0 {
+			opts = append(opts, helikon.WithRunConfig(helikon.RunConfig{MaxTurns: s.MaxTurns}))
+		}
+	}
+	a, err := helikon.NewAgent(name, model, opts...)
+	if err != nil {
+		return nil, b.f.Errorf(key, "%v", err)
+	}
+	b.built[name] = a
+	return a, nil
+}
+
+func (b *builder) tool(name string) (helikon.Tool, error) {
+	if t, ok := b.tools[name]; ok {
+		return t, nil
+	}
+	def := b.f.Tools[name]
+	file := def.ScriptFile
+	if file == "" {
+		file = fmt.Sprintf("%s:[tools.%s].inline", b.f.Path, name)
+	}
+	t, err := starlarktool.New(name, def.Description, def.Params, file, def.Source)
+	if err != nil {
+		return nil, b.f.Errorf("tools."+name, "%v", err)
+	}
+	b.tools[name] = t
+	return t, nil
+}
+
+// model builds a model definition. Keys are checked here, at build time,
+// so a sidecar may declare live agents that a mock-only session never uses.
+func (b *builder) model(key string, m sidecar.Model) (helikon.Model, error) {
+	if v, ok := apiKeys[m.Provider]; ok && os.Getenv(v) == "" {
+		return nil, b.f.Errorf(key, "provider %s reads %s, which is not set: export %s=… or use provider = \"mock\"", m.Provider, v, v)
+	}
+	var (
+		model helikon.Model
+		err   error
+	)
+	switch m.Provider {
+	case "mock":
+		var sf *mock.ScriptFile
+		if sf, err = mock.LoadScriptFile(m.Script); err == nil {
+			model = sf.Model(b.caseID)
+		}
+	case "openai":
+		model, err = asModel(openai.Chat(m.ID))
+	case "anthropic":
+		model, err = asModel(anthropic.Messages(m.ID))
+	default:
+		err = fmt.Errorf("provider %s is not built into this helikon yet; use openai, anthropic or mock", m.Provider)
+	}
+	if err != nil {
+		return nil, b.f.Errorf(key, "%v", err)
+	}
+	return model, nil
+}
+
+// asModel keeps a failed constructor's nil typed pointer from becoming a
+// non-nil interface.
+func asModel[M helikon.Model](m M, err error) (helikon.Model, error) {
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}

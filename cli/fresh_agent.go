@@ -1,0 +1,44 @@
+package cli
+
+import (
+	"context"
+	"iter"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/cli/sidecar"
+)
+
+// freshAgent builds a new agent from the sidecar for every run: a mock
+// model replays its script from the start each time, and the repl's hot
+// reload takes effect at the next turn without touching one in flight.
+type freshAgent struct {
+	name, desc string
+	build      func() (helikon.Agent, error)
+}
+
+func (a *freshAgent) Name() string        { return a.name }
+func (a *freshAgent) Description() string { return a.desc }
+
+func (a *freshAgent) Run(ctx context.Context, rc *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
+	return func(yield func(helikon.Event) bool) {
+		ag, err := a.build()
+		if err != nil {
+			yield(helikon.RunFailed{Err: err})
+			return
+		}
+		for ev := range ag.Run(ctx, rc, input) {
+			if !yield(ev) {
+				return
+			}
+		}
+	}
+}
+
+// fresh returns the sidecar agent name as an agent rebuilt on every run
+// from the definitions current() returns.
+func fresh(current func() *sidecar.File, name string) *freshAgent {
+	f := current()
+	return &freshAgent{name: name, desc: f.Agents[name].Description, build: func() (helikon.Agent, error) {
+		return newBuilder(current(), "").agent(name)
+	}}
+}

@@ -1,0 +1,58 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paigasus/helikon/cli/sidecar"
+	"github.com/paigasus/helikon/mcp"
+)
+
+func newMCPCommand(o *options) *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Expose sidecar agents over the Model Context Protocol",
+	}
+	var agent, addr string
+	serve := &cobra.Command{
+		Use:   "serve --agent NAME [--http ADDR]",
+		Short: "Serve one agent as an MCP tool, on stdio or streamable HTTP",
+		Long: `mcp serve exposes one sidecar agent as a single MCP tool. Without --http it
+speaks MCP on stdin/stdout, for a client that starts it as a subprocess;
+with --http ADDR it serves streamable HTTP at http://ADDR/mcp until
+interrupted. Every call runs a fresh agent built from the sidecar.`,
+		Example: `  helikon mcp serve --agent triage
+  helikon mcp serve --agent triage --http 127.0.0.1:8931`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := o.load()
+			if err != nil {
+				return err
+			}
+			if agent == "" {
+				return fmt.Errorf("mcp serve needs --agent NAME; %s declares %v", f.Path, f.AgentNames())
+			}
+			if _, err := pickAgent(f, agent); err != nil {
+				return err
+			}
+			// Build once now so a missing key or broken tool fails at start,
+			// not on the first call.
+			if _, err := newBuilder(f, "").agent(agent); err != nil {
+				return err
+			}
+			srv, err := mcp.NewAgentServer(fresh(func() *sidecar.File { return f }, agent))
+			if err != nil {
+				return err
+			}
+			if addr == "" {
+				return srv.ServeStdio(cmd.Context())
+			}
+			fmt.Fprintf(o.io.Err, "helikon: serving agent %s as MCP tool %s at http://%s/mcp\n", agent, srv.ToolName(), addr)
+			return srv.ListenAndServe(cmd.Context(), addr)
+		},
+	}
+	serve.Flags().StringVar(&agent, "agent", "", "the agent to serve (required)")
+	serve.Flags().StringVar(&addr, "http", "", "serve streamable HTTP on this address instead of stdio")
+	cmd.AddCommand(serve)
+	return cmd
+}

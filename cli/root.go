@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime/debug"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paigasus/helikon/cli/sidecar"
+)
+
+// IO is where a command reads and writes.
+type IO struct {
+	In       io.Reader
+	Out, Err io.Writer
+}
+
+// Stdio returns the process's standard streams.
+func Stdio() IO { return IO{In: os.Stdin, Out: os.Stdout, Err: os.Stderr} }
+
+// Version is the helikon version; release builds set it with
+// -ldflags "-X github.com/paigasus/helikon/cli.Version=v1.2.3", and
+// otherwise it is the module version go install recorded.
+var Version = ""
+
+func version() string {
+	if Version != "" {
+		return Version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// ExitError carries a process exit code: 1 for a failed run or eval, 2 for
+// a usage or configuration error.
+type ExitError struct {
+	Code int
+	Err  error
+}
+
+// Error returns the underlying error's message.
+func (e *ExitError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the underlying error.
+func (e *ExitError) Unwrap() error { return e.Err }
+
+func failed(err error) error { return &ExitError{Code: 1, Err: err} }
+
+// Main runs the helikon command with args (without the program name) and
+// returns the process exit code.
+func Main(ctx context.Context, args []string, stdio IO) int {
+	root := NewCommand(stdio)
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return 0
+	}
+	fmt.Fprintln(stdio.Err, "helikon:", err)
+	var ee *ExitError
+	if errors.As(err, &ee) {
+		return ee.Code
+	}
+	return 2
+}
+
+// options are the flags every subcommand shares.
+type options struct {
+	agents string
+	io     IO
+}
+
+// NewCommand returns the helikon command tree.
+func NewCommand(stdio IO) *cobra.Command {
+	o := &options{io: stdio}
+	root := &cobra.Command{
+		Use:   "helikon",
+		Short: "Run, chat with, evaluate and serve the agents declared in agents.toml",
+		Long: `helikon runs the agents an agents.toml sidecar declares: one question
+(run), a chat (repl), a dataset (eval run), an MCP tool (mcp serve) or the
+HTTP agent server (serve). Start with "helikon init" for a sample that
+needs no API key.`,
+		Version:       version(),
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.SetIn(stdio.In)
+	root.SetOut(stdio.Out)
+	root.SetErr(stdio.Err)
+	root.PersistentFlags().StringVar(&o.agents, "agents", "agents.toml", "the sidecar file declaring the agents")
+	root.AddCommand(newRunCommand(o), newInitCommand(o), newEvalCommand(o), newMCPCommand(o), newServeCommand(o))
+	return root
+}
+
+// load reads the sidecar, turning a missing default into advice.
+func (o *options) load() (*sidecar.File, error) {
+	f, err := sidecar.Load(o.agents)
+	if err != nil {
+		if _, statErr := os.Stat(o.agents); errors.Is(statErr, os.ErrNotExist) {
+			return nil, fmt.Errorf("%s not found: run \"helikon init\" for a sample, or pass --agents PATH", o.agents)
+		}
+		return nil, err
+	}
+	return f, nil
+}
+
+// pickAgent returns name, or the alphabetically first agent when empty.
+func pickAgent(f *sidecar.File, name string) (string, error) {
+	if name == "" {
+		return f.AgentNames()[0], nil
+	}
+	if _, ok := f.Agents[name]; !ok {
+		return "", fmt.Errorf("%s has no agent %q; it declares %v", f.Path, name, f.AgentNames())
+	}
+	return name, nil
+}

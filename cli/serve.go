@@ -1,0 +1,45 @@
+package cli
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/cli/sidecar"
+	"github.com/paigasus/helikon/server"
+)
+
+func newServeCommand(o *options) *cobra.Command {
+	var addr string
+	cmd := &cobra.Command{
+		Use:   "serve [--addr ADDR]",
+		Short: "Serve every sidecar agent over HTTP with the agent server",
+		Long: `serve runs the helikon agent server (package server) with every agent of
+the sidecar, each run building a fresh agent, until interrupted. See
+docs/server.md for its routes.`,
+		Example: `  helikon serve --addr 127.0.0.1:8080`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			f, err := o.load()
+			if err != nil {
+				return err
+			}
+			current := func() *sidecar.File { return f }
+			agents := make([]helikon.Agent, 0, len(f.Agents))
+			for _, name := range f.AgentNames() {
+				if _, err := newBuilder(f, "").agent(name); err != nil {
+					return err
+				}
+				agents = append(agents, fresh(current, name))
+			}
+			srv, err := server.New(agents)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(o.io.Err, "helikon: serving %d agents at http://%s\n", len(agents), addr)
+			return srv.Serve(cmd.Context(), addr)
+		},
+	}
+	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
+	return cmd
+}

@@ -1,0 +1,89 @@
+package cli_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// TestMCPServe_StdioWithSDKClient drives `helikon mcp serve` as a
+// subprocess with the official MCP Go SDK client, twice, to pin that every
+// call gets a fresh agent (the mock replays its script from the start).
+func TestMCPServe_StdioWithSDKClient(t *testing.T) {
+	dir := sampleDir(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.Command(helikonBin, "--agents", filepath.Join(dir, "agents.toml"), "mcp", "serve", "--agent", "triage")
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil)
+	session, err := client.Connect(ctx, &sdk.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer session.Close()
+	tools, err := session.ListTools(ctx, nil)
+	if err != nil || len(tools.Tools) != 1 {
+		t.Fatalf("tools %+v, %v", tools, err)
+	}
+	for range 2 {
+		res, err := session.CallTool(ctx, &sdk.CallToolParams{Name: tools.Tools[0].Name, Arguments: map[string]any{"input": question}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.IsError || !strings.Contains(res.Content[0].(*sdk.TextContent).Text, "In January you spent 2098") {
+			t.Fatalf("result %+v", res.Content[0])
+		}
+	}
+}
+
+// TestServe_ListsEveryAgent starts `helikon serve` in process and reads the
+// agent list back over HTTP.
+func TestServe_ListsEveryAgent(t *testing.T) {
+	dir := sampleDir(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan result, 1)
+	go func() {
+		done <- run(t, ctx, "", "--agents", filepath.Join(dir, "agents.toml"), "serve", "--addr", addr)
+	}()
+	defer func() {
+		cancel()
+		if r := <-done; r.code != 0 {
+			t.Errorf("serve exited %d: %s", r.code, r.errOut)
+		}
+	}()
+	var body struct{ Agents []struct{ Name string } }
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(fmt.Sprintf("http://%s/agents", addr))
+		if err == nil {
+			err = json.NewDecoder(resp.Body).Decode(&body)
+			resp.Body.Close()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server did not come up: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var names []string
+	for _, a := range body.Agents {
+		names = append(names, a.Name)
+	}
+	if strings.Join(names, ",") != "budgeting,triage" {
+		t.Fatalf("agents %v", names)
+	}
+}
