@@ -1,5 +1,7 @@
 package helikon
 
+import "encoding/json"
+
 // Projection is a session log projected to messages ([Project]) and kept,
 // so that events appended later fold in without replaying the log. A
 // process that serves a session run after run keeps one per session (see
@@ -44,3 +46,34 @@ func (p *Projection) Items() []Item {
 
 // Seq returns the position of the last event folded, or [Beginning].
 func (p *Projection) Seq() SequenceID { return p.next - 1 }
+
+// projectionWire is the JSON form of a [Projection].
+type projectionWire struct {
+	Seq   SequenceID `json:"seq"`
+	Items []Item     `json:"items"`
+}
+
+// MarshalJSON encodes the projection as {"seq": …, "items": […]}: the form
+// session backends keep as a compacted snapshot.
+func (p *Projection) MarshalJSON() ([]byte, error) {
+	items := p.items
+	if items == nil {
+		items = []Item{}
+	}
+	return json.Marshal(projectionWire{Seq: p.Seq(), Items: items})
+}
+
+// UnmarshalJSON decodes what MarshalJSON encodes, in one pass over the
+// items when they are in the form the encoder writes.
+func (p *Projection) UnmarshalJSON(data []byte) error {
+	seq, items, ok := decodeProjection(data)
+	if !ok {
+		var w projectionWire
+		if err := json.Unmarshal(data, &w); err != nil {
+			return err
+		}
+		seq, items = w.Seq, w.Items
+	}
+	*p = Projection{items: items, frozen: len(items), next: seq + 1}
+	return nil
+}

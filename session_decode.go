@@ -450,8 +450,12 @@ func (d *fastDecoder) skip() bool {
 	return depth == 0
 }
 
-// parts reads an array of content parts.
+// parts reads an array of content parts, or null for none.
 func (d *fastDecoder) parts() ([]ContentPart, bool) {
+	if d.peek() == 'n' && hasPrefix(d.data[d.pos:], "null") {
+		d.pos += 4
+		return nil, true
+	}
 	if d.peek() != '[' {
 		return nil, false
 	}
@@ -572,4 +576,92 @@ func (d *fastDecoder) part() (ContentPart, bool) {
 		return ToolResultPart{CallID: callID, Name: name, Content: content, IsError: isError}, true
 	}
 	return nil, false
+}
+
+// decodeProjection is the one-pass decoder of a [Projection]'s JSON, with
+// the same contract as [decodeEvent].
+func decodeProjection(data []byte) (SequenceID, []Item, bool) {
+	d := fastDecoder{data: data}
+	var seq int64
+	var items []Item
+	ok := d.object(func(key []byte) bool {
+		switch string(key) {
+		case "seq":
+			var ok bool
+			seq, ok = d.int()
+			return ok
+		case "items":
+			var ok bool
+			items, ok = d.items()
+			return ok
+		}
+		return false
+	})
+	if !ok || !d.end() {
+		return 0, nil, false
+	}
+	return SequenceID(seq), items, true
+}
+
+// items reads an array of items, sized by a count of its elements.
+func (d *fastDecoder) items() ([]Item, bool) {
+	if d.peek() != '[' {
+		return nil, false
+	}
+	d.pos++
+	items := make([]Item, 0, 16)
+	if d.peek() == ']' {
+		d.pos++
+		return items, true
+	}
+	for {
+		var it Item
+		ok := d.object(func(key []byte) bool {
+			switch string(key) {
+			case "role":
+				var ok bool
+				it.Role, ok = d.role()
+				return ok
+			case "content":
+				var ok bool
+				it.Content, ok = d.parts()
+				return ok
+			case "agent":
+				return d.stringTo(&it.Agent)
+			}
+			return false
+		})
+		if !ok {
+			return nil, false
+		}
+		items = append(items, it)
+		switch d.peek() {
+		case ',':
+			d.pos++
+		case ']':
+			d.pos++
+			return items, true
+		default:
+			return nil, false
+		}
+	}
+}
+
+var roles = []Role{RoleUser, RoleAssistant, RoleTool, RoleSystem}
+
+// role reads a role, using the constants for the known ones.
+func (d *fastDecoder) role() (Role, bool) {
+	if d.peek() == '"' {
+		save := d.pos
+		if raw, ok := d.plainString(); ok {
+			for _, r := range roles {
+				if string(raw) == string(r) {
+					return r, true
+				}
+			}
+		}
+		d.pos = save
+	}
+	s, ok := d.string()
+	return Role(s), ok
 }

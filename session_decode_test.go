@@ -175,3 +175,67 @@ func BenchmarkDecodeEvent_FastVsGeneral(b *testing.B) {
 	b.ReportMetric(float64(tSlow.Nanoseconds())/n, "ns-general/event")
 	b.ReportMetric(float64(tSlow)/float64(tFast), "x-general")
 }
+
+func slowProjection(data []byte) (SequenceID, []Item, error) {
+	var w projectionWire
+	err := json.Unmarshal(data, &w)
+	return w.Seq, w.Items, err
+}
+
+func projectionCorpus(t testing.TB) [][]byte {
+	var evs []SessionEvent
+	for _, data := range decodeCorpus(t)[:9] {
+		var ev SessionEvent
+		if err := json.Unmarshal(data, &ev); err != nil {
+			t.Fatal(err)
+		}
+		evs = append(evs, ev)
+	}
+	var p Projection
+	p.Apply(evs...)
+	data, err := json.Marshal(&p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return [][]byte{data, []byte(`{"seq":-1,"items":[]}`), []byte(`{"seq":3,"items":[{"role":"system","content":[{"type":"text","text":"s"}]}]}`),
+		[]byte(`{"seq":3,"items":null}`), []byte(`{"seq":3,"items":[{"role":"user","content":null}]}`), []byte(`{"items":[{"Role":"user"}]}`)}
+}
+
+func agreeProjection(t *testing.T, data []byte) {
+	seq, items, ok := decodeProjection(data)
+	if !ok {
+		return
+	}
+	wseq, witems, err := slowProjection(data)
+	if err != nil {
+		t.Fatalf("fast path accepted what the decoder rejects (%v): %q", err, data)
+	}
+	if seq != wseq || !reflect.DeepEqual(items, witems) {
+		t.Fatalf("fast and general decoders disagree on %q", data)
+	}
+}
+
+func TestDecodeProjection_AgreesWithTheGeneralDecoderAndRoundTrips(t *testing.T) {
+	corpus := projectionCorpus(t)
+	for _, data := range corpus {
+		agreeProjection(t, data)
+	}
+	if _, _, ok := decodeProjection(corpus[0]); !ok {
+		t.Fatalf("encoder output took the slow path: %s", corpus[0])
+	}
+	var p Projection
+	if err := json.Unmarshal(corpus[0], &p); err != nil {
+		t.Fatal(err)
+	}
+	again, err := json.Marshal(&p)
+	if err != nil || string(again) != string(corpus[0]) {
+		t.Fatalf("round trip: %s, %v; want %s", again, err, corpus[0])
+	}
+}
+
+func FuzzDecodeProjection(f *testing.F) {
+	for _, data := range projectionCorpus(f) {
+		f.Add(data)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) { agreeProjection(t, data) })
+}

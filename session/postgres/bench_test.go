@@ -66,11 +66,32 @@ func BenchmarkRunnerS1PostgresHistory(b *testing.B) {
 		Clone: func(ctx context.Context, from, to string) error {
 			_, err := pool.Exec(ctx, `INSERT INTO session_events (session_id, sequence, kind, ts, payload)
 				SELECT $1, sequence, kind, ts, payload FROM session_events WHERE session_id = $2`, to, from)
+			if err == nil {
+				_, err = pool.Exec(ctx, `INSERT INTO session_snapshots (session_id, sequence, payload)
+					SELECT $1, sequence, payload FROM session_snapshots WHERE session_id = $2`, to, from)
+			}
 			return err
 		},
 		Drop: func(ctx context.Context, id string) error {
 			_, err := pool.Exec(ctx, `DELETE FROM session_events WHERE session_id = $1`, id)
+			if err == nil {
+				_, err = pool.Exec(ctx, `DELETE FROM session_snapshots WHERE session_id = $1`, id)
+			}
 			return err
+		},
+		OpenSnapshotting: func(tb testing.TB, id string) helikon.Session {
+			s, err := postgres.OpenWithoutMigrate(pool, id, postgres.WithSnapshotEvery(400))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return s
+		},
+		SaveSnapshot: func(ctx context.Context, id string) error {
+			s, err := postgres.OpenWithoutMigrate(pool, id)
+			if err != nil {
+				return err
+			}
+			return s.SaveSnapshot(ctx)
 		},
 	})
 }

@@ -17,34 +17,43 @@ import (
 // session id. Any number of Sessions, in any number of processes, may share
 // an id; their appends serialise on the id's advisory lock.
 type Session struct {
-	pool *pgxpool.Pool
-	id   string
+	pool          *pgxpool.Pool
+	id            string
+	snapshotEvery int
+	snapshotSet   bool
 }
 
 var _ helikon.Session = (*Session)(nil)
 
 // Open migrates the database ([Migrate]) and returns the session with the
 // given id.
-func Open(ctx context.Context, pool *pgxpool.Pool, id string) (*Session, error) {
+func Open(ctx context.Context, pool *pgxpool.Pool, id string, opts ...SessionOption) (*Session, error) {
 	if id == "" {
 		return nil, ErrEmptyID
 	}
 	if err := Migrate(ctx, pool); err != nil {
 		return nil, err
 	}
-	return OpenWithoutMigrate(pool, id)
+	return OpenWithoutMigrate(pool, id, opts...)
 }
 
 // OpenWithoutMigrate returns the session with the given id in a database
 // that [Migrate] has already prepared. It does no I/O.
-func OpenWithoutMigrate(pool *pgxpool.Pool, id string) (*Session, error) {
+func OpenWithoutMigrate(pool *pgxpool.Pool, id string, opts ...SessionOption) (*Session, error) {
 	if id == "" {
 		return nil, ErrEmptyID
 	}
 	if pool == nil {
 		return nil, errors.New("postgres: nil pool")
 	}
-	return &Session{pool: pool, id: id}, nil
+	s := &Session{pool: pool, id: id}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.snapshotSet && s.snapshotEvery <= 0 {
+		return nil, fmt.Errorf("postgres: snapshot interval %d must be positive", s.snapshotEvery)
+	}
+	return s, nil
 }
 
 // SessionID returns the id the session reads and writes.
@@ -128,11 +137,8 @@ func (s *Session) Events(ctx context.Context, after helikon.SequenceID) ([]helik
 	return events, nil
 }
 
-// Snapshot returns the log projected to messages ([helikon.Project]).
+// Snapshot returns the log projected to messages ([helikon.Project]); see
+// [WithSnapshotEvery] for what it reads.
 func (s *Session) Snapshot(ctx context.Context) ([]helikon.Item, error) {
-	events, err := s.Events(ctx, helikon.Beginning)
-	if err != nil {
-		return nil, err
-	}
-	return helikon.Project(events), nil
+	return eventcodec.Items(s.LoadProjection(ctx))
 }

@@ -101,8 +101,8 @@ func TestMigrate_ConcurrentCallersAllSucceed(t *testing.T) {
 	if err := pool.QueryRow(t.Context(), `SELECT count(*) FROM helikon_session_migrations`).Scan(&n); err != nil {
 		t.Fatal(err)
 	}
-	if n != 1 {
-		t.Fatalf("helikon_session_migrations holds %d rows, want 1 per migration (1)", n)
+	if n != 2 {
+		t.Fatalf("helikon_session_migrations holds %d rows, want 1 per migration (2)", n)
 	}
 }
 
@@ -199,4 +199,21 @@ func TestAppend_UnreachableServerIsErrSessionUnavailable(t *testing.T) {
 	if !strings.Contains(err.Error(), `session "x"`) {
 		t.Fatalf("error %q does not name the session", err)
 	}
+}
+
+func TestSession_SnapshotConformance(t *testing.T) {
+	pool := testPool(t)
+	sessiontest.RunSnapshots(t, func(t *testing.T, id string, every int) sessiontest.SnapshotSession {
+		s, err := postgres.OpenWithoutMigrate(pool, id, postgres.WithSnapshotEvery(every))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			deleteSession(t, pool, id)
+			if _, err := pool.Exec(context.Background(), `DELETE FROM session_snapshots WHERE session_id = $1`, id); err != nil {
+				t.Errorf("cleanup of snapshot %q: %v", id, err)
+			}
+		})
+		return s
+	})
 }

@@ -57,7 +57,7 @@ func BenchmarkConcurrentWriters(b *testing.B) {
 func BenchmarkRunnerS1RedisHistory(b *testing.B) {
 	client := testClient(b)
 	keys := func(id string) []string {
-		return []string{"helikon:session:{" + id + "}:events", "helikon:session:{" + id + "}:seq"}
+		return []string{"helikon:session:{" + id + "}:events", "helikon:session:{" + id + "}:seq", "helikon:session:{" + id + "}:snapshot"}
 	}
 	sessiontest.BenchRunnerHistory(b, sessiontest.HistoryStore{
 		Open: func(tb testing.TB, id string) helikon.Session {
@@ -77,5 +77,19 @@ func BenchmarkRunnerS1RedisHistory(b *testing.B) {
 			return nil
 		},
 		Drop: func(ctx context.Context, id string) error { return client.Del(ctx, keys(id)...).Err() },
+		OpenSnapshotting: func(tb testing.TB, id string) helikon.Session {
+			s, err := rsession.New(client, id, rsession.WithSnapshotEvery(400))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return s
+		},
+		SaveSnapshot: func(ctx context.Context, id string) error {
+			s, err := rsession.New(client, id)
+			if err != nil {
+				return err
+			}
+			return s.SaveSnapshot(ctx)
+		},
 	})
 }

@@ -20,6 +20,9 @@ type Session struct {
 	events string // the stream key
 	seq    string // the counter key
 	maxLen int64
+	// snapshot is the snapshot hash's key, used WithSnapshotEvery.
+	snapshot      string
+	snapshotEvery int
 }
 
 var _ helikon.Session = (*Session)(nil)
@@ -28,8 +31,10 @@ var _ helikon.Session = (*Session)(nil)
 type Option func(*config)
 
 type config struct {
-	maxLen    int64
-	maxLenSet bool
+	maxLen        int64
+	maxLenSet     bool
+	snapshotEvery int
+	snapshotSet   bool
 }
 
 // WithMaxLen bounds the session's stream to its newest n entries, trimming
@@ -56,12 +61,18 @@ func New(client redis.UniversalClient, id string, opts ...Option) (*Session, err
 	if cfg.maxLenSet && cfg.maxLen <= 0 {
 		return nil, fmt.Errorf("redis: max length %d must be positive", cfg.maxLen)
 	}
+	if cfg.snapshotSet && cfg.snapshotEvery <= 0 {
+		return nil, fmt.Errorf("redis: snapshot interval %d must be positive", cfg.snapshotEvery)
+	}
 	return &Session{
 		client: client,
 		id:     id,
 		events: "helikon:session:{" + id + "}:events",
 		seq:    "helikon:session:{" + id + "}:seq",
 		maxLen: cfg.maxLen,
+
+		snapshot:      "helikon:session:{" + id + "}:snapshot",
+		snapshotEvery: cfg.snapshotEvery,
 	}, nil
 }
 
@@ -123,11 +134,8 @@ func (s *Session) Events(ctx context.Context, after helikon.SequenceID) ([]helik
 	return events, nil
 }
 
-// Snapshot returns the log projected to messages ([helikon.Project]).
+// Snapshot returns the log projected to messages ([helikon.Project]); see
+// [WithSnapshotEvery] for what it reads.
 func (s *Session) Snapshot(ctx context.Context) ([]helikon.Item, error) {
-	events, err := s.Events(ctx, helikon.Beginning)
-	if err != nil {
-		return nil, err
-	}
-	return helikon.Project(events), nil
+	return eventcodec.Items(s.LoadProjection(ctx))
 }

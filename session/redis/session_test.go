@@ -191,3 +191,11 @@ func TestAppend_UnreachableServerIsErrSessionUnavailable(t *testing.T) {
 		t.Fatalf("Events from a closed port = %v, want ErrSessionUnavailable", err)
 	}
 }
+
+func TestSession_SnapshotConformance(t *testing.T) {
+	sessiontest.RunSnapshots(t, func(t *testing.T, id string, every int) sessiontest.SnapshotSession {
+		s := openSession(t, id, rsession.WithSnapshotEvery(every))
+		t.Cleanup(func() { deleteKeys(t, testClient(t), s.SnapshotKey()) })
+		return s
+	})
+}

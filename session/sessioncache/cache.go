@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session/internal/eventcodec"
 )
 
 // The defaults: enough for a busy server's working set, small enough for
@@ -137,14 +138,27 @@ func (c *Cache) refresh(ctx context.Context, e *entry, s helikon.Session) (int64
 		// A gap, or a read that failed: start over from the whole log.
 		c.count(func(st *Stats) { st.Gaps++ })
 	}
-	evs, err := s.Events(ctx, helikon.Beginning)
+	p, err := fullLoad(ctx, s)
 	if err != nil {
 		return 0, err
 	}
-	e.proj = &helikon.Projection{}
-	e.proj.Apply(evs...)
+	e.proj = p
 	c.count(func(st *Stats) { st.Misses++ })
-	return size(evs) - e.bytes, nil
+	return itemsSize(p.Items()) - e.bytes, nil
+}
+
+// ProjectionLoader is a session that loads its projection itself, as the
+// session backends do when they keep compacted snapshots; the cache's full
+// loads use it.
+type ProjectionLoader interface {
+	LoadProjection(ctx context.Context) (*helikon.Projection, error)
+}
+
+func fullLoad(ctx context.Context, s helikon.Session) (*helikon.Projection, error) {
+	if l, ok := s.(ProjectionLoader); ok {
+		return l.LoadProjection(ctx)
+	}
+	return eventcodec.LoadProjection(ctx, nil, s.Events, 0)
 }
 
 // continues reports whether evs are the events right after seq, in order.
@@ -277,6 +291,15 @@ func size(evs []helikon.SessionEvent) int64 {
 	for _, ev := range evs {
 		n += itemOverhead + int64(len(ev.Args)+len(ev.CallID)+len(ev.Name)+len(ev.Agent)+len(ev.Summary))
 		n += partsSize(ev.Content)
+	}
+	return n
+}
+
+// itemsSize estimates the memory of projected messages.
+func itemsSize(items []helikon.Item) int64 {
+	var n int64
+	for _, it := range items {
+		n += itemOverhead + int64(len(it.Agent)) + partsSize(it.Content)
 	}
 	return n
 }

@@ -20,10 +20,15 @@ import (
 type HistoryStore struct {
 	// Open returns a handle on the session id.
 	Open func(tb testing.TB, id string) helikon.Session
-	// Clone copies the log of from, whole, to the empty session to.
+	// Clone copies the log of from, whole, and its compacted snapshot if
+	// it has one, to the empty session to.
 	Clone func(ctx context.Context, from, to string) error
-	// Drop deletes the log of id.
+	// Drop deletes the log of id and its snapshot.
 	Drop func(ctx context.Context, id string) error
+	// OpenSnapshotting, when set, returns a handle on the session id that
+	// keeps a compacted snapshot, and SaveSnapshot stores one of id.
+	OpenSnapshotting func(tb testing.TB, id string) helikon.Session
+	SaveSnapshot     func(ctx context.Context, id string) error
 }
 
 // HistoryDepths are the histories [BenchRunnerHistory] measures: runs
@@ -64,9 +69,11 @@ func s1Run(ctx context.Context, r *runner.Runner, s helikon.Session) error {
 
 // BenchRunnerHistory measures the S1 scenario (one tool round, then the
 // answer) through the default runner on a session that already holds h
-// earlier S1 runs, for each h of [HistoryDepths], cold (a process that has
-// not seen the session: a full load) and warm (a process that served the
-// session's previous run and keeps its projection in a [sessioncache.Cache]).
+// earlier S1 runs, for each h of [HistoryDepths]: cold (a process that has
+// not seen the session: a full load of the log), cold-snapshot (the same
+// from a compacted snapshot taken at the end of the h runs, when the store
+// has OpenSnapshotting) and warm (a process that served the session's
+// previous run and keeps its projection in a [sessioncache.Cache]).
 //
 // Every iteration times one run at depth h and one on an empty session
 // (h=0), in alternating order, and reports both (ns-h/op, ns-h0/op) and
@@ -78,15 +85,22 @@ func BenchRunnerHistory(b *testing.B, st HistoryStore) {
 	ctx := b.Context()
 	events := s1Events(b)
 	modes := []string{"cold", "warm"}
+	if st.OpenSnapshotting != nil {
+		modes = []string{"cold", "cold-snapshot", "warm"}
+	}
 	// Templates live as long as the whole benchmark: each sub-benchmark
 	// function runs more than once (b.N probing, -count).
 	outer := b
-	templates := map[int]string{}
-	template := func(b *testing.B, runs int) string {
-		if id, ok := templates[runs]; ok {
+	type key struct {
+		runs     int
+		snapshot bool
+	}
+	templates := map[key]string{}
+	template := func(b *testing.B, runs int, snapshot bool) string {
+		if id, ok := templates[key{runs, snapshot}]; ok {
 			return id
 		}
-		id := UniqueID(outer) + fmt.Sprintf("-template-%d", runs)
+		id := UniqueID(outer) + fmt.Sprintf("-template-%d-%t", runs, snapshot)
 		s := st.Open(b, id)
 		batch := make([]helikon.SessionEvent, 0, 100*len(events))
 		for i := range runs {
@@ -98,23 +112,33 @@ func BenchRunnerHistory(b *testing.B, st HistoryStore) {
 				batch = batch[:0]
 			}
 		}
-		templates[runs] = id
+		if snapshot {
+			if err := st.SaveSnapshot(ctx, id); err != nil {
+				b.Fatal(err)
+			}
+		}
+		templates[key{runs, snapshot}] = id
 		outer.Cleanup(func() { _ = st.Drop(context.Background(), id) })
 		return id
 	}
 	for _, mode := range modes {
 		for _, h := range HistoryDepths {
 			b.Run(fmt.Sprintf("%s/h=%d", mode, h), func(b *testing.B) {
-				benchDepth(b, st, mode == "warm", h, template)
+				benchDepth(b, st, mode, h, template)
 			})
 		}
 	}
 }
 
 // benchDepth is one sub-benchmark of [BenchRunnerHistory].
-func benchDepth(b *testing.B, st HistoryStore, warm bool, h int, template func(*testing.B, int) string) {
+func benchDepth(b *testing.B, st HistoryStore, mode string, h int, template func(*testing.B, int, bool) string) {
 	ctx := b.Context()
 	r := runner.New()
+	warm, snapshot := mode == "warm", mode == "cold-snapshot"
+	open := st.Open
+	if snapshot {
+		open = st.OpenSnapshotting
+	}
 	wrap := func(_ string, s helikon.Session) helikon.Session { return s }
 	if warm {
 		cache, err := sessioncache.New()
@@ -131,7 +155,7 @@ func benchDepth(b *testing.B, st HistoryStore, warm bool, h int, template func(*
 	}
 	var src string
 	if prior > 0 {
-		src = template(b, prior)
+		src = template(b, prior, snapshot)
 	}
 	var n int
 	prepare := func() (string, helikon.Session) {
@@ -142,7 +166,7 @@ func benchDepth(b *testing.B, st HistoryStore, warm bool, h int, template func(*
 				b.Fatal(err)
 			}
 		}
-		s := wrap(id, st.Open(b, id))
+		s := wrap(id, open(b, id))
 		if warm && h > 0 {
 			if err := s1Run(ctx, r, s); err != nil {
 				b.Fatal(err)
@@ -156,7 +180,7 @@ func benchDepth(b *testing.B, st HistoryStore, warm bool, h int, template func(*
 	for b.Loop() {
 		b.StopTimer()
 		idH, sH := prepare()
-		id0, s0 := prepare0(b, st, wrap, &n)
+		id0, s0 := prepare0(b, open, wrap, &n)
 		// The preparation's garbage (a copied log, a warm-up load) is
 		// not the measured runs' to collect.
 		runtime.GC()
@@ -188,10 +212,10 @@ func benchDepth(b *testing.B, st HistoryStore, warm bool, h int, template func(*
 	b.ReportMetric(float64(tH)/float64(t0), "x-h0")
 }
 
-func prepare0(b *testing.B, st HistoryStore, wrap func(string, helikon.Session) helikon.Session, n *int) (string, helikon.Session) {
+func prepare0(b *testing.B, open func(testing.TB, string) helikon.Session, wrap func(string, helikon.Session) helikon.Session, n *int) (string, helikon.Session) {
 	*n++
 	id := fmt.Sprintf("%s-%d", UniqueID(b), *n)
-	return id, wrap(id, st.Open(b, id))
+	return id, wrap(id, open(b, id))
 }
 
 func timed(b *testing.B, ctx context.Context, r *runner.Runner, s helikon.Session) time.Duration {

@@ -58,12 +58,27 @@ func BenchmarkRunnerS1SQLiteHistory(b *testing.B) {
 		Clone: func(ctx context.Context, from, to string) error {
 			_, err := db.ExecContext(ctx, `INSERT INTO session_events (session_id, sequence, kind, ts, payload)
 				SELECT ?, sequence, kind, ts, payload FROM session_events WHERE session_id = ?`, to, from)
+			if err == nil {
+				_, err = db.ExecContext(ctx, `INSERT INTO session_snapshots (session_id, sequence, payload)
+					SELECT ?, sequence, payload FROM session_snapshots WHERE session_id = ?`, to, from)
+			}
 			return err
 		},
 		Drop: func(ctx context.Context, id string) error {
 			_, err := db.ExecContext(ctx, `DELETE FROM session_events WHERE session_id = ?`, id)
+			if err == nil {
+				_, err = db.ExecContext(ctx, `DELETE FROM session_snapshots WHERE session_id = ?`, id)
+			}
 			return err
 		},
+		OpenSnapshotting: func(tb testing.TB, id string) helikon.Session {
+			s, err := sqlite.OpenWithoutMigrate(db, id, sqlite.WithSnapshotEvery(400))
+			if err != nil {
+				tb.Fatal(err)
+			}
+			return s
+		},
+		SaveSnapshot: func(ctx context.Context, id string) error { return benchSessionOn(b, db, id).SaveSnapshot(ctx) },
 	})
 }
 

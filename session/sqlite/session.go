@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/session/internal/eventcodec"
@@ -13,33 +14,42 @@ import (
 // under its session id. Many Sessions, in one process or several, may share
 // a database and an id; appends serialise on the database's write lock.
 type Session struct {
-	db *sql.DB
-	id string
+	db            *sql.DB
+	id            string
+	snapshotEvery int
+	snapshotSet   bool
 }
 
 var _ helikon.Session = (*Session)(nil)
 
 // Open migrates db ([Migrate]) and returns the session with the given id.
-func Open(ctx context.Context, db *sql.DB, id string) (*Session, error) {
+func Open(ctx context.Context, db *sql.DB, id string, opts ...SessionOption) (*Session, error) {
 	if id == "" {
 		return nil, ErrEmptyID
 	}
 	if err := Migrate(ctx, db); err != nil {
 		return nil, err
 	}
-	return OpenWithoutMigrate(db, id)
+	return OpenWithoutMigrate(db, id, opts...)
 }
 
 // OpenWithoutMigrate returns the session with the given id in a database
 // that [Migrate] has already prepared. It does no I/O.
-func OpenWithoutMigrate(db *sql.DB, id string) (*Session, error) {
+func OpenWithoutMigrate(db *sql.DB, id string, opts ...SessionOption) (*Session, error) {
 	if id == "" {
 		return nil, ErrEmptyID
 	}
 	if db == nil {
 		return nil, errors.New("sqlite: nil *sql.DB")
 	}
-	return &Session{db: db, id: id}, nil
+	s := &Session{db: db, id: id}
+	for _, o := range opts {
+		o(s)
+	}
+	if s.snapshotSet && s.snapshotEvery <= 0 {
+		return nil, fmt.Errorf("sqlite: snapshot interval %d must be positive", s.snapshotEvery)
+	}
+	return s, nil
 }
 
 // SessionID returns the id the session reads and writes.
@@ -109,11 +119,8 @@ func (s *Session) Events(ctx context.Context, after helikon.SequenceID) ([]helik
 	return events, nil
 }
 
-// Snapshot returns the log projected to messages ([helikon.Project]).
+// Snapshot returns the log projected to messages ([helikon.Project]); see
+// [WithSnapshotEvery] for what it reads.
 func (s *Session) Snapshot(ctx context.Context) ([]helikon.Item, error) {
-	events, err := s.Events(ctx, helikon.Beginning)
-	if err != nil {
-		return nil, err
-	}
-	return helikon.Project(events), nil
+	return eventcodec.Items(s.LoadProjection(ctx))
 }

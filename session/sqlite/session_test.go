@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -232,5 +233,54 @@ func TestAppend_TwoPoolsOnOneFileStayContiguous(t *testing.T) {
 		if want := []string{"x", "y"}[i%2]; ev.Content[0].(helikon.TextPart).Text != want {
 			t.Fatalf("event %d = %q, want %q: a batch was interleaved", i, ev.Content[0].(helikon.TextPart).Text, want)
 		}
+	}
+}
+
+func TestSession_SnapshotConformance(t *testing.T) {
+	db := openDB(t)
+	sessiontest.RunSnapshots(t, func(t *testing.T, id string, every int) sessiontest.SnapshotSession {
+		s, err := sqlite.OpenWithoutMigrate(db, id, sqlite.WithSnapshotEvery(every))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestOpen_SnapshotIntervalMustBePositive(t *testing.T) {
+	db := openDB(t)
+	for _, n := range []int{0, -1} {
+		if _, err := sqlite.OpenWithoutMigrate(db, "x", sqlite.WithSnapshotEvery(n)); err == nil {
+			t.Errorf("WithSnapshotEvery(%d) accepted", n)
+		}
+	}
+}
+
+// A load that folded the interval's worth of events stores a snapshot at
+// the end of the log.
+func TestSnapshot_LoadStoresTheProjectionEveryN(t *testing.T) {
+	db := openDB(t)
+	s, err := sqlite.OpenWithoutMigrate(db, "snap", sqlite.WithSnapshotEvery(3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := func() int64 {
+		var seq int64 = -1
+		_ = db.QueryRow(`SELECT sequence FROM session_snapshots WHERE session_id = 'snap'`).Scan(&seq)
+		return seq
+	}
+	for i := range 2 {
+		if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := s.Snapshot(t.Context()); err != nil || stored() != -1 {
+		t.Fatalf("after folding 2 of 3 events: %v, snapshot at %d, want none", err, stored())
+	}
+	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "2"})); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Snapshot(t.Context()); err != nil || stored() != 2 {
+		t.Fatalf("after folding 3 events: %v, snapshot at %d, want 2", err, stored())
 	}
 }

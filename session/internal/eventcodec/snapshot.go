@@ -1,0 +1,83 @@
+package eventcodec
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+
+	"github.com/paigasus/helikon"
+)
+
+// SnapshotStore is where a backend keeps a session's compacted snapshot:
+// its projection as of a position, as the JSON of a [helikon.Projection].
+type SnapshotStore interface {
+	// ReadSnapshot returns the stored snapshot, or nil when there is none.
+	ReadSnapshot(ctx context.Context) ([]byte, error)
+	// WriteSnapshot stores the snapshot at seq unless one at a later
+	// position is already stored.
+	WriteSnapshot(ctx context.Context, seq int64, payload []byte) error
+}
+
+// EventsFunc reads a log's events after a position, as
+// [helikon.Session.Events] does.
+type EventsFunc func(context.Context, helikon.SequenceID) ([]helikon.SessionEvent, error)
+
+// LoadProjection reads the snapshot, then the events after it, and folds
+// them in; with a nil store it folds the whole log. When it folded at
+// least every events (every > 0), it stores the new projection as the
+// snapshot, so that the next cold load folds fewer; a failure to store it
+// is logged, since the log stays the authority and the load succeeded.
+func LoadProjection(ctx context.Context, store SnapshotStore, events EventsFunc, every int) (*helikon.Projection, error) {
+	p := &helikon.Projection{}
+	if store != nil {
+		payload, err := store.ReadSnapshot(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if payload != nil {
+			if err := json.Unmarshal(payload, p); err != nil {
+				return nil, fmt.Errorf("decode snapshot: %w", err)
+			}
+		}
+	}
+	evs, err := events(ctx, p.Seq())
+	if err != nil {
+		return nil, err
+	}
+	p.Apply(evs...)
+	if store != nil && every > 0 && len(evs) >= every {
+		if err := save(ctx, store, p); err != nil {
+			slog.WarnContext(ctx, "helikon: session snapshot not stored; the next load folds more events", "err", err)
+		}
+	}
+	return p, nil
+}
+
+// SaveSnapshot stores the projection of the whole log as the snapshot.
+func SaveSnapshot(ctx context.Context, store SnapshotStore, events EventsFunc) error {
+	p, err := LoadProjection(ctx, store, events, 0)
+	if err != nil {
+		return err
+	}
+	return save(ctx, store, p)
+}
+
+func save(ctx context.Context, store SnapshotStore, p *helikon.Projection) error {
+	if p.Seq() == helikon.Beginning {
+		return nil
+	}
+	data, err := json.Marshal(p)
+	if err != nil {
+		return fmt.Errorf("encode snapshot: %w", err)
+	}
+	return store.WriteSnapshot(ctx, int64(p.Seq()), data)
+}
+
+// Items returns the messages of a loaded projection, or the load's error.
+func Items(p *helikon.Projection, err error) ([]helikon.Item, error) {
+	if err != nil {
+		return nil, err
+	}
+	return p.Items(), nil
+}
