@@ -6,6 +6,8 @@ import (
 	"path"
 	"strings"
 	"testing"
+
+	"github.com/paigasus/helikon/internal/shellmatch"
 )
 
 func isASCII(s string) bool {
@@ -100,6 +102,58 @@ func FuzzRedact_KeepsJSONValid(f *testing.F) {
 			if i == 1 && json.Unmarshal(out, &v) == nil && strings.Contains(v, "secret-value-123") {
 				t.Fatalf("known secret survived in %s", out)
 			}
+		}
+	})
+}
+
+// FuzzRedTeam_CorpusHoldsWithAnyArgument: no red-team row the deny rules
+// or guards stop becomes allowed when a quoted argument of any content runs
+// before it. The seeds run every row as a unit test.
+func FuzzRedTeam_CorpusHoldsWithAnyArgument(f *testing.F) {
+	for _, s := range []string{"ok", "'", `"`, "\\", "$(", "\n", "\x00", "é", "EOF", "}", ")", "`", "--", "*"} {
+		f.Add(s)
+	}
+	var rows []redRow
+	for _, r := range redTeamCorpus() {
+		if r.want != "allow" {
+			rows = append(rows, r)
+		}
+	}
+	f.Fuzz(func(t *testing.T, arg string) {
+		quoted := "'" + strings.ReplaceAll(arg, "'", `'\''`) + "'"
+		for _, r := range rows {
+			cmd := "echo " + quoted + " && " + r.cmd
+			if got, _ := judge(r.cfg, cmd); got == "allow" {
+				t.Fatalf("[%c] %q was allowed", r.cfg, cmd)
+			}
+		}
+	})
+}
+
+// FuzzPermission_LargeAndDeepInputsNeverCrash: a command built by
+// repeating any unit up to hundreds of kilobytes, nested or chained, is
+// judged without crashing or stalling, and one past the size bound is never
+// allowed where a rule or guard applies.
+func FuzzPermission_LargeAndDeepInputsNeverCrash(f *testing.F) {
+	for _, u := range []string{"(", "$(", "{ ", "if true; then ", "ls && ", "nice ", "$((1+", "`", `"$(`, "${a:-",
+		"[[ ", "! ", "bash -c '", "eval ", "a=(", "<(", "sudo ", "x|", "\\(", "'", "case x in x) "} {
+		f.Add(u, uint16(50), false)
+		f.Add(u, uint16(60000), true)
+	}
+	rc := NewRunContext(WithDenyRules(DenyBash("rm")))
+	f.Fuzz(func(t *testing.T, unit string, n uint16, close bool) {
+		if unit == "" {
+			return
+		}
+		reps := min(int(n), 400<<10/len(unit))
+		cmd := strings.Repeat(unit, reps) + "rm -rf /"
+		if close {
+			cmd += strings.Repeat(")", reps)
+		}
+		args, _ := json.Marshal(map[string]string{"command": cmd})
+		a := rc.authorize(context.Background(), PermissionRequest{Tool: "Bash", Args: args})
+		if len(cmd) > shellmatch.MaxLen && a.allowed {
+			t.Fatalf("a %d-byte command was allowed", len(cmd))
 		}
 	})
 }

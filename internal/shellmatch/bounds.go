@@ -1,6 +1,9 @@
 package shellmatch
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // MaxLen bounds the command strings the matcher parses. A longer string is
 // not parsed at all and is reported Unresolved: the parser's cost and
@@ -14,6 +17,12 @@ const MaxLen = 64 << 10
 // overflow the goroutine stack, a fatal error no recover catches.
 const MaxNesting = 100
 
+// MaxExpansions bounds the substitutions ($(…), `…`, <(…), >(…)) and the
+// operators inside arithmetic a command string may hold: the parser's
+// cost per byte is highest for these, and grows faster than the input for
+// long arithmetic.
+const MaxExpansions = 256
+
 // checkBounds returns why src is past the bounds, or "". It scans src once
 // with a small stack of the contexts the parser would open: quotes,
 // substitutions, groups and compound commands. A closer pops only the
@@ -26,22 +35,24 @@ func checkBounds(src string) string {
 	}
 	var stack [MaxNesting + 1]byte
 	n := 0
-	push := func(k byte) bool {
+	tooDeep := false
+	push := func(k byte) {
 		if n == len(stack) {
-			return false
+			tooDeep = true
+			return
 		}
 		stack[n] = k
 		n++
-		return true
 	}
 	pop := func(k byte) {
 		if n > 0 && stack[n-1] == k {
 			n--
 		}
 	}
-	deep := fmt.Sprintf("a command nested more than %d deep", MaxNesting)
+	// arith counts the 'A' contexts on the stack: $(( and (( open one.
+	arith, expansions := 0, 0
 	wordStart := true
-	for i := 0; i < len(src); i++ {
+	for i := 0; i < len(src) && !tooDeep && expansions <= MaxExpansions; i++ {
 		c := src[i]
 		if n > 0 && stack[n-1] == '"' {
 			switch {
@@ -50,16 +61,23 @@ func checkBounds(src string) string {
 			case c == '"':
 				n--
 			case c == '`':
-				if !push('`') {
-					return deep
-				}
+				expansions++
+				push('`')
+			case c == '$' && i+2 < len(src) && src[i+1] == '(' && src[i+2] == '(':
+				i += 2
+				arith++
+				push('A')
 			case c == '$' && i+1 < len(src) && (src[i+1] == '(' || src[i+1] == '{'):
 				i++
-				if !push(src[i]) {
-					return deep
+				if src[i] == '(' {
+					expansions++
 				}
+				push(src[i])
 			}
 			continue
+		}
+		if arith > 0 && strings.IndexByte("+-*/%^|&<>=!,?:~", c) >= 0 {
+			expansions++
 		}
 		switch c {
 		case '\\':
@@ -79,18 +97,35 @@ func checkBounds(src string) string {
 				}
 			}
 			i = j
-		case '"', '(', '{', '[':
-			if !push(c) {
-				return deep
+		case '(':
+			switch {
+			case i+1 < len(src) && src[i+1] == '(':
+				i++
+				arith++
+				push('A')
+			case i > 0 && (src[i-1] == '$' || src[i-1] == '<' || src[i-1] == '>'):
+				expansions++
+				push('(')
+			default:
+				push('(')
 			}
+		case ')':
+			if n > 0 && stack[n-1] == 'A' && i+1 < len(src) && src[i+1] == ')' {
+				i++
+				n--
+				arith--
+			} else {
+				pop('(')
+			}
+		case '"', '{', '[':
+			push(c)
 		case '`':
 			if n > 0 && stack[n-1] == '`' {
 				n--
-			} else if !push('`') {
-				return deep
+			} else {
+				expansions++
+				push('`')
 			}
-		case ')':
-			pop('(')
 		case '}':
 			pop('{')
 		case ']':
@@ -98,15 +133,19 @@ func checkBounds(src string) string {
 		default:
 			if wordStart && c >= 'a' && c <= 'w' {
 				if open, closes := keywordAt(src, i); open != 0 {
-					if !push(open) {
-						return deep
-					}
+					push(open)
 				} else if closes != 0 {
 					pop(closes)
 				}
 			}
 		}
 		wordStart = c == ' ' || c == '\t' || c == '\n' || c == ';' || c == '&' || c == '|' || c == '(' || c == '{' || c == '!'
+	}
+	switch {
+	case tooDeep:
+		return fmt.Sprintf("a command nested more than %d deep", MaxNesting)
+	case expansions > MaxExpansions:
+		return fmt.Sprintf("a command with more than %d substitutions and arithmetic operators", MaxExpansions)
 	}
 	return ""
 }

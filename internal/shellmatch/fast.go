@@ -53,15 +53,19 @@ func fastSplit(src string) ([]fastCommand, bool) {
 			return nil, false // control bytes: the parser's business
 		}
 	}
-	ops := 1
+	ops, seps := 1, 1
 	for i := 0; i < len(src); i++ {
-		if c := src[i]; c == ';' || c == '&' || c == '|' || c == '\n' {
+		switch src[i] {
+		case ';', '&', '|', '\n':
 			ops++
+			seps++
+		case ' ', '\t', '>', '<', '\'', '"':
+			seps++
 		}
 	}
-	// One backing array for every command's words: a word needs a byte
-	// and a separator, so there are at most (len+1)/2.
-	all := make([]word, 0, (len(src)+1)/2)
+	// One backing array for every command's words: a word starts at the
+	// beginning or after a blank, an operator or a quote.
+	all := make([]word, 0, seps)
 	wstart := 0
 	var (
 		cmds  = make([]fastCommand, 0, ops)
