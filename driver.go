@@ -3,6 +3,7 @@ package helikon
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"iter"
 	"log/slog"
@@ -583,8 +584,9 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 	// able to recover it, so it fails the call instead, like a tool's.
 	defer func() {
 		if r := recover(); r != nil {
-			slog.Error("helikon: panic while running a tool call", "tool", call.Name, "panic", r, "stack", string(debug.Stack()))
-			out.result = errorResult(call, fmt.Sprintf("tool call failed: panic: %v", r))
+			p := d.rc.redactText(fmt.Sprint(r))
+			slog.Error("helikon: panic while running a tool call", "tool", call.Name, "panic", p, "stack", string(debug.Stack()))
+			out.result = errorResult(call, "tool call failed: panic: "+p)
 		}
 	}()
 	tool, ok := d.a.toolIndex[call.Name]
@@ -599,8 +601,9 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 	args := call.Args
 	pre := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: PreToolUse, Agent: d.a.name, Tool: call.Name, CallID: call.CallID, Args: args})
 	if pre.denied {
-		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: pre.reason})
-		out.result = errorResult(call, "denied: "+pre.reason)
+		reason := d.rc.redactText(pre.reason)
+		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: reason})
+		out.result = errorResult(call, "denied: "+reason)
 		return
 	}
 	if pre.input != nil {
@@ -613,8 +616,9 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 		return
 	}
 	if !auth.allowed {
-		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: auth.reason})
-		out.result = errorResult(call, "permission denied: "+auth.reason)
+		reason := d.rc.redactText(auth.reason)
+		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: reason})
+		out.result = errorResult(call, "permission denied: "+reason)
 		return
 	}
 	d.invoke(ctx, tool, call, auth.args, out)
@@ -637,14 +641,15 @@ func (d *driver) settleCall(ctx context.Context, call ToolCall, args json.RawMes
 	}
 	if err != nil {
 		te := asToolError(call.Name, err)
-		out.result = errorResult(call, te.Error())
+		out.result = errorResult(call, d.rc.redactText(te.Error()))
 		out.result.InvalidArgs = te.Kind == ToolInvalidArgs
 		return
 	}
 	post := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: PostToolUse, Agent: d.a.name, Tool: call.Name, CallID: call.CallID, Args: args, Output: output})
 	if post.denied {
-		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: post.reason})
-		out.result = errorResult(call, "denied: "+post.reason)
+		reason := d.rc.redactText(post.reason)
+		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: reason})
+		out.result = errorResult(call, "denied: "+reason)
 		return
 	}
 	if post.output != nil {
@@ -668,8 +673,9 @@ func (d *driver) injectLater(msgs []string) {
 func safeCall(t Tool, tc *ToolContext, args json.RawMessage) (out ToolOutput, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			slog.Error("helikon: tool panicked", "tool", t.Name(), "panic", r, "stack", string(debug.Stack()))
-			err = &ToolError{Kind: ToolFailed, Tool: t.Name(), Err: fmt.Errorf("tool panicked: %v", r)}
+			p := tc.rc.redactText(fmt.Sprint(r))
+			slog.Error("helikon: tool panicked", "tool", t.Name(), "panic", p, "stack", string(debug.Stack()))
+			err = &ToolError{Kind: ToolFailed, Tool: t.Name(), Err: errors.New("tool panicked: " + p)}
 		}
 	}()
 	return t.Call(tc, args)

@@ -83,6 +83,13 @@ func FuzzRedact_KeepsJSONValid(f *testing.F) {
 	for _, s := range []string{
 		`{"api_key":"x"}`, `"DB_PASSWORD=hunter2\nnext"`, `{"a_token":[1,{"b":2}]}`, `"X_SECRET=\"a b\""`,
 		`{"x-api-key": 12}`, `[":=", "TOKEN:"]`, `"secret-value-123"`, `{"authorization":"Bearer z"}`,
+		// Issue 10's leaks: nested, \/- and \u-escaped values, block scalars,
+		// PEM blocks, camelCase keys, URL passwords, cookies.
+		`"{\"note\":\"secret-value-123\"}"`, `"secret-value-123"`,
+		`"\u0073\u0065\u0063\u0072\u0065\u0074\u002d\u0076\u0061\u006c\u0075\u0065\u002d\u0031\u0032\u0033"`,
+		`"key: |\n  -----BEGIN RSA PRIVATE KEY-----\n  MIIE\n  -----END RSA PRIVATE KEY-----\nport: 1"`,
+		`{"accessToken":"a-b-c","clientSecret":{"x":[1,2]}}`, `"postgres://u:pw-in-url@h/db"`,
+		`"Cookie: a=b; c=d\nSet-Cookie: e=f"`, `"private_key: >-\n  a\n\n  b\nx: |"`, `"-----BEGIN PRIVATE KEY-----"`,
 	} {
 		f.Add(s)
 	}

@@ -184,10 +184,11 @@ func (d *driver) resumeCall(ctx context.Context, tool Tool, call ToolCall, fc *f
 		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: msg})
 		out.result = errorResult(call, msg)
 	case DecisionApproveWithArgs:
-		req := PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: dec.Args, Effect: EffectOf(tool)}
+		req := PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: dec.Args, Effect: EffectOf(tool), tool: tool}
 		if a, ok := d.rescreen(ctx, req); !ok {
-			out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: a.reason})
-			out.result = errorResult(call, "permission denied: "+a.reason)
+			reason := d.rc.redactText(a.reason)
+			out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: reason})
+			out.result = errorResult(call, "permission denied: "+reason)
 			return
 		}
 		d.invoke(ctx, tool, call, dec.Args, out)

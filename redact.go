@@ -3,6 +3,7 @@ package helikon
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"slices"
 	"strings"
@@ -108,13 +109,63 @@ func (r *redactor) load() {
 			continue
 		}
 		seen[v] = true
-		r.secrets = append(r.secrets, []byte(v))
-		// Tool output is raw JSON: the value may appear escaped there.
-		if esc, err := json.Marshal(v); err == nil && string(esc[1:len(esc)-1]) != v {
-			r.secrets = append(r.secrets, esc[1:len(esc)-1])
+		for _, form := range escapedForms(v) {
+			if !slices.ContainsFunc(r.secrets, func(b []byte) bool { return string(b) == form }) {
+				r.secrets = append(r.secrets, []byte(form))
+			}
 		}
 	}
 	slices.SortFunc(r.secrets, func(a, b []byte) int { return len(b) - len(a) })
+}
+
+// escapedForms returns v as it may appear in tool output: as is, escaped
+// for a JSON string, escaped again for JSON nested in a JSON string, with
+// "/" escaped as "\/", and with every character escaped as \uXXXX, in lower
+// and upper case hex.
+func escapedForms(v string) []string {
+	forms := []string{v}
+	esc := jsonEscape(v)
+	forms = append(forms, esc, jsonEscape(esc), strings.ReplaceAll(esc, "/", `\/`))
+	var lower, upper strings.Builder
+	for _, c := range v {
+		if c > 0xffff {
+			lower.Reset()
+			break
+		}
+		fmt.Fprintf(&lower, `\u%04x`, c)
+		fmt.Fprintf(&upper, `\u%04X`, c)
+	}
+	if lower.Len() > 0 {
+		forms = append(forms, lower.String(), upper.String())
+	}
+	slices.Sort(forms)
+	return slices.Compact(forms)
+}
+
+// jsonEscape returns v escaped for the inside of a JSON string.
+func jsonEscape(v string) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return v
+	}
+	return string(b[1 : len(b)-1])
+}
+
+// redactText redacts a message bound for the model, the events, the
+// session or the log: a tool's error, a panic value, a denial reason.
+func (rc *RunContext) redactText(s string) string {
+	r := rc.gov.redaction
+	if r == nil {
+		r = defaultRedactor
+	}
+	if r.off {
+		return s
+	}
+	r.once.Do(r.load)
+	if out, changed := r.scrub([]byte(s), false); changed {
+		return string(out)
+	}
+	return s
 }
 
 // commonWords are values too ordinary to scan for even when a secret-named
@@ -131,7 +182,17 @@ var commonWords = map[string]bool{
 // scrub redacts text, raw JSON when json is set. It returns text itself
 // when nothing matched.
 func (r *redactor) scrub(text []byte, json bool) ([]byte, bool) {
-	out, changed := scrubKeys(text, json)
+	// Blocks first: the key matcher would take a block's indicator (|, >)
+	// for its whole value.
+	out, changed := text, false
+	for _, f := range [...]func([]byte) ([]byte, bool){scrubPEM, scrubBlockScalars, scrubURLPasswords} {
+		if o, c := f(out); c {
+			out, changed = o, true
+		}
+	}
+	if o, c := scrubKeys(out, json); c {
+		out, changed = o, true
+	}
 	for _, s := range r.secrets {
 		if bytes.Contains(out, s) {
 			out = bytes.ReplaceAll(out, s, []byte(mask))
@@ -285,13 +346,26 @@ var secretKeySuffixes = [...]string{
 	"_ACCESS_KEY", "_SECRET_KEY", "_PRIVATE_KEY",
 }
 
+// camelSecretSuffixes end camelCase secret names (accessToken,
+// clientSecret, dbPassword).
+var camelSecretSuffixes = [...]string{"Token", "Secret", "Password", "Passwd", "ApiKey", "APIKey", "Credential",
+	"Credentials", "AccessKey", "SecretKey", "PrivateKey"}
+
 // secretKey reports whether key names a secret.
 func secretKey(key []byte) bool {
 	if len(key) < 5 {
 		return false
 	}
-	if foldKeyEqual(key, "AUTHORIZATION") || foldKeyEqual(key, "PROXY_AUTHORIZATION") {
+	if foldKeyEqual(key, "AUTHORIZATION") || foldKeyEqual(key, "PROXY_AUTHORIZATION") ||
+		foldKeyEqual(key, "COOKIE") || foldKeyEqual(key, "SET_COOKIE") {
 		return true
+	}
+	for _, s := range camelSecretSuffixes {
+		if n := len(key) - len(s); n > 0 && string(key[n:]) == s {
+			if c := key[n-1]; c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+				return true
+			}
+		}
 	}
 	for _, s := range secretKeySuffixes {
 		if len(key) >= len(s) && foldKeyEqual(key[len(key)-len(s):], s) {

@@ -1,7 +1,10 @@
 package helikon
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -80,5 +83,53 @@ func TestRedact_WithoutOutputRedaction(t *testing.T) {
 	in := `{"api_key":"sk-1"}`
 	if out := rc.redact(ToolOutput{Content: json.RawMessage(in)}); string(out.Content) != in {
 		t.Errorf("redacted with redaction off: %s", out.Content)
+	}
+}
+
+func TestRedact_EscapedFormsBlocksURLsCookiesAndCamelCase(t *testing.T) {
+	const secret = "s3cr3t-V4lue/with+slash"
+	r := &redactor{extra: []string{secret}}
+	r.once.Do(r.load)
+	inner, _ := json.Marshal(map[string]string{"note": secret})
+	double, _ := json.Marshal(string(inner))
+	var uLower, uUpper strings.Builder
+	for _, c := range secret {
+		fmt.Fprintf(&uLower, `\u%04x`, c)
+		fmt.Fprintf(&uUpper, `\u%04X`, c)
+	}
+	tests := []struct {
+		name, in string
+		json     bool
+		gone     []string
+	}{
+		{"JSON nested in a JSON string", string(double), true, []string{"V4lue"}},
+		{`\/-escaped`, `"` + strings.ReplaceAll(secret, "/", `\/`) + `"`, true, []string{"V4lue"}},
+		{`\u-escaped, lower hex`, `"` + uLower.String() + `"`, true, []string{uLower.String()}},
+		{`\u-escaped, upper hex`, `"` + uUpper.String() + `"`, true, []string{uUpper.String()}},
+		{"PEM under a YAML block scalar", "tls:\n  private_key: |\n    -----BEGIN RSA PRIVATE KEY-----\n    MIIEowIBAAKCAQEA1\n    QmFzZTY0Ym9keQ2\n    -----END RSA PRIVATE KEY-----\n  port: 443\n", false,
+			[]string{"MIIEowIBAAKCAQEA1", "QmFzZTY0Ym9keQ2"}},
+		{"block scalar in a JSON string", `"db:\n  password: >-\n    line-one-secret\n    line-two-secret\nname: x"`, true, []string{"line-one-secret", "line-two-secret"}},
+		{"bare PEM block", "key:\n-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEA\nAAAABG5vbmUAAAA\n-----END OPENSSH PRIVATE KEY-----\n", false, []string{"b3BlbnNzaC1rZXktdjEA", "AAAABG5vbmUAAAA"}},
+		{"camelCase keys", `{"accessToken":"tok-abc-123","clientSecret":"cs-xyz-789","refreshToken":"rt-1"}`, true, []string{"tok-abc-123", "cs-xyz-789", "rt-1"}},
+		{"password in a URL", "DATABASE_URL is postgres://app:pw-in-url-42@db:5432/main and redis://:redispw99@cache", false, []string{"pw-in-url-42", "redispw99"}},
+		{"Cookie headers", "Cookie: session=abc123def; theme=dark\nSet-Cookie: id=zz99yy88; HttpOnly\nAccept: */*", false, []string{"abc123def", "zz99yy88"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, _ := r.scrub([]byte(tt.in), tt.json)
+			for _, g := range tt.gone {
+				if bytes.Contains(out, []byte(g)) {
+					t.Errorf("%q survived: %s", g, out)
+				}
+			}
+			if tt.json && json.Valid([]byte(tt.in)) && !json.Valid(out) {
+				t.Errorf("redaction broke the JSON: %s", out)
+			}
+		})
+	}
+	// What is not secret stays.
+	out, _ := r.scrub([]byte("tls:\n  private_key: |\n    x\n  port: 443\nhttps://example.com/a:b@c"), false)
+	if !bytes.Contains(out, []byte("port: 443")) || !bytes.Contains(out, []byte("https://example.com/a:b@c")) {
+		t.Errorf("redaction ate too much: %s", out)
 	}
 }
