@@ -1,0 +1,51 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/paigasus/helikon/tools/bash"
+)
+
+func TestMain(m *testing.M) {
+	bash.LauncherMain()
+	os.Exit(m.Run())
+}
+
+func TestExploreSandbox_WorkInsideSucceedsAndEveryEscapeIsRefused(t *testing.T) {
+	t.Setenv("HELIKON_PROVIDER", "mock")
+	var out strings.Builder
+	dir := t.TempDir()
+	shell, err := exec.LookPath("bash")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := run(context.Background(), &out, dir); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.ReplaceAll(`Bash runs under: os-sandbox (landlock+seccomp)
+→ Read {"file_path":"notes.md"}
+← 1	# Today | 2	- [ ] water the plants | 3	- [ ] write the report
+→ Edit {"file_path":"notes.md","old_string":"- [ ] water the plants","new_string":"- [x] water the plants"}
+← replaced 1 occurrence(s) in notes.md
+→ Bash {"command":"grep -c '\\[x\\]' notes.md && wc -l < notes.md"}
+← exit 0: 1 | 3
+→ Read {"file_path":"../../etc/passwd"}
+→ Bash {"command":"cat /etc/shadow"}
+→ Bash {"command":"cat < /dev/tcp/127.0.0.1/22"}
+← error: tool Read: denied: ../../etc/passwd: the path climbs out of the sandbox
+← exit 1: cat: /etc/shadow: Permission denied
+← exit 1: SHELL: socket: Operation not permitted | SHELL: line 1: /dev/tcp/127.0.0.1/22: Operation not permitted
+The plants are watered: one of two tasks is done. I stayed inside the workspace.
+notes.md now:
+# Today
+- [x] water the plants
+- [ ] write the report
+`, "SHELL", shell)
+	if out.String() != want {
+		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
