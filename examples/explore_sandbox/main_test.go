@@ -36,7 +36,7 @@ func TestExploreSandbox_WorkInsideSucceedsAndEveryEscapeIsRefused(t *testing.T) 
 → Read {"file_path":"../../etc/passwd"}
 → Bash {"command":"cat /etc/shadow"}
 → Bash {"command":"cat < /dev/tcp/127.0.0.1/22"}
-← error: tool Read: denied: ../../etc/passwd: the path climbs out of the sandbox
+← error: tool Read: denied: the path climbs out of the sandbox: ../../etc/passwd
 ← exit 1: cat: /etc/shadow: Permission denied
 ← exit 1: SHELL: socket: Operation not permitted | SHELL: line 1: /dev/tcp/127.0.0.1/22: Operation not permitted
 The plants are watered: one of two tasks is done. I stayed inside the workspace.

@@ -95,7 +95,7 @@ func (r *Read) read(in ReadArgs) (string, error) {
 		return "", r.sb.fail(tool, p, err)
 	}
 	if isBinary(head, len(head) < sniffLen) {
-		return fmt.Sprintf("%s: binary file (%d bytes), not shown", p, fi.Size()), nil
+		return fmt.Sprintf("binary file (%d bytes), not shown: %s", fi.Size(), p), nil
 	}
 	offset, limit := max(in.Offset, 1), in.Limit
 	if limit == 0 {
@@ -139,7 +139,7 @@ func (r *Read) read(in ReadArgs) (string, error) {
 		}
 	}
 	if line < offset {
-		return fmt.Sprintf("%s: %d lines, none at offset %d", p, line, offset), nil
+		return fmt.Sprintf("%d lines, none at offset %d: %s", line, offset, p), nil
 	}
 	if _, err := br.Peek(1); err == nil {
 		fmt.Fprintf(&out, "[more lines follow; read on with offset=%d]\n", line+1)

@@ -109,13 +109,15 @@ func (s *Sandbox) fail(tool, p string, err error) error {
 	if errors.As(err, &pe) {
 		err = pe.Err
 	}
-	return &helikon.ToolError{Kind: helikon.ToolFailed, Tool: tool, Err: fmt.Errorf("%s: %w", p, err)}
+	return &helikon.ToolError{Kind: helikon.ToolFailed, Tool: tool, Err: fmt.Errorf("%w: %s", err, p)}
 }
 
+// denied and failed put the path last: "passwd: …" would read as a
+// secret-named key to the output redactor.
 func denied(tool, p, why string) error {
-	return &helikon.ToolError{Kind: helikon.ToolDenied, Tool: tool, Reason: fmt.Sprintf("%s: %s", p, why)}
+	return &helikon.ToolError{Kind: helikon.ToolDenied, Tool: tool, Reason: fmt.Sprintf("%s: %s", why, p)}
 }
 
 func failed(tool, p, msg string) error {
-	return &helikon.ToolError{Kind: helikon.ToolFailed, Tool: tool, Err: fmt.Errorf("%s: %s", p, msg)}
+	return &helikon.ToolError{Kind: helikon.ToolFailed, Tool: tool, Err: fmt.Errorf("%s: %s", msg, p)}
 }

@@ -25,9 +25,9 @@ func TestRead_OffsetLimitAndMarkers(t *testing.T) {
 		{"whole file", ReadArgs{FilePath: "five.txt"}, "1\ta\n2\tb\n3\tc\n4\td\n5\te\n"},
 		{"offset and limit", ReadArgs{FilePath: "five.txt", Offset: 2, Limit: 2}, "2\tb\n3\tc\n[more lines follow; read on with offset=4]\n"},
 		{"limit reaching the end", ReadArgs{FilePath: "five.txt", Offset: 4, Limit: 2}, "4\td\n5\te\n"},
-		{"offset past the end", ReadArgs{FilePath: "five.txt", Offset: 9}, "five.txt: 5 lines, none at offset 9"},
+		{"offset past the end", ReadArgs{FilePath: "five.txt", Offset: 9}, "5 lines, none at offset 9: five.txt"},
 		{"no final newline", ReadArgs{FilePath: "nolf.txt"}, "1\tx\n2\ty"},
-		{"empty file", ReadArgs{FilePath: "empty.txt"}, "empty.txt: 0 lines, none at offset 1"},
+		{"empty file", ReadArgs{FilePath: "empty.txt"}, "0 lines, none at offset 1: empty.txt"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -67,8 +67,8 @@ func TestRead_BinaryFilesAreReportedNotDumped(t *testing.T) {
 	f.put(t, "utf8.txt", strings.Repeat("é", sniffLen)) // a rune cut at the sniff boundary
 	r, _, _, _ := tools(t, f.sb)
 	for _, c := range []struct{ path, want string }{
-		{"nul.bin", "nul.bin: binary file (6 bytes), not shown"},
-		{"latin1.txt", "latin1.txt: binary file (5 bytes), not shown"},
+		{"nul.bin", "binary file (6 bytes), not shown: nul.bin"},
+		{"latin1.txt", "binary file (5 bytes), not shown: latin1.txt"},
 	} {
 		if got, err := call(t, r, ReadArgs{FilePath: c.path}); err != nil || got != c.want {
 			t.Errorf("%s: got %q, %v", c.path, got, err)
