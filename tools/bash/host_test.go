@@ -294,3 +294,41 @@ func TestBash_DeclaresShellToolEffectAndLabel(t *testing.T) {
 		t.Errorf("guarantees %+v", g)
 	}
 }
+
+func TestSandboxTools_ASymlinkPlantedByBashDoesNotLeadOut(t *testing.T) {
+	sb := openSandbox(t)
+	outside := filepath.Join(t.TempDir(), "secret")
+	if err := os.WriteFile(outside, []byte("s3cret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b := hostTool(t, sb, nil)
+	r, err := runTool(t, t.Context(), b, Args{Command: "ln -s " + outside + " link && ln -s " + filepath.Dir(outside) + " dir"})
+	if err != nil || r.ExitCode != 0 {
+		t.Fatalf("%+v, %v", r, err)
+	}
+	read, err := sandbox.NewRead(sb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	edit, err := sandbox.NewEdit(sb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tc := helikon.NewToolContext(t.Context(), nil, "c", "Read")
+	for _, c := range []struct {
+		tool helikon.Tool
+		args string
+	}{
+		{read, `{"file_path":"link"}`},
+		{read, `{"file_path":"dir/secret"}`},
+		{edit, `{"file_path":"link","old_string":"s3cret","new_string":"pwned"}`},
+	} {
+		out, err := c.tool.Call(tc, []byte(c.args))
+		if !errors.Is(err, helikon.ErrToolDenied) || strings.Contains(string(out.Content), "s3cret") {
+			t.Errorf("%s %s: %s, %v; want Denied", c.tool.Name(), c.args, out.Content, err)
+		}
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "s3cret" {
+		t.Errorf("the outside file changed: %q", b)
+	}
+}
