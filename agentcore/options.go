@@ -27,7 +27,8 @@ func (f SessionFunc) Session(ctx context.Context, id string) (helikon.Session, e
 }
 
 // ContextFunc builds an invocation's [helikon.RunContext] from the request
-// and the run's session, which the RunContext must use.
+// and the run's session, which the RunContext must use. In MCP mode (see
+// [NewMCP]) r is nil: an MCP call has no request of its own.
 type ContextFunc func(r *http.Request, session helikon.Session) (*helikon.RunContext, error)
 
 // DefaultContext is the safe default [ContextFunc]: every run starts in
@@ -81,6 +82,22 @@ func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBody = n }
 
 // WithLogger sets the logger (default: slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// defaults fills in what the options left unset.
+func (c *config) defaults() {
+	if c.sessions == nil {
+		c.sessions = &memorySessions{sessions: map[string]*helikon.MemorySession{}}
+	}
+	if c.context == nil {
+		c.context = DefaultContext()
+	}
+	if c.runner == nil {
+		c.runner = runner.New()
+	}
+	if c.logger == nil {
+		c.logger = slog.Default()
+	}
+}
 
 // memorySessions is the default provider.
 type memorySessions struct {

@@ -3,13 +3,11 @@ package agentcore
 import (
 	"context"
 	"errors"
-	"log/slog"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/paigasus/helikon"
-	"github.com/paigasus/helikon/runner"
 )
 
 // DefaultAddr is the HTTP protocol's address: every interface, port 8080.
@@ -35,21 +33,10 @@ func New(agent helikon.Agent, opts ...Option) (*Server, error) {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	switch {
-	case cfg.maxBody <= 0:
+	if cfg.maxBody <= 0 {
 		return nil, errors.New("agentcore: the body limit must be positive")
-	case cfg.sessions == nil:
-		cfg.sessions = &memorySessions{sessions: map[string]*helikon.MemorySession{}}
 	}
-	if cfg.context == nil {
-		cfg.context = DefaultContext()
-	}
-	if cfg.runner == nil {
-		cfg.runner = runner.New()
-	}
-	if cfg.logger == nil {
-		cfg.logger = slog.Default()
-	}
+	cfg.defaults()
 	s := &Server{agent: agent, cfg: cfg, ping: newPinger(time.Now), mux: http.NewServeMux()}
 	s.mux.Handle("GET /ping", s.ping)
 	s.mux.HandleFunc("POST /invocations", s.invoke)

@@ -1,11 +1,13 @@
 package mcp
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/runner"
 )
 
 // Defaults of the client and the server.
@@ -38,12 +40,15 @@ type clientConfig struct {
 }
 
 type serverConfig struct {
-	impl          implementation
-	instructions  string
-	newContext    func() *helikon.RunContext
-	runConfig     *helikon.RunConfig
-	maxInputBytes int
-	logger        *slog.Logger
+	impl           implementation
+	instructions   string
+	newContext     func() *helikon.RunContext
+	sessionContext func(ctx context.Context, sessionID string) (*helikon.RunContext, error)
+	runner         *runner.Runner
+	stateless      bool
+	runConfig      *helikon.RunConfig
+	maxInputBytes  int
+	logger         *slog.Logger
 }
 
 type implementation struct{ name, version string }
@@ -113,6 +118,33 @@ func WithRunConfig(cfg helikon.RunConfig) ServerOption {
 // called once per tools/call.
 func WithContextFactory(f func() *helikon.RunContext) ServerOption {
 	return serverOptionFunc(func(c *serverConfig) { c.newContext = f })
+}
+
+// WithSessionContext makes each call's [helikon.RunContext] from the MCP
+// session it belongs to: f gets the call's Mcp-Session-Id header (empty
+// over stdio or when the client sent none) and returns a RunContext whose
+// session holds that conversation. The calls then run through the runner
+// ([WithRunner]; runner.New() by default), which loads the session before a
+// run and records the run in it, so one MCP session is one conversation.
+// An error from f ends the call with an error result. It replaces
+// [WithContextFactory].
+func WithSessionContext(f func(ctx context.Context, sessionID string) (*helikon.RunContext, error)) ServerOption {
+	return serverOptionFunc(func(c *serverConfig) { c.sessionContext = f })
+}
+
+// WithRunner runs an [AgentServer]'s calls through r, which loads and
+// records each run's session (default: the agent runs directly, on the
+// context factory's session, unless [WithSessionContext] is set).
+func WithRunner(r *runner.Runner) ServerOption {
+	return serverOptionFunc(func(c *serverConfig) { c.runner = r })
+}
+
+// WithStateless serves streamable HTTP statelessly: every request stands
+// alone, and an Mcp-Session-Id the client (or a platform in front of the
+// server, as AWS Bedrock AgentCore does) sends is accepted without having
+// been issued here. A stateless server sends no server-to-client requests.
+func WithStateless() ServerOption {
+	return serverOptionFunc(func(c *serverConfig) { c.stateless = true })
 }
 
 // WithInstructions sets the instructions an [AgentServer] reports at

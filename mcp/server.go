@@ -18,6 +18,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/runner"
 )
 
 // AgentServer serves one [helikon.Agent] as a single MCP tool. The tool is
@@ -63,8 +64,9 @@ type agentInput struct {
 }
 
 // NewAgentServer wraps agent. Options: [WithImplementation] (default: the
-// tool name and "0"), [WithInstructions], [WithContextFactory],
-// [WithRunConfig], [WithMaxInputBytes], [WithLogger].
+// tool name and "0"), [WithInstructions], [WithContextFactory] or
+// [WithSessionContext], [WithRunner], [WithStateless], [WithRunConfig],
+// [WithMaxInputBytes], [WithLogger].
 func NewAgentServer(agent helikon.Agent, opts ...ServerOption) (*AgentServer, error) {
 	if agent == nil {
 		return nil, newError(KindOther, "", errors.New("nil agent"))
@@ -100,7 +102,11 @@ func NewAgentServer(agent helikon.Agent, opts ...ServerOption) (*AgentServer, er
 		Logger:                       s.logger,
 		MaxRequestBodyBytes:          int64(s.frameLimit()),
 		PropagateRequestCancellation: true,
+		Stateless:                    cfg.stateless,
 	})
+	if cfg.sessionContext != nil && cfg.runner == nil {
+		s.cfg.runner = runner.New()
+	}
 	return s, nil
 }
 
@@ -208,9 +214,9 @@ func (s *AgentServer) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 	if len(*in.Input) > s.cfg.maxInputBytes {
 		return errorResult(fmt.Sprintf("input too large: %d bytes, at most %d accepted", len(*in.Input), s.cfg.maxInputBytes)), nil
 	}
-	rc := s.cfg.newContext()
-	if rc == nil {
-		rc = helikon.Ephemeral()
+	rc, err := s.runContext(ctx, req)
+	if err != nil {
+		return errorResult("session unavailable: " + err.Error()), nil
 	}
 	var timeout time.Duration
 	if s.cfg.runConfig != nil {
@@ -236,7 +242,11 @@ func (s *AgentServer) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 	progress := newProgress(req, s.logger)
 	var final string
 	var runErr error
-	for ev := range s.agent.Run(runCtx, rc, helikon.UserText(*in.Input)) {
+	stream := s.agent.Run(runCtx, rc, helikon.UserText(*in.Input))
+	if s.cfg.runner != nil {
+		stream = s.cfg.runner.RunStreamed(runCtx, s.agent, rc, helikon.UserText(*in.Input))
+	}
+	for ev := range stream {
 		switch e := ev.(type) {
 		case helikon.MessageOutput:
 			final = e.Item.Text()
@@ -252,6 +262,29 @@ func (s *AgentServer) handle(ctx context.Context, req *sdk.CallToolRequest) (*sd
 		return errorResult("agent run failed: " + runErr.Error()), nil
 	}
 	return &sdk.CallToolResult{Content: []sdk.Content{&sdk.TextContent{Text: final}}}, nil
+}
+
+// sessionHeader is the streamable HTTP transport's session header.
+const sessionHeader = "Mcp-Session-Id"
+
+// runContext returns the RunContext of one call: from the session context
+// when one is set, else from the context factory.
+func (s *AgentServer) runContext(ctx context.Context, req *sdk.CallToolRequest) (*helikon.RunContext, error) {
+	if s.cfg.sessionContext == nil {
+		if rc := s.cfg.newContext(); rc != nil {
+			return rc, nil
+		}
+		return helikon.Ephemeral(), nil
+	}
+	id := ""
+	if req.Extra != nil && req.Extra.Header != nil {
+		id = req.Extra.Header.Get(sessionHeader)
+	}
+	rc, err := s.cfg.sessionContext(ctx, id)
+	if err == nil && rc == nil {
+		err = errors.New("the session context returned no RunContext")
+	}
+	return rc, err
 }
 
 // errRunTimeout marks a run ended by the server's RunConfig.Timeout.

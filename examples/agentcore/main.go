@@ -40,15 +40,16 @@ import (
 func main() {
 	addr := flag.String("addr", "", "listen address (default 0.0.0.0:8080, or 0.0.0.0:8000 with -mcp)")
 	sessions := flag.String("sessions", os.Getenv("HELIKON_SESSIONS"), "SQLite file for the sessions (default: in memory)")
+	mcpMode := flag.Bool("mcp", false, "serve the MCP protocol (/mcp on port 8000) instead of HTTP")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, *addr, *sessions); err != nil {
+	if err := run(ctx, *addr, *sessions, *mcpMode); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func run(ctx context.Context, addr, sessionsPath string) error {
+func run(ctx context.Context, addr, sessionsPath string, mcpMode bool) error {
 	model, err := envmodel.Select(echoModel{})
 	if err != nil {
 		return err
@@ -72,6 +73,15 @@ func run(ctx context.Context, addr, sessionsPath string) error {
 			}
 			return sqlite.Open(ctx, db, id)
 		})))
+	}
+	if mcpMode {
+		srv, err := agentcore.NewMCP(agent, opts)
+		if err != nil {
+			return err
+		}
+		addr = cmp.Or(addr, agentcore.DefaultMCPAddr)
+		fmt.Fprintf(os.Stderr, "agentcore: serving %q over MCP on %s/mcp\n", agent.Name(), addr)
+		return srv.ListenAndServe(ctx, addr)
 	}
 	srv, err := agentcore.New(agent, opts...)
 	if err != nil {

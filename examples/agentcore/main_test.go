@@ -79,7 +79,7 @@ func TestAgentcoreExample_ServesTheContractWithSQLiteSessions(t *testing.T) {
 	addr := freeAddr(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, addr, filepath.Join(t.TempDir(), "s.db")) }()
+	go func() { done <- run(ctx, addr, filepath.Join(t.TempDir(), "s.db"), false) }()
 	defer func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -1,0 +1,83 @@
+package agentcore_test
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/agentcore"
+	"github.com/paigasus/helikon/mock"
+)
+
+// platform stands in for AgentCore in front of the container: it adds the
+// Mcp-Session-Id it generated to every request.
+type platform struct {
+	base      http.RoundTripper
+	sessionID string
+}
+
+func (p platform) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Mcp-Session-Id", p.sessionID)
+	return p.base.RoundTrip(r)
+}
+
+func callAgent(t *testing.T, url, sessionID, input string) string {
+	t.Helper()
+	ctx := context.Background()
+	client := sdk.NewClient(&sdk.Implementation{Name: "agentcore-test", Version: "1"}, nil)
+	hc := &http.Client{Transport: platform{http.DefaultTransport, sessionID}}
+	cs, err := client.Connect(ctx, &sdk.StreamableClientTransport{Endpoint: url + "/mcp", HTTPClient: hc}, nil)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "greeter", Arguments: map[string]any{"input": input}})
+	if err != nil {
+		t.Fatalf("call: %v", err)
+	}
+	if res.IsError {
+		t.Fatalf("error result: %+v", res.Content)
+	}
+	return res.Content[0].(*sdk.TextContent).Text
+}
+
+func TestMCP_PlatformSessionIDIsTheConversation(t *testing.T) {
+	model := mock.Scripted(mock.Text("Hello, Ada."), mock.Text("You are Ada."), mock.Text("Hello, stranger."))
+	agent, err := helikon.NewAgent("greeter", model, helikon.WithDescription("Greets."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := agentcore.NewMCP(agent, []agentcore.Option{agentcore.WithSessions(sqliteSessions(t))})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+
+	// Two separate connections, as two stateless requests through the
+	// platform would be, carrying one platform session id.
+	if got := callAgent(t, ts.URL, sessionID, "I am Ada."); got != "Hello, Ada." {
+		t.Fatalf("first call = %q", got)
+	}
+	if got := callAgent(t, ts.URL, sessionID, "Who am I?"); got != "You are Ada." {
+		t.Fatalf("second call = %q", got)
+	}
+	var texts []string
+	for _, m := range model.Requests()[1].Messages {
+		texts = append(texts, m.Text())
+	}
+	if got := strings.Join(texts, " | "); got != "I am Ada. | Hello, Ada. | Who am I?" {
+		t.Errorf("the second call saw %q; want the first call's turn before it", got)
+	}
+	// Another platform session is another conversation.
+	callAgent(t, ts.URL, strings.Repeat("q", 36), "Hi")
+	if n := len(model.Requests()[2].Messages); n != 1 {
+		t.Errorf("a new session saw %d messages", n)
+	}
+}
