@@ -17,6 +17,8 @@
 //   - [OsSandboxBackend] (Linux): Landlock confines reads and writes to
 //     the sandbox plus read-only system directories, and seccomp denies
 //     sockets and dangerous syscalls. "os-sandbox (landlock+seccomp)".
+//   - forkd.Backend (package tools/bash/forkd, experimental): a microVM
+//     per command through a forkd controller.
 //
 // Containment is independent of approval: gate the tool with the
 // permission rules whatever its backend.

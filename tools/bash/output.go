@@ -59,3 +59,15 @@ func (c *capture) String() string {
 	}
 	return fmt.Sprintf("%s\n[… %d bytes elided …]\n%s", c.head, c.total-kept, tail)
 }
+
+// Elide caps s at about limit bytes the way backends cap a stream: the
+// head and tail are kept and the middle replaced with a marker. A backend
+// that receives output whole (over a network) uses it.
+func Elide(s string, limit int) string {
+	if limit <= 0 {
+		limit = DefaultOutputLimit
+	}
+	c := newCapture(limit)
+	c.Write([]byte(s))
+	return c.String()
+}
