@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon/tools/bash"
+	"github.com/paigasus/helikon/tools/bash/bashtest"
 )
 
 func TestBackend_ForkExecDestroy(t *testing.T) {
@@ -159,4 +160,15 @@ func httptestDeadURL(t *testing.T) string {
 	addr := ln.Addr().String()
 	ln.Close()
 	return "http://" + addr
+}
+
+func TestBackend_Conformance(t *testing.T) {
+	bashtest.Run(t, func(t *testing.T) bash.ExecutionBackend {
+		_, srv := newFake(t)
+		b, err := New(t.Context(), srv.URL, WithBearerToken("tok"), WithSnapshot("helikon"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}, bashtest.Options{})
 }
