@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"runtime/debug"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -55,9 +57,11 @@ func failed(err error) error { return &ExitError{Code: 1, Err: err} }
 // Main runs the helikon command with args (without the program name) and
 // returns the process exit code.
 func Main(ctx context.Context, args []string, stdio IO) int {
-	root := NewCommand(stdio)
+	o := &options{io: stdio, stop: func() {}}
+	root := newCommand(o)
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
+	o.stop()
 	if err == nil {
 		return 0
 	}
@@ -73,11 +77,16 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 type options struct {
 	agents string
 	io     IO
+	// stop releases the interrupt handler the command installed.
+	stop context.CancelFunc
 }
 
 // NewCommand returns the helikon command tree.
 func NewCommand(stdio IO) *cobra.Command {
-	o := &options{io: stdio}
+	return newCommand(&options{io: stdio, stop: func() {}})
+}
+
+func newCommand(o *options) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "helikon",
 		Short: "Run, chat with, evaluate and serve the agents declared in agents.toml",
@@ -89,11 +98,20 @@ needs no API key.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 	}
-	root.SetIn(stdio.In)
-	root.SetOut(stdio.Out)
-	root.SetErr(stdio.Err)
+	// Interrupts end a command, except in the repl, where Ctrl-C cancels
+	// only the turn in progress.
+	root.PersistentPreRun = func(cmd *cobra.Command, _ []string) {
+		if cmd.Name() != "repl" {
+			ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+			o.stop = stop
+			cmd.SetContext(ctx)
+		}
+	}
+	root.SetIn(o.io.In)
+	root.SetOut(o.io.Out)
+	root.SetErr(o.io.Err)
 	root.PersistentFlags().StringVar(&o.agents, "agents", "agents.toml", "the sidecar file declaring the agents")
-	root.AddCommand(newRunCommand(o), newInitCommand(o), newEvalCommand(o), newMCPCommand(o), newServeCommand(o))
+	root.AddCommand(newRunCommand(o), newInitCommand(o), newEvalCommand(o), newMCPCommand(o), newServeCommand(o), newReplCommand(o))
 	return root
 }
 

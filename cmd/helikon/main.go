@@ -5,15 +5,12 @@ package main
 import (
 	"context"
 	"os"
-	"os/signal"
-	"syscall"
 
 	"github.com/paigasus/helikon/cli"
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], cli.Stdio())
-	stop()
-	os.Exit(code)
+	// cli.Main installs the interrupt handling: the repl keeps running on
+	// Ctrl-C, every other command stops.
+	os.Exit(cli.Main(context.Background(), os.Args[1:], cli.Stdio()))
 }
