@@ -55,13 +55,16 @@ done
 "$T/real/touch" -d '2000-01-01' $(find "$T/tmpl")
 i=0
 while IFS= read -r -d '' row; do
+  # The trailing wait lets a process substitution (echo x > >(rm …)),
+  # which bash does not wait for, finish before the row's meaning is read.
   # Each row gets fresh copies of the working and home directories; file
   # times are coarse, so the reference is dated between the template's
   # and any write the row makes.
   R="$T/r/$i"; "$T/real/mkdir" -p "$R"; "$T/real/cp" -a "$T/tmpl/." "$R/"
   : > "$T/log/cur"; : > "$T/log/ref"; "$T/real/touch" -d '2001-01-01' "$T/log/ref"
   ( cd "$R/work" && HOME="$R/home" PATH="$T/bin:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" \
-      timeout -k 1 4 bash -c "$row" </dev/null >/dev/null 2>"$T/log/err" )
+      timeout -k 1 4 bash -c "$row
+wait" </dev/null >/dev/null 2>"$T/log/err" )
   ran=$(tr '\n' '\v' < "$T/log/cur")
   wrote=$(cd "$R" && find . -newer "$T/log/ref" -type f ! -path './work/.git/objects/*' ! -path './work/.git/index' ! -path './work/.git/logs/*' ! -path './work/.git/*.lock' | sed 's|^\./work/||; s|^\./home/|~/|')
   [ -s "$T/proc/sysrq-trigger" ] && wrote="$wrote /proc/sysrq-trigger" && : > "$T/proc/sysrq-trigger"
