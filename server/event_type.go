@@ -31,6 +31,8 @@ func eventType(ev helikon.Event, data []byte) string {
 		return "run_completed"
 	case helikon.RunFailed:
 		return "run_failed"
+	case helikon.RunPaused:
+		return "run_paused"
 	}
 	var h struct {
 		Type string `json:"type"`

@@ -17,12 +17,22 @@ var ErrRunNotFound = errors.New("server: run not found")
 // ErrRunExists reports a second [EventLog.Create] for the same run id.
 var ErrRunExists = errors.New("server: run already exists")
 
+// ErrRunEnded reports a write to a run whose status is already final.
+var ErrRunEnded = errors.New("server: run has ended")
+
+// ErrNotPaused reports a claim on a run that is not paused at the given
+// pause (it never paused there, or another claim took it first).
+var ErrNotPaused = errors.New("server: run is not paused there")
+
 // RunStatus is where a run stands.
 type RunStatus string
 
-// The run statuses. Running is the only one that is not final.
+// The run statuses. Running and paused are the ones that are not final.
 const (
-	StatusRunning   RunStatus = "running"
+	StatusRunning RunStatus = "running"
+	// StatusPaused is a run waiting for human decisions on the calls its
+	// Pending lists; approving them continues it under the same id.
+	StatusPaused    RunStatus = "paused"
 	StatusCompleted RunStatus = "completed"
 	StatusFailed    RunStatus = "failed"
 	StatusCancelled RunStatus = "cancelled"
@@ -32,7 +42,7 @@ const (
 )
 
 // Final reports whether the status is an end state.
-func (s RunStatus) Final() bool { return s != StatusRunning && s != "" }
+func (s RunStatus) Final() bool { return s != StatusRunning && s != StatusPaused && s != "" }
 
 // RunInfo is a run's record: who ran it, where it stands and, once it has
 // ended, its result or error.
@@ -49,6 +59,13 @@ type RunInfo struct {
 	Result *RunOutput `json:"result,omitempty" jsonschema:"the run's output, once it has ended"`
 	// Error says why a run that did not complete stopped.
 	Error *helikon.AgentError `json:"error,omitempty" jsonschema:"why the run did not complete"`
+	// PauseID and Pending describe a paused run: the pause, and the calls
+	// awaiting a decision.
+	PauseID string                    `json:"pause_id,omitempty" jsonschema:"the current pause of a paused run"`
+	Pending []helikon.PendingApproval `json:"pending,omitempty" jsonschema:"the calls a paused run waits on"`
+	// LastEvent is the position of the run's last event when its status
+	// last changed (it paused or ended).
+	LastEvent int64 `json:"last_event,omitempty" jsonschema:"position of the run's last event when it paused or ended"`
 }
 
 // RunOutput is what a run produced.
@@ -66,14 +83,17 @@ type Record struct {
 	Data json.RawMessage
 }
 
-// Terminal reports whether the record ends its run's stream.
+// Terminal reports whether the record ends its run's stream. A pause does
+// not: the stream goes on with the run's continuation.
 func (r Record) Terminal() bool { return r.Type == "run_completed" || r.Type == "run_failed" }
 
 // EventLog keeps every run's events and record so that any transport, on
 // any replica sharing the log, can replay a run and follow it live.
 //
-// One writer (the server driving the run) calls Create, then Append with
-// positions 1, 2, 3, …, then Finish. Readers call Info and Tail. A log
+// One writer at a time (the server driving the run) calls Create, then
+// Append with positions 1, 2, 3, …, then Update when the run pauses or
+// ends. A paused run continues on whichever server wins Claim, which
+// appends on from the paused position. Readers call Info and Tail. A log
 // shared by several servers must tell a run whose owner died from a live
 // one: Info and Tail then report it [StatusInterrupted] (with a
 // synthetic run_failed record), so no run stays running forever.
@@ -83,10 +103,16 @@ type EventLog interface {
 	// with [ErrRunExists].
 	Create(ctx context.Context, info RunInfo) error
 	// Append stores the run's next record; rec.Seq is one more than the
-	// previous record's.
+	// previous record's. A run that is not running refuses it.
 	Append(ctx context.Context, runID string, rec Record) error
-	// Finish stores the run's final record; info.Status is final.
-	Finish(ctx context.Context, info RunInfo) error
+	// Update stores the run's record when its status changes: it paused,
+	// or ended (a final status, which also ends the run's tails). A run
+	// that has already ended refuses it with [ErrRunEnded].
+	Update(ctx context.Context, info RunInfo) error
+	// Claim moves a run paused at pauseID back to running, for the caller
+	// to continue; of concurrent claims exactly one succeeds, the others
+	// fail with [ErrNotPaused]. It returns the run's record as claimed.
+	Claim(ctx context.Context, runID, pauseID string) (RunInfo, error)
 	// Info returns the run's record, or an error wrapping
 	// [ErrRunNotFound].
 	Info(ctx context.Context, runID string) (RunInfo, error)

@@ -61,8 +61,8 @@ func (l *MemoryLog) Append(_ context.Context, runID string, rec Record) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.info.Status.Final() {
-		return fmt.Errorf("server: run %s has finished", runID)
+	if r.info.Status != StatusRunning {
+		return fmt.Errorf("server: run %s is %s: %w", runID, r.info.Status, ErrRunEnded)
 	}
 	if want := int64(len(r.records)) + 1; rec.Seq != want {
 		return fmt.Errorf("server: run %s: record %d out of order (want %d)", runID, rec.Seq, want)
@@ -82,20 +82,41 @@ func (r *memRun) wake() {
 	}
 }
 
-// Finish stores the run's final record.
-func (l *MemoryLog) Finish(_ context.Context, info RunInfo) error {
+// Update stores the run's record when its status changes.
+func (l *MemoryLog) Update(_ context.Context, info RunInfo) error {
 	r, err := l.run(info.ID)
 	if err != nil {
 		return err
 	}
 	r.mu.Lock()
+	if r.info.Status.Final() {
+		r.mu.Unlock()
+		return fmt.Errorf("%w: %s", ErrRunEnded, info.ID)
+	}
 	r.info = info
 	r.wake()
 	r.mu.Unlock()
-	l.mu.Lock()
-	l.done = append(l.done, info.ID)
-	l.mu.Unlock()
+	if info.Status.Final() {
+		l.mu.Lock()
+		l.done = append(l.done, info.ID)
+		l.mu.Unlock()
+	}
 	return nil
+}
+
+// Claim moves a run paused at pauseID back to running.
+func (l *MemoryLog) Claim(_ context.Context, runID, pauseID string) (RunInfo, error) {
+	r, err := l.run(runID)
+	if err != nil {
+		return RunInfo{}, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.info.Status != StatusPaused || r.info.PauseID != pauseID {
+		return RunInfo{}, fmt.Errorf("%w: %s is %s", ErrNotPaused, runID, r.info.Status)
+	}
+	r.info.Status, r.info.PauseID, r.info.Pending = StatusRunning, "", nil
+	return r.info, nil
 }
 
 // Info returns the run's record.

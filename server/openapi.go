@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"maps"
 	"reflect"
+	"slices"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -33,6 +34,7 @@ var eventVariants = []struct {
 	{"repair_started", reflect.TypeFor[helikon.RepairStarted]()},
 	{"structured_output_failed", reflect.TypeFor[helikon.StructuredOutputFailed]()},
 	{"run_completed", reflect.TypeFor[helikon.RunCompleted]()},
+	{"run_paused", reflect.TypeFor[helikon.RunPaused]()},
 	// RunFailed's error marshals as an AgentError; its Go field is an error.
 	{"run_failed", reflect.TypeFor[runFailedWire]()},
 }
@@ -72,7 +74,7 @@ func newSchemas() *schemas {
 		reflect.TypeFor[[]byte]():          {Type: "string", ContentEncoding: "base64"},
 		reflect.TypeFor[time.Time]():       {Type: "string", Format: "date-time"},
 		reflect.TypeFor[RunStatus](): {Type: "string", Enum: []any{
-			StatusRunning, StatusCompleted, StatusFailed, StatusCancelled, StatusInterrupted}},
+			StatusRunning, StatusPaused, StatusCompleted, StatusFailed, StatusCancelled, StatusInterrupted}},
 		reflect.TypeFor[helikon.ErrorKind]():     {Type: "string"},
 		reflect.TypeFor[helikon.Role]():          {Type: "string", Enum: []any{"system", "user", "assistant", "tool"}},
 		reflect.TypeFor[helikon.GuardrailKind](): {Type: "string"},
@@ -80,6 +82,9 @@ func newSchemas() *schemas {
 		reflect.TypeFor[helikon.Item]():          ref("Item"),
 		reflect.TypeFor[helikon.Usage]():         ref("Usage"),
 		reflect.TypeFor[helikon.AgentError]():    ref("AgentError"),
+		reflect.TypeFor[helikon.RunState]():      ref("RunState"),
+		reflect.TypeFor[helikon.DecisionKind]():  {Type: "string", Enum: []any{"approve", "approve_with_args", "reject", "always"}},
+		reflect.TypeFor[helikon.DecisionScope](): {Type: "string", Enum: []any{"", "run", "session"}},
 	}
 	return &schemas{shared: shared, components: make(map[string]*jsonschema.Schema)}
 }
@@ -99,6 +104,7 @@ func (s *schemas) add(name string, t reflect.Type, tag string) error {
 	if err != nil {
 		return err
 	}
+	nullableRefs(sc)
 	if tag != "" {
 		if sc.Properties == nil {
 			sc.Properties = map[string]*jsonschema.Schema{}
@@ -122,12 +128,17 @@ func (s *schemas) build() error {
 		{"ErrorBody", reflect.TypeFor[ErrorBody]()},
 		{"Item", reflect.TypeFor[helikon.Item]()},
 		{"AgentError", reflect.TypeFor[helikon.AgentError]()},
+		{"Approvals", reflect.TypeFor[Approvals]()},
+		{"ApprovalRequest", reflect.TypeFor[ApprovalRequest]()},
+		{"RunState", reflect.TypeFor[helikon.RunState]()},
 	}
 	for _, p := range plain {
 		if err := s.add(p.name, p.t, ""); err != nil {
 			return err
 		}
 	}
+	// A RunState also carries its frozen loop, opaque to clients.
+	s.components["RunState"].Properties["frame"] = &jsonschema.Schema{Description: "the paused loop, opaque: give it back only through the approvals route"}
 	// Usage marshals with "type": "usage", as the model event it also is.
 	if err := s.add("Usage", reflect.TypeFor[helikon.Usage](), ""); err != nil {
 		return err
@@ -155,6 +166,33 @@ func (s *schemas) build() error {
 }
 
 func partName(t reflect.Type) string { return t.Name() }
+
+// nullableRefs rewrites what jsonschema-go derives for a pointer to a
+// type mapped to a $ref, {"type": ["null"], "$ref": …}, which under JSON
+// Schema 2020-12 demands null and the referenced schema at once, into
+// {"anyOf": [{"type": "null"}, {"$ref": …}]}.
+func nullableRefs(sc *jsonschema.Schema) {
+	if sc == nil {
+		return
+	}
+	if sc.Ref != "" && (sc.Type == "null" || slices.Equal(sc.Types, []string{"null"})) {
+		sc.AnyOf = []*jsonschema.Schema{{Type: "null"}, {Ref: sc.Ref}}
+		sc.Ref, sc.Type, sc.Types = "", "", nil
+	}
+	for _, p := range sc.Properties {
+		nullableRefs(p)
+	}
+	nullableRefs(sc.Items)
+	nullableRefs(sc.AdditionalProperties)
+	for _, list := range [][]*jsonschema.Schema{sc.AnyOf, sc.OneOf, sc.AllOf, sc.PrefixItems} {
+		for _, c := range list {
+			nullableRefs(c)
+		}
+	}
+	for _, d := range sc.Defs {
+		nullableRefs(d)
+	}
+}
 
 // openAPIDocument builds the OpenAPI 3.1 document of the server's routes.
 func (s *Server) openAPIDocument() ([]byte, error) {
@@ -190,7 +228,7 @@ var errorDescriptions = map[string]string{
 	"404": "unknown agent, run or route",
 	"405": "wrong method; Allow names the right one",
 	"406": "the client accepts neither text/event-stream nor a WebSocket upgrade",
-	"409": "the run is driven by another replica",
+	"409": "the run is driven by another replica, or is not paused (at the pause named)",
 	"413": "the body is larger than the server accepts",
 	"429": "too many concurrent runs on the server or the session; Retry-After says when to try again",
 	"500": "a provider failed to set up the run",
@@ -260,6 +298,22 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 				"parameters": []any{name, id},
 				"responses":  responses(obj{"200": runInfo}, "404", "409", "503"),
 			}},
+			"/agents/{name}/runs/{id}/approvals": obj{
+				"get": obj{
+					"operationId": "listApprovals", "summary": "The calls a paused run waits on",
+					"parameters": []any{name, id},
+					"responses": responses(obj{"200": obj{"description": "the pending approvals", "headers": runIDHeader,
+						"content": jsonBody("Approvals")}}, "404", "409", "503"),
+				},
+				"post": obj{
+					"operationId": "decide", "summary": "Decide a paused run's calls; the run continues under the same id",
+					"description": "Claims the pause (exactly once across replicas) and continues the run in the background; its event streams show the continuation.",
+					"parameters":  []any{name, id},
+					"requestBody": obj{"required": true, "content": jsonBody("ApprovalRequest")},
+					"responses": responses(obj{"202": obj{"description": "the run continues", "headers": runIDHeader,
+						"content": jsonBody("RunAccepted")}}, "400", "404", "409", "413", "429", "500", "503"),
+				},
+			},
 			"/openapi.json": obj{"get": obj{
 				"operationId": "openAPI", "summary": "This document",
 				"responses": responses(obj{"200": obj{"description": "the OpenAPI 3.1 document",

@@ -52,10 +52,10 @@ func (q *RunRequest) items() ([]helikon.Item, *Error) {
 // bodyReadTimeout bounds reading a run request's body.
 const bodyReadTimeout = time.Minute
 
-// decodeRunRequest reads a bounded body, checks its nesting before decoding
-// it, and decodes it strictly (unknown members are an error).
-func decodeRunRequest(w http.ResponseWriter, r *http.Request, lim Limits) (RunRequest, *Error) {
-	var q RunRequest
+// decodeBody reads a bounded body, checks its nesting before decoding it,
+// and decodes it strictly (unknown members are an error).
+func decodeBody[T any](w http.ResponseWriter, r *http.Request, lim Limits) (T, *Error) {
+	var q T
 	// A slow body must not hold a connection for ever; the deadline is
 	// lifted again so that the response can stream for as long as the
 	// run lasts. Writers that cannot set deadlines simply go without.

@@ -2,7 +2,9 @@ package server
 
 import (
 	"errors"
+	"maps"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -11,28 +13,31 @@ import (
 // the server's JSON 405 (with Allow) instead of the mux's plain-text one.
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/agents", only(http.MethodGet, s.listAgents))
-	mux.HandleFunc("/agents/{name}/runs", only(http.MethodPost, s.startRun))
-	mux.HandleFunc("/agents/{name}/runs/{id}", only(http.MethodGet, s.getRun))
-	mux.HandleFunc("/agents/{name}/runs/{id}/events", only(http.MethodGet, s.runEvents))
-	mux.HandleFunc("/agents/{name}/runs/{id}/cancel", only(http.MethodPost, s.cancelRun))
-	mux.HandleFunc("/openapi.json", only(http.MethodGet, s.openAPI))
+	mux.Handle("/agents", route{http.MethodGet: s.listAgents})
+	mux.Handle("/agents/{name}/runs", route{http.MethodPost: s.startRun})
+	mux.Handle("/agents/{name}/runs/{id}", route{http.MethodGet: s.getRun})
+	mux.Handle("/agents/{name}/runs/{id}/events", route{http.MethodGet: s.runEvents})
+	mux.Handle("/agents/{name}/runs/{id}/cancel", route{http.MethodPost: s.cancelRun})
+	mux.Handle("/agents/{name}/runs/{id}/approvals", route{http.MethodGet: s.listApprovals, http.MethodPost: s.decide})
+	mux.Handle("/openapi.json", route{http.MethodGet: s.openAPI})
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusNotFound, CodeNotFound, "", "no route for "+r.URL.Path))
 	})
 	return mux
 }
 
-func only(method string, h http.HandlerFunc) http.HandlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) {
-		if r.Method != method {
-			w.Header().Set("Allow", method)
-			writeError(w, errorf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "",
-				r.Method+" is not allowed here; use "+method))
-			return
-		}
+// route dispatches one path's methods.
+type route map[string]http.HandlerFunc
+
+func (rt route) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h, ok := rt[r.Method]; ok {
 		h(w, r)
+		return
 	}
+	allow := strings.Join(slices.Sorted(maps.Keys(rt)), ", ")
+	w.Header().Set("Allow", allow)
+	writeError(w, errorf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "",
+		r.Method+" is not allowed here; use "+allow))
 }
 
 func (s *Server) listAgents(w http.ResponseWriter, _ *http.Request) {
@@ -145,6 +150,18 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 	info, ok := s.runOf(w, r)
 	if !ok {
 		return
+	}
+	if info.Status == StatusPaused {
+		var err error
+		if info, err = s.cancelPaused(r.Context(), info); err != nil {
+			if errors.Is(err, ErrNotPaused) {
+				err = errors.New("the run left its pause meanwhile; cancel it again")
+				writeError(w, errorf(http.StatusConflict, CodeNotPaused, "", err.Error()))
+				return
+			}
+			writeError(w, s.unavailable("cancel the paused run", err))
+			return
+		}
 	}
 	if !info.Status.Final() {
 		s.mu.Lock()

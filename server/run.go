@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"iter"
 	"net/http"
 	"time"
 
@@ -66,7 +67,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	q, e := decodeRunRequest(w, r, s.limits)
+	q, e := decodeBody[RunRequest](w, r, s.limits)
 	if e != nil {
 		writeError(w, e)
 		return
@@ -82,30 +83,12 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	// Admission: a slot on the server, then a place in the session's queue.
-	if s.active.Add(1) > int64(s.limits.MaxConcurrentRuns) {
-		s.active.Add(-1)
-		writeError(w, s.tooMany("the server is running its maximum of runs"))
+	adm, e := s.admit(sessionID)
+	if e != nil {
+		writeError(w, e)
 		return
 	}
-	admitted := false
-	defer func() {
-		if !admitted {
-			s.active.Add(-1)
-		}
-	}()
-	var gt *gate
-	if sessionID != "" {
-		if gt, ok = s.gates.enter(sessionID, s.limits.MaxRunsPerSession); !ok {
-			writeError(w, s.tooMany("the session has its maximum of runs running or waiting"))
-			return
-		}
-		defer func() {
-			if !admitted {
-				s.gates.leave(sessionID, gt, false)
-			}
-		}()
-	}
+	defer adm.release()
 	sess, err := s.sessions.Session(r.Context(), sessionID)
 	if err != nil {
 		writeError(w, s.providerError("open session", err))
@@ -128,34 +111,22 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.unavailable("create run", err))
 		return
 	}
-	ctx, cancel := context.WithCancel(s.runCtx)
-	lr := &liveRun{cancel: cancel, done: make(chan struct{})}
-	s.mu.Lock()
-	if s.closing.Load() {
-		s.mu.Unlock()
-		cancel()
-		s.finishUnstarted(info, "the server is shutting down")
+	lr, ctx, ok := s.launch(info, adm)
+	if !ok {
 		writeError(w, errorf(http.StatusServiceUnavailable, CodeShuttingDown, "", "the server is shutting down"))
 		return
 	}
-	s.live[id] = lr
-	s.runs.Add(1)
-	s.mu.Unlock()
-	admitted = true
 	if md != async {
 		// The client's disconnect cancels a run it is waiting on; an
 		// async run outlives its request.
-		stop := context.AfterFunc(r.Context(), cancel)
+		stop := context.AfterFunc(r.Context(), lr.cancel)
 		defer stop()
 	}
-	go s.drive(ctx, lr, info, agent, rc, input, gt)
+	go s.drive(ctx, lr, info, s.runner.RunStreamed(ctx, agent, rc, input), 0, adm.gate)
 
 	switch md {
 	case async:
-		base := "runs/" + id // relative to .../agents/{name}/runs
-		w.Header().Set("Location", base)
-		writeJSON(w, http.StatusAccepted, RunAccepted{RunID: id, Status: StatusRunning,
-			Links: RunLinks{Self: base, Events: base + "/events", Cancel: base + "/cancel"}})
+		writeAccepted(w, id, "runs/"+id) // relative to .../agents/{name}/runs
 	case sse:
 		s.streamSSE(w, r, id, 0)
 	default:
@@ -198,14 +169,75 @@ func (s *Server) providerError(what string, err error) *Error {
 	return errorf(http.StatusInternalServerError, CodeInternal, "", what+": "+err.Error())
 }
 
-// finishUnstarted ends a run that was registered but never started.
-func (s *Server) finishUnstarted(info RunInfo, why string) {
-	w := runWriter{s: s, id: info.ID, ctx: context.Background()}
-	w.fail(info, &helikon.AgentError{Kind: helikon.KindCancelled, Agent: info.Agent, Message: why})
+// writeAccepted answers 202 for a run continuing in the background; base
+// is the run's URL relative to the request's.
+func writeAccepted(w http.ResponseWriter, id, base string) {
+	w.Header().Set("Location", base)
+	writeJSON(w, http.StatusAccepted, RunAccepted{RunID: id, Status: StatusRunning,
+		Links: RunLinks{Self: base, Events: base + "/events", Cancel: base + "/cancel"}})
 }
 
-// drive runs agent and drains its events into the log.
-func (s *Server) drive(ctx context.Context, lr *liveRun, info RunInfo, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, gt *gate) {
+// admission is a run's place on the server and, with a session, in the
+// session's queue. Until the run is launched, release gives both back.
+type admission struct {
+	s         *Server
+	sessionID string
+	gate      *gate
+	launched  bool
+}
+
+// admit takes a run slot and a place in the session's queue, or answers
+// 429.
+func (s *Server) admit(sessionID string) (*admission, *Error) {
+	if s.active.Add(1) > int64(s.limits.MaxConcurrentRuns) {
+		s.active.Add(-1)
+		return nil, s.tooMany("the server is running its maximum of runs")
+	}
+	a := &admission{s: s, sessionID: sessionID}
+	if sessionID != "" {
+		gt, ok := s.gates.enter(sessionID, s.limits.MaxRunsPerSession)
+		if !ok {
+			s.active.Add(-1)
+			return nil, s.tooMany("the session has its maximum of runs running or waiting")
+		}
+		a.gate = gt
+	}
+	return a, nil
+}
+
+func (a *admission) release() {
+	if a.launched {
+		return
+	}
+	a.s.active.Add(-1)
+	if a.gate != nil {
+		a.s.gates.leave(a.sessionID, a.gate, false)
+	}
+}
+
+// launch registers a live run for info and hands it the admission; it
+// reports false (and ends the run in the log) when the server is shutting
+// down.
+func (s *Server) launch(info RunInfo, adm *admission) (*liveRun, context.Context, bool) {
+	ctx, cancel := context.WithCancel(s.runCtx)
+	lr := &liveRun{cancel: cancel, done: make(chan struct{})}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing.Load() {
+		cancel()
+		w := runWriter{s: s, id: info.ID, ctx: context.Background(), seq: info.LastEvent}
+		w.fail(info, &helikon.AgentError{Kind: helikon.KindCancelled, Agent: info.Agent, Message: "the server is shutting down"})
+		return nil, nil, false
+	}
+	s.live[info.ID] = lr
+	s.runs.Add(1)
+	adm.launched = true
+	return lr, ctx, true
+}
+
+// drive drains a run's events into the log, after the events up to seq,
+// once the run has its session's turn, and records how the run stopped.
+func (s *Server) drive(ctx context.Context, lr *liveRun, info RunInfo, events iter.Seq[helikon.Event], seq int64, gt *gate) {
 	defer func() {
 		s.mu.Lock()
 		delete(s.live, info.ID)
@@ -216,7 +248,7 @@ func (s *Server) drive(ctx context.Context, lr *liveRun, info RunInfo, agent hel
 		s.runs.Done()
 	}()
 	// The log outlives a cancelled run: its last events still land.
-	w := runWriter{s: s, id: info.ID, ctx: context.WithoutCancel(ctx)}
+	w := runWriter{s: s, id: info.ID, ctx: context.WithoutCancel(ctx), seq: seq}
 	if gt != nil {
 		err := gt.acquire(ctx)
 		defer s.gates.leave(info.SessionID, gt, err == nil)
@@ -227,13 +259,21 @@ func (s *Server) drive(ctx context.Context, lr *liveRun, info RunInfo, agent hel
 		}
 	}
 	out := &RunOutput{}
-	info.Status = StatusFailed
-	for ev := range s.runner.RunStreamed(ctx, agent, rc, input) {
+	if info.Result != nil {
+		out.FinalOutput, out.LastAgent = info.Result.FinalOutput, info.Result.LastAgent
+	}
+	info.Status, info.Error = StatusFailed, nil
+	for ev := range events {
 		switch e := ev.(type) {
 		case helikon.MessageOutput:
 			out.FinalOutput, out.LastAgent = e.Item.Text(), e.Item.Agent
 		case helikon.RunCompleted:
 			info.Status, out.Usage = StatusCompleted, e.Usage
+		case helikon.RunPaused:
+			info.Status, out.Usage = StatusPaused, e.Usage
+			if e.State != nil {
+				info.PauseID, info.Pending = e.State.PauseID, e.State.Pending
+			}
 		case helikon.RunFailed:
 			info.Error, out.Usage = agentError(e.Err), e.Usage
 			if info.Error.Kind == helikon.KindCancelled {
@@ -243,7 +283,7 @@ func (s *Server) drive(ctx context.Context, lr *liveRun, info RunInfo, agent hel
 		if !w.append(ev) {
 			// The log refuses the run's events: no client can see
 			// them, so the run stops.
-			info.Status = StatusFailed
+			info.Status, info.PauseID, info.Pending = StatusFailed, "", nil
 			info.Error = &helikon.AgentError{Kind: helikon.KindOther, Agent: info.Agent, Message: "event log: " + w.err.Error()}
 			break
 		}
@@ -299,10 +339,14 @@ func (w *runWriter) fail(info RunInfo, ae *helikon.AgentError) {
 	w.finish(info)
 }
 
+// finish stores the run's record as it paused or ended.
 func (w *runWriter) finish(info RunInfo) {
-	now := time.Now().UTC()
-	info.FinishedAt = &now
-	if err := w.s.log.Finish(w.ctx, info); err != nil {
+	info.LastEvent = w.seq
+	if info.Status.Final() {
+		now := time.Now().UTC()
+		info.FinishedAt = &now
+	}
+	if err := w.s.log.Update(w.ctx, info); err != nil {
 		w.s.logger.Error("server: finish run", "run", w.id, "err", err)
 	}
 }

@@ -1,6 +1,7 @@
 // Package eventlogtest is the conformance suite every [server.EventLog]
 // passes: ordered replay from any position, live tails that end with the
-// run, unknown runs, cancellation, pruning and concurrent runs.
+// run and follow it across a pause, claims that only one caller wins,
+// unknown runs, cancellation, pruning and concurrent runs.
 //
 //	func TestLog_Conformance(t *testing.T) {
 //		eventlogtest.Run(t, func(t *testing.T) server.EventLog { return server.NewMemoryLog() })
@@ -26,6 +27,8 @@ import (
 func Run(t *testing.T, open func(t *testing.T) server.EventLog) {
 	t.Run("ReplayFromAnyPosition", func(t *testing.T) { testReplay(t, open(t)) })
 	t.Run("TailFollowsUntilFinish", func(t *testing.T) { testLiveTail(t, open(t)) })
+	t.Run("PauseAndClaimOnce", func(t *testing.T) { testPause(t, open(t)) })
+	t.Run("EndedRunRefusesWrites", func(t *testing.T) { testEnded(t, open(t)) })
 	t.Run("UnknownRun", func(t *testing.T) { testUnknown(t, open(t)) })
 	t.Run("DuplicateCreate", func(t *testing.T) { testDuplicate(t, open(t)) })
 	t.Run("TailEndsWithContext", func(t *testing.T) { testCancel(t, open(t)) })
@@ -61,7 +64,7 @@ func finish(t *testing.T, l server.EventLog, info server.RunInfo, at time.Time) 
 	t.Helper()
 	info.Status, info.FinishedAt = server.StatusCompleted, &at
 	info.Result = &server.RunOutput{FinalOutput: "done"}
-	if err := l.Finish(context.Background(), info); err != nil {
+	if err := l.Update(context.Background(), info); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -87,6 +90,22 @@ func collect(t *testing.T, l server.EventLog, ctx context.Context, id string, af
 	return out, nil
 }
 
+type tailResult struct {
+	recs []server.Record
+	err  error
+}
+
+// tailAsync collects the run's whole tail in a goroutine; the caller
+// receives its result once the run has ended.
+func tailAsync(t *testing.T, l server.EventLog, id string) <-chan tailResult {
+	res := make(chan tailResult, 1)
+	go func() {
+		recs, err := collect(t, l, context.Background(), id, 0)
+		res <- tailResult{recs, err}
+	}()
+	return res
+}
+
 func testReplay(t *testing.T, l server.EventLog) {
 	info := newRun(t, l)
 	appendN(t, l, info.ID, 1, 20)
@@ -109,21 +128,75 @@ func testReplay(t *testing.T, l server.EventLog) {
 func testLiveTail(t *testing.T, l server.EventLog) {
 	info := newRun(t, l)
 	appendN(t, l, info.ID, 1, 3)
-	type result struct {
-		recs []server.Record
-		err  error
-	}
-	res := make(chan result, 1)
-	go func() {
-		recs, err := collect(t, l, context.Background(), info.ID, 0)
-		res <- result{recs, err}
-	}()
+	res := tailAsync(t, l, info.ID)
 	time.Sleep(20 * time.Millisecond) // let the tail catch up and wait
 	appendN(t, l, info.ID, 4, 50)
 	finish(t, l, info, time.Now())
 	r := <-res
 	if r.err != nil || len(r.recs) != 50 {
 		t.Fatalf("tail got %d records, %v; want 50", len(r.recs), r.err)
+	}
+}
+
+func testPause(t *testing.T, l server.EventLog) {
+	ctx := context.Background()
+	info := newRun(t, l)
+	appendN(t, l, info.ID, 1, 3)
+	res := tailAsync(t, l, info.ID)
+	paused := info
+	paused.Status, paused.PauseID, paused.LastEvent = server.StatusPaused, "p1", 3
+	if err := l.Update(ctx, paused); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.Info(ctx, info.ID); err != nil || got.Status != server.StatusPaused || got.PauseID != "p1" {
+		t.Fatalf("paused run reads %+v, %v", got, err)
+	}
+	if _, err := l.Claim(ctx, info.ID, "other"); !errors.Is(err, server.ErrNotPaused) {
+		t.Fatalf("claim of another pause = %v, want ErrNotPaused", err)
+	}
+	const claimers = 8
+	wins := make(chan server.RunInfo, claimers)
+	var wg sync.WaitGroup
+	for range claimers {
+		wg.Go(func() {
+			got, err := l.Claim(ctx, info.ID, "p1")
+			if err == nil {
+				wins <- got
+			} else if !errors.Is(err, server.ErrNotPaused) {
+				t.Error(err)
+			}
+		})
+	}
+	wg.Wait()
+	close(wins)
+	if len(wins) != 1 {
+		t.Fatalf("%d of %d concurrent claims won, want 1", len(wins), claimers)
+	}
+	if got := <-wins; got.Status != server.StatusRunning || got.LastEvent != 3 || got.PauseID != "" {
+		t.Fatalf("claimed run = %+v", got)
+	}
+	// The continuation appends on; the tail that saw the pause sees it.
+	appendN(t, l, info.ID, 4, 6)
+	finish(t, l, info, time.Now())
+	r := <-res
+	if r.err != nil || len(r.recs) != 6 {
+		t.Fatalf("a tail across the pause got %d records, %v; want 6", len(r.recs), r.err)
+	}
+}
+
+func testEnded(t *testing.T, l server.EventLog) {
+	ctx := context.Background()
+	info := newRun(t, l)
+	appendN(t, l, info.ID, 1, 2)
+	finish(t, l, info, time.Now())
+	if err := l.Update(ctx, info); !errors.Is(err, server.ErrRunEnded) {
+		t.Fatalf("Update after the end = %v, want ErrRunEnded", err)
+	}
+	if err := l.Append(ctx, info.ID, record(3)); err == nil {
+		t.Fatal("Append after the end succeeded")
+	}
+	if _, err := l.Claim(ctx, info.ID, ""); !errors.Is(err, server.ErrNotPaused) {
+		t.Fatalf("Claim after the end = %v, want ErrNotPaused", err)
 	}
 }
 
@@ -223,7 +296,7 @@ func testConcurrent(t *testing.T, l server.EventLog) {
 			}
 			now := time.Now()
 			info.Status, info.FinishedAt = server.StatusCompleted, &now
-			errs <- l.Finish(context.Background(), info)
+			errs <- l.Update(context.Background(), info)
 		})
 	}
 	wg.Wait()

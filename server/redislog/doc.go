@@ -15,9 +15,17 @@
 // Cluster slot: <prefix>run:{id}:events, a stream whose entry IDs are
 // "<seq>-0" and whose fields are t (the event type) and d (its JSON), and
 // <prefix>run:{id}:info, a hash holding the run's record and the replica
-// that owns it. Finished runs are listed in the sorted set
-// <prefix>runs:finished, scored by finish time, for pruning. Readers tail a
-// live run with XREAD BLOCK.
+// that owns it (with its status and pause id as fields of their own, for
+// the scripts that test them). Ending a run adds an end marker to its
+// stream (an entry with an automatic ID, which sorts after every record
+// and refuses later appends), so tails end at once, and lists the run in
+// the sorted
+// set <prefix>runs:finished, scored by finish time, for pruning. Readers
+// tail a live run with XREAD BLOCK. A replica that outlived its lease
+// cannot overwrite the verdict another replica reached: Update stores
+// nothing for a run that has already ended. A paused run has no owner to
+// lose; Claim, a script that tests the pause id, hands it to exactly one
+// replica.
 //
 // # Orphaned runs
 //

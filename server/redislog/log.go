@@ -124,11 +124,14 @@ func (l *Log) infoKey(runID string) string   { return l.prefix + "run:{" + runID
 func (l *Log) eventsKey(runID string) string { return l.prefix + "run:{" + runID + "}:events" }
 func (l *Log) finishedKey() string           { return l.prefix + "runs:finished" }
 
+// The info hash holds the record's JSON (info), the replica driving the
+// run (owner), and, for the scripts to test, its status and pause id.
+
 // createScript registers a run unless it exists: KEYS[1] the info hash,
 // ARGV the record JSON and the owner.
 var createScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'info', ARGV[1], 'owner', ARGV[2])
+redis.call('HSET', KEYS[1], 'info', ARGV[1], 'owner', ARGV[2], 'status', 'running')
 return 1`)
 
 // Create registers a new run, owned by this replica.
@@ -161,40 +164,99 @@ func (l *Log) Append(ctx context.Context, runID string, rec server.Record) error
 	return nil
 }
 
-// Finish stores the run's final record and lists it for pruning.
-func (l *Log) Finish(ctx context.Context, info server.RunInfo) error {
+// updateScript stores a run's record unless the run has already ended (a
+// replica that outlived its lease finds its run interrupted and leaves
+// that verdict alone); a final status also ends the stream with the end
+// marker. KEYS the info hash and the events stream, which share a hash
+// slot; ARGV the record JSON, its status, its pause id and whether the
+// status is final.
+var updateScript = redis.NewScript(`
+local st = redis.call('HGET', KEYS[1], 'status')
+if not st then return -1 end
+if st ~= 'running' and st ~= 'paused' then return 0 end
+redis.call('HSET', KEYS[1], 'info', ARGV[1], 'status', ARGV[2], 'pause', ARGV[3])
+if ARGV[4] == '1' then redis.call('XADD', KEYS[2], '*', 'end', '1') end
+return 1`)
+
+// Update stores the run's record when its status changes; a final status
+// ends the run's stream and lists it for pruning.
+func (l *Log) Update(ctx context.Context, info server.RunInfo) error {
 	data, err := json.Marshal(info)
 	if err != nil {
 		return err
+	}
+	final := "0"
+	if info.Status.Final() {
+		final = "1"
+	}
+	keys := []string{l.infoKey(info.ID), l.eventsKey(info.ID)}
+	ok, err := updateScript.Run(ctx, l.client, keys, data, string(info.Status), info.PauseID, final).Int()
+	switch {
+	case err != nil:
+		return fmt.Errorf("redislog: update %s: %w", info.ID, err)
+	case ok == -1:
+		return fmt.Errorf("%w: %s", server.ErrRunNotFound, info.ID)
+	case ok == 0:
+		return fmt.Errorf("%w: %s", server.ErrRunEnded, info.ID)
+	case final == "0":
+		return nil
 	}
 	at := time.Now()
 	if info.FinishedAt != nil {
 		at = *info.FinishedAt
 	}
-	_, err = l.client.TxPipelined(ctx, func(p redis.Pipeliner) error {
-		p.HSet(ctx, l.infoKey(info.ID), "info", data)
-		l.endStream(ctx, p, info.ID)
-		p.ZAdd(ctx, l.finishedKey(), redis.Z{Score: float64(at.UnixMilli()), Member: info.ID})
-		return nil
-	})
-	if err != nil {
-		return fmt.Errorf("redislog: finish %s: %w", info.ID, err)
-	}
-	return nil
+	return l.listFinished(ctx, info.ID, at)
 }
 
-// endStream queues the end marker: an entry with an automatic ID, which
-// sorts after every "<seq>-0" record, so tails end at once and later
-// appends are refused.
-func (l *Log) endStream(ctx context.Context, p redis.Pipeliner, runID string) {
-	p.XAdd(ctx, &redis.XAddArgs{Stream: l.eventsKey(runID), ID: "*", Values: []any{"end", "1"}})
+// claimScript moves a run paused at a pause back to running, owned by the
+// claiming replica: KEYS[1] the info hash; ARGV the pause id, the owner
+// and the record JSON as claimed.
+var claimScript = redis.NewScript(`
+if redis.call('HGET', KEYS[1], 'status') ~= 'paused' then return 0 end
+if redis.call('HGET', KEYS[1], 'pause') ~= ARGV[1] then return 0 end
+redis.call('HSET', KEYS[1], 'status', 'running', 'pause', '', 'owner', ARGV[2], 'info', ARGV[3])
+return 1`)
+
+// Claim moves a run paused at pauseID back to running, owned by this
+// replica.
+func (l *Log) Claim(ctx context.Context, runID, pauseID string) (server.RunInfo, error) {
+	info, _, err := l.read(ctx, runID)
+	if err != nil {
+		return server.RunInfo{}, err
+	}
+	if info.Status != server.StatusPaused || info.PauseID != pauseID {
+		return server.RunInfo{}, fmt.Errorf("%w: %s is %s", server.ErrNotPaused, runID, info.Status)
+	}
+	info.Status, info.PauseID, info.Pending = server.StatusRunning, "", nil
+	data, err := json.Marshal(info)
+	if err != nil {
+		return server.RunInfo{}, err
+	}
+	ok, err := claimScript.Run(ctx, l.client, []string{l.infoKey(runID)}, pauseID, l.replica, data).Int()
+	if err != nil {
+		return server.RunInfo{}, fmt.Errorf("redislog: claim %s: %w", runID, err)
+	}
+	if ok == 0 {
+		return server.RunInfo{}, fmt.Errorf("%w: %s (claimed by another)", server.ErrNotPaused, runID)
+	}
+	return info, nil
+}
+
+// listFinished adds the run to the finished set. It is a command of its
+// own: the set lives in another hash slot than the run's keys.
+func (l *Log) listFinished(ctx context.Context, runID string, at time.Time) error {
+	err := l.client.ZAdd(ctx, l.finishedKey(), redis.Z{Score: float64(at.UnixMilli()), Member: runID}).Err()
+	if err != nil {
+		return fmt.Errorf("redislog: list finished run %s: %w", runID, err)
+	}
+	return nil
 }
 
 // Info returns the run's record. A running run whose replica's lease has
 // expired is marked interrupted first.
 func (l *Log) Info(ctx context.Context, runID string) (server.RunInfo, error) {
 	info, owner, err := l.read(ctx, runID)
-	if err != nil || info.Status.Final() {
+	if err != nil || info.Status != server.StatusRunning {
 		return info, err
 	}
 	alive, err := l.client.Exists(ctx, l.replicaKey(owner)).Result()
@@ -241,7 +303,7 @@ func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, erro
 		if err := json.Unmarshal([]byte(data), &out); err != nil {
 			return err
 		}
-		if out.Status.Final() {
+		if out.Status != server.StatusRunning {
 			return nil
 		}
 		last, err := tx.XRevRangeN(ctx, l.eventsKey(runID), "+", "-", 1).Result()
@@ -270,9 +332,8 @@ func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, erro
 		_, err = tx.TxPipelined(ctx, func(p redis.Pipeliner) error {
 			p.XAdd(ctx, &redis.XAddArgs{Stream: l.eventsKey(runID), ID: strconv.FormatInt(seq+1, 10) + "-0",
 				Values: []any{"t", "run_failed", "d", rec}})
-			l.endStream(ctx, p, runID)
-			p.HSet(ctx, l.infoKey(runID), "info", info)
-			p.ZAdd(ctx, l.finishedKey(), redis.Z{Score: float64(now.UnixMilli()), Member: runID})
+			p.XAdd(ctx, &redis.XAddArgs{Stream: l.eventsKey(runID), ID: "*", Values: []any{"end", "1"}})
+			p.HSet(ctx, l.infoKey(runID), "info", info, "status", string(server.StatusInterrupted))
 			return nil
 		})
 		return err
@@ -284,6 +345,11 @@ func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, erro
 	}
 	if err != nil {
 		return server.RunInfo{}, fmt.Errorf("redislog: interrupt %s: %w", runID, err)
+	}
+	if out.FinishedAt != nil {
+		if err := l.listFinished(ctx, runID, *out.FinishedAt); err != nil {
+			return server.RunInfo{}, err
+		}
 	}
 	return out, nil
 }

@@ -1,0 +1,132 @@
+package server_test
+
+import (
+	"context"
+	"net/http"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/server"
+	"github.com/paigasus/helikon/server/redislog"
+	"github.com/paigasus/helikon/session/sessiontest"
+)
+
+// redisLog opens a Redis event log under prefix; Close is the test's
+// business when it kills a replica, else cleanup does it.
+func redisLog(t *testing.T, prefix string, opts ...redislog.Option) *redislog.Log {
+	t.Helper()
+	addr := os.Getenv("HELIKON_REDIS_ADDR")
+	if addr == "" {
+		addr = "127.0.0.1:6379"
+	}
+	client := redis.NewClient(&redis.Options{Addr: addr})
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := client.Ping(ctx).Err(); err != nil {
+		client.Close()
+		sessiontest.Unreachable(t, "Redis not reachable at "+addr+": start it with "+
+			"`redis-server --daemonize yes --bind 127.0.0.1 --port 6379` ("+err.Error()+")")
+	}
+	l, err := redislog.New(ctx, client, append([]redislog.Option{redislog.WithPrefix(prefix)}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = l.Close()
+		keys, _ := client.Keys(context.Background(), prefix+"*").Result()
+		if len(keys) > 0 {
+			client.Del(context.Background(), keys...)
+		}
+		client.Close()
+	})
+	return l
+}
+
+func TestRedis_ReplayAndLastEventIDAcrossReplicas(t *testing.T) {
+	prefix := "helikon-test:" + uuid.NewString()[:8] + ":"
+	agent := newAgent(t, "slow", 20*time.Millisecond)
+	_, a := start(t, []helikon.Agent{agent}, server.WithEventLog(redisLog(t, prefix)))
+	_, b := start(t, []helikon.Agent{agent}, server.WithEventLog(redisLog(t, prefix)))
+
+	// The run starts on replica A; its client drops after three events...
+	resp := post(t, a.URL+"/agents/slow/runs?stream=sse", `{"input":"hi"}`)
+	id := resp.Header.Get("X-Run-Id")
+	var seen []frame
+	for f := range frames(resp.Body) {
+		if seen = append(seen, f); len(seen) == 3 {
+			break
+		}
+	}
+	resp.Body.Close()
+	// ...and the load balancer sends its reconnect to replica B, which
+	// replays from Last-Event-ID and follows the run A drives.
+	resp = get(t, b.URL+"/agents/slow/runs/"+id+"/events", "Accept", "text/event-stream", "Last-Event-ID", seen[2].id)
+	rest := readFrames(t, resp.Body)
+	resp.Body.Close()
+	// The drop cancelled the SSE run on A; what B shows is the whole
+	// rest of that run, ending with its terminal frame.
+	got := append(types(seen), types(rest)...)
+	if len(rest) == 0 || rest[0].id != "4" || !slices.Equal(got[:3], greeterEvents[:3]) || got[len(got)-1] != "run_failed" {
+		t.Fatalf("seen on A then resumed on B: %v (first resumed id %v)", got, rest)
+	}
+
+	// An async run on A replays whole over B's WebSocket.
+	acc := decode[server.RunAccepted](t, post(t, a.URL+"/agents/slow/runs?mode=async", `{"input":"hi"}`))
+	events, status := readWebSocket(t, b.URL+"/agents/slow/runs/"+acc.RunID+"/events")
+	if !slices.Equal(events, greeterEvents) || status != 1000 {
+		t.Fatalf("B's WebSocket replay of A's run: %v, %v", events, status)
+	}
+	if info := runInfo(t, b.URL, "slow", acc.RunID); info.Status != server.StatusCompleted || info.Result.FinalOutput != "Hello, world" {
+		t.Fatalf("B reads A's run as %+v", info)
+	}
+}
+
+func TestRedis_KilledServerLeavesNoRunRunningForever(t *testing.T) {
+	prefix := "helikon-test:" + uuid.NewString()[:8] + ":"
+	agent := newAgent(t, "stuck", time.Hour)
+	// The first server process: its log holds a short lease it stops
+	// renewing when the process dies.
+	doomedLog := redisLog(t, prefix, redislog.WithLease(200*time.Millisecond))
+	doomed, err := server.New([]helikon.Agent{agent}, server.WithEventLog(doomedLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doomedURL := startOn(t, doomed)
+	var ids []string
+	for range 3 {
+		ids = append(ids, decode[server.RunAccepted](t, post(t, doomedURL+"/agents/stuck/runs?mode=async", `{"input":"hi"}`)).RunID)
+	}
+	// kill -9: the lease is no longer renewed and nothing is flushed.
+	// (Closing the log releases the lease as an expired one would; the
+	// runs' goroutines are then stopped without writing to the log.)
+	_ = doomedLog.Close()
+	restarted := redisLog(t, prefix)
+	_, ts := start(t, []helikon.Agent{agent}, server.WithEventLog(restarted))
+	for _, id := range ids {
+		info := runInfo(t, ts.URL, "stuck", id)
+		if info.Status != server.StatusInterrupted || info.Error == nil || info.FinishedAt == nil {
+			t.Fatalf("after the restart, run %s reads %+v", id, info)
+		}
+		resp := get(t, ts.URL+"/agents/stuck/runs/"+id+"/events", "Accept", "text/event-stream")
+		fs := readFrames(t, resp.Body)
+		resp.Body.Close()
+		if got := types(fs); !slices.Equal(got, []string{"run_started", "turn_started", "run_failed"}) {
+			t.Fatalf("the interrupted run's stream: %v", got)
+		}
+	}
+	resp := get(t, ts.URL+"/agents", "")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatal(resp.StatusCode)
+	}
+	// Let the doomed server's goroutines go (its log refuses them now).
+	ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancel()
+	_ = doomed.Shutdown(ctx)
+}
