@@ -20,7 +20,9 @@ import (
 func TestLoad_ThousandClientsDropMidStream(t *testing.T) {
 	const clients = 1000
 	log := newSpyLog(clients)
-	srv, err := server.New([]helikon.Agent{newAgent(t, "slow", 100*time.Millisecond, strings.Split("a b c d e f g h i j", " ")...)},
+	// Each run streams for six seconds: long enough that every client
+	// hangs up mid-stream even on a loaded machine under -race.
+	srv, err := server.New([]helikon.Agent{newAgent(t, "slow", 200*time.Millisecond, strings.Split(strings.Repeat("x ", 30), " ")[:30]...)},
 		server.WithEventLog(log))
 	if err != nil {
 		t.Fatal(err)
@@ -53,7 +55,7 @@ func TestLoad_ThousandClientsDropMidStream(t *testing.T) {
 			if _, err := io.ReadFull(resp.Body, buf); err != nil {
 				errs <- err
 			}
-			// Hang up mid-stream: the run has ten slow deltas to go.
+			// Hang up mid-stream.
 		})
 	}
 	wg.Wait()

@@ -122,7 +122,14 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		stop := context.AfterFunc(r.Context(), lr.cancel)
 		defer stop()
 	}
-	go s.drive(ctx, lr, info, s.runner.RunStreamed(ctx, agent, rc, input), 0, adm.gate)
+	events := s.runner.RunStreamed(ctx, agent, rc, input)
+	if md == oneShot {
+		// The handler would only wait for the run: it drives it
+		// itself, saving a goroutine and a wake-up per run.
+		s.drive(ctx, lr, info, events, 0, adm.gate)
+	} else {
+		go s.drive(ctx, lr, info, events, 0, adm.gate)
+	}
 
 	switch md {
 	case async:
