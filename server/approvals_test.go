@@ -223,13 +223,6 @@ func TestApprovals_ContinuationIsRecordedInTheSession(t *testing.T) {
 	for _, it := range items {
 		roles = append(roles, string(it.Role))
 	}
-	if slices.Equal(roles, []string{"user", "assistant", "tool", "tool", "assistant"}) &&
-		items[2].Content[0].(helikon.ToolResultPart).Content[0].(helikon.TextPart).Text == helikon.InterruptedToolResult {
-		// The runner closes the paused run's log with the synthetic
-		// "interrupted" result it gives any call a run ends without;
-		// the continuation then records the real one after it.
-		t.Skip("runner: a paused call gets an interrupted result in the session before its real one (pause records in the session are issue 15's runner part)")
-	}
 	if want := []string{"user", "assistant", "tool", "assistant"}; !slices.Equal(roles, want) || items[3].Text() != "sent!" {
 		t.Fatalf("the session holds %v (last %q), want %v", roles, items[len(items)-1].Text(), want)
 	}
