@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"net/http"
-	"time"
 
 	"github.com/paigasus/helikon"
 )
@@ -52,9 +50,11 @@ func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
 }
 
 // decide continues a paused run with the caller's decisions, under the
-// same run id, on this server: it claims the pause (so it resumes once,
-// whichever replica is asked), reads the paused state from the event log
-// and runs the rest in the background (202).
+// same run id, on this server: it claims the pause in the log (so it
+// resumes once, whichever replica is asked) and runs the rest in the
+// background (202). A run on a kept session resumes from the pause its
+// session records (the runner's ResumePausedStreamed); a run without one
+// from the state in its run_paused event.
 func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	agent := s.agents[r.PathValue("name")]
 	info, ok := s.runOf(w, r)
@@ -70,14 +70,26 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		writeError(w, notPaused(info))
 		return
 	}
-	if e := checkDecisions(q.Decisions, info.Pending); e != nil {
-		writeError(w, e)
+	if len(q.Decisions) == 0 {
+		writeError(w, errorf(http.StatusBadRequest, CodeMissingField, "decisions", "give at least one decision"))
 		return
 	}
-	state, err := s.pausedState(r.Context(), info)
-	if err != nil {
-		writeError(w, s.unavailable("read the paused state", err))
+	// Decisions the core would fail the whole run for cost the caller a
+	// 400 instead.
+	if _, err := helikon.CheckDecisions(info.Pending, q.Decisions); err != nil {
+		writeError(w, errorf(http.StatusBadRequest, CodeBadRequest, "decisions", err.Error()))
 		return
+	}
+	// A run on a kept session resumes from the pause its session
+	// records, through the runner, which claims it there once and records
+	// the continuation; a run without one, from the state in the log.
+	var state *helikon.RunState
+	if info.SessionID == "" {
+		var err error
+		if state, err = s.pausedState(r.Context(), info); err != nil {
+			writeError(w, s.unavailable("read the paused state", err))
+			return
+		}
 	}
 	adm, e := s.admit(info.SessionID)
 	if e != nil {
@@ -111,49 +123,10 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	}
 	events := helikon.Resume(ctx, agent, rc, state, q.Decisions)
 	if claimed.SessionID != "" {
-		events = s.persisted(ctx, events, sess, claimed.Agent)
+		events = s.runner.ResumePausedStreamed(ctx, agent, rc, claimed.PausedRunID, q.Decisions)
 	}
 	go s.drive(ctx, lr, claimed, events, claimed.LastEvent, adm.gate)
 	writeAccepted(w, claimed.ID, "../"+claimed.ID) // relative to .../runs/{id}/approvals
-}
-
-// checkDecisions refuses decisions the core would fail the whole run
-// for, so a typo costs the caller a 400 and not the run.
-func checkDecisions(ds []helikon.Decision, pending []helikon.PendingApproval) *Error {
-	if len(ds) == 0 {
-		return errorf(http.StatusBadRequest, CodeMissingField, "decisions", "give at least one decision")
-	}
-	open := make(map[string]bool, len(pending))
-	for _, p := range pending {
-		open[p.ID] = true
-	}
-	seen := make(map[string]bool, len(ds))
-	for i, d := range ds {
-		field := fmt.Sprintf("decisions[%d]", i)
-		switch {
-		case !open[d.ID]:
-			return errorf(http.StatusBadRequest, CodeBadRequest, field+".id", "no pending approval "+d.ID)
-		case seen[d.ID]:
-			return errorf(http.StatusBadRequest, CodeBadRequest, field+".id", "two decisions for "+d.ID)
-		}
-		seen[d.ID] = true
-		switch d.Kind {
-		case helikon.DecisionApprove, helikon.DecisionReject:
-		case helikon.DecisionApproveWithArgs:
-			if len(d.Args) == 0 {
-				return errorf(http.StatusBadRequest, CodeMissingField, field+".args", "approve_with_args needs args")
-			}
-		case helikon.DecisionAlways:
-			if d.Rule != "" {
-				if _, err := helikon.ParseAllowRule(d.Rule); err != nil {
-					return errorf(http.StatusBadRequest, CodeBadRequest, field+".rule", err.Error())
-				}
-			}
-		default:
-			return errorf(http.StatusBadRequest, CodeBadRequest, field+".kind", fmt.Sprintf("unknown decision kind %q", d.Kind))
-		}
-	}
-	return nil
 }
 
 // pausedState reads the state from the run_paused record the pause
@@ -178,34 +151,6 @@ func (s *Server) pausedState(ctx context.Context, info RunInfo) (*helikon.RunSta
 		break
 	}
 	return nil, fmt.Errorf("run %s: event %d is not its pause %s", info.ID, info.LastEvent, info.PauseID)
-}
-
-// persisted records a resumed run's conversation in its session, as the
-// runner does for a run: the recorder turns the events into session
-// events, appended before the terminal event is passed on, so a failed
-// append fails the run instead of going unreported.
-func (s *Server) persisted(ctx context.Context, events iter.Seq[helikon.Event], sess helikon.Session, agent string) iter.Seq[helikon.Event] {
-	return func(yield func(helikon.Event) bool) {
-		rec := helikon.NewSessionRecorder(nil)
-		for ev := range events {
-			rec.Observe(ev)
-			switch ev.(type) {
-			case helikon.RunCompleted, helikon.RunFailed, helikon.RunPaused:
-				if batch := rec.Drain(); len(batch) > 0 {
-					actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-					err := sess.Append(actx, batch...)
-					cancel()
-					if err != nil {
-						ev = helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindOther, Agent: agent,
-							Message: "record the resumed run in its session: " + err.Error(), Err: err}}
-					}
-				}
-			}
-			if !yield(ev) {
-				return
-			}
-		}
-	}
 }
 
 // cancelPaused ends a paused run as cancelled: it claims the pause, so a

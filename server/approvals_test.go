@@ -10,10 +10,13 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/runner"
 	"github.com/paigasus/helikon/server"
+	rsession "github.com/paigasus/helikon/session/redis"
 )
 
 // askSideEffects puts every call that is not read-only to a human.
@@ -225,5 +228,56 @@ func TestApprovals_ContinuationIsRecordedInTheSession(t *testing.T) {
 	}
 	if want := []string{"user", "assistant", "tool", "assistant"}; !slices.Equal(roles, want) || items[3].Text() != "sent!" {
 		t.Fatalf("the session holds %v (last %q), want %v", roles, items[len(items)-1].Text(), want)
+	}
+}
+
+func TestRedis_PauseInTheSessionStoreResumesOnAnotherReplica(t *testing.T) {
+	prefix := "helikon-test:" + uuid.NewString()[:8] + ":"
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	defer client.Close()
+	// Both replicas keep sessions in Redis: the session provider's
+	// storage is where the runner records the pause.
+	sessions := server.SessionFunc(func(ctx context.Context, id string) (helikon.Session, error) {
+		if id == "" {
+			return helikon.NewMemorySession(), nil
+		}
+		return rsession.New(client, prefix+id)
+	})
+	var sends atomic.Int32
+	agent := mailAgent(t, &sends)
+	opts := []server.Option{askingContext, server.WithSessionProvider(sessions)}
+	_, a := start(t, []helikon.Agent{agent}, append(opts, server.WithEventLog(redisLog(t, prefix)))...)
+	_, b := start(t, []helikon.Agent{agent}, append(opts, server.WithEventLog(redisLog(t, prefix)))...)
+	session := "s-" + uuid.NewString()[:8]
+	t.Cleanup(func() {
+		keys, _ := client.Keys(context.Background(), "helikon:session:{"+prefix+session+"}*").Result()
+		if len(keys) > 0 {
+			client.Del(context.Background(), keys...)
+		}
+	})
+	info := decode[server.RunInfo](t, post(t, a.URL+"/agents/mailer/runs", `{"input":"mail bob"}`, "X-Session-Id", session))
+	if info.Status != server.StatusPaused || info.PausedRunID == "" {
+		t.Fatalf("run on A: %+v", info)
+	}
+	sess, _ := sessions.Session(context.Background(), session)
+	pauses, err := runner.Pending(context.Background(), sess)
+	if err != nil || len(pauses) != 1 || pauses[0].RunID != info.PausedRunID {
+		t.Fatalf("the session records %+v, %v", pauses, err)
+	}
+	resp := post(t, b.URL+"/agents/mailer/runs/"+info.ID+"/approvals", `{"decisions":[{"id":"`+info.Pending[0].ID+`","kind":"approve"}]}`)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusAccepted {
+		t.Fatalf("decide on B: %d", resp.StatusCode)
+	}
+	var done server.RunInfo
+	waitFor(t, "the continued run", func() bool {
+		done = runInfo(t, a.URL, "mailer", info.ID)
+		return done.Status.Final()
+	})
+	if done.Status != server.StatusCompleted || sends.Load() != 1 {
+		t.Fatalf("continued run: %+v, emails sent %d", done, sends.Load())
+	}
+	if pauses, _ := runner.Pending(context.Background(), sess); len(pauses) != 0 {
+		t.Fatalf("the session still lists %d pauses", len(pauses))
 	}
 }

@@ -63,6 +63,10 @@ type RunInfo struct {
 	// awaiting a decision.
 	PauseID string                    `json:"pause_id,omitempty" jsonschema:"the current pause of a paused run"`
 	Pending []helikon.PendingApproval `json:"pending,omitempty" jsonschema:"the calls a paused run waits on"`
+	// PausedRunID is the core's id of a run that paused
+	// ([helikon.RunState].RunID), under which the run's session records
+	// its pause.
+	PausedRunID string `json:"paused_run_id,omitempty" jsonschema:"the paused run's id in its session's records"`
 	// LastEvent is the position of the run's last event when its status
 	// last changed (it paused or ended).
 	LastEvent int64 `json:"last_event,omitempty" jsonschema:"position of the run's last event when it paused or ended"`

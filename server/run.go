@@ -279,7 +279,7 @@ func (s *Server) drive(ctx context.Context, lr *liveRun, info RunInfo, events it
 		case helikon.RunPaused:
 			info.Status, out.Usage = StatusPaused, e.Usage
 			if e.State != nil {
-				info.PauseID, info.Pending = e.State.PauseID, e.State.Pending
+				info.PauseID, info.Pending, info.PausedRunID = e.State.PauseID, e.State.Pending, e.State.RunID
 			}
 		case helikon.RunFailed:
 			info.Error, out.Usage = agentError(e.Err), e.Usage
