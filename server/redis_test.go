@@ -82,7 +82,13 @@ func TestRedis_ReplayAndLastEventIDAcrossReplicas(t *testing.T) {
 	if !slices.Equal(events, greeterEvents) || status != 1000 {
 		t.Fatalf("B's WebSocket replay of A's run: %v, %v", events, status)
 	}
-	if info := runInfo(t, b.URL, "slow", acc.RunID); info.Status != server.StatusCompleted || info.Result.FinalOutput != "Hello, world" {
+	// The terminal event lands before the run's record is final.
+	var info server.RunInfo
+	waitFor(t, "A's run to be final on B", func() bool {
+		info = runInfo(t, b.URL, "slow", acc.RunID)
+		return info.Status.Final()
+	})
+	if info.Status != server.StatusCompleted || info.Result.FinalOutput != "Hello, world" {
 		t.Fatalf("B reads A's run as %+v", info)
 	}
 }
