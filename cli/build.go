@@ -3,19 +3,33 @@ package cli
 import (
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/cli/sidecar"
 	"github.com/paigasus/helikon/cli/starlarktool"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/provider/anthropic"
+	"github.com/paigasus/helikon/provider/gemini"
 	"github.com/paigasus/helikon/provider/openai"
 )
 
-// apiKeys names the environment variable each networked provider reads.
-var apiKeys = map[string]string{
-	"openai":    "OPENAI_API_KEY",
-	"anthropic": "ANTHROPIC_API_KEY",
+// apiKeys names the environment variables each networked provider reads,
+// the first being the one to advise.
+var apiKeys = map[string][]string{
+	"openai":    {"OPENAI_API_KEY"},
+	"anthropic": {"ANTHROPIC_API_KEY"},
+	"gemini":    {"GEMINI_API_KEY", "GOOGLE_API_KEY"},
+}
+
+// hasKey reports whether any of vars is set.
+func hasKey(vars []string) bool {
+	for _, v := range vars {
+		if os.Getenv(v) != "" {
+			return true
+		}
+	}
+	return false
 }
 
 // builder turns one loaded sidecar into agents. It is cheap; build a fresh
@@ -98,8 +112,9 @@ func (b *builder) tool(name string) (helikon.Tool, error) {
 // model builds a model definition. Keys are checked here, at build time,
 // so a sidecar may declare live agents that a mock-only session never uses.
 func (b *builder) model(key string, m sidecar.Model) (helikon.Model, error) {
-	if v, ok := apiKeys[m.Provider]; ok && os.Getenv(v) == "" {
-		return nil, b.f.Errorf(key, "provider %s reads %s, which is not set: export %s=… or use provider = \"mock\"", m.Provider, v, v)
+	if vars, ok := apiKeys[m.Provider]; ok && !hasKey(vars) {
+		return nil, b.f.Errorf(key, "provider %s reads %s, which is not set: export %s=… or use provider = \"mock\"",
+			m.Provider, strings.Join(vars, " or "), vars[0])
 	}
 	var (
 		model helikon.Model
@@ -115,8 +130,10 @@ func (b *builder) model(key string, m sidecar.Model) (helikon.Model, error) {
 		model, err = asModel(openai.Chat(m.ID))
 	case "anthropic":
 		model, err = asModel(anthropic.Messages(m.ID))
+	case "gemini":
+		model, err = asModel(gemini.New(m.ID))
 	default:
-		err = fmt.Errorf("provider %s is not built into this helikon yet; use openai, anthropic or mock", m.Provider)
+		err = fmt.Errorf("provider %s is not built into this helikon yet; use openai, anthropic, gemini or mock", m.Provider)
 	}
 	if err != nil {
 		return nil, b.f.Errorf(key, "%v", err)

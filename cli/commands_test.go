@@ -55,21 +55,26 @@ func TestInit_RefusesToOverwrite(t *testing.T) {
 }
 
 // TestRun_JSONLinesAndStdin pins --json: one JSON event per line, the
-// question read from stdin, ending in run_completed.
+// question read from stdin, ending in run_completed, and without --agent
+// the alphabetically first agent (budgeting, not triage, written first).
 func TestRun_JSONLinesAndStdin(t *testing.T) {
 	dir := sampleDir(t)
 	r := run(t, context.Background(), question+"\n", "--agents", filepath.Join(dir, "agents.toml"), "run", "--json")
 	if r.code != 0 {
 		t.Fatalf("code %d: %s", r.code, r.errOut)
 	}
-	var types []string
+	var types, agents []string
 	sc := bufio.NewScanner(strings.NewReader(r.out))
 	for sc.Scan() {
-		var ev struct{ Type string }
+		var ev struct{ Type, Agent string }
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			t.Fatalf("line %q: %v", sc.Text(), err)
 		}
 		types = append(types, ev.Type)
+		agents = append(agents, ev.Agent)
+	}
+	if agents[0] != "budgeting" {
+		t.Fatalf("default agent %q, want budgeting", agents[0])
 	}
 	if types[0] != "run_started" || types[len(types)-1] != "run_completed" {
 		t.Fatalf("event types %v", types)
@@ -79,6 +84,8 @@ func TestRun_JSONLinesAndStdin(t *testing.T) {
 // TestRun_Failures pins the exit codes and messages of every way run fails.
 func TestRun_Failures(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
+	t.Setenv("GEMINI_API_KEY", "")
+	t.Setenv("GOOGLE_API_KEY", "")
 	dir := t.TempDir()
 	write(t, filepath.Join(dir, "fail.json"), `{"default": [[{"type": "error", "kind": "rate_limited", "message": "slow down"}]]}`)
 	write(t, filepath.Join(dir, "agents.toml"), `
@@ -89,6 +96,9 @@ model = { provider = "mock", script = "fail.json" }
 model = { provider = "openai", id = "gpt-5-mini" }
 
 [agents.future]
+model = { provider = "bedrock", id = "anthropic.claude-sonnet-4" }
+
+[agents.gem]
 model = { provider = "gemini", id = "gemini-2.5-flash" }
 `)
 	sidecar := filepath.Join(dir, "agents.toml")
@@ -100,8 +110,9 @@ model = { provider = "gemini", id = "gemini-2.5-flash" }
 	}{
 		{"failed run exits 1", []string{"run", "--agent", "broken", "hi"}, 1, "slow down"},
 		{"missing key is named", []string{"run", "--agent", "live", "hi"}, 2, "agents.toml:6: agents.live.model: provider openai reads OPENAI_API_KEY, which is not set"},
-		{"provider not built yet", []string{"run", "--agent", "future", "hi"}, 2, "provider gemini is not built into this helikon yet"},
-		{"unknown agent lists the agents", []string{"run", "--agent", "nope", "hi"}, 2, "[broken future live]"},
+		{"provider not built yet", []string{"run", "--agent", "future", "hi"}, 2, "provider bedrock is not built into this helikon yet"},
+		{"gemini key variables are named", []string{"run", "--agent", "gem", "hi"}, 2, "provider gemini reads GEMINI_API_KEY or GOOGLE_API_KEY, which is not set"},
+		{"unknown agent lists the agents", []string{"run", "--agent", "nope", "hi"}, 2, "[broken future gem live]"},
 		{"no question", []string{"run", "--agent", "broken"}, 2, "no question"},
 	}
 	for _, tt := range tests {
