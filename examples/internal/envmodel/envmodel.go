@@ -1,17 +1,20 @@
 // Package envmodel picks the examples' model from the environment, so that
 // every example switches provider with one variable: HELIKON_PROVIDER is
 // mock (the default, no key needed), openai (OPENAI_API_KEY), anthropic
-// (ANTHROPIC_API_KEY) or gemini (GEMINI_API_KEY or GOOGLE_API_KEY), and
+// (ANTHROPIC_API_KEY), gemini (GEMINI_API_KEY or GOOGLE_API_KEY) or bedrock
+// (AWS_REGION and the AWS credential chain), and
 // HELIKON_MODEL overrides the model id.
 package envmodel
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"os"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/provider/anthropic"
+	"github.com/paigasus/helikon/provider/bedrock"
 	"github.com/paigasus/helikon/provider/gemini"
 	"github.com/paigasus/helikon/provider/openai"
 )
@@ -34,8 +37,10 @@ func Select(mock helikon.Model) (helikon.Model, error) {
 		m, err = asModel(anthropic.Messages(cmp.Or(id, "claude-sonnet-4-6")))
 	case "gemini":
 		m, err = asModel(gemini.New(cmp.Or(id, "gemini-2.5-flash")))
+	case "bedrock":
+		m, err = asModel(bedrock.FromEnv(context.Background(), cmp.Or(id, "us.anthropic.claude-sonnet-4-5-20250929-v1:0")))
 	default:
-		return nil, fmt.Errorf("HELIKON_PROVIDER=%q: unknown provider (want mock, openai, anthropic or gemini)", p)
+		return nil, fmt.Errorf("HELIKON_PROVIDER=%q: unknown provider (want mock, openai, anthropic, gemini or bedrock)", p)
 	}
 	if err != nil {
 		// The adapters' errors name the variable to set, e.g.

@@ -8,6 +8,7 @@ import (
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/provider/anthropic"
+	"github.com/paigasus/helikon/provider/bedrock"
 	"github.com/paigasus/helikon/provider/gemini"
 	"github.com/paigasus/helikon/provider/openai"
 )
@@ -28,6 +29,8 @@ func TestSelect_FromHELIKON_PROVIDER(t *testing.T) {
 		{provider: "gemini", keyVar: "GEMINI_API_KEY", key: "AIza-test", wantProvider: "gemini"},
 		{provider: "gemini", keyVar: "GOOGLE_API_KEY", key: "AIza-test", wantProvider: "gemini"},
 		{provider: "gemini", keyVar: "GEMINI_API_KEY", wantErr: gemini.ErrNoAPIKey, errMentions: "GEMINI_API_KEY"},
+		{provider: "bedrock", keyVar: "AWS_REGION", key: "us-east-1", wantProvider: "bedrock"},
+		{provider: "bedrock", keyVar: "AWS_REGION", wantErr: bedrock.ErrNoRegion, errMentions: "AWS_REGION"},
 		{provider: "watsonx", errMentions: "unknown provider"},
 	}
 	for _, tt := range tests {
@@ -38,6 +41,11 @@ func TestSelect_FromHELIKON_PROVIDER(t *testing.T) {
 			t.Setenv("ANTHROPIC_API_KEY", "")
 			t.Setenv("GEMINI_API_KEY", "")
 			t.Setenv("GOOGLE_API_KEY", "")
+			for _, v := range []string{"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"} {
+				t.Setenv(v, "")
+			}
+			t.Setenv("AWS_CONFIG_FILE", "/nonexistent")
+			t.Setenv("AWS_SHARED_CREDENTIALS_FILE", "/nonexistent")
 			if tt.keyVar != "" {
 				t.Setenv(tt.keyVar, tt.key)
 			}

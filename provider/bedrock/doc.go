@@ -1,0 +1,56 @@
+// Package bedrock is the AWS Bedrock adapter for Helikon: [Model] streams
+// from the Converse API (ConverseStream) as a [helikon.Model], through
+// aws-sdk-go-v2's bedrockruntime client.
+//
+//	model, err := bedrock.FromEnv(ctx, "us.anthropic.claude-sonnet-4-5-20250929-v1:0")
+//	if err != nil {
+//		log.Fatal(err)
+//	}
+//	agent, err := helikon.NewAgent("assistant", model)
+//
+// [FromEnv] loads the standard AWS credential chain; credentials resolve
+// lazily, so a missing or refused one is the first Invoke's error. [New]
+// takes an aws.Config, [NewFromClient] a ready client.
+//
+// # What it covers
+//
+// Streamed text; tool use (several calls per turn, arguments as input
+// deltas); multi-turn conversations with system prompts hoisted to the
+// system field and a turn's tool results merged into one user message;
+// images as bytes or s3:// locations, in user turns and tool results;
+// reasoning content (with [WithThinking] on Anthropic models) as
+// [helikon.ReasoningDelta], its signature (and redacted reasoning) sent back
+// on the next turn; usage with cache reads and writes; stop reasons, a
+// guardrail or content filter stop being Refused.
+//
+// Every tool's input schema goes through [RewriteToolSchema]. The family is
+// read from the model id ([DetectFamily]), after any cross-region prefix
+// (us., eu., ap., apac., global., …). Anthropic, Amazon Nova and Mistral
+// models get structured output through a forced hidden tool whose input
+// streams as the answer text (never as a tool call the loop sees), or
+// through Bedrock's native JSON-schema output with
+// [WithNativeStructuredOutput]. Titan, Llama, Cohere and unknown families
+// have neither: a response format degrades to plain text, and the adapter
+// says so, with a slog warning once per model and
+// Capabilities().StructuredOutput false.
+//
+// # Errors
+//
+// Failures are [*helikon.ModelError] values: ThrottlingException and
+// ServiceQuotaExceededException are RateLimited; ServiceUnavailable,
+// ModelNotReady, InternalServer, ModelStreamError and ModelTimeout
+// exceptions are Unavailable; a ValidationException about the input length
+// is ContextLengthExceeded; AccessDenied and ResourceNotFound are Other,
+// naming the model id and region. Exceptions arriving inside the event
+// stream map the same way; a stream that ends before messageStop, a broken
+// connection and a cancelled context are Transport.
+//
+// # Why aws-sdk-go-v2
+//
+// Bedrock needs SigV4 signing, the AWS credential chain (profiles, SSO,
+// web identity, container and instance roles) and the binary event-stream
+// framing: the SDK's service/bedrockruntime brings all three, maintained by
+// AWS, where a hand-written client would re-implement the credential chain.
+// Its cost is binary size, measured in the README. The clients [FromEnv]
+// and [New] build do not retry (retry.Model does, on the typed errors).
+package bedrock

@@ -1,0 +1,167 @@
+package bedrock_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/paigasus/helikon/provider/bedrock"
+)
+
+// frame is one event-stream message the fake endpoint sends.
+type frame struct {
+	kind    string // "event" or "exception"
+	typ     string // :event-type or :exception-type
+	payload []byte
+}
+
+// loadFrames reads a recording of one {"<eventType>": payload} object per
+// line (lines starting with # cite the source).
+func loadFrames(t testing.TB, path string) []frame {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []frame
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		var ev map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(line), &ev); err != nil || len(ev) != 1 {
+			t.Fatalf("%s: %q is not one event: %v", path, line, err)
+		}
+		for k, v := range ev {
+			out = append(out, frame{kind: "event", typ: k, payload: v})
+		}
+	}
+	return out
+}
+
+// encode frames them with the AWS SDK's own encoder.
+func encode(t testing.TB, frames []frame) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	enc := eventstream.NewEncoder()
+	for _, f := range frames {
+		var h eventstream.Headers
+		h.Set(":message-type", eventstream.StringValue(f.kind))
+		if f.kind == "exception" {
+			h.Set(":exception-type", eventstream.StringValue(f.typ))
+		} else {
+			h.Set(":event-type", eventstream.StringValue(f.typ))
+		}
+		h.Set(":content-type", eventstream.StringValue("application/json"))
+		if err := enc.Encode(&buf, eventstream.Message{Headers: h, Payload: f.payload}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return buf.Bytes()
+}
+
+// fake is a ConverseStream endpoint: it answers each request with the next
+// response and keeps the request bodies.
+type fake struct {
+	*httptest.Server
+	mu     sync.Mutex
+	bodies [][]byte
+	paths  []string
+}
+
+type response struct {
+	status int
+	header map[string]string
+	body   []byte
+	// hang, when set, keeps the connection open after body until the
+	// client goes.
+	hang bool
+}
+
+func newFake(t *testing.T, responses ...response) *fake {
+	t.Helper()
+	f := &fake{}
+	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		f.mu.Lock()
+		n := len(f.bodies)
+		f.bodies = append(f.bodies, body)
+		f.paths = append(f.paths, r.URL.EscapedPath())
+		f.mu.Unlock()
+		if n >= len(responses) {
+			http.Error(w, "no response left", http.StatusTeapot)
+			return
+		}
+		rs := responses[n]
+		for k, v := range rs.header {
+			w.Header().Set(k, v)
+		}
+		if rs.status == 0 {
+			rs.status = 200
+			w.Header().Set("Content-Type", "application/vnd.amazon.eventstream")
+		}
+		if !rs.hang {
+			w.Header().Set("Content-Length", strconv.Itoa(len(rs.body)))
+		}
+		w.WriteHeader(rs.status)
+		_, _ = w.Write(rs.body)
+		w.(http.Flusher).Flush()
+		if rs.hang {
+			<-r.Context().Done()
+			return
+		}
+	}))
+	t.Cleanup(f.Close)
+	return f
+}
+
+func stream(t testing.TB, path string) response {
+	return response{body: encode(t, loadFrames(t, path))}
+}
+
+// newModel is a model whose client talks to the fake with static
+// credentials, through the SDK's real signing, framing and decoding.
+func newModel(t testing.TB, url, modelID string, opts ...bedrock.Option) *bedrock.Model {
+	t.Helper()
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")}
+	m, err := bedrock.New(cfg, modelID, append([]bedrock.Option{bedrock.WithClientOptions(func(o *bedrockruntime.Options) {
+		o.BaseEndpoint = aws.String(url)
+		o.HTTPClient = &http.Client{}
+	})}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func (f *fake) lastBody(t *testing.T) map[string]any {
+	t.Helper()
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.bodies) == 0 {
+		t.Fatal("no request")
+	}
+	var v map[string]any
+	if err := json.Unmarshal(f.bodies[len(f.bodies)-1], &v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+var _ = context.Background

@@ -1,0 +1,211 @@
+package bedrock
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"log/slog"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/paigasus/helikon"
+)
+
+// ConverseStreamer is the one call the adapter makes; a
+// *bedrockruntime.Client is one.
+type ConverseStreamer interface {
+	ConverseStream(ctx context.Context, in *bedrockruntime.ConverseStreamInput, opts ...func(*bedrockruntime.Options)) (*bedrockruntime.ConverseStreamOutput, error)
+}
+
+// Option configures a model built by [FromEnv], [New] or [NewFromClient].
+type Option func(*settings)
+
+type settings struct {
+	native     bool
+	thinking   int
+	maxTokens  int32
+	caps       *helikon.ModelCapabilities
+	logger     *slog.Logger
+	clientOpts []func(*bedrockruntime.Options)
+}
+
+// WithNativeStructuredOutput asks for structured output through Bedrock's
+// own JSON-schema output (outputConfig.textFormat) instead of a forced
+// tool, for the models that support it.
+func WithNativeStructuredOutput() Option { return func(s *settings) { s.native = true } }
+
+// WithThinking turns on Anthropic extended thinking on Bedrock with a
+// budget of budgetTokens; the reasoning streams as ReasoningDelta and its
+// signature goes back on the next turn.
+func WithThinking(budgetTokens int) Option { return func(s *settings) { s.thinking = budgetTokens } }
+
+// WithMaxTokens sets the default maximum output tokens.
+func WithMaxTokens(n int) Option { return func(s *settings) { s.maxTokens = int32(n) } }
+
+// WithCapabilities overrides the capabilities the model reports.
+func WithCapabilities(caps helikon.ModelCapabilities) Option {
+	return func(s *settings) { s.caps = &caps }
+}
+
+// WithLogger sets where the once-per-model warning about degraded
+// structured output goes (default [slog.Default]).
+func WithLogger(l *slog.Logger) Option { return func(s *settings) { s.logger = l } }
+
+// WithClientOptions adjusts the bedrockruntime client [FromEnv] and [New]
+// build, e.g. its BaseEndpoint.
+func WithClientOptions(opts ...func(*bedrockruntime.Options)) Option {
+	return func(s *settings) { s.clientOpts = append(s.clientOpts, opts...) }
+}
+
+// Model is a [helikon.Model] on Bedrock's ConverseStream API. It is safe
+// for concurrent use.
+type Model struct {
+	id     string
+	family Family
+	client ConverseStreamer
+	cfgReg string
+	s      settings
+	warned sync.Once
+}
+
+// ErrNoRegion is returned by [FromEnv] when the AWS configuration names no
+// region.
+var ErrNoRegion = errors.New("bedrock: no AWS region: set AWS_REGION (or a region in the AWS_PROFILE's config); credentials come from the AWS chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO, roles)")
+
+// FromEnv loads the standard AWS configuration (environment, shared config
+// and credentials files, SSO, web identity, container and instance roles)
+// and returns a model on it; it fails with [ErrNoRegion] when no region is
+// configured. Credentials resolve lazily: a missing or
+// refused credential surfaces as the first Invoke's error, not here.
+func FromEnv(ctx context.Context, modelID string, opts ...Option) (*Model, error) {
+	cfg, err := config.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("bedrock: load AWS config: %w", err)
+	}
+	if cfg.Region == "" {
+		return nil, ErrNoRegion
+	}
+	return New(cfg, modelID, opts...)
+}
+
+// New returns a model on a bedrockruntime client built from cfg. The
+// client does not retry: retries are [helikon]'s retry.Model's to make, on
+// the typed errors this adapter reports.
+func New(cfg aws.Config, modelID string, opts ...Option) (*Model, error) {
+	var s settings
+	for _, o := range opts {
+		o(&s)
+	}
+	copts := append([]func(*bedrockruntime.Options){func(o *bedrockruntime.Options) { o.Retryer = aws.NopRetryer{} }}, s.clientOpts...)
+	m, err := newModel(bedrockruntime.NewFromConfig(cfg, copts...), modelID, s)
+	if err != nil {
+		return nil, err
+	}
+	m.cfgReg = cfg.Region
+	return m, nil
+}
+
+// NewFromClient returns a model on a client the caller built (its retry
+// and endpoint settings are kept as they are).
+func NewFromClient(client ConverseStreamer, modelID string, opts ...Option) (*Model, error) {
+	if client == nil {
+		return nil, errors.New("bedrock: nil client")
+	}
+	var s settings
+	for _, o := range opts {
+		o(&s)
+	}
+	m, err := newModel(client, modelID, s)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := client.(*bedrockruntime.Client); ok {
+		m.cfgReg = c.Options().Region
+	}
+	return m, nil
+}
+
+func newModel(client ConverseStreamer, id string, s settings) (*Model, error) {
+	switch {
+	case strings.TrimSpace(id) == "":
+		return nil, errors.New("bedrock: empty model id")
+	case s.thinking < 0 || s.maxTokens < 0:
+		return nil, errors.New("bedrock: negative thinking budget or max tokens")
+	}
+	if s.logger == nil {
+		s.logger = slog.Default()
+	}
+	return &Model{id: id, family: DetectFamily(id), client: client, s: s}, nil
+}
+
+// Provider returns "bedrock".
+func (m *Model) Provider() string { return providerName }
+
+// ModelID returns the model id requests name.
+func (m *Model) ModelID() string { return m.id }
+
+// Family returns the model family detected from the id.
+func (m *Model) Family() Family { return m.family }
+
+// Capabilities reports what the model supports on Converse. StructuredOutput
+// is false for the families that get no forced tool (Titan, Llama, Cohere,
+// unknown) unless native structured output was asked for: for those a
+// response format degrades to plain text.
+func (m *Model) Capabilities() helikon.ModelCapabilities {
+	if m.s.caps != nil {
+		return *m.s.caps
+	}
+	return helikon.ModelCapabilities{Streaming: true, Tools: true, ParallelToolCalls: m.family == FamilyAnthropic,
+		StructuredOutput: m.s.native || m.family.forcedToolOutput(), Reasoning: m.s.thinking > 0,
+		Vision:        m.family == FamilyAnthropic || m.family == FamilyNova || m.family == FamilyMistral || m.family == FamilyLlama,
+		PromptCaching: m.family == FamilyAnthropic || m.family == FamilyNova}
+}
+
+func (m *Model) region() string {
+	if m.cfgReg == "" {
+		return "(unknown)"
+	}
+	return m.cfgReg
+}
+
+// Invoke streams one Converse turn.
+func (m *Model) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
+	return func(yield func(helikon.ModelEvent, error) bool) {
+		in, outputTool, err := m.request(req)
+		if err != nil {
+			yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName, Message: "invalid request", Err: err})
+			return
+		}
+		out, err := m.client.ConverseStream(ctx, in)
+		if err != nil {
+			yield(nil, m.classify(ctx, err))
+			return
+		}
+		stream := out.GetStream()
+		defer stream.Close()
+		d := decoder{outputTool: outputTool}
+		for {
+			select {
+			case <-ctx.Done():
+				yield(nil, m.classify(ctx, ctx.Err()))
+				return
+			case ev, ok := <-stream.Events():
+				if !ok {
+					if err := stream.Err(); err != nil {
+						yield(nil, m.classify(ctx, err))
+						return
+					}
+					d.end(yield)
+					return
+				}
+				if !d.handle(ev, yield) {
+					return
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package bedrock_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/bedrock"
+	"github.com/paigasus/helikon/provider/providertest"
+)
+
+func TestDetectFamily_StripsCrossRegionPrefixes(t *testing.T) {
+	for id, want := range map[string]bedrock.Family{
+		"anthropic.claude-3-5-sonnet-20241022-v2:0":        bedrock.FamilyAnthropic,
+		"us.anthropic.claude-sonnet-4-5-20250929-v1:0":     bedrock.FamilyAnthropic,
+		"eu.amazon.nova-pro-v1:0":                          bedrock.FamilyNova,
+		"ap.amazon.nova-lite-v1:0":                         bedrock.FamilyNova,
+		"apac.mistral.pixtral-large-2502-v1:0":             bedrock.FamilyMistral,
+		"global.anthropic.claude-sonnet-4-5-20250929-v1:0": bedrock.FamilyAnthropic,
+		"amazon.titan-text-premier-v1:0":                   bedrock.FamilyTitan,
+		"us.meta.llama3-3-70b-instruct-v1:0":               bedrock.FamilyLlama,
+		"cohere.command-r-plus-v1:0":                       bedrock.FamilyCohere,
+		"arn:aws:bedrock:us-east-1:1:inference-profile/us.anthropic.claude-3-7-sonnet-20250219-v1:0": bedrock.FamilyAnthropic,
+		"deepseek.r1-v1:0": bedrock.FamilyUnknown,
+	} {
+		if got := bedrock.DetectFamily(id); got != want {
+			t.Errorf("DetectFamily(%q) = %s, want %s", id, got, want)
+		}
+	}
+}
+
+func structuredReq() *helikon.ModelRequest {
+	return &helikon.ModelRequest{Messages: helikon.UserText("weather as JSON"), Settings: helikon.ModelSettings{
+		ResponseFormat: &helikon.ResponseFormat{Type: helikon.FormatJSONSchema, Name: "weather", Schema: providertest.OutputSchema}}}
+}
+
+func TestStructuredOutput_ForcedHiddenToolForAnthropicNovaMistral(t *testing.T) {
+	for _, id := range []string{claude, "us.amazon.nova-pro-v1:0", "mistral.mistral-large-2407-v1:0"} {
+		// The recorded tool call stands in for the hidden tool's answer:
+		// its tool is renamed to the hidden tool's name.
+		fr := loadFrames(t, "testdata/tool_call.jsonl")
+		for i := range fr {
+			fr[i].payload = bytes.ReplaceAll(fr[i].payload, []byte(`"test-tool"`), []byte(`"structured_output"`))
+		}
+		f := newFake(t, response{body: encode(t, fr)})
+		m := newModel(t, f.URL, id)
+		if !m.Capabilities().StructuredOutput {
+			t.Errorf("%s: StructuredOutput capability is false", id)
+		}
+		res := providertest.Collect(m.Invoke(t.Context(), structuredReq()))
+		if res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		text, _, _ := collectText(res.Events)
+		for _, ev := range res.Events {
+			if _, ok := ev.(helikon.ToolCallDelta); ok {
+				t.Errorf("%s: the hidden tool surfaced as a call: %+v", id, ev)
+			}
+		}
+		if fin, _ := lastOf[helikon.Finish](res.Events); text != `{"value":"Sparkle Day"}` || fin.Reason != helikon.FinishStop {
+			t.Errorf("%s: text %q finish %+v, want the tool input as the answer and stop", id, text, fin)
+		}
+		tc, _ := json.Marshal(f.lastBody(t)["toolConfig"])
+		if !strings.Contains(string(tc), `"toolChoice":{"tool":{"name":"structured_output"}}`) || !strings.Contains(string(tc), `"name":"structured_output"`) {
+			t.Errorf("%s: toolConfig = %s", id, tc)
+		}
+	}
+}
+
+func TestStructuredOutput_OtherFamiliesDegradeLoudly(t *testing.T) {
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, nil))
+	f := newFake(t, stream(t, "testdata/text.jsonl"), stream(t, "testdata/text.jsonl"))
+	m := newModel(t, f.URL, "us.meta.llama3-3-70b-instruct-v1:0", bedrock.WithLogger(logger))
+	if m.Capabilities().StructuredOutput {
+		t.Error("Llama reports StructuredOutput")
+	}
+	for range 2 {
+		if res := providertest.Collect(m.Invoke(t.Context(), structuredReq())); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+	}
+	if n := strings.Count(logs.String(), "degrades to plain text"); n != 1 {
+		t.Errorf("%d warnings, want one per model:\n%s", n, logs.String())
+	}
+	if body := f.lastBody(t); body["toolConfig"] != nil || body["outputConfig"] != nil {
+		t.Errorf("degraded request carries %v", body)
+	}
+}
+
+func TestStructuredOutput_NativeWhenAsked(t *testing.T) {
+	f := newFake(t, stream(t, "testdata/text.jsonl"))
+	m := newModel(t, f.URL, claude, bedrock.WithNativeStructuredOutput())
+	if res := providertest.Collect(m.Invoke(t.Context(), structuredReq())); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	oc, _ := json.Marshal(f.lastBody(t)["outputConfig"])
+	if !strings.Contains(string(oc), `"type":"json_schema"`) || !strings.Contains(string(oc), `"name":"weather"`) {
+		t.Errorf("outputConfig = %s", oc)
+	}
+}
+
+func TestRewriteToolSchema_InlinesCollapsesAndStrips(t *testing.T) {
+	tests := []struct{ name, in, want string }{
+		{"tagged union collapses with the tag as an enum",
+			`{"oneOf":[{"type":"object","properties":{"kind":{"const":"circle"},"r":{"type":"number"}},"required":["kind","r"]},{"type":"object","properties":{"kind":{"const":"square"},"side":{"type":"number"}},"required":["kind","side"]}]}`,
+			`{"type":"object","required":["kind"],"properties":{"kind":{"enum":["circle","square"]},"r":{"type":"number"},"side":{"type":"number"}}}`},
+		{"generic struct via $defs is inlined",
+			`{"$defs":{"PageOfString":{"type":"object","properties":{"items":{"type":"array","items":{"type":"string"}}}}},"type":"object","properties":{"page":{"$ref":"#/$defs/PageOfString"}}}`,
+			`{"type":"object","properties":{"page":{"type":"object","properties":{"items":{"type":"array","items":{"type":"string"}}}}}}`},
+		{"recursive type ends in a permissive object",
+			`{"$defs":{"Node":{"type":"object","properties":{"children":{"type":"array","items":{"$ref":"#/$defs/Node"}}}}},"$ref":"#/$defs/Node"}`,
+			`{"type":"object","properties":{"children":{"type":"array","items":{"type":"object"}}}}`},
+		{"meta keywords stripped",
+			`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"when":{"type":"string","format":"date-time","examples":["2026-01-01T00:00:00Z"],"default":"x"}}}`,
+			`{"type":"object","properties":{"when":{"type":"string"}}}`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var s jsonschema.Schema
+			if err := json.Unmarshal([]byte(tt.in), &s); err != nil {
+				t.Fatal(err)
+			}
+			got, err := bedrock.RewriteToolSchema(&s, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var want jsonschema.Schema
+			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
+				t.Fatal(err)
+			}
+			g, _ := json.Marshal(got)
+			w, _ := json.Marshal(&want)
+			if !bytes.Equal(g, w) {
+				t.Errorf("got  %s\nwant %s", g, w)
+			}
+		})
+	}
+}
+
+func TestRequest_EveryToolSpecIsRewrittenAndHistoryIsValid(t *testing.T) {
+	f := newFake(t, stream(t, "testdata/text.jsonl"))
+	m := newModel(t, f.URL, claude)
+	tool := helikon.ToolDef{Name: "t", Parameters: &jsonschema.Schema{Schema: "https://json-schema.org/draft/2020-12/schema", Type: "object",
+		Properties: map[string]*jsonschema.Schema{"u": {Type: "string", Format: "uri"}}}}
+	msgs := append(helikon.UserText("hi"),
+		helikon.Item{Role: helikon.RoleAssistant, Content: []helikon.ContentPart{helikon.ToolUsePart{CallID: "c1", Name: "t", Args: json.RawMessage(`{"u":`)}}},
+		helikon.Item{Role: helikon.RoleTool, Content: []helikon.ContentPart{helikon.ToolResultPart{CallID: "c1", IsError: true, Content: []helikon.ContentPart{helikon.TextPart{Text: "invalid arguments"}}}}})
+	if res := providertest.Collect(m.Invoke(t.Context(), &helikon.ModelRequest{Messages: msgs, Tools: []helikon.ToolDef{tool}})); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	body := f.lastBody(t)
+	tc, _ := json.Marshal(body["toolConfig"])
+	if strings.Contains(string(tc), "$schema") || strings.Contains(string(tc), "format") {
+		t.Errorf("tool spec not rewritten: %s", tc)
+	}
+	ms, _ := json.Marshal(body["messages"])
+	if !strings.Contains(string(ms), `"input":{"invalid_arguments":"{\"u\":"}`) || !strings.Contains(string(ms), `"status":"error"`) {
+		t.Errorf("messages = %s", ms)
+	}
+}

@@ -1,0 +1,189 @@
+package bedrock_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/providertest"
+)
+
+const claude = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
+
+func collectText(evs []helikon.ModelEvent) (text, reasoning, sig string) {
+	for _, ev := range evs {
+		switch e := ev.(type) {
+		case helikon.TokenDelta:
+			text += e.Text
+		case helikon.ReasoningDelta:
+			reasoning += e.Text
+			sig += e.Signature
+		}
+	}
+	return
+}
+
+func lastOf[T helikon.ModelEvent](evs []helikon.ModelEvent) (T, bool) {
+	for i := len(evs) - 1; i >= 0; i-- {
+		if v, ok := evs[i].(T); ok {
+			return v, true
+		}
+	}
+	var zero T
+	return zero, false
+}
+
+func TestStream_RecordedText(t *testing.T) {
+	f := newFake(t, stream(t, "testdata/text.jsonl"))
+	res := providertest.Collect(newModel(t, f.URL, claude).Invoke(t.Context(), &helikon.ModelRequest{Messages: helikon.UserText("How many r's in strawberry?")}))
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	text, _, _ := collectText(res.Events)
+	if !strings.HasPrefix(text, "Let me count the \"r\"s") || !strings.HasSuffix(text, "r's in \"strawberry.\"") {
+		t.Errorf("text = %q", text)
+	}
+	if u, _ := lastOf[helikon.Usage](res.Events); u != (helikon.Usage{InputTokens: 22, OutputTokens: 55}) {
+		t.Errorf("usage = %+v", u)
+	}
+	if fin, _ := lastOf[helikon.Finish](res.Events); fin.Reason != helikon.FinishStop {
+		t.Errorf("finish = %+v", fin)
+	}
+	if want := "/model/" + strings.ReplaceAll(claude, ":", "%3A") + "/converse-stream"; f.paths[0] != want {
+		t.Errorf("path = %s, want %s", f.paths[0], want)
+	}
+}
+
+func TestStream_ReasoningWithSignatureGoesBack(t *testing.T) {
+	f := newFake(t, stream(t, "testdata/reasoning.jsonl"), stream(t, "testdata/text.jsonl"))
+	m := newModel(t, f.URL, claude)
+	res := providertest.Collect(m.Invoke(t.Context(), &helikon.ModelRequest{Messages: helikon.UserText("r's?")}))
+	if res.Err != nil && errors.Is(res.Err, helikon.ErrTransport) && strings.Contains(res.Err.Error(), "use of closed network connection") {
+		// About one replay in a hundred of this recording, the SDK's event
+		// stream reader finds its connection closed under it after the
+		// 21st frame (aws-sdk-go-v2 bedrockruntime v1.63.13); the adapter
+		// reports it as the retryable Transport error it is. Open issue:
+		// see the package's closing note.
+		t.Logf("SDK read failure, replaying once more: %v", res.Err)
+		f = newFake(t, stream(t, "testdata/reasoning.jsonl"), stream(t, "testdata/text.jsonl"))
+		m = newModel(t, f.URL, claude)
+		res = providertest.Collect(m.Invoke(t.Context(), &helikon.ModelRequest{Messages: helikon.UserText("r's?")}))
+	}
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	text, reasoning, sig := collectText(res.Events)
+	if !strings.HasPrefix(reasoning, "Let me count the r") || !strings.HasPrefix(sig, "Ep0CCkgI") || !strings.HasPrefix(text, "There are **3**") {
+		t.Fatalf("text %q reasoning %q signature %q", text, reasoning, sig)
+	}
+	msgs := append(helikon.UserText("r's?"), helikon.Item{Role: helikon.RoleAssistant, Content: []helikon.ContentPart{
+		helikon.ReasoningPart{Text: reasoning, Signature: sig}, helikon.TextPart{Text: text}}}, helikon.UserText("thanks")[0])
+	if res := providertest.Collect(m.Invoke(t.Context(), &helikon.ModelRequest{Messages: msgs})); res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	got, _ := json.Marshal(f.lastBody(t)["messages"].([]any)[1])
+	if !strings.Contains(string(got), `"reasoningContent":{"reasoningText":{"signature":"`+sig+`","text":`) {
+		t.Errorf("assistant turn = %s, want the reasoning with its signature", got)
+	}
+}
+
+func TestStream_ToolCall(t *testing.T) {
+	f := newFake(t, stream(t, "testdata/tool_call.jsonl"))
+	res := providertest.Collect(newModel(t, f.URL, claude).Invoke(t.Context(), &helikon.ModelRequest{Messages: helikon.UserText("go"),
+		Tools: []helikon.ToolDef{providertest.WeatherTool}}))
+	if res.Err != nil {
+		t.Fatal(res.Err)
+	}
+	var calls []helikon.ToolCallDelta
+	args := ""
+	for _, ev := range res.Events {
+		if d, ok := ev.(helikon.ToolCallDelta); ok {
+			calls = append(calls, d)
+			args += d.ArgsDelta
+		}
+	}
+	if len(calls) == 0 || calls[0].CallID != "tool-use-id" || calls[0].Name != "test-tool" || args != `{"value":"Sparkle Day"}` {
+		t.Errorf("calls = %+v, args %s", calls, args)
+	}
+	if fin, _ := lastOf[helikon.Finish](res.Events); fin.Reason != helikon.FinishToolCalls {
+		t.Errorf("finish = %+v", fin)
+	}
+	if u, _ := lastOf[helikon.Usage](res.Events); u.InputTokens != 125 || u.OutputTokens != 45 {
+		t.Errorf("usage = %+v", u)
+	}
+}
+
+func TestStream_ErrorsMapToKinds(t *testing.T) {
+	textFrames := loadFrames(t, "testdata/text.jsonl")
+	midStream := func(typ, msg string) response {
+		fr := append(append([]frame{}, textFrames[:3]...), frame{kind: "exception", typ: typ, payload: []byte(`{"message":"` + msg + `"}`)})
+		return response{body: encode(t, fr)}
+	}
+	httpErr := func(status int, typ, msg string) response {
+		return response{status: status, header: map[string]string{"X-Amzn-Errortype": typ, "Content-Type": "application/json"},
+			body: []byte(`{"message":"` + msg + `"}`)}
+	}
+	tests := []struct {
+		name  string
+		resp  response
+		kind  helikon.ModelErrorKind
+		quote string
+	}{
+		{"throttling", httpErr(429, "ThrottlingException", "Too many requests, please wait before trying again."), helikon.ModelRateLimited, "Too many"},
+		{"service unavailable", httpErr(503, "ServiceUnavailableException", "Service unavailable"), helikon.ModelUnavailable, "unavailable"},
+		{"model not ready", httpErr(429, "ModelNotReadyException", "Model is not ready"), helikon.ModelUnavailable, "not ready"},
+		{"internal", httpErr(500, "InternalServerException", "Internal error"), helikon.ModelUnavailable, "Internal"},
+		{"context length", httpErr(400, "ValidationException", "Input is too long for requested model."), helikon.ModelContextLengthExceeded, "too long"},
+		{"other validation", httpErr(400, "ValidationException", "Malformed input request"), helikon.ModelOther, "Malformed"},
+		{"access denied names model and region", httpErr(403, "AccessDeniedException", "You don't have access to the model with the specified model ID."), helikon.ModelOther, "us-east-1"},
+		{"not found names model", httpErr(404, "ResourceNotFoundException", "Model not found"), helikon.ModelOther, claude},
+		{"stream error mid-stream", midStream("modelStreamErrorException", "The model stream failed"), helikon.ModelUnavailable, "stream failed"},
+		{"throttling mid-stream", midStream("throttlingException", "Too many tokens"), helikon.ModelRateLimited, "Too many"},
+		{"truncated stream", response{body: encode(t, textFrames[:5])}, helikon.ModelTransport, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(t, tt.resp)
+			res := providertest.Collect(newModel(t, f.URL, claude).Invoke(t.Context(), &helikon.ModelRequest{Messages: helikon.UserText("hi")}))
+			var me *helikon.ModelError
+			if !errors.As(res.Err, &me) || me.Kind != tt.kind || !strings.Contains(me.Error(), tt.quote) {
+				t.Fatalf("err = %v, want %s quoting %q", res.Err, tt.kind, tt.quote)
+			}
+			if _, ok := lastOf[helikon.Finish](res.Events); ok {
+				t.Error("a failed stream reported Finish")
+			}
+		})
+	}
+}
+
+func TestStream_CancelMidStreamAgainstAServerThatNeverFinishes(t *testing.T) {
+	fr := loadFrames(t, "testdata/text.jsonl")
+	f := newFake(t, response{body: encode(t, fr[:3]), hang: true})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	done := make(chan error, 1)
+	m := newModel(t, f.URL, claude)
+	go func() {
+		var err error
+		for _, e := range m.Invoke(ctx, &helikon.ModelRequest{Messages: helikon.UserText("hi")}) {
+			if e != nil {
+				err = e
+				break
+			}
+			cancel()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) || !errors.Is(err, helikon.ErrTransport) {
+			t.Errorf("err = %v, want Transport wrapping context.Canceled", err)
+		}
+	case <-time.After(10 * time.Second): // only detects a hang
+		t.Fatal("Invoke did not return after cancellation")
+	}
+}
