@@ -7,7 +7,8 @@
 // switches it to a real model. With -sessions PATH (or HELIKON_SESSIONS,
 // for example a file on the runtime's session storage mount) conversations
 // live in SQLite; otherwise in memory, and are lost when AgentCore stops
-// the microVM.
+// the microVM. Built with -tags nosqlite the binary leaves SQLite out (4 MB
+// of its 14) and takes its sessions from memory only.
 //
 //	go run ./examples/agentcore -addr 127.0.0.1:8080 &
 //	curl -s localhost:8080/ping
@@ -34,7 +35,6 @@ import (
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/agentcore"
 	"github.com/paigasus/helikon/examples/internal/envmodel"
-	"github.com/paigasus/helikon/session/sqlite"
 )
 
 func main() {
@@ -60,19 +60,14 @@ func run(ctx context.Context, addr, sessionsPath string, mcpMode bool) error {
 	if err != nil {
 		return err
 	}
-	opts := []agentcore.Option{}
+	var opts []agentcore.Option
 	if sessionsPath != "" {
-		db, err := sqlite.OpenDB(ctx, sessionsPath)
+		sessions, closeSessions, err := sqliteSessions(ctx, sessionsPath)
 		if err != nil {
 			return err
 		}
-		defer db.Close()
-		opts = append(opts, agentcore.WithSessions(agentcore.SessionFunc(func(ctx context.Context, id string) (helikon.Session, error) {
-			if id == "" {
-				return helikon.NewMemorySession(), nil
-			}
-			return sqlite.Open(ctx, db, id)
-		})))
+		defer closeSessions()
+		opts = append(opts, agentcore.WithSessions(sessions))
 	}
 	if mcpMode {
 		srv, err := agentcore.NewMCP(agent, opts)
