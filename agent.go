@@ -71,6 +71,12 @@ func WithTools(tools ...Tool) AgentOption {
 // WithToolSources resolves sources with [ResolveTools] while the agent is
 // built and appends their tools; ctx bounds the resolution. A failing source
 // or a [*DuplicateNameError] fails [NewAgent].
+//
+// The sources are asked again before every model call, so a source whose
+// tools change (an MCP server that sends list_changed) shows the new list
+// on the next turn. A source that fails then keeps the tools it offered
+// last, and a tool that would collide with a tool of the agent's own or a
+// handoff is left out; both are logged.
 func WithToolSources(ctx context.Context, sources ...ToolSource) AgentOption {
 	return agentOptionFunc(func(a *LLMAgent) {
 		tools, err := ResolveTools(ctx, sources...)
@@ -79,6 +85,13 @@ func WithToolSources(ctx context.Context, sources ...ToolSource) AgentOption {
 			return
 		}
 		a.tools = append(a.tools, tools...)
+		a.sources = append(a.sources, sources...)
+		if a.fromSources == nil {
+			a.fromSources = make(map[string]bool, len(tools))
+		}
+		for _, t := range tools {
+			a.fromSources[t.Name()] = true
+		}
 	})
 }
 
@@ -151,6 +164,10 @@ type LLMAgent struct {
 	tools             []Tool
 	toolIndex         map[string]Tool
 	toolDefs          []ToolDef
+	// sources are asked for their tools again before every model call;
+	// fromSources names the tools they offered when the agent was built.
+	sources     []ToolSource
+	fromSources map[string]bool
 	handoffs          []Handoff
 	handoffIndex      map[string]*Handoff
 	handoffNames      map[string]string
@@ -229,6 +246,9 @@ func (a *LLMAgent) Clone(opts ...AgentOption) (*LLMAgent, error) {
 	}
 	if a.config != nil {
 		all = append(all, WithRunConfig(*a.config))
+	}
+	if len(a.sources) > 0 {
+		all = append(all, agentOptionFunc(func(c *LLMAgent) { c.sources, c.fromSources = a.sources, a.fromSources }))
 	}
 	if a.blockingInput {
 		all = append(all, WithBlockingInputGuardrails())

@@ -69,6 +69,10 @@ type driver struct {
 
 	workers workerPool
 	obs     observer
+
+	// toolIndex is the agent's tools by name, as of the last model call
+	// (see refreshTools).
+	toolIndex map[string]Tool
 }
 
 // workerPool holds the goroutines that run a run's parallel tool calls. They
@@ -111,7 +115,7 @@ func (p *workerPool) stop() {
 
 func (a *LLMAgent) newDriver(rc *RunContext) *driver {
 	cfg := a.effectiveConfig(rc)
-	return &driver{a: a, rc: rc, cfg: cfg, depthLimit: rc.depthLimit(cfg.MaxAgentDepth), tc: TransitionCtx{
+	return &driver{a: a, rc: rc, cfg: cfg, depthLimit: rc.depthLimit(cfg.MaxAgentDepth), toolIndex: a.toolIndex, tc: TransitionCtx{
 		Agent:    a.name,
 		Tools:    a.toolDefs,
 		Settings: a.settings,
@@ -244,6 +248,9 @@ func (d *driver) loop(ctx context.Context, state LoopState, in TransitionInput, 
 			continue
 		}
 		var ok bool
+		if act.Kind == ActCallModel && len(d.a.sources) > 0 {
+			d.refreshTools(ctx, act.Request)
+		}
 		switch act.Kind {
 		case ActCallModel:
 			if d.input != nil {
@@ -589,7 +596,7 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 			out.result = errorResult(call, "tool call failed: panic: "+p)
 		}
 	}()
-	tool, ok := d.a.toolIndex[call.Name]
+	tool, ok := d.toolIndex[call.Name]
 	if !ok {
 		out.result = errorResult(call, fmt.Sprintf("unknown tool %q", call.Name))
 		return

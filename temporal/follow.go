@@ -135,7 +135,10 @@ func closedError(c *closed, agent string) error {
 	var ce *temporal.CanceledError
 	kind := helikon.KindOther
 	switch {
-	case errors.As(c.err, &te), errors.As(c.err, &ce):
+	case errors.As(c.err, &te), errors.As(c.err, &ce),
+		// The caller's own context ending while the client polls is a
+		// cancellation too, whichever call noticed it first.
+		errors.Is(c.err, context.Canceled), errors.Is(c.err, context.DeadlineExceeded):
 		kind = helikon.KindCancelled
 	}
 	return &helikon.AgentError{Kind: kind, Agent: agent, Message: "the run's workflow: " + c.err.Error(), Err: c.err}
