@@ -166,19 +166,19 @@ type LLMAgent struct {
 	toolDefs          []ToolDef
 	// sources are asked for their tools again before every model call;
 	// fromSources names the tools they offered when the agent was built.
-	sources     []ToolSource
-	fromSources map[string]bool
-	handoffs          []Handoff
-	handoffIndex      map[string]*Handoff
-	handoffNames      map[string]string
-	settings          ModelSettings
-	output            *OutputType
-	hooks             []Hook
-	inputGuards       []Guardrail
-	outputGuards      []Guardrail
-	blockingInput     bool
-	config            *RunConfig
-	optErrs           []error
+	sources       []ToolSource
+	fromSources   map[string]bool
+	handoffs      []Handoff
+	handoffIndex  map[string]*Handoff
+	handoffNames  map[string]string
+	settings      ModelSettings
+	output        *OutputType
+	hooks         []Hook
+	inputGuards   []Guardrail
+	outputGuards  []Guardrail
+	blockingInput bool
+	config        *RunConfig
+	optErrs       []error
 }
 
 // NewAgent builds an LLM agent. name and model are required; tool and
