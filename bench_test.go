@@ -4,11 +4,11 @@ import (
 	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/benchpair"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/runner"
 )
@@ -89,28 +89,7 @@ func BenchmarkRunnerVsCore(b *testing.B) {
 			b.Fatalf("runner: got %v, %v", res, err)
 		}
 	}
-	var tCore, tRunner time.Duration
-	odd := false
-	for b.Loop() {
-		first, second := core, viaRunner
-		if odd {
-			first, second = viaRunner, core
-		}
-		t0 := time.Now()
-		first()
-		t1 := time.Now()
-		second()
-		t2 := time.Now()
-		if odd {
-			tRunner, tCore = tRunner+t1.Sub(t0), tCore+t2.Sub(t1)
-		} else {
-			tCore, tRunner = tCore+t1.Sub(t0), tRunner+t2.Sub(t1)
-		}
-		odd = !odd
-	}
-	b.ReportMetric(float64(tCore.Nanoseconds())/float64(b.N), "ns-core/op")
-	b.ReportMetric(float64(tRunner.Nanoseconds())/float64(b.N), "ns-runner/op")
-	b.ReportMetric(float64(tRunner)/float64(tCore), "x-core")
+	benchpair.Run(b, "core", core, "runner", viaRunner)
 }
 
 // BenchmarkRunS1Traced is S1 with an OpenTelemetry SDK provider that

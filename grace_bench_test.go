@@ -3,9 +3,9 @@ package helikon_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/benchpair"
 	"github.com/paigasus/helikon/mock"
 )
 
@@ -39,33 +39,8 @@ func BenchmarkCancellableVsBackground(b *testing.B) {
 					b.Fatalf("got %v events, %v", len(res.Events), err)
 				}
 			}
-			var tBg, tCancel time.Duration
-			odd := false
 			b.ReportAllocs()
-			for b.Loop() {
-				t0 := time.Now()
-				if odd {
-					run(cancellable)
-				} else {
-					run(context.Background())
-				}
-				t1 := time.Now()
-				if odd {
-					run(context.Background())
-				} else {
-					run(cancellable)
-				}
-				t2 := time.Now()
-				if odd {
-					tCancel, tBg = tCancel+t1.Sub(t0), tBg+t2.Sub(t1)
-				} else {
-					tBg, tCancel = tBg+t1.Sub(t0), tCancel+t2.Sub(t1)
-				}
-				odd = !odd
-			}
-			b.ReportMetric(float64(tBg.Nanoseconds())/float64(b.N), "ns-background/op")
-			b.ReportMetric(float64(tCancel.Nanoseconds())/float64(b.N), "ns-cancellable/op")
-			b.ReportMetric(float64(tCancel)/float64(tBg), "x-background")
+			benchpair.Run(b, "background", func() { run(context.Background()) }, "cancellable", func() { run(cancellable) })
 		})
 	}
 }

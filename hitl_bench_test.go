@@ -4,9 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"testing"
-	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/benchpair"
 	"github.com/paigasus/helikon/mock"
 )
 
@@ -67,26 +67,5 @@ func BenchmarkPauseResumeVsRun(b *testing.B) {
 		}
 	}
 	paused := func() { pauseResumeS1(b, ctx, scripts) }
-	var tRun, tPaused time.Duration
-	odd := false
-	for b.Loop() {
-		first, second := run, paused
-		if odd {
-			first, second = paused, run
-		}
-		t0 := time.Now()
-		first()
-		t1 := time.Now()
-		second()
-		t2 := time.Now()
-		if odd {
-			tPaused, tRun = tPaused+t1.Sub(t0), tRun+t2.Sub(t1)
-		} else {
-			tRun, tPaused = tRun+t1.Sub(t0), tPaused+t2.Sub(t1)
-		}
-		odd = !odd
-	}
-	b.ReportMetric(float64(tRun.Nanoseconds())/float64(b.N), "ns-run/op")
-	b.ReportMetric(float64(tPaused.Nanoseconds())/float64(b.N), "ns-pause-resume/op")
-	b.ReportMetric(float64(tPaused)/float64(tRun), "x-run")
+	benchpair.Run(b, "run", run, "pause-resume", paused)
 }
