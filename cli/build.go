@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"github.com/paigasus/helikon/cli/starlarktool"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/provider/anthropic"
+	"github.com/paigasus/helikon/provider/bedrock"
 	"github.com/paigasus/helikon/provider/gemini"
 	"github.com/paigasus/helikon/provider/openai"
 )
@@ -132,8 +134,13 @@ func (b *builder) model(key string, m sidecar.Model) (helikon.Model, error) {
 		model, err = asModel(anthropic.Messages(m.ID))
 	case "gemini":
 		model, err = asModel(gemini.New(m.ID))
+	case "bedrock":
+		// The AWS chain resolves credentials lazily, at the first call;
+		// only the region must be known now. Loading reads the environment
+		// and the shared config files, nothing over the network.
+		model, err = asModel(bedrock.FromEnv(context.Background(), m.ID))
 	default:
-		err = fmt.Errorf("provider %s is not built into this helikon yet; use openai, anthropic, gemini or mock", m.Provider)
+		err = fmt.Errorf("provider %s is unknown; use openai, anthropic, gemini, bedrock or mock", m.Provider)
 	}
 	if err != nil {
 		return nil, b.f.Errorf(key, "%v", err)

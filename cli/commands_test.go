@@ -86,7 +86,11 @@ func TestRun_Failures(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "")
 	t.Setenv("GEMINI_API_KEY", "")
 	t.Setenv("GOOGLE_API_KEY", "")
+	for _, v := range []string{"AWS_REGION", "AWS_DEFAULT_REGION", "AWS_PROFILE"} {
+		t.Setenv(v, "")
+	}
 	dir := t.TempDir()
+	t.Setenv("AWS_CONFIG_FILE", filepath.Join(dir, "no-aws-config"))
 	write(t, filepath.Join(dir, "fail.json"), `{"default": [[{"type": "error", "kind": "rate_limited", "message": "slow down"}]]}`)
 	write(t, filepath.Join(dir, "agents.toml"), `
 [agents.broken]
@@ -110,7 +114,7 @@ model = { provider = "gemini", id = "gemini-2.5-flash" }
 	}{
 		{"failed run exits 1", []string{"run", "--agent", "broken", "hi"}, 1, "slow down"},
 		{"missing key is named", []string{"run", "--agent", "live", "hi"}, 2, "agents.toml:6: agents.live.model: provider openai reads OPENAI_API_KEY, which is not set"},
-		{"provider not built yet", []string{"run", "--agent", "future", "hi"}, 2, "provider bedrock is not built into this helikon yet"},
+		{"bedrock without a region says so", []string{"run", "--agent", "future", "hi"}, 2, "no AWS region: set AWS_REGION"},
 		{"gemini key variables are named", []string{"run", "--agent", "gem", "hi"}, 2, "provider gemini reads GEMINI_API_KEY or GOOGLE_API_KEY, which is not set"},
 		{"unknown agent lists the agents", []string{"run", "--agent", "nope", "hi"}, 2, "[broken future gem live]"},
 		{"no question", []string{"run", "--agent", "broken"}, 2, "no question"},
