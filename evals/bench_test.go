@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/evals"
+	"github.com/paigasus/helikon/internal/benchpair"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/runner"
 )
@@ -55,27 +55,8 @@ func BenchmarkEvalRun1000Cases(b *testing.B) {
 			}
 		}
 	}
-	var tEval, tLoop time.Duration
-	odd := false
 	b.ReportAllocs()
-	for b.Loop() {
-		first, second := eval, loop
-		if odd {
-			first, second = loop, eval
-		}
-		t0 := time.Now()
-		first()
-		t1 := time.Now()
-		second()
-		t2 := time.Now()
-		if odd {
-			tLoop, tEval = tLoop+t1.Sub(t0), tEval+t2.Sub(t1)
-		} else {
-			tEval, tLoop = tEval+t1.Sub(t0), tLoop+t2.Sub(t1)
-		}
-		odd = !odd
-	}
+	tLoop, tEval := benchpair.Run(b, "loop", loop, "eval", eval)
 	b.ReportMetric(float64(n*b.N)/tEval.Seconds(), "cases/s")
 	b.ReportMetric(float64(n*b.N)/tLoop.Seconds(), "loop-cases/s")
-	b.ReportMetric(float64(tEval)/float64(tLoop), "x-loop")
 }

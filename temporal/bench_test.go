@@ -15,6 +15,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/benchpair"
 	"github.com/paigasus/helikon/runner"
 )
 
@@ -73,31 +74,10 @@ func BenchmarkDurableTurnOverhead(b *testing.B) {
 				}
 			}
 			inProc, viaTemporal := run(local), run(durable)
-			var tIn, tDur time.Duration
-			odd := false
 			b.ReportAllocs()
-			for b.Loop() {
-				first, second := inProc, viaTemporal
-				if odd {
-					first, second = viaTemporal, inProc
-				}
-				t0 := time.Now()
-				first()
-				t1 := time.Now()
-				second()
-				t2 := time.Now()
-				if odd {
-					tDur, tIn = tDur+t1.Sub(t0), tIn+t2.Sub(t1)
-				} else {
-					tIn, tDur = tIn+t1.Sub(t0), tDur+t2.Sub(t1)
-				}
-				odd = !odd
-			}
+			tIn, tDur := benchpair.Run(b, "inproc", inProc, "durable", viaTemporal)
 			n := float64(b.N)
-			b.ReportMetric(float64(tIn.Nanoseconds())/n, "ns-inproc/op")
-			b.ReportMetric(float64(tDur.Nanoseconds())/n, "ns-durable/op")
 			b.ReportMetric(float64((tDur-tIn).Nanoseconds())/n/float64(turns)/1e6, "ms-added/turn")
-			b.ReportMetric(float64(tDur)/float64(tIn), "x-inproc")
 		})
 	}
 }
