@@ -20,6 +20,16 @@ func (m *Model) classify(ctx context.Context, err error) *helikon.ModelError {
 		me.Err = cerr
 		return me
 	}
+	var nes *notEventStreamError
+	if errors.As(err, &nes) {
+		me.Kind, me.StatusCode, me.Message = helikon.ModelOther, nes.status, nes.msg
+		return me
+	}
+	var big *eventTooLargeError
+	if errors.As(err, &big) {
+		me.Kind, me.Message = helikon.ModelOther, big.Error()
+		return me
+	}
 	var re *smithyhttp.ResponseError
 	if errors.As(err, &re) {
 		me.StatusCode = re.HTTPStatusCode()

@@ -28,6 +28,7 @@ type settings struct {
 	native     bool
 	thinking   int
 	maxTokens  int32
+	maxEvent   int
 	caps       *helikon.ModelCapabilities
 	logger     *slog.Logger
 	clientOpts []func(*bedrockruntime.Options)
@@ -45,6 +46,11 @@ func WithThinking(budgetTokens int) Option { return func(s *settings) { s.thinki
 
 // WithMaxTokens sets the default maximum output tokens.
 func WithMaxTokens(n int) Option { return func(s *settings) { s.maxTokens = int32(n) } }
+
+// WithMaxEventSize sets the limit on one event-stream message, in bytes
+// (default 8 MiB): a larger one fails the stream with a non-retryable
+// error before its payload is read.
+func WithMaxEventSize(n int) Option { return func(s *settings) { s.maxEvent = n } }
 
 // WithCapabilities overrides the capabilities the model reports.
 func WithCapabilities(caps helikon.ModelCapabilities) Option {
@@ -70,6 +76,8 @@ type Model struct {
 	cfgReg string
 	s      settings
 	warned sync.Once
+	// callOpt installs [httpClient] on every call's client.
+	callOpt func(*bedrockruntime.Options)
 }
 
 // ErrNoRegion is returned by [FromEnv] when the AWS configuration names no
@@ -133,13 +141,18 @@ func newModel(client ConverseStreamer, id string, s settings) (*Model, error) {
 	switch {
 	case strings.TrimSpace(id) == "":
 		return nil, errors.New("bedrock: empty model id")
-	case s.thinking < 0 || s.maxTokens < 0:
-		return nil, errors.New("bedrock: negative thinking budget or max tokens")
+	case s.thinking < 0 || s.maxTokens < 0 || s.maxEvent < 0:
+		return nil, errors.New("bedrock: negative thinking budget, max tokens or max event size")
+	}
+	if s.maxEvent == 0 {
+		s.maxEvent = defaultMaxEventSize
 	}
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
-	return &Model{id: id, family: DetectFamily(id), client: client, s: s}, nil
+	m := &Model{id: id, family: DetectFamily(id), client: client, s: s}
+	m.callOpt = m.wrapHTTPClient
+	return m, nil
 }
 
 // Provider returns "bedrock".
@@ -180,7 +193,7 @@ func (m *Model) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2
 			yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName, Message: "invalid request", Err: err})
 			return
 		}
-		out, err := m.client.ConverseStream(ctx, in)
+		out, err := m.client.ConverseStream(ctx, in, m.callOpt)
 		if err != nil {
 			yield(nil, m.classify(ctx, err))
 			return

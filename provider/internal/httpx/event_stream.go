@@ -47,7 +47,7 @@ func eventStream(e Endpoint, resp *http.Response) (io.Reader, *helikon.ModelErro
 		return nil, e.Classify(resp.StatusCode, resp.Header, body)
 	}
 	return nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: e.Provider, StatusCode: resp.StatusCode,
-		Message: fmt.Sprintf("expected an event stream, got content type %q and %s", ct, describe(body)),
+		Message: fmt.Sprintf("expected an event stream, got content type %q and %s", ct, DescribeBody(body)),
 		Err:     ErrNotEventStream}
 }
 
@@ -87,8 +87,8 @@ func hasErrorMember(body []byte) bool {
 	return json.Unmarshal(body, &env) == nil && len(env.Error) > 0 && string(env.Error) != "null"
 }
 
-// describe quotes the start of an unexpected body.
-func describe(body []byte) string {
+// DescribeBody quotes the start of an unexpected body, for an error message.
+func DescribeBody(body []byte) string {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return "an empty body"
 	}

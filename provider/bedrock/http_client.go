@@ -1,0 +1,182 @@
+package bedrock
+
+import (
+	"bufio"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"mime"
+	"net/http"
+
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/paigasus/helikon/provider/internal/httpx"
+)
+
+// eventStreamType is the content type of a ConverseStream response.
+const eventStreamType = "application/vnd.amazon.eventstream"
+
+// defaultMaxEventSize bounds one event-stream message, as the HTTP
+// adapters bound one SSE event.
+const defaultMaxEventSize = 8 << 20
+
+// preludeLen is the size of an event-stream message's prelude: total
+// length, headers length and the prelude's CRC-32.
+const preludeLen = 12
+
+// httpClient is the HTTP client every ConverseStream call goes through. It
+// wraps the SDK client's own and does three things the SDK does not:
+//
+//   - It hides io.WriterTo on the request body. smithy-go's request body
+//     returns io.EOF from WriteTo once the SDK has closed it, which the SDK
+//     does as soon as the response headers arrive. When they arrive before
+//     net/http's write loop has made its final read of the body (a fast
+//     server), net/http takes that io.EOF for a write failure and closes the
+//     connection under the response being read: the event stream then fails
+//     with "use of closed network connection" (aws-sdk-go-v2 bedrockruntime
+//     v1.63.13, smithy-go v1.28.9; WriterTo must not return io.EOF,
+//     golang/go#44411). A plain reader returns io.EOF from Read, which
+//     io.Copy takes as the end.
+//   - It turns a 2xx response that is not an event stream (a gateway's
+//     HTML page, an empty body) into a non-retryable error quoting what came
+//     back, instead of a "truncated stream" that would be retried.
+//   - It bounds the size of one event-stream message.
+type httpClient struct {
+	next     bedrockruntime.HTTPClient
+	maxEvent int
+}
+
+// wrapHTTPClient is the per-call client option that installs [httpClient].
+func (m *Model) wrapHTTPClient(o *bedrockruntime.Options) {
+	if _, ok := o.HTTPClient.(*httpClient); ok {
+		return
+	}
+	next := o.HTTPClient
+	if next == nil {
+		next = http.DefaultClient
+	}
+	o.HTTPClient = &httpClient{next: next, maxEvent: m.s.maxEvent}
+}
+
+// Do implements bedrockruntime.HTTPClient.
+func (c *httpClient) Do(req *http.Request) (*http.Response, error) {
+	if req.Body != nil && req.Body != http.NoBody {
+		req.Body = plainBody{req.Body}
+	}
+	resp, err := c.next.Do(req)
+	if err != nil || resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return resp, err
+	}
+	ct := resp.Header.Get("Content-Type")
+	body := resp.Body
+	if mt, _, perr := mime.ParseMediaType(ct); perr != nil || mt != eventStreamType {
+		br := bufio.NewReader(resp.Body)
+		if !startsWithPrelude(br) {
+			data, _ := io.ReadAll(io.LimitReader(br, 64<<10))
+			resp.Body.Close()
+			resp.Body = errorBody{&notEventStreamError{status: resp.StatusCode,
+				msg: fmt.Sprintf("expected an event stream, got content type %q and %s", ct, httpx.DescribeBody(data))}}
+			return resp, nil
+		}
+		body = readCloser{br, resp.Body}
+	}
+	resp.Body = &frameLimiter{r: body, max: int64(c.maxEvent)}
+	return resp, nil
+}
+
+// startsWithPrelude reports whether the body starts with an event-stream
+// prelude whose checksum holds: a stream mislabelled by a proxy still is
+// one, an HTML page or an empty body is not.
+func startsWithPrelude(br *bufio.Reader) bool {
+	p, err := br.Peek(preludeLen)
+	if err != nil {
+		return false
+	}
+	return crc32.ChecksumIEEE(p[:8]) == binary.BigEndian.Uint32(p[8:12])
+}
+
+// plainBody is a request body with only Read and Close (see [httpClient]).
+type plainBody struct{ io.ReadCloser }
+
+type readCloser struct {
+	io.Reader
+	io.Closer
+}
+
+// notEventStreamError is the cause of a 2xx response that is not an event
+// stream.
+type notEventStreamError struct {
+	status int
+	msg    string
+}
+
+func (e *notEventStreamError) Error() string { return e.msg }
+func (e *notEventStreamError) Unwrap() error { return httpx.ErrNotEventStream }
+
+// errorBody fails every read with err; the SDK's event-stream reader
+// reports it as the stream's error.
+type errorBody struct{ err error }
+
+func (b errorBody) Read([]byte) (int, error) { return 0, b.err }
+func (b errorBody) Close() error             { return nil }
+
+// errEventTooLarge is the cause of an event-stream message over the limit.
+var errEventTooLarge = errors.New("event-stream message too large")
+
+// eventTooLargeError names the size and the limit.
+type eventTooLargeError struct{ size, max int64 }
+
+func (e *eventTooLargeError) Error() string {
+	return fmt.Sprintf("%v: %d bytes, limit %d (WithMaxEventSize)", errEventTooLarge, e.size, e.max)
+}
+func (e *eventTooLargeError) Unwrap() error { return errEventTooLarge }
+
+// frameLimiter follows the message boundaries of an event stream as it is
+// read and fails as soon as a message's prelude announces more than max
+// bytes, before the SDK allocates its payload.
+type frameLimiter struct {
+	r    io.ReadCloser
+	max  int64
+	left int64 // bytes of the current message still to come; 0 at a boundary
+	head [4]byte
+	have int // bytes of the next message's total length seen so far
+	err  error
+}
+
+func (f *frameLimiter) Read(p []byte) (int, error) {
+	if f.err != nil {
+		return 0, f.err
+	}
+	n, err := f.r.Read(p)
+	for b := p[:n]; len(b) > 0; {
+		if f.left == 0 {
+			k := copy(f.head[f.have:], b)
+			f.have += k
+			b = b[k:]
+			if f.have < len(f.head) {
+				break
+			}
+			f.have = 0
+			total := int64(binary.BigEndian.Uint32(f.head[:]))
+			if total > f.max {
+				f.err = &eventTooLargeError{size: total, max: f.max}
+				return 0, f.err
+			}
+			f.left = total - int64(len(f.head))
+			if f.left <= 0 {
+				f.left = 0 // malformed: the SDK's decoder says so
+			}
+			continue
+		}
+		k := int64(len(b))
+		if k > f.left {
+			k = f.left
+		}
+		f.left -= k
+		b = b[k:]
+	}
+	return n, err
+}
+
+func (f *frameLimiter) Close() error { return f.r.Close() }
