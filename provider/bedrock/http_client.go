@@ -11,6 +11,7 @@ import (
 	"net/http"
 
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/aws/smithy-go/middleware"
 	"github.com/paigasus/helikon/provider/internal/httpx"
 )
 
@@ -41,22 +42,33 @@ const preludeLen = 12
 //   - It turns a 2xx response that is not an event stream (a gateway's
 //     HTML page, an empty body) into a non-retryable error quoting what came
 //     back, instead of a "truncated stream" that would be retried.
-//   - It bounds the size of one event-stream message.
+//   - It takes the body of a successful response for the adapter to read
+//     (see wire.go), leaving the SDK an empty stream.
 type httpClient struct {
-	next     bedrockruntime.HTTPClient
-	maxEvent int
+	next bedrockruntime.HTTPClient
+	// body is the event stream of the call's successful response.
+	body io.ReadCloser
 }
 
-// wrapHTTPClient is the per-call client option that installs [httpClient].
-func (m *Model) wrapHTTPClient(o *bedrockruntime.Options) {
-	if _, ok := o.HTTPClient.(*httpClient); ok {
-		return
+// install is the per-call client option that puts c in front of the
+// client the SDK would use, and takes the SDK's event-stream reader out of
+// the call: the adapter reads the stream, and that reader's decoder state
+// is shared by every call on a client (a data race between concurrent
+// streams in smithy-go v1.28.9's eventstream Codec).
+func (c *httpClient) install(o *bedrockruntime.Options) {
+	c.next = o.HTTPClient
+	if c.next == nil {
+		c.next = http.DefaultClient
 	}
-	next := o.HTTPClient
-	if next == nil {
-		next = http.DefaultClient
-	}
-	o.HTTPClient = &httpClient{next: next, maxEvent: m.s.maxEvent}
+	o.HTTPClient = c
+	o.APIOptions = append(o.APIOptions[:len(o.APIOptions):len(o.APIOptions)], removeEventStreamReader)
+}
+
+// removeEventStreamReader removes the SDK's event-stream deserializer from
+// a call's middleware stack; a stack without it is left as it is.
+func removeEventStreamReader(stack *middleware.Stack) error {
+	_, _ = stack.Deserialize.Remove("OperationEventStreamDeserializer")
+	return nil
 }
 
 // Do implements bedrockruntime.HTTPClient.
@@ -75,13 +87,13 @@ func (c *httpClient) Do(req *http.Request) (*http.Response, error) {
 		if !startsWithPrelude(br) {
 			data, _ := io.ReadAll(io.LimitReader(br, 64<<10))
 			resp.Body.Close()
-			resp.Body = errorBody{&notEventStreamError{status: resp.StatusCode,
-				msg: fmt.Sprintf("expected an event stream, got content type %q and %s", ct, httpx.DescribeBody(data))}}
+			c.body, resp.Body = errorBody{&notEventStreamError{status: resp.StatusCode,
+				msg: fmt.Sprintf("expected an event stream, got content type %q and %s", ct, httpx.DescribeBody(data))}}, http.NoBody
 			return resp, nil
 		}
 		body = readCloser{br, resp.Body}
 	}
-	resp.Body = &frameLimiter{r: body, max: int64(c.maxEvent)}
+	c.body, resp.Body = body, http.NoBody
 	return resp, nil
 }
 
@@ -131,52 +143,3 @@ func (e *eventTooLargeError) Error() string {
 	return fmt.Sprintf("%v: %d bytes, limit %d (WithMaxEventSize)", errEventTooLarge, e.size, e.max)
 }
 func (e *eventTooLargeError) Unwrap() error { return errEventTooLarge }
-
-// frameLimiter follows the message boundaries of an event stream as it is
-// read and fails as soon as a message's prelude announces more than max
-// bytes, before the SDK allocates its payload.
-type frameLimiter struct {
-	r    io.ReadCloser
-	max  int64
-	left int64 // bytes of the current message still to come; 0 at a boundary
-	head [4]byte
-	have int // bytes of the next message's total length seen so far
-	err  error
-}
-
-func (f *frameLimiter) Read(p []byte) (int, error) {
-	if f.err != nil {
-		return 0, f.err
-	}
-	n, err := f.r.Read(p)
-	for b := p[:n]; len(b) > 0; {
-		if f.left == 0 {
-			k := copy(f.head[f.have:], b)
-			f.have += k
-			b = b[k:]
-			if f.have < len(f.head) {
-				break
-			}
-			f.have = 0
-			total := int64(binary.BigEndian.Uint32(f.head[:]))
-			if total > f.max {
-				f.err = &eventTooLargeError{size: total, max: f.max}
-				return 0, f.err
-			}
-			f.left = total - int64(len(f.head))
-			if f.left <= 0 {
-				f.left = 0 // malformed: the SDK's decoder says so
-			}
-			continue
-		}
-		k := int64(len(b))
-		if k > f.left {
-			k = f.left
-		}
-		f.left -= k
-		b = b[k:]
-	}
-	return n, err
-}
-
-func (f *frameLimiter) Close() error { return f.r.Close() }

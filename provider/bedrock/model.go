@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"iter"
 	"log/slog"
 	"strings"
@@ -76,8 +77,6 @@ type Model struct {
 	cfgReg string
 	s      settings
 	warned sync.Once
-	// callOpt installs [httpClient] on every call's client.
-	callOpt func(*bedrockruntime.Options)
 }
 
 // ErrNoRegion is returned by [FromEnv] when the AWS configuration names no
@@ -150,9 +149,7 @@ func newModel(client ConverseStreamer, id string, s settings) (*Model, error) {
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
-	m := &Model{id: id, family: DetectFamily(id), client: client, s: s}
-	m.callOpt = m.wrapHTTPClient
-	return m, nil
+	return &Model{id: id, family: DetectFamily(id), client: client, s: s}, nil
 }
 
 // Provider returns "bedrock".
@@ -193,14 +190,29 @@ func (m *Model) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2
 			yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName, Message: "invalid request", Err: err})
 			return
 		}
-		out, err := m.client.ConverseStream(ctx, in, m.callOpt)
+		hc := &httpClient{}
+		out, err := m.client.ConverseStream(ctx, in, hc.install)
 		if err != nil {
 			yield(nil, m.classify(ctx, err))
 			return
 		}
-		stream := out.GetStream()
-		defer stream.Close()
 		d := decoder{outputTool: outputTool}
+		if hc.body != nil {
+			defer hc.body.Close()
+			if stream := out.GetStream(); stream != nil {
+				stream.Close() // the reader was not removed; it saw an empty body
+			}
+			m.readWire(ctx, &frameReader{r: hc.body, max: m.s.maxEvent}, &d, yield)
+			return
+		}
+		// A ConverseStreamer that did not pass the call's options on: read
+		// the events the SDK decoded.
+		stream := out.GetStream()
+		if stream == nil {
+			yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName, Message: "ConverseStream returned no event stream"})
+			return
+		}
+		defer stream.Close()
 		for {
 			select {
 			case <-ctx.Done():
@@ -220,5 +232,27 @@ func (m *Model) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2
 				}
 			}
 		}
+	}
+}
+
+// readWire reads the response's event stream (see wire.go).
+func (m *Model) readWire(ctx context.Context, fr *frameReader, d *decoder, yield func(helikon.ModelEvent, error) bool) {
+	var f frame
+	for {
+		err := fr.next(&f)
+		if err == io.EOF {
+			d.end(yield)
+			return
+		}
+		if err == nil {
+			var more bool
+			if more, err = d.wire(&f, yield); more {
+				continue
+			}
+		}
+		if err != nil {
+			yield(nil, m.classify(ctx, err))
+		}
+		return
 	}
 }

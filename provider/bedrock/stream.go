@@ -28,62 +28,96 @@ type decoder struct {
 	blocks     map[int32]block
 	stop       types.StopReason
 	stopped    bool
-	usage      *types.TokenUsage
+	usage      *usage
+	// buf and vals are scratch for the wire path's fast reads.
+	buf  []byte
+	vals [4][]byte
 }
 
+// usage is a metadata event's token counts.
+type usage struct {
+	InputTokens           int32 `json:"inputTokens"`
+	OutputTokens          int32 `json:"outputTokens"`
+	CacheReadInputTokens  int32 `json:"cacheReadInputTokens"`
+	CacheWriteInputTokens int32 `json:"cacheWriteInputTokens"`
+}
+
+// handle translates one event the SDK decoded (the path for a
+// [ConverseStreamer] that is not a bedrockruntime client).
 func (d *decoder) handle(ev types.ConverseStreamOutput, yield func(helikon.ModelEvent, error) bool) bool {
 	switch e := ev.(type) {
 	case *types.ConverseStreamOutputMemberContentBlockStart:
-		tu, ok := e.Value.Start.(*types.ContentBlockStartMemberToolUse)
-		if !ok || e.Value.ContentBlockIndex == nil {
-			return true
+		if tu, ok := e.Value.Start.(*types.ContentBlockStartMemberToolUse); ok && e.Value.ContentBlockIndex != nil {
+			return d.toolStart(*e.Value.ContentBlockIndex, deref(tu.Value.ToolUseId), deref(tu.Value.Name), yield)
 		}
-		if d.blocks == nil {
-			d.blocks = map[int32]block{}
-		}
-		name, id := deref(tu.Value.Name), deref(tu.Value.ToolUseId)
-		if d.outputTool != "" && name == d.outputTool {
-			d.blocks[*e.Value.ContentBlockIndex] = block{kind: blockOutput}
-			return true
-		}
-		d.blocks[*e.Value.ContentBlockIndex] = block{kind: blockToolUse, id: id}
-		return yield(helikon.ToolCallDelta{CallID: id, Name: name}, nil)
 	case *types.ConverseStreamOutputMemberContentBlockDelta:
 		switch dl := e.Value.Delta.(type) {
 		case *types.ContentBlockDeltaMemberText:
-			if dl.Value == "" {
-				return true
-			}
-			return yield(helikon.TokenDelta{Text: dl.Value}, nil)
+			return d.text(dl.Value, yield)
 		case *types.ContentBlockDeltaMemberToolUse:
-			in := deref(dl.Value.Input)
-			if in == "" || e.Value.ContentBlockIndex == nil {
-				return true
-			}
-			switch b := d.blocks[*e.Value.ContentBlockIndex]; b.kind {
-			case blockOutput:
-				return yield(helikon.TokenDelta{Text: in}, nil)
-			case blockToolUse:
-				return yield(helikon.ToolCallDelta{CallID: b.id, ArgsDelta: in}, nil)
+			if e.Value.ContentBlockIndex != nil {
+				return d.toolInput(*e.Value.ContentBlockIndex, deref(dl.Value.Input), yield)
 			}
 		case *types.ContentBlockDeltaMemberReasoningContent:
 			switch r := dl.Value.(type) {
 			case *types.ReasoningContentBlockDeltaMemberText:
-				if r.Value != "" {
-					return yield(helikon.ReasoningDelta{Text: r.Value}, nil)
-				}
+				return d.reasoning(helikon.ReasoningDelta{Text: r.Value}, yield)
 			case *types.ReasoningContentBlockDeltaMemberSignature:
-				return yield(helikon.ReasoningDelta{Signature: r.Value}, nil)
+				return d.reasoning(helikon.ReasoningDelta{Signature: r.Value}, yield)
 			case *types.ReasoningContentBlockDeltaMemberRedactedContent:
-				return yield(helikon.ReasoningDelta{Data: encodeRedacted(r.Value)}, nil)
+				return d.reasoning(helikon.ReasoningDelta{Data: encodeRedacted(r.Value)}, yield)
 			}
 		}
 	case *types.ConverseStreamOutputMemberMessageStop:
 		d.stop, d.stopped = e.Value.StopReason, true
 	case *types.ConverseStreamOutputMemberMetadata:
-		d.usage = e.Value.Usage
+		if u := e.Value.Usage; u != nil {
+			d.usage = &usage{deref32(u.InputTokens), deref32(u.OutputTokens), deref32(u.CacheReadInputTokens), deref32(u.CacheWriteInputTokens)}
+		}
 	}
 	return true
+}
+
+// toolStart opens a tool-use content block.
+func (d *decoder) toolStart(index int32, id, name string, yield func(helikon.ModelEvent, error) bool) bool {
+	if d.blocks == nil {
+		d.blocks = map[int32]block{}
+	}
+	if d.outputTool != "" && name == d.outputTool {
+		d.blocks[index] = block{kind: blockOutput}
+		return true
+	}
+	d.blocks[index] = block{kind: blockToolUse, id: id}
+	return yield(helikon.ToolCallDelta{CallID: id, Name: name}, nil)
+}
+
+func (d *decoder) text(s string, yield func(helikon.ModelEvent, error) bool) bool {
+	if s == "" {
+		return true
+	}
+	return yield(helikon.TokenDelta{Text: s}, nil)
+}
+
+// toolInput is an input delta of the tool-use block index: the answer
+// text when that block is the hidden structured-output tool.
+func (d *decoder) toolInput(index int32, in string, yield func(helikon.ModelEvent, error) bool) bool {
+	if in == "" {
+		return true
+	}
+	switch b := d.blocks[index]; b.kind {
+	case blockOutput:
+		return yield(helikon.TokenDelta{Text: in}, nil)
+	case blockToolUse:
+		return yield(helikon.ToolCallDelta{CallID: b.id, ArgsDelta: in}, nil)
+	}
+	return true
+}
+
+func (d *decoder) reasoning(r helikon.ReasoningDelta, yield func(helikon.ModelEvent, error) bool) bool {
+	if r == (helikon.ReasoningDelta{}) {
+		return true
+	}
+	return yield(r, nil)
 }
 
 // end closes a stream the SDK finished reading without an error.
@@ -95,8 +129,8 @@ func (d *decoder) end(yield func(helikon.ModelEvent, error) bool) {
 	if u := d.usage; u != nil {
 		// Bedrock's inputTokens excludes cache reads and writes; helikon's
 		// InputTokens counts every input token.
-		read, write := int64(deref32(u.CacheReadInputTokens)), int64(deref32(u.CacheWriteInputTokens))
-		if !yield(helikon.Usage{InputTokens: int64(deref32(u.InputTokens)) + read + write, OutputTokens: int64(deref32(u.OutputTokens)),
+		read, write := int64(u.CacheReadInputTokens), int64(u.CacheWriteInputTokens)
+		if !yield(helikon.Usage{InputTokens: int64(u.InputTokens) + read + write, OutputTokens: int64(u.OutputTokens),
 			CachedInputTokens: read, CacheWriteTokens: write}, nil) {
 			return
 		}

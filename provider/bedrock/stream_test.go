@@ -4,11 +4,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/bedrock"
 	"github.com/paigasus/helikon/provider/providertest"
 )
 
@@ -116,6 +122,8 @@ func TestStream_ErrorsMapToKinds(t *testing.T) {
 		return response{status: status, header: map[string]string{"X-Amzn-Errortype": typ, "Content-Type": "application/json"},
 			body: []byte(`{"message":"` + msg + `"}`)}
 	}
+	corrupt := encode(t, textFrames)
+	corrupt[len(corrupt)/2] ^= 0xff
 	tests := []struct {
 		name  string
 		resp  response
@@ -133,6 +141,9 @@ func TestStream_ErrorsMapToKinds(t *testing.T) {
 		{"stream error mid-stream", midStream("modelStreamErrorException", "The model stream failed"), helikon.ModelUnavailable, "stream failed"},
 		{"throttling mid-stream", midStream("throttlingException", "Too many tokens"), helikon.ModelRateLimited, "Too many"},
 		{"truncated stream", response{body: encode(t, textFrames[:5])}, helikon.ModelTransport, ""},
+		{"stream cut inside a message", response{body: encode(t, textFrames[:5])[:100]}, helikon.ModelTransport, "unexpected EOF"},
+		{"corrupt message", response{body: corrupt}, helikon.ModelTransport, "checksum"},
+		{"gateway page with status 200", response{status: 200, header: map[string]string{"Content-Type": "text/html"}, body: []byte("<html>502 Bad Gateway</html>")}, helikon.ModelOther, "502 Bad Gateway"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,6 +157,15 @@ func TestStream_ErrorsMapToKinds(t *testing.T) {
 				t.Error("a failed stream reported Finish")
 			}
 		})
+	}
+}
+
+func TestStream_MessageOverTheLimitIsNotRetryable(t *testing.T) {
+	f := newFake(t, stream(t, "testdata/text.jsonl"))
+	res := providertest.Collect(newModel(t, f.URL, claude, bedrock.WithMaxEventSize(64)).Invoke(t.Context(), &helikon.ModelRequest{Messages: helikon.UserText("hi")}))
+	var me *helikon.ModelError
+	if !errors.As(res.Err, &me) || me.Kind != helikon.ModelOther || me.Transient() || !strings.Contains(me.Error(), "limit 64") {
+		t.Fatalf("err = %v, want a non-retryable Other error naming the limit", res.Err)
 	}
 }
 
@@ -215,5 +235,56 @@ func TestStream_LongReplaysOverLoopbackAllSucceed(t *testing.T) {
 		if fin, ok := lastOf[helikon.Finish](res.Events); !ok || fin.Reason != helikon.FinishStop {
 			t.Fatalf("replay %d: finish = %+v", i, fin)
 		}
+	}
+}
+
+// optionDropper is a ConverseStreamer in front of a bedrockruntime client
+// that does not pass per-call options on, so the adapter cannot read the
+// event stream itself and takes the events the SDK decoded.
+type optionDropper struct{ c *bedrockruntime.Client }
+
+func (d optionDropper) ConverseStream(ctx context.Context, in *bedrockruntime.ConverseStreamInput, _ ...func(*bedrockruntime.Options)) (*bedrockruntime.ConverseStreamOutput, error) {
+	return d.c.ConverseStream(ctx, in)
+}
+
+func TestStream_ClientDroppingOptionsGetsTheSameEvents(t *testing.T) {
+	textFrames := loadFrames(t, "testdata/text.jsonl")
+	exception := encode(t, append(append([]frame{}, textFrames[:3]...), frame{kind: "exception", typ: "throttlingException", payload: []byte(`{"message":"Too many tokens"}`)}))
+	tests := []struct {
+		name string
+		resp response
+		tool bool
+	}{
+		{"text", stream(t, "testdata/text.jsonl"), false},
+		{"reasoning", stream(t, "testdata/reasoning.jsonl"), false},
+		{"tool call", stream(t, "testdata/tool_call.jsonl"), true},
+		{"exception mid-stream", response{body: exception}, false},
+		{"truncated", response{body: encode(t, textFrames[:5])}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req := &helikon.ModelRequest{Messages: helikon.UserText("hi")}
+			if tt.tool {
+				req.Tools = []helikon.ToolDef{providertest.WeatherTool}
+			}
+			direct := providertest.Collect(newModel(t, newFake(t, tt.resp).URL, claude).Invoke(t.Context(), req))
+			// In memory: the SDK's own request body has the WriteTo flaw the
+			// adapter's HTTP client works around (see http_client.go).
+			cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
+				HTTPClient: &http.Client{Transport: providertest.MemoryTransport{Body: tt.resp.body, ContentType: "application/vnd.amazon.eventstream"}}}
+			client := bedrockruntime.NewFromConfig(cfg)
+			m, err := bedrock.NewFromClient(optionDropper{client}, claude)
+			if err != nil {
+				t.Fatal(err)
+			}
+			viaSDK := providertest.Collect(m.Invoke(t.Context(), req))
+			if !reflect.DeepEqual(direct.Events, viaSDK.Events) {
+				t.Errorf("events differ:\n adapter %+v\n sdk     %+v", direct.Events, viaSDK.Events)
+			}
+			var a, b *helikon.ModelError
+			if errors.As(direct.Err, &a) != errors.As(viaSDK.Err, &b) || (a != nil && (a.Kind != b.Kind || a.Message != b.Message)) {
+				t.Errorf("errors differ: adapter %v, sdk %v", direct.Err, viaSDK.Err)
+			}
+		})
 	}
 }

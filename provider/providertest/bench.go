@@ -40,7 +40,12 @@ func RepeatEvent(rec Recording, marker string, n int) ([]byte, error) {
 
 // MemoryTransport answers every request with Body from memory, so a
 // benchmark measures the adapter, not the network.
-type MemoryTransport struct{ Body []byte }
+type MemoryTransport struct {
+	Body []byte
+	// ContentType is the response's content type (default
+	// text/event-stream).
+	ContentType string
+}
 
 // RoundTrip implements [http.RoundTripper].
 func (m MemoryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -48,9 +53,13 @@ func (m MemoryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		_, _ = io.Copy(io.Discard, req.Body)
 		req.Body.Close()
 	}
+	ct := m.ContentType
+	if ct == "" {
+		ct = "text/event-stream"
+	}
 	return &http.Response{
 		StatusCode: http.StatusOK,
-		Header:     http.Header{"Content-Type": {"text/event-stream"}},
+		Header:     http.Header{"Content-Type": {ct}},
 		Body:       io.NopCloser(bytes.NewReader(m.Body)), // no copy: the benchmark measures the adapter
 		Request:    req,
 	}, nil
