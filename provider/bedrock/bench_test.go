@@ -58,15 +58,7 @@ func BenchmarkStreamDecode1000Deltas(b *testing.B) {
 			}
 		}
 		adapter := func() {
-			n := 0
-			for ev, err := range m.Invoke(b.Context(), req) {
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, ok := ev.(helikon.TokenDelta); ok {
-					n++
-				}
-			}
+			n := providertest.CountDeltas(b, m, req)
 			if want == 0 {
 				want = n
 			}

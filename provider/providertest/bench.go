@@ -73,13 +73,13 @@ func BenchStream(b *testing.B, m helikon.Model, bodyLen int) {
 	b.Helper()
 	req := &helikon.ModelRequest{Messages: helikon.UserText("hello")}
 	b.SetBytes(int64(bodyLen))
-	want := countDeltas(b, m, req)
+	want := CountDeltas(b, m, req)
 	if want < 1000 {
 		b.Fatalf("only %d deltas", want)
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if n := countDeltas(b, m, req); n != want {
+		if n := CountDeltas(b, m, req); n != want {
 			b.Fatalf("%d deltas, want %d", n, want)
 		}
 	}
@@ -87,8 +87,9 @@ func BenchStream(b *testing.B, m helikon.Model, bodyLen int) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*want), "ns/delta")
 }
 
-// countDeltas replays the stream once and counts its text deltas.
-func countDeltas(b *testing.B, m helikon.Model, req *helikon.ModelRequest) int {
+// CountDeltas replays m's stream for req once and counts its text deltas,
+// failing b on an error.
+func CountDeltas(b *testing.B, m helikon.Model, req *helikon.ModelRequest) int {
 	n := 0
 	for ev, err := range m.Invoke(b.Context(), req) {
 		if err != nil {
