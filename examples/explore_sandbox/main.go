@@ -41,9 +41,6 @@ func scriptedModel() helikon.Model {
 }
 
 func main() {
-	// The Bash backend re-executes this program to confine each command;
-	// this must come first.
-	bash.LauncherMain()
 	dir, err := os.MkdirTemp("", "explore-sandbox-")
 	if err != nil {
 		log.Fatal(err)

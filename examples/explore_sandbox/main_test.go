@@ -2,18 +2,10 @@ package main
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"strings"
 	"testing"
-
-	"github.com/paigasus/helikon/tools/bash"
 )
-
-func TestMain(m *testing.M) {
-	bash.LauncherMain()
-	os.Exit(m.Run())
-}
 
 func TestExploreSandbox_WorkInsideSucceedsAndEveryEscapeIsRefused(t *testing.T) {
 	t.Setenv("HELIKON_PROVIDER", "mock")

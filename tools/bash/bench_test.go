@@ -3,53 +3,82 @@ package bash
 import (
 	"os/exec"
 	"testing"
+	"time"
 
 	"github.com/paigasus/helikon/internal/benchpair"
 )
 
-// benchBackend pairs running `true` through be with exec.Command("true").
-func benchBackend(b *testing.B, be ExecutionBackend) {
-	b.ReportAllocs()
-	benchpair.Run(b, "exec", func() {
-		if err := exec.Command("true").Run(); err != nil {
-			b.Fatal(err)
-		}
-	}, "bash", func() {
+// runTrue runs `true` through be and fails b unless it exits 0.
+func runTrue(b *testing.B, be ExecutionBackend) func() {
+	return func() {
 		r, err := be.Run(b.Context(), Request{Command: "true"})
 		if err != nil || r.ExitCode != 0 {
 			b.Fatal(r, err)
 		}
-	})
+	}
+}
+
+// execRun returns a func that runs cmd's program and arguments afresh.
+func execRun(b *testing.B, name string, args ...string) func() {
+	return func() {
+		if err := exec.Command(name, args...).Run(); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
 
 // BenchmarkBashTrueHost runs `true` through a HostBackend (bash -c, the
-// process group, output capture) with the default limits, so through the
-// re-executed launcher, beside exec.Command("true").
+// process group, output capture, the default limits set by the shell's
+// ulimit and their status pipe) beside exec.Command("true").
 func BenchmarkBashTrueHost(b *testing.B) {
 	be, err := NewHostBackend(openSandbox(b))
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchBackend(b, be)
+	b.ReportAllocs()
+	benchpair.Run(b, "exec", execRun(b, "true"), "bash", runTrue(b, be))
 }
 
-// BenchmarkBashTrueHostNoLimits is the same without limits: no launcher.
+// BenchmarkBashTrueHostNoLimits is the same without limits: no prefix,
+// no status pipe.
 func BenchmarkBashTrueHostNoLimits(b *testing.B) {
 	be, err := NewHostBackend(openSandbox(b), WithLimits(Limits{}))
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchBackend(b, be)
+	b.ReportAllocs()
+	benchpair.Run(b, "exec", execRun(b, "true"), "bash", runTrue(b, be))
 }
 
-// BenchmarkBashTrueOsSandbox runs `true` under Landlock and seccomp.
+// BenchmarkBashTrueHostVsBash pairs the HostBackend with
+// exec.Command(bash, "-c", "true"): the floor of any Bash tool, so the
+// ratio is the backend's own cost.
+func BenchmarkBashTrueHostVsBash(b *testing.B) {
+	be, err := NewHostBackend(openSandbox(b))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	benchpair.Run(b, "bare", execRun(b, be.l.shell, "-c", "true"), "bash", runTrue(b, be))
+}
+
+// BenchmarkBashTrueOsSandbox runs `true` under Landlock and seccomp
+// beside the same through a HostBackend, and reports what the
+// confinement adds to a call (ns-added/op).
 func BenchmarkBashTrueOsSandbox(b *testing.B) {
 	if err := kernelSupport(); err != nil {
 		b.Skip(err)
 	}
-	be, err := NewOsSandboxBackend(openSandbox(b))
+	sb := openSandbox(b)
+	host, err := NewHostBackend(sb)
 	if err != nil {
 		b.Fatal(err)
 	}
-	benchBackend(b, be)
+	be, err := NewOsSandboxBackend(sb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	tHost, tOS := benchpair.Run(b, "host", runTrue(b, host), "os", runTrue(b, be))
+	b.ReportMetric(float64((tOS-tHost)/time.Duration(b.N)), "ns-added/op")
 }

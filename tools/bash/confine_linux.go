@@ -3,6 +3,8 @@ package bash
 import (
 	"fmt"
 	"os"
+	"os/exec"
+	"runtime"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -52,9 +54,47 @@ func kernelSupport() error {
 	return nil
 }
 
-// confine restricts this process (and what it execs) to c: Landlock for
-// the files, then a seccomp filter for sockets and dangerous syscalls.
-func confine(c *confineSpec) error {
+// startConfined starts cmd from an OS thread that has confined itself
+// to c first, so the child inherits the confinement from its first
+// instruction and nothing else in this process is confined.
+//
+// Go cannot run code between fork and exec, but Landlock and seccomp
+// are per-thread and inherited by a child: a new goroutine locks itself
+// to its thread, restricts that thread (no_new_privs,
+// landlock_restrict_self and a seccomp filter, none of them
+// synchronised to the other threads), forks and execs the shell from it,
+// and ends still locked, which makes the runtime end the thread too. No
+// other goroutine ever runs on it, and threads the runtime creates
+// meanwhile are cloned by its template thread, not this one.
+func startConfined(cmd *exec.Cmd, c *confineSpec) error {
+	errc := make(chan error, 1)
+	go func() {
+		runtime.LockOSThread()
+		if unix.Gettid() == unix.Getpid() {
+			// A goroutine that ends locked on the main thread does not
+			// end it but parks it for good, still confined, and
+			// /proc/PID/status (the main thread's) would report this
+			// process confined. Hold the main thread instead while a
+			// second goroutine, which cannot run here meanwhile, does the
+			// work on another thread.
+			defer runtime.UnlockOSThread()
+			errc <- startConfined(cmd, c)
+			return
+		}
+		// Never unlocked from here: the thread dies with this goroutine.
+		if err := confineThread(c); err != nil {
+			errc <- err
+			return
+		}
+		errc <- cmd.Start()
+	}()
+	return <-errc
+}
+
+// confineThread restricts the calling thread (and what it starts) to c:
+// Landlock for the files, then a seccomp filter for sockets and
+// dangerous syscalls.
+func confineThread(c *confineSpec) error {
 	rules := []landlock.Rule{landlock.RWDirs(c.ReadWrite...)}
 	for _, p := range c.ReadOnly {
 		// Landlock takes directory rights only on directories; a path
@@ -68,8 +108,19 @@ func confine(c *confineSpec) error {
 		}
 	}
 	rules = append(rules, landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random", "/dev/tty").IgnoreIfMissing())
-	if err := landlockConfig.RestrictPaths(rules...); err != nil {
+	fd, flags, err := landlockConfig.NewRulesetFD(rules...)
+	if err != nil {
 		return fmt.Errorf("landlock: %w", err)
+	}
+	if fd < 0 {
+		return fmt.Errorf("landlock: the ruleset restricts nothing")
+	}
+	defer unix.Close(fd)
+	if err := unix.Prctl(unix.PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0); err != nil {
+		return fmt.Errorf("no_new_privs: %w", err)
+	}
+	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
+		return fmt.Errorf("landlock: restrict: %w", err)
 	}
 	groups := []seccomp.SyscallGroup{{Action: seccomp.ActionErrno, Names: deniedSyscalls}}
 	if !c.AllowNetwork {
@@ -82,9 +133,9 @@ func confine(c *confineSpec) error {
 			groups = append(groups, seccomp.SyscallGroup{Action: seccomp.ActionErrno, Names: []string{"socket"}})
 		}
 	}
+	// No TSYNC flag: the filter is this thread's alone.
 	filter := seccomp.Filter{
 		NoNewPrivs: true,
-		Flag:       seccomp.FilterFlagTSync,
 		Policy:     seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: groups},
 	}
 	if err := seccomp.LoadFilter(filter); err != nil {

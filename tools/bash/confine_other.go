@@ -4,6 +4,7 @@ package bash
 
 import (
 	"errors"
+	"os/exec"
 	"runtime"
 )
 
@@ -11,4 +12,4 @@ func kernelSupport() error {
 	return errors.New("bash: os sandbox: Landlock and seccomp are Linux features; this is " + runtime.GOOS)
 }
 
-func confine(*confineSpec) error { return kernelSupport() }
+func startConfined(*exec.Cmd, *confineSpec) error { return kernelSupport() }

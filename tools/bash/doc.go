@@ -23,18 +23,17 @@
 // Containment is independent of approval: gate the tool with the
 // permission rules whatever its backend.
 //
-// Go cannot run code between fork and exec, so the limits and the kernel
-// confinement are applied by the program itself, re-executed in a
-// launcher mode. A program that uses them calls [LauncherMain] first
-// thing in main:
+// Both local backends need nothing of the program beyond the constructor
+// call. The limits are set by the shell that runs the command (its ulimit
+// builtin, before the command's first line), and the kernel confinement by
+// the OS thread that starts it: Go cannot run code between fork and exec,
+// but Landlock and seccomp apply to the calling thread and are inherited
+// by its children, so a goroutine locks a fresh thread, confines it,
+// starts the shell from it and ends with it.
 //
-//	func main() {
-//		bash.LauncherMain()
-//		sb, err := sandbox.Open("./workspace")
-//		if err != nil { … }
-//		backend, err := bash.NewOsSandboxBackend(sb) // fails closed
-//		if err != nil { … }
-//		tool, err := bash.New(backend)
-//		…
-//	}
+//	sb, err := sandbox.Open("./workspace")
+//	if err != nil { … }
+//	backend, err := bash.NewOsSandboxBackend(sb) // fails closed
+//	if err != nil { … }
+//	tool, err := bash.New(backend)
 package bash

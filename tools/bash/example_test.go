@@ -10,8 +10,8 @@ import (
 	"github.com/paigasus/helikon/tools/sandbox"
 )
 
-// A HostBackend without limits runs commands in the sandbox directory with
-// no launcher; the result carries the exit code and both streams.
+// A HostBackend runs commands in the sandbox directory under the default
+// resource limits; the result carries the exit code and both streams.
 func ExampleNewHostBackend() {
 	dir, _ := os.MkdirTemp("", "example-")
 	defer os.RemoveAll(dir)
@@ -20,7 +20,7 @@ func ExampleNewHostBackend() {
 		log.Fatal(err)
 	}
 	defer sb.Close()
-	backend, err := bash.NewHostBackend(sb, bash.WithLimits(bash.Limits{}))
+	backend, err := bash.NewHostBackend(sb)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strings"
 	"time"
 
 	"github.com/paigasus/helikon/tools/sandbox"
@@ -47,8 +48,7 @@ func WithEnvAllowlist(names ...string) HostOption {
 func WithTimeout(d time.Duration) HostOption { return func(c *hostConfig) { c.timeout = d } }
 
 // WithLimits sets the setrlimit caps (default [DefaultLimits]). A zero
-// Limits turns them off, and the launcher is then not needed for
-// [HostBackend].
+// Limits turns them off.
 func WithLimits(l Limits) HostOption { return func(c *hostConfig) { c.limits = l } }
 
 func newLocal(sb *sandbox.Sandbox, opts []HostOption) (local, hostConfig, error) {
@@ -62,6 +62,11 @@ func newLocal(sb *sandbox.Sandbox, opts []HostOption) (local, hostConfig, error)
 	if c.timeout <= 0 {
 		return local{}, c, fmt.Errorf("bash: timeout %v, want more than 0", c.timeout)
 	}
+	for _, name := range c.env {
+		if startupCode(name) {
+			return local{}, c, fmt.Errorf("bash: the environment allowlist names %s, which would make bash run code before the command's limits are set", name)
+		}
+	}
 	shell, err := exec.LookPath("bash")
 	if err != nil {
 		return local{}, c, fmt.Errorf("bash: no bash on PATH: %w", err)
@@ -72,25 +77,33 @@ func newLocal(sb *sandbox.Sandbox, opts []HostOption) (local, hostConfig, error)
 			env = append(env, name+"="+v)
 		}
 	}
-	l := local{shell: shell, dir: sb.Dir(), env: env, timeout: c.timeout, limits: c.limits}
+	l := local{shell: shell, dir: sb.Dir(), env: env, timeout: c.timeout, prefix: c.limits.prefix()}
 	return l, c, nil
 }
 
+// startupCode reports whether the variable name makes a non-interactive
+// bash run code or trace commands as it starts, before the prefix that
+// sets the limits: a startup file, exported functions, shell options
+// (xtrace expands PS4, which may run commands).
+func startupCode(name string) bool {
+	switch name {
+	case "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4":
+		return true
+	}
+	return strings.HasPrefix(name, "BASH_FUNC_")
+}
+
 // NewHostBackend returns a HostBackend running commands in sb's
-// directory. With limits on (the default) the program must call
-// [LauncherMain] first thing in main; construction fails otherwise.
+// directory. The environment allowlist may not name a variable that
+// makes bash run code as it starts (BASH_ENV, ENV, BASH_FUNC_*,
+// SHELLOPTS, BASHOPTS, PS4): that code would run before the limits.
 func NewHostBackend(sb *sandbox.Sandbox, opts ...HostOption) (*HostBackend, error) {
 	l, _, err := newLocal(sb, opts)
 	if err != nil {
 		return nil, err
 	}
-	if l.viaLauncher() && !launcherInstalled.Load() {
-		return nil, errNoLauncher
-	}
 	return &HostBackend{l: l}, nil
 }
-
-var errNoLauncher = errors.New("bash: resource limits and kernel confinement need the launcher: call bash.LauncherMain() first thing in main (and TestMain)")
 
 // Guarantees reports no containment on any axis.
 func (h *HostBackend) Guarantees() Guarantees {

@@ -76,7 +76,7 @@ func TestHost_EnvironmentIsScrubbedToTheAllowlist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(r.Stdout, "s3cret") || strings.Contains(r.Stdout, launchEnv) || !strings.Contains(r.Stdout, "HELIKON_TEST_OK=fine") {
+	if strings.Contains(r.Stdout, "s3cret") || !strings.Contains(r.Stdout, "HELIKON_TEST_OK=fine") {
 		t.Fatalf("env:\n%s", r.Stdout)
 	}
 }
@@ -102,6 +102,38 @@ func TestHost_ResourceLimitsAreSetHardInTheCommand(t *testing.T) {
 	r, err = runTool(t, t.Context(), b, Args{Command: "ulimit -t 100"}) // raising the cap fails
 	if err != nil || r.ExitCode == 0 {
 		t.Fatalf("raising the CPU cap succeeded: %+v, %v", r, err)
+	}
+}
+
+func TestHost_ResourceLimitsStopARunawayCommand(t *testing.T) {
+	sb := openSandbox(t)
+	cases := []struct {
+		name   string
+		limits Limits
+		cmd    string
+		want   string
+	}{
+		// The busy loop runs in a child shell so the parent can report
+		// how it ended: 137 is 128+SIGKILL, which the kernel sends at the
+		// hard limit (the soft one, equal, would send SIGXCPU).
+		{"cpu seconds", Limits{CPUSeconds: 1}, "bash -c 'while :; do :; done'; echo $?", "137\n"},
+		// 153 is 128+SIGXFSZ, and the file stops at the cap.
+		{"file size", Limits{FileSizeBytes: 64 << 10}, "head -c 1000000 /dev/zero > big; echo $?; stat -c %s big", "153\n65536\n"},
+		// A shell told to hold 300 MB in a variable under a 128 MiB
+		// address space fails to allocate it and dies.
+		{"address space", Limits{AddressSpaceBytes: 128 << 20}, "bash -c 'v=$(head -c 300000000 /dev/zero | tr \"\\0\" x); echo ${#v}' 2>/dev/null; echo $?", "2\n"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := hostTool(t, sb, []HostOption{WithLimits(c.limits)})
+			r, err := runTool(t, t.Context(), b, Args{Command: c.cmd, TimeoutMS: 120000})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Stdout != c.want || r.TimedOut {
+				t.Fatalf("%+v, want stdout %q", r, c.want)
+			}
+		})
 	}
 }
 
@@ -196,27 +228,58 @@ func TestHost_OutputIsCappedHeadAndTail(t *testing.T) {
 	}
 }
 
-func TestHostBackend_WithoutLimitsRunsWithoutTheLauncher(t *testing.T) {
+func TestHostBackend_WithoutLimitsTheCommandRunsAsGiven(t *testing.T) {
 	sb := openSandbox(t)
 	be, err := NewHostBackend(sb, WithLimits(Limits{}))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if be.l.viaLauncher() {
-		t.Fatal("a backend without limits still goes through the launcher")
+	if be.l.prefix != "" {
+		t.Fatalf("a backend without limits prefixes %q", be.l.prefix)
 	}
-	r, err := be.Run(t.Context(), Request{Command: "echo hi"})
+	r, err := be.Run(t.Context(), Request{Command: "echo hi; test -e /proc/$$/fd/3 && echo fd 3 open"})
 	if err != nil || r.Stdout != "hi\n" {
 		t.Fatalf("%+v, %v", r, err)
 	}
 }
 
-func TestNewHostBackend_RefusesWithoutTheLauncher(t *testing.T) {
-	launcherInstalled.Store(false)
-	defer launcherInstalled.Store(true)
-	_, err := NewHostBackend(openSandbox(t))
-	if err == nil || !strings.Contains(err.Error(), "LauncherMain") {
-		t.Fatalf("err = %v, want one naming LauncherMain", err)
+func TestHost_TheLimitsPrefixIsInvisibleToTheCommand(t *testing.T) {
+	b := hostTool(t, openSandbox(t), nil)
+	// The status descriptor is closed before the command runs, there
+	// are no arguments, and the first line of the command is still
+	// line 1.
+	r, err := runTool(t, t.Context(), b, Args{Command: "test -e /proc/$$/fd/3 && echo fd 3 open; echo $# $LINENO; nosuchcommand-helikon\necho $LINENO"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stdout != "0 1\n2\n" || !strings.Contains(r.Stderr, "line 1: nosuchcommand-helikon") {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestHost_LimitsThatCannotBeSetFailTheCallBeforeTheCommandRuns(t *testing.T) {
+	sb := openSandbox(t)
+	be, err := NewHostBackend(sb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// As root every real limit can be set, so break the ulimit itself.
+	be.l.prefix = strings.Replace(be.l.prefix, "ulimit -t 300", "ulimit -t lots", 1)
+	r, err := be.Run(t.Context(), Request{Command: "touch ran"})
+	if err == nil || !strings.Contains(err.Error(), "resource limits") || !strings.Contains(err.Error(), "lots") {
+		t.Fatalf("%+v, %v; want an error naming the limits", r, err)
+	}
+	if _, err := os.Stat(filepath.Join(sb.Dir(), "ran")); err == nil {
+		t.Error("the command ran without its limits")
+	}
+}
+
+func TestNewHostBackend_RefusesVariablesThatRunCodeAtStartup(t *testing.T) {
+	for _, name := range []string{"BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS", "PS4", "BASH_FUNC_ulimit%%"} {
+		_, err := NewHostBackend(openSandbox(t), WithEnvAllowlist("PATH", name))
+		if err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: err = %v, want one naming it", name, err)
+		}
 	}
 }
 

@@ -1,7 +1,8 @@
 package bash
 
 import (
-	"golang.org/x/sys/unix"
+	"fmt"
+	"strings"
 )
 
 // Limits are the setrlimit caps a command runs under, so a runaway one
@@ -13,9 +14,11 @@ type Limits struct {
 	// the process.
 	CPUSeconds uint64 `json:"cpu_seconds,omitempty"`
 	// FileSizeBytes caps the size of any file the command writes
-	// (RLIMIT_FSIZE).
+	// (RLIMIT_FSIZE). It is rounded down to a whole KiB, the unit of
+	// the shell's ulimit.
 	FileSizeBytes uint64 `json:"file_size_bytes,omitempty"`
-	// AddressSpaceBytes caps virtual memory (RLIMIT_AS).
+	// AddressSpaceBytes caps virtual memory (RLIMIT_AS), rounded down to
+	// a whole KiB.
 	AddressSpaceBytes uint64 `json:"address_space_bytes,omitempty"`
 	// Processes caps the processes of the user (RLIMIT_NPROC), which
 	// stops a fork bomb.
@@ -30,25 +33,38 @@ var DefaultLimits = Limits{
 	AddressSpaceBytes: 8 << 30,
 }
 
-func (l Limits) zero() bool { return l == Limits{} }
+// limitStatusFD is the descriptor on which the shell reports that it
+// could not set the limits. The prefix closes it before the command
+// runs, so EOF with nothing read means the limits are in force.
+const limitStatusFD = 3
 
-// applyLimits sets l on this process.
-func applyLimits(l Limits) error {
+// prefix returns the shell text that sets l before the command: bash's
+// ulimit builtin, run by the very shell that then runs the command, so
+// the caps cost no extra process. Without -H or -S, ulimit sets the
+// soft and the hard limit, which an unprivileged command cannot raise.
+// If setting them fails, the error goes to [limitStatusFD] and the shell
+// exits before the command starts. It is empty when l is zero.
+//
+// The prefix ends the first line with "; " rather than a newline, so the
+// command's line numbers in error messages stay its own.
+func (l Limits) prefix() string {
+	var b strings.Builder
 	for _, r := range []struct {
-		res int
-		v   uint64
+		flag  string
+		asked uint64
+		v     uint64
 	}{
-		{unix.RLIMIT_CPU, l.CPUSeconds},
-		{unix.RLIMIT_FSIZE, l.FileSizeBytes},
-		{unix.RLIMIT_AS, l.AddressSpaceBytes},
-		{unix.RLIMIT_NPROC, l.Processes},
+		{"-t", l.CPUSeconds, l.CPUSeconds},
+		{"-f", l.FileSizeBytes, l.FileSizeBytes / 1024},
+		{"-v", l.AddressSpaceBytes, l.AddressSpaceBytes / 1024},
+		{"-u", l.Processes, l.Processes},
 	} {
-		if r.v == 0 {
-			continue
-		}
-		if err := unix.Setrlimit(r.res, &unix.Rlimit{Cur: r.v, Max: r.v}); err != nil {
-			return err
+		if r.asked != 0 {
+			fmt.Fprintf(&b, " %s %d", r.flag, r.v)
 		}
 	}
-	return nil
+	if b.Len() == 0 {
+		return ""
+	}
+	return fmt.Sprintf("ulimit%s 2>&%d || exit 126; exec %d>&-; ", b.String(), limitStatusFD, limitStatusFD)
 }

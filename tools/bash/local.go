@@ -2,12 +2,12 @@ package bash
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -15,19 +15,20 @@ import (
 // DefaultTimeout bounds a command whose request and backend set none.
 const DefaultTimeout = 2 * time.Minute
 
-// local runs commands as child processes of this one, directly or through
-// the launcher. HostBackend and OsSandboxBackend are configurations of it.
+// local runs commands as child processes of this one. HostBackend and
+// OsSandboxBackend are configurations of it.
 type local struct {
 	shell   string
 	dir     string
 	env     []string
 	timeout time.Duration
-	limits  Limits
+	// prefix is the text that sets the resource limits, put before
+	// the command (see [Limits.prefix]).
+	prefix string
+	// confine, when set, is applied to the thread that starts the
+	// command (see startConfined).
 	confine *confineSpec
 }
-
-// viaLauncher reports whether commands need the re-executed launcher.
-func (l *local) viaLauncher() bool { return !l.limits.zero() || l.confine != nil }
 
 func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	if err := ctx.Err(); err != nil {
@@ -41,31 +42,18 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	if limit <= 0 {
 		limit = DefaultOutputLimit
 	}
-	args := []string{l.shell, "-c", req.Command}
-	var cmd *exec.Cmd
+	cmd := exec.Command(l.shell, "-c", l.prefix+req.Command)
+	cmd.Env = l.env
 	var status *os.File
-	if l.viaLauncher() {
-		self, err := os.Executable()
-		if err != nil {
-			return Result{}, fmt.Errorf("bash: find the launcher: %w", err)
-		}
-		spec, err := json.Marshal(launchSpec{Shell: l.shell, Args: args, Env: l.env, Dir: l.dir, Limits: l.limits, Confine: l.confine})
-		if err != nil {
-			return Result{}, err
-		}
+	if l.prefix != "" {
 		r, w, err := os.Pipe()
 		if err != nil {
-			return Result{}, err
+			return Result{}, fmt.Errorf("bash: %w", err)
 		}
 		defer r.Close()
-		status = r
-		cmd = exec.Command(self)
-		cmd.Env = append([]string{launchEnv + "=" + string(spec)}, l.env...)
-		cmd.ExtraFiles = []*os.File{w}
 		defer w.Close()
-	} else {
-		cmd = exec.Command(l.shell, args[1:]...)
-		cmd.Env = l.env
+		status = r
+		cmd.ExtraFiles = []*os.File{w} // limitStatusFD
 	}
 	cmd.Dir = l.dir
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -74,17 +62,18 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	// A background child holding the pipes must not keep Wait blocked
 	// once the group is killed.
 	cmd.WaitDelay = time.Second
-	if err := cmd.Start(); err != nil {
+	start := cmd.Start
+	if l.confine != nil {
+		start = func() error { return startConfined(cmd, l.confine) }
+	}
+	if err := start(); err != nil {
 		return Result{}, fmt.Errorf("bash: start: %w", err)
+	}
+	if status != nil {
+		cmd.ExtraFiles[0].Close() // the shell holds the only write end now
 	}
 	pgid := cmd.Process.Pid
 	killGroup := func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
-	var launchErr string
-	if status != nil {
-		cmd.ExtraFiles[0].Close()
-		b, _ := io.ReadAll(io.LimitReader(status, 4096))
-		launchErr = string(b)
-	}
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	timer := time.NewTimer(timeout)
@@ -104,8 +93,13 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	}
 	// Whatever the shell left running in the background goes with it.
 	killGroup()
-	if launchErr != "" {
-		return Result{}, fmt.Errorf("bash: %s", launchErr)
+	if status != nil {
+		// Every process that held the write end is dead or closed it
+		// before the command ran; the deadline only guards the read.
+		_ = status.SetReadDeadline(time.Now().Add(time.Second))
+		if b, _ := io.ReadAll(io.LimitReader(status, 4096)); len(b) > 0 {
+			return Result{}, fmt.Errorf("bash: set the resource limits, so the command did not run: %s", strings.TrimSpace(string(b)))
+		}
 	}
 	res := Result{Stdout: stdout.String(), Stderr: stderr.String(), TimedOut: timedOut}
 	var ee *exec.ExitError

@@ -18,8 +18,8 @@ var DefaultReadOnlyPaths = []string{
 	"/etc/bash.bashrc", "/etc/profile", "/etc/inputrc",
 }
 
-// OsSandboxBackend runs commands like [HostBackend] and, in the launcher,
-// confines them with the kernel before the shell starts: Landlock lets
+// OsSandboxBackend runs commands like [HostBackend] and confines them
+// with the kernel before the shell starts: Landlock lets
 // them read and write only inside the sandbox directory and read the
 // system directories of [DefaultReadOnlyPaths]; a seccomp filter refuses
 // every socket (AF_UNIX too unless [WithUnixSockets]) and the syscalls
@@ -44,8 +44,8 @@ func WithReadOnlyPaths(paths ...string) HostOption {
 
 // NewOsSandboxBackend returns an OsSandboxBackend confined to sb's
 // directory. It fails closed: on a kernel without Landlock (ABI v3) or
-// seccomp the error names what is missing, and without [LauncherMain] it
-// says so; it never falls back to running unconfined.
+// seccomp the error names what is missing; it never falls back to
+// running unconfined.
 func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBackend, error) {
 	opts = append([]HostOption{func(c *hostConfig) { c.readOnly = DefaultReadOnlyPaths }}, opts...)
 	l, c, err := newLocal(sb, opts)
@@ -54,9 +54,6 @@ func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBac
 	}
 	if err := kernelSupport(); err != nil {
 		return nil, err
-	}
-	if !launcherInstalled.Load() {
-		return nil, errNoLauncher
 	}
 	l.confine = &confineSpec{ReadWrite: []string{sb.Dir()}, ReadOnly: c.readOnly, AllowNetwork: c.allowNetwork, AllowUnix: c.allowUnix}
 	// A command's home and temporary directory are the sandbox.
@@ -83,4 +80,16 @@ func (o *OsSandboxBackend) Guarantees() Guarantees {
 // Run runs req.Command with bash -c under the confinement.
 func (o *OsSandboxBackend) Run(ctx context.Context, req Request) (Result, error) {
 	return o.l.run(ctx, req)
+}
+
+// confineSpec is the kernel confinement of [OsSandboxBackend].
+type confineSpec struct {
+	// ReadWrite are directories the command may read and write.
+	ReadWrite []string
+	// ReadOnly are directories and files it may read and execute.
+	ReadOnly []string
+	// AllowNetwork lifts the socket filter.
+	AllowNetwork bool
+	// AllowUnix admits AF_UNIX sockets while the network is denied.
+	AllowUnix bool
 }

@@ -8,8 +8,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // osTool returns the Bash tool on an OsSandboxBackend. The kernel here
@@ -175,4 +178,90 @@ func TestOsSandbox_NoOrphansOnTimeout(t *testing.T) {
 		t.Fatalf("%+v, %v", r, err)
 	}
 	waitDead(t, childPid(t, root))
+}
+
+// confinement returns the no_new_privs and seccomp filter lines of every
+// thread of this process, by thread id.
+func confinement(t *testing.T) map[string]string {
+	t.Helper()
+	tasks, err := os.ReadDir("/proc/self/task")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, task := range tasks {
+		b, err := os.ReadFile(filepath.Join("/proc/self/task", task.Name(), "status"))
+		if err != nil {
+			continue // the thread ended
+		}
+		var keep []string
+		for _, line := range strings.Split(string(b), "\n") {
+			if strings.HasPrefix(line, "NoNewPrivs:") || strings.HasPrefix(line, "Seccomp_filters:") {
+				keep = append(keep, strings.Join(strings.Fields(line), " "))
+			}
+		}
+		out[task.Name()] = strings.Join(keep, ", ")
+	}
+	return out
+}
+
+func TestOsSandbox_OnlyTheCommandIsConfinedNotThisProcess(t *testing.T) {
+	before := confinement(t)[strconv.Itoa(os.Getpid())]
+	b, root := osTool(t)
+	for range 4 {
+		r, err := runTool(t, t.Context(), b, Args{Command: "cat /etc/shadow"})
+		if err != nil || r.ExitCode == 0 {
+			t.Fatalf("%+v, %v: want the command confined", r, err)
+		}
+	}
+	// The threads that started the commands end with them; every
+	// thread left is as the process was before.
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		var confined []string
+		for tid, c := range confinement(t) {
+			if c != before {
+				confined = append(confined, tid+": "+c)
+			}
+		}
+		if len(confined) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("threads of this process are confined (was %q): %v", before, confined)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	// And this process still opens sockets and files outside the root,
+	// from several goroutines, so several threads.
+	outside := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(outside, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			ln, err := net.Listen("tcp4", "127.0.0.1:0")
+			if err != nil {
+				t.Errorf("listen: %v", err)
+				return
+			}
+			ln.Close()
+			if _, err := os.ReadFile(outside); err != nil {
+				t.Errorf("read outside: %v", err)
+			}
+		})
+	}
+	wg.Wait()
+	if _, err := os.Stat(filepath.Join(root, "..")); err != nil {
+		t.Errorf("stat the root's parent: %v", err)
+	}
+}
+
+func TestOsSandbox_ResourceLimitsAreInForce(t *testing.T) {
+	b, _ := osTool(t)
+	r, err := runTool(t, t.Context(), b, Args{Command: "ulimit -Ht; ulimit -Hf; ulimit -Hv"})
+	if err != nil || r.Stdout != "300\n1048576\n8388608\n" {
+		t.Fatalf("%+v, %v; want the default limits as hard limits", r, err)
+	}
 }
