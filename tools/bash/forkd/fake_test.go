@@ -26,7 +26,13 @@ type fakeController struct {
 	// stallFork, when set, commits the VM and then holds the answer
 	// until the request is abandoned: the leak case.
 	stallFork atomic.Bool
-	deletes   int
+	// garbleFork commits the VM and answers with malformed JSON.
+	garbleFork atomic.Bool
+	// failExec answers every exec with a 500 and runs nothing.
+	failExec atomic.Bool
+	// failDelete answers every destroy with a 500 and keeps the VM.
+	failDelete atomic.Bool
+	deletes    int
 }
 
 type fakeVM struct {
@@ -80,6 +86,11 @@ func (f *fakeController) fork(w http.ResponseWriter, r *http.Request) {
 		<-r.Context().Done()
 		return
 	}
+	if f.garbleFork.Load() {
+		w.WriteHeader(http.StatusCreated)
+		fmt.Fprintf(w, `{"id":"%s",`, id)
+		return
+	}
 	w.WriteHeader(http.StatusCreated)
 	json.NewEncoder(w).Encode(map[string]string{"id": id, "snapshot": in.Snapshot, "created_at": now.UTC().Format(time.RFC3339Nano)})
 }
@@ -90,6 +101,10 @@ func (f *fakeController) exec(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	if !ok {
 		http.Error(w, `{"error":"no such sandbox"}`, http.StatusNotFound)
+		return
+	}
+	if f.failExec.Load() {
+		http.Error(w, `{"error":"guest agent unreachable"}`, http.StatusInternalServerError)
 		return
 	}
 	var in struct {
@@ -118,6 +133,10 @@ func (f *fakeController) destroy(w http.ResponseWriter, r *http.Request) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	id := r.PathValue("id")
+	if f.failDelete.Load() {
+		http.Error(w, `{"error":"vmm busy"}`, http.StatusInternalServerError)
+		return
+	}
 	if _, ok := f.vms[id]; !ok {
 		http.Error(w, `{"error":"no such sandbox"}`, http.StatusNotFound)
 		return

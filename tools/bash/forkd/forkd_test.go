@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -171,4 +172,74 @@ func TestBackend_Conformance(t *testing.T) {
 		}
 		return b
 	}, bashtest.Options{})
+}
+
+func TestBackend_ControllerFailuresAreErrorsAndTheVMStillGoes(t *testing.T) {
+	f, srv := newFake(t)
+	b, err := New(t.Context(), srv.URL, WithBearerToken("tok"), WithSnapshot("helikon"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name    string
+		knob    *atomic.Bool
+		command string
+		want    string
+	}{
+		{"exec answers 500", &f.failExec, "true", "500"},
+		{"fork answers malformed JSON", &f.garbleFork, "true", "decode"},
+		// 17 MiB of output is past the 16 MiB response cap: refused,
+		// not buffered without bound.
+		{"an answer past the response cap", nil, "head -c 17825792 /dev/zero | tr '\\0' x", "response past"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.knob != nil {
+				c.knob.Store(true)
+				defer c.knob.Store(false)
+			}
+			res, err := b.Run(t.Context(), bash.Request{Command: c.command})
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("%+v, %v; want an error with %q", res, err, c.want)
+			}
+			want := 0
+			if c.knob == &f.garbleFork {
+				// The id never reached the client: a leak only Reconcile
+				// can reap (see the test above).
+				want = 1
+			}
+			if n := f.count(); n != want {
+				t.Errorf("%d VMs left, want %d", n, want)
+			}
+			f.mu.Lock()
+			clear(f.vms)
+			f.mu.Unlock()
+		})
+	}
+}
+
+func TestBackend_ReconcileReportsADestroyThatFailed(t *testing.T) {
+	f, srv := newFake(t)
+	b, err := New(t.Context(), srv.URL, WithBearerToken("tok"), WithSnapshot("helikon"), WithReapAge(time.Minute))
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := f.add("helikon", time.Now().Add(-time.Hour))
+	f.failDelete.Store(true)
+	rep, err := b.Reconcile(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Scanned != 1 || len(rep.Reaped) != 0 || rep.Failed[old] == nil || !strings.Contains(rep.Failed[old].Error(), "500") {
+		t.Fatalf("report %+v, want %s failed with the controller's 500", rep, old)
+	}
+	if f.count() != 1 {
+		t.Fatal("the VM is gone although its destroy failed")
+	}
+	// The next pass, with the controller well again, reaps it.
+	f.failDelete.Store(false)
+	rep, err = b.Reconcile(t.Context())
+	if err != nil || !slices.Equal(rep.Reaped, []string{old}) || f.count() != 0 {
+		t.Fatalf("second pass %+v, %v; %d VMs left", rep, err, f.count())
+	}
 }
