@@ -15,6 +15,10 @@ import (
 // MaxTimeout is the longest timeout a call may ask for.
 const MaxTimeout = 10 * time.Minute
 
+// MaxCommandBytes bounds a command line. The kernel refuses a single
+// argument past 128 KiB; the bound is checked before the line is parsed.
+const MaxCommandBytes = 100 << 10
+
 // Args are the arguments of the Bash tool.
 type Args struct {
 	Command   string `json:"command" jsonschema:"the bash command line to run"`
@@ -129,6 +133,12 @@ func (b *Bash) Guarantees() Guarantees { return b.backend.Guarantees() }
 func (b *Bash) call(tc *helikon.ToolContext, in Args) (Result, error) {
 	if strings.TrimSpace(in.Command) == "" {
 		return Result{}, &helikon.ToolError{Kind: helikon.ToolInvalidArgs, Tool: "Bash", SchemaErrors: []string{"command: empty"}}
+	}
+	if len(in.Command) > MaxCommandBytes {
+		return Result{}, &helikon.ToolError{Kind: helikon.ToolInvalidArgs, Tool: "Bash", SchemaErrors: []string{fmt.Sprintf("command: %d bytes, at most %d", len(in.Command), MaxCommandBytes)}}
+	}
+	if strings.IndexByte(in.Command, 0) >= 0 {
+		return Result{}, &helikon.ToolError{Kind: helikon.ToolInvalidArgs, Tool: "Bash", SchemaErrors: []string{"command: contains a NUL byte, which no command line can carry"}}
 	}
 	if in.TimeoutMS < 0 || time.Duration(in.TimeoutMS)*time.Millisecond > MaxTimeout {
 		return Result{}, &helikon.ToolError{Kind: helikon.ToolInvalidArgs, Tool: "Bash", SchemaErrors: []string{fmt.Sprintf("timeout_ms: %d, want 0 to %d", in.TimeoutMS, MaxTimeout.Milliseconds())}}

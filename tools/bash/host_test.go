@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -393,5 +394,51 @@ func TestSandboxTools_ASymlinkPlantedByBashDoesNotLeadOut(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(outside); string(b) != "s3cret" {
 		t.Errorf("the outside file changed: %q", b)
+	}
+}
+
+func TestBash_BadCommandsEndInATypedErrorOrABoundedResult(t *testing.T) {
+	sb := openSandbox(t)
+	b := hostTool(t, sb, nil)
+	for name, cmd := range map[string]string{
+		"a NUL byte":           "echo a\x00b",
+		"past MaxCommandBytes": "echo " + strings.Repeat("x", MaxCommandBytes),
+	} {
+		_, err := runTool(t, t.Context(), b, Args{Command: cmd})
+		var te *helikon.ToolError
+		if !errors.As(err, &te) || te.Kind != helikon.ToolInvalidArgs {
+			t.Errorf("%s: err = %v, want InvalidArgs", name, err)
+		}
+	}
+
+	// 1 GiB of output: the call returns the head and the tail, and this
+	// process's heap does not grow with the output.
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	r, err := runTool(t, t.Context(), b, Args{Command: "head -c 1073741824 /dev/zero; echo done >&2", TimeoutMS: 120000})
+	runtime.ReadMemStats(&after)
+	if err != nil || r.ExitCode != 0 || r.TimedOut {
+		t.Fatalf("1 GiB: %.200v, %v", r, err)
+	}
+	if len(r.Stdout) > DefaultOutputLimit+100 || !strings.Contains(r.Stdout, fmt.Sprintf("[… %d bytes elided …]", 1<<30-DefaultOutputLimit)) || r.Stderr != "done\n" {
+		t.Errorf("1 GiB: stdout of %d bytes, stderr %q", len(r.Stdout), r.Stderr)
+	}
+	if grew := int64(after.HeapInuse) - int64(before.HeapInuse); grew > 32<<20 {
+		t.Errorf("1 GiB of output grew the heap by %d MiB", grew>>20)
+	}
+
+	// A command that never exits and ignores every signal it can: the
+	// timeout ends it, with what it printed so far.
+	start := time.Now()
+	r, err = runTool(t, t.Context(), b, Args{Command: "trap '' TERM INT HUP QUIT; echo spinning; while :; do :; done", TimeoutMS: 500})
+	if err != nil || !r.TimedOut || r.Stdout != "spinning\n" || time.Since(start) > 30*time.Second {
+		t.Errorf("never exits: %+v, %v after %v", r, err, time.Since(start))
+	}
+
+	// A command that waits for input gets end of file, not a hang.
+	r, err = runTool(t, t.Context(), b, Args{Command: "cat; read x; echo $?", TimeoutMS: 30000})
+	if err != nil || r.TimedOut || r.Stdout != "1\n" {
+		t.Errorf("reads stdin: %+v, %v", r, err)
 	}
 }

@@ -12,6 +12,10 @@ import (
 	"github.com/paigasus/helikon"
 )
 
+// MaxPathBytes bounds a path the tools accept, as Linux's PATH_MAX does
+// for one system call.
+const MaxPathBytes = 4096
+
 // Sandbox is a directory opened as a capability: every file operation the
 // tools make goes through an [os.Root], which refuses to resolve a path
 // outside it. A Sandbox is safe for concurrent use.
@@ -78,6 +82,11 @@ func (s *Sandbox) Tools() ([]helikon.Tool, error) {
 func (s *Sandbox) clean(tool, p string) (string, error) {
 	if p == "" {
 		return "", &helikon.ToolError{Kind: helikon.ToolInvalidArgs, Tool: tool, SchemaErrors: []string{"file_path: empty"}}
+	}
+	if len(p) > MaxPathBytes {
+		// os.Root walks a path a component at a time, so the kernel's
+		// PATH_MAX would not stop it: thousands of nested directories.
+		return "", &helikon.ToolError{Kind: helikon.ToolInvalidArgs, Tool: tool, SchemaErrors: []string{fmt.Sprintf("file_path: %d bytes, at most %d", len(p), MaxPathBytes)}}
 	}
 	if strings.IndexByte(p, 0) >= 0 {
 		return "", denied(tool, p, "the path holds a NUL byte")

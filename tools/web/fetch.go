@@ -30,6 +30,9 @@ const (
 	DefaultFetchTimeout = 30 * time.Second
 	// maxRedirects bounds the redirects one fetch follows.
 	maxRedirects = 5
+	// MaxURLBytes bounds the URL a call may give, checked before it is
+	// parsed.
+	MaxURLBytes = 8 << 10
 )
 
 // ErrSSRF marks a fetch the SSRF guard refused.
@@ -258,6 +261,9 @@ func (f *Fetch) precheck(ctx context.Context, u *url.URL) error {
 
 func (f *Fetch) call(tc *helikon.ToolContext, in FetchArgs) (string, error) {
 	const tool = "WebFetch"
+	if len(in.URL) > MaxURLBytes {
+		return "", &helikon.ToolError{Kind: helikon.ToolInvalidArgs, Tool: tool, SchemaErrors: []string{fmt.Sprintf("url: %d bytes, at most %d", len(in.URL), MaxURLBytes)}}
+	}
 	u, err := url.Parse(in.URL)
 	if err != nil || u.Scheme == "" {
 		return "", &helikon.ToolError{Kind: helikon.ToolInvalidArgs, Tool: tool, SchemaErrors: []string{fmt.Sprintf("url: %q is not an absolute URL", in.URL)}}

@@ -81,6 +81,14 @@ func TestFetch_SchemesCredentialsAndHostLists(t *testing.T) {
 		{"file:///etc/passwd", helikon.ToolDenied},
 		{"gopher://example.com/", helikon.ToolDenied},
 		{"http://user:pw@example.com/", helikon.ToolDenied},
+		{"https://user@example.com/", helikon.ToolDenied},
+		{"https://:pw@example.com/", helikon.ToolDenied},
+		{"data:text/plain,hello", helikon.ToolDenied},
+		{"data:text/html;base64,PGgxPmhpPC9oMT4=", helikon.ToolDenied},
+		{"ftp://example.com/f", helikon.ToolDenied},
+		{"javascript:alert(1)", helikon.ToolDenied},
+		{"https://example.com/a\x00b", helikon.ToolInvalidArgs},
+		{"https://example.com/" + strings.Repeat("a", MaxURLBytes), helikon.ToolInvalidArgs},
 		{"http://other.org/", helikon.ToolDenied},
 		{"https://secret.example.com/x", helikon.ToolDenied},
 		{"https://a.secret.example.com/x", helikon.ToolDenied},
@@ -89,6 +97,23 @@ func TestFetch_SchemesCredentialsAndHostLists(t *testing.T) {
 	} {
 		if _, err := callFetch(t, f, c.url); kindOf(err) != c.kind {
 			t.Errorf("%s: err = %v, want %s", c.url, err, c.kind)
+		}
+	}
+}
+
+func TestFetch_NonHTTPSchemesAreDeniedByTheSchemeCheck(t *testing.T) {
+	// No host lists and no guard: only the scheme check stands between
+	// these URLs and a request.
+	f, err := NewFetch(WithoutSSRFGuard())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, u := range []string{"file:///etc/passwd", "file://localhost/etc/passwd", "gopher://example.com:70/_GET", "data:text/plain,hello",
+		"data:text/html;base64,PGgxPmhpPC9oMT4=", "ftp://example.com/f", "javascript:alert(1)", "ws://example.com/"} {
+		_, err := callFetch(t, f, u)
+		var te *helikon.ToolError
+		if !errors.As(err, &te) || te.Kind != helikon.ToolDenied || !strings.Contains(te.Reason, "scheme") {
+			t.Errorf("%s: err = %v, want Denied for its scheme", u, err)
 		}
 	}
 }
