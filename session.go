@@ -105,6 +105,12 @@ func (e *SessionEvent) UnmarshalJSON(data []byte) error {
 	if decodeEvent(data, e) {
 		return nil
 	}
+	return decodeEventGeneral(data, e)
+}
+
+// decodeEventGeneral is the general decoder of a stored event: reflection
+// into wire structs, then each content part by its "type".
+func decodeEventGeneral(data []byte, e *SessionEvent) error {
 	type plain SessionEvent
 	var raw struct {
 		plain

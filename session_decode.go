@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/paigasus/helikon/internal/legacydecode"
 )
 
 // decodeEvent is the one-pass decoder of a stored [SessionEvent]: it reads
@@ -664,4 +666,15 @@ func (d *fastDecoder) role() (Role, bool) {
 	}
 	s, ok := d.string()
 	return Role(s), ok
+}
+
+// generalOnly decodes a stored event with the general decoder alone.
+type generalOnly struct{ e *SessionEvent }
+
+func (g *generalOnly) UnmarshalJSON(data []byte) error { return decodeEventGeneral(data, g.e) }
+
+func init() {
+	legacydecode.Event = func(data []byte, dst any) error {
+		return json.Unmarshal(data, &generalOnly{dst.(*SessionEvent)})
+	}
 }

@@ -6,7 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5/pgxpool"
+
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/legacydecode"
 	"github.com/paigasus/helikon/session/postgres"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
@@ -52,10 +55,49 @@ func BenchmarkConcurrentWriters(b *testing.B) {
 
 // BenchmarkRunnerS1PostgresHistory is S1 through the runner on a
 // PostgreSQL session holding h earlier runs, paired with h=0 in every
-// iteration.
+// iteration, and a cold run paired with the pre-issue-22 load of the same
+// history.
 func BenchmarkRunnerS1PostgresHistory(b *testing.B) {
+	sessiontest.BenchRunnerHistory(b, historyStore(b))
+}
+
+// BenchmarkLoadPostgresHistory is a cold load of h earlier S1 runs paired
+// with the pre-issue-22 load of the same log.
+func BenchmarkLoadPostgresHistory(b *testing.B) {
+	sessiontest.BenchLoadHistory(b, historyStore(b))
+}
+
+// legacyEvents reads the log as Events did before issue 22: the same
+// query, every payload through the general decoder.
+func legacyEvents(ctx context.Context, pool *pgxpool.Pool, id string) ([]helikon.SessionEvent, error) {
+	rows, err := pool.Query(ctx,
+		`SELECT sequence, COALESCE(payload->>'helikon_payload', payload::text) FROM session_events WHERE session_id = $1 AND sequence > $2 ORDER BY sequence`,
+		id, int64(-1))
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	events := []helikon.SessionEvent{}
+	var seq int64
+	var payload []byte
+	for rows.Next() {
+		if err := rows.Scan(&seq, &payload); err != nil {
+			return nil, err
+		}
+		var ev helikon.SessionEvent
+		if err := legacydecode.Event(payload, &ev); err != nil {
+			return nil, err
+		}
+		ev.Seq = helikon.SequenceID(seq)
+		events = append(events, ev)
+	}
+	return events, rows.Err()
+}
+
+// historyStore is the PostgreSQL store of the history benchmarks.
+func historyStore(b *testing.B) sessiontest.HistoryStore {
 	pool := testPool(b)
-	sessiontest.BenchRunnerHistory(b, sessiontest.HistoryStore{
+	return sessiontest.HistoryStore{
 		Open: func(tb testing.TB, id string) helikon.Session {
 			s, err := postgres.OpenWithoutMigrate(pool, id)
 			if err != nil {
@@ -93,5 +135,8 @@ func BenchmarkRunnerS1PostgresHistory(b *testing.B) {
 			}
 			return s.SaveSnapshot(ctx)
 		},
-	})
+		LegacyEvents: func(ctx context.Context, id string) ([]helikon.SessionEvent, error) {
+			return legacyEvents(ctx, pool, id)
+		},
+	}
 }

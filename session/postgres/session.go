@@ -2,8 +2,10 @@ package postgres
 
 import (
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -111,30 +113,64 @@ func (s *Session) Append(ctx context.Context, events ...helikon.SessionEvent) er
 
 // Events returns the events after position after, in order.
 func (s *Session) Events(ctx context.Context, after helikon.SequenceID) ([]helikon.SessionEvent, error) {
-	rows, err := s.pool.Query(ctx,
-		`SELECT sequence, `+readPayloadSQL+` FROM session_events WHERE session_id = $1 AND sequence > $2 ORDER BY sequence`,
-		s.id, int64(after))
+	return eventcodec.Collect(ctx, s.each, after)
+}
+
+// eventsSQL reads the events after a position.
+const eventsSQL = `SELECT sequence, ` + readPayloadSQL + ` FROM session_events WHERE session_id = $1 AND sequence > $2 ORDER BY sequence`
+
+// each reads the events after position after, in order, decoding each
+// payload in the connection's read buffer (no copy per row).
+func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(helikon.SessionEvent) error) error {
+	rows, err := s.pool.Query(ctx, eventsSQL, s.id, int64(after))
 	if err != nil {
-		return nil, wrap(fmt.Sprintf("read session %q", s.id), err)
+		return wrap(fmt.Sprintf("read session %q", s.id), err)
 	}
 	defer rows.Close()
-	events := []helikon.SessionEvent{}
-	var seq int64
-	var payload []byte
-	for rows.Next() {
-		if err := rows.Scan(&seq, &payload); err != nil {
-			return nil, wrap(fmt.Sprintf("read session %q", s.id), err)
-		}
-		ev, err := eventcodec.Decode(seq, payload)
-		if err != nil {
-			return nil, fmt.Errorf("postgres: read session %q: %w", s.id, err)
-		}
-		events = append(events, ev)
+	if err := eachRow(rows, fn); err != nil {
+		return fmt.Errorf("postgres: read session %q: %w", s.id, err)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, wrap(fmt.Sprintf("read session %q", s.id), err)
+		return wrap(fmt.Sprintf("read session %q", s.id), err)
 	}
-	return events, nil
+	return nil
+}
+
+// eachRow decodes rows of (sequence, payload) from their raw values.
+func eachRow(rows pgx.Rows, fn func(helikon.SessionEvent) error) error {
+	var seqFormat int16
+	for rows.Next() {
+		raw := rows.RawValues()
+		if len(raw) != 2 {
+			return fmt.Errorf("row of %d columns, want 2", len(raw))
+		}
+		if seqFormat == 0 {
+			seqFormat = rows.FieldDescriptions()[0].Format + 1
+		}
+		seq, err := int8Value(raw[0], seqFormat-1)
+		if err != nil {
+			return err
+		}
+		ev, err := eventcodec.Decode(seq, raw[1])
+		if err != nil {
+			return err
+		}
+		if err := fn(ev); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// int8Value reads a bigint in the wire format the server sent it in.
+func int8Value(raw []byte, format int16) (int64, error) {
+	if format == pgx.BinaryFormatCode {
+		if len(raw) != 8 {
+			return 0, fmt.Errorf("bigint of %d bytes", len(raw))
+		}
+		return int64(binary.BigEndian.Uint64(raw)), nil
+	}
+	return strconv.ParseInt(string(raw), 10, 64)
 }
 
 // Snapshot returns the log projected to messages ([helikon.Project]); see

@@ -3,12 +3,14 @@ package redis_test
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/legacydecode"
 	rsession "github.com/paigasus/helikon/session/redis"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
@@ -53,13 +55,50 @@ func BenchmarkConcurrentWriters(b *testing.B) {
 }
 
 // BenchmarkRunnerS1RedisHistory is S1 through the runner on a Redis
-// session holding h earlier runs, paired with h=0 in every iteration.
+// session holding h earlier runs, paired with h=0 in every iteration, and
+// a cold run paired with the pre-issue-22 load of the same history.
 func BenchmarkRunnerS1RedisHistory(b *testing.B) {
+	sessiontest.BenchRunnerHistory(b, historyStore(b))
+}
+
+// BenchmarkLoadRedisHistory is a cold load of h earlier S1 runs paired
+// with the pre-issue-22 load of the same log.
+func BenchmarkLoadRedisHistory(b *testing.B) {
+	sessiontest.BenchLoadHistory(b, historyStore(b))
+}
+
+// legacyEvents reads the log as Events did before issue 22: the same
+// XRANGE, every payload through the general decoder.
+func legacyEvents(ctx context.Context, client *redis.Client, stream string) ([]helikon.SessionEvent, error) {
+	msgs, err := client.XRange(ctx, stream, "-", "+").Result()
+	if err != nil {
+		return nil, err
+	}
+	events := make([]helikon.SessionEvent, 0, len(msgs))
+	for _, m := range msgs {
+		seqField, _ := m.Values["seq"].(string)
+		payload, _ := m.Values["payload"].(string)
+		seq, err := strconv.ParseInt(seqField, 10, 64)
+		if err != nil {
+			return nil, err
+		}
+		var ev helikon.SessionEvent
+		if err := legacydecode.Event([]byte(payload), &ev); err != nil {
+			return nil, err
+		}
+		ev.Seq = helikon.SequenceID(seq)
+		events = append(events, ev)
+	}
+	return events, nil
+}
+
+// historyStore is the Redis store of the history benchmarks.
+func historyStore(b *testing.B) sessiontest.HistoryStore {
 	client := testClient(b)
 	keys := func(id string) []string {
 		return []string{"helikon:session:{" + id + "}:events", "helikon:session:{" + id + "}:seq", "helikon:session:{" + id + "}:snapshot"}
 	}
-	sessiontest.BenchRunnerHistory(b, sessiontest.HistoryStore{
+	return sessiontest.HistoryStore{
 		Open: func(tb testing.TB, id string) helikon.Session {
 			s, err := rsession.New(client, id)
 			if err != nil {
@@ -91,5 +130,8 @@ func BenchmarkRunnerS1RedisHistory(b *testing.B) {
 			}
 			return s.SaveSnapshot(ctx)
 		},
-	})
+		LegacyEvents: func(ctx context.Context, id string) ([]helikon.SessionEvent, error) {
+			return legacyEvents(ctx, client, keys(id)[0])
+		},
+	}
 }

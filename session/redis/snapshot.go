@@ -35,13 +35,13 @@ func (s *Session) LoadProjection(ctx context.Context) (*helikon.Projection, erro
 	if s.snapshotEvery > 0 {
 		store = snapshots{s}
 	}
-	return eventcodec.LoadProjection(ctx, store, s.Events, s.snapshotEvery)
+	return eventcodec.LoadProjection(ctx, store, s.each, s.snapshotEvery)
 }
 
 // SaveSnapshot stores the projection of the whole log as the session's
 // snapshot, whether or not the session was made [WithSnapshotEvery].
 func (s *Session) SaveSnapshot(ctx context.Context) error {
-	if err := eventcodec.SaveSnapshot(ctx, snapshots{s}, s.Events); err != nil {
+	if err := eventcodec.SaveSnapshot(ctx, snapshots{s}, s.each); err != nil {
 		return wrap(fmt.Sprintf("snapshot session %q", s.id), err)
 	}
 	return nil

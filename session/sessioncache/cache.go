@@ -158,7 +158,7 @@ func fullLoad(ctx context.Context, s helikon.Session) (*helikon.Projection, erro
 	if l, ok := s.(ProjectionLoader); ok {
 		return l.LoadProjection(ctx)
 	}
-	return eventcodec.LoadProjection(ctx, nil, s.Events, 0)
+	return eventcodec.LoadProjection(ctx, nil, eventcodec.Each(s.Events), 0)
 }
 
 // continues reports whether evs are the events right after seq, in order.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/benchpair"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/runner"
 	"github.com/paigasus/helikon/session/sessioncache"
@@ -29,6 +30,30 @@ type HistoryStore struct {
 	// keeps a compacted snapshot, and SaveSnapshot stores one of id.
 	OpenSnapshotting func(tb testing.TB, id string) helikon.Session
 	SaveSnapshot     func(ctx context.Context, id string) error
+	// LegacyEvents, when set, reads the whole log of id as the backend did
+	// before loads became incremental and one-pass: the same query, every
+	// payload through the general decoder (package internal/legacydecode
+	// reaches it). The benchmarks measure it, projected with
+	// [helikon.Project], as "before", side by side with today's load in
+	// the same iterations.
+	LegacyEvents func(ctx context.Context, id string) ([]helikon.SessionEvent, error)
+}
+
+// legacySession is a session whose Snapshot loads as every backend did
+// before issue 22: the whole log, decoded by the general decoder, then
+// projected.
+type legacySession struct {
+	helikon.Session
+	id     string
+	events func(ctx context.Context, id string) ([]helikon.SessionEvent, error)
+}
+
+func (s legacySession) Snapshot(ctx context.Context) ([]helikon.Item, error) {
+	evs, err := s.events(ctx, s.id)
+	if err != nil {
+		return nil, err
+	}
+	return helikon.Project(evs), nil
 }
 
 // HistoryDepths are the histories [BenchRunnerHistory] measures: runs
@@ -78,26 +103,64 @@ func s1Run(ctx context.Context, r *runner.Runner, s helikon.Session) error {
 // Every iteration times one run at depth h and one on an empty session
 // (h=0), in alternating order, and reports both (ns-h/op, ns-h0/op) and
 // their ratio (x-h0), so load drift on a shared machine hits both alike.
+// With LegacyEvents, cold-vs-before/h=N pairs a cold run at depth N with
+// one whose load is the pre-issue-22 path on the same history and reports
+// ns-after/op, ns-before/op and speedup (before over after).
 // Preparing the session (copying a template log of h runs, the warm
 // process's previous run) is not timed, and its garbage is collected
 // before the timed runs.
 func BenchRunnerHistory(b *testing.B, st HistoryStore) {
-	ctx := b.Context()
 	events := s1Events(b)
 	modes := []string{"cold", "warm"}
 	if st.OpenSnapshotting != nil {
 		modes = []string{"cold", "cold-snapshot", "warm"}
 	}
-	// Templates live as long as the whole benchmark: each sub-benchmark
-	// function runs more than once (b.N probing, -count).
-	outer := b
+	template := templates(b, st, events)
+	for _, mode := range modes {
+		for _, h := range HistoryDepths {
+			b.Run(fmt.Sprintf("%s/h=%d", mode, h), func(b *testing.B) {
+				open := st.Open
+				if mode == "cold-snapshot" {
+					open = st.OpenSnapshotting
+				}
+				warm := mode == "warm"
+				hs := side{open: open, h: h, snapshot: mode == "cold-snapshot"}
+				h0 := side{open: open}
+				benchPair(b, st, warm, hs, h0, template, "ns-h/op", "ns-h0/op", "x-h0")
+			})
+		}
+	}
+	if st.LegacyEvents == nil {
+		return
+	}
+	legacy := func(tb testing.TB, id string) helikon.Session {
+		return legacySession{Session: st.Open(tb, id), id: id, events: st.LegacyEvents}
+	}
+	for _, h := range HistoryDepths[1:] {
+		b.Run(fmt.Sprintf("cold-vs-before/h=%d", h), func(b *testing.B) {
+			after := side{open: st.Open, h: h}
+			before := side{open: legacy, h: h}
+			benchPair(b, st, false, after, before, template, "ns-after/op", "ns-before/op", "speedup")
+		})
+	}
+}
+
+// templateFunc returns the id of a session holding runs S1 runs (and a
+// snapshot at its end if asked), creating it the first time.
+type templateFunc func(b *testing.B, runs int, snapshot bool) string
+
+// templates returns the template maker of a benchmark. Templates live as
+// long as the whole benchmark: each sub-benchmark function runs more than
+// once (b.N probing, -count).
+func templates(outer *testing.B, st HistoryStore, events []helikon.SessionEvent) templateFunc {
 	type key struct {
 		runs     int
 		snapshot bool
 	}
-	templates := map[key]string{}
-	template := func(b *testing.B, runs int, snapshot bool) string {
-		if id, ok := templates[key{runs, snapshot}]; ok {
+	made := map[key]string{}
+	return func(b *testing.B, runs int, snapshot bool) string {
+		ctx := b.Context()
+		if id, ok := made[key{runs, snapshot}]; ok {
 			return id
 		}
 		id := UniqueID(outer) + fmt.Sprintf("-template-%d-%t", runs, snapshot)
@@ -117,28 +180,27 @@ func BenchRunnerHistory(b *testing.B, st HistoryStore) {
 				b.Fatal(err)
 			}
 		}
-		templates[key{runs, snapshot}] = id
+		made[key{runs, snapshot}] = id
 		outer.Cleanup(func() { _ = st.Drop(context.Background(), id) })
 		return id
 	}
-	for _, mode := range modes {
-		for _, h := range HistoryDepths {
-			b.Run(fmt.Sprintf("%s/h=%d", mode, h), func(b *testing.B) {
-				benchDepth(b, st, mode, h, template)
-			})
-		}
-	}
 }
 
-// benchDepth is one sub-benchmark of [BenchRunnerHistory].
-func benchDepth(b *testing.B, st HistoryStore, mode string, h int, template func(*testing.B, int, bool) string) {
+// side is one of the two runs a paired iteration times: a session opened
+// with open on a copy of a template of h runs.
+type side struct {
+	open     func(tb testing.TB, id string) helikon.Session
+	h        int
+	snapshot bool
+}
+
+// benchPair times, in every iteration and in alternating order, one run on
+// side a and one on side z, and reports their times per op under aName
+// and zName and the ratio a/z under ratio. With warm, both sides run in a
+// process that served the session's previous run.
+func benchPair(b *testing.B, st HistoryStore, warm bool, a, z side, template templateFunc, aName, zName, ratio string) {
 	ctx := b.Context()
 	r := runner.New()
-	warm, snapshot := mode == "warm", mode == "cold-snapshot"
-	open := st.Open
-	if snapshot {
-		open = st.OpenSnapshotting
-	}
 	wrap := func(_ string, s helikon.Session) helikon.Session { return s }
 	if warm {
 		cache, err := sessioncache.New()
@@ -147,75 +209,127 @@ func benchDepth(b *testing.B, st HistoryStore, mode string, h int, template func
 		}
 		wrap = cache.Wrap
 	}
-	// A warm process served the session's previous run: the template
-	// holds one run fewer and that run happens, untimed, in the process.
-	prior := h
-	if warm && h > 0 {
-		prior = h - 1
-	}
-	var src string
-	if prior > 0 {
-		src = template(b, prior, snapshot)
-	}
 	var n int
-	prepare := func() (string, helikon.Session) {
-		n++
-		id := fmt.Sprintf("%s-%d", UniqueID(b), n)
-		if src != "" {
-			if err := st.Clone(ctx, src, id); err != nil {
-				b.Fatal(err)
-			}
+	prepareFor := func(sd side) func() (string, helikon.Session) {
+		// A warm process served the session's previous run: the template
+		// holds one run fewer and that run happens, untimed, in the process.
+		prior := sd.h
+		if warm && sd.h > 0 {
+			prior = sd.h - 1
 		}
-		s := wrap(id, open(b, id))
-		if warm && h > 0 {
-			if err := s1Run(ctx, r, s); err != nil {
-				b.Fatal(err)
-			}
+		var src string
+		if prior > 0 {
+			src = template(b, prior, sd.snapshot)
 		}
-		return id, s
+		return func() (string, helikon.Session) {
+			n++
+			id := fmt.Sprintf("%s-%d", UniqueID(b), n)
+			if src != "" {
+				if err := st.Clone(ctx, src, id); err != nil {
+					b.Fatal(err)
+				}
+			}
+			s := wrap(id, sd.open(b, id))
+			if warm && sd.h > 0 {
+				if err := s1Run(ctx, r, s); err != nil {
+					b.Fatal(err)
+				}
+			}
+			return id, s
+		}
 	}
-	var tH, t0 time.Duration
+	prepA, prepZ := prepareFor(a), prepareFor(z)
+	var tA, tZ time.Duration
 	odd := false
 	b.ReportAllocs()
 	for b.Loop() {
 		b.StopTimer()
-		idH, sH := prepare()
-		id0, s0 := prepare0(b, open, wrap, &n)
+		idA, sA := prepA()
+		idZ, sZ := prepZ()
 		// The preparation's garbage (a copied log, a warm-up load) is
 		// not the measured runs' to collect.
 		runtime.GC()
 		b.StartTimer()
-		runs := [2]func() time.Duration{
-			func() time.Duration { return timed(b, ctx, r, sH) },
-			func() time.Duration { return timed(b, ctx, r, s0) },
-		}
 		if odd {
-			d0 := runs[1]()
-			tH += runs[0]()
-			t0 += d0
+			tZ += timed(b, ctx, r, sZ)
+			tA += timed(b, ctx, r, sA)
 		} else {
-			tH += runs[0]()
-			t0 += runs[1]()
+			tA += timed(b, ctx, r, sA)
+			tZ += timed(b, ctx, r, sZ)
 		}
 		odd = !odd
 		b.StopTimer()
-		if err := st.Drop(ctx, idH); err != nil {
+		if err := st.Drop(ctx, idA); err != nil {
 			b.Fatal(err)
 		}
-		if err := st.Drop(ctx, id0); err != nil {
+		if err := st.Drop(ctx, idZ); err != nil {
 			b.Fatal(err)
 		}
 		b.StartTimer()
 	}
-	b.ReportMetric(float64(tH.Nanoseconds())/float64(b.N), "ns-h/op")
-	b.ReportMetric(float64(t0.Nanoseconds())/float64(b.N), "ns-h0/op")
-	b.ReportMetric(float64(tH)/float64(t0), "x-h0")
+	b.ReportMetric(float64(tA.Nanoseconds())/float64(b.N), aName)
+	b.ReportMetric(float64(tZ.Nanoseconds())/float64(b.N), zName)
+	if ratio == "speedup" {
+		b.ReportMetric(float64(tZ)/float64(tA), ratio)
+	} else {
+		b.ReportMetric(float64(tA)/float64(tZ), ratio)
+	}
 }
 
-func prepare0(b *testing.B, open func(testing.TB, string) helikon.Session, wrap func(string, helikon.Session) helikon.Session, n *int) (string, helikon.Session) {
-	*n++
-	id := fmt.Sprintf("%s-%d", UniqueID(b), *n)
-	return id, wrap(id, open(b, id))
+// BenchLoadHistory measures the load alone, the part of a run that grew
+// with the history: a cold process reading the projection of a session
+// that holds h earlier S1 runs (h = 100 and 1000; cold and, when the store
+// has OpenSnapshotting, cold-snapshot) against the pre-issue-22 load of the
+// same log (LegacyEvents, then [helikon.Project]), paired in every
+// iteration ([benchpair.Run]): ns-after/op, ns-before/op and x-after, the
+// speed-up (before over after). allocs-after/op and allocs-before/op are
+// each side's allocations, counted apart before the timed loop.
+func BenchLoadHistory(b *testing.B, st HistoryStore) {
+	if st.LegacyEvents == nil {
+		b.Skip("the store gives no LegacyEvents to compare with")
+	}
+	events := s1Events(b)
+	perRun := len(helikon.Project(events))
+	template := templates(b, st, events)
+	modes := []string{"cold"}
+	if st.OpenSnapshotting != nil {
+		modes = append(modes, "cold-snapshot")
+	}
+	for _, mode := range modes {
+		for _, h := range HistoryDepths[1:] {
+			b.Run(fmt.Sprintf("%s/h=%d", mode, h), func(b *testing.B) {
+				ctx := b.Context()
+				snapshot := mode == "cold-snapshot"
+				id := template(b, h, snapshot)
+				open := st.Open
+				if snapshot {
+					open = st.OpenSnapshotting
+				}
+				s := open(b, id)
+				want := perRun * h
+				after := func() {
+					items, err := s.Snapshot(ctx)
+					if err != nil || len(items) != want {
+						b.Fatalf("load: %d items, %v; want %d", len(items), err, want)
+					}
+				}
+				before := func() {
+					evs, err := st.LegacyEvents(ctx, id)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if items := helikon.Project(evs); len(items) != want {
+						b.Fatalf("legacy load: %d items, want %d", len(items), want)
+					}
+				}
+				allocsAfter := testing.AllocsPerRun(2, after)
+				allocsBefore := testing.AllocsPerRun(2, before)
+				benchpair.Run(b, "after", after, "before", before)
+				b.ReportMetric(allocsAfter, "allocs-after/op")
+				b.ReportMetric(allocsBefore, "allocs-before/op")
+			})
+		}
+	}
 }
 
 func timed(b *testing.B, ctx context.Context, r *runner.Runner, s helikon.Session) time.Duration {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/legacydecode"
 	"github.com/paigasus/helikon/session/sessiontest"
 	"github.com/paigasus/helikon/session/sqlite"
 )
@@ -49,11 +50,10 @@ func BenchmarkConcurrentWriters(b *testing.B) {
 	})
 }
 
-// BenchmarkRunnerS1SQLiteHistory is S1 through the runner on a SQLite
-// session holding h earlier runs, paired with h=0 in every iteration.
-func BenchmarkRunnerS1SQLiteHistory(b *testing.B) {
+// historyStore is the SQLite store of the history benchmarks.
+func historyStore(b *testing.B) sessiontest.HistoryStore {
 	db := openDB(b)
-	sessiontest.BenchRunnerHistory(b, sessiontest.HistoryStore{
+	return sessiontest.HistoryStore{
 		Open: func(tb testing.TB, id string) helikon.Session { return benchSessionOn(tb, db, id) },
 		Clone: func(ctx context.Context, from, to string) error {
 			_, err := db.ExecContext(ctx, `INSERT INTO session_events (session_id, sequence, kind, ts, payload)
@@ -79,7 +79,47 @@ func BenchmarkRunnerS1SQLiteHistory(b *testing.B) {
 			return s
 		},
 		SaveSnapshot: func(ctx context.Context, id string) error { return benchSessionOn(b, db, id).SaveSnapshot(ctx) },
-	})
+		LegacyEvents: func(ctx context.Context, id string) ([]helikon.SessionEvent, error) { return legacyEvents(ctx, db, id) },
+	}
+}
+
+// BenchmarkRunnerS1SQLiteHistory is S1 through the runner on a SQLite
+// session holding h earlier runs, paired with h=0 in every iteration, and
+// a cold run paired with the pre-issue-22 load of the same history.
+func BenchmarkRunnerS1SQLiteHistory(b *testing.B) {
+	sessiontest.BenchRunnerHistory(b, historyStore(b))
+}
+
+// BenchmarkLoadSQLiteHistory is a cold load of h earlier S1 runs paired
+// with the pre-issue-22 load of the same log.
+func BenchmarkLoadSQLiteHistory(b *testing.B) {
+	sessiontest.BenchLoadHistory(b, historyStore(b))
+}
+
+// legacyEvents reads the log as Events did before issue 22: the same
+// query, every payload through the general decoder.
+func legacyEvents(ctx context.Context, db *sql.DB, id string) ([]helikon.SessionEvent, error) {
+	rows, err := db.QueryContext(ctx,
+		`SELECT sequence, payload FROM session_events WHERE session_id = ? AND sequence > ? ORDER BY sequence`, id, -1)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	events := []helikon.SessionEvent{}
+	for rows.Next() {
+		var seq int64
+		var payload sql.RawBytes
+		if err := rows.Scan(&seq, &payload); err != nil {
+			return nil, err
+		}
+		var ev helikon.SessionEvent
+		if err := legacydecode.Event(payload, &ev); err != nil {
+			return nil, err
+		}
+		ev.Seq = helikon.SequenceID(seq)
+		events = append(events, ev)
+	}
+	return events, rows.Err()
 }
 
 func benchSessionOn(tb testing.TB, db *sql.DB, id string) *sqlite.Session {

@@ -93,30 +93,37 @@ func (s *Session) Append(ctx context.Context, events ...helikon.SessionEvent) er
 
 // Events returns the events after position after, in order.
 func (s *Session) Events(ctx context.Context, after helikon.SequenceID) ([]helikon.SessionEvent, error) {
+	return eventcodec.Collect(ctx, s.each, after)
+}
+
+// each reads the events after position after, in order, decoding each
+// payload where the driver holds it.
+func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(helikon.SessionEvent) error) error {
 	rows, err := s.db.QueryContext(ctx,
 		`SELECT sequence, payload FROM session_events WHERE session_id = ? AND sequence > ? ORDER BY sequence`,
 		s.id, int64(after))
 	if err != nil {
-		return nil, wrap("read", s.id, err)
+		return wrap("read", s.id, err)
 	}
 	defer rows.Close()
-	events := []helikon.SessionEvent{}
+	var seq int64
+	var payload sql.RawBytes
 	for rows.Next() {
-		var seq int64
-		var payload sql.RawBytes
 		if err := rows.Scan(&seq, &payload); err != nil {
-			return nil, wrap("read", s.id, err)
+			return wrap("read", s.id, err)
 		}
 		ev, err := eventcodec.Decode(seq, payload)
 		if err != nil {
-			return nil, wrap("read", s.id, err)
+			return wrap("read", s.id, err)
 		}
-		events = append(events, ev)
+		if err := fn(ev); err != nil {
+			return err
+		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, wrap("read", s.id, err)
+		return wrap("read", s.id, err)
 	}
-	return events, nil
+	return nil
 }
 
 // Snapshot returns the log projected to messages ([helikon.Project]); see

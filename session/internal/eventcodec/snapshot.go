@@ -23,12 +23,47 @@ type SnapshotStore interface {
 // [helikon.Session.Events] does.
 type EventsFunc func(context.Context, helikon.SequenceID) ([]helikon.SessionEvent, error)
 
+// EachFunc reads a log's events after a position, in order, handing each
+// to fn as it is decoded, so that a load folds a long log without holding
+// its events; an error from fn ends the read with that error.
+type EachFunc func(ctx context.Context, after helikon.SequenceID, fn func(helikon.SessionEvent) error) error
+
+// Each turns an [EventsFunc] into an [EachFunc].
+func Each(events EventsFunc) EachFunc {
+	return func(ctx context.Context, after helikon.SequenceID, fn func(helikon.SessionEvent) error) error {
+		evs, err := events(ctx, after)
+		if err != nil {
+			return err
+		}
+		for _, ev := range evs {
+			if err := fn(ev); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+// Collect reads the events after a position with each, into a slice.
+func Collect(ctx context.Context, each EachFunc, after helikon.SequenceID) ([]helikon.SessionEvent, error) {
+	events := []helikon.SessionEvent{}
+	err := each(ctx, after, func(ev helikon.SessionEvent) error {
+		events = append(events, ev)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return events, nil
+}
+
 // LoadProjection reads the snapshot, then the events after it, and folds
-// them in; with a nil store it folds the whole log. When it folded at
-// least every events (every > 0), it stores the new projection as the
-// snapshot, so that the next cold load folds fewer; a failure to store it
-// is logged, since the log stays the authority and the load succeeded.
-func LoadProjection(ctx context.Context, store SnapshotStore, events EventsFunc, every int) (*helikon.Projection, error) {
+// them in as they are read; with a nil store it folds the whole log. When
+// it folded at least every events (every > 0), it stores the new
+// projection as the snapshot, so that the next cold load folds fewer; a
+// failure to store it is logged, since the log stays the authority and
+// the load succeeded.
+func LoadProjection(ctx context.Context, store SnapshotStore, each EachFunc, every int) (*helikon.Projection, error) {
 	p := &helikon.Projection{}
 	if store != nil {
 		payload, err := store.ReadSnapshot(ctx)
@@ -41,12 +76,16 @@ func LoadProjection(ctx context.Context, store SnapshotStore, events EventsFunc,
 			}
 		}
 	}
-	evs, err := events(ctx, p.Seq())
+	folded := 0
+	err := each(ctx, p.Seq(), func(ev helikon.SessionEvent) error {
+		p.Apply(ev)
+		folded++
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	p.Apply(evs...)
-	if store != nil && every > 0 && len(evs) >= every {
+	if store != nil && every > 0 && folded >= every {
 		if err := save(ctx, store, p); err != nil {
 			slog.WarnContext(ctx, "helikon: session snapshot not stored; the next load folds more events", "err", err)
 		}
@@ -55,8 +94,8 @@ func LoadProjection(ctx context.Context, store SnapshotStore, events EventsFunc,
 }
 
 // SaveSnapshot stores the projection of the whole log as the snapshot.
-func SaveSnapshot(ctx context.Context, store SnapshotStore, events EventsFunc) error {
-	p, err := LoadProjection(ctx, store, events, 0)
+func SaveSnapshot(ctx context.Context, store SnapshotStore, each EachFunc) error {
+	p, err := LoadProjection(ctx, store, each, 0)
 	if err != nil {
 		return err
 	}
