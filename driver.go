@@ -141,9 +141,7 @@ func (d *driver) start(ctx context.Context, input []Item, yield func(Event) bool
 		yield(RunFailed{Err: err})
 		return
 	}
-	conv := make([]Item, len(input), len(input)+8)
-	copy(conv, input)
-	d.tc.Conversation = conv
+	d.tc.setConversation(input)
 
 	if err := d.rc.gov.modeErr; err != nil {
 		yield(RunFailed{Err: &AgentError{Kind: KindConfig, Agent: d.a.name, Message: err.Error(), Err: err}})
@@ -189,7 +187,7 @@ func (d *driver) resume(ctx context.Context, cp *Checkpoint, yield func(Event) b
 		yield(RunFailed{Err: err})
 		return
 	}
-	d.tc.Conversation = append([]Item(nil), cp.Conversation...)
+	d.tc.setConversation(cp.Conversation)
 	d.injections = cp.Injections
 	if _, ok := cp.State.(NeedsApproval); ok && d.paused.memo != nil {
 		// A pause resumed with decisions: the round runs again.
@@ -220,7 +218,7 @@ func (d *driver) loop(ctx context.Context, state LoopState, in TransitionInput, 
 	for {
 		if in != nil {
 			out := Transition(state, in, &d.tc)
-			d.tc.Conversation = append(d.tc.Conversation, out.Appends...)
+			d.tc.extendConversation(out.Appends)
 			for _, ev := range out.Events {
 				if !yield(ev) {
 					return
@@ -228,7 +226,7 @@ func (d *driver) loop(ctx context.Context, state LoopState, in TransitionInput, 
 			}
 			state, act = out.Next, out.Action
 			if d.cfg.OnCheckpoint != nil && act.Kind != ActTerminate && act.Kind != ActPause {
-				cp := &Checkpoint{Agent: d.a.name, State: state, Conversation: d.tc.Conversation, Injections: d.injections}
+				cp := &Checkpoint{Agent: d.a.name, State: state, Conversation: d.tc.conversationView(), Injections: d.injections}
 				if err := d.cfg.OnCheckpoint(ctx, cp); err != nil {
 					yield(RunFailed{Err: &AgentError{Kind: KindOther, Agent: d.a.name, Message: "checkpoint: " + err.Error(), Err: err}})
 					return

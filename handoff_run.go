@@ -36,7 +36,7 @@ func (d *driver) handoff(ctx context.Context, target string, yield func(Event) b
 	if !yield(HandoffItem{From: d.a.name, To: target}) || !yield(AgentUpdated{Agent: target}) {
 		return nil, false
 	}
-	transcript := d.tc.Conversation
+	transcript := d.tc.conversationView()
 	if h.InputFilter != nil {
 		transcript = h.InputFilter(transcript)
 	}

@@ -77,7 +77,7 @@ func (d *driver) pause(state LoopState, yield func(Event) bool) {
 	usage := spent.Add(d.paused.handoffUsage)
 	f := &pauseFrame{
 		Kind: frameLLM, Agent: d.a.name, Usage: spent,
-		Checkpoint: &Checkpoint{Agent: d.a.name, State: state, Conversation: d.tc.Conversation, Injections: d.injections},
+		Checkpoint: &Checkpoint{Agent: d.a.name, State: state, Conversation: d.tc.conversationView(), Injections: d.injections},
 		Handoff:    d.paused.handoff,
 	}
 	if _, ok := state.(NeedsApproval); ok {

@@ -84,6 +84,10 @@ type TransitionCtx struct {
 	Output       *OutputType
 	// Handoffs maps each transfer tool's name to its target agent's name.
 	Handoffs map[string]string
+
+	// buf is the driver's array holding System and then Conversation
+	// (conversation_buffer.go); nil outside the driver.
+	buf []Item
 }
 
 // ActionKind names the side effect the driver runs next.
@@ -358,11 +362,7 @@ func ActionFor(s LoopState, tc *TransitionCtx, appends []Item) NextAction {
 }
 
 func buildRequest(tc *TransitionCtx, appends []Item, p Progress, structured bool) *ModelRequest {
-	msgs := make([]Item, 0, len(tc.System)+len(tc.Conversation)+len(appends))
-	msgs = append(msgs, tc.System...)
-	msgs = append(msgs, tc.Conversation...)
-	msgs = append(msgs, appends...)
-	req := &ModelRequest{Messages: msgs, Tools: tc.Tools, Settings: tc.Settings}
+	req := &ModelRequest{Messages: tc.requestMessages(appends), Tools: tc.Tools, Settings: tc.Settings}
 	if structured && tc.Output != nil {
 		req.Settings.ResponseFormat = tc.Output.ResponseFormat()
 		if len(tc.Tools) > 0 {
