@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,7 +19,8 @@ import (
 var DefaultEnvAllowlist = []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TERM", "USER", "LOGNAME"}
 
 // HostBackend runs commands on this host with the working directory pinned
-// to the sandbox root, the environment scrubbed to an allowlist and
+// to the sandbox root, the environment scrubbed to an allowlist (plus
+// SHELL, the bash that runs the command, unless the allowlist passes it) and
 // setrlimit caps on CPU time, file size and address space. It is not a
 // security boundary: a command reaches everything this process can.
 type HostBackend struct {
@@ -76,6 +78,11 @@ func newLocal(sb *sandbox.Sandbox, opts []HostOption) (local, hostConfig, error)
 		if v, ok := os.LookupEnv(name); ok {
 			env = append(env, name+"="+v)
 		}
+	}
+	if !slices.ContainsFunc(env, func(kv string) bool { return strings.HasPrefix(kv, "SHELL=") }) {
+		// The shell running the command; bash would otherwise look the
+		// user's login shell up in the password database on every call.
+		env = append(env, "SHELL="+shell)
 	}
 	l := local{shell: shell, dir: sb.Dir(), env: env, timeout: c.timeout, prefix: c.limits.prefix()}
 	return l, c, nil

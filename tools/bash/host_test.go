@@ -77,7 +77,7 @@ func TestHost_EnvironmentIsScrubbedToTheAllowlist(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(r.Stdout, "s3cret") || !strings.Contains(r.Stdout, "HELIKON_TEST_OK=fine") {
+	if strings.Contains(r.Stdout, "s3cret") || !strings.Contains(r.Stdout, "HELIKON_TEST_OK=fine") || !strings.Contains(r.Stdout, "SHELL="+b.backend.(*HostBackend).l.shell+"\n") {
 		t.Fatalf("env:\n%s", r.Stdout)
 	}
 }
