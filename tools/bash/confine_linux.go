@@ -5,10 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"unsafe"
 
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
@@ -91,10 +93,16 @@ func startConfined(cmd *exec.Cmd, c *confineSpec) error {
 	return <-errc
 }
 
-// confineThread restricts the calling thread (and what it starts) to c:
-// Landlock for the files, then a seccomp filter for sockets and
-// dangerous syscalls.
-func confineThread(c *confineSpec) error {
+// compiled is the part of a confinement worked out once, when the
+// backend is built: the Landlock rules (which read-only paths exist, and
+// which are directories) and the assembled seccomp program.
+type compiled struct {
+	rules  []landlock.Rule
+	filter []unix.SockFilter
+}
+
+// compile works c out for confineThread.
+func (c *confineSpec) compile() error {
 	rules := []landlock.Rule{landlock.RWDirs(c.ReadWrite...)}
 	for _, p := range c.ReadOnly {
 		// Landlock takes directory rights only on directories; a path
@@ -108,7 +116,40 @@ func confineThread(c *confineSpec) error {
 		}
 	}
 	rules = append(rules, landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random", "/dev/tty").IgnoreIfMissing())
-	fd, flags, err := landlockConfig.NewRulesetFD(rules...)
+	groups := []seccomp.SyscallGroup{{Action: seccomp.ActionErrno, Names: deniedSyscalls}}
+	if !c.AllowNetwork {
+		if c.AllowUnix {
+			groups = append(groups, seccomp.SyscallGroup{Action: seccomp.ActionErrno, NamesWithCondtions: []seccomp.NameWithConditions{{
+				Name:       "socket",
+				Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.NotEqual, Value: unix.AF_UNIX}},
+			}}})
+		} else {
+			groups = append(groups, seccomp.SyscallGroup{Action: seccomp.ActionErrno, Names: []string{"socket"}})
+		}
+	}
+	policy := seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: groups}
+	insts, err := policy.Assemble()
+	if err != nil {
+		return fmt.Errorf("bash: os sandbox: seccomp policy: %w", err)
+	}
+	raw, err := bpf.Assemble(insts)
+	if err != nil {
+		return fmt.Errorf("bash: os sandbox: seccomp program: %w", err)
+	}
+	filter := make([]unix.SockFilter, len(raw))
+	for i, in := range raw {
+		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
+	}
+	c.compiled = &compiled{rules: rules, filter: filter}
+	return nil
+}
+
+// confineThread restricts the calling thread (and what it starts) to c:
+// no_new_privs, Landlock for the files, then the seccomp filter for
+// sockets and dangerous syscalls, none of them synchronised to the
+// process's other threads.
+func confineThread(c *confineSpec) error {
+	fd, flags, err := landlockConfig.NewRulesetFD(c.compiled.rules...)
 	if err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
@@ -122,24 +163,9 @@ func confineThread(c *confineSpec) error {
 	if err := llsys.LandlockRestrictSelf(fd, flags); err != nil {
 		return fmt.Errorf("landlock: restrict: %w", err)
 	}
-	groups := []seccomp.SyscallGroup{{Action: seccomp.ActionErrno, Names: deniedSyscalls}}
-	if !c.AllowNetwork {
-		if c.AllowUnix {
-			groups = append(groups, seccomp.SyscallGroup{Action: seccomp.ActionErrno, NamesWithCondtions: []seccomp.NameWithConditions{{
-				Name:       "socket",
-				Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.NotEqual, Value: unix.AF_UNIX}},
-			}}})
-		} else {
-			groups = append(groups, seccomp.SyscallGroup{Action: seccomp.ActionErrno, Names: []string{"socket"}})
-		}
-	}
-	// No TSYNC flag: the filter is this thread's alone.
-	filter := seccomp.Filter{
-		NoNewPrivs: true,
-		Policy:     seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: groups},
-	}
-	if err := seccomp.LoadFilter(filter); err != nil {
-		return fmt.Errorf("seccomp: %w", err)
+	prog := unix.SockFprog{Len: uint16(len(c.compiled.filter)), Filter: &c.compiled.filter[0]}
+	if _, _, errno := unix.Syscall(unix.SYS_SECCOMP, unix.SECCOMP_SET_MODE_FILTER, 0, uintptr(unsafe.Pointer(&prog))); errno != 0 {
+		return fmt.Errorf("seccomp: %w", errno)
 	}
 	return nil
 }

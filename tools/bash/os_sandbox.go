@@ -37,7 +37,8 @@ func WithNetwork() HostOption { return func(c *hostConfig) { c.allowNetwork = tr
 // sockets stay denied.
 func WithUnixSockets() HostOption { return func(c *hostConfig) { c.allowUnix = true } }
 
-// WithReadOnlyPaths replaces [DefaultReadOnlyPaths].
+// WithReadOnlyPaths replaces [DefaultReadOnlyPaths]. Which of them exist
+// is settled when the backend is built.
 func WithReadOnlyPaths(paths ...string) HostOption {
 	return func(c *hostConfig) { c.readOnly = paths }
 }
@@ -56,6 +57,9 @@ func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBac
 		return nil, err
 	}
 	l.confine = &confineSpec{ReadWrite: []string{sb.Dir()}, ReadOnly: c.readOnly, AllowNetwork: c.allowNetwork, AllowUnix: c.allowUnix}
+	if err := l.confine.compile(); err != nil {
+		return nil, err
+	}
 	// A command's home and temporary directory are the sandbox.
 	env := l.env[:0:0]
 	for _, kv := range l.env {
@@ -92,4 +96,6 @@ type confineSpec struct {
 	AllowNetwork bool
 	// AllowUnix admits AF_UNIX sockets while the network is denied.
 	AllowUnix bool
+	// compiled is what NewOsSandboxBackend worked out for each start.
+	compiled *compiled
 }
