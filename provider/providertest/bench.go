@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"testing"
 
 	"github.com/paigasus/helikon"
@@ -67,8 +68,11 @@ func (m MemoryTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 
 // BenchStream measures m replaying one stream of at least 1,000 text deltas
 // per iteration (body is what m's transport serves, for the bytes/s
-// figure). It reports deltas/op and ns/delta beside the usual figures and
-// fails if an iteration sees a different number of deltas than the first.
+// figure). It reports deltas/op, ns/delta, allocs/delta and cpu-ns/op (the
+// process's CPU time per iteration, GC included: on a shared machine wall
+// time counts the waits for a core, CPU time does not) beside the usual
+// figures, and fails if an iteration sees a different number of deltas
+// than the first.
 func BenchStream(b *testing.B, m helikon.Model, bodyLen int) {
 	b.Helper()
 	req := &helikon.ModelRequest{Messages: helikon.UserText("hello")}
@@ -78,13 +82,22 @@ func BenchStream(b *testing.B, m helikon.Model, bodyLen int) {
 		b.Fatalf("only %d deltas", want)
 	}
 	b.ReportAllocs()
+	var ms0, ms1 runtime.MemStats
+	runtime.ReadMemStats(&ms0)
+	cpu0, cpuOK := processCPU()
 	for b.Loop() {
 		if n := CountDeltas(b, m, req); n != want {
 			b.Fatalf("%d deltas, want %d", n, want)
 		}
 	}
+	cpu1, _ := processCPU()
+	runtime.ReadMemStats(&ms1)
 	b.ReportMetric(float64(want), "deltas/op")
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*want), "ns/delta")
+	b.ReportMetric(float64(ms1.Mallocs-ms0.Mallocs)/float64(b.N*want), "allocs/delta")
+	if cpuOK {
+		b.ReportMetric(float64((cpu1-cpu0).Nanoseconds())/float64(b.N), "cpu-ns/op")
+	}
 }
 
 // CountDeltas replays m's stream for req once and counts its text deltas,

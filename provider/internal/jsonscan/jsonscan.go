@@ -271,6 +271,19 @@ const maxDepth = 256
 // characters eight bytes at a time.
 func skipString(b []byte, i int) int {
 	j := i + 1
+	// Short strings, most keys and many values, end within a few bytes:
+	// a byte loop finds their end sooner than the searches below start.
+	for end := min(j+shortString, len(b)); j < end; j++ {
+		switch c := b[j]; {
+		case c == '"':
+			return j + 1
+		case c == '\\':
+			goto long
+		case c < 0x20:
+			return -1
+		}
+	}
+long:
 	for {
 		k := bytes.IndexByte(b[j:], '"')
 		if k < 0 {
@@ -305,6 +318,9 @@ func skipString(b []byte, i int) int {
 	}
 }
 
+// shortString is how far [skipString] looks byte by byte.
+const shortString = 16
+
 // hasControl reports whether s holds a byte below 0x20, which a JSON
 // string may not hold unescaped.
 func hasControl(s []byte) bool {
@@ -337,11 +353,7 @@ func skipValidated(b []byte, i, _ int) int {
 	for j := i; j < len(b); j++ {
 		switch b[j] {
 		case '"':
-			for j++; j < len(b) && b[j] != '"'; j++ {
-				if b[j] == '\\' {
-					j++
-				}
-			}
+			j = skipValidatedString(b, j)
 			if depth == 0 {
 				return j + 1
 			}
@@ -365,6 +377,27 @@ func skipValidated(b []byte, i, _ int) int {
 		return len(b)
 	}
 	return -1
+}
+
+// skipValidatedString returns the index of the quote closing the validated
+// string that opens at b[i], or len(b).
+func skipValidatedString(b []byte, i int) int {
+	for j := i + 1; ; {
+		k := bytes.IndexByte(b[j:], '"')
+		if k < 0 {
+			return len(b)
+		}
+		j += k
+		// The quote is escaped when an odd number of backslashes precede it.
+		n := 0
+		for n < j-i-1 && b[j-1-n] == '\\' {
+			n++
+		}
+		if n%2 == 0 {
+			return j
+		}
+		j++
+	}
 }
 
 // skipValue returns the index just past the well-formed JSON value starting

@@ -105,6 +105,7 @@ func FuzzObject(f *testing.F) {
 		`{"a":{"b":[1,"x\"y"]},"c":"d"}`, `{"a":1`, `{"a":1}x`, `{"A":1}`, `{"a":1,"a":2}`,
 		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`,
 		`{"a":[{"x":"]"} , 2],"b":[ -1.5e3 ]}`, `{"a":["\"",[]]}`,
+		`{"a":{"x":"ends in \\\\","y":"\\\"q"},"b":"a string longer than sixteen bytes"}`,
 	} {
 		f.Add([]byte(seed))
 	}
