@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -32,9 +33,17 @@ type frame struct {
 // line (lines starting with # cite the source).
 func loadFrames(t testing.TB, path string) []frame {
 	t.Helper()
-	data, err := os.ReadFile(path)
+	out, err := readFrames(path)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return out
+}
+
+func readFrames(path string) ([]frame, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
 	}
 	var out []frame
 	sc := bufio.NewScanner(bytes.NewReader(data))
@@ -46,21 +55,31 @@ func loadFrames(t testing.TB, path string) []frame {
 		}
 		var ev map[string]json.RawMessage
 		if err := json.Unmarshal([]byte(line), &ev); err != nil || len(ev) != 1 {
-			t.Fatalf("%s: %q is not one event: %v", path, line, err)
+			return nil, fmt.Errorf("%s: %q is not one event: %v", path, line, err)
 		}
 		for k, v := range ev {
 			out = append(out, frame{kind: "event", typ: k, payload: v})
 		}
 	}
-	return out
+	return out, sc.Err()
 }
 
 // encode frames them with the AWS SDK's own encoder.
 func encode(t testing.TB, frames []frame) []byte {
 	t.Helper()
-	var buf bytes.Buffer
+	out, err := encodeEach(frames)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return bytes.Join(out, nil)
+}
+
+// encodeEach frames them one by one.
+func encodeEach(frames []frame) ([][]byte, error) {
+	var out [][]byte
 	enc := eventstream.NewEncoder()
 	for _, f := range frames {
+		var buf bytes.Buffer
 		var h eventstream.Headers
 		h.Set(":message-type", eventstream.StringValue(f.kind))
 		if f.kind == "exception" {
@@ -70,10 +89,11 @@ func encode(t testing.TB, frames []frame) []byte {
 		}
 		h.Set(":content-type", eventstream.StringValue("application/json"))
 		if err := enc.Encode(&buf, eventstream.Message{Headers: h, Payload: f.payload}); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
+		out = append(out, buf.Bytes())
 	}
-	return buf.Bytes()
+	return out, nil
 }
 
 // fake is a ConverseStream endpoint: it answers each request with the next

@@ -3,7 +3,6 @@ package bedrock
 import (
 	"bufio"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -13,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/aws/smithy-go/middleware"
 	"github.com/paigasus/helikon/provider/internal/httpx"
+	"github.com/paigasus/helikon/provider/internal/sse"
 )
 
 // eventStreamType is the content type of a ConverseStream response.
@@ -133,13 +133,12 @@ type errorBody struct{ err error }
 func (b errorBody) Read([]byte) (int, error) { return 0, b.err }
 func (b errorBody) Close() error             { return nil }
 
-// errEventTooLarge is the cause of an event-stream message over the limit.
-var errEventTooLarge = errors.New("event-stream message too large")
-
 // eventTooLargeError names the size and the limit.
 type eventTooLargeError struct{ size, max int64 }
 
 func (e *eventTooLargeError) Error() string {
-	return fmt.Sprintf("%v: %d bytes, limit %d (WithMaxEventSize)", errEventTooLarge, e.size, e.max)
+	return fmt.Sprintf("event-stream message too large: %d bytes, limit %d (WithMaxEventSize)", e.size, e.max)
 }
-func (e *eventTooLargeError) Unwrap() error { return errEventTooLarge }
+
+// Unwrap returns the sentinel every adapter's oversized event wraps.
+func (e *eventTooLargeError) Unwrap() error { return sse.ErrEventTooLarge }

@@ -15,6 +15,43 @@ type Recording struct {
 	Status int
 	Header http.Header
 	Body   []byte
+	// Frames, when set, are the events of a binary framing, one an
+	// element; Body is then their concatenation. Unset, the events are the
+	// blank-line-separated events of Server-Sent Events.
+	Frames [][]byte
+}
+
+// events returns the recording's body event by event.
+func (r Recording) events() [][]byte {
+	if r.Frames != nil {
+		return r.Frames
+	}
+	return bytes.SplitAfter(r.Body, []byte("\n\n"))
+}
+
+// contentType is the recording's content type, text/event-stream unless it
+// says otherwise.
+func (r Recording) contentType() string {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		return ct
+	}
+	return "text/event-stream"
+}
+
+// head is the start of the stream a server that never finishes sends: up
+// to and including the first data event of an SSE body, the first half of
+// the events of a framed one.
+func (r Recording) head() []byte {
+	if r.Frames != nil {
+		return bytes.Join(r.Frames[:(len(r.Frames)+1)/2], nil)
+	}
+	body := r.Body
+	if i := bytes.Index(body, []byte("\ndata:")); i >= 0 {
+		if j := bytes.Index(body[i:], []byte("\n\n")); j >= 0 {
+			body = body[:i+j+2]
+		}
+	}
+	return body
 }
 
 // Load reads a recording: a ".sse" file is a 200 text/event-stream body, an
@@ -59,7 +96,7 @@ func (r Recording) serve(w http.ResponseWriter) {
 	}
 	w.WriteHeader(r.Status)
 	f, _ := w.(http.Flusher)
-	for chunk := range bytes.SplitAfterSeq(r.Body, []byte("\n\n")) {
+	for _, chunk := range r.events() {
 		_, _ = w.Write(chunk)
 		if f != nil {
 			f.Flush()
@@ -67,9 +104,15 @@ func (r Recording) serve(w http.ResponseWriter) {
 	}
 }
 
-// truncated returns the recording without its final event: a stream cut
-// before its terminal event.
+// truncated returns the recording cut before its terminal event: without
+// its final event (SSE), or with the first half of its events (a framed
+// recording, whose last events may all follow the terminal one).
 func (r Recording) truncated() Recording {
+	if len(r.Frames) > 0 {
+		r.Frames = r.Frames[:len(r.Frames)/2]
+		r.Body = bytes.Join(r.Frames, nil)
+		return r
+	}
 	body := bytes.TrimRight(r.Body, "\n")
 	if i := bytes.LastIndex(body, []byte("\n\n")); i >= 0 {
 		body = body[:i+2]

@@ -34,7 +34,7 @@ const invalidArgsResult = "tool get_weather: invalid arguments: unexpected end o
 func (s Suite) invalidArgsHistory(t *testing.T) {
 	for name, args := range badArguments {
 		t.Run(name, func(t *testing.T) {
-			rec, err := Load(s.RoundTrip.Fixture)
+			rec, err := s.load(s.RoundTrip.Fixture)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -65,20 +65,21 @@ func (s Suite) oversizedEvent(t *testing.T) {
 	if s.NewLimited == nil {
 		t.Skip("the suite has no NewLimited constructor for this adapter")
 	}
-	rec, err := Load(s.Text.Fixture)
+	rec, err := s.load(s.Text.Fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	first := rec.Body
-	if i := strings.Index(string(first), "\n\n"); i >= 0 {
-		first = first[:i+2]
-	}
+	first := rec.events()[0]
 	const limit = 64 << 10
+	start := []byte("data: ")
+	if s.OversizedEvent != nil {
+		start = s.OversizedEvent(limit)
+	}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		_, _ = io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Content-Type", rec.contentType())
 		_, _ = w.Write(first)
-		_, _ = w.Write([]byte("data: "))
+		_, _ = w.Write(start)
 		chunk := []byte(strings.Repeat("a", 32<<10))
 		// Stop once the client has gone, or after far more than the limit.
 		for sent := 0; sent < 64*limit && r.Context().Err() == nil; sent += len(chunk) {

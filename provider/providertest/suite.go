@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -61,6 +62,17 @@ type Suite struct {
 	// NewLimited, when set, is New with the adapter's limit on one stream
 	// event set to maxEvent bytes.
 	NewLimited func(t testing.TB, baseURL string, maxEvent int) helikon.Model
+
+	// Load, when set, reads the recordings instead of [Load]: an API with
+	// a binary framing (Bedrock's event stream) keeps its recordings as
+	// event payloads and frames them here, returning a Recording with
+	// Frames set.
+	Load func(path string) (Recording, error)
+	// OversizedEvent, when set, returns the start of one stream event
+	// larger than max bytes in the API's framing, for
+	// OversizedEventIsNotRetryable; unset, the suite sends an SSE data line
+	// that never ends.
+	OversizedEvent func(max int) []byte
 
 	// CallArguments, when set, returns the arguments of the tool call
 	// callID as the request body carries them (decoded from a string where
@@ -192,7 +204,7 @@ func Run(t *testing.T, s Suite) {
 		s.genericNotEventStream(t)
 		for name, c := range s.NotEventStream {
 			t.Run(name, func(t *testing.T) {
-				rec, err := Load(c.Fixture)
+				rec, err := s.load(c.Fixture)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -213,13 +225,21 @@ func Run(t *testing.T, s Suite) {
 	t.Run("BreakOutClosesBody", func(t *testing.T) { s.cancelMidStream(t, true) })
 }
 
+// load reads a recording with [Suite.Load] when set, else with [Load].
+func (s Suite) load(path string) (Recording, error) {
+	if s.Load != nil {
+		return s.Load(path)
+	}
+	return Load(path)
+}
+
 // replay serves c's recording to one request and checks the outcome.
 func (s Suite) replay(t *testing.T, c Case, req *helikon.ModelRequest) Result {
 	t.Helper()
 	if c.Fixture == "" {
 		t.Fatal("providertest: the suite needs a recording for this case")
 	}
-	rec, err := Load(c.Fixture)
+	rec, err := s.load(c.Fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,11 +266,11 @@ func (s Suite) checkRequests(t *testing.T, srv *server) {
 // roundTrip replays a tool call, sends its result back, and checks the
 // follow-up request carries the call and its result.
 func (s Suite) roundTrip(t *testing.T) {
-	call, err := Load(s.ToolCall.Fixture)
+	call, err := s.load(s.ToolCall.Fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
-	answer, err := Load(s.RoundTrip.Fixture)
+	answer, err := s.load(s.RoundTrip.Fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -295,7 +315,7 @@ func (s Suite) roundTrip(t *testing.T) {
 }
 
 func (s Suite) truncated(t *testing.T) {
-	rec, err := Load(s.Text.Fixture)
+	rec, err := s.load(s.Text.Fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -332,7 +352,7 @@ func (s Suite) connectionFailure(t *testing.T) {
 // never finishes. Cancelling the context (or breaking out of the range) must
 // end the stream and close the connection, which the handler observes.
 func (s Suite) cancelMidStream(t *testing.T, breakOut bool) {
-	rec, err := Load(s.Text.Fixture)
+	rec, err := s.load(s.Text.Fixture)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -340,16 +360,10 @@ func (s Suite) cancelMidStream(t *testing.T, breakOut bool) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		defer close(gone)
-		w.Header().Set("Content-Type", "text/event-stream")
+		_, _ = io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", rec.contentType())
 		w.WriteHeader(http.StatusOK)
-		// Everything up to and including the first data event.
-		body := rec.Body
-		if i := bytes.Index(body, []byte("\ndata:")); i >= 0 {
-			if j := bytes.Index(body[i:], []byte("\n\n")); j >= 0 {
-				body = body[:i+j+2]
-			}
-		}
-		_, _ = w.Write(body)
+		_, _ = w.Write(rec.head())
 		w.(http.Flusher).Flush()
 		select {
 		case <-r.Context().Done():
