@@ -42,8 +42,10 @@
 // exceptions are Unavailable; a ValidationException about the input length
 // is ContextLengthExceeded; AccessDenied and ResourceNotFound are Other,
 // naming the model id and region. Exceptions arriving inside the event
-// stream map the same way; a stream that ends before messageStop, a broken
-// connection and a cancelled context are Transport.
+// stream map the same way; a stream that ends before messageStop, a message
+// whose checksums fail, a broken connection and a cancelled context are
+// Transport. A 2xx response that is not an event stream and a message over
+// [WithMaxEventSize] are Other, not retried.
 //
 // # Why aws-sdk-go-v2
 //
@@ -53,4 +55,13 @@
 // AWS, where a hand-written client would re-implement the credential chain.
 // Its cost is binary size, measured in the README. The clients [FromEnv]
 // and [New] build do not retry (retry.Model does, on the typed errors).
+//
+// The adapter uses the SDK for the request (serialising, signing, sending)
+// and for error responses, and reads the response's event stream itself,
+// through an HTTP client of its own placed in front of the SDK's for each
+// call: the SDK's event reader costs about 55 allocations a text delta
+// against the budget of 3, shares decoder state between concurrent calls,
+// and the SDK's request body (smithy-go v1.28.9) makes net/http close the
+// connection under a response that arrives quickly. docs/providers.md
+// gives the details and figures.
 package bedrock

@@ -132,6 +132,8 @@ func TestStream_ErrorsMapToKinds(t *testing.T) {
 	}{
 		{"throttling", httpErr(429, "ThrottlingException", "Too many requests, please wait before trying again."), helikon.ModelRateLimited, "Too many"},
 		{"service unavailable", httpErr(503, "ServiceUnavailableException", "Service unavailable"), helikon.ModelUnavailable, "unavailable"},
+		{"service quota", httpErr(400, "ServiceQuotaExceededException", "Your request exceeds the service quota for your account."), helikon.ModelRateLimited, "quota"},
+		{"model timeout", httpErr(408, "ModelTimeoutException", "Model timed out"), helikon.ModelUnavailable, "timed out"},
 		{"model not ready", httpErr(429, "ModelNotReadyException", "Model is not ready"), helikon.ModelUnavailable, "not ready"},
 		{"internal", httpErr(500, "InternalServerException", "Internal error"), helikon.ModelUnavailable, "Internal"},
 		{"context length", httpErr(400, "ValidationException", "Input is too long for requested model."), helikon.ModelContextLengthExceeded, "too long"},
