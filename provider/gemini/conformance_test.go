@@ -90,6 +90,8 @@ func TestModel_Conformance(t *testing.T) {
 				Want: providertest.Want{Err: helikon.ModelRateLimited, StatusCode: 429, RetryAfter: 34400 * time.Millisecond}},
 			"InvalidArgumentIsOther": {Fixture: "testdata/invalid_argument.http",
 				Want: providertest.Want{Err: helikon.ModelOther, StatusCode: 400}},
+			"InvalidAPIKeyIsOther": {Fixture: "testdata/api_key_invalid.http",
+				Want: providertest.Want{Err: helikon.ModelOther, StatusCode: 400}},
 		},
 		Behaviours: map[string]providertest.Case{
 			"CallWithoutIDGetsStableSyntheticID": {Fixture: "testdata/tool_call_no_id.sse", Want: providertest.Want{

@@ -18,6 +18,10 @@ import (
 // the recorded ones (RESOURCE_EXHAUSTED, INVALID_ARGUMENT) run in the
 // conformance suite.
 func TestErrors_MapByStatusAndMessage(t *testing.T) {
+	keyInvalid, err := providertest.Load("testdata/api_key_invalid.http")
+	if err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		status int
@@ -31,7 +35,7 @@ func TestErrors_MapByStatusAndMessage(t *testing.T) {
 		{"token count", 400, `{"error":{"code":400,"message":"The input token count (1300000) exceeds the maximum number of tokens allowed (1048575).","status":"INVALID_ARGUMENT"}}`, helikon.ModelContextLengthExceeded, 0, "token count"},
 		{"permission denied names the key", 403, `{"error":{"code":403,"message":"Permission denied on resource project.","status":"PERMISSION_DENIED"}}`, helikon.ModelOther, 0, "GEMINI_API_KEY"},
 		{"unauthenticated names the key", 401, `{"error":{"code":401,"message":"Request had invalid authentication credentials.","status":"UNAUTHENTICATED"}}`, helikon.ModelOther, 0, "GEMINI_API_KEY"},
-		{"invalid key is a 400 naming the key", 400, `{"error":{"code":400,"message":"API key not valid. Please pass a valid API key.","status":"INVALID_ARGUMENT","details":[{"@type":"type.googleapis.com/google.rpc.ErrorInfo","reason":"API_KEY_INVALID","domain":"googleapis.com"}]}}`, helikon.ModelOther, 0, "GOOGLE_API_KEY"},
+		{"invalid key (recorded) is a 400 naming the key", 400, string(keyInvalid.Body), helikon.ModelOther, 0, "GOOGLE_API_KEY"},
 		{"quota with retry info", 429, `{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"12s"}]}}`, helikon.ModelRateLimited, 12 * time.Second, "quota"},
 		{"quota without retry info", 429, `{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED"}}`, helikon.ModelRateLimited, 0, "quota"},
 	}
