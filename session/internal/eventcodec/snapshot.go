@@ -71,7 +71,10 @@ func LoadProjection(ctx context.Context, store SnapshotStore, each EachFunc, eve
 			return nil, err
 		}
 		if payload != nil {
-			if err := json.Unmarshal(payload, p); err != nil {
+			// The projection's own decoder, without encoding/json's two
+			// scans of the whole payload first: its one-pass path checks
+			// what it reads, and hands anything else to json.Unmarshal.
+			if err := p.UnmarshalJSON(payload); err != nil {
 				return nil, fmt.Errorf("decode snapshot: %w", err)
 			}
 		}
