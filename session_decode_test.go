@@ -126,7 +126,9 @@ func FuzzDecodeEvent(f *testing.F) {
 // general one the backends used before it (json.Unmarshal's scan, then the
 // wire structs: what a load did per event), paired in every iteration
 // ([benchpair.Run]). It reports the time and the allocations per event of
-// each and the ratio (x-onepass: general over one-pass).
+// each and the ratio (x-onepass: general over one-pass), and, where the
+// process's CPU time can be read, each one's CPU time per event over 2,000
+// untimed rounds (cpu-ns-*/event), which a loaded machine inflates less.
 func BenchmarkDecodeEvent_FastVsGeneral(b *testing.B) {
 	var payloads [][]byte
 	for _, ev := range []SessionEvent{
@@ -161,12 +163,36 @@ func BenchmarkDecodeEvent_FastVsGeneral(b *testing.B) {
 	n := float64(len(payloads))
 	allocsOnePass := testing.AllocsPerRun(10, onePass) / n
 	allocsGeneral := testing.AllocsPerRun(10, general) / n
+	cpuOnePass, cpuGeneral, cpuOK := cpuPerCall(onePass, 2000), 0.0, false
+	if cpuOnePass > 0 {
+		cpuGeneral, cpuOK = cpuPerCall(general, 2000), true
+	}
 	tOnePass, tGeneral := benchpair.Run(b, "onepass", onePass, "general", general)
 	events := n * float64(b.N)
 	b.ReportMetric(float64(tOnePass.Nanoseconds())/events, "ns-onepass/event")
 	b.ReportMetric(float64(tGeneral.Nanoseconds())/events, "ns-general/event")
 	b.ReportMetric(allocsOnePass, "allocs-onepass/event")
 	b.ReportMetric(allocsGeneral, "allocs-general/event")
+	if cpuOK {
+		b.ReportMetric(cpuOnePass/n, "cpu-ns-onepass/event")
+		b.ReportMetric(cpuGeneral/n, "cpu-ns-general/event")
+	}
+}
+
+// cpuPerCall returns the process CPU time per call of f over n calls
+// (garbage collection included), or 0 where it cannot be read. On a
+// machine shared with other jobs it is steadier than wall time, which
+// also counts the waits for a core.
+func cpuPerCall(f func(), n int) float64 {
+	start, ok := processCPU()
+	if !ok {
+		return 0
+	}
+	for range n {
+		f()
+	}
+	end, _ := processCPU()
+	return float64((end - start).Nanoseconds()) / float64(n)
 }
 
 func slowProjection(data []byte) (SequenceID, []Item, error) {
