@@ -11,13 +11,17 @@ import (
 )
 
 func newServeCommand(o *options) *cobra.Command {
-	var addr string
+	var (
+		addr string
+		ui   bool
+	)
 	cmd := &cobra.Command{
-		Use:   "serve [--addr ADDR]",
+		Use:   "serve [--addr ADDR] [--ui=false]",
 		Short: "Serve every sidecar agent over HTTP with the agent server",
 		Long: `serve runs the helikon agent server (package server) with every agent of
-the sidecar, each run building a fresh agent, until interrupted. See
-docs/server.md for its routes.`,
+the sidecar, each run building a fresh agent, until interrupted, with the dev
+web UI at /ui/ (chat with an agent, watch its runs live; --ui=false turns
+it off). See docs/server.md for its routes and docs/devui.md for the UI.`,
 		Example: `  helikon serve --addr 127.0.0.1:8080`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := o.load()
@@ -32,14 +36,22 @@ docs/server.md for its routes.`,
 				}
 				agents = append(agents, fresh(current, name))
 			}
-			srv, err := server.New(agents)
+			var opts []server.Option
+			if ui {
+				opts = append(opts, server.WithDevUI())
+			}
+			srv, err := server.New(agents, opts...)
 			if err != nil {
 				return err
 			}
 			fmt.Fprintf(o.io.Err, "helikon: serving %d agents at http://%s\n", len(agents), addr)
+			if ui {
+				fmt.Fprintf(o.io.Err, "helikon: dev UI at http://%s/ui/\n", addr)
+			}
 			return srv.Serve(cmd.Context(), addr)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
+	cmd.Flags().BoolVar(&ui, "ui", true, "serve the dev web UI at /ui/")
 	return cmd
 }

@@ -44,8 +44,8 @@ func TestMCPServe_StdioWithSDKClient(t *testing.T) {
 	}
 }
 
-// TestServe_ListsEveryAgent starts `helikon serve` in process and reads the
-// agent list back over HTTP.
+// TestServe_ListsEveryAgent starts `helikon serve` in process, reads the
+// agent list back over HTTP, and finds the dev UI where / redirects.
 func TestServe_ListsEveryAgent(t *testing.T) {
 	dir := sampleDir(t)
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
@@ -61,7 +61,7 @@ func TestServe_ListsEveryAgent(t *testing.T) {
 	}()
 	defer func() {
 		cancel()
-		if r := <-done; r.code != 0 {
+		if r := <-done; r.code != 0 || !strings.Contains(r.errOut, "dev UI at http://"+addr+"/ui/") {
 			t.Errorf("serve exited %d: %s", r.code, r.errOut)
 		}
 	}()
@@ -85,5 +85,13 @@ func TestServe_ListsEveryAgent(t *testing.T) {
 	}
 	if strings.Join(names, ",") != "budgeting,triage" {
 		t.Fatalf("agents %v", names)
+	}
+	resp, err := http.Get(fmt.Sprintf("http://%s/", addr)) // follows the redirect to /ui/
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/ui/" || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" {
+		t.Errorf("GET / ended at %s: %d %s", resp.Request.URL, resp.StatusCode, resp.Header.Get("Content-Type"))
 	}
 }

@@ -19,7 +19,11 @@
 //	GET  /agents/{name}/runs/{id}          status and, once ended, the result
 //	GET  /agents/{name}/runs/{id}/events   WebSocket, or SSE from Last-Event-ID on
 //	POST /agents/{name}/runs/{id}/cancel   cancel a running run
+//	GET  /agents/{name}/runs/{id}/approvals  a paused run's pending calls
+//	POST /agents/{name}/runs/{id}/approvals  decide them; the run continues
+//	GET  /runs                             the retained runs, newest first
 //	GET  /openapi.json                     the OpenAPI 3.1 document of all of this
+//	GET  /ui/                              the dev web UI, with [WithDevUI]
 //
 // Every run response carries X-Run-Id. An SSE frame's event: is the
 // event's type and its id: the event's position in the run, which a

@@ -51,6 +51,9 @@ type RunInfo struct {
 	Agent     string    `json:"agent" jsonschema:"the agent that runs"`
 	Status    RunStatus `json:"status" jsonschema:"running, completed, failed, cancelled or interrupted"`
 	SessionID string    `json:"session_id,omitempty" jsonschema:"the X-Session-Id the run was started with"`
+	// Input is the text of the user message the run was started with (its
+	// first 4 KiB), so a list of runs can say what each was asked.
+	Input     string    `json:"input,omitempty" jsonschema:"the text of the user message that started the run (its first 4 KiB)"`
 	CreatedAt time.Time `json:"created_at" jsonschema:"when the run was started (RFC 3339)"`
 	// FinishedAt is set once the status is final.
 	FinishedAt *time.Time `json:"finished_at,omitempty" jsonschema:"when the run ended (RFC 3339)"`

@@ -125,6 +125,7 @@ func (s *schemas) build() error {
 		{"RunInfo", reflect.TypeFor[RunInfo]()},
 		{"RunAccepted", reflect.TypeFor[RunAccepted]()},
 		{"AgentList", reflect.TypeFor[AgentList]()},
+		{"RunList", reflect.TypeFor[RunList]()},
 		{"ErrorBody", reflect.TypeFor[ErrorBody]()},
 		{"Item", reflect.TypeFor[helikon.Item]()},
 		{"AgentError", reflect.TypeFor[helikon.AgentError]()},
@@ -232,6 +233,7 @@ var errorDescriptions = map[string]string{
 	"413": "the body is larger than the server accepts",
 	"429": "too many concurrent runs on the server or the session; Retry-After says when to try again",
 	"500": "a provider failed to set up the run",
+	"501": "the server's event log cannot list runs",
 	"503": "the server is shutting down, or a backend is unavailable",
 }
 
@@ -314,6 +316,17 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 						"content": jsonBody("RunAccepted")}}, "400", "404", "409", "413", "429", "500", "503"),
 				},
 			},
+			"/runs": obj{"get": obj{
+				"operationId": "listRuns", "summary": "The retained runs, newest first",
+				"description": "Every run the event log still holds (running, paused and finished within the retention), optionally of one agent or one session.",
+				"parameters": []any{
+					obj{"name": "agent", "in": "query", "description": "only this agent's runs", "schema": obj{"type": "string", "enum": agents}},
+					obj{"name": "session", "in": "query", "description": "only the runs of this X-Session-Id", "schema": obj{"type": "string"}},
+					obj{"name": "limit", "in": "query", "description": "at most this many runs (default 100)",
+						"schema": obj{"type": "integer", "minimum": 1, "maximum": MaxRunListLimit}},
+				},
+				"responses": responses(obj{"200": obj{"description": "the runs", "content": jsonBody("RunList")}}, "400", "404", "501", "503"),
+			}},
 			"/openapi.json": obj{"get": obj{
 				"operationId": "openAPI", "summary": "This document",
 				"responses": responses(obj{"200": obj{"description": "the OpenAPI 3.1 document",

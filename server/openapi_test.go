@@ -142,6 +142,9 @@ func TestOpenAPI_DocumentIsValid31AndDescribesEveryRouteAndResponse(t *testing.T
 	resp, _ = exchange(t, v, "POST", u+"/agents/stuck/runs?mode=async", `{"input":"hi"}`, append(ctJSON, "X-Session-Id", "s")...)
 	stuck := resp.Header.Get("X-Run-Id")
 	exchange(t, v, "GET", u+"/agents/greeter/runs/"+id, "")
+	exchange(t, v, "GET", u+"/runs", "")
+	exchange(t, v, "GET", u+"/runs?agent=greeter&session=s&limit=5", "")
+	exchange(t, v, "GET", u+"/runs?limit=0", "") // 400
 	exchange(t, v, "GET", u+"/agents/stuck/runs/"+stuck, "")
 	_, body = exchange(t, v, "GET", u+"/agents/greeter/runs/"+id+"/events", "", "Accept", "text/event-stream")
 	checkFrames(t, event, body)

@@ -69,6 +69,7 @@ type config struct {
 	keep      int
 	grace     time.Duration
 	logger    *slog.Logger
+	devUI     bool
 }
 
 // WithSessionProvider sets how X-Session-Id maps to sessions (default
@@ -108,3 +109,9 @@ func WithGracePeriod(d time.Duration) Option { return func(c *config) { c.grace 
 // WithLogger sets where the server logs what it cannot tell a caller
 // (default slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
+
+// WithDevUI serves the dev UI (package server/devui) at /ui/, with /
+// redirecting there: pick an agent, chat with it on a session, and watch
+// each run's events live. The UI uses only the server's routes and passes
+// the [Authenticator] like every other request. Meant for development.
+func WithDevUI() Option { return func(c *config) { c.devUI = true } }

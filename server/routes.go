@@ -19,11 +19,26 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("/agents/{name}/runs/{id}/events", route{http.MethodGet: s.runEvents})
 	mux.Handle("/agents/{name}/runs/{id}/cancel", route{http.MethodPost: s.cancelRun})
 	mux.Handle("/agents/{name}/runs/{id}/approvals", route{http.MethodGet: s.listApprovals, http.MethodPost: s.decide})
+	mux.Handle("/runs", route{http.MethodGet: s.listRuns})
 	mux.Handle("/openapi.json", route{http.MethodGet: s.openAPI})
+	if s.devUI != nil {
+		mux.Handle("/ui/", s.devUI)
+		// Relative redirects, so that they hold under a mount prefix.
+		mux.Handle("/ui", route{http.MethodGet: redirectTo("ui/")})
+		mux.Handle("/{$}", route{http.MethodGet: redirectTo("ui/")})
+	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusNotFound, CodeNotFound, "", "no route for "+r.URL.Path))
 	})
 	return mux
+}
+
+// redirectTo answers 302 to a location relative to the request's URL.
+func redirectTo(rel string) http.HandlerFunc {
+	return func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Location", rel)
+		w.WriteHeader(http.StatusFound)
+	}
 }
 
 // route dispatches one path's methods.

@@ -106,7 +106,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 
 	id := uuid.NewString()
 	w.Header().Set("X-Run-Id", id)
-	info := RunInfo{ID: id, Agent: name, Status: StatusRunning, SessionID: sessionID, CreatedAt: time.Now().UTC()}
+	info := RunInfo{ID: id, Agent: name, Status: StatusRunning, SessionID: sessionID, Input: inputRecord(&q), CreatedAt: time.Now().UTC()}
 	if err := s.log.Create(r.Context(), info); err != nil {
 		writeError(w, s.unavailable("create run", err))
 		return

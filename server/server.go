@@ -12,6 +12,7 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/runner"
+	"github.com/paigasus/helikon/server/devui"
 )
 
 // ErrConfig reports a server that [New] refused to build.
@@ -35,6 +36,7 @@ type Server struct {
 	logger   *slog.Logger
 	mux      *http.ServeMux
 	openapi  []byte
+	devUI    http.Handler
 
 	// runCtx parents every run; cancelling it cancels them all.
 	runCtx     context.Context
@@ -130,6 +132,13 @@ func New(agents []helikon.Agent, opts ...Option) (*Server, error) {
 		return nil, fmt.Errorf("server: openapi document: %w", err)
 	}
 	s.openapi = doc
+	if c.devUI {
+		ui, err := devui.New()
+		if err != nil {
+			return nil, err
+		}
+		s.devUI = http.StripPrefix("/ui", ui)
+	}
 	s.runCtx, s.cancelRuns = context.WithCancel(context.Background())
 	s.connCtx, s.cancelConns = context.WithCancel(context.Background())
 	s.mux = s.routes()

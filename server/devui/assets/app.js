@@ -1,0 +1,643 @@
+// Helikon dev UI: chat with an agent and watch its run live. Plain DOM, no
+// framework. Every model and tool text is untrusted: it only ever reaches
+// the page as a Text node (textContent, append of strings), never as HTML.
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const apiBase = new URL(document.querySelector('meta[name="helikon-api"]').content || "../", location.href);
+  const url = (path) => new URL(path, apiBase).href;
+  const enc = encodeURIComponent;
+
+  // el builds an element; kids that are strings become Text nodes.
+  function el(tag, attrs, ...kids) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs || {})) {
+      if (v == null || v === false) continue;
+      if (k === "class") e.className = v;
+      else if (k === "text") e.textContent = v;
+      else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v === true ? "" : String(v));
+    }
+    for (const kid of kids) if (kid != null) e.append(kid);
+    return e;
+  }
+
+  async function call(method, path, body, headers) {
+    const init = { method, headers: { Accept: "application/json", ...(headers || {}) } };
+    if (body !== undefined) {
+      init.body = JSON.stringify(body);
+      init.headers["Content-Type"] = "application/json";
+    }
+    const resp = await fetch(url(path), init);
+    const text = await resp.text();
+    let data = null;
+    try { data = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+    if (!resp.ok) {
+      const err = new Error(data && data.error ? data.error.code + ": " + data.error.message : "HTTP " + resp.status);
+      err.status = resp.status;
+      throw err;
+    }
+    return data;
+  }
+
+  // ---- state ----------------------------------------------------------
+  const state = { agents: [], agentNames: new Set(), view: null };
+  const store = {
+    get(k, d) { try { const v = localStorage.getItem("helikon." + k); return v == null ? d : JSON.parse(v); } catch { return d; } },
+    set(k, v) { try { localStorage.setItem("helikon." + k, JSON.stringify(v)); } catch { /* private mode */ } },
+  };
+
+  function newID() {
+    if (crypto.randomUUID) return crypto.randomUUID();
+    const b = crypto.getRandomValues(new Uint8Array(16));
+    return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+  }
+
+  function setStatus(text) { $("status").textContent = text; }
+  function setRunStatus(s) { document.body.dataset.runStatus = s; }
+
+  // ---- formatting -----------------------------------------------------
+  function pretty(v) {
+    if (typeof v === "string") {
+      const t = v.trim();
+      if (t.startsWith("{") || t.startsWith("[")) {
+        try { return JSON.stringify(JSON.parse(t), null, 2); } catch { /* plain text */ }
+      }
+      return v;
+    }
+    return JSON.stringify(v, null, 2);
+  }
+
+  // block shows text in a <pre>, collapsed under a summary when long.
+  function block(label, text) {
+    const lines = text.split("\n").length;
+    const pre = el("pre", { tabindex: "0" }, text);
+    if (lines <= 8 && text.length <= 400) return el("div", null, el("div", { class: "label" }, label), pre);
+    return el("details", null, el("summary", null, label + " (" + lines + " lines, " + text.length + " chars)"), pre);
+  }
+
+  function usageText(u) {
+    if (!u) return "";
+    const parts = [(u.input_tokens || 0) + " in", (u.output_tokens || 0) + " out"];
+    if (u.cached_input_tokens) parts.push(u.cached_input_tokens + " cached");
+    if (u.reasoning_tokens) parts.push(u.reasoning_tokens + " reasoning");
+    let s = parts.join(" · ") + " tokens";
+    s += u.cost ? " · $" + u.cost.toFixed(u.cost < 0.01 ? 5 : 4) : " · cost n/a";
+    return s;
+  }
+
+  function partsText(parts) {
+    return (parts || []).map((p) => (p.type === "text" ? p.text : p.type === "image" ? "[image]" : "")).join("");
+  }
+
+  function when(iso) {
+    const d = new Date(iso);
+    return isNaN(d) ? "" : d.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit", second: "2-digit" });
+  }
+
+  // ---- raw JSON dialog -------------------------------------------------
+  function showRaw(title, events) {
+    $("raw-title").textContent = title;
+    $("raw-json").textContent = JSON.stringify(events.length === 1 ? events[0] : events, null, 2);
+    $("raw").showModal();
+    $("raw-close").focus();
+  }
+
+  // ---- following a run's events ---------------------------------------
+  // follow reads the run's events as Server-Sent Events from after on,
+  // resuming after a dropped connection, until a terminal event.
+  class Follower {
+    constructor(agent, id, onEvent, onEnd) {
+      Object.assign(this, { agent, id, onEvent, onEnd, last: 0, ctl: new AbortController(), done: false });
+    }
+    stop() { this.done = true; this.ctl.abort(); }
+    async run() {
+      let failures = 0;
+      while (!this.done) {
+        try {
+          const resp = await fetch(url("agents/" + enc(this.agent) + "/runs/" + enc(this.id) + "/events?after=" + this.last),
+            { headers: { Accept: "text/event-stream" }, signal: this.ctl.signal, cache: "no-store" });
+          if (!resp.ok) throw Object.assign(new Error("events: HTTP " + resp.status), { status: resp.status });
+          const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
+          let buf = "";
+          for (;;) {
+            const { value, done } = await reader.read();
+            if (done) break;
+            const t0 = performance.now();
+            buf += value;
+            // Walk the frames with an index and cut the buffer once: a
+            // chunk may hold thousands of frames.
+            let at = 0, cut;
+            while ((cut = buf.indexOf("\n\n", at)) >= 0) {
+              const frame = buf.slice(at, cut);
+              at = cut + 2;
+              if (this.frame(frame)) { this.stop(); this.onEnd(null); return; }
+            }
+            buf = buf.slice(at);
+            failures = 0;
+            if (window.helikonPerf) window.helikonPerf.push(performance.now() - t0);
+          }
+        } catch (err) {
+          if (this.done) return;
+          if (err.status === 404 || ++failures > 5) { this.done = true; this.onEnd(err); return; }
+        }
+        if (!this.done) await new Promise((r) => setTimeout(r, 500 * failures + 100));
+      }
+    }
+    // frame handles one SSE frame; it reports a terminal event.
+    frame(text) {
+      let id = 0, type = "message", data = "";
+      for (const line of text.split("\n")) {
+        if (line.startsWith("id: ")) id = Number(line.slice(4));
+        else if (line.startsWith("event: ")) type = line.slice(7);
+        else if (line.startsWith("data: ")) data += line.slice(6);
+      }
+      if (!data) return false;
+      let ev;
+      try { ev = JSON.parse(data); } catch { return false; }
+      if (id > 0) this.last = id;
+      this.onEvent({ seq: id, type, data: ev });
+      return type === "run_completed" || type === "run_failed";
+    }
+  }
+
+  // ---- one run: chat messages and timeline ----------------------------
+  class RunView {
+    constructor(run) {
+      this.run = run; // {id, agent, input, status}
+      this.queue = [];
+      this.scheduled = false;
+      this.root = $("timeline");
+      this.parent = this.root;
+      this.turn = null;
+      this.calls = new Map();
+      this.bubble = null;
+      this.pending = "";
+      this.approvals = null;
+      this.dirtyTurns = new Set();
+      $("run-id").textContent = run.id;
+      if (run.input) addMessage("user", "you", run.input);
+      setRunStatus("running");
+      this.follower = new Follower(run.agent, run.id, (ev) => this.enqueue(ev), (err) => this.ended(err));
+      this.follower.run();
+      $("cancel").hidden = false;
+    }
+
+    close() { this.follower.stop(); $("cancel").hidden = true; }
+
+    enqueue(ev) {
+      this.queue.push(ev);
+      if (!this.scheduled) {
+        this.scheduled = true;
+        requestAnimationFrame(() => this.flush());
+      }
+    }
+
+    // flush applies queued events within a frame's budget, then writes the
+    // streamed text and counters to the DOM once.
+    flush() {
+      this.scheduled = false;
+      const start = performance.now();
+      const stick = nearBottom($("chat"));
+      let i = 0;
+      for (; i < this.queue.length; i++) {
+        this.apply(this.queue[i]);
+        if ((i & 63) === 63 && performance.now() - start > 12) { i++; break; }
+      }
+      this.queue.splice(0, i);
+      if (this.pending && this.bubble) {
+        this.bubble.text.appendData(this.pending);
+      }
+      this.pending = "";
+      for (const t of this.dirtyTurns) t.meta.textContent = turnMeta(t);
+      this.dirtyTurns.clear();
+      if (stick) scrollDown($("chat"));
+      if (this.queue.length) {
+        this.scheduled = true;
+        requestAnimationFrame(() => this.flush());
+      }
+      if (window.helikonPerf) window.helikonPerf.push(performance.now() - start);
+    }
+
+    item(kind, icon, title, meta, ev, parent) {
+      const events = ev ? [ev] : [];
+      const btn = el("button", { type: "button", title: "Show raw JSON" }, el("span", { class: "icon", "aria-hidden": "true" }, icon), title);
+      const metaEl = el("span", { class: "meta" }, meta || "");
+      const li = el("li", { class: "tl k-" + kind, "data-type": ev ? ev.type : kind }, el("div", { class: "head" }, btn, metaEl));
+      const it = { li, meta: metaEl, events, kids: null, title };
+      btn.addEventListener("click", () => showRaw(title, it.events));
+      (parent || this.parent).append(li);
+      return it;
+    }
+
+    kidsOf(it) {
+      if (!it.kids) { it.kids = el("ol"); it.li.append(it.kids); }
+      return it.kids;
+    }
+
+    endBubble() {
+      if (this.bubble) {
+        if (this.pending) this.bubble.text.appendData(this.pending);
+        this.pending = "";
+        this.bubble.el.classList.remove("streaming");
+      }
+      this.bubble = null;
+    }
+
+    apply(ev) {
+      if (ev.type === "_end") { this.finish(ev.data.err); return; }
+      const d = ev.data || {};
+      if (this.approvals && ev.type !== "run_paused") { this.approvals.resolved(); this.approvals = null; }
+      switch (ev.type) {
+        case "run_started":
+          this.item("run", "▶", "Run started", d.agent || "", ev);
+          break;
+        case "turn_started":
+          this.endBubble();
+          this.turn = this.item("model", "◆", "Model call · turn " + d.turn, d.agent || "", ev);
+          Object.assign(this.turn, { agent: d.agent || "", deltas: 0, chars: 0, reasoning: 0, callDeltas: 0 });
+          break;
+        case "token_delta": {
+          if (!this.bubble) this.bubble = addMessage("assistant", (this.turn && this.turn.agent) || this.run.agent, "", true);
+          this.pending += d.text || "";
+          this.countDelta(ev, "chars", (d.text || "").length);
+          break;
+        }
+        case "reasoning_delta":
+          this.countDelta(ev, "reasoning", (d.text || "").length);
+          break;
+        case "tool_call_delta":
+          this.countDelta(ev, "callDeltas", 1);
+          break;
+        case "message_output": {
+          const item = d.item || {};
+          const text = partsText(item.content);
+          if (this.bubble) {
+            if (this.pending) this.bubble.text.appendData(this.pending);
+            this.pending = "";
+            if (text && this.bubble.text.data !== text) this.bubble.text.data = text;
+            if (item.agent) this.bubble.who.textContent = item.agent;
+            this.bubble.el.classList.remove("streaming");
+            this.bubble = null;
+          } else if (text) {
+            addMessage("assistant", item.agent || this.run.agent, text);
+          }
+          const it = this.item("msg", "✎", "Message", (item.agent || "") + " · " + text.length + " chars", ev, this.turn ? this.kidsOf(this.turn) : null);
+          if (text) it.li.append(block("text", text));
+          break;
+        }
+        case "tool_call_item": {
+          for (const p of (d.item && d.item.content) || []) {
+            if (p.type !== "tool_use") continue;
+            const agentTool = state.agentNames.has(p.name);
+            const it = this.item("tool", agentTool ? "⧉" : "⚙", (agentTool ? "Agent tool " : "Tool ") + p.name, p.call_id || "", ev,
+              this.turn ? this.kidsOf(this.turn) : null);
+            it.li.append(block("arguments", pretty(p.args)));
+            it.li.dataset.tool = p.name;
+            this.calls.set(p.call_id, it);
+            addNote("called " + p.name);
+          }
+          break;
+        }
+        case "tool_output_item": {
+          for (const p of (d.item && d.item.content) || []) {
+            if (p.type !== "tool_result") continue;
+            const call = this.calls.get(p.call_id);
+            const parent = call ? this.kidsOf(call) : null;
+            const it = this.item(p.is_error ? "err" : "ok", p.is_error ? "✗" : "↩", p.is_error ? "Tool error" : "Result", p.name || "", ev, parent);
+            it.li.append(block("output", pretty(partsText(p.content))));
+            if (call) call.events.push(ev);
+          }
+          break;
+        }
+        case "handoff_item": {
+          this.endBubble();
+          const it = this.item("handoff", "⇢", "Handoff " + d.from + " → " + d.to, "", ev);
+          this.parent = this.kidsOf(it);
+          addNote("handoff: " + d.from + " → " + d.to);
+          break;
+        }
+        case "agent_updated":
+          this.item("note", "•", "Agent now " + d.agent, "", ev);
+          break;
+        case "guardrail_triggered": {
+          const it = this.item("err", "⛔", "Guardrail tripped (" + d.kind + ")", "", ev);
+          if (d.info != null) it.li.append(block("info", pretty(d.info)));
+          break;
+        }
+        case "approval_requested": {
+          const call = this.calls.get(d.call_id);
+          const it = this.item("warn", "?", "Approval requested: " + d.tool, d.asked_by || "", ev, call ? this.kidsOf(call) : null);
+          if (d.prompt) it.li.append(el("div", { class: "label" }, d.prompt));
+          break;
+        }
+        case "permission_denied": {
+          const call = this.calls.get(d.call_id);
+          const it = this.item("err", "⊘", "Permission denied: " + d.tool, "", ev, call ? this.kidsOf(call) : null);
+          it.li.append(el("div", { class: "label" }, d.reason || ""));
+          break;
+        }
+        case "repair_started":
+          this.endBubble();
+          this.item("warn", "↻", "Structured-output repair, attempt " + d.attempt, "", ev);
+          break;
+        case "structured_output_failed": {
+          const it = this.item("err", "✗", "Structured output failed", (d.schema_errors || []).length + " schema errors", ev);
+          it.li.append(block("schema errors", (d.schema_errors || []).join("\n")));
+          break;
+        }
+        case "run_paused": {
+          this.endBubble();
+          const st = d.state || {};
+          this.item("warn", "‖", "Paused for approval", (st.pending || []).length + " pending · " + usageText(d.usage), ev, this.root);
+          this.approvals = new ApprovalCard(this.run, st);
+          setRunStatus("paused");
+          setStatus("paused: waiting for your decision");
+          break;
+        }
+        case "run_completed":
+          this.endBubble();
+          this.item("ok", "✓", "Completed", usageText(d.usage), ev, this.root);
+          addNote("completed · " + usageText(d.usage));
+          break;
+        case "run_failed": {
+          this.endBubble();
+          const e = d.error || {};
+          const it = this.item("err", "✗", "Failed: " + (e.kind || "other"), usageText(d.usage), ev, this.root);
+          it.li.append(el("div", { class: "label" }, e.message || ""));
+          addNote("failed (" + (e.kind || "other") + "): " + (e.message || ""), true);
+          break;
+        }
+        default:
+          this.item("note", "•", ev.type, "", ev);
+      }
+    }
+
+    countDelta(ev, field, n) {
+      const t = this.turn;
+      if (!t) return;
+      t.deltas++;
+      t[field] += n;
+      if (t.events.length < 200) t.events.push(ev);
+      this.dirtyTurns.add(t);
+    }
+
+    // ended queues the stream's end behind the events still waiting for a
+    // frame, so that it settles after them.
+    ended(err) {
+      $("cancel").hidden = true;
+      this.enqueue({ type: "_end", data: { err } });
+    }
+
+    finish(err) {
+      this.endBubble();
+      const last = this.root.lastElementChild;
+      const type = last ? last.dataset.type : "";
+      const s = err ? "error" : type === "run_completed" ? "completed" : "failed";
+      setRunStatus(s);
+      setStatus(err ? "lost the run's events: " + err.message : s);
+      refreshRuns();
+    }
+  }
+
+  function turnMeta(t) {
+    const parts = [t.agent, t.deltas + " deltas", t.chars + " chars"];
+    if (t.reasoning) parts.push(t.reasoning + " reasoning chars");
+    if (t.callDeltas) parts.push(t.callDeltas + " call deltas");
+    return parts.filter(Boolean).join(" · ");
+  }
+
+  function nearBottom(box) { return box.scrollHeight - box.scrollTop - box.clientHeight < 40; }
+  function scrollDown(box) { box.scrollTop = box.scrollHeight; }
+
+  function addMessage(role, who, text, streaming) {
+    const t = document.createTextNode(text);
+    const whoEl = el("span", { class: "who" }, who);
+    const m = el("div", { class: "msg " + role + (streaming ? " streaming" : "") }, whoEl, el("span", { class: "text" }, t));
+    $("chat").append(m);
+    scrollDown($("chat"));
+    return { el: m, text: t, who: whoEl };
+  }
+
+  function addNote(text, err) {
+    $("chat").append(el("div", { class: "note" + (err ? " err" : "") }, text));
+  }
+
+  // ApprovalCard shows a paused run's pending calls with their decisions.
+  class ApprovalCard {
+    constructor(run, st) {
+      this.run = run;
+      this.pauseID = st.pause_id;
+      this.el = el("section", { class: "approvals", "aria-label": "Pending approvals" }, el("h3", null, "Approval needed"));
+      this.buttons = [];
+      for (const p of st.pending || []) {
+        const row = el("div", { class: "row" });
+        const outcome = el("span", { class: "meta", role: "status" });
+        for (const [kind, label, cls] of [["approve", "Approve", "approve"], ["reject", "Reject", "reject"], ["always", "Always", ""]]) {
+          const b = el("button", { type: "button", class: cls, "data-kind": kind, onclick: () => this.decide(p, kind, outcome) }, label);
+          this.buttons.push(b);
+          row.append(b);
+        }
+        row.append(outcome);
+        this.el.append(el("div", { class: "approval", "data-approval": p.id },
+          el("div", null, el("strong", null, p.tool), " ", el("span", { class: "meta" }, (p.path || []).join(" › "))),
+          p.prompt ? el("div", { class: "label" }, p.prompt) : null,
+          p.asked_by ? el("div", { class: "label" }, "asked by " + p.asked_by) : null,
+          block("arguments", pretty(p.args)), row));
+      }
+      $("chat").append(this.el);
+      scrollDown($("chat"));
+      if (this.buttons[0]) this.buttons[0].focus();
+    }
+    async decide(p, kind, outcome) {
+      for (const b of this.buttons) b.disabled = true;
+      outcome.textContent = "sending…";
+      try {
+        await call("POST", "agents/" + enc(this.run.agent) + "/runs/" + enc(this.run.id) + "/approvals",
+          { pause_id: this.pauseID, decisions: [{ id: p.id, kind }] });
+        outcome.textContent = kind === "reject" ? "rejected" : kind === "always" ? "approved (always)" : "approved";
+        // The continuation's events may have arrived before this answer.
+        if (document.body.dataset.runStatus === "paused") {
+          setRunStatus("running");
+          setStatus("running");
+        }
+      } catch (err) {
+        outcome.textContent = err.status === 409 ? "the run is no longer paused here" : String(err.message);
+      }
+    }
+    resolved() {
+      for (const b of this.buttons) b.disabled = true;
+      this.el.classList.add("resolved");
+    }
+  }
+
+  // ---- agents, sessions, runs ------------------------------------------
+  async function loadAgents() {
+    const data = await call("GET", "agents");
+    state.agents = data.agents || [];
+    state.agentNames = new Set(state.agents.map((a) => a.name));
+    const sel = $("agent");
+    sel.replaceChildren(...state.agents.map((a) => el("option", { value: a.name, title: a.description }, a.name)));
+    const want = store.get("agent", "");
+    if (state.agentNames.has(want)) sel.value = want;
+  }
+
+  function sessions() { return store.get("sessions", []); }
+
+  function renderSessions(current) {
+    const list = sessions();
+    $("session").replaceChildren(...list.map((s) => el("option", { value: s.id }, s.label)));
+    if (current) $("session").value = current;
+  }
+
+  function addSession(id) {
+    const list = sessions();
+    if (!list.some((s) => s.id === id)) {
+      list.unshift({ id, label: "session " + id.slice(0, 8) + " · " + new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) });
+      store.set("sessions", list.slice(0, 50));
+    }
+    renderSessions(id);
+  }
+
+  function newSession() {
+    addSession(newID());
+    openSession($("session").value);
+  }
+
+  function clearViews() {
+    if (state.view) state.view.close();
+    state.view = null;
+    $("chat").replaceChildren();
+    $("timeline").replaceChildren();
+    $("run-id").textContent = "";
+    setStatus("");
+    delete document.body.dataset.runStatus;
+  }
+
+  // openSession shows a session's conversation: earlier runs from their
+  // records, the latest one live from its events.
+  async function openSession(id) {
+    clearViews();
+    if (!id) return;
+    let runs = [];
+    try { runs = (await call("GET", "runs?session=" + enc(id) + "&limit=100")).runs || []; } catch (err) { setStatus(err.message); }
+    runs.reverse();
+    const last = runs.pop();
+    for (const r of runs) {
+      if (r.input) addMessage("user", "you", r.input);
+      if (r.result && r.result.final_output) addMessage("assistant", r.result.last_agent || r.agent, r.result.final_output);
+      else if (r.error) addNote("failed (" + r.error.kind + "): " + (r.error.message || ""), true);
+    }
+    if (last) openRun(last, true);
+    markCurrentRun(last ? last.id : "");
+  }
+
+  function openRun(r, keepChat) {
+    if (!keepChat) clearViews();
+    else if (state.view) state.view.close();
+    $("timeline").replaceChildren();
+    if (state.agentNames.has(r.agent)) $("agent").value = r.agent;
+    state.view = new RunView({ id: r.id, agent: r.agent, input: r.input || "" });
+    markCurrentRun(r.id);
+  }
+
+  function markCurrentRun(id) {
+    for (const b of $("runs").querySelectorAll("button")) b.setAttribute("aria-current", String(b.dataset.run === id));
+  }
+
+  let refreshing = null;
+  function refreshRuns() {
+    if (refreshing) return refreshing;
+    refreshing = (async () => {
+      try {
+        const runs = (await call("GET", "runs?limit=200")).runs || [];
+        const current = state.view ? state.view.run.id : "";
+        $("runs").replaceChildren(...runs.map((r) => el("li", null, el("button", {
+          type: "button", "data-run": r.id, "aria-current": String(r.id === current),
+          onclick: () => {
+            if (r.session_id) addSession(r.session_id);
+            openRun(r, false);
+          },
+        },
+        el("span", { class: "what" }, r.input || "(messages)"),
+        el("span", { class: "meta" }, el("span", { class: "badge s-" + r.status }, r.status), " " + r.agent + " · " + when(r.created_at))))));
+        if (!runs.length) $("runs").append(el("li", { class: "muted" }, "No runs yet."));
+      } catch (err) {
+        $("runs").replaceChildren(el("li", { class: "muted" }, err.status === 501 ? "This server's event log cannot list runs." : err.message));
+      } finally {
+        refreshing = null;
+      }
+    })();
+    return refreshing;
+  }
+
+  async function send() {
+    const text = $("input").value;
+    if (!text.trim()) return;
+    const agent = $("agent").value;
+    if (!agent) return;
+    if (!$("session").value) addSession(newID());
+    const session = $("session").value;
+    $("send").disabled = true;
+    try {
+      const acc = await call("POST", "agents/" + enc(agent) + "/runs?mode=async", { input: text }, { "X-Session-Id": session });
+      $("input").value = "";
+      if (state.view) state.view.close();
+      $("timeline").replaceChildren();
+      state.view = new RunView({ id: acc.run_id, agent, input: text });
+      setStatus("running");
+      refreshRuns();
+    } catch (err) {
+      setStatus("could not start the run: " + err.message);
+    } finally {
+      $("send").disabled = false;
+      $("input").focus();
+    }
+  }
+
+  function applyTheme(theme) {
+    if (theme) document.documentElement.dataset.theme = theme;
+    const dark = theme ? theme === "dark" : matchMedia("(prefers-color-scheme: dark)").matches;
+    $("theme").textContent = dark ? "Light theme" : "Dark theme";
+    $("theme").setAttribute("aria-pressed", String(dark));
+  }
+
+  // ---- wiring -----------------------------------------------------------
+  $("composer").addEventListener("submit", (e) => { e.preventDefault(); send(); });
+  $("input").addEventListener("keydown", (e) => {
+    if (e.key === "Enter" && !e.shiftKey && !e.isComposing) { e.preventDefault(); send(); }
+  });
+  $("new-session").addEventListener("click", newSession);
+  $("session").addEventListener("change", () => openSession($("session").value));
+  $("agent").addEventListener("change", () => store.set("agent", $("agent").value));
+  $("refresh").addEventListener("click", refreshRuns);
+  $("raw-close").addEventListener("click", () => $("raw").close());
+  $("cancel").addEventListener("click", async () => {
+    const v = state.view;
+    if (!v) return;
+    try { await call("POST", "agents/" + enc(v.run.agent) + "/runs/" + enc(v.run.id) + "/cancel"); } catch (err) { setStatus(err.message); }
+  });
+  $("theme").addEventListener("click", () => {
+    const dark = $("theme").getAttribute("aria-pressed") === "true";
+    store.set("theme", dark ? "light" : "dark");
+    applyTheme(dark ? "light" : "dark");
+  });
+
+  applyTheme(store.get("theme", ""));
+  (async () => {
+    try {
+      await loadAgents();
+    } catch (err) {
+      setStatus("cannot reach the agent server: " + err.message);
+      return;
+    }
+    if (!sessions().length) addSession(newID());
+    else {
+      renderSessions(sessions()[0].id);
+      await openSession(sessions()[0].id);
+    }
+    await refreshRuns();
+    document.body.dataset.ready = "true";
+  })();
+})();

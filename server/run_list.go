@@ -1,0 +1,137 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/paigasus/helikon"
+)
+
+// RunLister is an [EventLog] that can list the runs it holds, for
+// GET /runs (the dev UI's list of past runs). [MemoryLog] is one; a log
+// that is not answers that route with 501.
+type RunLister interface {
+	// Runs returns the runs q selects, newest first, at most q.Limit.
+	Runs(ctx context.Context, q RunQuery) ([]RunInfo, error)
+}
+
+// RunQuery selects runs for [RunLister.Runs]. Empty fields select all.
+type RunQuery struct {
+	Agent     string
+	SessionID string
+	// Limit caps how many runs come back; <= 0 means [DefaultRunListLimit].
+	Limit int
+}
+
+// RunList is the body of GET /runs.
+type RunList struct {
+	Runs []RunInfo `json:"runs" jsonschema:"the retained runs, newest first"`
+}
+
+// The bounds of GET /runs' limit parameter.
+const (
+	DefaultRunListLimit = 100
+	MaxRunListLimit     = 1000
+)
+
+// CodeNotImplemented is the error code of a route the server's
+// configuration cannot serve (GET /runs on a log that cannot list runs).
+const CodeNotImplemented = "not_implemented"
+
+// maxInputRecord caps the user input a run's record keeps ([RunInfo].Input).
+const maxInputRecord = 4096
+
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
+	lister, ok := s.log.(RunLister)
+	if !ok {
+		writeError(w, errorf(http.StatusNotImplemented, CodeNotImplemented, "",
+			"the server's event log cannot list runs"))
+		return
+	}
+	v := r.URL.Query()
+	q := RunQuery{Agent: v.Get("agent"), SessionID: v.Get("session"), Limit: DefaultRunListLimit}
+	if l := v.Get("limit"); l != "" {
+		n, err := strconv.Atoi(l)
+		if err != nil || n < 1 || n > MaxRunListLimit {
+			writeError(w, errorf(http.StatusBadRequest, CodeBadRequest, "limit",
+				"limit must be an integer from 1 to "+strconv.Itoa(MaxRunListLimit)))
+			return
+		}
+		q.Limit = n
+	}
+	if q.Agent != "" {
+		if _, ok := s.agents[q.Agent]; !ok {
+			writeError(w, agentNotFound(q.Agent))
+			return
+		}
+	}
+	runs, err := lister.Runs(r.Context(), q)
+	if err != nil {
+		writeError(w, s.unavailable("list runs", err))
+		return
+	}
+	if runs == nil {
+		runs = []RunInfo{}
+	}
+	writeJSON(w, http.StatusOK, RunList{Runs: runs})
+}
+
+// Runs returns the runs q selects, newest first.
+func (l *MemoryLog) Runs(_ context.Context, q RunQuery) ([]RunInfo, error) {
+	if q.Limit <= 0 {
+		q.Limit = DefaultRunListLimit
+	}
+	l.mu.RLock()
+	runs := make([]*memRun, 0, len(l.runs))
+	for _, r := range l.runs {
+		runs = append(runs, r)
+	}
+	l.mu.RUnlock()
+	out := make([]RunInfo, 0, min(len(runs), q.Limit))
+	for _, r := range runs {
+		r.mu.Lock()
+		info := r.info
+		r.mu.Unlock()
+		if (q.Agent == "" || info.Agent == q.Agent) && (q.SessionID == "" || info.SessionID == q.SessionID) {
+			out = append(out, info)
+		}
+	}
+	slices.SortFunc(out, func(a, b RunInfo) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	if len(out) > q.Limit {
+		out = out[:q.Limit]
+	}
+	return out, nil
+}
+
+// inputRecord is the text a run's record keeps of its input: the input
+// string, or the last user message's text, cut to maxInputRecord bytes on
+// a rune boundary.
+func inputRecord(q *RunRequest) string {
+	text := q.Input
+	if text == "" {
+		for i := len(q.Messages) - 1; i >= 0; i-- {
+			if q.Messages[i].Role == helikon.RoleUser {
+				text = q.Messages[i].Text()
+				break
+			}
+		}
+	}
+	if len(text) <= maxInputRecord {
+		return text
+	}
+	cut := maxInputRecord
+	for cut > 0 && !utf8RuneStart(text[cut]) {
+		cut--
+	}
+	return text[:cut]
+}
+
+func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }
