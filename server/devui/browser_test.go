@@ -131,38 +131,66 @@ func must[T any](v T, err error) T {
 	return v
 }
 
-// browser starts a headless Chromium at 1280×800 for the test, calling
-// listen with its events: missing, it skips naming the package outside CI
-// and fails in CI.
+// chrome is the one headless Chromium the package's browser tests share,
+// each in a fresh browser context (its own tab, storage and cache):
+// starting a browser is the slowest step on a loaded machine.
+var chrome struct {
+	once   sync.Once
+	ctx    context.Context
+	cancel func()
+	err    error
+	exe    string
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if chrome.cancel != nil {
+		chrome.cancel()
+	}
+	os.Exit(code)
+}
+
+// browser opens a tab at 1280×800 in a fresh browser context for the
+// test, calling listen with its events. Without Chromium it skips, naming
+// the package, outside CI and fails in CI.
 func browser(t *testing.T, listen func(ev any)) context.Context {
 	t.Helper()
-	exe := ""
-	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
-		if p, err := exec.LookPath(name); err == nil {
-			exe = p
-			break
+	chrome.once.Do(func() {
+		for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+			if p, err := exec.LookPath(name); err == nil {
+				chrome.exe = p
+				break
+			}
 		}
-	}
-	if exe == "" {
+		if chrome.exe == "" {
+			return
+		}
+		opts := append(chromedp.DefaultExecAllocatorOptions[:],
+			chromedp.ExecPath(chrome.exe), chromedp.NoSandbox, chromedp.DisableGPU,
+			chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1280, 800))
+		alloc, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+		ctx, cancelBrowser := chromedp.NewContext(alloc)
+		chrome.ctx, chrome.cancel = ctx, func() { cancelBrowser(); cancelAlloc() }
+		// The first Run starts the browser, which lives as long as ctx.
+		chrome.err = chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800))
+	})
+	if chrome.exe == "" {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("chromium is not installed (.ci/run installs it: apt-get install chromium)")
 		}
 		t.Skip("chromium is not installed: apt-get install chromium")
 	}
-	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
-		chromedp.Flag("disable-dev-shm-usage", true), chromedp.WindowSize(1280, 800))
-	ctx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
-	t.Cleanup(cancelAlloc)
-	var copts []chromedp.ContextOption
+	if chrome.err != nil {
+		t.Fatalf("start chromium: %v", chrome.err)
+	}
+	copts := []chromedp.ContextOption{chromedp.WithNewBrowserContext()}
 	if listen != nil {
 		copts = append(copts, chromedp.WithListener(listen))
 	}
-	ctx, cancelTab := chromedp.NewContext(ctx, copts...)
+	ctx, cancelTab := chromedp.NewContext(chrome.ctx, copts...)
 	t.Cleanup(cancelTab)
-	// The first Run starts the browser, which lives as long as ctx.
 	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1280, 800)); err != nil {
-		t.Fatalf("start chromium: %v", err)
+		t.Fatalf("open a tab: %v", err)
 	}
 	// Generous: the machine may be loaded; this bounds a hang, it times
 	// nothing.
