@@ -136,3 +136,18 @@ func TestRedis_KilledServerLeavesNoRunRunningForever(t *testing.T) {
 	defer cancel()
 	_ = doomed.Shutdown(ctx)
 }
+
+func TestRedis_RunsListsTheRunsOfEveryReplica(t *testing.T) {
+	agent := newAgent(t, "greeter", 0)
+	prefix := "helikon-test:" + uuid.NewString()[:8] + ":"
+	_, a := start(t, []helikon.Agent{agent}, server.WithEventLog(redisLog(t, prefix)))
+	_, b := start(t, []helikon.Agent{agent}, server.WithEventLog(redisLog(t, prefix)))
+	first := decode[server.RunInfo](t, post(t, a.URL+"/agents/greeter/runs", `{"input":"on a"}`))
+	second := decode[server.RunInfo](t, post(t, b.URL+"/agents/greeter/runs", `{"input":"on b"}`))
+	resp := get(t, a.URL+"/runs")
+	list := decode[server.RunList](t, resp)
+	if resp.StatusCode != http.StatusOK || len(list.Runs) != 2 || list.Runs[0].ID != second.ID || list.Runs[1].ID != first.ID ||
+		list.Runs[0].Input != "on b" || list.Runs[0].Status != server.StatusCompleted {
+		t.Fatalf("GET /runs on replica a: %d %+v", resp.StatusCode, list.Runs)
+	}
+}

@@ -11,7 +11,7 @@ import (
 )
 
 // RunLister is an [EventLog] that can list the runs it holds, for
-// GET /runs (the dev UI's list of past runs). [MemoryLog] is one; a log
+// GET /runs (the dev UI's list of past runs). [MemoryLog] and the Redis log are; a log
 // that is not answers that route with 501.
 type RunLister interface {
 	// Runs returns the runs q selects, newest first, at most q.Limit.
@@ -81,34 +81,39 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 
 // Runs returns the runs q selects, newest first.
 func (l *MemoryLog) Runs(_ context.Context, q RunQuery) ([]RunInfo, error) {
-	if q.Limit <= 0 {
-		q.Limit = DefaultRunListLimit
-	}
 	l.mu.RLock()
 	runs := make([]*memRun, 0, len(l.runs))
 	for _, r := range l.runs {
 		runs = append(runs, r)
 	}
 	l.mu.RUnlock()
-	out := make([]RunInfo, 0, min(len(runs), q.Limit))
-	for _, r := range runs {
+	all := make([]RunInfo, len(runs))
+	for i, r := range runs {
 		r.mu.Lock()
-		info := r.info
+		all[i] = r.info
 		r.mu.Unlock()
-		if (q.Agent == "" || info.Agent == q.Agent) && (q.SessionID == "" || info.SessionID == q.SessionID) {
-			out = append(out, info)
-		}
 	}
-	slices.SortFunc(out, func(a, b RunInfo) int {
+	return q.Select(all), nil
+}
+
+// Select returns the runs of runs that q selects, newest first (ties by
+// id), at most q.Limit of them (<= 0: [DefaultRunListLimit]): what a
+// [RunLister] returns once it has read its runs. It reorders runs.
+func (q RunQuery) Select(runs []RunInfo) []RunInfo {
+	limit := q.Limit
+	if limit <= 0 {
+		limit = DefaultRunListLimit
+	}
+	runs = slices.DeleteFunc(runs, func(info RunInfo) bool {
+		return (q.Agent != "" && info.Agent != q.Agent) || (q.SessionID != "" && info.SessionID != q.SessionID)
+	})
+	slices.SortFunc(runs, func(a, b RunInfo) int {
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 			return c
 		}
 		return strings.Compare(b.ID, a.ID)
 	})
-	if len(out) > q.Limit {
-		out = out[:q.Limit]
-	}
-	return out, nil
+	return runs[:min(len(runs), limit)]
 }
 
 // inputRecord is the text a run's record keeps of its input: the input
