@@ -96,6 +96,15 @@ func (t *AgentTool) Description() string { return t.description }
 // InputSchema returns the schema of the single string argument input.
 func (t *AgentTool) InputSchema() *jsonschema.Schema { return t.call.InputSchema() }
 
+// RunConfig returns the sub-run's configuration set with [WithRunConfig],
+// and whether one was set (without one the sub-agent's own applies).
+func (t *AgentTool) RunConfig() (RunConfig, bool) {
+	if t.config == nil {
+		return RunConfig{}, false
+	}
+	return *t.config, true
+}
+
 // Effect returns ReadOnly; see [AgentAsTool].
 func (t *AgentTool) Effect() ToolEffect { return ReadOnly }
 
@@ -108,6 +117,9 @@ func (t *AgentTool) run(tc *ToolContext, in agentToolArgs) (ToolOutput, error) {
 	sub, err := t.subContext(tc)
 	if err != nil {
 		return ToolOutput{}, err
+	}
+	if deferred(tc, t) {
+		return ToolOutput{}, &subRunDeferred{run: SubRun{Tool: t.name, Agent: t.agent.Name(), Input: in.Input}}
 	}
 	return t.follow(tc, sub, t.agent.Run(tc, sub, UserText(in.Input)))
 }

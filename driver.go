@@ -420,6 +420,9 @@ type callOutcome struct {
 	// when the call waits for a decision (see pause.go).
 	approval *PendingApproval
 	paused   *frameCall
+	// deferred is set when the call is an agent tool's whose sub-run the
+	// runner runs itself (see [Steps.DeferSubRuns]).
+	deferred *SubRun
 	// gone is closed when the driver gave up on the call (see round).
 	gone <-chan struct{}
 }
@@ -642,6 +645,11 @@ func (d *driver) invoke(ctx context.Context, tool Tool, call ToolCall, args json
 func (d *driver) settleCall(ctx context.Context, call ToolCall, args json.RawMessage, output ToolOutput, err error, out *callOutcome) {
 	if sub := asSubRunPaused(err); sub != nil {
 		out.paused = &frameCall{CallID: call.CallID, Name: call.Name, Status: callNested, Args: args, Sub: sub.frame}
+		return
+	}
+	if run := asSubRunDeferred(err); run != nil {
+		run.Args = args
+		out.deferred = run
 		return
 	}
 	if err != nil {

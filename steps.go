@@ -17,6 +17,9 @@ import (
 // agent span and meters no budget: the runner driving it owns the run.
 type Steps struct {
 	d *driver
+	// defers chooses the agent tools whose sub-runs the runner runs
+	// itself (see [Steps.DeferSubRuns]).
+	defers func(*AgentTool) bool
 }
 
 // Steps returns the side-effect steps of a's loop under rc (nil: an
@@ -102,6 +105,9 @@ type ToolStep struct {
 	// Usage is what the runs the call started (an agent used as a tool)
 	// spent; the in-process loop adds it to the run's total.
 	Usage Usage `json:"usage"`
+	// SubRun is set, and Result empty, when the call is an agent tool's
+	// whose sub-run the runner runs itself ([Steps.DeferSubRuns]).
+	SubRun *SubRun `json:"sub_run,omitempty"`
 }
 
 // CallTool runs one tool call through the layers the loop runs it through:
@@ -109,6 +115,7 @@ type ToolStep struct {
 // PostToolUse hooks and redaction. A tool's failure is data in the result.
 func (s *Steps) CallTool(ctx context.Context, call ToolCall) ToolStep {
 	var out callOutcome
+	ctx = s.deferring(ctx)
 	sink := s.sink(&ctx)
 	s.d.runCall(ctx, call, &out)
 	return s.settled(call, &out, sink)
@@ -124,6 +131,10 @@ func (s *Steps) sink(ctx *context.Context) *usageSink {
 
 func (s *Steps) settled(call ToolCall, out *callOutcome, sink *usageSink) ToolStep {
 	st := ToolStep{Result: out.result, Events: out.events, Inject: s.d.injections, Usage: sink.sum()}
+	if out.deferred != nil {
+		st.Result, st.SubRun = ToolResult{}, out.deferred
+		return st
+	}
 	if p := out.paused; p != nil {
 		if p.Status != callPending || p.Approval == nil {
 			// An agent tool whose own run paused: its frame lives in this
@@ -164,6 +175,7 @@ func (s *Steps) CallDecided(ctx context.Context, call ToolCall, pending PendingA
 	s.d.paused.ds = ds
 	s.d.paused.memo = map[string]*frameCall{call.CallID: {CallID: call.CallID, Name: call.Name, Status: callPending, Args: args, Approval: &pending}}
 	var out callOutcome
+	ctx = s.deferring(ctx)
 	sink := s.sink(&ctx)
 	s.d.runCall(ctx, call, &out)
 	return s.settled(call, &out, sink)

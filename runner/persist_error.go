@@ -56,3 +56,23 @@ func (e *PersistError) Unwrap() []error {
 
 // Is reports whether target is [ErrPersist].
 func (e *PersistError) Is(target error) bool { return target == ErrPersist }
+
+// Fail returns the [helikon.RunFailed] that reports e in place of the run's
+// terminal event final (a [helikon.RunCompleted], [helikon.RunFailed] or
+// [helikon.RunPaused]), which it keeps in e.Terminal, with the run's own
+// failure in e.RunErr. Another runner that stores a run's events in its
+// session (the durable one, say) reports a failed append with it, as this
+// one does. Any other event is returned as it is.
+func (e *PersistError) Fail(final helikon.Event) helikon.Event {
+	e.Terminal = final
+	switch ev := final.(type) {
+	case helikon.RunCompleted:
+		return helikon.RunFailed{Err: e, Usage: ev.Usage}
+	case helikon.RunPaused:
+		return helikon.RunFailed{Err: e, Usage: ev.Usage}
+	case helikon.RunFailed:
+		e.RunErr = ev.Err
+		return helikon.RunFailed{Err: e, Usage: ev.Usage}
+	}
+	return final
+}

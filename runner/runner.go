@@ -233,25 +233,9 @@ func (r *Runner) follow(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 		final = helikon.RunFailed{Err: &helikon.AgentError{Kind: kindOf(ctx), Agent: agent.Name(), Message: err.Error(), Err: err}}
 	}
 	if persistErr != nil {
-		final = withPersistError(final, persistErr)
+		final = persistErr.Fail(final)
 	}
 	yield(final)
-}
-
-// withPersistError turns a run's terminal event into the failure that
-// reports its unsaved events.
-func withPersistError(final helikon.Event, pe *PersistError) helikon.Event {
-	pe.Terminal = final
-	switch e := final.(type) {
-	case helikon.RunCompleted:
-		return helikon.RunFailed{Err: pe, Usage: e.Usage}
-	case helikon.RunPaused:
-		return helikon.RunFailed{Err: pe, Usage: e.Usage}
-	case helikon.RunFailed:
-		pe.RunErr = e.Err
-		return helikon.RunFailed{Err: pe, Usage: e.Usage}
-	}
-	return final
 }
 
 // runState is one run as the runner follows it. It holds the run's
