@@ -19,6 +19,7 @@ const (
 	activityTool      = "helikon.InvokeTool"
 	activityHook      = "helikon.Hook"
 	activityFinish    = "helikon.FinishRun"
+	activitySettle    = "helikon.SettleSubRun"
 )
 
 // activities are the steps of a durable run, served by a [Worker]. Each
@@ -28,6 +29,10 @@ type activities struct {
 	// heartbeat, when set, is how often a running step reports that its
 	// worker is alive.
 	heartbeat time.Duration
+	// children makes a tool step stop short of an agent tool's sub-run
+	// that the registry runs as a child workflow (see
+	// [helikon.Steps.DeferSubRuns]); the workflow runs it.
+	children bool
 }
 
 // steps resolves a step's agent and user value. A bad seed or an unknown
@@ -87,13 +92,31 @@ func (a *activities) InvokeTool(ctx context.Context, in toolIn) (toolOut, error)
 		return toolOut{}, err
 	}
 	defer a.beat(ctx)()
+	if a.children {
+		s.DeferSubRuns(func(t *helikon.AgentTool) bool { return a.reg.runsAsChild(in.Agent.Name, t) })
+	}
 	var st helikon.ToolStep
 	if in.Decision != nil && in.Pending != nil {
 		st = s.CallDecided(ctx, in.Call, *in.Pending, in.Args, *in.Decision)
 	} else {
 		st = s.CallTool(ctx, in.Call)
 	}
-	return toolOut{Result: st.Result, Events: st.Events, Inject: st.Inject, Pending: st.Pending, PendingArgs: st.PendingArgs, Usage: st.Usage}, nil
+	return outOf(st), nil
+}
+
+// SettleSubRun settles an agent tool's call whose sub-run ran as a child
+// workflow: the OnSubagentStop hooks, the PostToolUse hooks and redaction,
+// as the in-process agent tool runs them after its sub-run.
+func (a *activities) SettleSubRun(ctx context.Context, in settleIn) (toolOut, error) {
+	s, err := a.steps(ctx, in.stepIn)
+	if err != nil {
+		return toolOut{}, err
+	}
+	var failure error
+	if in.Err != nil {
+		failure = in.Err
+	}
+	return outOf(s.SettleSubRun(ctx, in.Call, in.Run, in.Output, in.Usage, failure)), nil
 }
 
 // Hook fires the hooks of a lifecycle event the workflow drives.

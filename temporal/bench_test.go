@@ -12,6 +12,8 @@ import (
 
 	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/paigasus/helikon"
@@ -49,80 +51,155 @@ func (m turnsModel) Invoke(_ context.Context, req *helikon.ModelRequest) iter.Se
 	}
 }
 
-// BenchmarkDurableTurnOverhead times the same run in process (the runner
-// package) and durably (a worker and a runner on the dev server), in
-// alternating order, and reports the time the durable run adds per model
-// turn. A run of n tool rounds has n+1 model turns.
+// bareWorkflow is the baseline of the durable benchmarks: a workflow
+// that runs n no-op activities one after the other (local ones with
+// local), as a run of n model turns and tool calls does, with none of this
+// package's work.
+func bareWorkflow(ctx workflow.Context, n int, local bool) error {
+	for range n {
+		var f workflow.Future
+		if local {
+			f = workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: time.Minute}), bareActivity)
+		} else {
+			f = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute}), bareActivity)
+		}
+		if err := f.Get(ctx, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func bareActivity(context.Context) error { return nil }
+
+// startBareWorker serves the bare workflow on a fresh task queue.
+func startBareWorker(b *testing.B, c client.Client) string {
+	queue := fmt.Sprintf("bare-%d", queueSeq.Add(1))
+	w := worker.New(c, queue, worker.Options{})
+	w.RegisterWorkflow(bareWorkflow)
+	w.RegisterActivity(bareActivity)
+	if err := w.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(w.Stop)
+	return queue
+}
+
+// runBare starts the bare workflow of n steps and waits for it.
+func runBare(b *testing.B, c client.Client, queue string, n int, local bool) {
+	wr, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{TaskQueue: queue}, bareWorkflow, n, local)
+	if err == nil {
+		err = wr.Get(context.Background(), nil)
+	}
+	if err != nil {
+		b.Error(err) // it may run on a goroutine of its own
+	}
+}
+
+// benchRunner serves ag on a fresh queue, with local activities when local
+// is set, and returns a runner of the queue.
+func benchRunner(b *testing.B, c client.Client, ag *helikon.LLMAgent, local bool) *Runner {
+	opts := []WorkerOption{WithAgents(ag)}
+	if local {
+		opts = append(opts, WithLocalActivities())
+	}
+	r, err := NewRunner(c, startWorker(b, c, opts...))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return r
+}
+
+// BenchmarkDurableTurnOverhead times the same run durably (a worker and a
+// runner on the dev server) beside a baseline, in alternating order, and
+// reports the time the durable run adds per model turn. The baselines are
+// the in-process runner (the runner package) and a bare workflow with as
+// many no-op activities as the run has model turns and tool calls; steps
+// are activities, or local activities with [WithLocalActivities]. A run of
+// n tool rounds has n+1 model turns.
 func BenchmarkDurableTurnOverhead(b *testing.B) {
 	c := devClient(b)
+	bare := startBareWorker(b, c)
 	for _, tools := range []int{1, 7} {
 		turns := tools + 1
-		b.Run(fmt.Sprintf("turns=%d", turns), func(b *testing.B) {
-			ctx := context.Background()
-			ag := mustAgentTB(b, "calc", turnsModel{tools}, helikon.WithTools(addTool), helikon.WithRunConfig(helikon.RunConfig{MaxTurns: turns + 1}))
-			durable, err := NewRunner(c, startWorker(b, c, WithAgents(ag)))
-			if err != nil {
-				b.Fatal(err)
-			}
-			local := runner.New()
-			run := func(r helikon.Runner) func() {
-				return func() {
-					res, err := r.Run(ctx, ag, helikon.NewRunContext(helikon.WithSession(helikon.NewMemorySession())), helikon.UserText("what is 40+2?"))
-					if err != nil || res.FinalOutput != "sum is 42" {
-						b.Fatalf("got %v, %v", res, err)
+		for _, local := range []bool{false, true} {
+			for _, baseline := range []string{"inproc", "bare"} {
+				b.Run(fmt.Sprintf("turns=%d/local=%v/baseline=%s", turns, local, baseline), func(b *testing.B) {
+					ctx := context.Background()
+					ag := mustAgentTB(b, "calc", turnsModel{tools}, helikon.WithTools(addTool), helikon.WithRunConfig(helikon.RunConfig{MaxTurns: turns + 1}))
+					durable := benchRunner(b, c, ag, local)
+					run := func(r helikon.Runner) func() {
+						return func() {
+							res, err := r.Run(ctx, ag, helikon.NewRunContext(helikon.WithSession(helikon.NewMemorySession())), helikon.UserText("what is 40+2?"))
+							if err != nil || res.FinalOutput != "sum is 42" {
+								b.Fatalf("got %v, %v", res, err)
+							}
+						}
 					}
-				}
+					base := run(runner.New())
+					if baseline == "bare" {
+						base = func() { runBare(b, c, bare, turns+tools, local) }
+					}
+					b.ReportAllocs()
+					tBase, tDur := benchpair.Run(b, baseline, base, "durable", run(durable))
+					b.ReportMetric(float64((tDur-tBase).Nanoseconds())/float64(b.N)/float64(turns)/1e6, "ms-added/turn")
+				})
 			}
-			inProc, viaTemporal := run(local), run(durable)
-			b.ReportAllocs()
-			tIn, tDur := benchpair.Run(b, "inproc", inProc, "durable", viaTemporal)
-			n := float64(b.N)
-			b.ReportMetric(float64((tDur-tIn).Nanoseconds())/n/float64(turns)/1e6, "ms-added/turn")
-		})
+		}
 	}
 }
 
 // BenchmarkDurableThroughput runs S1-shaped runs through one worker with 8
 // workflows in flight at a time and reports runs per second, beside the
-// in-process runner doing the same in the same benchmark.
+// in-process runner and the bare workflow of as many steps doing the same
+// in the same benchmark.
 func BenchmarkDurableThroughput(b *testing.B) {
 	c := devClient(b)
-	ctx := context.Background()
-	ag := mustAgentTB(b, "calc", turnsModel{1}, helikon.WithTools(addTool))
-	durable, err := NewRunner(c, startWorker(b, c, WithAgents(ag)))
-	if err != nil {
-		b.Fatal(err)
-	}
-	const inFlight = 8
-	rate := func(r helikon.Runner, runs int) float64 {
-		jobs := make(chan struct{})
-		var wg sync.WaitGroup
-		start := time.Now()
-		for range inFlight {
-			wg.Go(func() {
-				for range jobs {
+	bare := startBareWorker(b, c)
+	for _, local := range []bool{false, true} {
+		b.Run(fmt.Sprintf("local=%v", local), func(b *testing.B) {
+			ctx := context.Background()
+			ag := mustAgentTB(b, "calc", turnsModel{1}, helikon.WithTools(addTool))
+			durable := benchRunner(b, c, ag, local)
+			const inFlight = 8
+			rate := func(one func(), runs int) float64 {
+				jobs := make(chan struct{})
+				var wg sync.WaitGroup
+				start := time.Now()
+				for range inFlight {
+					wg.Go(func() {
+						for range jobs {
+							one()
+						}
+					})
+				}
+				for range runs {
+					jobs <- struct{}{}
+				}
+				close(jobs)
+				wg.Wait()
+				return float64(runs) / time.Since(start).Seconds()
+			}
+			run := func(r helikon.Runner) func() {
+				return func() {
 					res, err := r.Run(ctx, ag, nil, helikon.UserText("what is 40+2?"))
 					if err != nil || res.FinalOutput != "sum is 42" {
 						b.Errorf("got %v, %v", res, err)
 					}
 				}
-			})
-		}
-		for range runs {
-			jobs <- struct{}{}
-		}
-		close(jobs)
-		wg.Wait()
-		return float64(runs) / time.Since(start).Seconds()
+			}
+			b.ReportAllocs()
+			var durableRate, bareRate, localRate float64
+			for b.Loop() {
+				durableRate = rate(run(durable), 4*inFlight)
+				bareRate = rate(func() { runBare(b, c, bare, 3, local) }, 4*inFlight)
+				localRate = rate(run(runner.New()), 4*inFlight)
+			}
+			b.ReportMetric(durableRate, "runs/s-durable")
+			b.ReportMetric(bareRate, "runs/s-bare")
+			b.ReportMetric(localRate, "runs/s-inproc")
+		})
 	}
-	b.ReportAllocs()
-	var durableRate, localRate float64
-	for b.Loop() {
-		durableRate = rate(durable, 4*inFlight)
-		localRate = rate(runner.New(), 4*inFlight)
-	}
-	b.ReportMetric(durableRate, "runs/s-durable")
-	b.ReportMetric(localRate, "runs/s-inproc")
 }
 
 func mustAgentTB(tb testing.TB, name string, m helikon.Model, opts ...helikon.AgentOption) *helikon.LLMAgent {

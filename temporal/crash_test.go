@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"iter"
 	"os"
 	"os/exec"
 	"strings"
@@ -65,64 +64,28 @@ func (l ledger) count(line string) int {
 	return n
 }
 
-// planModel answers from the conversation alone, as a real model would, so
-// a worker that replaces a crashed one gives the same answers: first it
-// calls record, then slow, then it reports both results. Each call is
-// logged in the ledger.
-type planModel struct{ l ledger }
-
-func (planModel) Capabilities() helikon.ModelCapabilities { return helikon.ModelCapabilities{} }
-
-func (m planModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
-	return func(yield func(helikon.ModelEvent, error) bool) {
-		var run string
-		var results []string
-		for _, it := range req.Messages {
-			switch it.Role {
-			case helikon.RoleUser:
-				run = it.Text()
-			case helikon.RoleTool:
-				for _, p := range it.Content {
-					if r, ok := p.(helikon.ToolResultPart); ok {
-						results = append(results, r.Content[0].(helikon.TextPart).Text)
-					}
-				}
-			}
-		}
-		if err := m.l.add(fmt.Sprintf("model %d %s", len(results)+1, run)); err != nil {
-			yield(nil, err)
-			return
-		}
-		args := fmt.Sprintf(`{"run":%q}`, run)
-		var evs []helikon.ModelEvent
-		switch len(results) {
-		case 0:
-			evs = []helikon.ModelEvent{helikon.ToolCallDelta{CallID: "c1", Name: "record", ArgsDelta: args}}
-		case 1:
-			evs = []helikon.ModelEvent{helikon.ToolCallDelta{CallID: "c2", Name: "slow", ArgsDelta: args}}
-		default:
-			evs = []helikon.ModelEvent{helikon.TokenDelta{Text: "done " + run + ": " + strings.Join(results, " ")}}
-		}
-		evs = append(evs, helikon.Usage{InputTokens: 10, OutputTokens: 5})
-		for _, ev := range evs {
-			if !yield(ev, nil) {
-				return
-			}
-		}
-	}
-}
-
 type runArgs struct {
 	Run string `json:"run"`
 }
 
-// crashAgent is the agent of the crash-resume test. slow's first execution
-// of a run takes long enough for the test to kill its worker.
+// crashAgent is the agent of the crash-resume test: it calls record, then
+// slow, then answers with both results.
 func crashAgent(l ledger) (*helikon.LLMAgent, error) {
-	record := helikon.MustTool("record", "Records the run.", func(_ *helikon.ToolContext, in runArgs) (string, error) {
+	record, slow := crashTools(l)
+	return helikon.NewAgent("crash", scriptModel{l: l, calls: []func(string) (string, string){
+		func(run string) (string, string) { return "record", fmt.Sprintf(`{"run":%q}`, run) },
+		func(run string) (string, string) { return "slow", fmt.Sprintf(`{"run":%q}`, run) },
+	}, answer: doneAnswer}, helikon.WithTools(record, slow))
+}
+
+// crashTools are the crash-resume test's tools: record logs its run; slow
+// logs its start and end, and its first execution of a run waits long
+// enough for the test to kill its worker.
+func crashTools(l ledger) (record, slow helikon.Tool) {
+	record = helikon.MustTool("record", "Records the run.", func(_ *helikon.ToolContext, in runArgs) (string, error) {
 		return "r-" + in.Run, l.add("record " + in.Run)
 	})
-	slow := helikon.MustTool("slow", "Works slowly.", func(tc *helikon.ToolContext, in runArgs) (string, error) {
+	slow = helikon.MustTool("slow", "Works slowly.", func(tc *helikon.ToolContext, in runArgs) (string, error) {
 		first := l.count("slow-start "+in.Run) == 0
 		if err := l.add("slow-start " + in.Run); err != nil {
 			return "", err
@@ -136,7 +99,7 @@ func crashAgent(l ledger) (*helikon.LLMAgent, error) {
 		}
 		return "s-" + in.Run, l.add("slow-done " + in.Run)
 	})
-	return helikon.NewAgent("crash", planModel{l}, helikon.WithTools(record, slow))
+	return record, slow
 }
 
 // crashWorkerOptions make a killed worker's work come back fast: a step
@@ -168,7 +131,12 @@ func workerProcessMain() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	w, err := NewWorker(c, os.Getenv(workerQueueEnv), append(crashWorkerOptions(), WithAgents(ag))...)
+	lead, err := leadAgent(ledger(os.Getenv(workerCountEnv)))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	w, err := NewWorker(c, os.Getenv(workerQueueEnv), append(crashWorkerOptions(), WithAgents(ag, lead))...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -295,24 +263,37 @@ func TestCrashResume_KilledWorkersRunResumesWithoutRepeatingFinishedCalls(t *tes
 	}
 }
 
-// crashOnce starts run, kills *w once the run's slow call has started,
-// starts a fresh worker in its place, and checks the run's outcome and the
-// ledger.
-func crashOnce(t *testing.T, r *Runner, ag *helikon.LLMAgent, l ledger, run string, w **workerProcess, queue string) bool {
+type outcome struct {
+	res *helikon.RunResult
+	err error
+}
+
+// runKilling starts run and, each time the ledger records the next of
+// lines, kills *w and starts a fresh worker process in its place; it
+// returns the run's outcome.
+func runKilling(t *testing.T, r *Runner, ag *helikon.LLMAgent, l ledger, run string, w **workerProcess, queue string, lines ...string) (*helikon.RunResult, error) {
 	t.Helper()
-	type outcome struct {
-		res *helikon.RunResult
-		err error
-	}
 	done := make(chan outcome, 1)
 	go func() {
 		res, err := r.Run(context.Background(), ag, nil, helikon.UserText(run))
 		done <- outcome{res, err}
 	}()
-	waitFor(t, l, "slow-start "+run)
-	(*w).kill(t)
-	*w = startWorkerProcess(t, queue, l)
+	for _, line := range lines {
+		waitFor(t, l, line)
+		(*w).kill(t)
+		*w = startWorkerProcess(t, queue, l)
+	}
 	o := <-done
+	return o.res, o.err
+}
+
+// crashOnce starts run, kills *w once the run's slow call has started,
+// starts a fresh worker in its place, and checks the run's outcome and the
+// ledger.
+func crashOnce(t *testing.T, r *Runner, ag *helikon.LLMAgent, l ledger, run string, w **workerProcess, queue string) bool {
+	t.Helper()
+	var o outcome
+	o.res, o.err = runKilling(t, r, ag, l, run, w, queue, "slow-start "+run)
 	ok := true
 	check := func(cond bool, format string, args ...any) {
 		if !cond {

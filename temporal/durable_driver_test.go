@@ -222,7 +222,7 @@ func TestDurableDriver_YieldsTheInProcessLoopsEvents(t *testing.T) {
 	for _, sc := range scenarios() {
 		t.Run(sc.name, func(t *testing.T) {
 			ref, posture := sc.build(t)
-			want, _ := helikon.Collect(ref.Run(context.Background(), helikon.NewRunContext(posture.options()...), helikon.UserText("go")))
+			want, _ := helikon.Collect(ref.Run(context.Background(), helikon.NewRunContext(posture.options(true)...), helikon.UserText("go")))
 
 			ag, posture := sc.build(t)
 			h := newLocalHost(t, workerConfig{agents: []*helikon.LLMAgent{ag}, posture: posture})

@@ -48,6 +48,13 @@ func (f *follower) run(ctx context.Context, live bool) {
 	})
 	var res *closed
 	poll := minPoll
+	gone := func() {
+		f.yield(helikon.RunFailed{Err: &helikon.AgentError{
+			Kind: helikon.KindCancelled, Agent: f.agent,
+			Message: fmt.Sprintf("stopped following; the run goes on durably as workflow %s", f.wr.GetID()),
+			Err:     ctx.Err(),
+		}})
+	}
 	for {
 		if live || res != nil {
 			n, ok, err := f.fetch(ctx)
@@ -80,14 +87,15 @@ func (f *follower) run(ctx context.Context, live bool) {
 		}
 		select {
 		case c := <-done:
+			if ctx.Err() != nil {
+				// The wait ended because the caller's context did.
+				gone()
+				return
+			}
 			res = &c
 		case <-tick:
 		case <-ctx.Done():
-			f.yield(helikon.RunFailed{Err: &helikon.AgentError{
-				Kind: helikon.KindCancelled, Agent: f.agent,
-				Message: fmt.Sprintf("stopped following; the run goes on durably as workflow %s", f.wr.GetID()),
-				Err:     ctx.Err(),
-			}})
+			gone()
 			return
 		}
 		if t != nil {

@@ -7,10 +7,15 @@ import (
 )
 
 // agentRef names an agent registered on the worker and the nesting depth
-// its run has (0 for the top-level run, one more per handoff).
+// its run has (0 for the top-level run, one more per handoff or agent
+// tool). Parent and Tool name the agent tool whose sub-run this is (a
+// child workflow), empty for a run a client started: a sub-run gets the
+// tool's run configuration and no run-level hooks, as in process.
 type agentRef struct {
-	Name  string `json:"name"`
-	Depth int    `json:"depth,omitempty"`
+	Name   string `json:"name"`
+	Depth  int    `json:"depth,omitempty"`
+	Parent string `json:"parent,omitempty"`
+	Tool   string `json:"tool,omitempty"`
 }
 
 // host runs the steps of a durable run. The workflow's host runs each as a
@@ -176,7 +181,7 @@ func handoff(h host, a agentRef, target string, conv []helikon.Item, emit func(h
 	}
 	emit(helikon.HandoffItem{From: a.Name, To: target})
 	emit(helikon.AgentUpdated{Agent: target})
-	res, completed := runLoop(h, agentRef{Name: target, Depth: a.Depth + 1}, h.filter(a, target, conv), true)
+	res, completed := runLoop(h, agentRef{Name: target, Depth: a.Depth + 1, Parent: a.Parent, Tool: a.Tool}, h.filter(a, target, conv), true)
 	h.hook(a, &helikon.HookEvent{Kind: helikon.OnSubagentStop, Agent: target, From: a.Name})
 	return res, completed
 }

@@ -35,8 +35,10 @@ type WorkerPosture struct {
 	Hooks *helikon.HookRegistry
 }
 
-// options returns the RunContext options that carry the posture.
-func (p WorkerPosture) options() []helikon.ContextOption {
+// options returns the RunContext options that carry the posture; hooks
+// says whether the run-level hooks are among them (an agent tool's
+// sub-run has none, as in process).
+func (p WorkerPosture) options(hooks bool) []helikon.ContextOption {
 	opts := []helikon.ContextOption{helikon.WithPermissionMode(p.Mode)}
 	if len(p.Deny) > 0 {
 		opts = append(opts, helikon.WithDenyRules(p.Deny...))
@@ -62,7 +64,7 @@ func (p WorkerPosture) options() []helikon.ContextOption {
 	if len(p.ExtraSecrets) > 0 {
 		opts = append(opts, helikon.WithExtraSecrets(p.ExtraSecrets...))
 	}
-	if p.Hooks != nil {
+	if hooks && p.Hooks != nil {
 		opts = append(opts, helikon.WithHookRegistry(p.Hooks))
 	}
 	return opts

@@ -32,6 +32,26 @@ type registry struct {
 	agents  map[string]*helikon.LLMAgent
 	posture WorkerPosture
 	factory ContextFactory
+	// subTools are the agent tools whose sub-runs run as child workflows,
+	// by subKey: their agents are registered too.
+	subTools map[string]*helikon.AgentTool
+}
+
+// subKey keys an agent tool of agent.
+func subKey(agent, tool string) string { return agent + "\x00" + tool }
+
+// subTool returns the agent tool whose sub-run a is, or nil.
+func (r *registry) subTool(a agentRef) *helikon.AgentTool {
+	if a.Tool == "" {
+		return nil
+	}
+	return r.subTools[subKey(a.Parent, a.Tool)]
+}
+
+// runsAsChild reports whether agent's tool t runs its sub-run as a child
+// workflow.
+func (r *registry) runsAsChild(agent string, t *helikon.AgentTool) bool {
+	return r.subTools[subKey(agent, t.Name())] == t
 }
 
 func (r *registry) agent(name string) (*helikon.LLMAgent, error) {
@@ -42,11 +62,21 @@ func (r *registry) agent(name string) (*helikon.LLMAgent, error) {
 	return a, nil
 }
 
-// baseContext is the posture's RunContext at depth, with no user value:
+// baseContext is the posture's RunContext of a's run, with no user value:
 // enough to plan a run's loop in the workflow, where no user code may run.
-func (r *registry) baseContext(depth int, opts ...helikon.ContextOption) *helikon.RunContext {
-	rc := helikon.NewRunContext(append(r.posture.options(), opts...)...)
-	for range depth {
+// An agent tool's sub-run gets the tool's run configuration and no
+// run-level hooks, as [helikon.ToolContext.SubRunContext] gives it in
+// process.
+func (r *registry) baseContext(a agentRef, opts ...helikon.ContextOption) *helikon.RunContext {
+	base := r.posture.options(true)
+	if t := r.subTool(a); t != nil {
+		base = r.posture.options(false)
+		if cfg, ok := t.RunConfig(); ok {
+			base = append(base, helikon.WithRunConfig(cfg))
+		}
+	}
+	rc := helikon.NewRunContext(append(base, opts...)...)
+	for range a.Depth {
 		rc = rc.Child()
 	}
 	return rc
@@ -82,7 +112,7 @@ func (r *registry) steps(ctx context.Context, in stepIn) (*helikon.Steps, error)
 		}
 		opts = append(opts, helikon.WithUser(user))
 	}
-	return a.Steps(r.baseContext(in.Agent.Depth, opts...)), nil
+	return a.Steps(r.baseContext(in.Agent, opts...)), nil
 }
 
 // plan returns an agent's transition context and tool-call bound.
@@ -91,7 +121,7 @@ func (r *registry) plan(a agentRef) (helikon.TransitionCtx, int, error) {
 	if err != nil {
 		return helikon.TransitionCtx{}, 0, err
 	}
-	s := ag.Steps(r.baseContext(a.Depth))
+	s := ag.Steps(r.baseContext(a))
 	return s.TransitionCtx(), s.ParallelToolCalls(), nil
 }
 

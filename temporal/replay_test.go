@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/paigasus/helikon"
@@ -40,11 +41,7 @@ func TestReplay_RecordedHistoriesStillReplay(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			rp := worker.NewWorkflowReplayer()
-			registerWorkflow(rp, reg, stepTimeouts{model: DefaultModelTimeout, tool: DefaultToolTimeout, other: DefaultStepTimeout})
-			if err := rp.ReplayWorkflowHistoryFromJSONFile(quietLogger(), path); err != nil {
-				t.Fatalf("the workflow no longer replays its recorded history: %v", err)
-			}
+			replay(t, reg, path, recordedID(sc.name))
 		})
 	}
 }
@@ -58,7 +55,7 @@ func recordHistories(t *testing.T) {
 	}
 	for _, sc := range scenarios() {
 		ag, posture := sc.build(t)
-		id := "record-" + strings.ReplaceAll(sc.name, " ", "-")
+		id := recordedID(sc.name)
 		r, err := NewRunner(c, startWorker(t, c, WithAgents(ag), WithPosture(posture)), WithWorkflowID(func(string) string { return id }))
 		if err != nil {
 			t.Fatal(err)
@@ -80,5 +77,47 @@ func recordHistories(t *testing.T) {
 		if err := os.WriteFile(historyFile(sc.name), b, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// recordedID is the workflow id a scenario's history was recorded under.
+// A replay runs under it: a child workflow's id derives from it.
+func recordedID(scenario string) string { return "record-" + strings.ReplaceAll(scenario, " ", "-") }
+
+// replay replays the recorded history at path, of the workflow id, on a
+// replayer that registers reg's agents.
+func replay(t *testing.T, reg *registry, path, id string) {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var h historypb.History
+	if err := protojson.Unmarshal(b, &h); err != nil {
+		t.Fatal(err)
+	}
+	rp := worker.NewWorkflowReplayer()
+	registerWorkflow(rp, reg, stepTimeouts{model: DefaultModelTimeout, tool: DefaultToolTimeout, other: DefaultStepTimeout})
+	opts := worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id, RunID: h.Events[0].GetWorkflowExecutionStartedEventAttributes().GetOriginalExecutionRunId()}}
+	if err := rp.ReplayWorkflowHistoryWithOptions(quietLogger(), &h, opts); err != nil {
+		t.Fatalf("the workflow no longer replays its recorded history: %v", err)
+	}
+}
+
+// TestReplay_AgentToolRunInsideItsActivityStillReplays replays a run
+// recorded before agent tools ran as child workflows, when the sub-run ran
+// inside the tool's activity: a worker of this version still finishes
+// such a run.
+func TestReplay_AgentToolRunInsideItsActivityStillReplays(t *testing.T) {
+	for _, sc := range scenarios() {
+		if sc.name != "agent as tool" {
+			continue
+		}
+		ag, posture := sc.build(t)
+		reg, err := newRegistry(workerConfig{agents: []*helikon.LLMAgent{ag}, posture: posture})
+		if err != nil {
+			t.Fatal(err)
+		}
+		replay(t, reg, filepath.Join(historyDir, "legacy", "agent_as_tool_in_activity.json"), recordedID(sc.name))
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/runner"
 )
 
 // Polling bounds of a streamed run's events query.
@@ -142,60 +143,37 @@ func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 }
 
 // follow streams a run's events from offset and records them into the
-// session when the stream ends. A paused run records what settled: its
-// pending calls get their results when it resumes.
+// session when the stream ends. The terminal event waits for the append,
+// as with the in-process runner: a failed append replaces it with a
+// RunFailed whose error is a [*runner.PersistError] holding the unsaved
+// events. A paused run records what settled: its pending calls get their
+// results when it resumes.
 func (r *Runner) follow(ctx context.Context, rc *helikon.RunContext, agent string, wr client.WorkflowRun, offset int, rec *helikon.SessionRecorder, live bool, yield func(helikon.Event) bool) {
+	var final helikon.Event
+	stopped := false
 	f := follower{c: r.c, wr: wr, agent: agent, next: offset, yield: func(ev helikon.Event) bool {
 		rec.Observe(ev)
-		return yield(ev)
+		switch ev.(type) {
+		case helikon.RunCompleted, helikon.RunFailed, helikon.RunPaused:
+			final = ev
+			return true
+		}
+		if !yield(ev) {
+			stopped = true
+			return false
+		}
+		return true
 	}}
 	f.run(ctx, live)
 	evs := rec.Take()
 	if !f.paused {
 		evs = append(evs, rec.Drain()...)
 	}
-	r.persist(ctx, rc.Session(), agent, evs)
-}
-
-// Resume continues a durable run that paused for approval: state is the
-// [helikon.RunState] of its RunPaused event, decisions answer its pending
-// approvals (see [helikon.Decision]). The decisions reach the waiting
-// workflow as an update, which the workflow checks as [helikon.Resume]
-// does: a decision for an unknown approval, a malformed one or one for a
-// pause that is over fails the stream without changing the run. The stream
-// then carries the events after the pause; a call left undecided pauses
-// the run again. rc supplies the session the resumed part is recorded in.
-func (r *Runner) Resume(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, state *helikon.RunState, decisions []helikon.Decision) iter.Seq[helikon.Event] {
-	return func(yield func(helikon.Event) bool) {
-		name := ""
-		if agent != nil {
-			name = agent.Name()
-		}
-		fail := func(err error) {
-			yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindConfig, Agent: name, Message: err.Error(), Err: err}})
-		}
-		if state == nil || state.RunID == "" || state.PauseID == "" {
-			fail(helikon.ErrNotResumable)
-			return
-		}
-		if rc == nil {
-			rc = helikon.Ephemeral()
-		}
-		h, err := r.c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
-			WorkflowID:   state.RunID,
-			UpdateName:   DecideUpdate,
-			Args:         []any{decideIn{PauseID: state.PauseID, Decisions: decisions}},
-			WaitForStage: client.WorkflowUpdateStageCompleted,
-		})
-		var offset int
-		if err == nil {
-			err = h.Get(ctx, &offset)
-		}
-		if err != nil {
-			fail(fmt.Errorf("temporal: decide: %w", err))
-			return
-		}
-		r.follow(ctx, rc, name, r.c.GetWorkflow(ctx, state.RunID, ""), offset, &helikon.SessionRecorder{}, true, yield)
+	if pe := r.persist(ctx, rc.Session(), evs); pe != nil && final != nil {
+		final = pe.Fail(final)
+	}
+	if !stopped && final != nil {
+		yield(final)
 	}
 }
 
@@ -244,11 +222,10 @@ func (r *Runner) start(ctx context.Context, agent string, rc *helikon.RunContext
 
 // persist appends a run's session events. It runs on a context that
 // outlives a cancelled caller, bounded by the persist timeout, so the run's
-// record is not lost with the caller. A failure is logged: the run's
-// outcome stands, as with the in-process runner.
-func (r *Runner) persist(ctx context.Context, s helikon.Session, agent string, evs []helikon.SessionEvent) {
+// record is not lost with the caller. A failure is logged and returned.
+func (r *Runner) persist(ctx context.Context, s helikon.Session, evs []helikon.SessionEvent) *runner.PersistError {
 	if len(evs) == 0 {
-		return
+		return nil
 	}
 	actx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.persistTimeout)
 	defer cancel()
@@ -257,6 +234,8 @@ func (r *Runner) persist(ctx context.Context, s helikon.Session, agent string, e
 		if logger == nil {
 			logger = slog.Default()
 		}
-		logger.ErrorContext(ctx, "temporal: session append failed", "agent", agent, "events", len(evs), "err", err)
+		logger.ErrorContext(ctx, "temporal: session append failed", "events", len(evs), "err", err)
+		return &runner.PersistError{Unsaved: evs, Err: err}
 	}
+	return nil
 }

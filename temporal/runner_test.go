@@ -45,7 +45,7 @@ func TestRunner_MatchesTheInProcessRunnerOnTheDevServer(t *testing.T) {
 				ctx := context.Background()
 				ref, posture := sc.build(t)
 				refSession := helikon.NewMemorySession()
-				want, wantErr := runner.New().Run(ctx, ref, helikon.NewRunContext(append(posture.options(), helikon.WithSession(refSession))...), helikon.UserText("go"))
+				want, wantErr := runner.New().Run(ctx, ref, helikon.NewRunContext(append(posture.options(true), helikon.WithSession(refSession))...), helikon.UserText("go"))
 
 				ag, posture := sc.build(t)
 				queue := startWorker(t, c, WithAgents(ag), WithPosture(posture))
@@ -269,12 +269,25 @@ func TestRunner_PauseSurvivesAWorkerRestartAndHoldsNoSlot(t *testing.T) {
 	if _, err := helikon.Collect(r.Resume(ctx, bank, rc, states[0], []helikon.Decision{helikon.Approve("apr_unknown")})); err == nil || !strings.Contains(err.Error(), "unknown approval id") {
 		t.Fatalf("resume with an unknown id: %v, want it refused", err)
 	}
+	// The core's Resume cannot resume a durable state: the workflow holds
+	// the round.
+	if _, err := helikon.Collect(helikon.Resume(ctx, bank, rc, states[0], []helikon.Decision{helikon.Approve(states[0].Pending[0].ID)})); err == nil {
+		t.Fatal("helikon.Resume accepted a durable run's state")
+	}
+	// Half the runs resume from their state, half by run id alone, as the
+	// in-process runner's ResumePaused does.
 	for i, st := range states {
 		rcI := rc
 		if i > 0 {
 			rcI = nil
 		}
-		res, err := helikon.Collect(r.Resume(ctx, bank, rcI, st, []helikon.Decision{helikon.Approve(st.Pending[0].ID)}))
+		decisions := []helikon.Decision{helikon.Approve(st.Pending[0].ID)}
+		var res *helikon.RunResult
+		if i%2 == 0 {
+			res, err = helikon.Collect(r.Resume(ctx, bank, rcI, st, decisions))
+		} else {
+			res, err = r.ResumePaused(ctx, bank, rcI, st.RunID, decisions)
+		}
 		if err != nil || res.FinalOutput != "done" {
 			t.Fatalf("resumed run %d: %v %v", i, res, err)
 		}
@@ -285,6 +298,12 @@ func TestRunner_PauseSurvivesAWorkerRestartAndHoldsNoSlot(t *testing.T) {
 	// A decision for a pause that is over changes nothing.
 	if _, err := helikon.Collect(r.Resume(ctx, bank, nil, states[0], []helikon.Decision{helikon.Approve(states[0].Pending[0].ID)})); err == nil {
 		t.Fatal("a second decision for the same pause was accepted")
+	}
+	if _, err := r.ResumePaused(ctx, bank, nil, states[1].RunID, []helikon.Decision{helikon.Approve(states[1].Pending[0].ID)}); !errors.Is(err, runner.ErrAlreadyResumed) {
+		t.Fatalf("second resume by run id: %v, want runner.ErrAlreadyResumed", err)
+	}
+	if _, err := r.ResumePaused(ctx, bank, nil, "helikon-run-nobody", nil); !errors.Is(err, runner.ErrUnknownRun) {
+		t.Fatalf("resume of an unknown run: %v, want runner.ErrUnknownRun", err)
 	}
 	items, _ := session.Snapshot(ctx)
 	if n := len(items); n != 4 || items[n-1].Text() != "done" {
@@ -403,5 +422,56 @@ func TestRunner_CallerGoneLeavesTheRunGoing(t *testing.T) {
 	res, err := r.Run(context.Background(), ag, nil, helikon.UserText("go"))
 	if err != nil || res.FinalOutput != "finished anyway" {
 		t.Fatalf("attached: %v %v", res, err)
+	}
+}
+
+// brokenSession is a MemorySession whose appends fail.
+type brokenSession struct{ *helikon.MemorySession }
+
+var errSessionDown = errors.New("session backend down")
+
+func (brokenSession) Append(context.Context, ...helikon.SessionEvent) error { return errSessionDown }
+
+func TestRunner_FailedSessionAppendIsAPersistErrorAsInProcess(t *testing.T) {
+	c := devClient(t)
+	build := func() *helikon.LLMAgent {
+		// Stateless, so one agent serves both runs on the worker.
+		return mustAgent(t, "calc", turnsModel{1}, helikon.WithTools(addTool))
+	}
+	ctx := context.Background()
+	want, wantErr := runner.New().Run(ctx, build(), helikon.NewRunContext(helikon.WithSession(brokenSession{helikon.NewMemorySession()})), helikon.UserText("go"))
+	ag := build()
+	r, err := NewRunner(c, startWorker(t, c, WithAgents(ag)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, live := range []bool{false, true} {
+		rc := helikon.NewRunContext(helikon.WithSession(brokenSession{helikon.NewMemorySession()}))
+		var got *helikon.RunResult
+		if live {
+			got, err = helikon.Collect(r.RunStreamed(ctx, ag, rc, helikon.UserText("go")))
+		} else {
+			got, err = r.Run(ctx, ag, rc, helikon.UserText("go"))
+		}
+		var pe, wpe *runner.PersistError
+		if !errors.As(err, &pe) || !errors.As(wantErr, &wpe) || !errors.Is(err, runner.ErrPersist) || !errors.Is(err, errSessionDown) {
+			t.Fatalf("streamed %v: error %v, want a *runner.PersistError as in process (%v)", live, err, wantErr)
+		}
+		if pe.RunErr != nil || got.FinalOutput != want.FinalOutput {
+			t.Fatalf("streamed %v: run error %v, output %q; the run itself completed with %q", live, pe.RunErr, got.FinalOutput, want.FinalOutput)
+		}
+		if _, ok := pe.Terminal.(helikon.RunCompleted); !ok {
+			t.Fatalf("streamed %v: terminal %T, want the RunCompleted it replaced", live, pe.Terminal)
+		}
+		kinds := func(evs []helikon.SessionEvent) string {
+			var b strings.Builder
+			for _, ev := range evs {
+				fmt.Fprintf(&b, "%s ", ev.Kind)
+			}
+			return b.String()
+		}
+		if a, b := kinds(pe.Unsaved), kinds(wpe.Unsaved); a != b {
+			t.Fatalf("streamed %v: unsaved %s, in process %s", live, a, b)
+		}
 	}
 }

@@ -85,12 +85,32 @@ type runInput struct {
 	// ApprovalTimeout, when set, bounds how long a paused run waits for
 	// decisions; its pending calls are then rejected.
 	ApprovalTimeout time.Duration `json:"approval_timeout,omitempty"`
+	// Sub is set on the child workflow of an agent tool's sub-run.
+	Sub *subInput `json:"sub,omitempty"`
+}
+
+// subInput places a child workflow's run: the agent tool (of Parent, named
+// Tool) whose sub-run it is, its depth, and the allow rules the parent's
+// "always" decisions granted, which cross as they do in process.
+type subInput struct {
+	Parent string   `json:"parent"`
+	Tool   string   `json:"tool"`
+	Depth  int      `json:"depth"`
+	Allow  []string `json:"allow,omitempty"`
 }
 
 // decideIn is the decide update's argument: the decisions for one pause.
 type decideIn struct {
 	PauseID   string             `json:"pause_id"`
 	Decisions []helikon.Decision `json:"decisions"`
+}
+
+// pauseInfo answers the pause query: the pause under way (PauseID empty
+// when the run is not waiting) and how many pauses the run has had.
+type pauseInfo struct {
+	PauseID string                    `json:"pause_id,omitempty"`
+	Pending []helikon.PendingApproval `json:"pending,omitempty"`
+	Pauses  int                       `json:"pauses"`
 }
 
 // runOutput is the agent-run workflow's result.
@@ -167,10 +187,27 @@ type toolOut struct {
 	Pending     *helikon.PendingApproval `json:"pending,omitempty"`
 	PendingArgs json.RawMessage          `json:"pending_args,omitempty"`
 	Usage       helikon.Usage            `json:"usage"`
+	// SubRun is set when the call is an agent tool's whose sub-run the
+	// workflow runs as a child workflow.
+	SubRun *helikon.SubRun `json:"sub_run,omitempty"`
+}
+
+func outOf(st helikon.ToolStep) toolOut {
+	return toolOut{Result: st.Result, Events: st.Events, Inject: st.Inject, Pending: st.Pending, PendingArgs: st.PendingArgs, Usage: st.Usage, SubRun: st.SubRun}
 }
 
 func (o toolOut) step() helikon.ToolStep {
-	return helikon.ToolStep{Result: o.Result, Events: o.Events, Inject: o.Inject, Pending: o.Pending, PendingArgs: o.PendingArgs, Usage: o.Usage}
+	return helikon.ToolStep{Result: o.Result, Events: o.Events, Inject: o.Inject, Pending: o.Pending, PendingArgs: o.PendingArgs, Usage: o.Usage, SubRun: o.SubRun}
+}
+
+// settleIn settles an agent tool's call with its child workflow's outcome.
+type settleIn struct {
+	stepIn
+	Call   helikon.ToolCall    `json:"call"`
+	Run    helikon.SubRun      `json:"run"`
+	Output string              `json:"output"`
+	Usage  helikon.Usage       `json:"usage"`
+	Err    *helikon.AgentError `json:"error,omitempty"`
 }
 
 type hookIn struct {

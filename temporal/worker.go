@@ -100,6 +100,25 @@ func WithRetryInterval(d time.Duration) WorkerOption {
 	return func(c *workerConfig) { c.timeouts.retryInterval = d }
 }
 
+// WithLocalActivities runs model turns and tool calls as local activities:
+// on the worker that runs the workflow's task, recorded in the history
+// with the task that follows them, with no trip through the task queue.
+// It cuts the time a durable run adds per turn (see docs/durable.md for
+// the figures) at a cost in durability: the steps a workflow task ran
+// locally are recorded when the task completes, which the worker does at
+// the latest every few seconds (80% of the workflow task timeout, 10 s by
+// default) while steps keep running, so a worker crash repeats the
+// finished model turns and tool calls since the last recorded task, not
+// only the interrupted one. Heartbeats do not apply to local activities;
+// a local step that outlives its timeout is retried by the same worker.
+// Use it for agents whose model turns and tools are quick and safe to
+// repeat. Every worker of a task queue must set it alike, and changing it
+// on a queue with runs in flight makes those runs fail to replay: drain
+// the queue first.
+func WithLocalActivities() WorkerOption {
+	return func(c *workerConfig) { c.timeouts.local = true }
+}
+
 // WithWorkerOptions sets the Temporal worker's own options (concurrency,
 // rate limits, sticky cache).
 func WithWorkerOptions(o worker.Options) WorkerOption {
@@ -148,19 +167,20 @@ func registerWorkflow(r workflowRegistrar, reg *registry, t stepTimeouts) {
 
 func register(r registrar, reg *registry, t stepTimeouts) {
 	registerWorkflow(r, reg, t)
-	acts := &activities{reg: reg, heartbeat: t.heartbeat}
+	acts := &activities{reg: reg, heartbeat: t.heartbeat, children: true}
 	r.RegisterActivityWithOptions(acts.StartRun, activity.RegisterOptions{Name: activityStartRun})
 	r.RegisterActivityWithOptions(acts.CallModel, activity.RegisterOptions{Name: activityCallModel})
 	r.RegisterActivityWithOptions(acts.InvokeTool, activity.RegisterOptions{Name: activityTool})
 	r.RegisterActivityWithOptions(acts.Hook, activity.RegisterOptions{Name: activityHook})
 	r.RegisterActivityWithOptions(acts.FinishRun, activity.RegisterOptions{Name: activityFinish})
+	r.RegisterActivityWithOptions(acts.SettleSubRun, activity.RegisterOptions{Name: activitySettle})
 }
 
 func newRegistry(cfg workerConfig) (*registry, error) {
 	if len(cfg.agents) == 0 {
 		return nil, errors.New("temporal: worker: at least one agent is required")
 	}
-	reg := &registry{agents: map[string]*helikon.LLMAgent{}, posture: cfg.posture, factory: cfg.factory}
+	reg := &registry{agents: map[string]*helikon.LLMAgent{}, posture: cfg.posture, factory: cfg.factory, subTools: map[string]*helikon.AgentTool{}}
 	var add func(a *helikon.LLMAgent) error
 	add = func(a *helikon.LLMAgent) error {
 		if a == nil {
@@ -181,6 +201,22 @@ func newRegistry(cfg workerConfig) (*registry, error) {
 			if err := add(target); err != nil {
 				return err
 			}
+		}
+		// An agent tool over an LLM agent runs its sub-run as a child
+		// workflow; any other agent runs inside the tool's activity.
+		for _, t := range a.Tools() {
+			at, ok := t.(*helikon.AgentTool)
+			if !ok {
+				continue
+			}
+			sub, ok := at.Agent().(*helikon.LLMAgent)
+			if !ok {
+				continue
+			}
+			if err := add(sub); err != nil {
+				return err
+			}
+			reg.subTools[subKey(a.Name(), at.Name())] = at
 		}
 		return nil
 	}

@@ -21,6 +21,9 @@ const (
 	// DecideUpdate is the update that carries a human's decisions to a
 	// paused run; it returns the offset of the events that follow.
 	DecideUpdate = "helikon.decide"
+	// PauseQuery is the query that returns the pause a run waits on, if
+	// any, and how often it paused.
+	PauseQuery = "helikon.pause"
 )
 
 // stepTimeouts are the activity timeouts of a worker's steps.
@@ -31,6 +34,9 @@ type stepTimeouts struct {
 	// toolAttempts caps the attempts of named tools (0: Temporal's
 	// default, unlimited).
 	toolAttempts map[string]int32
+	// local runs model turns and tool calls as local activities (see
+	// [WithLocalActivities]).
+	local bool
 }
 
 // agentWorkflow is the workflow a [Worker] registers.
@@ -44,13 +50,21 @@ type agentWorkflow struct {
 // events query and returns the run's outcome.
 func (w *agentWorkflow) run(ctx workflow.Context, in runInput) (runOutput, error) {
 	h := &workflowHost{ctx: ctx, w: w, seed: in.Seed, top: in.Agent, approvalTimeout: in.ApprovalTimeout}
+	top := agentRef{Name: in.Agent}
+	if in.Sub != nil {
+		top = agentRef{Name: in.Agent, Depth: in.Sub.Depth, Parent: in.Sub.Parent, Tool: in.Sub.Tool}
+		h.sub, h.allow = true, in.Sub.Allow
+	}
 	if err := workflow.SetQueryHandler(ctx, EventsQuery, h.page); err != nil {
+		return runOutput{}, err
+	}
+	if err := workflow.SetQueryHandler(ctx, PauseQuery, h.pause); err != nil {
 		return runOutput{}, err
 	}
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, DecideUpdate, h.decide, workflow.UpdateHandlerOptions{Validator: h.validateDecisions}); err != nil {
 		return runOutput{}, err
 	}
-	res, _ := runLoop(h, agentRef{Name: in.Agent}, in.Input, false)
+	res, _ := runLoop(h, top, in.Input, false)
 	out := runOutput{Output: res.Output, LastAgent: h.lastAgent, Usage: res.Usage, Events: len(h.events)}
 	if res.Err != nil {
 		out.Err = agentError(res.Err, in.Agent)
@@ -69,6 +83,11 @@ type workflowHost struct {
 	top       string
 	// allow are the rules "always" decisions granted the run.
 	allow []string
+	// sub is set in the child workflow of an agent tool's sub-run.
+	sub bool
+	// children counts the child workflows started per call id, so a call
+	// id a model reuses still gets a fresh child id.
+	children map[string]int
 
 	// The pause under way: its id, the calls it waits on, and the
 	// decisions once the decide update brought them.
@@ -83,6 +102,16 @@ type workflowHost struct {
 // the decide update brings decisions or the approval timeout rejects every
 // pending call.
 func (h *workflowHost) await(_ agentRef, pending []helikon.PendingApproval, usage helikon.Usage) []helikon.Decision {
+	if h.sub {
+		// An agent tool's sub-run cannot pause: its caller's round is not
+		// paused with it. Its calls that ask for a human are rejected and
+		// its model sees why.
+		out := make([]helikon.Decision, len(pending))
+		for i, p := range pending {
+			out[i] = helikon.Reject(p.ID, "an agent tool's run cannot pause for approval in a durable run")
+		}
+		return out
+	}
 	h.pauses++
 	h.pauseID = fmt.Sprintf("%s/pause-%d", workflow.GetInfo(h.ctx).WorkflowExecution.ID, h.pauses)
 	h.pending, h.decided = pending, nil
@@ -143,6 +172,15 @@ func (h *workflowHost) decide(ctx workflow.Context, in decideIn) (int, error) {
 	return len(h.events), nil
 }
 
+// pause answers the pause query.
+func (h *workflowHost) pause() (pauseInfo, error) {
+	p := pauseInfo{Pauses: h.pauses}
+	if h.pending != nil && h.decided == nil {
+		p.PauseID, p.Pending = h.pauseID, h.pending
+	}
+	return p, nil
+}
+
 func (h *workflowHost) page(from int) (rawPage, error) {
 	if from < 0 || from > len(h.events) {
 		return rawPage{}, errors.New("temporal: events offset out of range")
@@ -163,12 +201,20 @@ func (h *workflowHost) emit(ev helikon.Event) {
 
 func (h *workflowHost) in(a agentRef) stepIn { return stepIn{Agent: a, Seed: h.seed, Allow: h.allow} }
 
-func (h *workflowHost) options(timeout time.Duration, attempts int32) workflow.Context {
-	return workflow.WithActivityOptions(h.ctx, workflow.ActivityOptions{
+// step schedules a model turn or a tool call: an activity, or a local
+// activity on a worker that runs them locally.
+func (h *workflowHost) step(timeout time.Duration, attempts int32, name string, in any) workflow.Future {
+	retry := &temporal.RetryPolicy{InitialInterval: h.w.timeouts.retryInterval, MaximumAttempts: attempts}
+	if h.w.timeouts.local {
+		ctx := workflow.WithLocalActivityOptions(h.ctx, workflow.LocalActivityOptions{StartToCloseTimeout: timeout, RetryPolicy: retry})
+		return workflow.ExecuteLocalActivity(ctx, name, in)
+	}
+	ctx := workflow.WithActivityOptions(h.ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: timeout,
 		HeartbeatTimeout:    h.w.timeouts.heartbeat,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: h.w.timeouts.retryInterval, MaximumAttempts: attempts},
+		RetryPolicy:         retry,
 	})
+	return workflow.ExecuteActivity(ctx, name, in)
 }
 
 // local is the context of the short steps around the loop (StartRun, Hook,
@@ -197,7 +243,7 @@ func (h *workflowHost) start(a agentRef, input []helikon.Item) ([]helikon.Item, 
 
 func (h *workflowHost) callModel(a agentRef, turn int, req *helikon.ModelRequest, inject []string) helikon.TransitionInput {
 	var out modelOut
-	err := workflow.ExecuteActivity(h.options(h.w.timeouts.model, 0), activityCallModel, modelIn{stepIn: h.in(a), Turn: turn, Request: req, Inject: inject}).Get(h.ctx, &out)
+	err := h.step(h.w.timeouts.model, 0, activityCallModel, modelIn{stepIn: h.in(a), Turn: turn, Request: req, Inject: inject}).Get(h.ctx, &out)
 	if err != nil {
 		return helikon.Abort{Err: stepError(err, a.Name)}
 	}
@@ -205,7 +251,11 @@ func (h *workflowHost) callModel(a agentRef, turn int, req *helikon.ModelRequest
 }
 
 // runTools runs the calls as concurrent activities, at most parallel at a
-// time, each starting as soon as a slot frees.
+// time, each starting as soon as a slot frees. An agent tool's call whose
+// sub-run the worker runs as a child workflow takes three steps, all
+// recorded: its tool activity authorises it, the child workflow runs the
+// sub-agent, and a local activity settles the call with the child's
+// outcome; a crash repeats none of the child's finished steps.
 func (h *workflowHost) runTools(a agentRef, work []toolWork, parallel int) []helikon.ToolStep {
 	out := make([]helikon.ToolStep, len(work))
 	var run []int // the calls that need a step
@@ -223,34 +273,43 @@ func (h *workflowHost) runTools(a agentRef, work []toolWork, parallel int) []hel
 		parallel = len(run)
 	}
 	sel := workflow.NewSelector(h.ctx)
-	next := 0
+	next, running := 0, 0
 	var launch func()
+	// done settles call i and starts the next call in its slot.
+	done := func(i int, st helikon.ToolStep) {
+		out[i] = st
+		running--
+		if next < len(run) {
+			launch()
+		}
+	}
 	launch = func() {
 		i := run[next]
 		next++
+		running++
 		w := work[i]
 		c := w.Call
 		in := toolIn{stepIn: h.in(a), Call: c, Pending: w.Pending, Args: w.Args, Decision: w.Decision}
-		f := workflow.ExecuteActivity(h.options(h.w.timeouts.tool, h.w.timeouts.toolAttempts[c.Name]), activityTool, in)
+		f := h.step(h.w.timeouts.tool, h.w.timeouts.toolAttempts[c.Name], activityTool, in)
 		sel.AddFuture(f, func(f workflow.Future) {
 			var r toolOut
 			if err := f.Get(h.ctx, &r); err != nil {
 				// A call whose every attempt failed (its worker crashed
 				// and it allows no retry, or it timed out) reports that
 				// to the model, as a tool's own failure would.
-				r = toolOut{Result: helikon.ToolResult{CallID: c.CallID, Name: c.Name, IsError: true,
-					Content: []helikon.ContentPart{helikon.TextPart{Text: "tool call failed: " + stepError(err, a.Name).Error()}}}}
+				r = toolOut{Result: failedCall(c, stepError(err, a.Name))}
 			}
-			out[i] = r.step()
-			if next < len(run) {
-				launch()
+			if r.SubRun == nil {
+				done(i, r.step())
+				return
 			}
+			h.subRun(sel, a, c, r, func(st helikon.ToolStep) { done(i, st) })
 		})
 	}
 	for range parallel {
 		launch()
 	}
-	for range run {
+	for running > 0 {
 		sel.Select(h.ctx)
 	}
 	return out

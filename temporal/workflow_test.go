@@ -32,7 +32,7 @@ func runInEnv(t *testing.T, cfg workerConfig, in runInput) (runOutput, []helikon
 		t.Fatal(err)
 	}
 	if cfg.timeouts.model == 0 {
-		cfg.timeouts = stepTimeouts{model: DefaultModelTimeout, tool: DefaultToolTimeout, other: DefaultStepTimeout, toolAttempts: cfg.timeouts.toolAttempts}
+		cfg.timeouts = stepTimeouts{model: DefaultModelTimeout, tool: DefaultToolTimeout, other: DefaultStepTimeout, toolAttempts: cfg.timeouts.toolAttempts, local: cfg.timeouts.local}
 	}
 	register(env, reg, cfg.timeouts)
 	env.ExecuteWorkflow(WorkflowName, in)
@@ -46,6 +46,16 @@ func runInEnv(t *testing.T, cfg workerConfig, in runInput) (runOutput, []helikon
 	if err := env.GetWorkflowResult(&out); err != nil {
 		t.Fatal(err)
 	}
+	p := queryEvents(t, env)
+	if p.Next != out.Events || len(p.Events) != out.Events {
+		t.Fatalf("query returned %d events (next %d), result counts %d", len(p.Events), p.Next, out.Events)
+	}
+	return out, p.Events, nil
+}
+
+// queryEvents reads all the events of the workflow env runs.
+func queryEvents(t *testing.T, env *testsuite.TestWorkflowEnvironment) eventPage {
+	t.Helper()
 	v, err := env.QueryWorkflow(EventsQuery, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -54,34 +64,39 @@ func runInEnv(t *testing.T, cfg workerConfig, in runInput) (runOutput, []helikon
 	if err := v.Get(&p); err != nil {
 		t.Fatal(err)
 	}
-	if p.Next != out.Events || len(p.Events) != out.Events {
-		t.Fatalf("query returned %d events (next %d), result counts %d", len(p.Events), p.Next, out.Events)
-	}
-	return out, p.Events, nil
+	return p
 }
 
 func TestWorkflow_YieldsTheInProcessLoopsEvents(t *testing.T) {
-	for _, sc := range scenarios() {
-		t.Run(sc.name, func(t *testing.T) {
-			ref, posture := sc.build(t)
-			want, wantErr := helikon.Collect(ref.Run(context.Background(), helikon.NewRunContext(posture.options()...), helikon.UserText("go")))
+	for _, local := range []bool{false, true} {
+		for _, sc := range scenarios() {
+			t.Run(fmt.Sprintf("%s, local activities %v", sc.name, local), func(t *testing.T) {
+				testWorkflowScenario(t, sc, local)
+			})
+		}
+	}
+}
 
-			ag, posture := sc.build(t)
-			out, evs, err := runInEnv(t, workerConfig{agents: []*helikon.LLMAgent{ag}, posture: posture}, runInput{Agent: ag.Name(), Input: helikon.UserText("go")})
-			if err != nil {
-				t.Fatal(err)
-			}
-			got, w := encodeAll(t, evs), encodeAll(t, settled(want.Events))
-			if strings.Join(got, "\n") != strings.Join(w, "\n") {
-				t.Fatalf("workflow events differ from the in-process loop's\n got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(w, "\n"))
-			}
-			if out.Output != want.FinalOutput || out.LastAgent != want.LastAgent || out.Usage != want.Usage {
-				t.Fatalf("result %+v, want output %q, last agent %q, usage %+v", out, want.FinalOutput, want.LastAgent, want.Usage)
-			}
-			if (out.Err == nil) != (wantErr == nil) {
-				t.Fatalf("result error %v, in-process error %v", out.Err, wantErr)
-			}
-		})
+func testWorkflowScenario(t *testing.T, sc scenario, local bool) {
+	ref, posture := sc.build(t)
+	want, wantErr := helikon.Collect(ref.Run(context.Background(), helikon.NewRunContext(posture.options(true)...), helikon.UserText("go")))
+
+	ag, posture := sc.build(t)
+	cfg := workerConfig{agents: []*helikon.LLMAgent{ag}, posture: posture}
+	cfg.timeouts.local = local
+	out, evs, err := runInEnv(t, cfg, runInput{Agent: ag.Name(), Input: helikon.UserText("go")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, w := encodeAll(t, evs), encodeAll(t, settled(want.Events))
+	if strings.Join(got, "\n") != strings.Join(w, "\n") {
+		t.Fatalf("workflow events differ from the in-process loop's\n got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(w, "\n"))
+	}
+	if out.Output != want.FinalOutput || out.LastAgent != want.LastAgent || out.Usage != want.Usage {
+		t.Fatalf("result %+v, want output %q, last agent %q, usage %+v", out, want.FinalOutput, want.LastAgent, want.Usage)
+	}
+	if (out.Err == nil) != (wantErr == nil) {
+		t.Fatalf("result error %v, in-process error %v", out.Err, wantErr)
 	}
 }
 
