@@ -70,9 +70,15 @@ func devClient(t testing.TB) client.Client {
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
+		// HELIKON_TEMPORAL_DB=memory keeps the server's SQLite database in
+		// memory, for benchmarks that compare the two.
+		db := filepath.Join(devDir, "temporal.db")
+		if os.Getenv("HELIKON_TEMPORAL_DB") == "memory" {
+			db = ""
+		}
 		dev, devErr = testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
 			ExistingPath:  exe,
-			DBFilename:    filepath.Join(devDir, "temporal.db"),
+			DBFilename:    db,
 			LogLevel:      "error",
 			ClientOptions: &client.Options{HostPort: devAddr, Logger: quietLogger()},
 			Stdout:        io.Discard,

@@ -12,7 +12,9 @@
 // handoff hooks). Temporal records every finished step in the run's
 // history, so a worker that picks up a crashed run replays the history and
 // carries on from the step that was running: finished model turns and tool
-// calls are not repeated.
+// calls are not repeated. An agent used as a tool ([helikon.AgentAsTool])
+// over an LLM agent runs as a child workflow, so its finished steps are not
+// repeated either.
 //
 // A [Worker] registers the agents it runs, by name, with their model, tools
 // and settings, and the [WorkerPosture] that governs every tool call it

@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync"
@@ -33,8 +34,11 @@ type closed struct {
 	err error
 }
 
-// run follows the run. live polls while the workflow runs; otherwise the
-// events are read once the workflow has closed.
+// run follows the run. live polls the events while the workflow runs;
+// otherwise the events are read once the workflow has closed (from its
+// result, which carries them when they are small), and while it runs only
+// the pause query is asked, at a slower pace, so a run that pauses for
+// approval ends the stream with its RunPaused as in process.
 func (f *follower) run(ctx context.Context, live bool) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -47,7 +51,10 @@ func (f *follower) run(ctx context.Context, live bool) {
 		done <- c
 	})
 	var res *closed
-	poll := minPoll
+	poll, pausePoll := minPoll, minPausePoll
+	// read is set once the events are to be read: live, closed, or
+	// paused.
+	read := live
 	gone := func() {
 		f.yield(helikon.RunFailed{Err: &helikon.AgentError{
 			Kind: helikon.KindCancelled, Agent: f.agent,
@@ -56,8 +63,15 @@ func (f *follower) run(ctx context.Context, live bool) {
 		}})
 	}
 	for {
-		if live || res != nil {
-			n, ok, err := f.fetch(ctx)
+		if read {
+			var n int
+			var ok bool
+			var err error
+			if res != nil && res.err == nil && res.out.Log != nil {
+				n, ok, err = f.deliver(res.out.Log, len(res.out.Log))
+			} else {
+				n, ok, err = f.fetch(ctx)
+			}
 			if !ok {
 				return
 			}
@@ -79,12 +93,12 @@ func (f *follower) run(ctx context.Context, live bool) {
 			f.yield(helikon.RunFailed{Err: closedError(res, f.agent), Usage: res.out.Usage})
 			return
 		}
-		var tick <-chan time.Time
-		var t *time.Timer
-		if live {
-			t = time.NewTimer(poll)
-			tick = t.C
+		wait := poll
+		if !live {
+			wait = pausePoll
+			pausePoll = min(2*pausePoll, maxPausePoll)
 		}
+		t := time.NewTimer(wait)
 		select {
 		case c := <-done:
 			if ctx.Err() != nil {
@@ -92,42 +106,69 @@ func (f *follower) run(ctx context.Context, live bool) {
 				gone()
 				return
 			}
-			res = &c
-		case <-tick:
+			res, read = &c, true
+		case <-t.C:
+			if !live {
+				read = f.pausedNow(ctx)
+			}
 		case <-ctx.Done():
 			gone()
 			return
 		}
-		if t != nil {
-			t.Stop()
-		}
+		t.Stop()
 	}
 }
 
-// fetch reads the events after f.next and yields them. ok is false when
-// the consumer stopped.
+// pausedNow reports whether the run waits for decisions. A failed query
+// reports false: the result or the next query tells.
+func (f *follower) pausedNow(ctx context.Context) bool {
+	v, err := f.c.QueryWorkflow(ctx, f.wr.GetID(), f.wr.GetRunID(), PauseQuery)
+	var p pauseInfo
+	if err == nil {
+		err = v.Get(&p)
+	}
+	return err == nil && p.PauseID != ""
+}
+
+// fetch reads the events after f.next with the events query and yields
+// them. ok is false when the consumer stopped.
 func (f *follower) fetch(ctx context.Context) (n int, ok bool, err error) {
 	v, err := f.c.QueryWorkflow(ctx, f.wr.GetID(), f.wr.GetRunID(), EventsQuery, f.next)
 	if err != nil {
 		return 0, true, err
 	}
-	var p eventPage
+	var p rawPage
 	if err := v.Get(&p); err != nil {
 		return 0, true, err
 	}
-	for _, ev := range p.Events {
+	return f.deliver(p.Events, p.Next)
+}
+
+// deliver decodes and yields raw, the events up to offset next, from
+// f.next on.
+func (f *follower) deliver(raw []json.RawMessage, next int) (n int, ok bool, err error) {
+	if start := len(raw) - (next - f.next); start > 0 {
+		raw = raw[start:]
+	}
+	for _, r := range raw {
+		ev, err := decodeEvent(r)
+		if err != nil {
+			return n, true, err
+		}
 		switch ev.(type) {
 		case helikon.RunCompleted, helikon.RunFailed:
 			f.terminal = true
 		case helikon.RunPaused:
 			f.terminal, f.paused = true, true
 		}
+		f.next++
+		n++
 		if !f.yield(ev) {
-			return 0, false, nil
+			return n, false, nil
 		}
 	}
-	f.next = p.Next
-	return len(p.Events), true, nil
+	f.next = next
+	return n, true, nil
 }
 
 // closedError describes a workflow that closed without a terminal event:

@@ -17,10 +17,13 @@ import (
 	"github.com/paigasus/helikon/runner"
 )
 
-// Polling bounds of a streamed run's events query.
+// Polling bounds of a streamed run's events query, and of the pause query
+// of a run followed to its end.
 const (
-	minPoll = 5 * time.Millisecond
-	maxPoll = 200 * time.Millisecond
+	minPoll      = 5 * time.Millisecond
+	maxPoll      = 200 * time.Millisecond
+	minPausePoll = 100 * time.Millisecond
+	maxPausePoll = 2 * time.Second
 )
 
 // DefaultPersistTimeout bounds the session append after a run.
@@ -35,7 +38,9 @@ const DefaultPersistTimeout = 10 * time.Second
 // What crosses to the worker is the conversation (the session's history
 // followed by the input) and the run's seed ([WithSeed]); the caller's
 // RunContext does not. The run's Session is loaded before the run and
-// appended to once, from this side, when the run ends.
+// appended to once, from this side, when the run ends; the terminal event
+// waits for the append, and a failed one turns it into a RunFailed whose
+// error is a [*runner.PersistError], as with the in-process runner.
 type Runner struct {
 	c              client.Client
 	taskQueue      string

@@ -475,3 +475,25 @@ func TestRunner_FailedSessionAppendIsAPersistErrorAsInProcess(t *testing.T) {
 		}
 	}
 }
+
+func TestRunner_RunReturnsAPauseAsInProcess(t *testing.T) {
+	c := devClient(t)
+	var executions atomic.Int32
+	ag, posture := pauseScenario(t, &executions)
+	r, err := NewRunner(c, startWorker(t, c, WithAgents(ag), WithPosture(posture)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	// Run, not streamed, waits for the result only; a run that pauses
+	// still ends the call with its pause, as the in-process runner's does.
+	_, err = r.Run(ctx, ag, nil, helikon.UserText("go"))
+	var paused *helikon.PausedError
+	if !errors.As(err, &paused) || len(paused.State.Pending) != 1 {
+		t.Fatalf("Run of a pausing run: %v, want a *helikon.PausedError", err)
+	}
+	res, err := r.ResumePaused(ctx, ag, nil, paused.State.RunID, []helikon.Decision{helikon.Approve(paused.State.Pending[0].ID)})
+	if err != nil || res.FinalOutput != "done" || executions.Load() != 1 {
+		t.Fatalf("resumed: %v %v, transfer ran %d times", res, err, executions.Load())
+	}
+}

@@ -122,7 +122,15 @@ type runOutput struct {
 	// Events counts the run's events, so a client knows when it has read
 	// them all.
 	Events int `json:"events"`
+	// Log holds the run's events when they encode in at most
+	// maxResultLog bytes, so a client that waited for the result reads
+	// them without a query (which, on a closed workflow, replays it on a
+	// worker).
+	Log []json.RawMessage `json:"log,omitempty"`
 }
+
+// maxResultLog bounds the events a run's result carries.
+const maxResultLog = 256 << 10
 
 // eventPage answers the events query: the run's events from an offset.
 // The workflow answers with rawPage, the same JSON.

@@ -41,7 +41,8 @@ type workerConfig struct {
 }
 
 // WithAgents registers agents the worker runs. Their handoff targets are
-// registered with them.
+// registered with them, and so are the LLM agents of their agent tools
+// ([helikon.AgentAsTool]), whose sub-runs run as child workflows.
 func WithAgents(agents ...*helikon.LLMAgent) WorkerOption {
 	return func(c *workerConfig) { c.agents = append(c.agents, agents...) }
 }

@@ -66,6 +66,13 @@ func (w *agentWorkflow) run(ctx workflow.Context, in runInput) (runOutput, error
 	}
 	res, _ := runLoop(h, top, in.Input, false)
 	out := runOutput{Output: res.Output, LastAgent: h.lastAgent, Usage: res.Usage, Events: len(h.events)}
+	size := 0
+	for _, ev := range h.events {
+		size += len(ev)
+	}
+	if size <= maxResultLog {
+		out.Log = h.events
+	}
 	if res.Err != nil {
 		out.Err = agentError(res.Err, in.Agent)
 	}
