@@ -103,11 +103,14 @@ func crashTools(l ledger) (record, slow helikon.Tool) {
 }
 
 // crashWorkerOptions make a killed worker's work come back fast: a step
-// silent for a second is retried, and the workflow's next task does not
-// wait long on the dead worker's sticky queue.
+// silent for two seconds is retried, and the workflow's next task does not
+// wait long on the dead worker's sticky queue. A shorter heartbeat timeout
+// (half a second) let a healthy worker process starved by the race
+// detector on a loaded machine miss it, so its finished steps were run
+// again elsewhere, as the heartbeat contract says they would be.
 func crashWorkerOptions() []WorkerOption {
 	return []WorkerOption{
-		WithHeartbeat(500 * time.Millisecond),
+		WithHeartbeat(2 * time.Second),
 		WithRetryInterval(100 * time.Millisecond),
 		WithWorkerOptions(worker.Options{StickyScheduleToStartTimeout: time.Second}),
 	}
