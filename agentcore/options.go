@@ -1,30 +1,23 @@
 package agentcore
 
 import (
-	"context"
 	"log/slog"
 	"net/http"
-	"sync"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/hosting"
 	"github.com/paigasus/helikon/runner"
 )
 
 // SessionProvider maps the invocation's session id to the session its run
 // loads and persists. id is empty when the request carries no session
-// header: return a fresh session that is not kept. It has the method set of
-// the agent server's provider, so a server.SessionProvider plugs in as is.
-type SessionProvider interface {
-	Session(ctx context.Context, id string) (helikon.Session, error)
-}
+// header: return a fresh session that is not kept. It is the same type as
+// server.SessionProvider, so one provider serves both hosts.
+type SessionProvider = hosting.Provider
 
-// SessionFunc adapts a function to a [SessionProvider].
-type SessionFunc func(ctx context.Context, id string) (helikon.Session, error)
-
-// Session calls f.
-func (f SessionFunc) Session(ctx context.Context, id string) (helikon.Session, error) {
-	return f(ctx, id)
-}
+// SessionFunc adapts a function to a [SessionProvider]: its Session method
+// calls the function.
+type SessionFunc = hosting.Func
 
 // ContextFunc builds an invocation's [helikon.RunContext] from the request
 // and the run's session, which the RunContext must use. In MCP mode (see
@@ -41,10 +34,9 @@ type ContextFunc func(r *http.Request, session helikon.Session) (*helikon.RunCon
 //		helikon.WithPermissionMode(helikon.PermissionDefault),
 //		helikon.WithApprovalHandler(approver)))
 func DefaultContext(opts ...helikon.ContextOption) ContextFunc {
-	base := append([]helikon.ContextOption{helikon.WithPermissionMode(helikon.PermissionPlan)}, opts...)
+	build := hosting.PlanContext(opts...)
 	return func(_ *http.Request, session helikon.Session) (*helikon.RunContext, error) {
-		all := append(base[:len(base):len(base)], helikon.WithSession(session))
-		return helikon.NewRunContext(all...), nil
+		return build(session), nil
 	}
 }
 
@@ -86,7 +78,7 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 // defaults fills in what the options left unset.
 func (c *config) defaults() {
 	if c.sessions == nil {
-		c.sessions = &memorySessions{sessions: map[string]*helikon.MemorySession{}}
+		c.sessions = hosting.NewMemory()
 	}
 	if c.context == nil {
 		c.context = DefaultContext()
@@ -97,24 +89,4 @@ func (c *config) defaults() {
 	if c.logger == nil {
 		c.logger = slog.Default()
 	}
-}
-
-// memorySessions is the default provider.
-type memorySessions struct {
-	mu       sync.Mutex
-	sessions map[string]*helikon.MemorySession
-}
-
-func (m *memorySessions) Session(_ context.Context, id string) (helikon.Session, error) {
-	if id == "" {
-		return helikon.NewMemorySession(), nil
-	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	s := m.sessions[id]
-	if s == nil {
-		s = helikon.NewMemorySession()
-		m.sessions[id] = s
-	}
-	return s, nil
 }

@@ -4,6 +4,7 @@ import (
 	"net/http"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/hosting"
 )
 
 // ContextProvider builds each run's [helikon.RunContext] from the request
@@ -36,9 +37,8 @@ func (f ContextFunc) RunContext(r *http.Request, session helikon.Session) (*heli
 // Deny rules, guard rules, hooks and a run config (a timeout, a budget) go
 // in opts the same way.
 func DefaultContext(opts ...helikon.ContextOption) ContextProvider {
-	base := append([]helikon.ContextOption{helikon.WithPermissionMode(helikon.PermissionPlan)}, opts...)
+	build := hosting.PlanContext(opts...)
 	return ContextFunc(func(_ *http.Request, session helikon.Session) (*helikon.RunContext, error) {
-		all := append(base[:len(base):len(base)], helikon.WithSession(session))
-		return helikon.NewRunContext(all...), nil
+		return build(session), nil
 	})
 }
