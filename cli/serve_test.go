@@ -13,6 +13,7 @@ import (
 	"time"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
+	"go.uber.org/goleak"
 )
 
 // TestMCPServe_StdioWithSDKClient drives `helikon mcp serve` as a
@@ -93,5 +94,95 @@ func TestServe_ListsEveryAgent(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/ui/" || resp.Header.Get("Content-Type") != "text/html; charset=utf-8" {
 		t.Errorf("GET / ended at %s: %d %s", resp.Request.URL, resp.StatusCode, resp.Header.Get("Content-Type"))
+	}
+}
+
+// freeAddr returns a loopback address with a port nothing listens on.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// TestMCPServe_HTTPWithSDKClient starts `helikon mcp serve --http` in
+// process and drives it with the official MCP Go SDK's streamable HTTP
+// client: the tool is listed, two calls each run a fresh agent on the mock
+// model end to end, a call without its input is a tool error, and
+// cancelling the command's context shuts the server down with exit 0 and
+// no goroutine left behind.
+func TestMCPServe_HTTPWithSDKClient(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	dir := sampleDir(t)
+	addr := freeAddr(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan result, 1)
+	go func() {
+		done <- run(t, ctx, "", "--agents", filepath.Join(dir, "agents.toml"), "mcp", "serve", "--agent", "triage", "--http", addr)
+	}()
+	stopped := false
+	stop := func() result {
+		stopped = true
+		cancel()
+		return <-done
+	}
+	defer func() {
+		if !stopped {
+			stop()
+		}
+	}()
+
+	callCtx, callCancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer callCancel()
+	client := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "0"}, nil)
+	var session *sdk.ClientSession
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		var err error
+		session, err = client.Connect(callCtx, &sdk.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp"}, nil)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("mcp serve --http did not come up at %s: %v", addr, err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	tools, err := session.ListTools(callCtx, nil)
+	if err != nil || len(tools.Tools) != 1 {
+		t.Fatalf("tools %+v, %v", tools, err)
+	}
+	tool := tools.Tools[0].Name
+	tests := []struct {
+		name    string
+		args    map[string]any
+		isError bool
+		want    string
+	}{
+		{"first call", map[string]any{"input": question}, false, "In January you spent 2098"},
+		{"second call gets a fresh agent", map[string]any{"input": question}, false, "In January you spent 2098"},
+		{"missing input", map[string]any{}, true, "input"},
+	}
+	for _, tt := range tests {
+		res, err := session.CallTool(callCtx, &sdk.CallToolParams{Name: tool, Arguments: tt.args})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		text := res.Content[0].(*sdk.TextContent).Text
+		if res.IsError != tt.isError || !strings.Contains(text, tt.want) {
+			t.Errorf("%s: isError %v, text %q; want isError %v and %q", tt.name, res.IsError, text, tt.isError, tt.want)
+		}
+	}
+	if err := session.Close(); err != nil {
+		t.Errorf("close session: %v", err)
+	}
+	r := stop()
+	if r.code != 0 {
+		t.Fatalf("mcp serve exited %d: %s", r.code, r.errOut)
+	}
+	if want := "as MCP tool " + tool + " at http://" + addr + "/mcp"; !strings.Contains(r.errOut, want) {
+		t.Errorf("stderr %q does not announce %q", r.errOut, want)
 	}
 }
