@@ -18,7 +18,8 @@
 //	                                       as SSE (?stream=sse), or 202 (?mode=async)
 //	GET  /agents/{name}/runs/{id}          status and, once ended, the result
 //	GET  /agents/{name}/runs/{id}/events   WebSocket, or SSE from Last-Event-ID on
-//	POST /agents/{name}/runs/{id}/cancel   cancel a running run
+//	POST /agents/{name}/runs/{id}/cancel   cancel a running run (on any replica
+//	                                       when the log is a [CancelRelay])
 //	GET  /agents/{name}/runs/{id}/approvals  a paused run's pending calls
 //	POST /agents/{name}/runs/{id}/approvals  decide them; the run continues
 //	GET  /runs                             the retained runs, newest first

@@ -229,12 +229,13 @@ var errorDescriptions = map[string]string{
 	"404": "unknown agent, run or route",
 	"405": "wrong method; Allow names the right one",
 	"406": "the client accepts neither text/event-stream nor a WebSocket upgrade",
-	"409": "the run is driven by another replica, or is not paused (at the pause named)",
+	"409": "run_elsewhere: the run is driven by another replica and the cancel cannot reach it (the event log relays no cancels, or its replica does not listen); run_not_paused: the run is not paused (at the pause named)",
 	"413": "the body is larger than the server accepts",
 	"429": "too many concurrent runs on the server or the session; Retry-After says when to try again",
 	"500": "a provider failed to set up the run",
 	"501": "the server's event log cannot list runs",
 	"503": "the server is shutting down, or a backend is unavailable",
+	"504": "cancel_timeout: the replica driving the run received the relayed cancel, but the run did not end within the wait; read the run again",
 }
 
 func responses(ok obj, errs ...string) obj {
@@ -297,8 +298,9 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 			}},
 			"/agents/{name}/runs/{id}/cancel": obj{"post": obj{
 				"operationId": "cancelRun", "summary": "Cancel a run; a finished run is answered as it is",
-				"parameters": []any{name, id},
-				"responses":  responses(obj{"200": runInfo}, "404", "409", "503"),
+				"description": "Works on any replica: with an event log that relays cancels (redislog), a replica that does not drive the run relays the cancel to the one that does and answers once the run has ended.",
+				"parameters":  []any{name, id},
+				"responses":   responses(obj{"200": runInfo}, "404", "409", "503", "504"),
 			}},
 			"/agents/{name}/runs/{id}/approvals": obj{
 				"get": obj{

@@ -167,24 +167,15 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if info.Status == StatusPaused {
-		var err error
-		if info, err = s.cancelPaused(r.Context(), info); err != nil {
-			if errors.Is(err, ErrNotPaused) {
-				err = errors.New("the run left its pause meanwhile; cancel it again")
-				writeError(w, errorf(http.StatusConflict, CodeNotPaused, "", err.Error()))
-				return
-			}
-			writeError(w, s.unavailable("cancel the paused run", err))
-			return
-		}
+		s.cancelPausedRun(w, r, info)
+		return
 	}
 	if !info.Status.Final() {
 		s.mu.Lock()
 		lr := s.live[info.ID]
 		s.mu.Unlock()
 		if lr == nil {
-			writeError(w, errorf(http.StatusConflict, "run_elsewhere", "",
-				"the run is driven by another server; send the cancel there"))
+			s.cancelElsewhere(w, r, info)
 			return
 		}
 		lr.cancel()
@@ -198,6 +189,20 @@ func (s *Server) cancelRun(w http.ResponseWriter, r *http.Request) {
 			writeError(w, s.unavailable("read run", err))
 			return
 		}
+	}
+	writeJSON(w, http.StatusOK, info)
+}
+
+// cancelPausedRun ends a paused run as cancelled and answers its record.
+func (s *Server) cancelPausedRun(w http.ResponseWriter, r *http.Request, info RunInfo) {
+	info, err := s.cancelPaused(r.Context(), info)
+	if err != nil {
+		if errors.Is(err, ErrNotPaused) {
+			writeError(w, errorf(http.StatusConflict, CodeNotPaused, "", "the run left its pause meanwhile; cancel it again"))
+			return
+		}
+		writeError(w, s.unavailable("cancel the paused run", err))
+		return
 	}
 	writeJSON(w, http.StatusOK, info)
 }

@@ -53,6 +53,10 @@ type Server struct {
 	mu   sync.Mutex
 	live map[string]*liveRun // runs this server drives
 
+	// stopRelay stops the cancels relayed from other replicas (nil
+	// without a [CancelRelay]).
+	stopRelay func()
+
 	sweepStop chan struct{}
 	sweepDone chan struct{}
 	shutdown  sync.Once
@@ -142,6 +146,9 @@ func New(agents []helikon.Agent, opts ...Option) (*Server, error) {
 	s.runCtx, s.cancelRuns = context.WithCancel(context.Background())
 	s.connCtx, s.cancelConns = context.WithCancel(context.Background())
 	s.mux = s.routes()
+	if relay, ok := s.log.(CancelRelay); ok {
+		s.stopRelay = relay.OnCancel(s.cancelLive)
+	}
 	s.sweepStop, s.sweepDone = make(chan struct{}), make(chan struct{})
 	go s.sweep()
 	return s, nil
@@ -230,6 +237,9 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		s.cancelConns()
 		close(s.sweepStop)
 		<-s.sweepDone
+		if s.stopRelay != nil {
+			s.stopRelay()
+		}
 	})
 	return err
 }

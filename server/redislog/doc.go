@@ -35,4 +35,11 @@
 // crashed or was killed) marks the run interrupted and appends a
 // synthetic run_failed record, in one optimistic transaction, so no run
 // stays running forever and every stream ends with a terminal frame.
+//
+// # Cancels
+//
+// Log is a [server.CancelRelay]: each replica subscribes to
+// <prefix>replica:<id>:cancel, and a replica asked to cancel a run it does
+// not drive publishes the run id on the owner's channel (see
+// [Log.RelayCancel]).
 package redislog

@@ -40,12 +40,22 @@ type Log struct {
 	lease   time.Duration
 	replica string
 
+	// sub listens on the replica's cancel channel; handlers get what
+	// arrives there.
+	sub      *redis.PubSub
+	hmu      sync.Mutex
+	handlers map[int]func(runID string)
+	nextH    int
+
 	stop chan struct{}
 	wg   sync.WaitGroup
 	once sync.Once
 }
 
-var _ server.EventLog = (*Log)(nil)
+var (
+	_ server.EventLog    = (*Log)(nil)
+	_ server.CancelRelay = (*Log)(nil)
+)
 
 // Option configures a [Log].
 type Option func(*Log)
@@ -65,14 +75,20 @@ func New(ctx context.Context, client redis.UniversalClient, opts ...Option) (*Lo
 	if client == nil {
 		return nil, errors.New("redislog: client is required")
 	}
-	l := &Log{client: client, prefix: DefaultPrefix, lease: DefaultLease, replica: uuid.NewString(), stop: make(chan struct{})}
+	l := &Log{client: client, prefix: DefaultPrefix, lease: DefaultLease, replica: uuid.NewString(),
+		handlers: map[int]func(string){}, stop: make(chan struct{})}
 	for _, o := range opts {
 		o(l)
 	}
 	if l.lease < 10*time.Millisecond {
 		return nil, fmt.Errorf("redislog: lease %v is too short", l.lease)
 	}
+	if err := l.listen(ctx); err != nil {
+		return nil, err
+	}
 	if err := l.renew(ctx); err != nil {
+		_ = l.sub.Close()
+		l.wg.Wait()
 		return nil, fmt.Errorf("redislog: take lease: %w", err)
 	}
 	l.wg.Add(1)
@@ -89,6 +105,7 @@ func (l *Log) Close() error {
 	var err error
 	l.once.Do(func() {
 		close(l.stop)
+		_ = l.sub.Close()
 		l.wg.Wait()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
@@ -119,10 +136,11 @@ func (l *Log) keepLease() {
 	}
 }
 
-func (l *Log) replicaKey(id string) string   { return l.prefix + "replica:" + id }
-func (l *Log) infoKey(runID string) string   { return l.prefix + "run:{" + runID + "}:info" }
-func (l *Log) eventsKey(runID string) string { return l.prefix + "run:{" + runID + "}:events" }
-func (l *Log) finishedKey() string           { return l.prefix + "runs:finished" }
+func (l *Log) replicaKey(id string) string    { return l.prefix + "replica:" + id }
+func (l *Log) cancelChannel(id string) string { return l.prefix + "replica:" + id + ":cancel" }
+func (l *Log) infoKey(runID string) string    { return l.prefix + "run:{" + runID + "}:info" }
+func (l *Log) eventsKey(runID string) string  { return l.prefix + "run:{" + runID + "}:events" }
+func (l *Log) finishedKey() string            { return l.prefix + "runs:finished" }
 
 // The info hash holds the record's JSON (info), the replica driving the
 // run (owner), and, for the scripts to test, its status and pause id.
