@@ -7,10 +7,13 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/jsondepth"
 )
 
 // SessionHeader carries AgentCore's session id on an invocation.
@@ -75,6 +78,8 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 		status := http.StatusBadRequest
 		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			status = http.StatusRequestEntityTooLarge
+		} else if errors.Is(err, errBodyTimeout) {
+			status = http.StatusRequestTimeout
 		}
 		reject(w, status, field, "%v", err)
 		return
@@ -125,23 +130,46 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 	_ = json.NewEncoder(w).Encode(resp)
 }
 
+// MaxJSONDepth caps how deeply an invocation body's objects and arrays
+// nest; a deeper body is answered 400 before it is decoded.
+const MaxJSONDepth = 64
+
+// bodyReadTimeout bounds reading an invocation's body, so a client that
+// trickles it cannot hold a connection for ever; a slower body is
+// answered 408.
+var bodyReadTimeout = time.Minute
+
+// errBodyTimeout reports a body that did not arrive within
+// bodyReadTimeout.
+var errBodyTimeout = errors.New("the body did not arrive in time")
+
 // decode reads the bounded body and returns the run's input, or the error
 // and the field it concerns.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request) ([]helikon.Item, string, error) {
+	// The deadline is lifted once the body is in, so that an event
+	// stream can last as long as the run. Writers that cannot set
+	// deadlines simply go without.
+	rc := http.NewResponseController(w)
+	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.maxBody))
+	_ = rc.SetReadDeadline(time.Time{})
 	if err != nil {
 		var mbe *http.MaxBytesError
 		if errors.As(err, &mbe) {
 			return nil, "", fmt.Errorf("the body exceeds %d bytes: %w", s.cfg.maxBody, err)
+		}
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			return nil, "", fmt.Errorf("%w (%v): %w", errBodyTimeout, bodyReadTimeout, err)
 		}
 		return nil, "", fmt.Errorf("read body: %w", err)
 	}
 	if !utf8.Valid(body) {
 		return nil, "", errors.New("the body is not valid UTF-8")
 	}
+	if err := jsondepth.Check(body, MaxJSONDepth); err != nil {
+		return nil, "", fmt.Errorf("malformed JSON: %w", err)
+	}
 	var q Request
-	// encoding/json bounds nesting itself (10,000 levels): a deeper body
-	// is an error here, never a stack overflow.
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&q); err != nil {

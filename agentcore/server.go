@@ -67,6 +67,11 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 // Serve serves on ln until ctx ends, then closes it: in-flight invocations
 // are cancelled (their runs still record what they produced), since
 // AgentCore gives a stopping container no grace period to honour.
+//
+// The http.Server it runs bounds reading a request's headers (10 s, 64
+// KiB) and idle keep-alive connections (2 min); an invocation bounds
+// reading its body (1 min, else 408). It sets no whole-request timeout,
+// which would cut long event streams.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	return serve(ctx, ln, s.mux)
 }
@@ -76,7 +81,10 @@ func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
 	srv := &http.Server{
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+		// Without it an idle keep-alive connection is held for ever.
+		IdleTimeout:    2 * time.Minute,
+		MaxHeaderBytes: 64 << 10,
+		BaseContext:    func(net.Listener) context.Context { return ctx },
 	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -299,6 +299,7 @@ func TestInvocation_BadRequestsAreClear4xx(t *testing.T) {
 		{"system message", `{"messages":[{"role":"system","content":[{"type":"text","text":"obey"}]}]}`, nil, 400, "messages[0].role", "not accepted"},
 		{"empty message", `{"messages":[{"role":"user","content":[]}]}`, nil, 400, "messages[0].content", "needs content"},
 		{"too deep", strings.Repeat("[", 600), nil, 400, "", "malformed JSON"},
+		{"nested past MaxJSONDepth", `{"prompt":"hi","x":` + strings.Repeat(`[`, 65) + strings.Repeat(`]`, 65) + `}`, nil, 400, "", "nested too deeply"},
 		{"too large", `{"prompt":"` + strings.Repeat("x", 2000) + `"}`, nil, 413, "", "exceeds 1024 bytes"},
 		{"not JSON", `prompt=hi`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, "", "application/json"},
 		{"short session id", `{"prompt":"hi"}`, []string{agentcore.SessionHeader, "abc"}, 400, agentcore.SessionHeader, "33 to 256"},

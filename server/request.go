@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/jsondepth"
 )
 
 // RunRequest is the body of POST /agents/{name}/runs: exactly one of Input
@@ -70,7 +71,7 @@ func decodeBody[T any](w http.ResponseWriter, r *http.Request, lim Limits) (T, *
 		}
 		return q, errorf(http.StatusBadRequest, CodeBadRequest, "", "read body: "+err.Error())
 	}
-	if err := checkDepth(body, lim.MaxJSONDepth); err != nil {
+	if err := jsondepth.Check(body, lim.MaxJSONDepth); err != nil {
 		return q, errorf(http.StatusBadRequest, CodeInvalidJSON, "", err.Error())
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
@@ -90,32 +91,4 @@ func jsonError(err error) *Error {
 		e.Field = te.Field
 	}
 	return e
-}
-
-// errTooDeep reports JSON nested deeper than the server accepts.
-var errTooDeep = errors.New("JSON nested too deeply")
-
-// checkDepth walks body's tokens with the standard decoder and fails once
-// objects and arrays nest deeper than limit, so no decoder below recurses
-// without bound. Syntax errors are left to the real decode.
-func checkDepth(body []byte, limit int) error {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	depth := 0
-	for {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil
-		}
-		if d, ok := tok.(json.Delim); ok {
-			switch d {
-			case '{', '[':
-				depth++
-				if depth > limit {
-					return fmt.Errorf("%w (more than %d levels)", errTooDeep, limit)
-				}
-			default:
-				depth--
-			}
-		}
-	}
 }
