@@ -3,6 +3,8 @@ package helikon
 import (
 	"bytes"
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -98,7 +101,9 @@ func (m bashMeaning) ran() []string {
 
 // runInSandbox runs every command in real bash inside the sandbox and
 // returns what each did. It skips (fails under CI=true) where the sandbox
-// cannot be built: it needs root and unshare.
+// cannot be built. The rows are split into shards, each run by its own
+// sandbox process at the same time, because one bash per row in a row is
+// minutes of wall clock on a loaded machine.
 func runInSandbox(t *testing.T, cmds []string) []bashMeaning {
 	t.Helper()
 	if _, err := exec.LookPath("unshare"); err != nil || os.Geteuid() != 0 {
@@ -108,33 +113,50 @@ func runInSandbox(t *testing.T, cmds []string) []bashMeaning {
 		}
 		t.Skip(msg)
 	}
-	s := t.TempDir()
+	const shards = 4
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	res := make([]bashMeaning, len(cmds))
+	size := (len(cmds) + shards - 1) / shards
+	var wg sync.WaitGroup
+	errs := make([]error, shards)
+	for k := range shards {
+		lo, hi := min(k*size, len(cmds)), min((k+1)*size, len(cmds))
+		dir := t.TempDir()
+		wg.Go(func() { errs[k] = runSandboxShard(ctx, dir, cmds[lo:hi], res[lo:hi]) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	return res
+}
+
+// runSandboxShard runs cmds in one sandbox built in dir and fills res, one
+// entry per command.
+func runSandboxShard(ctx context.Context, s string, cmds []string, res []bashMeaning) error {
 	var rows bytes.Buffer
 	for _, c := range cmds {
 		rows.WriteString(c)
 		rows.WriteByte(0)
 	}
-	must := func(err error) {
-		if err != nil {
-			t.Fatal(err)
+	for name, content := range map[string]string{"rows": rows.String(), "fake": fakeScript,
+		"fakes": strings.Join(fakePrograms, "\n"), "driver": sandboxDriver} {
+		if err := os.WriteFile(filepath.Join(s, name), []byte(content), 0o700); err != nil {
+			return err
 		}
 	}
-	must(os.WriteFile(filepath.Join(s, "rows"), rows.Bytes(), 0o600))
-	must(os.WriteFile(filepath.Join(s, "fake"), []byte(fakeScript), 0o755))
-	must(os.WriteFile(filepath.Join(s, "fakes"), []byte(strings.Join(fakePrograms, "\n")), 0o600))
-	must(os.WriteFile(filepath.Join(s, "driver"), []byte(sandboxDriver), 0o600))
 	sbx := filepath.Join(s, "sbx")
-	must(os.Mkdir(sbx, 0o700))
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
+	if err := os.Mkdir(sbx, 0o700); err != nil {
+		return err
+	}
 	cmd := exec.CommandContext(ctx, "unshare", "--mount", "--propagation", "private", "--pid", "--fork", "--net", "--uts", "--ipc",
 		"bash", filepath.Join(s, "driver"), s, sbx)
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
-		t.Fatalf("sandbox: %v\n%s", err, errb.String())
+		return fmt.Errorf("sandbox: %w\n%s", err, errb.String())
 	}
-	res := make([]bashMeaning, len(cmds))
 	seen := 0
 	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
 		f := strings.SplitN(line, "\t", 4)
@@ -143,7 +165,7 @@ func runInSandbox(t *testing.T, cmds []string) []bashMeaning {
 		}
 		i, err := strconv.Atoi(f[0])
 		if err != nil || i >= len(cmds) {
-			t.Fatalf("sandbox: bad line %q", line)
+			return fmt.Errorf("sandbox: bad line %q", line)
 		}
 		var calls []string
 		for _, c := range strings.Split(f[1], "\v") {
@@ -166,9 +188,9 @@ func runInSandbox(t *testing.T, cmds []string) []bashMeaning {
 		seen++
 	}
 	if seen != len(cmds) {
-		t.Fatalf("sandbox reported %d of %d rows\n%s", seen, len(cmds), errb.String())
+		return fmt.Errorf("sandbox reported %d of %d rows\n%s", seen, len(cmds), errb.String())
 	}
-	return res
+	return nil
 }
 
 // errPath finds the absolute paths in an error line.
