@@ -103,7 +103,11 @@ func (b *builder) tool(name string) (helikon.Tool, error) {
 	if file == "" {
 		file = fmt.Sprintf("%s:[tools.%s].inline", b.f.Path, name)
 	}
-	t, err := starlarktool.New(name, def.Description, def.Params, file, def.Source)
+	var opts []starlarktool.Option
+	if def.ReadOnly {
+		opts = append(opts, starlarktool.WithReadOnly())
+	}
+	t, err := starlarktool.New(name, def.Description, def.Params, file, def.Source, opts...)
 	if err != nil {
 		return nil, b.f.Errorf("tools."+name, "%v", err)
 	}

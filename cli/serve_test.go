@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"os/exec"
@@ -87,7 +88,19 @@ func TestServe_ListsEveryAgent(t *testing.T) {
 	if strings.Join(names, ",") != "budgeting,triage" {
 		t.Fatalf("agents %v", names)
 	}
-	resp, err := http.Get(fmt.Sprintf("http://%s/", addr)) // follows the redirect to /ui/
+	// The sample's tool says read_only = true, so serve's plan mode lets the
+	// model call it: the run holds the tool's output, not a denial.
+	resp, err := http.Post(fmt.Sprintf("http://%s/agents/budgeting/runs?stream=sse", addr), "application/json",
+		strings.NewReader(`{"input": "How much did I spend in January?"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	events, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(events), "event: tool_output_item") || strings.Contains(string(events), "denied") {
+		t.Errorf("the sample's budgeting run did not reach its read-only tool:\n%s", events)
+	}
+	resp, err = http.Get(fmt.Sprintf("http://%s/", addr)) // follows the redirect to /ui/
 	if err != nil {
 		t.Fatal(err)
 	}

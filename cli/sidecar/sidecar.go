@@ -75,7 +75,10 @@ type Tool struct {
 	ScriptFile string
 	// Source is the script's text, read from ScriptFile or inline.
 	Source string
-	Line   int
+	// ReadOnly is read_only = true: the author declares that the script
+	// changes nothing, so plan-mode permissions let the model call it.
+	ReadOnly bool
+	Line     int
 }
 
 // Eval is the [eval] table.
@@ -125,6 +128,7 @@ type rawTool struct {
 	Params      map[string]any `toml:"params"`
 	Script      string         `toml:"script"`
 	Inline      *string        `toml:"inline"`
+	ReadOnly    bool           `toml:"read_only"`
 }
 
 // Providers are the model providers a sidecar may name.

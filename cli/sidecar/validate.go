@@ -39,7 +39,7 @@ func (v *validator) tools(raw map[string]*rawTool) {
 		if rt == nil {
 			rt = &rawTool{}
 		}
-		t := &Tool{Name: name, Description: rt.Description, Params: rt.Params, Line: v.f.lines.line(key)}
+		t := &Tool{Name: name, Description: rt.Description, Params: rt.Params, ReadOnly: rt.ReadOnly, Line: v.f.lines.line(key)}
 		switch {
 		case rt.Script != "" && rt.Inline != nil:
 			v.errorf(key, "set exactly one of script and inline, not both")

@@ -17,6 +17,7 @@ type Tool struct {
 	schema     *jsonschema.Schema
 	prog       *Program
 	lim        Limits
+	readOnly   bool
 }
 
 // Option configures a [Tool].
@@ -40,6 +41,13 @@ func WithLimits(l Limits) Option {
 		}
 		t.lim = l
 	}
+}
+
+// WithReadOnly declares that the script changes nothing outside its own
+// result, so [Tool.Effect] reports [helikon.ReadOnly] and read-only
+// permission modes let the model call it.
+func WithReadOnly() Option {
+	return func(t *Tool) { t.readOnly = true }
 }
 
 // New compiles the script filename with source src into a tool named name
@@ -75,9 +83,15 @@ func (t *Tool) Description() string { return t.desc }
 // InputSchema returns the params schema.
 func (t *Tool) InputSchema() *jsonschema.Schema { return t.schema }
 
-// Effect reports [helikon.SideEffect]: a script cannot touch the world, but
-// it is the sidecar author's code and nothing proves it read-only.
-func (t *Tool) Effect() helikon.ToolEffect { return helikon.SideEffect }
+// Effect reports [helikon.SideEffect] unless the tool was built
+// [WithReadOnly]: a script cannot touch the world, but it is the sidecar
+// author's code and nothing proves it read-only, so only its author can say so.
+func (t *Tool) Effect() helikon.ToolEffect {
+	if t.readOnly {
+		return helikon.ReadOnly
+	}
+	return helikon.SideEffect
+}
 
 // Call runs run(args) under the tool's limits.
 func (t *Tool) Call(tc *helikon.ToolContext, args json.RawMessage) (helikon.ToolOutput, error) {
