@@ -263,6 +263,14 @@ func TestAgentServer_ListenAndServe(t *testing.T) {
 	}
 	out, err := call(ctx, toolNamed(t, c, "echo"), `{"input":"at /mcp"}`)
 	c.Close()
+	// Headers are bounded (64 KiB) before the MCP handler sees them.
+	req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+ln.Addr().String()+"/mcp", nil)
+	req.Header.Set("X-Big", strings.Repeat("a", 200<<10))
+	if resp, herr := http.DefaultClient.Do(req); herr != nil || resp.StatusCode != http.StatusRequestHeaderFieldsTooLarge {
+		t.Errorf("200 KiB of headers: %v %v, want 431", resp, herr)
+	} else {
+		resp.Body.Close()
+	}
 	cancel()
 	if err != nil || string(out.Content) != `"echo: at /mcp"` {
 		t.Fatalf("call = %s %v", out.Content, err)
