@@ -91,22 +91,12 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	adm, e := s.admit(info.SessionID)
+	adm, rc, e := s.openRun(r, info.SessionID)
 	if e != nil {
 		writeError(w, e)
 		return
 	}
 	defer adm.release()
-	sess, err := s.sessions.Session(r.Context(), info.SessionID)
-	if err != nil {
-		writeError(w, s.providerError("open session", err))
-		return
-	}
-	rc, err := s.contexts.RunContext(r, sess)
-	if err != nil {
-		writeError(w, s.providerError("build run context", err))
-		return
-	}
 	claimed, err := s.log.Claim(r.Context(), info.ID, info.PauseID)
 	switch {
 	case errors.Is(err, ErrNotPaused):

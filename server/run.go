@@ -83,26 +83,12 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	adm, e := s.admit(sessionID)
+	adm, rc, e := s.openRun(r, sessionID)
 	if e != nil {
 		writeError(w, e)
 		return
 	}
 	defer adm.release()
-	sess, err := s.sessions.Session(r.Context(), sessionID)
-	if err != nil {
-		writeError(w, s.providerError("open session", err))
-		return
-	}
-	rc, err := s.contexts.RunContext(r, sess)
-	if err != nil {
-		writeError(w, s.providerError("build run context", err))
-		return
-	}
-	if rc == nil || rc.Session() != sess {
-		writeError(w, errorf(http.StatusInternalServerError, CodeInternal, "", "the context provider must build a run context on the run's session"))
-		return
-	}
 
 	id := uuid.NewString()
 	w.Header().Set("X-Run-Id", id)
@@ -356,4 +342,29 @@ func (w *runWriter) finish(info RunInfo) {
 	if err := w.s.log.Update(w.ctx, info); err != nil {
 		w.s.logger.Error("server: finish run", "run", w.id, "err", err)
 	}
+}
+
+// openRun admits a run on sessionID, opens the session and builds the run's
+// context on it: the one path a new run and a resumed one share. The caller
+// releases the admission.
+func (s *Server) openRun(r *http.Request, sessionID string) (*admission, *helikon.RunContext, *Error) {
+	adm, e := s.admit(sessionID)
+	if e != nil {
+		return nil, nil, e
+	}
+	sess, err := s.sessions.Session(r.Context(), sessionID)
+	if err != nil {
+		adm.release()
+		return nil, nil, s.providerError("open session", err)
+	}
+	rc, err := s.contexts.RunContext(r, sess)
+	if err != nil {
+		adm.release()
+		return nil, nil, s.providerError("build run context", err)
+	}
+	if rc == nil || rc.Session() != sess {
+		adm.release()
+		return nil, nil, errorf(http.StatusInternalServerError, CodeInternal, "", "the context provider must build a run context on the run's session")
+	}
+	return adm, rc, nil
 }
