@@ -78,6 +78,7 @@ type decoder struct {
 	// path took, decoded only if no later chunk reports usage.
 	lastUsage []byte
 	vals      [8][]byte
+	doc       jsonscan.Document
 }
 
 // handle translates one chunk; false means the stream is over for the
@@ -245,23 +246,23 @@ var (
 // fast handles the text chunks that make up nearly all of a stream without
 // encoding/json: one candidate, one text part, nothing else to act on.
 func (d *decoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
-	v := d.vals[:]
-	if !jsonscan.Object(data, chunkKeys, v) || v[0] == nil || v[2] != nil || v[3] != nil {
+	doc, v := &d.doc, d.vals[:]
+	if !doc.Reset(data) || !doc.Object(doc.Root(), chunkKeys, v) || v[0] == nil || v[2] != nil || v[3] != nil {
 		return false, true
 	}
 	usage := v[1]
-	cand, only := jsonscan.FirstElem(v[0])
-	if !only || !jsonscan.Nested(cand, candidateKeys, v) || v[1] != nil || v[0] == nil {
+	cand, only := doc.FirstElem(v[0])
+	if !only || !doc.Object(cand, candidateKeys, v) || v[1] != nil || v[0] == nil {
 		return false, true
 	}
 	if v[2] != nil && string(v[2]) != "0" {
 		return false, true
 	}
-	if !jsonscan.Nested(v[0], contentKeys, v) || v[0] == nil {
+	if !doc.Object(v[0], contentKeys, v) || v[0] == nil {
 		return false, true
 	}
-	p, only := jsonscan.FirstElem(v[0])
-	if !only || !jsonscan.Nested(p, partKeys, v) || v[0] == nil || v[1] != nil || v[2] != nil || v[3] != nil {
+	p, only := doc.FirstElem(v[0])
+	if !only || !doc.Object(p, partKeys, v) || v[0] == nil || v[1] != nil || v[2] != nil || v[3] != nil {
 		return false, true
 	}
 	var ok bool

@@ -27,8 +27,11 @@ import (
 // unescaping). A read that reports true therefore agrees with what
 // encoding/json makes of obj when keys are the fields it decodes into.
 func Object(obj []byte, keys []string, vals [][]byte) bool {
-	return object(obj, keys, vals, skipValue)
+	return object(obj, keys, vals, validate)
 }
+
+// validate is skipValue without an index, in the shape object takes.
+func validate(b []byte, i, depth int) int { return skipValue(b, i, depth, nil) }
 
 // Nested is [Object] for a value that an earlier Object, Nested or
 // [FirstElem] read returned, and so has validated already: it applies the
@@ -266,41 +269,28 @@ const maxDepth = 256
 
 // skipString returns the index just past the string starting at b[i] ('"'),
 // or -1 when it is not a well-formed JSON string. Invalid UTF-8 is accepted,
-// as encoding/json accepts it. Runs without escapes, nearly all of a model
-// stream, are searched with bytes.IndexByte and checked for control
-// characters eight bytes at a time.
+// as encoding/json accepts it. The plain runs between escapes, nearly all
+// of a model stream, are passed over eight bytes at a time (see [special]):
+// no call per run, and no second pass for control characters.
 func skipString(b []byte, i int) int {
 	j := i + 1
-	// Short strings, most keys and many values, end within a few bytes:
-	// a byte loop finds their end sooner than the searches below start.
-	for end := min(j+shortString, len(b)); j < end; j++ {
-		switch c := b[j]; {
-		case c == '"':
-			return j + 1
-		case c == '\\':
-			goto long
-		case c < 0x20:
-			return -1
-		}
-	}
-long:
 	for {
-		k := bytes.IndexByte(b[j:], '"')
-		if k < 0 {
-			return -1
+		for j+8 <= len(b) && special(binary.LittleEndian.Uint64(b[j:])) == 0 {
+			j += 8
 		}
-		run := b[j : j+k]
-		esc := bytes.IndexByte(run, '\\')
-		if esc < 0 {
-			if hasControl(run) {
-				return -1
+		// The word at j holds a byte that ends the run, or fewer than
+		// eight bytes are left.
+		for ; j < len(b); j++ {
+			if c := b[j]; c == '"' || c == '\\' || c < 0x20 {
+				break
 			}
-			return j + k + 1
 		}
-		if hasControl(run[:esc]) {
+		if j >= len(b) || b[j] < 0x20 {
 			return -1
 		}
-		j += esc
+		if b[j] == '"' {
+			return j + 1
+		}
 		if j+1 >= len(b) {
 			return -1
 		}
@@ -318,28 +308,22 @@ long:
 	}
 }
 
-// shortString is how far [skipString] looks byte by byte.
-const shortString = 16
+// SWAR ("SIMD within a register") constants: a byte of x is zero exactly
+// when x-ones&^x&highs has its high bit set, and below n (n <= 0x80) when
+// x-n*ones&^x&highs has; a borrow only ever flags bytes above a byte that
+// is flagged rightly, so a nonzero result is exact.
+const (
+	ones  = 0x0101010101010101
+	highs = 0x8080808080808080
+)
 
-// hasControl reports whether s holds a byte below 0x20, which a JSON
-// string may not hold unescaped.
-func hasControl(s []byte) bool {
-	const lows, highs = 0x2020202020202020, 0x8080808080808080
-	for len(s) >= 8 {
-		x := binary.LittleEndian.Uint64(s)
-		// A byte below 0x20 borrows when 0x20 is subtracted and has its
-		// high bit clear: the classic SWAR "has a byte less than n" test.
-		if (x-lows)&^x&highs != 0 {
-			return true
-		}
-		s = s[8:]
-	}
-	for _, c := range s {
-		if c < 0x20 {
-			return true
-		}
-	}
-	return false
+// special reports, nonzero, whether the eight bytes of x hold a '"', a
+// '\\' or a control character: a byte that ends a plain run of a JSON
+// string.
+func special(x uint64) uint64 {
+	q := x ^ ('"' * ones)
+	e := x ^ ('\\' * ones)
+	return ((q-ones)&^q | (e-ones)&^e | (x-0x20*ones)&^x) & highs
 }
 
 // skipValidated returns the index just past the value starting at b[i],
@@ -401,31 +385,38 @@ func skipValidatedString(b []byte, i int) int {
 }
 
 // skipValue returns the index just past the well-formed JSON value starting
-// at b[i], or -1.
-func skipValue(b []byte, i, depth int) int {
+// at b[i], or -1. A non-nil ends records, at the index where each value
+// and member name inside starts, the index just past it (see [Document]).
+func skipValue(b []byte, i, depth int, ends []int32) int {
 	if i >= len(b) {
 		return -1
 	}
+	var end int
 	switch b[i] {
 	case '"':
-		return skipString(b, i)
+		end = skipString(b, i)
 	case '{', '[':
 		if depth > maxDepth {
 			return -1
 		}
-		return skipContainer(b, i, depth)
+		end = skipContainer(b, i, depth, ends)
 	case 't':
-		return skipLiteral(b, i, "true")
+		end = skipLiteral(b, i, "true")
 	case 'f':
-		return skipLiteral(b, i, "false")
+		end = skipLiteral(b, i, "false")
 	case 'n':
-		return skipLiteral(b, i, "null")
+		end = skipLiteral(b, i, "null")
+	default:
+		end = skipNumber(b, i)
 	}
-	return skipNumber(b, i)
+	if ends != nil && end > i {
+		ends[i] = int32(end)
+	}
+	return end
 }
 
 // skipContainer skips the object or array starting at b[i].
-func skipContainer(b []byte, i, depth int) int {
+func skipContainer(b []byte, i, depth int, ends []int32) int {
 	object := b[i] == '{'
 	closing := byte(']')
 	if object {
@@ -440,15 +431,19 @@ func skipContainer(b []byte, i, depth int) int {
 			if i >= len(b) || b[i] != '"' {
 				return -1
 			}
+			k := i
 			if i = skipString(b, i); i < 0 {
 				return -1
+			}
+			if ends != nil {
+				ends[k] = int32(i)
 			}
 			if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
 				return -1
 			}
 			i = skipSpace(b, i+1)
 		}
-		if i = skipValue(b, i, depth+1); i < 0 {
+		if i = skipValue(b, i, depth+1, ends); i < 0 {
 			return -1
 		}
 		if i = skipSpace(b, i); i >= len(b) {

@@ -99,7 +99,8 @@ func TestFirstElemAndInt(t *testing.T) {
 }
 
 // FuzzObject pits Object against encoding/json: whatever Object accepts,
-// encoding/json must decode to the same member values.
+// encoding/json must decode to the same member values; a Document reads
+// what Object, Nested and FirstElem read.
 func FuzzObject(f *testing.F) {
 	for _, seed := range []string{
 		`{"a":{"b":[1,"x\"y"]},"c":"d"}`, `{"a":1`, `{"a":1}x`, `{"A":1}`, `{"a":1,"a":2}`,
@@ -111,9 +112,41 @@ func FuzzObject(f *testing.F) {
 	}
 	keys := []string{"a", "b", "type"}
 	f.Fuzz(func(t *testing.T, obj []byte) {
+		var doc Document
+		indexed := doc.Reset(obj)
+		if indexed && !json.Valid(obj) {
+			t.Fatalf("Document accepted %q, encoding/json rejects it", obj)
+		}
 		vals := make([][]byte, len(keys))
 		if !Object(obj, keys, vals) {
+			if indexed && doc.Object(doc.Root(), keys, vals) {
+				t.Fatalf("Document.Object accepted %q, Object rejects it", obj)
+			}
 			return
+		}
+		if !indexed {
+			t.Fatalf("Document rejected %q, which Object accepted", obj)
+		}
+		docVals := make([][]byte, len(keys))
+		if !doc.Object(doc.Root(), keys, docVals) {
+			t.Fatalf("Document.Object rejected %q, which Object accepted", obj)
+		}
+		for i := range keys {
+			if !bytes.Equal(docVals[i], vals[i]) {
+				t.Fatalf("%s of %q: Document.Object read %q, Object %q", keys[i], obj, docVals[i], vals[i])
+			}
+			if len(vals[i]) == 0 {
+				continue
+			}
+			e1, only1 := FirstElem(vals[i])
+			e2, only2 := doc.FirstElem(docVals[i])
+			if !bytes.Equal(e1, e2) || only1 != only2 {
+				t.Fatalf("FirstElem(%q) = %q %v, Document.FirstElem %q %v", vals[i], e1, only1, e2, only2)
+			}
+			var inner [3][]byte
+			if Nested(vals[i], keys, inner[:]) != doc.Object(docVals[i], keys, make([][]byte, 3)) {
+				t.Fatalf("Nested and Document.Object disagree on %q", vals[i])
+			}
 		}
 		var got struct {
 			A    json.RawMessage `json:"a"`
@@ -178,14 +211,31 @@ func FuzzAppendString(f *testing.F) {
 	})
 }
 
-func TestHasControl_FindsEveryControlByteAtEveryPosition(t *testing.T) {
+func TestSkipString_FindsEveryEndingByteAtEveryPosition(t *testing.T) {
+	// Every byte value at every position of strings spanning zero to two
+	// words and a tail: the word-at-a-time scan must stop exactly where a
+	// byte-by-byte one would.
 	for n := range 20 {
 		for pos := range n {
 			for c := range 256 {
 				s := bytes.Repeat([]byte{'a'}, n)
 				s[pos] = byte(c)
-				if got, want := hasControl(s), c < 0x20; got != want {
-					t.Fatalf("hasControl(%q) = %v, want %v", s, got, want)
+				in := append(append([]byte{'"'}, s...), '"')
+				var want int
+				switch {
+				case c < 0x20:
+					want = -1
+				case c == '"':
+					want = pos + 2
+				case c == '\\':
+					// "\a" is no escape; a final '\\' escapes the closing
+					// quote and leaves the string open.
+					want = -1
+				default:
+					want = len(in)
+				}
+				if got := skipString(in, 0); got != want {
+					t.Fatalf("skipString(%q) = %d, want %d", in, got, want)
 				}
 			}
 		}

@@ -101,6 +101,13 @@ func (d *Decoder) Next() (Event, error) {
 			if len(d.data)+len(value)+1 > d.max {
 				return Event{}, d.tooLarge()
 			}
+			if !d.hasData && d.blankNext() {
+				// One data line and then the blank line that dispatches
+				// it, nearly every event of a model stream: hand out
+				// the line where it lies in the reader's buffer, uncopied.
+				// blankNext has not read past it, so it is still valid.
+				return Event{Type: d.typ, Data: value}, nil
+			}
 			if d.hasData {
 				d.data = append(d.data, '\n')
 			}
@@ -111,6 +118,27 @@ func (d *Decoder) Next() (Event, error) {
 		}
 		// "id", "retry" and unknown fields carry nothing a model stream needs.
 	}
+}
+
+// blankNext reports whether the reader's buffer already holds, next, the
+// blank line that ends an event, and if so consumes it. It never reads
+// from the stream, so the line last returned stays valid.
+func (d *Decoder) blankNext() bool {
+	n := 1
+	if d.r.Buffered() >= 1 {
+		if b, _ := d.r.Peek(1); b[0] == '\r' {
+			n = 2
+		}
+	}
+	if d.r.Buffered() < n {
+		return false
+	}
+	b, _ := d.r.Peek(n)
+	if b[n-1] != '\n' {
+		return false
+	}
+	_, _ = d.r.Discard(n)
+	return true
 }
 
 // readLine returns the next line without its terminator (\n, \r\n or \r

@@ -35,22 +35,31 @@ func TestDecoder_FramesEventsAsTheStandardSays(t *testing.T) {
 		{"event type does not leak into next event", "event: e\ndata: a\n\ndata: b\n\n", []ev{{"e", "a"}, {"", "b"}}},
 		{"event without data is not dispatched", "event: ping\n\ndata: b\n\n", []ev{{"", "b"}}},
 		{"empty data line is dispatched", "data:\n\n", []ev{{"", ""}}},
+		{"data line and blank line ending in cr lf", "data: a\r\n\r\ndata: b\r\ndata: c\r\n\r\n", []ev{{"", "a"}, {"", "b\nc"}}},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got, err := decodeAll(t, iotest.OneByteReader(strings.NewReader(tt.in)))
-			if !errors.Is(err, io.EOF) {
-				t.Fatalf("err = %v, want io.EOF", err)
-			}
-			if len(got) != len(tt.want) {
-				t.Fatalf("got %q, want %q", got, tt.want)
-			}
-			for i := range got {
-				if got[i] != tt.want[i] {
-					t.Errorf("event %d = %q, want %q", i, got[i], tt.want[i])
+		// Byte by byte, the blank line ending an event is never buffered
+		// yet when its data line is read; whole, it always is, and the
+		// data is handed out uncopied.
+		for reader, r := range map[string]func() io.Reader{
+			"one byte at a time": func() io.Reader { return iotest.OneByteReader(strings.NewReader(tt.in)) },
+			"whole":              func() io.Reader { return strings.NewReader(tt.in) },
+		} {
+			t.Run(tt.name+"/"+reader, func(t *testing.T) {
+				got, err := decodeAll(t, r())
+				if !errors.Is(err, io.EOF) {
+					t.Fatalf("err = %v, want io.EOF", err)
 				}
-			}
-		})
+				if len(got) != len(tt.want) {
+					t.Fatalf("got %q, want %q", got, tt.want)
+				}
+				for i := range got {
+					if got[i] != tt.want[i] {
+						t.Errorf("event %d = %q, want %q", i, got[i], tt.want[i])
+					}
+				}
+			})
+		}
 	}
 }
 
