@@ -103,7 +103,9 @@ func toolUseInput(body []byte, callID string) (json.RawMessage, error) {
 
 // The conformance suite over loopback HTTP, through the SDK's request
 // building, signing and error reading and the adapter's event-stream
-// reader, replaying the vercel/ai recordings in testdata. Of errors, only
+// reader, replaying the vercel/ai and pydantic/pydantic-ai recordings in
+// testdata. No recording of parallel tool calls on Converse was found (see
+// TestStream_SeveralToolCallsInOneTurn for the adapter's own check). Of errors, only
 // a mid-stream exception was found recorded (as binary); the others are
 // covered by TestStream_ErrorsMapToKinds with the protocol's error shape
 // (x-amzn-errortype and a {"message"} body).
@@ -133,6 +135,13 @@ func TestModel_Conformance(t *testing.T) {
 		RoundTrip: providertest.Case{Fixture: "testdata/text.jsonl", Want: providertest.Want{
 			Text:   strings.Join(textDeltas(t, "testdata/text.jsonl"), ""),
 			Usage:  &helikon.Usage{InputTokens: 22, OutputTokens: 55},
+			Finish: helikon.FinishStop,
+		}},
+		// The suite's model, Claude Sonnet 4.5, takes native structured
+		// output; the recording is Sonnet 4.6's.
+		StructuredOutput: providertest.Case{Fixture: "testdata/native_structured_output.eventstream.b64", Want: providertest.Want{
+			Text:   `{"city":"Paris","country":"France"}`,
+			Usage:  &helikon.Usage{InputTokens: 180, OutputTokens: 12},
 			Finish: helikon.FinishStop,
 		}},
 		Usage: providertest.Case{Fixture: "testdata/reasoning.jsonl", Want: providertest.Want{

@@ -27,9 +27,11 @@
 // read from the model id ([DetectFamily]), after any cross-region prefix
 // (us., eu., ap., apac., global., …). Anthropic, Amazon Nova and Mistral
 // models get structured output through a forced hidden tool whose input
-// streams as the answer text (never as a tool call the loop sees), or
-// through Bedrock's native JSON-schema output with
-// [WithNativeStructuredOutput]. Titan, Llama, Cohere and unknown families
+// streams as the answer text (never as a tool call the loop sees), except
+// where Bedrock's native JSON-schema output (outputConfig.textFormat) is
+// documented for the model (Claude Haiku 4.5, Sonnet 4.5 and 4.6, Opus 4.5
+// and 4.6), which is preferred; [WithNativeStructuredOutput] asks for it
+// on any other model. Titan, Llama, Cohere and unknown families
 // have neither: a response format degrades to plain text, and the adapter
 // says so, with a slog warning once per model and
 // Capabilities().StructuredOutput false.

@@ -37,7 +37,9 @@ type settings struct {
 
 // WithNativeStructuredOutput asks for structured output through Bedrock's
 // own JSON-schema output (outputConfig.textFormat) instead of a forced
-// tool, for the models that support it.
+// tool. The Claude models documented to support it (Haiku 4.5, Sonnet 4.5
+// and 4.6, Opus 4.5 and 4.6) get it without the option; it is for the
+// other models that support it.
 func WithNativeStructuredOutput() Option { return func(s *settings) { s.native = true } }
 
 // WithThinking turns on Anthropic extended thinking on Bedrock with a
@@ -149,6 +151,7 @@ func newModel(client ConverseStreamer, id string, s settings) (*Model, error) {
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
+	s.native = s.native || nativeOutput(id)
 	return &Model{id: id, family: DetectFamily(id), client: client, s: s}, nil
 }
 

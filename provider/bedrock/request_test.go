@@ -39,7 +39,8 @@ func structuredReq() *helikon.ModelRequest {
 }
 
 func TestStructuredOutput_ForcedHiddenToolForAnthropicNovaMistral(t *testing.T) {
-	for _, id := range []string{claude, "us.amazon.nova-pro-v1:0", "mistral.mistral-large-2407-v1:0"} {
+	// Claude 3.5 Sonnet predates Bedrock's native structured output.
+	for _, id := range []string{"anthropic.claude-3-5-sonnet-20241022-v2:0", "us.amazon.nova-pro-v1:0", "mistral.mistral-large-2407-v1:0"} {
 		// The recorded tool call stands in for the hidden tool's answer:
 		// its tool is renamed to the hidden tool's name.
 		fr := loadFrames(t, "testdata/tool_call.jsonl")
@@ -92,15 +93,50 @@ func TestStructuredOutput_OtherFamiliesDegradeLoudly(t *testing.T) {
 	}
 }
 
-func TestStructuredOutput_NativeWhenAsked(t *testing.T) {
-	f := newFake(t, stream(t, "testdata/text.jsonl"))
-	m := newModel(t, f.URL, claude, bedrock.WithNativeStructuredOutput())
-	if res := providertest.Collect(m.Invoke(t.Context(), structuredReq())); res.Err != nil {
-		t.Fatal(res.Err)
+func TestStructuredOutput_NativeForDocumentedModelsAndWhenAsked(t *testing.T) {
+	rec, err := recording("testdata/native_structured_output.eventstream.b64")
+	if err != nil {
+		t.Fatal(err)
 	}
-	oc, _ := json.Marshal(f.lastBody(t)["outputConfig"])
-	if !strings.Contains(string(oc), `"type":"json_schema"`) || !strings.Contains(string(oc), `"name":"weather"`) {
-		t.Errorf("outputConfig = %s", oc)
+	for _, tt := range []struct {
+		id   string
+		opts []bedrock.Option
+	}{
+		{"us.anthropic.claude-sonnet-4-6", nil}, // the recording's model
+		{"global.anthropic.claude-opus-4-5-20251101-v1:0", nil},
+		{"qwen.qwen3-32b-v1:0", []bedrock.Option{bedrock.WithNativeStructuredOutput()}},
+	} {
+		f := newFake(t, response{body: rec.Body})
+		m := newModel(t, f.URL, tt.id, tt.opts...)
+		if !m.Capabilities().StructuredOutput {
+			t.Errorf("%s: StructuredOutput capability is false", tt.id)
+		}
+		res := providertest.Collect(m.Invoke(t.Context(), structuredReq()))
+		if res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		text, _, _ := collectText(res.Events)
+		fin, _ := lastOf[helikon.Finish](res.Events)
+		u, _ := lastOf[helikon.Usage](res.Events)
+		if text != `{"city":"Paris","country":"France"}` || fin.Reason != helikon.FinishStop || u.InputTokens != 180 || u.OutputTokens != 12 {
+			t.Errorf("%s: text %q finish %+v usage %+v", tt.id, text, fin, u)
+		}
+		// The recorded request's outputConfig, whose answer this is:
+		// {"textFormat":{"type":"json_schema","structure":{"jsonSchema":{"schema":"<JSON text>","name":"CityLocation"}}}}.
+		body := f.lastBody(t)
+		var oc struct {
+			TextFormat struct {
+				Type      string
+				Structure struct {
+					JSONSchema struct{ Schema, Name string } `json:"jsonSchema"`
+				}
+			}
+		}
+		raw, _ := json.Marshal(body["outputConfig"])
+		if err := json.Unmarshal(raw, &oc); err != nil || oc.TextFormat.Type != "json_schema" || oc.TextFormat.Structure.JSONSchema.Name != "weather" ||
+			!json.Valid([]byte(oc.TextFormat.Structure.JSONSchema.Schema)) || body["toolConfig"] != nil {
+			t.Errorf("%s: outputConfig = %s, toolConfig = %v", tt.id, raw, body["toolConfig"])
+		}
 	}
 }
 

@@ -80,6 +80,20 @@ func TestModel_Conformance(t *testing.T) {
 			Usage:  usage(338, 18+94, 0, 94),
 			Finish: helikon.FinishStop,
 		}},
+		ParallelToolCalls: providertest.Case{Fixture: "testdata/parallel_tool_calls.sse", Want: providertest.Want{
+			Calls: []helikon.ToolUsePart{
+				{CallID: "call_OBm0au2xONiUotQP-NP1sAM_0", Name: "get_weather", Args: json.RawMessage(`{"city": "Paris"}`)},
+				{CallID: "call_OBm0au2xONiUotQP-NP1sAM_1", Name: "get_weather", Args: json.RawMessage(`{"city": "Tokyo"}`)},
+			},
+			Usage:  usage(27, 10, 0, 0),
+			Finish: helikon.FinishToolCalls,
+		}},
+		StructuredOutput: providertest.Case{Fixture: "testdata/structured_output.sse", Want: providertest.Want{
+			Text:       `{"city":"Mexico City","country":"Mexico"}`,
+			Usage:      usage(9, 10+261, 0, 261),
+			ResponseID: "HrGQaZONJZjHvdIPrvyJuAk",
+			Finish:     helikon.FinishStop,
+		}},
 		Usage: providertest.Case{Fixture: "testdata/usage_tool_prompt.sse", Want: providertest.Want{
 			// toolUsePromptTokenCount (308) is input the model read.
 			UsageOnly: true, Usage: usage(17+308, 37+333, 0, 333), Finish: helikon.FinishStop,
@@ -94,6 +108,15 @@ func TestModel_Conformance(t *testing.T) {
 				Want: providertest.Want{Err: helikon.ModelOther, StatusCode: 400}},
 		},
 		Behaviours: map[string]providertest.Case{
+			"ParallelCallsOnlyTheFirstSigned": {Fixture: "testdata/parallel_tool_calls_signed.sse", Want: providertest.Want{
+				Calls: []helikon.ToolUsePart{
+					{CallID: "call_wOd8abGuO5rgz7IP5tLEGA_0", Name: "generate_topic", Args: json.RawMessage(`{}`)},
+					{CallID: "call_wOd8abGuO5rgz7IP5tLEGA_1", Name: "generate_topic", Args: json.RawMessage(`{}`)},
+					{CallID: "call_wOd8abGuO5rgz7IP5tLEGA_2", Name: "generate_topic", Args: json.RawMessage(`{}`)},
+				},
+				Usage:  usage(83, 30+190, 0, 190),
+				Finish: helikon.FinishToolCalls,
+			}},
 			"CallWithoutIDGetsStableSyntheticID": {Fixture: "testdata/tool_call_no_id.sse", Want: providertest.Want{
 				Calls:  []helikon.ToolUsePart{{CallID: "call_b36LacjwM668nsEP2tbsgQQ_0", Name: "weather", Args: json.RawMessage(`{"location":"San Francisco"}`)}},
 				Usage:  usage(29, 15+45, 0, 45),

@@ -285,3 +285,40 @@ func TestVertex_URLAndBearerToken(t *testing.T) {
 		}
 	}
 }
+
+func TestRequest_ParallelCallsSendTheSignatureBackOnTheFirstCallOnly(t *testing.T) {
+	// The recording's next request (the cassette's second interaction,
+	// which the API accepted) carries the signature on the first of the
+	// three calls and on nothing else: so must ours.
+	srv, c := serve(t, "testdata/parallel_tool_calls_signed.sse")
+	m := newModel(t, srv.URL)
+	req := &helikon.ModelRequest{Messages: helikon.UserText("Tell three jokes."), Tools: []helikon.ToolDef{providertest.WeatherTool}}
+	first := providertest.Collect(m.Invoke(t.Context(), req))
+	if first.Err != nil {
+		t.Fatal(first.Err)
+	}
+	assistant := helikon.Item{Role: helikon.RoleAssistant}
+	result := helikon.Item{Role: helikon.RoleTool}
+	for _, ev := range first.Events {
+		switch ev := ev.(type) {
+		case helikon.ReasoningDelta:
+			assistant.Content = append(assistant.Content, helikon.ReasoningPart{Signature: ev.Signature, ID: ev.ID})
+		case helikon.ToolCallDelta:
+			assistant.Content = append(assistant.Content, helikon.ToolUsePart{CallID: ev.CallID, Name: ev.Name, Args: json.RawMessage(ev.ArgsDelta)})
+			result.Content = append(result.Content, helikon.ToolResultPart{CallID: ev.CallID, Content: []helikon.ContentPart{helikon.TextPart{Text: "cars"}}})
+		}
+	}
+	req.Messages = append(req.Messages, assistant, result)
+	providertest.Collect(m.Invoke(t.Context(), req))
+	parts := c.last(t)["contents"].([]any)[1].(map[string]any)["parts"].([]any)
+	if len(parts) != 3 {
+		t.Fatalf("model turn parts = %s, want the three calls", jsonOf(parts))
+	}
+	for i, p := range parts {
+		p := p.(map[string]any)
+		sig, signed := p["thoughtSignature"].(string)
+		if signed != (i == 0) || (i == 0 && !strings.HasPrefix(sig, "Es8FCswFAXLI2nxF")) || p["functionCall"] == nil {
+			t.Errorf("part %d = %s, want a functionCall signed only as the first", i, jsonOf(p))
+		}
+	}
+}
