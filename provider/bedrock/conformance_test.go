@@ -116,6 +116,7 @@ func TestModel_Conformance(t *testing.T) {
 	providertest.Run(t, providertest.Suite{
 		Path:          "/model/" + claude + "/converse-stream",
 		Load:          recording,
+		CheckRequest:  checkRequest,
 		CallArguments: toolUseInput,
 		New:           func(t testing.TB, baseURL string) helikon.Model { return newM(t, baseURL) },
 		NewLimited: func(t testing.TB, baseURL string, n int) helikon.Model {

@@ -177,8 +177,10 @@ func (f *fake) lastBody(t *testing.T) map[string]any {
 	if len(f.bodies) == 0 {
 		t.Fatal("no request")
 	}
+	body := f.bodies[len(f.bodies)-1]
+	checkRequest(t, body)
 	var v map[string]any
-	if err := json.Unmarshal(f.bodies[len(f.bodies)-1], &v); err != nil {
+	if err := json.Unmarshal(body, &v); err != nil {
 		t.Fatal(err)
 	}
 	return v
