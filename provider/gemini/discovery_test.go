@@ -123,11 +123,28 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// checkRequest is the conformance suite's CheckRequest.
-func checkRequest(t *testing.T, body []byte) {
+// checkVertexRequest checks a Vertex AI request body against Vertex AI's
+// discovery document.
+func checkVertexRequest(t *testing.T, body []byte) {
 	t.Helper()
 	if errs := loadDiscovery(t).checkBody(body); len(errs) > 0 {
 		t.Errorf("request body does not match the discovery document:\n%s\n%s", strings.Join(errs, "\n"), body)
+	}
+}
+
+// checkRequest is the conformance suite's CheckRequest, for the Developer
+// API: the body must match the Developer API's v1beta protos, and Vertex
+// AI's discovery document as well, since nearly all of it is the same on
+// both transports.
+func checkRequest(t *testing.T, body []byte) {
+	t.Helper()
+	checkVertexRequest(t, body)
+	p, err := loadProtoAPI()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := p.checkBody(body); len(errs) > 0 {
+		t.Errorf("request body does not match the v1beta protos:\n%s\n%s", strings.Join(errs, "\n"), body)
 	}
 }
 

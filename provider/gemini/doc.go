@@ -21,8 +21,10 @@
 // thought tokens, and cached tokens as CachedInputTokens; system items
 // hoisted to systemInstruction; consecutive tool results merged into one
 // turn; images inline or by URI (fileData: a remote URL, gs:// object or
-// Files API URI), in user turns and in tool results (function-response
-// parts) alike. Tool parameters go as parametersJsonSchema, full JSON
+// Files API URI), in user turns and in tool results alike: as
+// function-response parts, except that the Developer API takes only inline
+// bytes there, so an image by URI follows the function response as a part
+// of the same turn. Tool parameters go as parametersJsonSchema, full JSON
 // Schema.
 //
 // Structured output is native: responseJsonSchema, or for the Gemini 1.x
@@ -57,6 +59,7 @@
 // rather than google.golang.org/genai, which reads several environment
 // variables (GOOGLE_GENAI_USE_VERTEXAI, GOOGLE_CLOUD_*) on its own and
 // whose request types the adapter would translate twice. The request bodies
-// it writes are checked against the Vertex AI v1 discovery document, whose
-// GenerateContentRequest is the Developer API's for every field sent.
+// it writes are checked against the Vertex AI v1 discovery document and,
+// for the Developer API, its v1beta protos (which say what the discovery
+// document cannot: required fields and oneof alternatives).
 package gemini

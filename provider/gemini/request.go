@@ -149,7 +149,7 @@ func (m *Model) request(req *helikon.ModelRequest) (*generateRequest, error) {
 	if gc.Temperature != nil || gc.TopP != nil || gc.MaxOutputTokens != 0 || gc.ResponseMimeType != "" || gc.ThinkingConfig != nil {
 		out.GenerationConfig = gc
 	}
-	sys, contents, err := convert(req.Messages)
+	sys, contents, err := convert(req.Messages, m.vertex)
 	if err != nil {
 		return nil, err
 	}
@@ -219,7 +219,7 @@ func (m *Model) openAPISchema() bool {
 // convert builds systemInstruction and the user/model turns. Consecutive
 // items of one role become one content, so the function responses of a
 // turn travel together, as the API requires.
-func convert(items []helikon.Item) (*content, []content, error) {
+func convert(items []helikon.Item, vertex bool) (*content, []content, error) {
 	var sys *content
 	var out []content
 	names := map[string]string{} // call id → function name, for results that lack one
@@ -251,19 +251,22 @@ func convert(items []helikon.Item) (*content, []content, error) {
 		case helikon.RoleAssistant:
 			add("model", modelParts(it.Content, names))
 		case helikon.RoleTool:
-			var parts []part
+			var parts, extra []part
 			for _, p := range it.Content {
 				r, ok := p.(helikon.ToolResultPart)
 				if !ok {
 					continue
 				}
-				fr, err := functionResponse(r, names)
+				fr, refs, err := functionResponse(r, names, vertex)
 				if err != nil {
 					return nil, nil, err
 				}
 				parts = append(parts, part{FunctionResponse: fr})
+				extra = append(extra, refs...)
 			}
-			add("user", parts)
+			// Media the Developer API takes only as parts of the turn
+			// follow the function responses, which must come first.
+			add("user", append(parts, extra...))
 		}
 	}
 	return sys, out, nil
@@ -343,14 +346,18 @@ func modelParts(parts []helikon.ContentPart, names map[string]string) []part {
 // functionResponse carries a tool result: its text under "output" (or
 // "error" for a failed call), as the API documents, and its images as
 // function-response parts. The text stays a string even when it holds
-// JSON, so the model reads exactly what the tool returned.
-func functionResponse(r helikon.ToolResultPart, names map[string]string) (*functionResp, error) {
+// JSON, so the model reads exactly what the tool returned. The Developer
+// API's function-response parts hold inline bytes only (FunctionResponsePart
+// in its v1beta protos; Vertex AI's take fileData too), so there an image
+// by reference comes back in refs, for a part of the turn of its own,
+// rather than be dropped.
+func functionResponse(r helikon.ToolResultPart, names map[string]string, vertex bool) (fr *functionResp, refs []part, err error) {
 	name := r.Name
 	if name == "" {
 		name = names[r.CallID]
 	}
 	var text strings.Builder
-	fr := &functionResp{ID: r.CallID, Name: name}
+	fr = &functionResp{ID: r.CallID, Name: name}
 	for _, p := range r.Content {
 		switch p := p.(type) {
 		case helikon.TextPart:
@@ -358,7 +365,11 @@ func functionResponse(r helikon.ToolResultPart, names map[string]string) (*funct
 		case helikon.ImagePart:
 			b, f, err := media(p)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
+			}
+			if f != nil && !vertex {
+				refs = append(refs, part{FileData: f})
+				continue
 			}
 			fr.Parts = append(fr.Parts, respPart{InlineData: b, FileData: f})
 		}
@@ -368,5 +379,5 @@ func functionResponse(r helikon.ToolResultPart, names map[string]string) (*funct
 		key = "error"
 	}
 	fr.Response = map[string]any{key: text.String()}
-	return fr, nil
+	return fr, refs, nil
 }

@@ -53,7 +53,11 @@ func (c *capture) last(t *testing.T) map[string]any {
 	if len(c.bodies) == 0 {
 		t.Fatal("no request reached the server")
 	}
-	checkRequest(t, c.bodies[len(c.bodies)-1])
+	if strings.Contains(c.urls[len(c.urls)-1], "/v1beta/") {
+		checkRequest(t, c.bodies[len(c.bodies)-1])
+	} else {
+		checkVertexRequest(t, c.bodies[len(c.bodies)-1])
+	}
 	var v map[string]any
 	if err := json.Unmarshal(c.bodies[len(c.bodies)-1], &v); err != nil {
 		t.Fatal(err)
@@ -319,6 +323,35 @@ func TestRequest_ParallelCallsSendTheSignatureBackOnTheFirstCallOnly(t *testing.
 		sig, signed := p["thoughtSignature"].(string)
 		if signed != (i == 0) || (i == 0 && !strings.HasPrefix(sig, "Es8FCswFAXLI2nxF")) || p["functionCall"] == nil {
 			t.Errorf("part %d = %s, want a functionCall signed only as the first", i, jsonOf(p))
+		}
+	}
+}
+
+func TestRequest_ToolResultImageByURLOnEachTransport(t *testing.T) {
+	// Vertex AI takes fileData inside a function response; the Developer
+	// API's function-response parts hold inline bytes only, so there the
+	// image follows the function response as a part of the turn.
+	srv, c := serve(t, "testdata/text.sse")
+	vertex, err := gemini.Vertex("gemini-2.5-flash", "my-proj", gemini.WithBaseURL(srv.URL), gemini.WithBearerToken("ya29.tok"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	msgs := append(helikon.UserText("map?"),
+		helikon.Item{Role: helikon.RoleAssistant, Content: []helikon.ContentPart{helikon.ToolUsePart{CallID: "c1", Name: "get_map", Args: json.RawMessage(`{}`)}}},
+		helikon.Item{Role: helikon.RoleTool, Content: []helikon.ContentPart{helikon.ToolResultPart{CallID: "c1", Content: []helikon.ContentPart{
+			helikon.TextPart{Text: "here"}, helikon.ImagePart{URL: "https://example.com/map.png"}, helikon.ImagePart{Data: []byte{1}, MediaType: "image/png"}}}}})
+	for name, tt := range map[string]struct {
+		m    *gemini.Model
+		want string
+	}{
+		"developer": {newModel(t, srv.URL), `{"parts":[{"functionResponse":{"id":"c1","name":"get_map","parts":[{"inlineData":{"data":"AQ==","mimeType":"image/png"}}],"response":{"output":"here"}}},{"fileData":{"fileUri":"https://example.com/map.png","mimeType":"image/png"}}],"role":"user"}`},
+		"vertex":    {vertex, `{"parts":[{"functionResponse":{"id":"c1","name":"get_map","parts":[{"fileData":{"fileUri":"https://example.com/map.png","mimeType":"image/png"}},{"inlineData":{"data":"AQ==","mimeType":"image/png"}}],"response":{"output":"here"}}}],"role":"user"}`},
+	} {
+		if res := providertest.Collect(tt.m.Invoke(t.Context(), &helikon.ModelRequest{Messages: msgs})); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		if got := jsonOf(c.last(t)["contents"].([]any)[2]); got != tt.want {
+			t.Errorf("%s: tool turn = %s\nwant %s", name, got, tt.want)
 		}
 	}
 }
