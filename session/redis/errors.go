@@ -35,3 +35,9 @@ func wrap(op string, err error) error {
 		return fmt.Errorf("redis: %s: %w: %w", op, helikon.ErrSessionUnavailable, err)
 	}
 }
+
+// ErrTrimmedDuringRead reports a read of a capped stream ([WithMaxLen])
+// that appends by another handle trimmed while it was under way, between
+// two of its pages: the events it had returned and the ones after the
+// trim are not one contiguous part of the log. Reading again succeeds.
+var ErrTrimmedDuringRead = errors.New("redis: session stream trimmed during a read")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 
 	"github.com/redis/go-redis/v9"
 
@@ -110,34 +109,6 @@ func (s *Session) Append(ctx context.Context, events ...helikon.SessionEvent) er
 // [WithMaxLen], events trimmed from the stream are not returned.
 func (s *Session) Events(ctx context.Context, after helikon.SequenceID) ([]helikon.SessionEvent, error) {
 	return eventcodec.Collect(ctx, s.each, after)
-}
-
-// each reads the events after position after, in order.
-func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(helikon.SessionEvent) error) error {
-	start := "-"
-	if after >= 0 {
-		start = strconv.FormatInt(int64(after)+1, 10) + "-0"
-	}
-	msgs, err := s.client.XRange(ctx, s.events, start, "+").Result()
-	if err != nil {
-		return wrap(fmt.Sprintf("read session %q", s.id), err)
-	}
-	for _, m := range msgs {
-		seqField, _ := m.Values["seq"].(string)
-		payload, _ := m.Values["payload"].(string)
-		seq, err := strconv.ParseInt(seqField, 10, 64)
-		if err != nil {
-			return fmt.Errorf("redis: read session %q: entry %s: bad seq %q: %w", s.id, m.ID, seqField, err)
-		}
-		ev, err := eventcodec.Decode(seq, []byte(payload))
-		if err != nil {
-			return fmt.Errorf("redis: read session %q: %w", s.id, err)
-		}
-		if err := fn(ev); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // Snapshot returns the log projected to messages ([helikon.Project]); see

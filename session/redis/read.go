@@ -1,0 +1,243 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session/internal/eventcodec"
+)
+
+// readPage is how many stream entries one XRANGE reads. A page bounds the
+// reply a read holds and how long one command keeps the server busy; at
+// about 300 bytes an event it is a reply of a few hundred KiB.
+var readPage = 1000
+
+// each reads the events after position after, in order, a page of
+// entries at a time. It takes each page's reply as raw RESP and decodes the
+// payloads straight from the reply's bytes: go-redis's XRANGE reply builds
+// a map and a string per field, about 15 allocations an entry, which were
+// most of a load's cost.
+func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(helikon.SessionEvent) error) error {
+	next := int64(0)
+	if after >= 0 {
+		next = int64(after) + 1
+	}
+	for page := 0; ; page++ {
+		cmd := redis.NewRawCmd(ctx, "xrange", s.events, strconv.FormatInt(next, 10)+"-0", "+", "COUNT", readPage)
+		cmd.SetFirstKeyPos(1)
+		_ = s.client.Process(ctx, cmd)
+		reply, err := cmd.Result()
+		if err != nil {
+			return wrap(fmt.Sprintf("read session %q", s.id), err)
+		}
+		n := 0
+		var fnErr error
+		err = eachEntry(reply, func(seq int64, payload []byte) error {
+			// A stream holds one entry per sequence id and loses entries
+			// only from its front (WithMaxLen), so the pages of one read
+			// join up unless a trim overtook the read between two pages.
+			if page > 0 && n == 0 && seq != next {
+				return fmt.Errorf("%w: the next event after %d is %d", ErrTrimmedDuringRead, next-1, seq)
+			}
+			ev, err := eventcodec.Decode(seq, payload)
+			if err != nil {
+				return err
+			}
+			if err := fn(ev); err != nil {
+				fnErr = err
+				return err
+			}
+			next = seq + 1
+			n++
+			return nil
+		})
+		switch {
+		case fnErr != nil:
+			return fnErr
+		case err != nil:
+			return fmt.Errorf("redis: read session %q: %w", s.id, err)
+		case n < readPage:
+			return nil
+		}
+	}
+}
+
+// errMalformedReply reports a reply that is not the RESP of an XRANGE.
+var errMalformedReply = errors.New("malformed XRANGE reply")
+
+// replyError is an error the server replied with, kept as the raw reply
+// keeps it.
+type replyError string
+
+func (e replyError) Error() string { return string(e) }
+
+// RedisError marks e as the server's reply, as go-redis's own errors are.
+func (replyError) RedisError() {}
+
+// eachEntry calls fn with the seq and payload fields of every entry of
+// reply, the raw RESP2 or RESP3 reply of an XRANGE, in order. payload is a
+// part of reply. Every length is checked against what remains, so a
+// malformed reply is an error, never a read out of bounds.
+func eachEntry(reply []byte, fn func(seq int64, payload []byte) error) error {
+	r := resp{b: reply}
+	if len(r.b) > 0 && (r.b[0] == '-' || r.b[0] == '!') {
+		return r.serverError()
+	}
+	entries, err := r.aggregate('*')
+	if err != nil {
+		return err
+	}
+	for range entries {
+		if n, err := r.aggregate('*'); err != nil || n != 2 {
+			return errors.Join(errMalformedReply, err)
+		}
+		id, err := r.bulk()
+		if err != nil {
+			return err
+		}
+		fields, err := r.fields()
+		if err != nil {
+			return err
+		}
+		var seqField, payload []byte
+		for range fields {
+			k, err := r.bulk()
+			if err != nil {
+				return err
+			}
+			v, err := r.bulk()
+			if err != nil {
+				return err
+			}
+			switch string(k) {
+			case "seq":
+				seqField = v
+			case "payload":
+				payload = v
+			}
+		}
+		seq, err := parseInt(seqField)
+		if err != nil {
+			return fmt.Errorf("entry %s: bad seq %q: %w", id, seqField, err)
+		}
+		if payload == nil {
+			return fmt.Errorf("entry %s: no payload: %w", id, errMalformedReply)
+		}
+		if err := fn(seq, payload); err != nil {
+			return err
+		}
+	}
+	if len(r.b) != 0 {
+		return fmt.Errorf("%w: %d bytes after the last entry", errMalformedReply, len(r.b))
+	}
+	return nil
+}
+
+// resp reads RESP values from the front of b.
+type resp struct{ b []byte }
+
+// line returns the text after the type byte up to CRLF and moves past it.
+func (r *resp) line(typ byte) ([]byte, error) {
+	if len(r.b) == 0 || r.b[0] != typ {
+		return nil, errMalformedReply
+	}
+	for i := 1; i+1 < len(r.b); i++ {
+		if r.b[i] == '\r' {
+			if r.b[i+1] != '\n' {
+				return nil, errMalformedReply
+			}
+			l := r.b[1:i]
+			r.b = r.b[i+2:]
+			return l, nil
+		}
+	}
+	return nil, errMalformedReply
+}
+
+// aggregate reads the header of an aggregate of type typ and returns its
+// element count (pairs, for a map).
+func (r *resp) aggregate(typ byte) (int, error) {
+	l, err := r.line(typ)
+	if err != nil {
+		return 0, err
+	}
+	n, err := parseInt(l)
+	// Every element takes at least 4 bytes ("$0\r\n" or more), so a count
+	// the rest of the reply cannot hold is malformed.
+	if err != nil || n < 0 || n > int64(len(r.b)/4) {
+		return 0, errMalformedReply
+	}
+	return int(n), nil
+}
+
+// fields reads the header of an entry's field list, an array in RESP2 and
+// in Redis's RESP3 replies (a map is accepted too), and returns its number
+// of field-value pairs.
+func (r *resp) fields() (int, error) {
+	if len(r.b) > 0 && r.b[0] == '%' {
+		return r.aggregate('%')
+	}
+	n, err := r.aggregate('*')
+	if err != nil || n%2 != 0 {
+		return 0, errMalformedReply
+	}
+	return n / 2, nil
+}
+
+// bulk reads a bulk string.
+func (r *resp) bulk() ([]byte, error) { return r.bulkOf('$') }
+
+// bulkOf reads a length-prefixed value of type typ: a bulk string ('$')
+// or a blob error ('!').
+func (r *resp) bulkOf(typ byte) ([]byte, error) {
+	l, err := r.line(typ)
+	if err != nil {
+		return nil, err
+	}
+	n, err := parseInt(l)
+	if err != nil || n < 0 || n > int64(len(r.b))-2 {
+		return nil, errMalformedReply
+	}
+	v := r.b[:n:n]
+	if r.b[n] != '\r' || r.b[n+1] != '\n' {
+		return nil, errMalformedReply
+	}
+	r.b = r.b[n+2:]
+	return v, nil
+}
+
+// serverError returns the error reply at the front of r.
+func (r *resp) serverError() error {
+	if r.b[0] == '!' {
+		msg, err := r.bulkOf('!')
+		if err != nil {
+			return err
+		}
+		return replyError(msg)
+	}
+	msg, err := r.line('-')
+	if err != nil {
+		return err
+	}
+	return replyError(msg)
+}
+
+// parseInt parses a non-negative decimal int64 without allocating.
+func parseInt(b []byte) (int64, error) {
+	if len(b) == 0 || len(b) > 18 {
+		return 0, errMalformedReply
+	}
+	var n int64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, errMalformedReply
+		}
+		n = n*10 + int64(c-'0')
+	}
+	return n, nil
+}

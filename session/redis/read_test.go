@@ -1,0 +1,227 @@
+package redis
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session/sessiontest"
+)
+
+// entry is one XRANGE entry as the server writes it, fields in order.
+func entry(id string, fields ...string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "*2\r\n$%d\r\n%s\r\n*%d\r\n", len(id), id, len(fields))
+	for _, f := range fields {
+		fmt.Fprintf(&b, "$%d\r\n%s\r\n", len(f), f)
+	}
+	return b.String()
+}
+
+type seqPayload struct {
+	seq     int64
+	payload string
+}
+
+func collectEntries(reply string) ([]seqPayload, error) {
+	var got []seqPayload
+	err := eachEntry([]byte(reply), func(seq int64, payload []byte) error {
+		got = append(got, seqPayload{seq, string(payload)})
+		return nil
+	})
+	return got, err
+}
+
+func TestEachEntry_ReadsRESP2AndRESP3Replies(t *testing.T) {
+	e0 := entry("0-1", "seq", "0", "kind", "user_message", "ts", "1", "payload", `{"a":1}`)
+	e1 := entry("1-1", "seq", "1", "kind", "user_message", "ts", "2", "payload", "with\r\nCRLF")
+	resp3 := "*1\r\n*2\r\n$3\r\n7-1\r\n%2\r\n$7\r\npayload\r\n$2\r\n{}\r\n$3\r\nseq\r\n$1\r\n7\r\n"
+	for _, tc := range []struct {
+		name, reply string
+		want        []seqPayload
+	}{
+		{"empty", "*0\r\n", nil},
+		{"two entries", "*2\r\n" + e0 + e1, []seqPayload{{0, `{"a":1}`}, {1, "with\r\nCRLF"}}},
+		{"fields in another order", "*1\r\n" + entry("5-1", "payload", "p", "seq", "5"), []seqPayload{{5, "p"}}},
+		{"extra fields ignored", "*1\r\n" + entry("5-1", "x", "y", "seq", "5", "payload", ""), []seqPayload{{5, ""}}},
+		{"RESP3 map of fields", resp3, []seqPayload{{7, "{}"}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got, err := collectEntries(tc.reply)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(tc.want) {
+				t.Fatalf("entries = %v, want %v", got, tc.want)
+			}
+		})
+	}
+}
+
+func TestEachEntry_MalformedReplyIsAnErrorNotAPanic(t *testing.T) {
+	good := "*1\r\n" + entry("0-1", "seq", "0", "payload", "{}")
+	for _, tc := range []struct{ name, reply string }{
+		{"nothing", ""},
+		{"not an array", "+OK\r\n"},
+		{"truncated", good[:len(good)-3]},
+		{"trailing bytes", good + "x"},
+		{"count past the end", "*9\r\n" + entry("0-1", "seq", "0", "payload", "{}")},
+		{"huge count", "*99999999999999\r\n"},
+		{"negative count", "*-1\r\n"},
+		{"bulk longer than the reply", "*1\r\n*2\r\n$3\r\n0-1\r\n*2\r\n$3\r\nseq\r\n$999\r\n0\r\n"},
+		{"bulk not followed by CRLF", "*1\r\n*2\r\n$3\r\n0-1xx\r\n*0\r\n"},
+		{"entry of three", "*1\r\n*3\r\n$3\r\n0-1\r\n*0\r\n*0\r\n"},
+		{"odd field count", "*1\r\n*2\r\n$3\r\n0-1\r\n*1\r\n$3\r\nseq\r\n"},
+		{"no payload", "*1\r\n" + entry("0-1", "seq", "0")},
+		{"no seq", "*1\r\n" + entry("0-1", "payload", "{}")},
+		{"seq not a number", "*1\r\n" + entry("0-1", "seq", "x1", "payload", "{}")},
+		{"seq negative", "*1\r\n" + entry("0-1", "seq", "-1", "payload", "{}")},
+		{"seq too long", "*1\r\n" + entry("0-1", "seq", "1234567890123456789", "payload", "{}")},
+		{"bare CR in a header", "*1\rx\n"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got, err := collectEntries(tc.reply); err == nil {
+				t.Fatalf("eachEntry(%q) = %v, nil; want an error", tc.reply, got)
+			}
+		})
+	}
+}
+
+func TestEachEntry_ServerErrorReplyIsARedisError(t *testing.T) {
+	for _, reply := range []string{"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n", "!9\r\nERR boom!\r\n"} {
+		_, err := collectEntries(reply)
+		var rerr redis.Error
+		if !errors.As(err, &rerr) || !strings.Contains(err.Error(), "ERR") && !strings.Contains(err.Error(), "WRONGTYPE") {
+			t.Errorf("eachEntry(%q) = %v, want the server's error as a redis.Error", reply, err)
+		}
+	}
+}
+
+func FuzzEachEntry(f *testing.F) {
+	f.Add([]byte("*1\r\n" + entry("0-1", "seq", "0", "kind", "k", "ts", "1", "payload", "{}")))
+	f.Add([]byte("*0\r\n"))
+	f.Add([]byte("-ERR x\r\n"))
+	f.Fuzz(func(t *testing.T, reply []byte) {
+		_ = eachEntry(reply, func(seq int64, payload []byte) error {
+			if seq < 0 {
+				t.Fatalf("negative seq %d", seq)
+			}
+			return nil
+		})
+	})
+}
+
+// testClient returns a client of the machine's Redis, or skips.
+func testClient(t *testing.T) *redis.Client {
+	addr := "127.0.0.1:6379"
+	if a := os.Getenv("HELIKON_REDIS_ADDR"); a != "" {
+		addr = a
+	}
+	client := redis.NewClient(&redis.Options{Addr: addr})
+	t.Cleanup(func() { client.Close() })
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	if err := client.Ping(ctx).Err(); err != nil {
+		sessiontest.Unreachable(t, "Redis not reachable at "+addr+": start it with "+
+			"`redis-server --daemonize yes --bind 127.0.0.1 --port 6379` ("+err.Error()+")")
+	}
+	return client
+}
+
+var pageMu sync.Mutex
+
+// withPage runs the test with reads of n entries a page.
+func withPage(t *testing.T, n int) {
+	pageMu.Lock()
+	old := readPage
+	readPage = n
+	t.Cleanup(func() { readPage = old; pageMu.Unlock() })
+}
+
+func openInternal(t *testing.T, client *redis.Client, id string, opts ...Option) *Session {
+	s, err := New(client, id, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Del(context.Background(), s.events, s.seq, s.snapshot) })
+	return s
+}
+
+// Reads of several pages pass the whole conformance suite.
+func TestSession_ConformanceInSmallPages(t *testing.T) {
+	client := testClient(t)
+	withPage(t, 2)
+	sessiontest.RunStore(t, func(t *testing.T, id string) helikon.Session { return openInternal(t, client, id) })
+}
+
+// A read of a capped stream that appends trim past between two of its
+// pages reports it rather than returning events with a hole in them.
+func TestEach_TrimBetweenPagesIsErrTrimmedDuringRead(t *testing.T) {
+	client := testClient(t)
+	withPage(t, 2)
+	id := sessiontest.UniqueID(t)
+	reader := openInternal(t, client, id)
+	writer := openInternal(t, client, id, WithMaxLen(2))
+	for i := range 2 {
+		if err := writer.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var seen []helikon.SequenceID
+	err := reader.each(t.Context(), helikon.Beginning, func(ev helikon.SessionEvent) error {
+		seen = append(seen, ev.Seq)
+		if ev.Seq == 1 {
+			// The first page is read; four appends trim seq 2 and 3 away
+			// before the second page is.
+			for i := range 4 {
+				if err := writer.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint("late ", i)})); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if !errors.Is(err, ErrTrimmedDuringRead) {
+		t.Fatalf("read overtaken by a trim = %v (saw %v), want ErrTrimmedDuringRead", err, seen)
+	}
+	// Read again, it returns the stream as it is: seq 4 and 5.
+	evs, err := reader.Events(t.Context(), helikon.Beginning)
+	if err != nil || len(evs) != 2 || evs[0].Seq != 4 || evs[1].Seq != 5 {
+		t.Fatalf("Events after the trim = %v, %v; want seq 4 and 5", evs, err)
+	}
+}
+
+// Pages of a read that nothing trims join up, whatever is appended meanwhile.
+func TestEach_PagesJoinUpUnderAppends(t *testing.T) {
+	client := testClient(t)
+	withPage(t, 3)
+	id := sessiontest.UniqueID(t)
+	s := openInternal(t, client, id)
+	for i := range 7 {
+		if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var seen []helikon.SequenceID
+	err := s.each(t.Context(), 0, func(ev helikon.SessionEvent) error {
+		seen = append(seen, ev.Seq)
+		if ev.Seq == 3 {
+			return s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "late"}))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[1 2 3 4 5 6 7]" {
+		t.Fatalf("read after 0 saw %v, want 1..7 (7 appended during the read)", seen)
+	}
+}
