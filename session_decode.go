@@ -383,7 +383,67 @@ func (d *fastDecoder) time(dst *time.Time) bool {
 		return false
 	}
 	raw, ok := d.plainString()
-	return ok && dst.UnmarshalText(raw) == nil
+	if !ok {
+		return false
+	}
+	if t, ok := parseUTC(raw); ok {
+		*dst = t
+		return true
+	}
+	return dst.UnmarshalText(raw) == nil
+}
+
+// parseUTC reads the form time.Time's MarshalJSON gives a UTC time,
+// "2006-01-02T15:04:05.999999999Z" (a fraction of 1 to 9 digits, or
+// none), as time.Parse would, about ten times faster: a stored event's
+// time was a tenth of its decoding. Anything else it leaves to
+// UnmarshalText.
+func parseUTC(b []byte) (time.Time, bool) {
+	if len(b) < 20 || len(b) > 30 || b[4] != '-' || b[7] != '-' || b[10] != 'T' ||
+		b[13] != ':' || b[16] != ':' || b[len(b)-1] != 'Z' {
+		return time.Time{}, false
+	}
+	year, ok1 := digits(b[0:4])
+	month, ok2 := digits(b[5:7])
+	day, ok3 := digits(b[8:10])
+	hour, ok4 := digits(b[11:13])
+	minute, ok5 := digits(b[14:16])
+	sec, ok6 := digits(b[17:19])
+	if !ok1 || !ok2 || !ok3 || !ok4 || !ok5 || !ok6 ||
+		month < 1 || month > 12 || day < 1 || hour > 23 || minute > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	nsec := 0
+	if frac := b[19 : len(b)-1]; len(frac) > 0 {
+		if frac[0] != '.' || len(frac) < 2 {
+			return time.Time{}, false
+		}
+		n, ok := digits(frac[1:])
+		if !ok {
+			return time.Time{}, false
+		}
+		for range 10 - len(frac) {
+			n *= 10
+		}
+		nsec = n
+	}
+	t := time.Date(year, time.Month(month), day, hour, minute, sec, nsec, time.UTC)
+	if t.Day() != day { // the 31st of a 30-day month, and the like
+		return time.Time{}, false
+	}
+	return t, true
+}
+
+// digits parses b, 1 to 9 decimal digits.
+func digits(b []byte) (int, bool) {
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n, true
 }
 
 // bytes reads a base64 string as encoding/json decodes a []byte.

@@ -63,6 +63,22 @@ func decodeCorpus(t testing.TB) [][]byte {
 		`{"type":"tool_called","args_bytes":"!!"}`,
 		`{"type":"tool_called","ts":"2026-01-02T03:04:05Z"}`,
 		`{"type":"tool_called","ts":"2026-01-02 03:04:05Z"}`,
+		`{"type":"tool_called","ts":"2026-01-02T03:04:05.1Z"}`,
+		`{"type":"tool_called","ts":"2026-01-02T03:04:05.123456789Z"}`,
+		`{"type":"tool_called","ts":"2026-01-02T03:04:05.1234567891Z"}`,
+		`{"type":"tool_called","ts":"2026-01-02T03:04:05.Z"}`,
+		`{"type":"tool_called","ts":"2026-01-02T03:04:05.12a4Z"}`,
+		`{"type":"tool_called","ts":"2026-02-29T03:04:05Z"}`,
+		`{"type":"tool_called","ts":"2024-02-29T03:04:05Z"}`,
+		`{"type":"tool_called","ts":"2026-04-31T03:04:05Z"}`,
+		`{"type":"tool_called","ts":"2026-13-01T03:04:05Z"}`,
+		`{"type":"tool_called","ts":"2026-01-00T03:04:05Z"}`,
+		`{"type":"tool_called","ts":"2026-01-02T24:00:00Z"}`,
+		`{"type":"tool_called","ts":"2026-01-02T23:59:60Z"}`,
+		`{"type":"tool_called","ts":"2026-01-02t03:04:05z"}`,
+		`{"type":"tool_called","ts":"0000-01-02T03:04:05Z"}`,
+		`{"type":"tool_called","ts":"+026-01-02T03:04:05Z"}`,
+		`{"type":"tool_called","ts":"2026-01-02T03:04:05+00:00"}`,
 		`{"type":"user_message","content":[{"type":"image","data":"AAE="},{"type":"reasoning","data":"x\ny"}]}`,
 		`{"type":"user_message","content":[{"type":"text","content":[{"type":"x"}]}]}`,
 		`{"type":"a","type":"b","is_error":true,"is_error":false}`,
@@ -257,4 +273,42 @@ func FuzzDecodeProjection(f *testing.F) {
 		f.Add(data)
 	}
 	f.Fuzz(func(t *testing.T, data []byte) { agreeProjection(t, data) })
+}
+
+// parseUTC agrees with time.Time's UnmarshalText wherever it accepts.
+func FuzzParseUTC(f *testing.F) {
+	for _, s := range []string{"2026-01-02T03:04:05Z", "2026-01-02T03:04:05.000000001Z", "2024-02-29T23:59:59.5Z", "2026-04-31T03:04:05Z", "9999-12-31T23:59:59.999999999Z"} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		got, ok := parseUTC(b)
+		if !ok {
+			return
+		}
+		var want time.Time
+		if err := want.UnmarshalText(b); err != nil {
+			t.Fatalf("parseUTC accepted %q, which UnmarshalText rejects: %v", b, err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("parseUTC(%q) = %v, UnmarshalText gives %v", b, got, want)
+		}
+	})
+}
+
+func TestParseUTC_TheEncodersFormRoundTrips(t *testing.T) {
+	for _, tm := range []time.Time{
+		time.Date(2026, 12, 1, 10, 37, 45, 0, time.UTC),
+		time.Date(2026, 12, 1, 10, 37, 45, 100, time.UTC),
+		time.Date(2024, 2, 29, 0, 0, 0, 999999999, time.UTC),
+		time.Now().UTC(),
+	} {
+		b, err := tm.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, ok := parseUTC(b)
+		if !ok || !reflect.DeepEqual(got, tm.Round(0)) {
+			t.Errorf("parseUTC(%q) = %v, %v; want %v", b, got, ok, tm)
+		}
+	}
 }
