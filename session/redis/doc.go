@@ -33,12 +33,16 @@
 // # Reads
 //
 // Events and loads read the stream with XRANGE in pages of 1,000 entries,
-// so one command never holds the server for a whole long log, and decode
-// each payload straight from the raw reply (go-redis's parsed XRANGE reply
-// costs about fifteen allocations an entry). Appends never leave a hole,
-// so the pages of a read join up; only a trim ([WithMaxLen]) by another
-// handle between two pages can break that, and the read then fails with
-// [ErrTrimmedDuringRead] instead of returning events with a hole in them.
+// so one command never holds the server for a whole long log, into a
+// reused buffer as raw RESP, and decode each payload straight from it
+// (go-redis's parsed XRANGE reply costs about fifteen allocations an
+// entry). go-redis neither retries a raw command nor follows a cluster's
+// redirection for it, so a page is retried once on a broken connection,
+// and read through go-redis's parsed XRANGE on MOVED, ASK, TRYAGAIN or
+// CLUSTERDOWN. Appends never leave a hole, so the pages of a read join
+// up; only a trim ([WithMaxLen]) by another handle between two pages can
+// break that, and the read then fails with [ErrTrimmedDuringRead] instead
+// of returning events with a hole in them.
 //
 // # Retention
 //

@@ -1,10 +1,13 @@
 package redis
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 
@@ -17,6 +20,13 @@ import (
 // about 300 bytes an event it is a reply of a few hundred KiB.
 var readPage = 1000
 
+// maxPooledReply is the largest reply buffer kept for reuse.
+const maxPooledReply = 4 << 20
+
+// replyBuffers holds the buffers pages are read into, so that a load does
+// not allocate (and the collector reclaim) a reply-sized buffer per page.
+var replyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
 // each reads the events after position after, in order, a page of
 // entries at a time. It takes each page's reply as raw RESP and decodes the
 // payloads straight from the reply's bytes: go-redis's XRANGE reply builds
@@ -27,17 +37,16 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 	if after >= 0 {
 		next = int64(after) + 1
 	}
-	for page := 0; ; page++ {
-		cmd := redis.NewRawCmd(ctx, "xrange", s.events, strconv.FormatInt(next, 10)+"-0", "+", "COUNT", readPage)
-		cmd.SetFirstKeyPos(1)
-		_ = s.client.Process(ctx, cmd)
-		reply, err := cmd.Result()
-		if err != nil {
-			return wrap(fmt.Sprintf("read session %q", s.id), err)
+	buf := replyBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledReply {
+			replyBuffers.Put(buf)
 		}
+	}()
+	for page := 0; ; page++ {
 		n := 0
 		var fnErr error
-		err = eachEntry(reply, func(seq int64, payload []byte) error {
+		err := s.page(ctx, buf, next, func(seq int64, payload []byte) error {
 			// A stream holds one entry per sequence id and loses entries
 			// only from its front (WithMaxLen), so the pages of one read
 			// join up unless a trim overtook the read between two pages.
@@ -60,11 +69,66 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 		case fnErr != nil:
 			return fnErr
 		case err != nil:
-			return fmt.Errorf("redis: read session %q: %w", s.id, err)
+			return err
 		case n < readPage:
 			return nil
 		}
 	}
+}
+
+// page reads up to readPage entries from sequence id next on into buf and
+// calls fn with each one's seq and payload.
+//
+// A raw reply is beyond go-redis's handling of it: it neither retries the
+// command on a broken connection (it cannot take back what it wrote to
+// buf) nor follows a cluster's MOVED or ASK. So page retries once itself,
+// and on a redirection (or a cluster's TRYAGAIN or CLUSTERDOWN) reads the
+// page again through go-redis's parsed XRANGE, which follows it and
+// refreshes the client's view of the cluster.
+func (s *Session) page(ctx context.Context, buf *bytes.Buffer, next int64, fn func(seq int64, payload []byte) error) error {
+	start := strconv.FormatInt(next, 10) + "-0"
+	for attempt := 0; ; attempt++ {
+		buf.Reset()
+		cmd := redis.NewRawWriteToCmd(ctx, buf, "xrange", s.events, start, "+", "COUNT", readPage)
+		cmd.SetFirstKeyPos(1)
+		err := s.client.Process(ctx, cmd)
+		if err == nil {
+			err = eachEntry(buf.Bytes(), fn)
+			var rerr replyError
+			if errors.As(err, &rerr) && rerr.redirect() {
+				return s.parsedPage(ctx, start, fn)
+			}
+			if err != nil {
+				return fmt.Errorf("redis: read session %q: %w", s.id, err)
+			}
+			return nil
+		}
+		var rerr redis.Error
+		if attempt == 0 && !errors.As(err, &rerr) && ctx.Err() == nil {
+			continue
+		}
+		return wrap(fmt.Sprintf("read session %q", s.id), err)
+	}
+}
+
+// parsedPage is page through go-redis's parsed XRANGE reply.
+func (s *Session) parsedPage(ctx context.Context, start string, fn func(seq int64, payload []byte) error) error {
+	msgs, err := s.client.XRangeN(ctx, s.events, start, "+", int64(readPage)).Result()
+	if err != nil {
+		return wrap(fmt.Sprintf("read session %q", s.id), err)
+	}
+	for _, m := range msgs {
+		seqField, _ := m.Values["seq"].(string)
+		payload, ok := m.Values["payload"].(string)
+		seq, err := parseInt([]byte(seqField))
+		if err != nil || !ok {
+			return fmt.Errorf("redis: read session %q: entry %s: bad seq %q or no payload: %w", s.id, m.ID, seqField, errMalformedReply)
+		}
+		if err := fn(seq, []byte(payload)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // errMalformedReply reports a reply that is not the RESP of an XRANGE.
@@ -78,6 +142,17 @@ func (e replyError) Error() string { return string(e) }
 
 // RedisError marks e as the server's reply, as go-redis's own errors are.
 func (replyError) RedisError() {}
+
+// redirect reports a cluster's reply that the command must go elsewhere or
+// wait: go-redis handles these for the commands it parses.
+func (e replyError) redirect() bool {
+	for _, p := range []string{"MOVED ", "ASK ", "TRYAGAIN", "CLUSTERDOWN"} {
+		if strings.HasPrefix(string(e), p) {
+			return true
+		}
+	}
+	return false
+}
 
 // eachEntry calls fn with the seq and payload fields of every entry of
 // reply, the raw RESP2 or RESP3 reply of an XRANGE, in order. payload is a

@@ -1,9 +1,11 @@
 package redis
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 	"sync"
@@ -223,5 +225,99 @@ func TestEach_PagesJoinUpUnderAppends(t *testing.T) {
 	}
 	if fmt.Sprint(seen) != "[1 2 3 4 5 6 7]" {
 		t.Fatalf("read after 0 saw %v, want 1..7 (7 appended during the read)", seen)
+	}
+}
+
+func TestReplyError_ClusterRedirectionsRecognised(t *testing.T) {
+	for reply, want := range map[string]bool{
+		"MOVED 3999 127.0.0.1:6381":         true,
+		"ASK 3999 127.0.0.1:6381":           true,
+		"TRYAGAIN Multiple keys":            true,
+		"CLUSTERDOWN The cluster is down":   true,
+		"WRONGTYPE Operation against a key": false,
+		"ERR MOVED":                         false,
+	} {
+		if got := replyError(reply).redirect(); got != want {
+			t.Errorf("replyError(%q).redirect() = %v, want %v", reply, got, want)
+		}
+	}
+}
+
+// The parsed read a redirection falls back to returns what the raw one does.
+func TestParsedPage_ReadsWhatThePageDoes(t *testing.T) {
+	client := testClient(t)
+	withPage(t, 3)
+	s := openInternal(t, client, sessiontest.UniqueID(t))
+	for i := range 5 {
+		if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(f func(fn func(int64, []byte) error) error) []seqPayload {
+		var got []seqPayload
+		if err := f(func(seq int64, payload []byte) error {
+			got = append(got, seqPayload{seq, string(payload)})
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	raw := read(func(fn func(int64, []byte) error) error { return s.page(t.Context(), new(bytes.Buffer), 1, fn) })
+	parsed := read(func(fn func(int64, []byte) error) error { return s.parsedPage(t.Context(), "1-0", fn) })
+	if len(raw) != 3 || raw[0].seq != 1 || fmt.Sprint(raw) != fmt.Sprint(parsed) {
+		t.Fatalf("raw page %v, parsed page %v; want seq 1..3 alike", raw, parsed)
+	}
+}
+
+// failFirst fails the first n raw XRANGEs as a dropped connection would.
+type failFirst struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (h *failFirst) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *failFirst) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (h *failFirst) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if _, ok := cmd.(*redis.RawWriteToCmd); ok {
+			h.mu.Lock()
+			fail := h.n > 0
+			h.n--
+			h.mu.Unlock()
+			if fail {
+				return io.ErrUnexpectedEOF
+			}
+		}
+		return next(ctx, cmd)
+	}
+}
+
+// go-redis does not retry a raw read; the page retries once itself.
+func TestPage_RetriesOnceOnABrokenConnection(t *testing.T) {
+	for _, tc := range []struct {
+		failures int
+		wantErr  bool
+	}{{1, false}, {2, true}} {
+		t.Run(fmt.Sprint(tc.failures, " failures"), func(t *testing.T) {
+			client := testClient(t)
+			s := openInternal(t, client, sessiontest.UniqueID(t))
+			if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "x"})); err != nil {
+				t.Fatal(err)
+			}
+			client.AddHook(&failFirst{n: tc.failures})
+			evs, err := s.Events(t.Context(), helikon.Beginning)
+			if tc.wantErr {
+				if !errors.Is(err, helikon.ErrSessionUnavailable) {
+					t.Fatalf("Events after %d broken reads = %v, want ErrSessionUnavailable", tc.failures, err)
+				}
+				return
+			}
+			if err != nil || len(evs) != 1 {
+				t.Fatalf("Events after one broken read = %v, %v; want the event", evs, err)
+			}
+		})
 	}
 }
