@@ -9,8 +9,9 @@
 //	agent, err := helikon.NewAgent("assistant", model)
 //
 // [FromEnv] loads the standard AWS credential chain; credentials resolve
-// lazily, so a missing or refused one is the first Invoke's error. [New]
-// takes an aws.Config, [NewFromClient] a ready client.
+// lazily, so a missing or refused one is the first Invoke's error (a
+// missing one wrapping [ErrNoCredentials], which names the variables to
+// set). [New] takes an aws.Config, [NewFromClient] a ready client.
 //
 // # What it covers
 //

@@ -77,6 +77,10 @@ type Model struct {
 	family Family
 	client ConverseStreamer
 	cfgReg string
+	// creds, set by New and FromEnv, is resolved before each call, so a
+	// missing credential fails as such rather than as a transport error
+	// deep inside the SDK's signing.
+	creds  aws.CredentialsProvider
 	s      settings
 	warned sync.Once
 }
@@ -88,8 +92,10 @@ var ErrNoRegion = errors.New("bedrock: no AWS region: set AWS_REGION (or a regio
 // FromEnv loads the standard AWS configuration (environment, shared config
 // and credentials files, SSO, web identity, container and instance roles)
 // and returns a model on it; it fails with [ErrNoRegion] when no region is
-// configured. Credentials resolve lazily: a missing or
-// refused credential surfaces as the first Invoke's error, not here.
+// configured. Credentials resolve lazily: none found surfaces as the
+// first Invoke's error, a final one wrapping [ErrNoCredentials] and naming
+// the variables to set, before anything is sent; credentials the service
+// refuses come back as its AccessDenied or signature error.
 func FromEnv(ctx context.Context, modelID string, opts ...Option) (*Model, error) {
 	cfg, err := config.LoadDefaultConfig(ctx)
 	if err != nil {
@@ -109,12 +115,28 @@ func New(cfg aws.Config, modelID string, opts ...Option) (*Model, error) {
 	for _, o := range opts {
 		o(&s)
 	}
-	copts := append([]func(*bedrockruntime.Options){func(o *bedrockruntime.Options) { o.Retryer = aws.NopRetryer{} }}, s.clientOpts...)
+	// One credentials cache, the client's and the adapter's own check's,
+	// so the chain is walked once and not again until the credentials
+	// expire.
+	var creds aws.CredentialsProvider
+	if cfg.Credentials != nil {
+		if c, ok := cfg.Credentials.(*aws.CredentialsCache); ok {
+			creds = c
+		} else {
+			creds = aws.NewCredentialsCache(cfg.Credentials)
+		}
+	}
+	copts := append([]func(*bedrockruntime.Options){func(o *bedrockruntime.Options) {
+		o.Retryer = aws.NopRetryer{}
+		if creds != nil {
+			o.Credentials = creds
+		}
+	}}, s.clientOpts...)
 	m, err := newModel(bedrockruntime.NewFromConfig(cfg, copts...), modelID, s)
 	if err != nil {
 		return nil, err
 	}
-	m.cfgReg = cfg.Region
+	m.cfgReg, m.creds = cfg.Region, creds
 	return m, nil
 }
 
@@ -193,6 +215,10 @@ func (m *Model) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2
 			yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName, Message: "invalid request", Err: err})
 			return
 		}
+		if me := m.checkCredentials(ctx); me != nil {
+			yield(nil, me)
+			return
+		}
 		hc := &httpClient{}
 		out, err := m.client.ConverseStream(ctx, in, hc.install)
 		if err != nil {
@@ -236,6 +262,28 @@ func (m *Model) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2
 			}
 		}
 	}
+}
+
+// ErrNoCredentials is wrapped by the error an Invoke returns when the AWS
+// credential chain yields no credentials. It is not retryable: the
+// configuration has to change.
+var ErrNoCredentials = errors.New("bedrock: no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (shared config, SSO, roles)")
+
+// checkCredentials resolves the credentials (from the cache after the
+// first call) and reports a failure as a ModelError naming what to set.
+func (m *Model) checkCredentials(ctx context.Context) *helikon.ModelError {
+	if m.creds == nil {
+		return nil
+	}
+	_, err := m.creds.Retrieve(ctx)
+	switch {
+	case err == nil:
+		return nil
+	case ctx.Err() != nil:
+		return m.classify(ctx, err)
+	}
+	return &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName,
+		Message: "model " + m.id + " in region " + m.region(), Err: fmt.Errorf("%w: %w", ErrNoCredentials, err)}
 }
 
 // readWire reads the response's event stream (see wire.go).

@@ -1,6 +1,7 @@
 package bedrock_test
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/provider/bedrock"
 	"github.com/paigasus/helikon/provider/providertest"
@@ -288,5 +290,66 @@ func TestStream_ClientDroppingOptionsGetsTheSameEvents(t *testing.T) {
 				t.Errorf("errors differ: adapter %v, sdk %v", direct.Err, viaSDK.Err)
 			}
 		})
+	}
+}
+
+func TestStream_EveryStopReasonTheSDKKnowsMaps(t *testing.T) {
+	// The recorded text stream, its messageStop's stopReason set to each
+	// value the SDK's StopReason enum lists (the service model's).
+	want := map[types.StopReason]any{
+		types.StopReasonEndTurn: helikon.FinishStop, types.StopReasonStopSequence: helikon.FinishStop,
+		types.StopReasonMaxTokens: helikon.FinishLength, types.StopReasonModelContextWindowExceeded: helikon.FinishLength,
+		types.StopReasonToolUse:             helikon.FinishToolCalls,
+		types.StopReasonGuardrailIntervened: helikon.ModelRefused, types.StopReasonContentFiltered: helikon.ModelRefused,
+		types.StopReasonMalformedModelOutput: helikon.FinishOther, types.StopReasonMalformedToolUse: helikon.FinishOther,
+	}
+	for _, reason := range types.StopReason("").Values() {
+		w, ok := want[reason]
+		if !ok {
+			t.Errorf("stop reason %q is new to the SDK: map it", reason)
+			continue
+		}
+		fr := loadFrames(t, "testdata/text.jsonl")
+		for i := range fr {
+			if fr[i].typ == "messageStop" {
+				fr[i].payload = bytes.Replace(fr[i].payload, []byte(`"end_turn"`), []byte(`"`+string(reason)+`"`), 1)
+			}
+		}
+		f := newFake(t, response{body: encode(t, fr)})
+		res := providertest.Collect(newModel(t, f.URL, claude).Invoke(t.Context(), &helikon.ModelRequest{Messages: helikon.UserText("hi")}))
+		fin, finished := lastOf[helikon.Finish](res.Events)
+		var me *helikon.ModelError
+		switch w := w.(type) {
+		case helikon.FinishReason:
+			if res.Err != nil || !finished || fin.Reason != w {
+				t.Errorf("%s: finish %+v err %v, want %s", reason, fin, res.Err, w)
+			}
+		case helikon.ModelErrorKind:
+			if !errors.As(res.Err, &me) || me.Kind != w || !strings.Contains(me.Message, string(reason)) || finished {
+				t.Errorf("%s: err %v (finished %v), want %s naming the reason", reason, res.Err, finished, w)
+			}
+		}
+	}
+}
+
+func TestInvoke_MissingCredentialsFailBeforeSendingNamingTheVariables(t *testing.T) {
+	f := newFake(t, stream(t, "testdata/text.jsonl"))
+	none := aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
+		return aws.Credentials{}, errors.New("no EC2 IMDS role found")
+	})
+	m, err := bedrock.New(aws.Config{Region: "eu-west-1", Credentials: none}, claude, bedrock.WithClientOptions(func(o *bedrockruntime.Options) {
+		o.BaseEndpoint = aws.String(f.URL)
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := providertest.Collect(m.Invoke(t.Context(), &helikon.ModelRequest{Messages: helikon.UserText("hi")}))
+	var me *helikon.ModelError
+	if !errors.As(res.Err, &me) || me.Kind != helikon.ModelOther || me.Transient() || !errors.Is(res.Err, bedrock.ErrNoCredentials) ||
+		!strings.Contains(me.Error(), "AWS_ACCESS_KEY_ID") || !strings.Contains(me.Error(), "eu-west-1") || !strings.Contains(me.Error(), "IMDS") {
+		t.Errorf("err = %v, want a final error wrapping ErrNoCredentials, naming the variables, the region and the cause", res.Err)
+	}
+	if len(f.bodies) != 0 {
+		t.Error("a request was sent without credentials")
 	}
 }
