@@ -2,6 +2,7 @@ package redis_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"testing"
@@ -68,7 +69,8 @@ func BenchmarkLoadRedisHistory(b *testing.B) {
 }
 
 // legacyEvents reads the log as Events did before issue 22: the same
-// XRANGE, every payload through the general decoder.
+// XRANGE (of the stream in that version's layout, legacyLayout), every
+// payload through the general decoder.
 func legacyEvents(ctx context.Context, client *redis.Client, stream string) ([]helikon.SessionEvent, error) {
 	msgs, err := client.XRange(ctx, stream, "-", "+").Result()
 	if err != nil {
@@ -133,5 +135,32 @@ func historyStore(b *testing.B) sessiontest.HistoryStore {
 		LegacyEvents: func(ctx context.Context, id string) ([]helikon.SessionEvent, error) {
 			return legacyEvents(ctx, client, keys(id)[0])
 		},
+		LegacyLayout: func(ctx context.Context, id string) error { return legacyLayout(ctx, client, keys(id)[0]) },
 	}
+}
+
+// legacyLayout rewrites stream in the layout of the pre-issue-22 append
+// script: seq, kind, ts (Unix nanoseconds) and payload per entry, under
+// the same ids.
+func legacyLayout(ctx context.Context, client *redis.Client, stream string) error {
+	msgs, err := client.XRange(ctx, stream, "-", "+").Result()
+	if err != nil {
+		return err
+	}
+	pipe := client.Pipeline()
+	pipe.Del(ctx, stream)
+	for _, m := range msgs {
+		payload, _ := m.Values["payload"].(string)
+		var head struct {
+			Type string    `json:"type"`
+			TS   time.Time `json:"ts"`
+		}
+		if err := json.Unmarshal([]byte(payload), &head); err != nil {
+			return err
+		}
+		pipe.XAdd(ctx, &redis.XAddArgs{Stream: stream, ID: m.ID,
+			Values: []any{"seq", m.Values["seq"], "kind", head.Type, "ts", head.TS.UnixNano(), "payload", payload}})
+	}
+	_, err = pipe.Exec(ctx)
+	return err
 }

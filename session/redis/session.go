@@ -94,10 +94,10 @@ func (s *Session) Append(ctx context.Context, events ...helikon.SessionEvent) er
 	if err != nil {
 		return fmt.Errorf("redis: append to session %q: %w", s.id, err)
 	}
-	args := make([]any, 0, 1+3*len(recs))
+	args := make([]any, 0, 1+len(recs))
 	args = append(args, s.maxLen)
 	for _, r := range recs {
-		args = append(args, r.Kind, r.Time.UnixNano(), r.Payload)
+		args = append(args, r.Payload)
 	}
 	if err := appendScript.Run(ctx, s.client, []string{s.events, s.seq}, args...).Err(); err != nil {
 		return wrap(fmt.Sprintf("append to session %q", s.id), err)

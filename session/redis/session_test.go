@@ -2,10 +2,12 @@ package redis_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -82,7 +84,7 @@ func TestNew_RejectsBadInput(t *testing.T) {
 	}
 }
 
-func TestAppend_StreamEntriesCarrySeqKindPayloadTs(t *testing.T) {
+func TestAppend_StreamEntriesCarrySeqAndPayload(t *testing.T) {
 	s := openSession(t, sessiontest.UniqueID(t))
 	ev := helikon.HandoffOccurred("triage", "billing")
 	ev.Time = time.Unix(1700000000, 123456789).UTC()
@@ -97,9 +99,42 @@ func TestAppend_StreamEntriesCarrySeqKindPayloadTs(t *testing.T) {
 		t.Fatalf("stream holds %d entries, want 2", len(msgs))
 	}
 	got := msgs[1]
-	if got.ID != "1-1" || got.Values["seq"] != "1" || got.Values["kind"] != "handoff_occurred" ||
-		got.Values["ts"] != "1700000000123456789" || got.Values["payload"] == "" {
+	payload, _ := got.Values["payload"].(string)
+	if got.ID != "1-1" || got.Values["seq"] != "1" || len(got.Values) != 2 ||
+		!strings.Contains(payload, `"type":"handoff_occurred"`) || !strings.Contains(payload, `"ts":"2023-11-14T22:13:20.123456789Z"`) {
 		t.Fatalf("entry = %+v", got)
+	}
+}
+
+// Entries as earlier versions wrote them (seq, kind, ts, payload) read as
+// today's do, alone or mixed with today's in one stream.
+func TestEvents_ReadsEntriesInTheEarlierLayout(t *testing.T) {
+	id := sessiontest.UniqueID(t)
+	s := openSession(t, id)
+	client := testClient(t)
+	old := helikon.UserMessage(helikon.TextPart{Text: "written by an earlier version"})
+	old.Time = time.Unix(1700000000, 5).UTC()
+	payload, err := json.Marshal(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := client.XAdd(t.Context(), &redis.XAddArgs{Stream: s.StreamKey(), ID: "0-1",
+		Values: []any{"seq", 0, "kind", "user_message", "ts", old.Time.UnixNano(), "payload", payload}}).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := client.Set(t.Context(), "helikon:session:{"+id+"}:seq", 1, 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "written now"})); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := s.Events(t.Context(), helikon.Beginning)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old.Seq = 0
+	if len(evs) != 2 || !reflect.DeepEqual(evs[0], old) || evs[1].Seq != 1 || evs[1].Content[0].(helikon.TextPart).Text != "written now" {
+		t.Fatalf("Events = %+v, want the earlier entry then today's", evs)
 	}
 }
 

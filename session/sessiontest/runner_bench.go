@@ -37,6 +37,11 @@ type HistoryStore struct {
 	// [helikon.Project], as "before", side by side with today's load in
 	// the same iterations.
 	LegacyEvents func(ctx context.Context, id string) ([]helikon.SessionEvent, error)
+	// LegacyLayout, when set, rewrites the log of id as the backend
+	// stored it before (where its layout has changed since), so that
+	// LegacyEvents reads what the code it stands for read. The benchmarks
+	// call it, untimed, on a copy of the history the "before" side loads.
+	LegacyLayout func(ctx context.Context, id string) error
 }
 
 // legacySession is a session whose Snapshot loads as every backend did
@@ -104,7 +109,8 @@ func s1Run(ctx context.Context, r *runner.Runner, s helikon.Session) error {
 // (h=0), in alternating order, and reports both (ns-h/op, ns-h0/op) and
 // their ratio (x-h0), so load drift on a shared machine hits both alike.
 // With LegacyEvents, cold-vs-before/h=N pairs a cold run at depth N with
-// one whose load is the pre-issue-22 path on the same history and reports
+// one whose load is the pre-issue-22 path on the same history (in the
+// store's earlier layout, with LegacyLayout) and reports
 // ns-after/op, ns-before/op and speedup (before over after).
 // Preparing the session (copying a template log of h runs, the warm
 // process's previous run) is not timed, and its garbage is collected
@@ -139,7 +145,7 @@ func BenchRunnerHistory(b *testing.B, st HistoryStore) {
 	for _, h := range HistoryDepths[1:] {
 		b.Run(fmt.Sprintf("cold-vs-before/h=%d", h), func(b *testing.B) {
 			after := side{open: st.Open, h: h}
-			before := side{open: legacy, h: h}
+			before := side{open: legacy, h: h, legacy: true}
 			benchPair(b, st, false, after, before, template, "ns-after/op", "ns-before/op", "speedup")
 		})
 	}
@@ -192,6 +198,7 @@ type side struct {
 	open     func(tb testing.TB, id string) helikon.Session
 	h        int
 	snapshot bool
+	legacy   bool // the log in the store's earlier layout (LegacyLayout)
 }
 
 // benchPair times, in every iteration and in alternating order, one run on
@@ -227,6 +234,11 @@ func benchPair(b *testing.B, st HistoryStore, warm bool, a, z side, template tem
 			if src != "" {
 				if err := st.Clone(ctx, src, id); err != nil {
 					b.Fatal(err)
+				}
+				if sd.legacy && st.LegacyLayout != nil {
+					if err := st.LegacyLayout(ctx, id); err != nil {
+						b.Fatal(err)
+					}
 				}
 			}
 			s := wrap(id, sd.open(b, id))
@@ -280,7 +292,8 @@ func benchPair(b *testing.B, st HistoryStore, warm bool, a, z side, template tem
 // with the history: a cold process reading the projection of a session
 // that holds h earlier S1 runs (h = 100 and 1000; cold and, when the store
 // has OpenSnapshotting, cold-snapshot) against the pre-issue-22 load of the
-// same log (LegacyEvents, then [helikon.Project]), paired in every
+// same log (LegacyEvents, then [helikon.Project], on a copy in the earlier
+// layout when the store has LegacyLayout), paired in every
 // iteration ([benchpair.Run]): ns-after/op, ns-before/op and x-after, the
 // speed-up (before over after). allocs-after/op and allocs-before/op are
 // each side's allocations, counted apart before the timed loop.
@@ -307,6 +320,17 @@ func BenchLoadHistory(b *testing.B, st HistoryStore) {
 				}
 				s := open(b, id)
 				want := perRun * h
+				legacyID := id
+				if st.LegacyLayout != nil {
+					legacyID = UniqueID(b) + "-legacy"
+					if err := st.Clone(ctx, id, legacyID); err != nil {
+						b.Fatal(err)
+					}
+					if err := st.LegacyLayout(ctx, legacyID); err != nil {
+						b.Fatal(err)
+					}
+					defer func() { _ = st.Drop(context.Background(), legacyID) }()
+				}
 				after := func() {
 					items, err := s.Snapshot(ctx)
 					if err != nil || len(items) != want {
@@ -314,7 +338,7 @@ func BenchLoadHistory(b *testing.B, st HistoryStore) {
 					}
 				}
 				before := func() {
-					evs, err := st.LegacyEvents(ctx, id)
+					evs, err := st.LegacyEvents(ctx, legacyID)
 					if err != nil {
 						b.Fatal(err)
 					}
