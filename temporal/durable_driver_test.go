@@ -51,8 +51,8 @@ func (h *localHost) callModel(a agentRef, turn int, req *helikon.ModelRequest, i
 	return out.input()
 }
 
-func (h *localHost) runTools(a agentRef, work []toolWork, _ int) []helikon.ToolStep {
-	out := make([]helikon.ToolStep, len(work))
+func (h *localHost) runTools(a agentRef, work []toolWork, _ int) []toolDone {
+	out := make([]toolDone, len(work))
 	for i, w := range work {
 		if st, ok := w.local(); ok {
 			out[i] = st
@@ -63,7 +63,7 @@ func (h *localHost) runTools(a agentRef, work []toolWork, _ int) []helikon.ToolS
 		if err != nil {
 			r.Result = helikon.ToolResult{CallID: c.CallID, Name: c.Name, IsError: true, Content: []helikon.ContentPart{helikon.TextPart{Text: err.Error()}}}
 		}
-		out[i] = r.step()
+		out[i] = toolDone{ToolStep: r.step()}
 	}
 	return out
 }

@@ -17,8 +17,11 @@ import (
 // follower reads a run's events from its workflow with the events query,
 // until the run's terminal event.
 type follower struct {
-	c     client.Client
-	wr    client.WorkflowRun
+	c  client.Client
+	wr client.WorkflowRun
+	// wait is the run's wait update: when set, a follower that does not
+	// stream learns of a pause from it instead of polling the pause query.
+	wait  client.WorkflowUpdateHandle
 	agent string
 	yield func(helikon.Event) bool
 	// next is the offset of the first event not read yet.
@@ -27,6 +30,13 @@ type follower struct {
 	// paused is set when the stream ended with the run's RunPaused: the
 	// workflow waits for decisions ([Runner.Resume]).
 	paused bool
+
+	// While following: the workflow's result once it closed, whether the
+	// events are to be read (live, closed or paused), and where the wait
+	// update's outcome arrives (nil: poll the pause query).
+	res    *closed
+	read   bool
+	waited chan waitResult
 }
 
 type closed struct {
@@ -36,9 +46,11 @@ type closed struct {
 
 // run follows the run. live polls the events while the workflow runs;
 // otherwise the events are read once the workflow has closed (from its
-// result, which carries them when they are small), and while it runs only
-// the pause query is asked, at a slower pace, so a run that pauses for
-// approval ends the stream with its RunPaused as in process.
+// result, which carries them when they are small) or paused, so a run
+// that pauses for approval ends the stream with its RunPaused as in
+// process. The wait update tells of the pause; without one (or if it
+// fails, as on a worker that predates it) the pause query is asked, at a
+// slower pace.
 func (f *follower) run(ctx context.Context, live bool) {
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -50,11 +62,17 @@ func (f *follower) run(ctx context.Context, live bool) {
 		c.err = f.wr.Get(gctx, &c.out)
 		done <- c
 	})
-	var res *closed
+	if f.wait != nil && !live {
+		waited := make(chan waitResult, 1)
+		f.waited = waited
+		wg.Go(func() {
+			var w waitResult
+			w.err = f.wait.Get(gctx, &w.pause)
+			waited <- w
+		})
+	}
 	poll, pausePoll := minPoll, minPausePoll
-	// read is set once the events are to be read: live, closed, or
-	// paused.
-	read := live
+	f.read = live
 	gone := func() {
 		f.yield(helikon.RunFailed{Err: &helikon.AgentError{
 			Kind: helikon.KindCancelled, Agent: f.agent,
@@ -63,11 +81,11 @@ func (f *follower) run(ctx context.Context, live bool) {
 		}})
 	}
 	for {
-		if read {
+		if f.read {
 			var n int
 			var ok bool
 			var err error
-			if res != nil && res.err == nil && res.out.Log != nil {
+			if res := f.res; res != nil && res.err == nil && res.out.Log != nil {
 				n, ok, err = f.deliver(res.out.Log, len(res.out.Log))
 			} else {
 				n, ok, err = f.fetch(ctx)
@@ -89,34 +107,70 @@ func (f *follower) run(ctx context.Context, live bool) {
 		if f.terminal {
 			return
 		}
-		if res != nil {
-			f.yield(helikon.RunFailed{Err: closedError(res, f.agent), Usage: res.out.Usage})
+		if f.res != nil {
+			f.yield(helikon.RunFailed{Err: closedError(f.res, f.agent), Usage: f.res.out.Usage})
 			return
 		}
-		wait := poll
-		if !live {
-			wait = pausePoll
+		var t *time.Timer
+		switch {
+		case live:
+			t = time.NewTimer(poll)
+		case f.waited == nil:
+			t = time.NewTimer(pausePoll)
 			pausePoll = min(2*pausePoll, maxPausePoll)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case c := <-done:
-			if ctx.Err() != nil {
-				// The wait ended because the caller's context did.
-				gone()
-				return
-			}
-			res, read = &c, true
-		case <-t.C:
-			if !live {
-				read = f.pausedNow(ctx)
-			}
-		case <-ctx.Done():
+		var tick <-chan time.Time
+		if t != nil {
+			tick = t.C
+		}
+		stopped := f.waitOnce(ctx, done, tick, live)
+		if t != nil {
+			t.Stop()
+		}
+		if stopped {
 			gone()
 			return
 		}
-		t.Stop()
 	}
+}
+
+// waitOnce waits for the run's result, its wait update, the next poll or
+// the caller's end, and reports whether the caller's context ended.
+func (f *follower) waitOnce(ctx context.Context, done <-chan closed, tick <-chan time.Time, live bool) (gone bool) {
+	select {
+	case c := <-done:
+		if ctx.Err() != nil {
+			// The wait ended because the caller's context did.
+			return true
+		}
+		f.res, f.read = &c, true
+	case w := <-f.waited:
+		f.waited = nil
+		switch {
+		case ctx.Err() != nil:
+			return true
+		case w.err != nil:
+			// No wait update: ask the pause query from now on.
+		case w.pause.PauseID != "":
+			f.read = true
+		default:
+			// The run ended: its result follows.
+			f.waited = make(chan waitResult) // never ready
+		}
+	case <-tick:
+		if !live {
+			f.read = f.pausedNow(ctx)
+		}
+	case <-ctx.Done():
+		return true
+	}
+	return false
+}
+
+// waitResult is the outcome of the wait update.
+type waitResult struct {
+	pause pauseInfo
+	err   error
 }
 
 // pausedNow reports whether the run waits for decisions. A failed query

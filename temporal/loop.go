@@ -29,7 +29,7 @@ type host interface {
 	callModel(a agentRef, turn int, req *helikon.ModelRequest, inject []string) helikon.TransitionInput
 	// runTools runs a round's calls, at most parallel at a time, and
 	// returns their outcomes in call order.
-	runTools(a agentRef, work []toolWork, parallel int) []helikon.ToolStep
+	runTools(a agentRef, work []toolWork, parallel int) []toolDone
 	// await reports the pause of a's loop on pending calls and waits for
 	// the human's decisions, which it returns.
 	await(a agentRef, pending []helikon.PendingApproval, usage helikon.Usage) []helikon.Decision
@@ -52,19 +52,63 @@ type toolWork struct {
 	Pending  *helikon.PendingApproval `json:"pending,omitempty"`
 	Args     json.RawMessage          `json:"args,omitempty"`
 	Decision *helikon.Decision        `json:"decision,omitempty"`
+	// Child is set for an agent tool's call whose sub-run (a child
+	// workflow) paused: the child waits for the decisions on its calls.
+	Child *childWait `json:"child,omitempty"`
+}
+
+// childWait is an agent tool's call whose sub-run paused for approval. The
+// sub-run keeps its own state and waits; the run around it pauses with the
+// sub-run's pending approvals and forwards the decisions on them.
+type childWait struct {
+	// ID names the sub-run (the child workflow's id).
+	ID string `json:"id"`
+	// Pending are the sub-run's approvals, their paths from this run's
+	// agent on.
+	Pending []helikon.PendingApproval `json:"pending"`
+	// Usage is what the sub-run had spent when it paused.
+	Usage helikon.Usage `json:"usage"`
+	// Decisions are the human's decisions on Pending, to forward.
+	Decisions []helikon.Decision `json:"decisions,omitempty"`
+}
+
+// has reports whether the sub-run waits on approval id.
+func (c *childWait) has(id string) bool {
+	for _, p := range c.Pending {
+		if p.ID == id {
+			return true
+		}
+	}
+	return false
+}
+
+// toolDone is a call's outcome in a round: its step, and for an agent
+// tool's call whose sub-run paused, that sub-run (the step is then pending
+// on its first approval, which is what the driver needs to know).
+type toolDone struct {
+	helikon.ToolStep
+	Child *childWait
 }
 
 // local reports whether the call settles without a step: it settled
-// before the pause, or it still waits for a decision.
-func (w toolWork) local() (helikon.ToolStep, bool) {
+// before the pause, it still waits for a decision, or its paused sub-run
+// got no decision.
+func (w toolWork) local() (toolDone, bool) {
 	switch {
 	case w.Settled != nil:
 		// Its events and injections were delivered the first time.
-		return helikon.ToolStep{Result: w.Settled.Result}, true
+		return toolDone{ToolStep: helikon.ToolStep{Result: w.Settled.Result}}, true
+	case w.Child != nil && len(w.Child.Decisions) == 0:
+		return childPending(w.Child), true
 	case w.Pending != nil && w.Decision == nil:
-		return helikon.ToolStep{Pending: w.Pending, PendingArgs: w.Args}, true
+		return toolDone{ToolStep: helikon.ToolStep{Pending: w.Pending, PendingArgs: w.Args}}, true
 	}
-	return helikon.ToolStep{}, false
+	return toolDone{}, false
+}
+
+// childPending is the outcome of a call whose sub-run c paused.
+func childPending(c *childWait) toolDone {
+	return toolDone{ToolStep: helikon.ToolStep{Pending: &c.Pending[0]}, Child: &childWait{ID: c.ID, Pending: c.Pending, Usage: c.Usage}}
 }
 
 // runLoop runs agent a over input on h, emitting the run's events. A nested
@@ -126,32 +170,53 @@ func runLoop(h host, a agentRef, input []helikon.Item, nested bool) (res helikon
 				work[i].Call = c
 			}
 			outs := h.runTools(a, work, st.Parallel)
-			st = d.ToolsDone(outs)
+			steps := make([]helikon.ToolStep, len(outs))
+			for i := range outs {
+				steps[i] = outs[i].ToolStep
+			}
+			st = d.ToolsDone(steps)
 			round = nil
 			if st.Kind == StepAwaitApprovals {
 				round = make(map[string]toolWork, len(outs))
-				for i := range outs {
-					w := toolWork{Pending: outs[i].Pending, Args: outs[i].PendingArgs}
-					if w.Pending == nil {
-						w = toolWork{Settled: &outs[i]}
+				for i, o := range outs {
+					var w toolWork
+					switch {
+					case o.Child != nil:
+						w = toolWork{Child: o.Child}
+					case o.Pending != nil:
+						w = toolWork{Pending: o.Pending, Args: o.PendingArgs}
+					default:
+						w = toolWork{Settled: &steps[i]}
 					}
 					round[work[i].Call.CallID] = w
 				}
 			}
 		case StepAwaitApprovals:
-			var pending []helikon.PendingApproval
-			for _, c := range st.Pending {
-				pending = append(pending, *round[c.CallID].Pending)
-			}
+			// The pause reports what the run spent, its finished and its
+			// paused sub-runs included, as in process.
 			var usage helikon.Usage
 			if s, ok := d.State().(helikon.NeedsApproval); ok {
 				usage = s.Usage
 			}
+			usage = usage.Add(d.SubUsage())
+			var pending []helikon.PendingApproval
+			for _, c := range st.Pending {
+				w := round[c.CallID]
+				if w.Child != nil {
+					pending = append(pending, w.Child.Pending...)
+					usage = usage.Add(w.Child.Usage)
+					continue
+				}
+				pending = append(pending, *w.Pending)
+			}
 			for _, dec := range h.await(a, pending, usage) {
 				for id, w := range round {
-					if w.Pending != nil && w.Pending.ID == dec.ID {
+					switch {
+					case w.Pending != nil && w.Pending.ID == dec.ID:
 						w.Decision = &dec
 						round[id] = w
+					case w.Child != nil && w.Child.has(dec.ID):
+						w.Child.Decisions = append(w.Child.Decisions, dec)
 					}
 				}
 			}

@@ -2,13 +2,16 @@ package temporal
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"go.temporal.io/api/enums/v1"
 	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 	"go.temporal.io/sdk/workflow"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -61,22 +64,28 @@ func recordHistories(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, _ = r.Run(context.Background(), ag, nil, helikon.UserText("go"))
-		var h historypb.History
-		it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for it.HasNext() {
-			ev, err := it.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
-			h.Events = append(h.Events, ev)
-		}
-		b, err := protojson.MarshalOptions{Multiline: true}.Marshal(&h)
+		saveHistory(t, c, id, historyFile(sc.name))
+	}
+}
+
+// saveHistory writes the history of workflow id to path.
+func saveHistory(t *testing.T, c client.Client, id, path string) {
+	t.Helper()
+	var h historypb.History
+	it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := os.WriteFile(historyFile(sc.name), b, 0o644); err != nil {
-			t.Fatal(err)
-		}
+		h.Events = append(h.Events, ev)
+	}
+	b, err := protojson.MarshalOptions{Multiline: true}.Marshal(&h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -120,4 +129,53 @@ func TestReplay_AgentToolRunInsideItsActivityStillReplays(t *testing.T) {
 		}
 		replay(t, reg, filepath.Join(historyDir, "legacy", "agent_as_tool_in_activity.json"), recordedID(sc.name))
 	}
+}
+
+// The recorded run of a sub-run that paused: the parent's history and its
+// agent tool's child's, the child's id derived from the parent's.
+const (
+	subPauseID          = "record-sub-run-pause"
+	subPauseHistory     = "sub_run_pause.json"
+	subPauseChildID     = subPauseID + "/c2"
+	subPauseChildRecord = "sub_run_pause_child.json"
+)
+
+// TestReplay_SubRunPauseStillReplays replays a run whose agent tool's
+// sub-run paused for approval beside a call of the run's own, recorded on
+// a dev server through Runner.Run (which waits with the wait update) and
+// Runner.ResumePaused: the parent's history (its signals and the
+// decisions it forwarded) and the child's (its versioned pause).
+func TestReplay_SubRunPauseStillReplays(t *testing.T) {
+	if os.Getenv("HELIKON_RECORD_HISTORIES") != "" {
+		recordSubPause(t)
+	}
+	var n atomic.Int32
+	ag, posture := subPauseRun(t, 1, true, &n)
+	reg, err := newRegistry(workerConfig{agents: []*helikon.LLMAgent{ag}, posture: posture})
+	if err != nil {
+		t.Fatal(err)
+	}
+	replay(t, reg, filepath.Join(historyDir, subPauseHistory), subPauseID)
+	replay(t, reg, filepath.Join(historyDir, subPauseChildRecord), subPauseChildID)
+}
+
+func recordSubPause(t *testing.T) {
+	c := devClient(t)
+	var n atomic.Int32
+	ag, posture := subPauseRun(t, 1, true, &n)
+	r, err := NewRunner(c, startWorker(t, c, WithAgents(ag), WithPosture(posture)), WithWorkflowID(func(string) string { return subPauseID }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, err = r.Run(ctx, ag, nil, helikon.UserText("go"))
+	var paused *helikon.PausedError
+	if !errors.As(err, &paused) {
+		t.Fatalf("record: %v, want a pause", err)
+	}
+	if res, err := r.ResumePaused(ctx, ag, nil, subPauseID, decideAll(paused.State.Pending, false)); err != nil || res.FinalOutput != "done" {
+		t.Fatalf("record: resumed %v %v", res, err)
+	}
+	saveHistory(t, c, subPauseID, filepath.Join(historyDir, subPauseHistory))
+	saveHistory(t, c, subPauseChildID, filepath.Join(historyDir, subPauseChildRecord))
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"time"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -51,11 +52,7 @@ func (r *Runner) ResumePaused(ctx context.Context, agent helikon.Agent, rc *heli
 // so of two processes resuming it, one fails before anything runs.
 func (r *Runner) ResumePausedStreamed(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, runID string, decisions []helikon.Decision) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
-		v, err := r.c.QueryWorkflow(ctx, runID, "", PauseQuery)
-		var p pauseInfo
-		if err == nil {
-			err = v.Get(&p)
-		}
+		p, err := r.queryPause(ctx, runID)
 		var notFound *serviceerror.NotFound
 		switch {
 		case errors.As(err, &notFound):
@@ -72,6 +69,34 @@ func (r *Runner) ResumePausedStreamed(ctx context.Context, agent helikon.Agent, 
 			return
 		}
 		r.decide(ctx, agent, rc, runID, p.PauseID, decisions, yield)
+	}
+}
+
+// queryPause asks run runID for its pause. A query that failed for
+// another reason than a missing run is asked again, twice at most: a query
+// the server sent to a worker that was stopping fails with that worker's
+// cancellation, or times out on the sticky queue of a worker that is gone,
+// and the next one reaches a live worker.
+func (r *Runner) queryPause(ctx context.Context, runID string) (pauseInfo, error) {
+	var p pauseInfo
+	backoff := 100 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		v, err := r.c.QueryWorkflow(ctx, runID, "", PauseQuery)
+		if err == nil {
+			return p, v.Get(&p)
+		}
+		var notFound *serviceerror.NotFound
+		if attempt == 3 || ctx.Err() != nil || errors.As(err, &notFound) {
+			return p, err
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return p, err
+		}
+		backoff *= 2
 	}
 }
 
@@ -99,7 +124,7 @@ func (r *Runner) decide(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 		yield(resumeFailure(agent, fmt.Errorf("temporal: decide: %w", err)))
 		return
 	}
-	r.follow(ctx, rc, name, r.c.GetWorkflow(ctx, runID, ""), offset, &helikon.SessionRecorder{}, true, yield)
+	r.follow(ctx, rc, name, r.c.GetWorkflow(ctx, runID, ""), nil, offset, &helikon.SessionRecorder{}, true, yield)
 }
 
 // resumeFailure is the RunFailed of a resume that did not reach the run.

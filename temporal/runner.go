@@ -138,12 +138,12 @@ func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 		if rc == nil {
 			rc = helikon.Ephemeral()
 		}
-		wr, err := r.start(ctx, agent.Name(), rc, input)
+		wr, wait, err := r.start(ctx, agent.Name(), rc, input, live)
 		if err != nil {
 			yield(helikon.RunFailed{Err: err})
 			return
 		}
-		r.follow(ctx, rc, agent.Name(), wr, 0, helikon.NewSessionRecorder(input), live, yield)
+		r.follow(ctx, rc, agent.Name(), wr, wait, 0, helikon.NewSessionRecorder(input), live, yield)
 	}
 }
 
@@ -153,10 +153,12 @@ func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 // RunFailed whose error is a [*runner.PersistError] holding the unsaved
 // events. A paused run records what settled: its pending calls get their
 // results when it resumes.
-func (r *Runner) follow(ctx context.Context, rc *helikon.RunContext, agent string, wr client.WorkflowRun, offset int, rec *helikon.SessionRecorder, live bool, yield func(helikon.Event) bool) {
+// wait, when not nil, is the run's wait update (see [WaitUpdate]), which
+// tells a follower that does not stream of a pause.
+func (r *Runner) follow(ctx context.Context, rc *helikon.RunContext, agent string, wr client.WorkflowRun, wait client.WorkflowUpdateHandle, offset int, rec *helikon.SessionRecorder, live bool, yield func(helikon.Event) bool) {
 	var final helikon.Event
 	stopped := false
-	f := follower{c: r.c, wr: wr, agent: agent, next: offset, yield: func(ev helikon.Event) bool {
+	f := follower{c: r.c, wr: wr, wait: wait, agent: agent, next: offset, yield: func(ev helikon.Event) bool {
 		rec.Observe(ev)
 		switch ev.(type) {
 		case helikon.RunCompleted, helikon.RunFailed, helikon.RunPaused:
@@ -182,10 +184,13 @@ func (r *Runner) follow(ctx context.Context, rc *helikon.RunContext, agent strin
 	}
 }
 
-// start loads the session's history and starts the run's workflow.
-func (r *Runner) start(ctx context.Context, agent string, rc *helikon.RunContext, input []helikon.Item) (client.WorkflowRun, error) {
-	fail := func(kind helikon.ErrorKind, msg string, err error) (client.WorkflowRun, error) {
-		return nil, &helikon.AgentError{Kind: kind, Agent: agent, Message: msg + ": " + err.Error(), Err: err}
+// start loads the session's history and starts the run's workflow. A run
+// that is not streamed starts with its wait update (update-with-start, so
+// the first workflow task takes it), whose handle it returns; a streamed
+// run's events say when it pauses.
+func (r *Runner) start(ctx context.Context, agent string, rc *helikon.RunContext, input []helikon.Item, live bool) (client.WorkflowRun, client.WorkflowUpdateHandle, error) {
+	fail := func(kind helikon.ErrorKind, msg string, err error) (client.WorkflowRun, client.WorkflowUpdateHandle, error) {
+		return nil, nil, &helikon.AgentError{Kind: kind, Agent: agent, Message: msg + ": " + err.Error(), Err: err}
 	}
 	history, err := rc.Session().Snapshot(ctx)
 	if err != nil {
@@ -212,17 +217,42 @@ func (r *Runner) start(ctx context.Context, agent string, rc *helikon.RunContext
 	if cfg := rc.Config(); cfg != nil && cfg.Timeout > 0 {
 		timeout = cfg.Timeout
 	}
-	wr, err := r.c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+	opts := client.StartWorkflowOptions{
 		ID:                       id,
 		TaskQueue:                r.taskQueue,
 		WorkflowRunTimeout:       timeout,
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
-	}, WorkflowName, in)
-	if err != nil {
-		return fail(helikon.KindOther, "start workflow", err)
 	}
-	return wr, nil
+	if live {
+		wr, err := r.c.ExecuteWorkflow(ctx, opts, WorkflowName, in)
+		if err != nil {
+			return fail(helikon.KindOther, "start workflow", err)
+		}
+		return wr, nil, nil
+	}
+	op := r.c.NewWithStartWorkflowOperation(opts, WorkflowName, in)
+	wait, err := r.c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
+		StartWorkflowOperation: op,
+		UpdateOptions:          client.UpdateWorkflowOptions{UpdateName: WaitUpdate, Args: []any{waitIn{}}, WaitForStage: client.WorkflowUpdateStageAccepted},
+	})
+	if err == nil {
+		wr, err := op.Get(ctx)
+		if err != nil {
+			return fail(helikon.KindOther, "start workflow", err)
+		}
+		return wr, wait, nil
+	}
+	// The start or the update was refused. If a run of the id exists (it
+	// completed, which the reuse policy does not start again, or it took
+	// no update), follow it without the update; otherwise the start
+	// failed.
+	if ctx.Err() == nil {
+		if _, derr := r.c.DescribeWorkflowExecution(ctx, id, ""); derr == nil {
+			return r.c.GetWorkflow(ctx, id, ""), nil, nil
+		}
+	}
+	return fail(helikon.KindOther, "start workflow", err)
 }
 
 // persist appends a run's session events. It runs on a context that

@@ -99,10 +99,33 @@ type subInput struct {
 	Allow  []string `json:"allow,omitempty"`
 }
 
+// subPause is what an agent tool's child workflow signals its parent
+// when its run pauses for approval: the child's workflow id, the approvals
+// it waits on and what it has spent so far.
+type subPause struct {
+	Child   string                    `json:"child"`
+	Pending []helikon.PendingApproval `json:"pending"`
+	Usage   helikon.Usage             `json:"usage"`
+}
+
+// subDecisions carries the decisions a human made on a paused child's
+// approvals from the parent to the child, with the allow rules the run's
+// "always" decisions granted so far.
+type subDecisions struct {
+	Decisions []helikon.Decision `json:"decisions"`
+	Allow     []string           `json:"allow,omitempty"`
+}
+
 // decideIn is the decide update's argument: the decisions for one pause.
 type decideIn struct {
 	PauseID   string             `json:"pause_id"`
 	Decisions []helikon.Decision `json:"decisions"`
+}
+
+// waitIn is the wait update's argument: the pause the client already
+// knows of (empty: none).
+type waitIn struct {
+	After string `json:"after,omitempty"`
 }
 
 // pauseInfo answers the pause query: the pause under way (PauseID empty

@@ -24,6 +24,10 @@ const (
 	// PauseQuery is the query that returns the pause a run waits on, if
 	// any, and how often it paused.
 	PauseQuery = "helikon.pause"
+	// WaitUpdate is the update that completes when the run pauses for
+	// approval (on a pause other than the one it names) or ends: a client
+	// that waits for a run's outcome learns of its pause without polling.
+	WaitUpdate = "helikon.wait"
 )
 
 // stepTimeouts are the activity timeouts of a worker's steps.
@@ -64,7 +68,16 @@ func (w *agentWorkflow) run(ctx workflow.Context, in runInput) (runOutput, error
 	if err := workflow.SetUpdateHandlerWithOptions(ctx, DecideUpdate, h.decide, workflow.UpdateHandlerOptions{Validator: h.validateDecisions}); err != nil {
 		return runOutput{}, err
 	}
+	if err := workflow.SetUpdateHandler(ctx, WaitUpdate, h.wait); err != nil {
+		return runOutput{}, err
+	}
 	res, _ := runLoop(h, top, in.Input, false)
+	// The waits under way complete with the run's end, before the
+	// workflow does.
+	h.ended = true
+	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
+		return runOutput{}, err
+	}
 	out := runOutput{Output: res.Output, LastAgent: h.lastAgent, Usage: res.Usage, Events: len(h.events)}
 	size := 0
 	for _, ev := range h.events {
@@ -95,6 +108,8 @@ type workflowHost struct {
 	// children counts the child workflows started per call id, so a call
 	// id a model reuses still gets a fresh child id.
 	children map[string]int
+	// inflight are the agent tools' child workflows under way, by id.
+	inflight map[string]*childCall
 
 	// The pause under way: its id, the calls it waits on, and the
 	// decisions once the decide update brought them.
@@ -103,6 +118,8 @@ type workflowHost struct {
 	pauseID         string
 	pending         []helikon.PendingApproval
 	decided         []helikon.Decision
+	// ended is set once the run's loop returned.
+	ended bool
 }
 
 // await emits the run's pause and waits, holding no worker slot, until
@@ -110,14 +127,7 @@ type workflowHost struct {
 // pending call.
 func (h *workflowHost) await(_ agentRef, pending []helikon.PendingApproval, usage helikon.Usage) []helikon.Decision {
 	if h.sub {
-		// An agent tool's sub-run cannot pause: its caller's round is not
-		// paused with it. Its calls that ask for a human are rejected and
-		// its model sees why.
-		out := make([]helikon.Decision, len(pending))
-		for i, p := range pending {
-			out[i] = helikon.Reject(p.ID, "an agent tool's run cannot pause for approval in a durable run")
-		}
-		return out
+		return h.awaitParent(pending, usage)
 	}
 	h.pauses++
 	h.pauseID = fmt.Sprintf("%s/pause-%d", workflow.GetInfo(h.ctx).WorkflowExecution.ID, h.pauses)
@@ -177,6 +187,17 @@ func (h *workflowHost) decide(ctx workflow.Context, in decideIn) (int, error) {
 	}
 	h.decided = append([]helikon.Decision{}, in.Decisions...)
 	return len(h.events), nil
+}
+
+// wait answers the wait update once the run waits on a pause other than
+// in.After, or has ended (an empty pause id).
+func (h *workflowHost) wait(ctx workflow.Context, in waitIn) (pauseInfo, error) {
+	if err := workflow.Await(ctx, func() bool {
+		return h.ended || (h.pending != nil && h.decided == nil && h.pauseID != in.After)
+	}); err != nil {
+		return pauseInfo{}, err
+	}
+	return h.pause()
 }
 
 // pause answers the pause query.
@@ -263,32 +284,48 @@ func (h *workflowHost) callModel(a agentRef, turn int, req *helikon.ModelRequest
 // recorded: its tool activity authorises it, the child workflow runs the
 // sub-agent, and a local activity settles the call with the child's
 // outcome; a crash repeats none of the child's finished steps.
-func (h *workflowHost) runTools(a agentRef, work []toolWork, parallel int) []helikon.ToolStep {
-	out := make([]helikon.ToolStep, len(work))
-	var run []int // the calls that need a step
+func (h *workflowHost) runTools(a agentRef, work []toolWork, parallel int) []toolDone {
+	out := make([]toolDone, len(work))
+	var run []int    // the calls that need a step
+	var resume []int // the calls whose paused sub-run got decisions
 	for i, w := range work {
 		if st, ok := w.local(); ok {
 			out[i] = st
 			continue
 		}
+		if w.Child != nil {
+			resume = append(resume, i)
+			continue
+		}
 		run = append(run, i)
 	}
-	if len(run) == 0 {
+	if len(run)+len(resume) == 0 {
 		return out
 	}
 	if parallel <= 0 || parallel > len(run) {
 		parallel = len(run)
 	}
 	sel := workflow.NewSelector(h.ctx)
+	// A sub-run that pauses tells this run by a signal: its call is then
+	// pending on the sub-run's approvals.
+	sel.AddReceive(workflow.GetSignalChannel(h.ctx, subPausedSignal), func(c workflow.ReceiveChannel, _ bool) {
+		var p subPause
+		c.Receive(h.ctx, &p)
+		h.childPaused(a, p)
+	})
 	next, running := 0, 0
 	var launch func()
 	// done settles call i and starts the next call in its slot.
-	done := func(i int, st helikon.ToolStep) {
+	done := func(i int, st toolDone) {
 		out[i] = st
 		running--
 		if next < len(run) {
 			launch()
 		}
+	}
+	for _, i := range resume {
+		running++
+		h.resumeChild(sel, work[i].Child, func(st toolDone) { done(i, st) })
 	}
 	launch = func() {
 		i := run[next]
@@ -307,14 +344,16 @@ func (h *workflowHost) runTools(a agentRef, work []toolWork, parallel int) []hel
 				r = toolOut{Result: failedCall(c, stepError(err, a.Name))}
 			}
 			if r.SubRun == nil {
-				done(i, r.step())
+				done(i, toolDone{ToolStep: r.step()})
 				return
 			}
-			h.subRun(sel, a, c, r, func(st helikon.ToolStep) { done(i, st) })
+			h.subRun(sel, a, c, r, func(st toolDone) { done(i, st) })
 		})
 	}
 	for range parallel {
-		launch()
+		if next < len(run) {
+			launch()
+		}
 	}
 	for running > 0 {
 		sel.Select(h.ctx)
