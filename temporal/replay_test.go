@@ -179,3 +179,19 @@ func recordSubPause(t *testing.T) {
 	saveHistory(t, c, subPauseID, filepath.Join(historyDir, subPauseHistory))
 	saveHistory(t, c, subPauseChildID, filepath.Join(historyDir, subPauseChildRecord))
 }
+
+// TestReplay_SubRunRejectionBeforeSubRunsPausedStillReplays replays a run
+// recorded before sub-runs could pause: the sub-run's call that asked for
+// a human was rejected inside the child workflow. A worker of this version
+// replays the child's history on the unversioned path, rejecting again.
+func TestReplay_SubRunRejectionBeforeSubRunsPausedStillReplays(t *testing.T) {
+	var n atomic.Int32
+	ag, posture := subPauseRun(t, 1, false, &n)
+	reg, err := newRegistry(workerConfig{agents: []*helikon.LLMAgent{ag}, posture: posture})
+	if err != nil {
+		t.Fatal(err)
+	}
+	const id = "record-sub-run-rejected"
+	replay(t, reg, filepath.Join(historyDir, "legacy", "sub_run_rejected.json"), id)
+	replay(t, reg, filepath.Join(historyDir, "legacy", "sub_run_rejected_child.json"), id+"/c2")
+}
