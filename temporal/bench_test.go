@@ -51,20 +51,29 @@ func (m turnsModel) Invoke(_ context.Context, req *helikon.ModelRequest) iter.Se
 	}
 }
 
-// bareWorkflow is the baseline of the durable benchmarks: a workflow
-// that runs n no-op activities one after the other (local ones with
-// local), as a run of n model turns and tool calls does, with none of this
-// package's work.
-func bareWorkflow(ctx workflow.Context, n int, local bool) error {
-	for range n {
+// bareWorkflow is the baseline of the durable benchmarks: a workflow that
+// runs as many no-op activities one after the other as a run of turns
+// model turns and tools tool calls has steps, in the order the run has
+// them (a model step, then a tool step, each turn but the last), local or
+// not as mode runs them, with none of this package's work.
+func bareWorkflow(ctx workflow.Context, turns, tools int, mode stepMode) error {
+	step := func(local bool) error {
 		var f workflow.Future
 		if local {
 			f = workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{StartToCloseTimeout: time.Minute}), bareActivity)
 		} else {
 			f = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{StartToCloseTimeout: time.Minute}), bareActivity)
 		}
-		if err := f.Get(ctx, nil); err != nil {
+		return f.Get(ctx, nil)
+	}
+	for i := range turns {
+		if err := step(mode != modeActivities); err != nil {
 			return err
+		}
+		if i < tools {
+			if err := step(mode == modeLocal); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
@@ -85,9 +94,10 @@ func startBareWorker(b *testing.B, c client.Client) string {
 	return queue
 }
 
-// runBare starts the bare workflow of n steps and waits for it.
-func runBare(b *testing.B, c client.Client, queue string, n int, local bool) {
-	wr, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{TaskQueue: queue}, bareWorkflow, n, local)
+// runBare starts the bare workflow and waits for it; eager asks for eager
+// workflow start (the worker and the starter share the client).
+func runBare(b *testing.B, c client.Client, queue string, turns, tools int, mode stepMode, eager bool) {
+	wr, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{TaskQueue: queue, EnableEagerStart: eager}, bareWorkflow, turns, tools, mode)
 	if err == nil {
 		err = wr.Get(context.Background(), nil)
 	}
@@ -96,14 +106,10 @@ func runBare(b *testing.B, c client.Client, queue string, n int, local bool) {
 	}
 }
 
-// benchRunner serves ag on a fresh queue, with local activities when local
-// is set, and returns a runner of the queue.
-func benchRunner(b *testing.B, c client.Client, ag *helikon.LLMAgent, local bool) *Runner {
-	opts := []WorkerOption{WithAgents(ag)}
-	if local {
-		opts = append(opts, WithLocalActivities())
-	}
-	r, err := NewRunner(c, startWorker(b, c, opts...))
+// benchRunner serves ag on a fresh queue with the step mode and returns a
+// runner of the queue.
+func benchRunner(b *testing.B, c client.Client, ag *helikon.LLMAgent, mode stepMode) *Runner {
+	r, err := NewRunner(c, startWorker(b, c, append([]WorkerOption{WithAgents(ag)}, mode.options()...)...))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -114,20 +120,20 @@ func benchRunner(b *testing.B, c client.Client, ag *helikon.LLMAgent, local bool
 // runner on the dev server) beside a baseline, in alternating order, and
 // reports the time the durable run adds per model turn. The baselines are
 // the in-process runner (the runner package) and a bare workflow with as
-// many no-op activities as the run has model turns and tool calls; steps
-// are activities, or local activities with [WithLocalActivities]. A run of
-// n tool rounds has n+1 model turns.
+// many no-op activities as the run has model turns and tool calls, local
+// as the mode has them. A run of n tool rounds has n+1 model turns. The
+// dev server's settings come from the environment (see devClient).
 func BenchmarkDurableTurnOverhead(b *testing.B) {
 	c := devClient(b)
 	bare := startBareWorker(b, c)
 	for _, tools := range []int{1, 7} {
 		turns := tools + 1
-		for _, local := range []bool{false, true} {
+		for _, mode := range []stepMode{modeActivities, modeLocalModel, modeLocal} {
 			for _, baseline := range []string{"inproc", "bare"} {
-				b.Run(fmt.Sprintf("turns=%d/local=%v/baseline=%s", turns, local, baseline), func(b *testing.B) {
+				b.Run(fmt.Sprintf("turns=%d/mode=%s/baseline=%s", turns, strings.ReplaceAll(string(mode), " ", "-"), baseline), func(b *testing.B) {
 					ctx := context.Background()
 					ag := mustAgentTB(b, "calc", turnsModel{tools}, helikon.WithTools(addTool), helikon.WithRunConfig(helikon.RunConfig{MaxTurns: turns + 1}))
-					durable := benchRunner(b, c, ag, local)
+					durable := benchRunner(b, c, ag, mode)
 					run := func(r helikon.Runner) func() {
 						return func() {
 							res, err := r.Run(ctx, ag, helikon.NewRunContext(helikon.WithSession(helikon.NewMemorySession())), helikon.UserText("what is 40+2?"))
@@ -138,7 +144,7 @@ func BenchmarkDurableTurnOverhead(b *testing.B) {
 					}
 					base := run(runner.New())
 					if baseline == "bare" {
-						base = func() { runBare(b, c, bare, turns+tools, local) }
+						base = func() { runBare(b, c, bare, turns, tools, mode, false) }
 					}
 					b.ReportAllocs()
 					tBase, tDur := benchpair.Run(b, baseline, base, "durable", run(durable))
@@ -149,6 +155,22 @@ func BenchmarkDurableTurnOverhead(b *testing.B) {
 	}
 }
 
+// BenchmarkBareEagerStart measures what eager workflow start saves on the
+// bare workflow of an 8-turn run: the same workflow started with and
+// without EnableEagerStart, paired. [Runner.Run] starts with
+// update-with-start, which eager start cannot be combined with.
+func BenchmarkBareEagerStart(b *testing.B) {
+	c := devClient(b)
+	bare := startBareWorker(b, c)
+	for _, mode := range []stepMode{modeActivities, modeLocal} {
+		b.Run("mode="+strings.ReplaceAll(string(mode), " ", "-"), func(b *testing.B) {
+			b.ReportAllocs()
+			tBase, tEager := benchpair.Run(b, "plain", func() { runBare(b, c, bare, 8, 7, mode, false) }, "eager", func() { runBare(b, c, bare, 8, 7, mode, true) })
+			b.ReportMetric(float64((tBase-tEager).Nanoseconds())/float64(b.N)/1e6, "ms-saved/run")
+		})
+	}
+}
+
 // BenchmarkDurableThroughput runs S1-shaped runs through one worker with 8
 // workflows in flight at a time and reports runs per second, beside the
 // in-process runner and the bare workflow of as many steps doing the same
@@ -156,11 +178,11 @@ func BenchmarkDurableTurnOverhead(b *testing.B) {
 func BenchmarkDurableThroughput(b *testing.B) {
 	c := devClient(b)
 	bare := startBareWorker(b, c)
-	for _, local := range []bool{false, true} {
-		b.Run(fmt.Sprintf("local=%v", local), func(b *testing.B) {
+	for _, mode := range []stepMode{modeActivities, modeLocalModel, modeLocal} {
+		b.Run("mode="+strings.ReplaceAll(string(mode), " ", "-"), func(b *testing.B) {
 			ctx := context.Background()
 			ag := mustAgentTB(b, "calc", turnsModel{1}, helikon.WithTools(addTool))
-			durable := benchRunner(b, c, ag, local)
+			durable := benchRunner(b, c, ag, mode)
 			const inFlight = 8
 			rate := func(one func(), runs int) float64 {
 				jobs := make(chan struct{})
@@ -192,7 +214,7 @@ func BenchmarkDurableThroughput(b *testing.B) {
 			var durableRate, bareRate, localRate float64
 			for b.Loop() {
 				durableRate = rate(run(durable), 4*inFlight)
-				bareRate = rate(func() { runBare(b, c, bare, 3, local) }, 4*inFlight)
+				bareRate = rate(func() { runBare(b, c, bare, 2, 1, mode, false) }, 4*inFlight)
 				localRate = rate(run(runner.New()), 4*inFlight)
 			}
 			b.ReportMetric(durableRate, "runs/s-durable")

@@ -76,6 +76,15 @@ func devClient(t testing.TB) client.Client {
 		if os.Getenv("HELIKON_TEMPORAL_DB") == "memory" {
 			db = ""
 		}
+		// Eager activities: a worker that completes a workflow task
+		// gets the activity it scheduled in the reply, saving a trip
+		// through the task queue per step (see docs/durable.md).
+		// HELIKON_TEMPORAL_EAGER=off leaves them off, for benchmarks that
+		// compare the two.
+		extraArgs := []string{"--dynamic-config-value", "system.enableActivityEagerExecution=true"}
+		if os.Getenv("HELIKON_TEMPORAL_EAGER") == "off" {
+			extraArgs = nil
+		}
 		dev, devErr = testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
 			ExistingPath:  exe,
 			DBFilename:    db,
@@ -83,10 +92,7 @@ func devClient(t testing.TB) client.Client {
 			ClientOptions: &client.Options{HostPort: devAddr, Logger: quietLogger()},
 			Stdout:        io.Discard,
 			Stderr:        io.Discard,
-			// Eager activities: a worker that completes a workflow task
-			// gets the activity it scheduled in the reply, saving a trip
-			// through the task queue per step (see docs/durable.md).
-			ExtraArgs: []string{"--dynamic-config-value", "system.enableActivityEagerExecution=true"},
+			ExtraArgs: extraArgs,
 		})
 	})
 	if devErr != nil {

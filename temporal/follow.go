@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -187,12 +188,8 @@ func (f *follower) pausedNow(ctx context.Context) bool {
 // fetch reads the events after f.next with the events query and yields
 // them. ok is false when the consumer stopped.
 func (f *follower) fetch(ctx context.Context) (n int, ok bool, err error) {
-	v, err := f.c.QueryWorkflow(ctx, f.wr.GetID(), f.wr.GetRunID(), EventsQuery, f.next)
-	if err != nil {
-		return 0, true, err
-	}
 	var p rawPage
-	if err := v.Get(&p); err != nil {
+	if err := query(ctx, f.c, f.wr.GetID(), f.wr.GetRunID(), &p, EventsQuery, f.next); err != nil {
 		return 0, true, err
 	}
 	return f.deliver(p.Events, p.Next)
@@ -245,4 +242,33 @@ func closedError(c *closed, agent string) error {
 		kind = helikon.KindCancelled
 	}
 	return &helikon.AgentError{Kind: kind, Agent: agent, Message: "the run's workflow: " + c.err.Error(), Err: c.err}
+}
+
+// query asks workflow id (run runID, empty: the latest) the query name
+// with args and decodes the answer into out. A query that failed for
+// another reason than a missing workflow is asked again, twice at most: a
+// query is read-only, and the ways one fails on a healthy cluster pass (a
+// query the server sent to a worker that was stopping fails with that
+// worker's cancellation or times out on its sticky queue, and the next one
+// reaches a live worker; a stream reset under load).
+func query(ctx context.Context, c client.Client, id, runID string, out any, name string, args ...any) error {
+	backoff := 100 * time.Millisecond
+	for attempt := 1; ; attempt++ {
+		v, err := c.QueryWorkflow(ctx, id, runID, name, args...)
+		if err == nil {
+			return v.Get(out)
+		}
+		var notFound *serviceerror.NotFound
+		if attempt == 3 || ctx.Err() != nil || errors.As(err, &notFound) {
+			return err
+		}
+		t := time.NewTimer(backoff)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return err
+		}
+		backoff *= 2
+	}
 }

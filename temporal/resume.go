@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"iter"
-	"time"
 
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
@@ -52,7 +51,8 @@ func (r *Runner) ResumePaused(ctx context.Context, agent helikon.Agent, rc *heli
 // so of two processes resuming it, one fails before anything runs.
 func (r *Runner) ResumePausedStreamed(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, runID string, decisions []helikon.Decision) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
-		p, err := r.queryPause(ctx, runID)
+		var p pauseInfo
+		err := query(ctx, r.c, runID, "", &p, PauseQuery)
 		var notFound *serviceerror.NotFound
 		switch {
 		case errors.As(err, &notFound):
@@ -69,34 +69,6 @@ func (r *Runner) ResumePausedStreamed(ctx context.Context, agent helikon.Agent, 
 			return
 		}
 		r.decide(ctx, agent, rc, runID, p.PauseID, decisions, yield)
-	}
-}
-
-// queryPause asks run runID for its pause. A query that failed for
-// another reason than a missing run is asked again, twice at most: a query
-// the server sent to a worker that was stopping fails with that worker's
-// cancellation, or times out on the sticky queue of a worker that is gone,
-// and the next one reaches a live worker.
-func (r *Runner) queryPause(ctx context.Context, runID string) (pauseInfo, error) {
-	var p pauseInfo
-	backoff := 100 * time.Millisecond
-	for attempt := 1; ; attempt++ {
-		v, err := r.c.QueryWorkflow(ctx, runID, "", PauseQuery)
-		if err == nil {
-			return p, v.Get(&p)
-		}
-		var notFound *serviceerror.NotFound
-		if attempt == 3 || ctx.Err() != nil || errors.As(err, &notFound) {
-			return p, err
-		}
-		t := time.NewTimer(backoff)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return p, err
-		}
-		backoff *= 2
 	}
 }
 

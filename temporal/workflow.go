@@ -39,8 +39,9 @@ type stepTimeouts struct {
 	// default, unlimited).
 	toolAttempts map[string]int32
 	// local runs model turns and tool calls as local activities (see
-	// [WithLocalActivities]).
-	local bool
+	// [WithLocalActivities]); localModel runs model turns only as local
+	// activities (see [WithLocalModelCalls]).
+	local, localModel bool
 }
 
 // agentWorkflow is the workflow a [Worker] registers.
@@ -231,9 +232,9 @@ func (h *workflowHost) in(a agentRef) stepIn { return stepIn{Agent: a, Seed: h.s
 
 // step schedules a model turn or a tool call: an activity, or a local
 // activity on a worker that runs them locally.
-func (h *workflowHost) step(timeout time.Duration, attempts int32, name string, in any) workflow.Future {
+func (h *workflowHost) step(local bool, timeout time.Duration, attempts int32, name string, in any) workflow.Future {
 	retry := &temporal.RetryPolicy{InitialInterval: h.w.timeouts.retryInterval, MaximumAttempts: attempts}
-	if h.w.timeouts.local {
+	if local {
 		ctx := workflow.WithLocalActivityOptions(h.ctx, workflow.LocalActivityOptions{StartToCloseTimeout: timeout, RetryPolicy: retry})
 		return workflow.ExecuteLocalActivity(ctx, name, in)
 	}
@@ -271,7 +272,7 @@ func (h *workflowHost) start(a agentRef, input []helikon.Item) ([]helikon.Item, 
 
 func (h *workflowHost) callModel(a agentRef, turn int, req *helikon.ModelRequest, inject []string) helikon.TransitionInput {
 	var out modelOut
-	err := h.step(h.w.timeouts.model, 0, activityCallModel, modelIn{stepIn: h.in(a), Turn: turn, Request: req, Inject: inject}).Get(h.ctx, &out)
+	err := h.step(h.w.timeouts.local || h.w.timeouts.localModel, h.w.timeouts.model, 0, activityCallModel, modelIn{stepIn: h.in(a), Turn: turn, Request: req, Inject: inject}).Get(h.ctx, &out)
 	if err != nil {
 		return helikon.Abort{Err: stepError(err, a.Name)}
 	}
@@ -334,7 +335,7 @@ func (h *workflowHost) runTools(a agentRef, work []toolWork, parallel int) []too
 		w := work[i]
 		c := w.Call
 		in := toolIn{stepIn: h.in(a), Call: c, Pending: w.Pending, Args: w.Args, Decision: w.Decision}
-		f := h.step(h.w.timeouts.tool, h.w.timeouts.toolAttempts[c.Name], activityTool, in)
+		f := h.step(h.w.timeouts.local, h.w.timeouts.tool, h.w.timeouts.toolAttempts[c.Name], activityTool, in)
 		sel.AddFuture(f, func(f workflow.Future) {
 			var r toolOut
 			if err := f.Get(h.ctx, &r); err != nil {

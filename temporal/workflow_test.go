@@ -32,7 +32,7 @@ func runInEnv(t *testing.T, cfg workerConfig, in runInput) (runOutput, []helikon
 		t.Fatal(err)
 	}
 	if cfg.timeouts.model == 0 {
-		cfg.timeouts = stepTimeouts{model: DefaultModelTimeout, tool: DefaultToolTimeout, other: DefaultStepTimeout, toolAttempts: cfg.timeouts.toolAttempts, local: cfg.timeouts.local}
+		cfg.timeouts = stepTimeouts{model: DefaultModelTimeout, tool: DefaultToolTimeout, other: DefaultStepTimeout, toolAttempts: cfg.timeouts.toolAttempts, local: cfg.timeouts.local, localModel: cfg.timeouts.localModel}
 	}
 	register(env, reg, cfg.timeouts)
 	env.ExecuteWorkflow(WorkflowName, in)
@@ -68,22 +68,42 @@ func queryEvents(t *testing.T, env *testsuite.TestWorkflowEnvironment) eventPage
 }
 
 func TestWorkflow_YieldsTheInProcessLoopsEvents(t *testing.T) {
-	for _, local := range []bool{false, true} {
+	for _, mode := range []stepMode{modeActivities, modeLocalModel, modeLocal} {
 		for _, sc := range scenarios() {
-			t.Run(fmt.Sprintf("%s, local activities %v", sc.name, local), func(t *testing.T) {
-				testWorkflowScenario(t, sc, local)
+			t.Run(fmt.Sprintf("%s, %s", sc.name, mode), func(t *testing.T) {
+				testWorkflowScenario(t, sc, mode)
 			})
 		}
 	}
 }
 
-func testWorkflowScenario(t *testing.T, sc scenario, local bool) {
+// stepMode is how a worker runs model turns and tool calls.
+type stepMode string
+
+const (
+	modeActivities stepMode = "activities"
+	modeLocalModel stepMode = "local model calls"
+	modeLocal      stepMode = "local activities"
+)
+
+// options are the worker options of the mode.
+func (m stepMode) options() []WorkerOption {
+	switch m {
+	case modeLocalModel:
+		return []WorkerOption{WithLocalModelCalls()}
+	case modeLocal:
+		return []WorkerOption{WithLocalActivities()}
+	}
+	return nil
+}
+
+func testWorkflowScenario(t *testing.T, sc scenario, mode stepMode) {
 	ref, posture := sc.build(t)
 	want, wantErr := helikon.Collect(ref.Run(context.Background(), helikon.NewRunContext(posture.options(true)...), helikon.UserText("go")))
 
 	ag, posture := sc.build(t)
 	cfg := workerConfig{agents: []*helikon.LLMAgent{ag}, posture: posture}
-	cfg.timeouts.local = local
+	cfg.timeouts.local, cfg.timeouts.localModel = mode == modeLocal, mode == modeLocalModel
 	out, evs, err := runInEnv(t, cfg, runInput{Agent: ag.Name(), Input: helikon.UserText("go")})
 	if err != nil {
 		t.Fatal(err)
