@@ -92,7 +92,7 @@ func devClient(t testing.TB) client.Client {
 			ClientOptions: &client.Options{HostPort: devAddr, Logger: quietLogger()},
 			Stdout:        io.Discard,
 			Stderr:        io.Discard,
-			ExtraArgs: extraArgs,
+			ExtraArgs:     extraArgs,
 		})
 	})
 	if devErr != nil {
