@@ -107,9 +107,9 @@ func runBare(b *testing.B, c client.Client, queue string, turns, tools int, mode
 }
 
 // benchRunner serves ag on a fresh queue with the step mode and returns a
-// runner of the queue.
-func benchRunner(b *testing.B, c client.Client, ag *helikon.LLMAgent, mode stepMode) *Runner {
-	r, err := NewRunner(c, startWorker(b, c, append([]WorkerOption{WithAgents(ag)}, mode.options()...)...))
+// runner of the queue with opts.
+func benchRunner(b *testing.B, c client.Client, ag *helikon.LLMAgent, mode stepMode, opts ...RunnerOption) *Runner {
+	r, err := NewRunner(c, startWorker(b, c, append([]WorkerOption{WithAgents(ag)}, mode.options()...)...), opts...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -121,19 +121,25 @@ func benchRunner(b *testing.B, c client.Client, ag *helikon.LLMAgent, mode stepM
 // reports the time the durable run adds per model turn. The baselines are
 // the in-process runner (the runner package) and a bare workflow with as
 // many no-op activities as the run has model turns and tool calls, local
-// as the mode has them. A run of n tool rounds has n+1 model turns. The
-// dev server's settings come from the environment (see devClient).
+// as the mode has them; "inproc-eager" pairs the in-process runner with a
+// durable runner that starts runs eagerly ([WithEagerStart]; the worker
+// shares its client). A run of n tool rounds has n+1 model turns. The dev
+// server's settings come from the environment (see devClient).
 func BenchmarkDurableTurnOverhead(b *testing.B) {
 	c := devClient(b)
 	bare := startBareWorker(b, c)
 	for _, tools := range []int{1, 7} {
 		turns := tools + 1
 		for _, mode := range []stepMode{modeActivities, modeLocalModel, modeLocal} {
-			for _, baseline := range []string{"inproc", "bare"} {
+			for _, baseline := range []string{"inproc", "bare", "inproc-eager"} {
 				b.Run(fmt.Sprintf("turns=%d/mode=%s/baseline=%s", turns, strings.ReplaceAll(string(mode), " ", "-"), baseline), func(b *testing.B) {
 					ctx := context.Background()
 					ag := mustAgentTB(b, "calc", turnsModel{tools}, helikon.WithTools(addTool), helikon.WithRunConfig(helikon.RunConfig{MaxTurns: turns + 1}))
-					durable := benchRunner(b, c, ag, mode)
+					var opts []RunnerOption
+					if baseline == "inproc-eager" {
+						opts = append(opts, WithEagerStart())
+					}
+					durable := benchRunner(b, c, ag, mode, opts...)
 					run := func(r helikon.Runner) func() {
 						return func() {
 							res, err := r.Run(ctx, ag, helikon.NewRunContext(helikon.WithSession(helikon.NewMemorySession())), helikon.UserText("what is 40+2?"))
@@ -147,7 +153,7 @@ func BenchmarkDurableTurnOverhead(b *testing.B) {
 						base = func() { runBare(b, c, bare, turns, tools, mode, false) }
 					}
 					b.ReportAllocs()
-					tBase, tDur := benchpair.Run(b, baseline, base, "durable", run(durable))
+					tBase, tDur := benchpair.Run(b, strings.TrimSuffix(baseline, "-eager"), base, "durable", run(durable))
 					b.ReportMetric(float64((tDur-tBase).Nanoseconds())/float64(b.N)/float64(turns)/1e6, "ms-added/turn")
 				})
 			}

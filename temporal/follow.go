@@ -20,9 +20,10 @@ import (
 type follower struct {
 	c  client.Client
 	wr client.WorkflowRun
-	// wait is the run's wait update: when set, a follower that does not
-	// stream learns of a pause from it instead of polling the pause query.
-	wait  client.WorkflowUpdateHandle
+	// wait waits for the run's wait update (see [WaitUpdate]): when set, a
+	// follower that does not stream learns of a pause from it instead of
+	// polling the pause query.
+	wait  waitFunc
 	agent string
 	yield func(helikon.Event) bool
 	// next is the offset of the first event not read yet.
@@ -68,7 +69,7 @@ func (f *follower) run(ctx context.Context, live bool) {
 		f.waited = waited
 		wg.Go(func() {
 			var w waitResult
-			w.err = f.wait.Get(gctx, &w.pause)
+			w.pause, w.err = f.wait(gctx)
 			waited <- w
 		})
 	}
@@ -166,6 +167,33 @@ func (f *follower) waitOnce(ctx context.Context, done <-chan closed, tick <-chan
 		return true
 	}
 	return false
+}
+
+// waitFunc waits for the outcome of a run's wait update.
+type waitFunc func(ctx context.Context) (pauseInfo, error)
+
+// awaitHandle waits for the outcome of the wait update h.
+func awaitHandle(h client.WorkflowUpdateHandle) waitFunc {
+	return func(ctx context.Context) (pauseInfo, error) {
+		var p pauseInfo
+		err := h.Get(ctx, &p)
+		return p, err
+	}
+}
+
+// sendWait sends the wait update to the run wr once it runs, then waits
+// for its outcome.
+func sendWait(c client.Client, wr client.WorkflowRun) waitFunc {
+	return func(ctx context.Context) (pauseInfo, error) {
+		h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+			WorkflowID: wr.GetID(), RunID: wr.GetRunID(),
+			UpdateName: WaitUpdate, Args: []any{waitIn{}}, WaitForStage: client.WorkflowUpdateStageAccepted,
+		})
+		if err != nil {
+			return pauseInfo{}, err
+		}
+		return awaitHandle(h)(ctx)
+	}
 }
 
 // waitResult is the outcome of the wait update.

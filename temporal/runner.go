@@ -48,6 +48,7 @@ type Runner struct {
 	workflowID     func(agent string) string
 	runTimeout     time.Duration
 	approval       time.Duration
+	eager          bool
 	persistTimeout time.Duration
 	logger         *slog.Logger
 }
@@ -86,6 +87,18 @@ func WithRunTimeout(d time.Duration) RunnerOption {
 // rejected and the run goes on; the model sees the rejection.
 func WithApprovalTimeout(d time.Duration) RunnerOption {
 	return func(r *Runner) { r.approval = d }
+}
+
+// WithEagerStart asks for eager workflow start: when a [Worker] of the
+// run's task queue runs in this process on the same client, the server
+// hands the run's first workflow task back with the start's reply instead
+// of through the task queue (docs/durable.md has the figures). Without
+// such a worker the run starts as usual. A [Runner.Run] so started sends
+// its wait update once the run has started rather than with the start
+// (update-with-start does not take eager start), which takes a workflow
+// task of its own.
+func WithEagerStart() RunnerOption {
+	return func(r *Runner) { r.eager = true }
 }
 
 // WithRunnerLogger sets where a failed session append is logged (default
@@ -153,9 +166,9 @@ func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 // RunFailed whose error is a [*runner.PersistError] holding the unsaved
 // events. A paused run records what settled: its pending calls get their
 // results when it resumes.
-// wait, when not nil, is the run's wait update (see [WaitUpdate]), which
-// tells a follower that does not stream of a pause.
-func (r *Runner) follow(ctx context.Context, rc *helikon.RunContext, agent string, wr client.WorkflowRun, wait client.WorkflowUpdateHandle, offset int, rec *helikon.SessionRecorder, live bool, yield func(helikon.Event) bool) {
+// wait, when not nil, waits for the run's wait update (see [WaitUpdate]),
+// which tells a follower that does not stream of a pause.
+func (r *Runner) follow(ctx context.Context, rc *helikon.RunContext, agent string, wr client.WorkflowRun, wait waitFunc, offset int, rec *helikon.SessionRecorder, live bool, yield func(helikon.Event) bool) {
 	var final helikon.Event
 	stopped := false
 	f := follower{c: r.c, wr: wr, wait: wait, agent: agent, next: offset, yield: func(ev helikon.Event) bool {
@@ -186,10 +199,12 @@ func (r *Runner) follow(ctx context.Context, rc *helikon.RunContext, agent strin
 
 // start loads the session's history and starts the run's workflow. A run
 // that is not streamed starts with its wait update (update-with-start, so
-// the first workflow task takes it), whose handle it returns; a streamed
-// run's events say when it pauses.
-func (r *Runner) start(ctx context.Context, agent string, rc *helikon.RunContext, input []helikon.Item, live bool) (client.WorkflowRun, client.WorkflowUpdateHandle, error) {
-	fail := func(kind helikon.ErrorKind, msg string, err error) (client.WorkflowRun, client.WorkflowUpdateHandle, error) {
+// the first workflow task takes it), for which it returns the wait; with
+// eager start, which update-with-start does not take, the wait sends the
+// update once the run has started. A streamed run's events say when it
+// pauses.
+func (r *Runner) start(ctx context.Context, agent string, rc *helikon.RunContext, input []helikon.Item, live bool) (client.WorkflowRun, waitFunc, error) {
+	fail := func(kind helikon.ErrorKind, msg string, err error) (client.WorkflowRun, waitFunc, error) {
 		return nil, nil, &helikon.AgentError{Kind: kind, Agent: agent, Message: msg + ": " + err.Error(), Err: err}
 	}
 	history, err := rc.Session().Snapshot(ctx)
@@ -224,12 +239,16 @@ func (r *Runner) start(ctx context.Context, agent string, rc *helikon.RunContext
 		WorkflowIDReusePolicy:    enumspb.WORKFLOW_ID_REUSE_POLICY_ALLOW_DUPLICATE_FAILED_ONLY,
 		WorkflowIDConflictPolicy: enumspb.WORKFLOW_ID_CONFLICT_POLICY_USE_EXISTING,
 	}
-	if live {
+	if live || r.eager {
+		opts.EnableEagerStart = r.eager
 		wr, err := r.c.ExecuteWorkflow(ctx, opts, WorkflowName, in)
 		if err != nil {
 			return fail(helikon.KindOther, "start workflow", err)
 		}
-		return wr, nil, nil
+		if live {
+			return wr, nil, nil
+		}
+		return wr, sendWait(r.c, wr), nil
 	}
 	op := r.c.NewWithStartWorkflowOperation(opts, WorkflowName, in)
 	wait, err := r.c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{
@@ -241,7 +260,7 @@ func (r *Runner) start(ctx context.Context, agent string, rc *helikon.RunContext
 		if err != nil {
 			return fail(helikon.KindOther, "start workflow", err)
 		}
-		return wr, wait, nil
+		return wr, awaitHandle(wait), nil
 	}
 	// The start or the update was refused. If a run of the id exists (it
 	// completed, which the reuse policy does not start again, or it took

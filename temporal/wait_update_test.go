@@ -3,12 +3,14 @@ package temporal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/interceptor"
@@ -146,5 +148,36 @@ func TestWorkflow_WaitUpdateCompletesOnAPauseAndOnTheEnd(t *testing.T) {
 	}
 	if ranBefore != 0 || executions.Load() != 1 {
 		t.Fatalf("transfer ran %d times before the pause was reported, %d in all", ranBefore, executions.Load())
+	}
+}
+
+func TestRunner_EagerStartRunsAndLearnsOfAPause(t *testing.T) {
+	c := devClient(t)
+	var executions atomic.Int32
+	ag, posture := pauseScenario(t, &executions)
+	// The worker and the runner share the client, so the server can hand
+	// the first workflow task to this process's worker.
+	id := fmt.Sprintf("eager-%d", queueSeq.Add(1))
+	r, err := NewRunner(c, startWorker(t, c, WithAgents(ag), WithPosture(posture)), WithEagerStart(), WithWorkflowID(func(string) string { return id }))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, err = r.Run(ctx, ag, nil, helikon.UserText("go"))
+	var paused *helikon.PausedError
+	if !errors.As(err, &paused) {
+		t.Fatalf("Run: %v, want a pause", err)
+	}
+	res, err := r.ResumePaused(ctx, ag, nil, paused.State.RunID, decideAll(paused.State.Pending, false))
+	if err != nil || res.FinalOutput != "done" || executions.Load() != 1 {
+		t.Fatalf("resumed: %v %v, transfer ran %d times", res, err, executions.Load())
+	}
+	it := c.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	first, err := it.Next()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !first.GetWorkflowExecutionStartedEventAttributes().GetEagerExecutionAccepted() {
+		t.Fatal("the server did not start the run eagerly")
 	}
 }
