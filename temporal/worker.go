@@ -123,16 +123,19 @@ func WithLocalActivities() WorkerOption {
 // WithLocalModelCalls runs model turns as local activities and tool calls
 // as activities. A model turn then runs inside the workflow task that
 // asked for it, and the tool calls the model made are scheduled by the
-// same task, so a turn costs one workflow task instead of two. Each turn
-// is recorded before its tool calls start, and each tool call as it ends,
-// as with activities: a crash repeats the interrupted model turn or tool
-// call only. What changes is the model turn's retry: a crashed worker's
-// turn is retried once its workflow task times out (10 s by default) by
-// the worker that takes the task over, heartbeats do not apply to it, and
-// a turn that runs longer than the workflow task's timeout holds the task
-// open (the SDK keeps it alive). Every worker of a task queue must set it
-// alike, and changing it on a queue with runs in flight makes those runs
-// fail to replay: drain the queue first.
+// same task, so a turn costs one workflow task instead of two. A turn is
+// recorded when that task completes, which is when its tool calls start,
+// and each tool call as it ends, as with activities: a crash repeats the
+// model turn whose task had not completed, or the tool call that was
+// running, and nothing that finished before. What changes is the model
+// turn's retry: a crashed worker's turn is retried once its workflow task
+// times out (10 s by default) by the worker that takes the task over,
+// heartbeats do not apply to it, and a turn that runs longer than the
+// workflow task's timeout holds the task open (the SDK keeps it alive with
+// a new task every few seconds, each a few events in the history), so it
+// suits models that answer in seconds. Every worker of a task queue must
+// set it alike, and changing it on a queue with runs in flight makes those
+// runs fail to replay: drain the queue first.
 func WithLocalModelCalls() WorkerOption {
 	return func(c *workerConfig) { c.timeouts.localModel = true }
 }
