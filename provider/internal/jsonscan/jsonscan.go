@@ -179,15 +179,26 @@ func AppendString(buf, v []byte) ([]byte, bool) {
 	for i := 0; i < len(v); {
 		c := v[i]
 		if c != '\\' {
-			j := i
+			// The plain run, a word at a time while no byte ends it,
+			// noting whether any byte is outside ASCII.
+			j, high := i, uint64(0)
+			for j+8 <= len(v) {
+				x := binary.LittleEndian.Uint64(v[j:])
+				if special(x) != 0 {
+					break
+				}
+				high |= x
+				j += 8
+			}
 			for j < len(v) && v[j] != '\\' && v[j] != '"' && v[j] >= 0x20 {
+				high |= uint64(v[j])
 				j++
 			}
 			if j == i {
 				return buf, false // an unescaped quote or control character
 			}
 			// encoding/json replaces invalid UTF-8; leave that to it.
-			if !utf8.Valid(v[i:j]) {
+			if high&highs != 0 && !utf8.Valid(v[i:j]) {
 				return buf, false
 			}
 			buf = append(buf, v[i:j]...)
