@@ -14,7 +14,14 @@
 // carries on from the step that was running: finished model turns and tool
 // calls are not repeated. An agent used as a tool ([helikon.AgentAsTool])
 // over an LLM agent runs as a child workflow, so its finished steps are not
-// repeated either.
+// repeated either; a call in it that asks a human pauses the whole run, as
+// in process. An agent tool over an orchestration agent (sequential,
+// parallel, loop, swarm, graph) runs inside its tool call's activity.
+//
+// A paused run waits, holding no worker slot, for the decisions the
+// [DecideUpdate] brings ([Runner.Resume], [Runner.ResumePaused]). [Runner.Run]
+// learns of a pause from the [WaitUpdate] it starts the run with, without
+// polling.
 //
 // A [Worker] registers the agents it runs, by name, with their model, tools
 // and settings, and the [WorkerPosture] that governs every tool call it

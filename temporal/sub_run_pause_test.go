@@ -267,3 +267,35 @@ func TestRunner_SubRunPauseSurvivesAWorkerRestart(t *testing.T) {
 		})
 	}
 }
+
+func TestWorkflow_CancelledRunWithAPausedSubRunEnds(t *testing.T) {
+	var executions atomic.Int32
+	ag, posture := subPauseRun(t, 1, false, &executions)
+	var s testsuite.WorkflowTestSuite
+	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
+	env := s.NewTestWorkflowEnvironment()
+	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "parent"})
+	reg, err := newRegistry(workerConfig{agents: []*helikon.LLMAgent{ag}, posture: posture})
+	if err != nil {
+		t.Fatal(err)
+	}
+	register(env, reg, stepTimeouts{model: DefaultModelTimeout, tool: DefaultToolTimeout, other: DefaultStepTimeout})
+	env.RegisterDelayedCallback(func() {
+		v, err := env.QueryWorkflow(PauseQuery)
+		var p pauseInfo
+		if err == nil {
+			err = v.Get(&p)
+		}
+		if err != nil || p.PauseID == "" {
+			t.Errorf("the run is not paused: %+v %v", p, err)
+		}
+		env.CancelWorkflow()
+	}, time.Minute)
+	env.ExecuteWorkflow(WorkflowName, runInput{Agent: "bank", Input: helikon.UserText("go")})
+	if !env.IsWorkflowCompleted() {
+		t.Fatal("the cancelled run did not end")
+	}
+	if executions.Load() != 0 {
+		t.Fatalf("transfer ran %d times after the run was cancelled", executions.Load())
+	}
+}
