@@ -139,7 +139,12 @@ func workerProcessMain() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
-	w, err := NewWorker(c, os.Getenv(workerQueueEnv), append(crashWorkerOptions(), WithAgents(ag, lead))...)
+	queue := os.Getenv(workerQueueEnv)
+	opts := append(crashWorkerOptions(), WithAgents(ag, lead))
+	if strings.HasPrefix(queue, localModelQueue) {
+		opts = append(opts, WithLocalModelCalls())
+	}
+	w, err := NewWorker(c, queue, opts...)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -231,7 +236,27 @@ const (
 	crashLanes = 4
 )
 
+// localModelQueue prefixes the task queues whose worker processes run
+// model turns as local activities ([WithLocalModelCalls]): the queue names
+// the mode, so every process started for it, replacements included, runs
+// it alike, as a queue's workers must.
+const localModelQueue = "local-model-"
+
 func TestCrashResume_KilledWorkersRunResumesWithoutRepeatingFinishedCalls(t *testing.T) {
+	crashResume(t, "crash-", crashRuns)
+}
+
+// TestCrashResume_LocalModelCallsAreNotRepeatedEither kills workers that
+// run model turns as local activities mid tool call: the finished model
+// turns, recorded with the workflow task that scheduled the tool calls,
+// do not run again.
+func TestCrashResume_LocalModelCallsAreNotRepeatedEither(t *testing.T) {
+	crashResume(t, localModelQueue+"crash-", 8)
+}
+
+// crashResume kills a worker process mid tool call in runs runs, on
+// queues named prefix and a lane number, and checks every run.
+func crashResume(t *testing.T, prefix string, runs int) {
 	c := newClient(t)
 	l := ledger(t.TempDir() + "/ledger")
 	ag, err := crashAgent(l)
@@ -244,14 +269,14 @@ func TestCrashResume_KilledWorkersRunResumesWithoutRepeatingFinishedCalls(t *tes
 		for lane := range crashLanes {
 			t.Run(fmt.Sprint("lane ", lane), func(t *testing.T) {
 				t.Parallel()
-				queue := fmt.Sprintf("crash-%d", lane)
+				queue := fmt.Sprintf("%s%d", prefix, lane)
 				r, err := NewRunner(c, queue)
 				if err != nil {
 					t.Fatal(err)
 				}
 				w := startWorkerProcess(t, queue, l)
-				for i := lane; i < crashRuns; i += crashLanes {
-					run := fmt.Sprintf("run-%02d", i)
+				for i := lane; i < runs; i += crashLanes {
+					run := fmt.Sprintf("%srun-%02d", prefix, i)
 					if crashOnce(t, r, ag, l, run, &w, queue) {
 						passed.Add(1)
 					}
@@ -260,9 +285,9 @@ func TestCrashResume_KilledWorkersRunResumesWithoutRepeatingFinishedCalls(t *tes
 		}
 	})
 	t.Logf("crash-resume: %d of %d runs resumed correctly after their worker was SIGKILLed mid-tool-call (%d kills, %v)",
-		passed.Load(), crashRuns, crashRuns, time.Since(start).Round(time.Millisecond))
-	if passed.Load() != crashRuns {
-		t.Fatalf("%d of %d runs passed", passed.Load(), crashRuns)
+		passed.Load(), runs, runs, time.Since(start).Round(time.Millisecond))
+	if passed.Load() != int32(runs) {
+		t.Fatalf("%d of %d runs passed", passed.Load(), runs)
 	}
 }
 

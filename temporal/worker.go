@@ -127,8 +127,8 @@ func WithLocalActivities() WorkerOption {
 // recorded when that task completes, which is when its tool calls start,
 // and each tool call as it ends, as with activities: a crash repeats the
 // model turn whose task had not completed, or the tool call that was
-// running, and nothing that finished before. What changes is the model
-// turn's retry: a crashed worker's turn is retried once its workflow task
+// running, and nothing that finished before (docs/durable.md has the
+// crash test). What changes is the model turn's retry: a crashed worker's turn is retried once its workflow task
 // times out (10 s by default) by the worker that takes the task over,
 // heartbeats do not apply to it, and a turn that runs longer than the
 // workflow task's timeout holds the task open (the SDK keeps it alive with
