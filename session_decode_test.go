@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon/internal/benchpair"
+	"github.com/paigasus/helikon/internal/cputime"
 )
 
 // slowDecode is the general decoder the fast path stands in for.
@@ -179,9 +180,9 @@ func BenchmarkDecodeEvent_FastVsGeneral(b *testing.B) {
 	n := float64(len(payloads))
 	allocsOnePass := testing.AllocsPerRun(10, onePass) / n
 	allocsGeneral := testing.AllocsPerRun(10, general) / n
-	cpuOnePass, cpuGeneral, cpuOK := cpuPerCall(onePass, 2000), 0.0, false
+	cpuOnePass, cpuGeneral, cpuOK := cputime.PerCall(onePass, 2000), 0.0, false
 	if cpuOnePass > 0 {
-		cpuGeneral, cpuOK = cpuPerCall(general, 2000), true
+		cpuGeneral, cpuOK = cputime.PerCall(general, 2000), true
 	}
 	tOnePass, tGeneral := benchpair.Run(b, "onepass", onePass, "general", general)
 	events := n * float64(b.N)
@@ -193,22 +194,6 @@ func BenchmarkDecodeEvent_FastVsGeneral(b *testing.B) {
 		b.ReportMetric(cpuOnePass/n, "cpu-ns-onepass/event")
 		b.ReportMetric(cpuGeneral/n, "cpu-ns-general/event")
 	}
-}
-
-// cpuPerCall returns the process CPU time per call of f over n calls
-// (garbage collection included), or 0 where it cannot be read. On a
-// machine shared with other jobs it is steadier than wall time, which
-// also counts the waits for a core.
-func cpuPerCall(f func(), n int) float64 {
-	start, ok := processCPU()
-	if !ok {
-		return 0
-	}
-	for range n {
-		f()
-	}
-	end, _ := processCPU()
-	return float64((end - start).Nanoseconds()) / float64(n)
 }
 
 func slowProjection(data []byte) (SequenceID, []Item, error) {

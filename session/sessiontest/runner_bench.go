@@ -9,6 +9,7 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/internal/benchpair"
+	"github.com/paigasus/helikon/internal/cputime"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/runner"
 	"github.com/paigasus/helikon/session/sessioncache"
@@ -296,7 +297,11 @@ func benchPair(b *testing.B, st HistoryStore, warm bool, a, z side, template tem
 // layout when the store has LegacyLayout), paired in every
 // iteration ([benchpair.Run]): ns-after/op, ns-before/op and x-after, the
 // speed-up (before over after). allocs-after/op and allocs-before/op are
-// each side's allocations, counted apart before the timed loop.
+// each side's allocations, counted apart before the timed loop, and
+// cpu-ns-after/op, cpu-ns-before/op and cpu-x-after (before over after)
+// each side's CPU time in this process over 10 untimed calls (collection
+// included, the server's share not): on a loaded machine wall time also
+// counts the waits for a core and for the server, which both sides share.
 func BenchLoadHistory(b *testing.B, st HistoryStore) {
 	if st.LegacyEvents == nil {
 		b.Skip("the store gives no LegacyEvents to compare with")
@@ -348,9 +353,15 @@ func BenchLoadHistory(b *testing.B, st HistoryStore) {
 				}
 				allocsAfter := testing.AllocsPerRun(2, after)
 				allocsBefore := testing.AllocsPerRun(2, before)
+				cpuAfter, cpuBefore := cputime.PerCall(after, 10), cputime.PerCall(before, 10)
 				benchpair.Run(b, "after", after, "before", before)
 				b.ReportMetric(allocsAfter, "allocs-after/op")
 				b.ReportMetric(allocsBefore, "allocs-before/op")
+				if cpuAfter > 0 && cpuBefore > 0 {
+					b.ReportMetric(cpuAfter, "cpu-ns-after/op")
+					b.ReportMetric(cpuBefore, "cpu-ns-before/op")
+					b.ReportMetric(cpuBefore/cpuAfter, "cpu-x-after")
+				}
 			})
 		}
 	}
