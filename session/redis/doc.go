@@ -46,8 +46,8 @@
 // and read through go-redis's parsed XRANGE on MOVED, ASK, TRYAGAIN or
 // CLUSTERDOWN. Appends never leave a hole, so the pages of a read join
 // up; only a trim ([WithMaxLen]) by another handle between two pages can
-// break that, and the read then fails with [ErrTrimmedDuringRead] instead
-// of returning events with a hole in them.
+// break that: the read then starts over (twice at most, then fails with
+// [ErrTrimmedDuringRead]) instead of returning events with a hole in them.
 //
 // # Retention
 //

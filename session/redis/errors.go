@@ -39,5 +39,6 @@ func wrap(op string, err error) error {
 // ErrTrimmedDuringRead reports a read of a capped stream ([WithMaxLen])
 // that appends by another handle trimmed while it was under way, between
 // two of its pages: the events it had returned and the ones after the
-// trim are not one contiguous part of the log. Reading again succeeds.
+// trim are not one contiguous part of the log. Events and the session's
+// loads read again from the start, twice at most, before they return it.
 var ErrTrimmedDuringRead = errors.New("redis: session stream trimmed during a read")

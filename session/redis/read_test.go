@@ -321,3 +321,69 @@ func TestPage_RetriesOnceOnABrokenConnection(t *testing.T) {
 		})
 	}
 }
+
+// trimBeforeSecondPage appends through writer, which trims, just before
+// the second raw XRANGE of every read, so the read's pages no longer join.
+type trimBeforeSecondPage struct {
+	writer *Session
+	reads  int
+	times  int // how many reads to overtake
+}
+
+func (h *trimBeforeSecondPage) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *trimBeforeSecondPage) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (h *trimBeforeSecondPage) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if _, ok := cmd.(*redis.RawWriteToCmd); ok {
+			h.reads++
+			if h.reads%2 == 0 && h.times > 0 {
+				h.times--
+				for i := range 4 {
+					if err := h.writer.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint("late ", i)})); err != nil {
+						return err
+					}
+				}
+			}
+		}
+		return next(ctx, cmd)
+	}
+}
+
+// Events and loads start over when a trim overtakes them, and return the
+// stream as it is then, without a hole.
+func TestEvents_OvertakenByATrimReadsAgain(t *testing.T) {
+	for _, tc := range []struct {
+		overtaken int
+		wantErr   bool
+	}{{1, false}, {2, false}, {3, true}} {
+		t.Run(fmt.Sprint(tc.overtaken, " overtaken"), func(t *testing.T) {
+			withPage(t, 2)
+			id := sessiontest.UniqueID(t)
+			writer := openInternal(t, testClient(t), id, WithMaxLen(2))
+			for i := range 2 {
+				if err := writer.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+					t.Fatal(err)
+				}
+			}
+			client := testClient(t)
+			client.AddHook(&trimBeforeSecondPage{writer: writer, times: tc.overtaken})
+			reader := openInternal(t, client, id)
+			evs, err := reader.Events(t.Context(), helikon.Beginning)
+			if tc.wantErr {
+				if !errors.Is(err, ErrTrimmedDuringRead) {
+					t.Fatalf("Events overtaken %d times = %v, %v; want ErrTrimmedDuringRead", tc.overtaken, evs, err)
+				}
+				return
+			}
+			if err != nil || len(evs) != 2 || evs[1].Seq != evs[0].Seq+1 {
+				t.Fatalf("Events overtaken %d times = %v, %v; want the last 2 events, contiguous", tc.overtaken, evs, err)
+			}
+			p, err := reader.LoadProjection(t.Context())
+			if err != nil || len(p.Items()) != 2 {
+				t.Fatalf("LoadProjection = %v, %v; want 2 items", p, err)
+			}
+		})
+	}
+}

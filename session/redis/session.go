@@ -108,7 +108,24 @@ func (s *Session) Append(ctx context.Context, events ...helikon.SessionEvent) er
 // Events returns the events after position after, in order. With
 // [WithMaxLen], events trimmed from the stream are not returned.
 func (s *Session) Events(ctx context.Context, after helikon.SequenceID) ([]helikon.SessionEvent, error) {
-	return eventcodec.Collect(ctx, s.each, after)
+	return again(func() ([]helikon.SessionEvent, error) { return eventcodec.Collect(ctx, s.each, after) })
+}
+
+// trimRetries is how many times a read that a trim overtook
+// ([ErrTrimmedDuringRead]) starts over.
+const trimRetries = 2
+
+// again returns read's result, reading again from the start when a trim
+// overtook it: the events read so far are dropped, so nothing is returned
+// twice or with a hole.
+func again[T any](read func() (T, error)) (T, error) {
+	for attempt := 0; ; attempt++ {
+		v, err := read()
+		if attempt < trimRetries && errors.Is(err, ErrTrimmedDuringRead) {
+			continue
+		}
+		return v, err
+	}
 }
 
 // Snapshot returns the log projected to messages ([helikon.Project]); see

@@ -35,7 +35,9 @@ func (s *Session) LoadProjection(ctx context.Context) (*helikon.Projection, erro
 	if s.snapshotEvery > 0 {
 		store = snapshots{s}
 	}
-	return eventcodec.LoadProjection(ctx, store, s.each, s.snapshotEvery)
+	return again(func() (*helikon.Projection, error) {
+		return eventcodec.LoadProjection(ctx, store, s.each, s.snapshotEvery)
+	})
 }
 
 // SaveSnapshot stores the projection of the whole log as the session's
