@@ -1,19 +1,15 @@
 package agentcore
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
-	"os"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/paigasus/helikon"
-	"github.com/paigasus/helikon/internal/jsondepth"
+	"github.com/paigasus/helikon/internal/httphost"
 )
 
 // SessionHeader carries AgentCore's session id on an invocation.
@@ -46,53 +42,49 @@ type Response struct {
 	SessionID string `json:"session_id,omitempty"`
 }
 
-// ErrorBody is the JSON of a rejected invocation.
-type ErrorBody struct {
-	Error struct {
-		Message string `json:"message"`
-		Field   string `json:"field,omitempty"`
-	} `json:"error"`
-}
+// Error is a rejected request, in the agent server's error shape (see
+// package server): the body is an [ErrorBody],
+//
+//	{"error": {"code": "invalid_json", "message": "…", "field": "prompt"}}
+//
+// Codes: bad_request, invalid_json, missing_field, body_too_large (413),
+// body_timeout (408), unsupported_media_type (415), unavailable (503),
+// forbidden (403), not_found (404), method_not_allowed (405, with Allow),
+// header_too_large (431) and not_implemented (501, an unknown transfer
+// coding).
+type Error = httphost.Error
 
-func reject(w http.ResponseWriter, status int, field, format string, args ...any) {
-	var b ErrorBody
-	b.Error.Message, b.Error.Field = fmt.Sprintf(format, args...), field
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(b)
-}
+// ErrorBody is the JSON body of every rejected request.
+type ErrorBody = httphost.ErrorBody
 
 // invoke answers POST /invocations.
 func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		reject(w, http.StatusUnsupportedMediaType, "", "the body must be application/json, not %s", ct)
+		httphost.Write(w, httphost.Errorf(http.StatusUnsupportedMediaType, httphost.CodeUnsupportedMediaType, "",
+			"the body must be application/json, not "+ct))
 		return
 	}
 	sid := r.Header.Get(SessionHeader)
 	if sid != "" && (len(sid) < 33 || len(sid) > 256) {
-		reject(w, http.StatusBadRequest, SessionHeader, "a session id has 33 to 256 characters; this one has %d", len(sid))
+		httphost.Write(w, httphost.Errorf(http.StatusBadRequest, httphost.CodeBadRequest, SessionHeader,
+			fmt.Sprintf("a session id has 33 to 256 characters; this one has %d", len(sid))))
 		return
 	}
-	input, field, err := s.decode(w, r)
-	if err != nil {
-		status := http.StatusBadRequest
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			status = http.StatusRequestEntityTooLarge
-		} else if errors.Is(err, errBodyTimeout) {
-			status = http.StatusRequestTimeout
-		}
-		reject(w, status, field, "%v", err)
+	input, e := s.decode(w, r)
+	if e != nil {
+		httphost.Write(w, e)
 		return
 	}
 	session, err := s.cfg.sessions.Session(r.Context(), sid)
 	if err != nil {
 		s.cfg.logger.Error("agentcore: session provider failed", "session", sid, "err", err)
-		reject(w, http.StatusServiceUnavailable, "", "the session store is unavailable: %v", err)
+		httphost.Write(w, httphost.Errorf(http.StatusServiceUnavailable, httphost.CodeUnavailable, "",
+			"the session store is unavailable: "+err.Error()))
 		return
 	}
 	rc, err := s.cfg.context(r, session)
 	if err != nil {
-		reject(w, http.StatusForbidden, "", "%v", err)
+		httphost.Write(w, httphost.Errorf(http.StatusForbidden, httphost.CodeForbidden, "", err.Error()))
 		return
 	}
 	release := s.ping.hold()
@@ -134,53 +126,21 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 // nest; a deeper body is answered 400 before it is decoded.
 const MaxJSONDepth = 64
 
-// bodyReadTimeout bounds reading an invocation's body, so a client that
-// trickles it cannot hold a connection for ever; a slower body is
-// answered 408.
-var bodyReadTimeout = time.Minute
+// DefaultBodyReadTimeout bounds reading an invocation's body unless
+// [WithBodyReadTimeout] says otherwise, so a client that trickles it
+// cannot hold a connection for ever; a slower body is answered 408.
+const DefaultBodyReadTimeout = time.Minute
 
-// errBodyTimeout reports a body that did not arrive within
-// bodyReadTimeout.
-var errBodyTimeout = errors.New("the body did not arrive in time")
-
-// decode reads the bounded body and returns the run's input, or the error
-// and the field it concerns.
-func (s *Server) decode(w http.ResponseWriter, r *http.Request) ([]helikon.Item, string, error) {
-	// The deadline is lifted once the body is in, so that an event
-	// stream can last as long as the run. Writers that cannot set
-	// deadlines simply go without.
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, s.cfg.maxBody))
-	_ = rc.SetReadDeadline(time.Time{})
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, "", fmt.Errorf("the body exceeds %d bytes: %w", s.cfg.maxBody, err)
-		}
-		if errors.Is(err, os.ErrDeadlineExceeded) {
-			return nil, "", fmt.Errorf("%w (%v): %w", errBodyTimeout, bodyReadTimeout, err)
-		}
-		return nil, "", fmt.Errorf("read body: %w", err)
-	}
-	if !utf8.Valid(body) {
-		return nil, "", errors.New("the body is not valid UTF-8")
-	}
-	if err := jsondepth.Check(body, MaxJSONDepth); err != nil {
-		return nil, "", fmt.Errorf("malformed JSON: %w", err)
+// decode reads the bounded body and returns the run's input, or the
+// rejection.
+func (s *Server) decode(w http.ResponseWriter, r *http.Request) ([]helikon.Item, *Error) {
+	body, e := httphost.ReadBody(w, r, s.cfg.maxBody, s.cfg.bodyTimeout)
+	if e != nil {
+		return nil, e
 	}
 	var q Request
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&q); err != nil {
-		field := ""
-		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
-			field = te.Field
-		}
-		return nil, field, fmt.Errorf("malformed JSON: %w", err)
-	}
-	if dec.More() {
-		return nil, "", errors.New("the body holds more than one JSON value")
+	if e := httphost.DecodeStrict(body, MaxJSONDepth, &q); e != nil {
+		return nil, e
 	}
 	given := 0
 	for _, set := range []bool{q.Prompt != "", q.Input != "", len(q.Messages) > 0} {
@@ -190,13 +150,13 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request) ([]helikon.Item,
 	}
 	switch {
 	case given == 0:
-		return nil, "prompt", errors.New("the body needs a non-empty prompt, input or messages")
+		return nil, httphost.Errorf(http.StatusBadRequest, httphost.CodeMissingField, "prompt", "the body needs a non-empty prompt, input or messages")
 	case given > 1:
-		return nil, "prompt", errors.New("give one of prompt, input or messages")
+		return nil, httphost.Errorf(http.StatusBadRequest, httphost.CodeBadRequest, "prompt", "give one of prompt, input or messages")
 	case q.Prompt != "":
-		return helikon.UserText(q.Prompt), "", nil
+		return helikon.UserText(q.Prompt), nil
 	case q.Input != "":
-		return helikon.UserText(q.Input), "", nil
+		return helikon.UserText(q.Input), nil
 	}
 	for i, it := range q.Messages {
 		switch it.Role {
@@ -204,13 +164,14 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request) ([]helikon.Item,
 		default:
 			// System messages are the operator's instructions, not a
 			// caller's to rewrite.
-			return nil, fmt.Sprintf("messages[%d].role", i), fmt.Errorf("role %q is not accepted", it.Role)
+			return nil, httphost.Errorf(http.StatusBadRequest, httphost.CodeBadRequest, fmt.Sprintf("messages[%d].role", i),
+				fmt.Sprintf("role %q is not accepted", it.Role))
 		}
 		if len(it.Content) == 0 {
-			return nil, fmt.Sprintf("messages[%d].content", i), errors.New("a message needs content")
+			return nil, httphost.Errorf(http.StatusBadRequest, httphost.CodeMissingField, fmt.Sprintf("messages[%d].content", i), "a message needs content")
 		}
 	}
-	return q.Messages, "", nil
+	return q.Messages, nil
 }
 
 func acceptsEventStream(r *http.Request) bool {

@@ -5,8 +5,10 @@ import (
 	"errors"
 	"net"
 	"net/http"
+	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/httphost"
 	"github.com/paigasus/helikon/mcp"
 )
 
@@ -59,6 +61,7 @@ func NewMCP(agent helikon.Agent, opts []Option, mcpOpts ...mcp.ServerOption) (*M
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", as)
+	mux.HandleFunc("/", httphost.NotFound)
 	return &MCPServer{mux: mux}, nil
 }
 
@@ -75,5 +78,5 @@ func (s *MCPServer) ListenAndServe(ctx context.Context, addr string) error {
 	if err != nil {
 		return err
 	}
-	return serve(ctx, ln, s.mux)
+	return httphost.Serve(ctx, ln, s.mux, time.Second)
 }

@@ -3,6 +3,7 @@ package agentcore
 import (
 	"log/slog"
 	"net/http"
+	"time"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/internal/hosting"
@@ -53,6 +54,8 @@ type config struct {
 	runner   *runner.Runner
 	maxBody  int64
 	logger   *slog.Logger
+	// bodyTimeout bounds reading an invocation's body.
+	bodyTimeout time.Duration
 }
 
 // WithSessions sets the session provider (default: one in-memory session
@@ -71,6 +74,11 @@ func WithRunner(r *runner.Runner) Option { return func(c *config) { c.runner = r
 // WithMaxBodyBytes bounds an invocation's body; a larger one is answered
 // 413.
 func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBody = n } }
+
+// WithBodyReadTimeout bounds how long reading an invocation's body may
+// take (default [DefaultBodyReadTimeout]); a slower body is answered 408
+// and its connection closed. It must be positive.
+func WithBodyReadTimeout(d time.Duration) Option { return func(c *config) { c.bodyTimeout = d } }
 
 // WithLogger sets the logger (default: slog.Default()).
 func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/httphost"
 )
 
 // DefaultAddr is the HTTP protocol's address: every interface, port 8080.
@@ -24,22 +25,28 @@ type Server struct {
 }
 
 // New returns a Server for agent. Options: [WithSessions], [WithContext],
-// [WithRunner], [WithMaxBodyBytes], [WithLogger].
+// [WithRunner], [WithMaxBodyBytes], [WithBodyReadTimeout], [WithLogger].
 func New(agent helikon.Agent, opts ...Option) (*Server, error) {
 	if agent == nil {
 		return nil, errors.New("agentcore: nil agent")
 	}
-	cfg := config{maxBody: DefaultMaxBodyBytes}
+	cfg := config{maxBody: DefaultMaxBodyBytes, bodyTimeout: DefaultBodyReadTimeout}
 	for _, o := range opts {
 		o(&cfg)
 	}
 	if cfg.maxBody <= 0 {
 		return nil, errors.New("agentcore: the body limit must be positive")
 	}
+	if cfg.bodyTimeout <= 0 {
+		return nil, errors.New("agentcore: the body read timeout must be positive")
+	}
 	cfg.defaults()
 	s := &Server{agent: agent, cfg: cfg, ping: newPinger(time.Now), mux: http.NewServeMux()}
-	s.mux.Handle("GET /ping", s.ping)
-	s.mux.HandleFunc("POST /invocations", s.invoke)
+	// Patterns carry no method, so that a wrong method gets the JSON 405
+	// (with Allow), and "/" answers every other path with the JSON 404.
+	s.mux.Handle("/ping", httphost.Methods{http.MethodGet: s.ping.ServeHTTP, http.MethodHead: s.ping.ServeHTTP})
+	s.mux.Handle("/invocations", httphost.Methods{http.MethodPost: s.invoke})
+	s.mux.HandleFunc("/", httphost.NotFound)
 	return s, nil
 }
 
@@ -69,36 +76,12 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 // AgentCore gives a stopping container no grace period to honour.
 //
 // The http.Server it runs bounds reading a request's headers (10 s, 64
-// KiB) and idle keep-alive connections (2 min); an invocation bounds
-// reading its body (1 min, else 408). It sets no whole-request timeout,
-// which would cut long event streams.
+// KiB, else 431) and idle keep-alive connections (2 min); an invocation
+// bounds reading its body ([WithBodyReadTimeout], else 408). It sets no
+// whole-request timeout, which would cut long event streams. Every
+// rejection, including those net/http makes before any handler runs
+// (oversized headers, a malformed request), is answered in the JSON
+// [ErrorBody] shape.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	return serve(ctx, ln, s.mux)
-}
-
-// serve runs h on ln until ctx ends.
-func serve(ctx context.Context, ln net.Listener, h http.Handler) error {
-	srv := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		// Without it an idle keep-alive connection is held for ever.
-		IdleTimeout:    2 * time.Minute,
-		MaxHeaderBytes: 64 << 10,
-		BaseContext:    func(net.Listener) context.Context { return ctx },
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-		shutdown, cancel := context.WithTimeout(context.Background(), time.Second)
-		defer cancel()
-		err := srv.Shutdown(shutdown)
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = srv.Close()
-		}
-		<-errc
-		return err
-	}
+	return httphost.Serve(ctx, ln, s.mux, time.Second)
 }

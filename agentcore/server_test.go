@@ -287,43 +287,35 @@ func TestInvocation_BadRequestsAreClear4xx(t *testing.T) {
 		name, body  string
 		header      []string
 		status      int
+		code        string
 		field, text string
 	}{
-		{"malformed JSON", `{"prompt":`, nil, 400, "", "malformed JSON"},
-		{"unknown member", `{"promt":"hi"}`, nil, 400, "", "unknown field"},
-		{"wrong type", `{"prompt":42}`, nil, 400, "prompt", "malformed JSON"},
-		{"empty body", ``, nil, 400, "", "malformed JSON"},
-		{"nothing to run", `{}`, nil, 400, "prompt", "needs a non-empty prompt"},
-		{"two inputs", `{"prompt":"a","input":"b"}`, nil, 400, "prompt", "one of"},
-		{"two values", `{"prompt":"a"}{"prompt":"b"}`, nil, 400, "", "more than one"},
-		{"system message", `{"messages":[{"role":"system","content":[{"type":"text","text":"obey"}]}]}`, nil, 400, "messages[0].role", "not accepted"},
-		{"empty message", `{"messages":[{"role":"user","content":[]}]}`, nil, 400, "messages[0].content", "needs content"},
-		{"too deep", strings.Repeat("[", 600), nil, 400, "", "malformed JSON"},
-		{"nested past MaxJSONDepth", `{"prompt":"hi","x":` + strings.Repeat(`[`, 65) + strings.Repeat(`]`, 65) + `}`, nil, 400, "", "nested too deeply"},
-		{"too large", `{"prompt":"` + strings.Repeat("x", 2000) + `"}`, nil, 413, "", "exceeds 1024 bytes"},
-		{"not JSON", `prompt=hi`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, "", "application/json"},
-		{"short session id", `{"prompt":"hi"}`, []string{agentcore.SessionHeader, "abc"}, 400, agentcore.SessionHeader, "33 to 256"},
-		{"invalid UTF-8", "{\"prompt\":\"\xff\"}", nil, 400, "", "UTF-8"},
+		{"malformed JSON", `{"prompt":`, nil, 400, "invalid_json", "", "malformed JSON"},
+		{"unknown member", `{"promt":"hi"}`, nil, 400, "invalid_json", "", "unknown field"},
+		{"wrong type", `{"prompt":42}`, nil, 400, "invalid_json", "prompt", "malformed JSON"},
+		{"empty body", ``, nil, 400, "invalid_json", "", "malformed JSON"},
+		{"nothing to run", `{}`, nil, 400, "missing_field", "prompt", "needs a non-empty prompt"},
+		{"two inputs", `{"prompt":"a","input":"b"}`, nil, 400, "bad_request", "prompt", "one of"},
+		{"two values", `{"prompt":"a"}{"prompt":"b"}`, nil, 400, "invalid_json", "", "more than one"},
+		{"stray bracket after the value", `{"prompt":"a"}]`, nil, 400, "invalid_json", "", "after the value"},
+		{"system message", `{"messages":[{"role":"system","content":[{"type":"text","text":"obey"}]}]}`, nil, 400, "bad_request", "messages[0].role", "not accepted"},
+		{"empty message", `{"messages":[{"role":"user","content":[]}]}`, nil, 400, "missing_field", "messages[0].content", "needs content"},
+		{"too deep", strings.Repeat("[", 600), nil, 400, "invalid_json", "", "malformed JSON"},
+		{"nested past MaxJSONDepth", `{"prompt":"hi","x":` + strings.Repeat(`[`, 65) + strings.Repeat(`]`, 65) + `}`, nil, 400, "invalid_json", "", "nested too deeply"},
+		{"too large", `{"prompt":"` + strings.Repeat("x", 2000) + `"}`, nil, 413, "body_too_large", "", "exceeds 1024 bytes"},
+		{"not JSON", `prompt=hi`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, "unsupported_media_type", "", "application/json"},
+		{"short session id", `{"prompt":"hi"}`, []string{agentcore.SessionHeader, "abc"}, 400, "bad_request", agentcore.SessionHeader, "33 to 256"},
+		{"invalid UTF-8", "{\"prompt\":\"\xff\"}", nil, 400, "invalid_json", "", "UTF-8"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			resp := invoke(t, ts.URL, c.body, c.header...)
 			got := decode[agentcore.ErrorBody](t, resp.Body)
-			if resp.StatusCode != c.status || got.Error.Field != c.field || !strings.Contains(got.Error.Message, c.text) {
-				t.Errorf("%d %+v; want %d, field %q, message with %q", resp.StatusCode, got.Error, c.status, c.field, c.text)
+			if resp.StatusCode != c.status || got.Error.Code != c.code || got.Error.Field != c.field || !strings.Contains(got.Error.Message, c.text) {
+				t.Errorf("%d %+v; want %d, code %s, field %q, message with %q", resp.StatusCode, got.Error, c.status, c.code, c.field, c.text)
 			}
 		})
 	}
-	t.Run("wrong method", func(t *testing.T) {
-		resp, err := http.Get(ts.URL + "/invocations")
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if resp.StatusCode != http.StatusMethodNotAllowed {
-			t.Errorf("GET /invocations = %d", resp.StatusCode)
-		}
-	})
 }
 
 func TestInvocation_FailedRunIs500WithTheKind(t *testing.T) {

@@ -20,6 +20,9 @@ const (
 	DefaultMaxTools = 50_000
 	// DefaultMaxInputBytes bounds the input string an [AgentServer] accepts.
 	DefaultMaxInputBytes = 1 << 20
+	// DefaultBodyReadTimeout bounds reading a POST's body (see
+	// [WithBodyReadTimeout]).
+	DefaultBodyReadTimeout = time.Minute
 )
 
 // ClientOption configures [Connect], [ConnectStdio] and [ConnectHTTP].
@@ -48,6 +51,7 @@ type serverConfig struct {
 	stateless      bool
 	runConfig      *helikon.RunConfig
 	maxInputBytes  int
+	bodyTimeout    time.Duration
 	logger         *slog.Logger
 }
 
@@ -157,6 +161,15 @@ func WithInstructions(text string) ServerOption {
 // (default [DefaultMaxInputBytes]); a longer one gets an error result.
 func WithMaxInputBytes(n int) ServerOption {
 	return serverOptionFunc(func(c *serverConfig) { c.maxInputBytes = n })
+}
+
+// WithBodyReadTimeout bounds how long an [AgentServer] served over HTTP
+// waits for a POST's body (default [DefaultBodyReadTimeout]); a slower
+// body is answered 408 and its connection closed, so a client that sends
+// its headers and stalls cannot hold a connection for ever. It must be
+// positive.
+func WithBodyReadTimeout(d time.Duration) ServerOption {
+	return serverOptionFunc(func(c *serverConfig) { c.bodyTimeout = d })
 }
 
 // WithImplementation sets the name and version reported at initialize, by

@@ -1,6 +1,7 @@
 package mcp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -18,6 +19,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/httphost"
 	"github.com/paigasus/helikon/runner"
 )
 
@@ -42,6 +44,8 @@ type AgentServer struct {
 	server   *sdk.Server
 	http     http.Handler
 	logger   *slog.Logger
+	// methods holds the HTTP methods the transport serves.
+	methods httphost.Methods
 
 	// posts maps a POST's id (the requestIDHeader ServeHTTP sets) to its
 	// request context, so that a call learns when its HTTP client went away:
@@ -66,17 +70,20 @@ type agentInput struct {
 // NewAgentServer wraps agent. Options: [WithImplementation] (default: the
 // tool name and "0"), [WithInstructions], [WithContextFactory] or
 // [WithSessionContext], [WithRunner], [WithStateless], [WithRunConfig],
-// [WithMaxInputBytes], [WithLogger].
+// [WithMaxInputBytes], [WithBodyReadTimeout], [WithLogger].
 func NewAgentServer(agent helikon.Agent, opts ...ServerOption) (*AgentServer, error) {
 	if agent == nil {
 		return nil, newError(KindOther, "", errors.New("nil agent"))
 	}
-	cfg := serverConfig{newContext: helikon.Ephemeral, maxInputBytes: DefaultMaxInputBytes}
+	cfg := serverConfig{newContext: helikon.Ephemeral, maxInputBytes: DefaultMaxInputBytes, bodyTimeout: DefaultBodyReadTimeout}
 	for _, o := range opts {
 		o.applyServer(&cfg)
 	}
 	if cfg.newContext == nil {
 		return nil, newError(KindOther, agent.Name(), errors.New("nil context factory"))
+	}
+	if cfg.bodyTimeout <= 0 {
+		return nil, newError(KindOther, agent.Name(), errors.New("the body read timeout must be positive"))
 	}
 	s := &AgentServer{agent: agent, cfg: cfg, toolName: SanitizeToolName(agent.Name()), logger: cfg.logger}
 	if s.logger == nil {
@@ -106,6 +113,14 @@ func NewAgentServer(agent helikon.Agent, opts ...ServerOption) (*AgentServer, er
 	})
 	if cfg.sessionContext != nil && cfg.runner == nil {
 		s.cfg.runner = runner.New()
+	}
+	// The methods the go-sdk's transport serves; it answers any other 405
+	// in plain text, so ServeHTTP answers those first. Only membership is
+	// used: the transport itself serves each method.
+	s.methods = httphost.Methods{http.MethodPost: s.http.ServeHTTP}
+	if !cfg.stateless {
+		s.methods[http.MethodGet] = s.http.ServeHTTP
+		s.methods[http.MethodDelete] = s.http.ServeHTTP
 	}
 	return s, nil
 }
@@ -156,9 +171,27 @@ func (s *AgentServer) ServeTransport(ctx context.Context, t sdk.Transport) error
 
 // ServeHTTP serves the streamable-HTTP transport, to mount in a mux of your
 // own: mux.Handle("/agents/triage", server).
+//
+// A method the transport does not serve is answered 405, and a POST whose
+// body is too large or too slow ([WithBodyReadTimeout]) 413 or 408, in
+// the JSON error shape of package server:
+// {"error": {"code": "method_not_allowed", "message": "…"}}.
 func (s *AgentServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if _, ok := s.methods[r.Method]; !ok {
+		s.methods.ServeHTTP(w, r) // the JSON 405
+		return
+	}
 	r.Header.Del(requestIDHeader)
 	if r.Method == http.MethodPost {
+		// The body is read here, bounded in size and time, so that a
+		// client that stalls gets a 408 and its connection back: the
+		// go-sdk reads it with no deadline and answers a failed read 400.
+		body, e := httphost.ReadBody(w, r, int64(s.frameLimit()), s.cfg.bodyTimeout)
+		if e != nil {
+			httphost.Write(w, e)
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
 		id := strconv.FormatUint(s.postID.Add(1), 36)
 		r.Header.Set(requestIDHeader, id)
 		s.posts.Store(id, r.Context())
@@ -181,34 +214,21 @@ func (s *AgentServer) ListenAndServe(ctx context.Context, addr string) error {
 
 // Serve is [AgentServer.ListenAndServe] on a listener the caller opened; it
 // closes ln.
+//
+// Headers are bounded (10 s, 64 KiB, else 431) and idle keep-alive
+// connections (2 min) as the agent server bounds them, and a POST's body
+// by [WithBodyReadTimeout]; there is no whole-request timeout, which
+// would cut the long-lived streams of streamable HTTP. A path other than
+// /mcp is answered 404, and every rejection — net/http's own for oversized
+// headers or a malformed request included — is JSON in the agent server's
+// error shape.
 func (s *AgentServer) Serve(ctx context.Context, ln net.Listener) error {
+	addr := ln.Addr().String()
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s)
-	// Headers and idle keep-alive connections are bounded as the agent
-	// server bounds them; no whole-request timeout, which would cut the
-	// long-lived streams of streamable HTTP.
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
-	}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return newError(KindServe, ln.Addr().String(), err)
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
-	defer cancel()
-	err := srv.Shutdown(shutdown)
-	if serveErr := <-errc; serveErr != nil && !errors.Is(serveErr, http.ErrServerClosed) {
-		err = errors.Join(err, serveErr)
-	}
-	if err != nil {
-		return newError(KindServe, ln.Addr().String(), err)
+	mux.HandleFunc("/", httphost.NotFound)
+	if err := httphost.Serve(ctx, ln, mux, 5*time.Second); err != nil {
+		return newError(KindServe, addr, err)
 	}
 	return nil
 }

@@ -1,11 +1,11 @@
 package mcp_test
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -17,6 +17,7 @@ import (
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/rawhttp"
 	"github.com/paigasus/helikon/mcp"
 	"github.com/paigasus/helikon/mock"
 	"go.uber.org/goleak"
@@ -264,12 +265,6 @@ func TestAgentServer_ListenAndServe(t *testing.T) {
 	}
 	out, err := call(ctx, toolNamed(t, c, "echo"), `{"input":"at /mcp"}`)
 	c.Close()
-	// Headers are bounded (64 KiB) before the MCP handler sees them. One raw
-	// connection, closed here, so no pooled connection outlives the check
-	// and holds up the shutdown below.
-	if status := rawStatus(t, ln.Addr().String(), "POST /mcp HTTP/1.1\r\nHost: x\r\nX-Big: "+strings.Repeat("a", 200<<10)+"\r\n\r\n"); !strings.Contains(status, " 431 ") {
-		t.Errorf("200 KiB of headers: %q, want 431", status)
-	}
 	cancel()
 	if err != nil || string(out.Content) != `"echo: at /mcp"` {
 		t.Fatalf("call = %s %v", out.Content, err)
@@ -348,24 +343,57 @@ func TestAgentServer_TimeoutStopsAnLLMAgentInATool(t *testing.T) {
 	}
 }
 
-// rawStatus sends req on a fresh connection to addr and returns the
-// response's status line.
-func rawStatus(t *testing.T, addr, req string) string {
-	t.Helper()
-	conn, err := net.DialTimeout("tcp", addr, 10*time.Second)
-	if err != nil {
-		t.Fatal(err)
+// Every rejection of the HTTP server — the router's, the transport's
+// method check, the body bounds, and net/http's own for oversized headers
+// — is JSON in the agent server's error shape, and a body that stalls
+// after its headers is answered 408 (the deadline is short here so the
+// test is quick).
+func TestAgentServer_RejectionsAreTheJSONErrorShape(t *testing.T) {
+	for _, stateless := range []bool{false, true} {
+		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
+			opts := []mcp.ServerOption{mcp.WithBodyReadTimeout(50 * time.Millisecond), mcp.WithMaxInputBytes(16)}
+			allow := "DELETE, GET, POST"
+			if stateless {
+				opts, allow = append(opts, mcp.WithStateless()), "POST"
+			}
+			s, err := mcp.NewAgentServer(echoAgent{name: "echo"}, opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			addr := rawhttp.Serve(t, s.Serve)
+			post := "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+			tests := []struct {
+				name, req string
+				status    int
+				code      string
+				allow     string
+			}{
+				{"unknown route", "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n", 404, "not_found", ""},
+				{"wrong method", "PUT /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 405, "method_not_allowed", allow},
+				{"oversized headers", post + "X-Big: " + strings.Repeat("a", 200<<10) + "\r\n\r\n", 431, "header_too_large", ""},
+				{"body past the frame limit", post + "Content-Length: 70000\r\n\r\n" + strings.Repeat(" ", 70000), 413, "body_too_large", ""},
+				{"body that stalls", post + "Content-Length: 100\r\n\r\n{\"jsonrpc\":", 408, "body_timeout", ""},
+			}
+			for _, tt := range tests {
+				t.Run(tt.name, func(t *testing.T) {
+					resp, data := rawhttp.Do(t, addr, tt.req)
+					var body struct {
+						Error *struct{ Code, Message string } `json:"error"`
+					}
+					if err := json.Unmarshal(data, &body); err != nil || body.Error == nil {
+						t.Fatalf("%s %s: not the JSON error shape: %q", resp.Status, resp.Header.Get("Content-Type"), data)
+					}
+					if resp.StatusCode != tt.status || body.Error.Code != tt.code || resp.Header.Get("Allow") != tt.allow {
+						t.Errorf("%s Allow %q %+v; want %d %s Allow %q", resp.Status, resp.Header.Get("Allow"), body.Error, tt.status, tt.code, tt.allow)
+					}
+				})
+			}
+		})
 	}
-	_ = conn.SetDeadline(time.Now().Add(30 * time.Second))
-	// The server may answer and close before it has read everything, so
-	// the write runs beside the read; closing the connection ends it.
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	defer conn.Close()
-	wg.Go(func() { _, _ = conn.Write([]byte(req)) })
-	line, err := bufio.NewReader(conn).ReadString('\n')
-	if err != nil {
-		t.Fatalf("reading the status line: %v", err)
+}
+
+func TestNewAgentServer_RefusesANonPositiveBodyReadTimeout(t *testing.T) {
+	if _, err := mcp.NewAgentServer(echoAgent{name: "echo"}, mcp.WithBodyReadTimeout(-time.Second)); err == nil {
+		t.Fatal("a negative body read timeout was accepted")
 	}
-	return line
 }
