@@ -229,6 +229,7 @@ var errorDescriptions = map[string]string{
 	"404": "unknown agent, run or route",
 	"405": "wrong method; Allow names the right one",
 	"406": "the client accepts neither text/event-stream nor a WebSocket upgrade",
+	"408": "body_timeout: the body did not arrive within a minute",
 	"409": "run_elsewhere: the run is driven by another replica and the cancel cannot reach it (the event log relays no cancels, or its replica does not listen); run_not_paused: the run is not paused (at the pause named)",
 	"413": "the body is larger than the server accepts",
 	"429": "too many concurrent runs on the server or the session; Retry-After says when to try again",
@@ -277,7 +278,7 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 						"headers": runIDHeader, "content": mergeContent(jsonBody("RunInfo"), eventStream)},
 					"202": obj{"description": "the run started in the background (mode=async)", "headers": runIDHeader,
 						"content": jsonBody("RunAccepted")},
-				}, "400", "404", "413", "429", "500", "503"),
+				}, "400", "404", "408", "413", "429", "500", "503"),
 			}},
 			"/agents/{name}/runs/{id}": obj{"get": obj{
 				"operationId": "getRun", "summary": "A run's status and, once it ended, its result",
@@ -315,7 +316,7 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 					"parameters":  []any{name, id},
 					"requestBody": obj{"required": true, "content": jsonBody("ApprovalRequest")},
 					"responses": responses(obj{"202": obj{"description": "the run continues", "headers": runIDHeader,
-						"content": jsonBody("RunAccepted")}}, "400", "404", "409", "413", "429", "500", "503"),
+						"content": jsonBody("RunAccepted")}}, "400", "404", "408", "409", "413", "429", "500", "503"),
 				},
 			},
 			"/runs": obj{"get": obj{

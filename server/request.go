@@ -1,16 +1,13 @@
 package server
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"time"
 
 	"github.com/paigasus/helikon"
-	"github.com/paigasus/helikon/internal/jsondepth"
+
+	"github.com/paigasus/helikon/internal/httphost"
 )
 
 // RunRequest is the body of POST /agents/{name}/runs: exactly one of Input
@@ -50,45 +47,17 @@ func (q *RunRequest) items() ([]helikon.Item, *Error) {
 	return q.Messages, nil
 }
 
-// bodyReadTimeout bounds reading a run request's body.
+// bodyReadTimeout bounds reading a run request's body; a slower one is
+// answered 408.
 const bodyReadTimeout = time.Minute
 
 // decodeBody reads a bounded body, checks its nesting before decoding it,
 // and decodes it strictly (unknown members are an error).
 func decodeBody[T any](w http.ResponseWriter, r *http.Request, lim Limits) (T, *Error) {
 	var q T
-	// A slow body must not hold a connection for ever; the deadline is
-	// lifted again so that the response can stream for as long as the
-	// run lasts. Writers that cannot set deadlines simply go without.
-	rc := http.NewResponseController(w)
-	_ = rc.SetReadDeadline(time.Now().Add(bodyReadTimeout))
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, lim.MaxBodyBytes))
-	_ = rc.SetReadDeadline(time.Time{})
-	if err != nil {
-		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
-			return q, errorf(http.StatusRequestEntityTooLarge, CodeBodyTooLarge, "",
-				fmt.Sprintf("the body exceeds %d bytes", lim.MaxBodyBytes))
-		}
-		return q, errorf(http.StatusBadRequest, CodeBadRequest, "", "read body: "+err.Error())
+	body, e := httphost.ReadBody(w, r, lim.MaxBodyBytes, bodyReadTimeout)
+	if e != nil {
+		return q, e
 	}
-	if err := jsondepth.Check(body, lim.MaxJSONDepth); err != nil {
-		return q, errorf(http.StatusBadRequest, CodeInvalidJSON, "", err.Error())
-	}
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&q); err != nil {
-		return q, jsonError(err)
-	}
-	if dec.More() {
-		return q, errorf(http.StatusBadRequest, CodeInvalidJSON, "", "the body holds more than one JSON value")
-	}
-	return q, nil
-}
-
-func jsonError(err error) *Error {
-	e := errorf(http.StatusBadRequest, CodeInvalidJSON, "", "malformed JSON: "+err.Error())
-	if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok && te.Field != "" {
-		e.Field = te.Field
-	}
-	return e
+	return q, httphost.DecodeStrict(body, lim.MaxJSONDepth, &q)
 }

@@ -2,11 +2,11 @@ package server
 
 import (
 	"errors"
-	"maps"
 	"net/http"
-	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/paigasus/helikon/internal/httphost"
 )
 
 // routes builds the mux. Patterns carry no method, so a wrong method gets
@@ -27,9 +27,7 @@ func (s *Server) routes() *http.ServeMux {
 		mux.Handle("/ui", route{http.MethodGet: redirectTo("ui/")})
 		mux.Handle("/{$}", route{http.MethodGet: redirectTo("ui/")})
 	}
-	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, errorf(http.StatusNotFound, CodeNotFound, "", "no route for "+r.URL.Path))
-	})
+	mux.HandleFunc("/", httphost.NotFound)
 	return mux
 }
 
@@ -41,19 +39,8 @@ func redirectTo(rel string) http.HandlerFunc {
 	}
 }
 
-// route dispatches one path's methods.
-type route map[string]http.HandlerFunc
-
-func (rt route) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if h, ok := rt[r.Method]; ok {
-		h(w, r)
-		return
-	}
-	allow := strings.Join(slices.Sorted(maps.Keys(rt)), ", ")
-	w.Header().Set("Allow", allow)
-	writeError(w, errorf(http.StatusMethodNotAllowed, CodeMethodNotAllowed, "",
-		r.Method+" is not allowed here; use "+allow))
-}
+// route dispatches one path's methods, answering any other 405 with Allow.
+type route = httphost.Methods
 
 func (s *Server) listAgents(w http.ResponseWriter, _ *http.Request) {
 	writeJSON(w, http.StatusOK, s.list)

@@ -6,6 +6,8 @@ import (
 	"net"
 	"net/http"
 	"time"
+
+	"github.com/paigasus/helikon/internal/httphost"
 )
 
 // Serve listens on addr and serves until ctx is cancelled; see
@@ -26,20 +28,17 @@ func (s *Server) Serve(ctx context.Context, addr string) error {
 // to reach the log and closes every connection. It returns nil after a
 // shutdown that ctx asked for.
 //
-// The http.Server it runs bounds reading a request's headers (10 s) and
-// idle keep-alive connections (2 min); the run route bounds reading its
-// body (1 min). It sets no whole-request read or write timeout, which
-// would cut long streams.
+// The http.Server it runs bounds reading a request's headers (10 s, 64
+// KiB, else 431) and idle keep-alive connections (2 min); the routes that
+// take a body bound reading it (1 min, else 408). It sets no
+// whole-request read or write timeout, which would cut long streams.
+// Every rejection, net/http's own included, is an [ErrorBody].
 func (s *Server) ServeListener(ctx context.Context, ln net.Listener) error {
-	hs := &http.Server{
-		Handler:           s.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		BaseContext:       func(net.Listener) context.Context { return s.connCtx },
-	}
+	hs := httphost.NewServer(s.Handler(), func(net.Listener) context.Context { return s.connCtx })
 	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
+	// The listener turns net/http's own plain-text rejections (431, 400)
+	// into the JSON error shape.
+	go func() { errc <- hs.Serve(httphost.Listener(ln)) }()
 	select {
 	case err := <-errc:
 		_ = s.Shutdown(context.Background())
