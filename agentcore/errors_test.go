@@ -1,7 +1,6 @@
 package agentcore_test
 
 import (
-	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,18 +12,6 @@ import (
 	"github.com/paigasus/helikon/mock"
 )
 
-// rawRequest sends req and decodes the JSON error shape, failing the test
-// when the body is not one.
-func rawRequest(t *testing.T, addr, req string) (*http.Response, agentcore.ErrorBody) {
-	t.Helper()
-	resp, data := rawhttp.Do(t, addr, req)
-	var body agentcore.ErrorBody
-	if err := json.Unmarshal(data, &body); err != nil || body.Error == nil {
-		t.Fatalf("%s %s: not the JSON error shape (%v): %q", resp.Status, resp.Header.Get("Content-Type"), err, data)
-	}
-	return resp, body
-}
-
 // Every rejection, the router's and net/http's own included, is the JSON
 // error shape. The body deadline is short here so the stalled body is
 // answered quickly.
@@ -34,27 +21,14 @@ func TestServer_EveryRejectionIsTheJSONErrorShape(t *testing.T) {
 		t.Fatal(err)
 	}
 	addr := rawhttp.Serve(t, srv.Serve)
-	tests := []struct {
-		name, req string
-		status    int
-		code      string
-		allow     string
-	}{
-		{"unknown route", "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n", 404, "not_found", ""},
-		{"wrong method", "GET /invocations HTTP/1.1\r\nHost: x\r\n\r\n", 405, "method_not_allowed", "POST"},
-		{"wrong method on ping", "POST /ping HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 405, "method_not_allowed", "GET, HEAD"},
-		{"oversized headers", "POST /invocations HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 200<<10) + "\r\n\r\n", 431, "header_too_large", ""},
-		{"malformed request", "POST /invocations HTTP/1.1\r\n\r\n", 400, "bad_request", ""},
-		{"body that stalls", "POST /invocations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"prompt\":", 408, "body_timeout", ""},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			resp, body := rawRequest(t, addr, tt.req)
-			if resp.StatusCode != tt.status || body.Error.Code != tt.code || resp.Header.Get("Allow") != tt.allow {
-				t.Errorf("%s Allow %q %+v; want %d %s Allow %q", resp.Status, resp.Header.Get("Allow"), body.Error, tt.status, tt.code, tt.allow)
-			}
-		})
-	}
+	rawhttp.CheckRejections(t, addr, []rawhttp.Rejection{
+		{Name: "unknown route", Req: "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n", Status: 404, Code: "not_found"},
+		{Name: "wrong method", Req: "GET /invocations HTTP/1.1\r\nHost: x\r\n\r\n", Status: 405, Code: "method_not_allowed", Allow: "POST"},
+		{Name: "wrong method on ping", Req: "POST /ping HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", Status: 405, Code: "method_not_allowed", Allow: "GET, HEAD"},
+		{Name: "oversized headers", Req: "POST /invocations HTTP/1.1\r\nHost: x\r\nX-Big: " + strings.Repeat("a", 200<<10) + "\r\n\r\n", Status: 431, Code: "header_too_large"},
+		{Name: "malformed request", Req: "POST /invocations HTTP/1.1\r\n\r\n", Status: 400, Code: "bad_request"},
+		{Name: "body that stalls", Req: "POST /invocations HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"prompt\":", Status: 408, Code: "body_timeout"},
+	})
 }
 
 func TestNew_RefusesANonPositiveBodyReadTimeout(t *testing.T) {

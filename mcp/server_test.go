@@ -362,32 +362,13 @@ func TestAgentServer_RejectionsAreTheJSONErrorShape(t *testing.T) {
 			}
 			addr := rawhttp.Serve(t, s.Serve)
 			post := "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
-			tests := []struct {
-				name, req string
-				status    int
-				code      string
-				allow     string
-			}{
-				{"unknown route", "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n", 404, "not_found", ""},
-				{"wrong method", "PUT /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", 405, "method_not_allowed", allow},
-				{"oversized headers", post + "X-Big: " + strings.Repeat("a", 200<<10) + "\r\n\r\n", 431, "header_too_large", ""},
-				{"body past the frame limit", post + "Content-Length: 70000\r\n\r\n" + strings.Repeat(" ", 70000), 413, "body_too_large", ""},
-				{"body that stalls", post + "Content-Length: 100\r\n\r\n{\"jsonrpc\":", 408, "body_timeout", ""},
-			}
-			for _, tt := range tests {
-				t.Run(tt.name, func(t *testing.T) {
-					resp, data := rawhttp.Do(t, addr, tt.req)
-					var body struct {
-						Error *struct{ Code, Message string } `json:"error"`
-					}
-					if err := json.Unmarshal(data, &body); err != nil || body.Error == nil {
-						t.Fatalf("%s %s: not the JSON error shape: %q", resp.Status, resp.Header.Get("Content-Type"), data)
-					}
-					if resp.StatusCode != tt.status || body.Error.Code != tt.code || resp.Header.Get("Allow") != tt.allow {
-						t.Errorf("%s Allow %q %+v; want %d %s Allow %q", resp.Status, resp.Header.Get("Allow"), body.Error, tt.status, tt.code, tt.allow)
-					}
-				})
-			}
+			rawhttp.CheckRejections(t, addr, []rawhttp.Rejection{
+				{Name: "unknown route", Req: "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n", Status: 404, Code: "not_found"},
+				{Name: "wrong method", Req: "PUT /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", Status: 405, Code: "method_not_allowed", Allow: allow},
+				{Name: "oversized headers", Req: post + "X-Big: " + strings.Repeat("a", 200<<10) + "\r\n\r\n", Status: 431, Code: "header_too_large"},
+				{Name: "body past the frame limit", Req: post + "Content-Length: 70000\r\n\r\n" + strings.Repeat(" ", 70000), Status: 413, Code: "body_too_large"},
+				{Name: "body that stalls", Req: post + "Content-Length: 100\r\n\r\n{\"jsonrpc\":", Status: 408, Code: "body_timeout"},
+			})
 		})
 	}
 }

@@ -10,12 +10,15 @@ package rawhttp
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/paigasus/helikon/internal/httphost"
 )
 
 // Do writes req on a fresh connection to addr and returns the one
@@ -66,4 +69,39 @@ func Serve(t testing.TB, serve func(ctx context.Context, ln net.Listener) error)
 		}
 	})
 	return ln.Addr().String()
+}
+
+// DoError is [Do] for a request the server must refuse: it decodes the
+// hosts' JSON error shape, failing the test when the body is not one.
+func DoError(t testing.TB, addr, req string) (*http.Response, *httphost.Error) {
+	t.Helper()
+	resp, data := Do(t, addr, req)
+	var body httphost.ErrorBody
+	if err := json.Unmarshal(data, &body); err != nil || body.Error == nil {
+		t.Fatalf("%s %s: not the JSON error shape: %q", resp.Status, resp.Header.Get("Content-Type"), data)
+	}
+	return resp, body.Error
+}
+
+// Rejection is one request a server must refuse, and how.
+type Rejection struct {
+	Name, Req string
+	Status    int
+	Code      string
+	// Allow is the Allow header the answer carries ("" for none).
+	Allow string
+}
+
+// CheckRejections sends each rejection's request to addr in a subtest
+// and checks the status, the error shape's code and the Allow header.
+func CheckRejections(t *testing.T, addr string, rejections []Rejection) {
+	t.Helper()
+	for _, r := range rejections {
+		t.Run(r.Name, func(t *testing.T) {
+			resp, e := DoError(t, addr, r.Req)
+			if resp.StatusCode != r.Status || e.Code != r.Code || resp.Header.Get("Allow") != r.Allow {
+				t.Errorf("%s Allow %q %+v; want %d %s Allow %q", resp.Status, resp.Header.Get("Allow"), e, r.Status, r.Code, r.Allow)
+			}
+		})
+	}
 }
