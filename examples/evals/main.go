@@ -24,29 +24,21 @@ import (
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/evals"
 	"github.com/paigasus/helikon/evals/sinks"
+	"github.com/paigasus/helikon/examples/internal/budget"
 	"github.com/paigasus/helikon/mock"
 )
 
-// SpendingArgs is lookup_spending's input.
-type SpendingArgs struct {
-	Category string `json:"category" jsonschema:"spending category, e.g. Dining"`
-	Month    string `json:"month" jsonschema:"month in YYYY-MM form"`
-}
-
-// Spending is lookup_spending's output.
-type Spending struct {
-	Total float64 `json:"total" jsonschema:"total spent in the category this month, in dollars"`
-	Count int     `json:"count" jsonschema:"number of transactions"`
-}
-
-var ledger = map[SpendingArgs]Spending{
-	{"Dining", "2026-03"}:    {Total: 412.50, Count: 14},
-	{"Groceries", "2026-03"}: {Total: 380.10, Count: 9},
+// ledger is this example's own month-by-month data, which the dataset's
+// expected answers quote; the argument and result types are the
+// budgeting assistant's (examples/internal/budget).
+var ledger = map[budget.SpendingArgs]budget.Spending{
+	{Category: "Dining", Month: "2026-03"}:    {Total: 412.50, Count: 14},
+	{Category: "Groceries", Month: "2026-03"}: {Total: 380.10, Count: 9},
 }
 
 var lookupSpending = helikon.MustTool("lookup_spending",
 	"Look up the user's total spending and transaction count for a category in a month.",
-	func(tc *helikon.ToolContext, in SpendingArgs) (Spending, error) { return ledger[in], nil },
+	func(tc *helikon.ToolContext, in budget.SpendingArgs) (budget.Spending, error) { return ledger[in], nil },
 	helikon.WithEffect(helikon.ReadOnly))
 
 func main() {

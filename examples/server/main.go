@@ -29,6 +29,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/examples/internal/budget"
 	"github.com/paigasus/helikon/server"
 )
 
@@ -50,11 +51,10 @@ func main() {
 // newServer serves the budgeting assistant. Its tools are read-only, so
 // the default context (plan mode for network callers) lets them run.
 func newServer() (*server.Server, error) {
-	agent, err := helikon.NewAgent("budget-assistant", budgetModel{},
+	agent, err := helikon.NewAgent("budget-assistant", budget.Model{},
 		helikon.WithDescription("Tells you how your spending compares with your budget."),
-		helikon.WithInstructions("You are a budgeting assistant. Use the tools to look up the user's spending "+
-			"and budget for the relevant category, then tell them whether they are on track and suggest one concrete action."),
-		helikon.WithTools(lookupSpending, budgetStatus))
+		helikon.WithInstructions(budget.Instructions),
+		helikon.WithTools(budget.LookupSpending, budget.BudgetStatus))
 	if err != nil {
 		return nil, err
 	}
