@@ -12,13 +12,21 @@ import (
 // schema rather than a real one.
 const maxInlineDepth = 32
 
+// maxInlineNodes bounds how many subschemas inlining may produce. The
+// depth bound alone does not bound the size: definitions that each refer
+// twice to the next fan out into 2^depth subschemas, so a tool schema from
+// an untrusted server could otherwise take seconds to minutes of CPU and
+// as much memory. Real tool schemas inline to a few hundred.
+const maxInlineNodes = 20000
+
 // InlineRefs returns a copy of s in which every local $ref ("#", "#/$defs/X"
 // or "#/definitions/X") is replaced by the schema it names, and $defs and
 // definitions are dropped. A recursive reference cannot be inlined; where a
 // type refers back to itself the recursion is cut with the permissive schema
 // {"type": "object"} (the reference always names an object in the types that
 // recurse: trees, linked lists), as providers without $ref support expect.
-// A $ref that is not local, or names a missing definition, is an [*Error].
+// A $ref that is not local, or names a missing definition, is an [*Error],
+// as is a schema whose references expand to more than 20,000 subschemas.
 func InlineRefs(s *jsonschema.Schema) (*jsonschema.Schema, error) {
 	if s == nil {
 		return nil, &Error{Reason: "nil schema"}
@@ -33,7 +41,11 @@ func InlineRefs(s *jsonschema.Schema) (*jsonschema.Schema, error) {
 	return out, nil
 }
 
-type inliner struct{ root *jsonschema.Schema }
+type inliner struct {
+	root *jsonschema.Schema
+	// nodes counts the subschemas produced so far.
+	nodes int
+}
 
 func (in *inliner) lookup(ref, path string) (*jsonschema.Schema, error) {
 	switch {
@@ -58,6 +70,9 @@ func (in *inliner) lookup(ref, path string) (*jsonschema.Schema, error) {
 func (in *inliner) node(s *jsonschema.Schema, path string, stack []string, depth int) (*jsonschema.Schema, error) {
 	if s == nil {
 		return nil, nil
+	}
+	if in.nodes++; in.nodes > maxInlineNodes {
+		return nil, &Error{Path: path, Reason: "the schema expands to more than " + strconv.Itoa(maxInlineNodes) + " subschemas when its $refs are inlined"}
 	}
 	if depth > maxInlineDepth {
 		return &jsonschema.Schema{Type: "object"}, nil
