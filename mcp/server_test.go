@@ -351,7 +351,7 @@ func TestAgentServer_TimeoutStopsAnLLMAgentInATool(t *testing.T) {
 func TestAgentServer_RejectionsAreTheJSONErrorShape(t *testing.T) {
 	for _, stateless := range []bool{false, true} {
 		t.Run(fmt.Sprintf("stateless=%v", stateless), func(t *testing.T) {
-			opts := []mcp.ServerOption{mcp.WithBodyReadTimeout(50 * time.Millisecond), mcp.WithMaxInputBytes(16)}
+			opts := []mcp.ServerOption{mcp.WithMaxInputBytes(16)}
 			allow := "DELETE, GET, POST"
 			if stateless {
 				opts, allow = append(opts, mcp.WithStateless()), "POST"
@@ -361,12 +361,21 @@ func TestAgentServer_RejectionsAreTheJSONErrorShape(t *testing.T) {
 				t.Fatal(err)
 			}
 			addr := rawhttp.Serve(t, s.Serve)
+			// The stalled body gets a server of its own with a short
+			// deadline, so that the other bodies never race it.
+			quick, err := mcp.NewAgentServer(echoAgent{name: "echo"}, append(opts, mcp.WithBodyReadTimeout(50*time.Millisecond))...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			quickAddr := rawhttp.Serve(t, quick.Serve)
 			post := "POST /mcp HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
 			rawhttp.CheckRejections(t, addr, []rawhttp.Rejection{
 				{Name: "unknown route", Req: "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n", Status: 404, Code: "not_found"},
 				{Name: "wrong method", Req: "PUT /mcp HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n\r\n", Status: 405, Code: "method_not_allowed", Allow: allow},
 				{Name: "oversized headers", Req: post + "X-Big: " + strings.Repeat("a", 200<<10) + "\r\n\r\n", Status: 431, Code: "header_too_large"},
 				{Name: "body past the frame limit", Req: post + "Content-Length: 70000\r\n\r\n" + strings.Repeat(" ", 70000), Status: 413, Code: "body_too_large"},
+			})
+			rawhttp.CheckRejections(t, quickAddr, []rawhttp.Rejection{
 				{Name: "body that stalls", Req: post + "Content-Length: 100\r\n\r\n{\"jsonrpc\":", Status: 408, Code: "body_timeout"},
 			})
 		})
