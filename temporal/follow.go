@@ -181,13 +181,13 @@ func awaitHandle(h client.WorkflowUpdateHandle) waitFunc {
 	}
 }
 
-// sendWait sends the wait update to the run wr once it runs, then waits
-// for its outcome.
-func sendWait(c client.Client, wr client.WorkflowRun) waitFunc {
+// sendWait sends the wait update to the run wr, for a pause after the
+// one named after (empty: any), then waits for its outcome.
+func sendWait(c client.Client, wr client.WorkflowRun, after string) waitFunc {
 	return func(ctx context.Context) (pauseInfo, error) {
 		h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
 			WorkflowID: wr.GetID(), RunID: wr.GetRunID(),
-			UpdateName: WaitUpdate, Args: []any{waitIn{}}, WaitForStage: client.WorkflowUpdateStageAccepted,
+			UpdateName: WaitUpdate, Args: []any{waitIn{After: after}}, WaitForStage: client.WorkflowUpdateStageAccepted,
 		})
 		if err != nil {
 			return pauseInfo{}, err

@@ -29,14 +29,16 @@ func (r *Runner) Resume(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 			yield(resumeFailure(agent, helikon.ErrNotResumable))
 			return
 		}
-		r.decide(ctx, agent, rc, state.RunID, state.PauseID, decisions, yield)
+		r.decide(ctx, agent, rc, state.RunID, state.PauseID, decisions, true, yield)
 	}
 }
 
 // ResumePaused continues the paused run runID with decisions; see
 // [Runner.ResumePausedStreamed].
+// Like [Runner.Run], it learns of the run's next pause or end from the
+// wait update instead of polling.
 func (r *Runner) ResumePaused(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, runID string, decisions []helikon.Decision) (*helikon.RunResult, error) {
-	return helikon.Collect(r.ResumePausedStreamed(ctx, agent, rc, runID, decisions))
+	return helikon.Collect(r.resumePaused(ctx, agent, rc, runID, decisions, false))
 }
 
 // ResumePausedStreamed continues a durable run that paused for approval,
@@ -50,6 +52,11 @@ func (r *Runner) ResumePaused(ctx context.Context, agent helikon.Agent, rc *heli
 // [runner.ErrAlreadyResumed]. The workflow admits one decision per pause,
 // so of two processes resuming it, one fails before anything runs.
 func (r *Runner) ResumePausedStreamed(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, runID string, decisions []helikon.Decision) iter.Seq[helikon.Event] {
+	return r.resumePaused(ctx, agent, rc, runID, decisions, true)
+}
+
+// resumePaused resumes run runID; live streams its events as they come.
+func (r *Runner) resumePaused(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, runID string, decisions []helikon.Decision, live bool) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
 		var p pauseInfo
 		err := query(ctx, r.c, runID, "", &p, PauseQuery)
@@ -68,13 +75,14 @@ func (r *Runner) ResumePausedStreamed(ctx context.Context, agent helikon.Agent, 
 			yield(resumeFailure(agent, fmt.Errorf("%w: run %q", runner.ErrAlreadyResumed, runID)))
 			return
 		}
-		r.decide(ctx, agent, rc, runID, p.PauseID, decisions, yield)
+		r.decide(ctx, agent, rc, runID, p.PauseID, decisions, live, yield)
 	}
 }
 
 // decide sends decisions for pause pauseID to run runID and follows the
-// run from there.
-func (r *Runner) decide(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, runID, pauseID string, decisions []helikon.Decision, yield func(helikon.Event) bool) {
+// run from there: live, streaming its events; otherwise until the wait
+// update tells of its next pause or its end.
+func (r *Runner) decide(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, runID, pauseID string, decisions []helikon.Decision, live bool, yield func(helikon.Event) bool) {
 	name := ""
 	if agent != nil {
 		name = agent.Name()
@@ -96,7 +104,12 @@ func (r *Runner) decide(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 		yield(resumeFailure(agent, fmt.Errorf("temporal: decide: %w", err)))
 		return
 	}
-	r.follow(ctx, rc, name, r.c.GetWorkflow(ctx, runID, ""), nil, offset, &helikon.SessionRecorder{}, true, yield)
+	wr := r.c.GetWorkflow(ctx, runID, "")
+	var wait waitFunc
+	if !live {
+		wait = sendWait(r.c, wr, pauseID)
+	}
+	r.follow(ctx, rc, name, wr, wait, offset, &helikon.SessionRecorder{}, live, yield)
 }
 
 // resumeFailure is the RunFailed of a resume that did not reach the run.

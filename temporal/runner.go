@@ -122,7 +122,10 @@ func NewRunner(c client.Client, taskQueue string, opts ...RunnerOption) (*Runner
 	return r, nil
 }
 
-// Run runs agent durably to completion; see [Runner.RunStreamed].
+// Run runs agent durably to completion; see [Runner.RunStreamed]. It
+// starts the run with its wait update ([WaitUpdate]) and learns from it,
+// without polling, if the run pauses for approval; the result then ends
+// with the run's RunPaused, as in process.
 func (r *Runner) Run(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item) (*helikon.RunResult, error) {
 	return helikon.Collect(r.stream(ctx, agent, rc, input, false))
 }
@@ -248,7 +251,7 @@ func (r *Runner) start(ctx context.Context, agent string, rc *helikon.RunContext
 		if live {
 			return wr, nil, nil
 		}
-		return wr, sendWait(r.c, wr), nil
+		return wr, sendWait(r.c, wr, ""), nil
 	}
 	op := r.c.NewWithStartWorkflowOperation(opts, WorkflowName, in)
 	wait, err := r.c.UpdateWithStartWorkflow(ctx, client.UpdateWithStartWorkflowOptions{

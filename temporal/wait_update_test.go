@@ -83,11 +83,12 @@ func TestRunner_RunLearnsOfAPauseWithoutPolling(t *testing.T) {
 				t.Fatalf("Run: %v, want a pause", err)
 			}
 			// The wait update told of the pause: the pause query was never
-			// asked, and the events were read once.
+			// asked, and the events were read once (a query is retried
+			// at most twice on a transient failure).
 			if n := queries.count(PauseQuery); n != 0 {
 				t.Fatalf("Run asked the pause query %d times, want none", n)
 			}
-			if n := queries.count(EventsQuery); n != 1 {
+			if n := queries.count(EventsQuery); n < 1 || n > 3 {
 				t.Fatalf("Run asked the events query %d times, want once", n)
 			}
 			res, err := r.ResumePaused(ctx, ag, nil, paused.State.RunID, decideAll(paused.State.Pending, false))
@@ -179,5 +180,51 @@ func TestRunner_EagerStartRunsAndLearnsOfAPause(t *testing.T) {
 	}
 	if !first.GetWorkflowExecutionStartedEventAttributes().GetEagerExecutionAccepted() {
 		t.Fatal("the server did not start the run eagerly")
+	}
+}
+
+func TestRunner_ResumePausedLearnsOfTheNextPauseWithoutPolling(t *testing.T) {
+	devClient(t)
+	var queries queryCounter
+	c, err := client.Dial(client.Options{HostPort: devAddr, Logger: quietLogger(), Interceptors: []interceptor.ClientInterceptor{&queries}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	var executions atomic.Int32
+	ag, posture := subPauseRun(t, 1, true, &executions)
+	r, err := NewRunner(c, startWorker(t, c, WithAgents(ag), WithPosture(posture)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	_, err = r.Run(ctx, ag, nil, helikon.UserText("go"))
+	var paused *helikon.PausedError
+	if !errors.As(err, &paused) || len(paused.State.Pending) != 2 {
+		t.Fatalf("Run: %v, want a pause on two calls", err)
+	}
+	// Deciding the run's own call only leaves the sub-run's waiting: the
+	// run pauses again, which ResumePaused reports.
+	var own, sub helikon.PendingApproval
+	for _, p := range paused.State.Pending {
+		if p.Agent == "bank" {
+			own = p
+		} else {
+			sub = p
+		}
+	}
+	_, err = r.ResumePaused(ctx, ag, nil, paused.State.RunID, []helikon.Decision{helikon.Approve(own.ID)})
+	var again *helikon.PausedError
+	if !errors.As(err, &again) || len(again.State.Pending) != 1 || again.State.Pending[0].ID != sub.ID || again.State.PauseID == paused.State.PauseID {
+		t.Fatalf("ResumePaused: %v, want a new pause on the sub-run's call", err)
+	}
+	// ResumePaused asked the pause query once, to find the pause it
+	// decides; the next pause came by the wait update.
+	if n := queries.count(PauseQuery); n != 1 {
+		t.Fatalf("the pause query was asked %d times, want once", n)
+	}
+	res, err := r.ResumePaused(ctx, ag, nil, paused.State.RunID, []helikon.Decision{helikon.Approve(sub.ID)})
+	if err != nil || res.FinalOutput != "done" || executions.Load() != 2 {
+		t.Fatalf("resumed: %v %v, transfer ran %d times, want 2", res, err, executions.Load())
 	}
 }
