@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"iter"
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -19,6 +20,8 @@ const (
 	DefaultMaxAttempts = 4
 	DefaultBaseDelay   = 250 * time.Millisecond
 	DefaultMaxDelay    = 30 * time.Second
+	// DefaultMaxRetryAfter is the longest RetryAfter a Model waits out.
+	DefaultMaxRetryAfter = 5 * time.Minute
 )
 
 // Model is a [helikon.Model] that retries its inner model's transient
@@ -40,7 +43,9 @@ type Model struct {
 	inner       helikon.Model
 	maxAttempts int
 	base, max   time.Duration
-	limiter     *Limiter
+	// maxRetryAfter is the longest RetryAfter waited out.
+	maxRetryAfter time.Duration
+	limiter       *Limiter
 	// sleep and jitter are replaced by tests to observe the backoff.
 	sleep  func(ctx context.Context, d time.Duration) error
 	jitter func(n int64) int64
@@ -63,8 +68,13 @@ func WithMaxAttempts(n int) Option { return func(m *Model) { m.maxAttempts = n }
 func WithBaseDelay(d time.Duration) Option { return func(m *Model) { m.base = d } }
 
 // WithMaxDelay caps the backoff ceiling (default [DefaultMaxDelay]). A
-// provider's RetryAfter is honoured even above it.
+// provider's RetryAfter is honoured even above it, up to [WithMaxRetryAfter].
 func WithMaxDelay(d time.Duration) Option { return func(m *Model) { m.max = d } }
+
+// WithMaxRetryAfter sets the longest RetryAfter a Model waits out
+// (default [DefaultMaxRetryAfter]); a rate limit that asks for longer is
+// returned at once, so the caller decides.
+func WithMaxRetryAfter(d time.Duration) Option { return func(m *Model) { m.maxRetryAfter = d } }
 
 // WithLimiter paces every attempt through l. Share one Limiter between all
 // the models that draw on the same provider account.
@@ -77,7 +87,7 @@ func New(inner helikon.Model, opts ...Option) (*Model, error) {
 	}
 	m := &Model{
 		inner: inner, maxAttempts: DefaultMaxAttempts, base: DefaultBaseDelay, max: DefaultMaxDelay,
-		sleep: sleep, jitter: rand.Int64N,
+		maxRetryAfter: DefaultMaxRetryAfter, sleep: sleep, jitter: rand.Int64N,
 	}
 	for _, o := range opts {
 		o(m)
@@ -89,6 +99,8 @@ func New(inner helikon.Model, opts ...Option) (*Model, error) {
 		return nil, fmt.Errorf("retry: base delay must be positive, got %s", m.base)
 	case m.max < m.base:
 		return nil, fmt.Errorf("retry: max delay %s is below the base delay %s", m.max, m.base)
+	case m.maxRetryAfter < 0:
+		return nil, fmt.Errorf("retry: max retry-after must not be negative, got %s", m.maxRetryAfter)
 	}
 	return m, nil
 }
@@ -128,7 +140,11 @@ func (m *Model) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2
 				yield(nil, a.failure)
 				return
 			}
-			d := m.backoff(n, a.failure)
+			d, err := m.backoff(ctx, n, a.failure)
+			if err != nil {
+				yield(nil, err)
+				return
+			}
 			noteRetry(ctx, n, d, a.failure)
 			if err := m.sleep(ctx, d); err != nil {
 				yield(nil, fmt.Errorf("retry: cancelled while backing off: %w; last error: %w", err, a.failure))
@@ -199,20 +215,28 @@ func (a *attempt) release() bool {
 	return true
 }
 
-// backoff returns the sleep before the retry that follows attempt.
-func (m *Model) backoff(attempt int, failure error) time.Duration {
+// backoff returns the sleep before the retry that follows attempt, or the
+// error to end with when that retry should not be made.
+func (m *Model) backoff(ctx context.Context, attempt int, failure error) (time.Duration, error) {
 	ceiling := m.max
 	if shift := attempt - 1; shift < 62 {
 		if c := m.base << shift; c > 0 && c < m.max {
 			ceiling = c
 		}
 	}
-	d := time.Duration(m.jitter(int64(ceiling) + 1))
+	d := time.Duration(m.jitter(int64(min(ceiling, math.MaxInt64-1)) + 1))
 	var me *helikon.ModelError
 	if errors.As(failure, &me) && me.RetryAfter > d {
+		if me.RetryAfter > m.maxRetryAfter {
+			return 0, fmt.Errorf("retry: not waiting the %s the provider asked for (more than %s); last error: %w",
+				me.RetryAfter, m.maxRetryAfter, failure)
+		}
 		d = me.RetryAfter
 	}
-	return d
+	if deadline, ok := ctx.Deadline(); ok && time.Until(deadline) < d {
+		return 0, fmt.Errorf("retry: the %s backoff would outlast the context's deadline; last error: %w", d, failure)
+	}
+	return d, nil
 }
 
 // noteRetry records the retry as an event on the caller's span (the chat

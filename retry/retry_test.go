@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"math"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -187,7 +189,7 @@ func (m *signalling) Invoke(ctx context.Context, req *helikon.ModelRequest) iter
 func TestModel_CancelAbortsTheBackoffSleep(t *testing.T) {
 	// A backoff of an hour: only the cancel can end the call.
 	inner := &signalling{Model: mock.New([]mock.Script{mock.Fail(rateLimited(time.Hour)), mock.Text("never")}), attempted: make(chan struct{})}
-	m, err := New(inner, WithBaseDelay(time.Hour), WithMaxDelay(time.Hour))
+	m, err := New(inner, WithBaseDelay(time.Hour), WithMaxDelay(time.Hour), WithMaxRetryAfter(2*time.Hour))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,13 +214,68 @@ func TestModel_CancelAbortsTheBackoffSleep(t *testing.T) {
 	}
 }
 
+// A retry whose wait is not worth making is not made: the failure comes
+// back at once, still matching its kind, and nothing is slept.
+func TestModel_ReturnsAtOnceWhenTheWaitIsNotWorthIt(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		failure error
+		opts    []Option
+		timeout time.Duration // of the caller's context; 0 for none
+		want    string
+	}{
+		{"retry-after beyond the bound", rateLimited(9e9 * time.Second), nil, 0, "not waiting"},
+		{"retry-after beyond a tighter bound", rateLimited(2 * time.Minute), []Option{WithMaxRetryAfter(time.Minute)}, 0, "not waiting"},
+		{"retry-after past the deadline", rateLimited(4 * time.Minute), nil, time.Minute, "outlast the context's deadline"},
+		{"backoff past the deadline", unavailable, []Option{WithBaseDelay(time.Hour), WithMaxDelay(time.Hour)}, time.Minute, "outlast the context's deadline"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inner := mock.New([]mock.Script{mock.Fail(tc.failure), mock.Text("never")})
+			m, slept := recording(t, inner, 1, tc.opts...)
+			ctx := context.Background()
+			if tc.timeout > 0 {
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, tc.timeout)
+				defer cancel()
+			}
+			var got error
+			for _, err := range m.Invoke(ctx, &helikon.ModelRequest{Messages: helikon.UserText("hi")}) {
+				if err != nil {
+					got = err
+				}
+			}
+			var me *helikon.ModelError
+			if !errors.As(got, &me) || !strings.Contains(got.Error(), tc.want) {
+				t.Fatalf("err = %v; want the model error with %q", got, tc.want)
+			}
+			if len(*slept) != 0 || len(inner.Requests()) != 1 {
+				t.Fatalf("slept %v over %d requests; want no retry", *slept, len(inner.Requests()))
+			}
+		})
+	}
+}
+
+// The largest max delay is usable: the jitter's range does not overflow.
+func TestModel_MaxDelayAtTheLimitDoesNotOverflow(t *testing.T) {
+	inner := mock.New([]mock.Script{mock.Fail(unavailable), mock.Text("ok")})
+	m, err := New(inner, WithMaxDelay(math.MaxInt64), WithBaseDelay(math.MaxInt64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.sleep = func(context.Context, time.Duration) error { return nil }
+	if text, _, err := drain(m); err != nil || text != "ok" {
+		t.Fatalf("%q %v", text, err)
+	}
+}
+
 func TestNew_RejectsInvalidSettings(t *testing.T) {
 	inner := mock.Scripted()
 	for name, opts := range map[string][]Option{
-		"zero attempts":       {WithMaxAttempts(0)},
-		"zero base":           {WithBaseDelay(0)},
-		"max below base":      {WithBaseDelay(time.Second), WithMaxDelay(time.Millisecond)},
-		"negative base delay": {WithBaseDelay(-time.Second)},
+		"zero attempts":        {WithMaxAttempts(0)},
+		"zero base":            {WithBaseDelay(0)},
+		"max below base":       {WithBaseDelay(time.Second), WithMaxDelay(time.Millisecond)},
+		"negative base delay":  {WithBaseDelay(-time.Second)},
+		"negative retry-after": {WithMaxRetryAfter(-time.Second)},
 	} {
 		if _, err := New(inner, opts...); err == nil {
 			t.Errorf("%s: accepted", name)
