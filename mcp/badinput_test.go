@@ -1,8 +1,11 @@
 package mcp_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"strconv"
 	"strings"
@@ -214,5 +217,35 @@ func TestStdio_ServerCrashInAnAgentRunIsReportedToTheModel(t *testing.T) {
 	result := last[len(last)-1].Content[0].(helikon.ToolResultPart)
 	if !result.IsError || !strings.Contains(result.Content[0].(helikon.TextPart).Text, "out of cheese") {
 		t.Fatalf("the model saw %+v, want the crash with the server's stderr", result)
+	}
+}
+
+// A streamable-HTTP server whose JSON answer has no end is cut off at the
+// bound: the client fails the connection instead of buffering it all (the
+// go-sdk reads a JSON answer whole).
+func TestHTTP_OversizedJSONAnswerFailsInsteadOfBuffering(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			w.WriteHeader(http.StatusMethodNotAllowed)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		chunk := bytes.Repeat([]byte(" "), 1<<20)
+		for range 32 { // 32 MiB of white space before any value
+			if _, err := w.Write(chunk); err != nil {
+				return
+			}
+		}
+	}))
+	defer hs.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	c, err := mcp.ConnectHTTP(ctx, hs.URL)
+	if err == nil {
+		c.Close()
+		t.Fatal("connected to a server whose answer never ends")
+	}
+	if !strings.Contains(err.Error(), "exceeds") {
+		t.Fatalf("err = %v, want the response bound", err)
 	}
 }

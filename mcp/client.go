@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"os"
@@ -95,16 +96,13 @@ func ConnectHTTP(ctx context.Context, url string, opts ...ClientOption) (*Client
 	if hc == nil {
 		hc = &http.Client{}
 	}
-	if len(cfg.header) > 0 {
-		c := *hc
-		base := c.Transport
-		if base == nil {
-			base = http.DefaultTransport
-		}
-		c.Transport = &headerTransport{base: base, header: cfg.header}
-		hc = &c
+	c := *hc
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
 	}
-	t := &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: hc}
+	c.Transport = &clientTransport{base: base, header: cfg.header}
+	t := &sdk.StreamableClientTransport{Endpoint: url, HTTPClient: &c}
 	return connect(ctx, t, cfg, url, nil, nil)
 }
 
@@ -363,17 +361,61 @@ func (h *startHook) Connect(ctx context.Context) (sdk.Connection, error) {
 	return conn, err
 }
 
-// headerTransport adds fixed headers to every request.
-type headerTransport struct {
+// maxHTTPResponseBytes bounds a response body that is not an event
+// stream: the go-sdk reads a JSON answer whole, with no bound of its own,
+// so a hostile server could otherwise make the client buffer without
+// end. It is the bound the go-sdk sets on one stdio frame and one
+// server-sent event.
+const maxHTTPResponseBytes = sdk.DefaultMaxLineLength
+
+// clientTransport adds the configured headers to every request and bounds
+// every response body but an event stream's (whose events the go-sdk
+// bounds one by one).
+type clientTransport struct {
 	base   http.RoundTripper
 	header http.Header
 }
 
-// RoundTrip sends r with the headers added.
-func (t *headerTransport) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	for k, v := range t.header {
-		r.Header[k] = v
+// RoundTrip sends r with the headers added and bounds the answer.
+func (t *clientTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	if len(t.header) > 0 {
+		r = r.Clone(r.Context())
+		for k, v := range t.header {
+			r.Header[k] = v
+		}
 	}
-	return t.base.RoundTrip(r)
+	resp, err := t.base.RoundTrip(r)
+	if err != nil || strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
+		return resp, err
+	}
+	resp.Body = &boundedBody{ReadCloser: resp.Body, left: maxHTTPResponseBytes}
+	return resp, nil
+}
+
+// errResponseTooLarge ends a response body past maxHTTPResponseBytes.
+var errResponseTooLarge = fmt.Errorf("the server's response exceeds %d bytes", maxHTTPResponseBytes)
+
+// boundedBody fails a read past its bound instead of returning more.
+type boundedBody struct {
+	io.ReadCloser
+	left int64
+}
+
+func (b *boundedBody) Read(p []byte) (int, error) {
+	if b.left <= 0 {
+		// One byte more tells a body that ends exactly at the bound
+		// from one that goes on.
+		var one [1]byte
+		n, err := b.ReadCloser.Read(one[:])
+		if n > 0 {
+			return 0, errResponseTooLarge
+		}
+		return 0, err
+	}
+	if int64(len(p)) > b.left {
+		p = p[:b.left]
+	}
+	n, err := b.ReadCloser.Read(p)
+	b.left -= int64(n)
+	return n, err
 }
