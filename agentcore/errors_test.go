@@ -1,12 +1,15 @@
 package agentcore_test
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/agentcore"
 	"github.com/paigasus/helikon/internal/rawhttp"
 	"github.com/paigasus/helikon/mock"
@@ -52,5 +55,43 @@ func TestMCPServer_UnknownRouteIsTheJSONErrorShape(t *testing.T) {
 	got := decode[agentcore.ErrorBody](t, resp.Body)
 	if resp.StatusCode != http.StatusNotFound || got.Error == nil || got.Error.Code != "not_found" {
 		t.Fatalf("%s %+v", resp.Status, got.Error)
+	}
+}
+
+// A session store that is down, and a context builder that refuses the
+// request, are answered in the error shape before any run starts.
+func TestInvocation_DeadBackendsAreTypedRejections(t *testing.T) {
+	down := errors.New("connection refused")
+	tests := []struct {
+		name   string
+		opts   []agentcore.Option
+		status int
+		code   string
+		text   string
+	}{
+		{"session store down", []agentcore.Option{agentcore.WithSessions(agentcore.SessionFunc(
+			func(context.Context, string) (helikon.Session, error) { return nil, down }))},
+			503, "unavailable", "connection refused"},
+		{"context refused", []agentcore.Option{agentcore.WithContext(
+			func(*http.Request, helikon.Session) (*helikon.RunContext, error) { return nil, errors.New("no tenant") })},
+			403, "forbidden", "no tenant"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			model := mock.New(nil)
+			agent, err := helikon.NewAgent("a", model)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := start(t, agent, tt.opts...)
+			resp := invoke(t, ts.URL, `{"prompt":"hi"}`)
+			got := decode[agentcore.ErrorBody](t, resp.Body)
+			if resp.StatusCode != tt.status || got.Error.Code != tt.code || !strings.Contains(got.Error.Message, tt.text) {
+				t.Errorf("%d %+v; want %d %s with %q", resp.StatusCode, got.Error, tt.status, tt.code, tt.text)
+			}
+			if n := len(model.Requests()); n != 0 {
+				t.Errorf("the model was called %d times", n)
+			}
+		})
 	}
 }
