@@ -24,6 +24,9 @@ import (
 // into the caller's, which reaches it through the call's context, and the
 // run's budget ([WithBudget]) counts it.
 //
+// While the call runs, the sub-run's settled events reach the caller's
+// stream wrapped in [SubRunEvent]s naming the call.
+//
 // A failed sub-run becomes a tool error the calling model sees; it does not
 // fail the caller's run.
 type AgentTool struct {
@@ -152,12 +155,16 @@ func (t *AgentTool) subContext(tc *ToolContext) (*RunContext, error) {
 	return sub, nil
 }
 
-// follow drains the sub-run's stream into the tool's answer. A sub-run
+// follow drains the sub-run's stream into the tool's answer, forwarding
+// its settled events into the caller's stream as [SubRunEvent]s. A sub-run
 // that paused pauses the call: the calling loop keeps its frame.
 func (t *AgentTool) follow(tc *ToolContext, sub *RunContext, stream iter.Seq[Event]) (ToolOutput, error) {
 	var o childOutcome
 	for ev := range stream {
 		o.see(ev)
+		if tc.call != nil && !isRawDelta(ev) {
+			tc.call.emit(SubRunEvent{CallID: tc.CallID, Tool: t.name, Agent: t.agent.Name(), Event: ev})
+		}
 	}
 	o.end(t.agent.Name())
 	if o.paused != nil {

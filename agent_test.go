@@ -87,12 +87,12 @@ func TestRun_S1EventOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"run_started", "turn_started", "tool_call_delta", "tool_call_item", "tool_output_item",
-		"turn_started", "token_delta", "message_output", "run_completed"}
+	want := []string{"run_started", "turn_started", "tool_call_delta", "model_responded", "tool_call_item", "tool_output_item",
+		"turn_started", "token_delta", "model_responded", "message_output", "run_completed"}
 	if got := typesOf(res.Events); !slicesEqual(got, want) {
 		t.Fatalf("events = %v\nwant     %v", got, want)
 	}
-	out := res.Events[4].(helikon.ToolOutputItem).Item.Content[0].(helikon.ToolResultPart)
+	out := res.Events[5].(helikon.ToolOutputItem).Item.Content[0].(helikon.ToolResultPart)
 	if out.CallID != "call_1" || out.Content[0].(helikon.TextPart).Text != `{"sum":42}` {
 		t.Errorf("tool output = %+v", out)
 	}

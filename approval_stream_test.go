@@ -55,8 +55,8 @@ func TestApproval_RequestedIsStreamedWhileTheApproverDecides(t *testing.T) {
 	if runErr != nil {
 		t.Fatalf("run failed (approval not streamed before the decision?): %v\nevents %v", runErr, types)
 	}
-	want := []string{"run_started", "turn_started", "tool_call_delta", "tool_call_item", "approval_requested",
-		"tool_output_item", "turn_started", "token_delta", "message_output", "run_completed"}
+	want := []string{"run_started", "turn_started", "tool_call_delta", "model_responded", "tool_call_item", "approval_requested",
+		"tool_output_item", "turn_started", "token_delta", "model_responded", "message_output", "run_completed"}
 	if !slicesEqual(types, want) {
 		t.Fatalf("events = %v\nwant     %v", types, want)
 	}

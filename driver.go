@@ -115,8 +115,10 @@ func (p *workerPool) stop() {
 
 func (a *LLMAgent) newDriver(rc *RunContext) *driver {
 	cfg := a.effectiveConfig(rc)
+	_, model := DescribeModel(a.model)
 	return &driver{a: a, rc: rc, cfg: cfg, depthLimit: rc.depthLimit(cfg.MaxAgentDepth), toolIndex: a.toolIndex, tc: TransitionCtx{
 		Agent:    a.name,
+		Model:    model,
 		Tools:    a.toolDefs,
 		Settings: a.settings,
 		MaxTurns: cfg.MaxTurns,
@@ -634,7 +636,7 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 
 // invoke runs an authorised call: the tool › PostToolUse hook › redaction.
 func (d *driver) invoke(ctx context.Context, tool Tool, call ToolCall, args json.RawMessage, out *callOutcome) {
-	tc := &ToolContext{Context: ctx, rc: d.rc, CallID: call.CallID, ToolName: call.Name, Agent: d.a.name, depthLimit: d.depthLimit}
+	tc := &ToolContext{Context: ctx, rc: d.rc, CallID: call.CallID, ToolName: call.Name, Agent: d.a.name, depthLimit: d.depthLimit, call: out}
 	output, err := safeCall(tool, tc, args)
 	d.settleCall(ctx, call, args, output, err, out)
 }

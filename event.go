@@ -7,7 +7,8 @@ import (
 
 // Event is one element of an agent's stream. The variants:
 //
-//   - lifecycle: [RunStarted], [TurnStarted]
+//   - lifecycle: [RunStarted], [TurnStarted], [ModelResponded] (once per
+//     model response, with its usage and cost)
 //   - raw deltas, as the model emits them: [TokenDelta], [ReasoningDelta],
 //     [ToolCallDelta]
 //   - settled items: [MessageOutput], [ToolCallItem], [ToolOutputItem],
@@ -16,6 +17,8 @@ import (
 //   - control: [GuardrailTriggered], [ApprovalRequested], [PermissionDenied],
 //     [RepairStarted], [StructuredOutputFailed]
 //   - terminal: [RunCompleted], [RunFailed], [RunPaused]
+//   - nesting: [SubRunEvent], an event of an agent tool's sub-run
+//     ([AgentAsTool]) forwarded into the caller's stream
 //
 // Every Event marshals to JSON with a "type" member and decodes with
 // [UnmarshalEvent]. New variants may be added; consumers should have a
@@ -33,6 +36,27 @@ type RunStarted struct {
 type TurnStarted struct {
 	Agent string `json:"agent,omitempty"`
 	Turn  int    `json:"turn"`
+}
+
+// ModelResponded reports one settled model response, ahead of the items
+// the response produced (its [MessageOutput], its [ToolCallItem]s). Every
+// driver of [Transition] emits it, once per model call, so a stream tells
+// what each call spent and not only what the run spent in total. A
+// response that crosses the run's [Budget] ends the run instead, with a
+// [RunFailed] whose Usage counts it.
+type ModelResponded struct {
+	Agent string `json:"agent,omitempty"`
+	Turn  int    `json:"turn"`
+	// Model is the model that answered, as the provider named it, else
+	// the model id the agent was built with ([ModelInfo]); empty when
+	// neither is known.
+	Model      string       `json:"model,omitempty"`
+	ResponseID string       `json:"response_id,omitempty"`
+	Finish     FinishReason `json:"finish,omitempty"`
+	// Usage is the response's token usage. Usage.Cost is set when the
+	// run's price table prices the model ([WithPrices]) or the provider
+	// reported a cost.
+	Usage Usage `json:"usage"`
 }
 
 // MessageOutput carries a settled assistant message.
@@ -135,6 +159,8 @@ type RunPaused struct {
 
 func (RunStarted) isEvent()             {}
 func (TurnStarted) isEvent()            {}
+func (ModelResponded) isEvent()         {}
+func (SubRunEvent) isEvent()            {}
 func (TokenDelta) isEvent()             {}
 func (ReasoningDelta) isEvent()         {}
 func (ToolCallDelta) isEvent()          {}
@@ -162,6 +188,12 @@ func (e RunStarted) MarshalJSON() ([]byte, error) {
 func (e TurnStarted) MarshalJSON() ([]byte, error) {
 	type a TurnStarted
 	return marshalTagged("turn_started", a(e))
+}
+
+// MarshalJSON encodes the event with "type": "model_responded".
+func (e ModelResponded) MarshalJSON() ([]byte, error) {
+	type a ModelResponded
+	return marshalTagged("model_responded", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "token_delta".
@@ -284,6 +316,8 @@ func (e *RunFailed) UnmarshalJSON(data []byte) error {
 var eventDecoders = map[string]func([]byte) (Event, error){
 	"run_started":              decodeAs[RunStarted, Event],
 	"turn_started":             decodeAs[TurnStarted, Event],
+	"model_responded":          decodeAs[ModelResponded, Event],
+	"sub_run_event":            decodeAs[SubRunEvent, Event],
 	"token_delta":              decodeAs[TokenDelta, Event],
 	"reasoning_delta":          decodeAs[ReasoningDelta, Event],
 	"tool_call_delta":          decodeAs[ToolCallDelta, Event],

@@ -37,6 +37,12 @@ func TestEvent_EveryVariantRoundTripsThroughJSON(t *testing.T) {
 		helikon.StructuredOutputFailed{SchemaErrors: []string{"missing a"}, FinalText: "{}"},
 		helikon.RunCompleted{Agent: "a", Usage: helikon.Usage{InputTokens: 1, OutputTokens: 2, CachedInputTokens: 3, ReasoningTokens: 4}},
 		helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindMaxTurnsExceeded, Message: "16 turns"}},
+		helikon.ModelResponded{Agent: "a", Turn: 2, Model: "m-1", ResponseID: "r1", Finish: helikon.FinishToolCalls,
+			Usage: helikon.Usage{InputTokens: 10, OutputTokens: 5, Cost: 0.25}},
+		helikon.SubRunEvent{CallID: "c", Tool: "research", Agent: "researcher", Event: helikon.ToolCallItem{Item: asst}},
+		// An agent tool inside an agent tool: the nesting follows the calls.
+		helikon.SubRunEvent{CallID: "c", Tool: "research", Agent: "researcher", Event: helikon.SubRunEvent{
+			CallID: "d", Tool: "search", Agent: "searcher", Event: helikon.RunFailed{Err: helikon.ErrMaxTurnsExceeded}}},
 	}
 	for _, ev := range events {
 		b, err := json.Marshal(ev)
@@ -75,5 +81,45 @@ func TestEvent_MalformedJSONIsATypedError(t *testing.T) {
 		if _, err := helikon.UnmarshalEvent([]byte(in)); err == nil {
 			t.Errorf("%s decoded without error", in)
 		}
+	}
+}
+
+func TestEvent_SubRunEventDecodingIsBounded(t *testing.T) {
+	wrap := func(n int) string {
+		s := `{"type":"run_started","agent":"x"}`
+		for range n {
+			s = `{"type":"sub_run_event","call_id":"c","tool":"t","agent":"a","event":` + s + `}`
+		}
+		return s
+	}
+	ev, err := helikon.UnmarshalEvent([]byte(wrap(helikon.MaxSubRunNesting)))
+	if err != nil {
+		t.Fatalf("%d levels: %v", helikon.MaxSubRunNesting, err)
+	}
+	depth := 0
+	for {
+		s, ok := ev.(helikon.SubRunEvent)
+		if !ok {
+			break
+		}
+		depth++
+		ev = s.Event
+	}
+	if depth != helikon.MaxSubRunNesting || ev != (helikon.RunStarted{Agent: "x"}) {
+		t.Fatalf("decoded %d levels around %#v", depth, ev)
+	}
+	for _, in := range []string{
+		wrap(helikon.MaxSubRunNesting + 1),
+		`{"type":"sub_run_event","call_id":"c"}`,
+		`{"type":"sub_run_event","call_id":"c","event":null}`,
+		`{"type":"sub_run_event","call_id":"c","event":{"type":"nope"}}`,
+		`{"type":"sub_run_event","call_id":"c","event":{"type":"sub_run_event","event":[]}}`,
+	} {
+		if _, err := helikon.UnmarshalEvent([]byte(in)); err == nil {
+			t.Errorf("%.120s decoded without error", in)
+		}
+	}
+	if _, err := json.Marshal(helikon.SubRunEvent{CallID: "c"}); err == nil {
+		t.Error("a sub_run_event without an event encoded")
 	}
 }

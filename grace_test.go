@@ -226,8 +226,8 @@ func TestCancel_CancellableRunStillAnswers(t *testing.T) {
 		t.Fatalf("res = %q, %v", res.FinalOutput, err)
 	}
 	if got := typesOf(res.Events); !slicesEqual(got, []string{"run_started", "turn_started", "tool_call_delta", "tool_call_delta",
-		"tool_call_item", "tool_call_item", "tool_output_item", "tool_output_item", "turn_started",
-		"token_delta", "token_delta", "token_delta", "message_output", "run_completed"}) {
+		"model_responded", "tool_call_item", "tool_call_item", "tool_output_item", "tool_output_item", "turn_started",
+		"token_delta", "token_delta", "token_delta", "model_responded", "message_output", "run_completed"}) {
 		t.Errorf("events = %v", got)
 	}
 }

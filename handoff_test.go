@@ -41,15 +41,15 @@ func TestHandoff_EventOrderUsageAndFinalOutput(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"run_started", "turn_started", "tool_call_delta", "tool_call_item", "tool_output_item",
-		"handoff_item", "agent_updated", "turn_started", "token_delta", "message_output", "run_completed"}
+	want := []string{"run_started", "turn_started", "tool_call_delta", "model_responded", "tool_call_item", "tool_output_item",
+		"handoff_item", "agent_updated", "turn_started", "token_delta", "model_responded", "message_output", "run_completed"}
 	if got := typesOf(res.Events); !slicesEqual(got, want) {
 		t.Fatalf("events = %v\nwant     %v", got, want)
 	}
-	if h := res.Events[5].(helikon.HandoffItem); h.From != "triage" || h.To != "investing specialist" {
+	if h := res.Events[6].(helikon.HandoffItem); h.From != "triage" || h.To != "investing specialist" {
 		t.Errorf("handoff = %+v", h)
 	}
-	if u := res.Events[6].(helikon.AgentUpdated); u.Agent != "investing specialist" {
+	if u := res.Events[7].(helikon.AgentUpdated); u.Agent != "investing specialist" {
 		t.Errorf("agent updated = %+v", u)
 	}
 	if res.FinalOutput != "Start with an index fund." || res.LastAgent != "investing specialist" {

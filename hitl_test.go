@@ -103,7 +103,7 @@ func TestPause_AskWithoutHandlerPausesWithARequestAndAState(t *testing.T) {
 	agent := mustAgent(t, "cleaner", m, helikon.WithTools(l.tools()...))
 	st, res := pauseOnce(t, agent, hitlContext())
 	got := typesOf(res.Events)
-	want := []string{"run_started", "turn_started", "tool_call_delta", "tool_call_item", "approval_requested", "run_paused"}
+	want := []string{"run_started", "turn_started", "tool_call_delta", "model_responded", "tool_call_item", "approval_requested", "run_paused"}
 	if !slicesEqual(got, want) {
 		t.Fatalf("events = %v\nwant     %v", got, want)
 	}

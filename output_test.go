@@ -27,11 +27,11 @@ func TestStructuredOutput(t *testing.T) {
 		wantCalls  int
 	}{
 		{"valid first answer", []mock.Script{mock.Text(netflix)}, nil,
-			[]string{"run_started", "turn_started", "token_delta", "message_output", "run_completed"}, 1},
+			[]string{"run_started", "turn_started", "token_delta", "model_responded", "message_output", "run_completed"}, 1},
 		{"one repair turn fixes a miss", []mock.Script{mock.Text(`{"category":"Subscriptions"}`), mock.Text(netflix)}, nil,
-			[]string{"run_started", "turn_started", "token_delta", "message_output", "repair_started", "turn_started", "token_delta", "message_output", "run_completed"}, 2},
+			[]string{"run_started", "turn_started", "token_delta", "model_responded", "message_output", "repair_started", "turn_started", "token_delta", "model_responded", "message_output", "run_completed"}, 2},
 		{"a second miss fails with the schema errors", []mock.Script{mock.Text(`nope`), mock.Text(`{"category":7}`)}, helikon.ErrInvalidStructuredOutput,
-			[]string{"run_started", "turn_started", "token_delta", "message_output", "repair_started", "turn_started", "token_delta", "message_output", "structured_output_failed", "run_failed"}, 2},
+			[]string{"run_started", "turn_started", "token_delta", "model_responded", "message_output", "repair_started", "turn_started", "token_delta", "model_responded", "message_output", "structured_output_failed", "run_failed"}, 2},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -181,6 +181,10 @@ type ToolContext struct {
 	Agent string
 	// depthLimit is the calling run's MaxAgentDepth bound (0 outside a run).
 	depthLimit int
+	// call is the outcome of the call the tool serves, which takes the
+	// events of the sub-run an agent tool starts ([SubRunEvent]); nil
+	// outside a run.
+	call *callOutcome
 }
 
 // NewToolContext returns a ToolContext for calling a tool outside a run (in a

@@ -40,8 +40,8 @@ func TestSequential_StepsRunInOrderThroughState(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"run_started",
-		"agent_updated", "turn_started", "token_delta", "message_output",
-		"agent_updated", "turn_started", "token_delta", "message_output",
+		"agent_updated", "turn_started", "token_delta", "model_responded", "message_output",
+		"agent_updated", "turn_started", "token_delta", "model_responded", "message_output",
 		"run_completed"}
 	if got := typesOf(res.Events); !slicesEqual(got, want) {
 		t.Fatalf("events = %v\nwant     %v", got, want)

@@ -91,8 +91,9 @@ func (s *Steps) CallModel(ctx context.Context, turn int, req *ModelRequest, inje
 // ToolStep is the settled outcome of one tool call run by [Steps.CallTool].
 type ToolStep struct {
 	Result ToolResult `json:"result"`
-	// Events are the governance events of the call (ApprovalRequested,
-	// PermissionDenied), in the order they happened.
+	// Events are the events of the call (ApprovalRequested,
+	// PermissionDenied, an agent tool's [SubRunEvent]s), in the order they
+	// happened.
 	Events []Event `json:"-"`
 	// Inject holds the system messages the call's hooks asked for on the
 	// next model call.

@@ -74,6 +74,9 @@ func (Abort) isTransitionInput()             {}
 // TransitionCtx is the read-only context of a transition.
 type TransitionCtx struct {
 	Agent string
+	// Model is the id of the model the agent calls ([DescribeModel]), which
+	// a [ModelResponded] names when the provider did not.
+	Model string
 	// System holds the rendered instructions, sent ahead of the conversation.
 	System []Item
 	// Conversation is the transcript so far (input included, system excluded).
@@ -229,6 +232,14 @@ func afterModel(p Progress, resp ModelResponse, tc *TransitionCtx, ph phase, att
 	if len(resp.Message.Content) > 0 {
 		out.Appends = append(out.Appends, resp.Message)
 	}
+	model := resp.ResponseModel
+	if model == "" {
+		model = tc.Model
+	}
+	out.Events = append(out.Events, ModelResponded{
+		Agent: tc.Agent, Turn: p.Turn, Model: model,
+		ResponseID: resp.ResponseID, Finish: resp.Finish, Usage: resp.Usage,
+	})
 	text := resp.Message.Text()
 	if text != "" {
 		out.Events = append(out.Events, MessageOutput{Item: resp.Message})

@@ -59,8 +59,8 @@ func waitStatus(t *testing.T, base, id string, want server.RunStatus) server.Run
 	return info
 }
 
-var pausedThenContinued = []string{"run_started", "turn_started", "tool_call_delta", "tool_call_item", "approval_requested", "run_paused",
-	"tool_output_item", "turn_started", "token_delta", "token_delta", "message_output", "run_completed"}
+var pausedThenContinued = []string{"run_started", "turn_started", "tool_call_delta", "model_responded", "tool_call_item", "approval_requested", "run_paused",
+	"tool_output_item", "turn_started", "token_delta", "token_delta", "model_responded", "message_output", "run_completed"}
 
 func TestApprovals_PausedRunListsCallsAndContinuesUnderItsID(t *testing.T) {
 	var sends atomic.Int32

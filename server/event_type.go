@@ -21,6 +21,10 @@ func eventType(ev helikon.Event, data []byte) string {
 		return "run_started"
 	case helikon.TurnStarted:
 		return "turn_started"
+	case helikon.ModelResponded:
+		return "model_responded"
+	case helikon.SubRunEvent:
+		return "sub_run_event"
 	case helikon.MessageOutput:
 		return "message_output"
 	case helikon.ToolCallItem:

@@ -20,6 +20,7 @@ var eventVariants = []struct {
 }{
 	{"run_started", reflect.TypeFor[helikon.RunStarted]()},
 	{"turn_started", reflect.TypeFor[helikon.TurnStarted]()},
+	{"model_responded", reflect.TypeFor[helikon.ModelResponded]()},
 	{"token_delta", reflect.TypeFor[helikon.TokenDelta]()},
 	{"reasoning_delta", reflect.TypeFor[helikon.ReasoningDelta]()},
 	{"tool_call_delta", reflect.TypeFor[helikon.ToolCallDelta]()},
@@ -35,6 +36,8 @@ var eventVariants = []struct {
 	{"structured_output_failed", reflect.TypeFor[helikon.StructuredOutputFailed]()},
 	{"run_completed", reflect.TypeFor[helikon.RunCompleted]()},
 	{"run_paused", reflect.TypeFor[helikon.RunPaused]()},
+	// An agent tool's sub-run event, wrapping any event (itself included).
+	{"sub_run_event", reflect.TypeFor[helikon.SubRunEvent]()},
 	// RunFailed's error marshals as an AgentError; its Go field is an error.
 	{"run_failed", reflect.TypeFor[runFailedWire]()},
 }
@@ -83,6 +86,7 @@ func newSchemas() *schemas {
 		reflect.TypeFor[helikon.Usage]():         ref("Usage"),
 		reflect.TypeFor[helikon.AgentError]():    ref("AgentError"),
 		reflect.TypeFor[helikon.RunState]():      ref("RunState"),
+		reflect.TypeFor[helikon.Event]():         ref("Event"),
 		reflect.TypeFor[helikon.DecisionKind]():  {Type: "string", Enum: []any{"approve", "approve_with_args", "reject", "always"}},
 		reflect.TypeFor[helikon.DecisionScope](): {Type: "string", Enum: []any{"", "run", "session"}},
 	}

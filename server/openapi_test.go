@@ -17,6 +17,7 @@ import (
 	validator "github.com/pb33f/libopenapi-validator"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/server"
 )
 
@@ -136,7 +137,7 @@ func TestOpenAPI_DocumentIsValid31AndDescribesEveryRouteAndResponse(t *testing.T
 	id := resp.Header.Get("X-Run-Id")
 	exchange(t, v, "POST", u+"/agents/greeter/runs", `{"messages":[{"role":"user","content":[{"type":"text","text":"hi"}]}]}`, ctJSON...)
 	resp, body := exchange(t, v, "POST", u+"/agents/greeter/runs?stream=sse", `{"input":"hi"}`, ctJSON...)
-	if resp.Header.Get("Content-Type") != "text/event-stream" || checkFrames(t, event, body) != 7 {
+	if resp.Header.Get("Content-Type") != "text/event-stream" || checkFrames(t, event, body) != 8 {
 		t.Fatalf("SSE run: %s", body)
 	}
 	resp, _ = exchange(t, v, "POST", u+"/agents/stuck/runs?mode=async", `{"input":"hi"}`, append(ctJSON, "X-Session-Id", "s")...)
@@ -220,6 +221,42 @@ func TestOpenAPI_SchemasComeFromTheGoTypes(t *testing.T) {
 	for _, p := range []string{"input_tokens", "output_tokens", "cached_input_tokens", "cost"} {
 		if props("Usage")[p] == nil {
 			t.Errorf("Usage lacks %q", p)
+		}
+	}
+}
+
+func TestOpenAPI_SubRunEventsMatchTheSchemaAndReplayFromTheLog(t *testing.T) {
+	sub, err := helikon.AgentAsTool(newAgent(t, "greeter", 0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer, err := helikon.NewAgent("writer", mock.Scripted(
+		mock.ToolCalls(mock.Call{ID: "c1", Name: "greeter", Args: `{"input":"hi"}`}), mock.Text("done")),
+		helikon.WithTools(sub))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, ts := start(t, []helikon.Agent{writer})
+	_, event := openAPIValidator(t, ts.URL)
+	resp := do(t, "POST", ts.URL+"/agents/writer/runs?stream=sse", `{"input":"go"}`, "Content-Type", "application/json")
+	live, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := checkFrames(t, event, live); n != 16 || !strings.Contains(string(live), "event: sub_run_event\ndata: {\"type\":\"sub_run_event\",\"call_id\":\"c1\",\"tool\":\"greeter\",\"agent\":\"greeter\",\"event\":{\"type\":\"model_responded\"") {
+		t.Fatalf("%d frames:\n%s", n, live)
+	}
+	// The stored log replays the same frames, and each decodes.
+	resp = get(t, ts.URL+"/agents/writer/runs/"+resp.Header.Get("X-Run-Id")+"/events", "Accept", "text/event-stream")
+	replayed, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || string(replayed) != string(live) {
+		t.Fatalf("replay differs (%v):\n%s\nlive:\n%s", err, replayed, live)
+	}
+	for f := range frames(bytes.NewReader(replayed)) {
+		if _, err := helikon.UnmarshalEvent([]byte(f.data)); err != nil {
+			t.Errorf("%s: %v", f.data, err)
 		}
 	}
 }

@@ -101,7 +101,7 @@ func TestRun_SSEFramesCarryTypeAndPosition(t *testing.T) {
 		t.Fatalf("Content-Type %q, X-Run-Id %q", ct, resp.Header.Get("X-Run-Id"))
 	}
 	fs := readFrames(t, resp.Body)
-	want := []string{"run_started", "turn_started", "token_delta", "token_delta", "token_delta", "message_output", "run_completed"}
+	want := []string{"run_started", "turn_started", "token_delta", "token_delta", "token_delta", "model_responded", "message_output", "run_completed"}
 	if got := types(fs); !slices.Equal(got, want) {
 		t.Fatalf("events = %v, want %v", got, want)
 	}

@@ -17,7 +17,7 @@ import (
 	"github.com/paigasus/helikon/server"
 )
 
-var greeterEvents = []string{"run_started", "turn_started", "token_delta", "token_delta", "token_delta", "message_output", "run_completed"}
+var greeterEvents = []string{"run_started", "turn_started", "token_delta", "token_delta", "token_delta", "model_responded", "message_output", "run_completed"}
 
 // readWebSocket reads every message of the run's event socket and the
 // close status it ended with.
@@ -113,9 +113,9 @@ func TestEvents_SSEResumesAfterLastEventID(t *testing.T) {
 	}
 	// The after query parameter does the same for clients that cannot
 	// set headers.
-	resp = get(t, ts.URL+"/agents/greeter/runs/"+id+"/events?after=6")
+	resp = get(t, ts.URL+"/agents/greeter/runs/"+id+"/events?after=7")
 	if got := types(readFrames(t, resp.Body)); !slices.Equal(got, []string{"run_completed"}) {
-		t.Fatalf("after=6 gives %v", got)
+		t.Fatalf("after=7 gives %v", got)
 	}
 }
 

@@ -1,6 +1,7 @@
 package temporal
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -86,9 +87,11 @@ func (h *workflowHost) waitChild(sel workflow.Selector, id string, cc *childCall
 				r = toolOut{Result: failedCall(c, stepError(err, a.Name)), Usage: res.Usage}
 			}
 			// The authorising step's governance events and injections
-			// come first, as they happened.
+			// come first, as they happened, then the child's own events
+			// nested under the call, as an in-process agent tool
+			// forwards them.
 			st := r.step()
-			st.Events = append(append([]helikon.Event(nil), prep.Events...), st.Events...)
+			st.Events = append(append(append([]helikon.Event(nil), prep.Events...), nested(c.CallID, sub, res.Log)...), st.Events...)
 			st.Inject = append(append([]string(nil), prep.Inject...), st.Inject...)
 			settled(toolDone{ToolStep: st})
 		})
@@ -169,4 +172,18 @@ func (h *workflowHost) awaitParent(pending []helikon.PendingApproval, usage heli
 		}
 	}
 	return in.Decisions
+}
+
+// nested wraps the events a child workflow's result carries (its log,
+// when small enough to carry) in [helikon.SubRunEvent]s naming the call.
+func nested(callID string, sub helikon.SubRun, log []json.RawMessage) []helikon.Event {
+	out := make([]helikon.Event, 0, len(log))
+	for _, raw := range log {
+		ev, err := decodeEvent(raw)
+		if err != nil {
+			continue // the child's own stream still has it
+		}
+		out = append(out, helikon.SubRunEvent{CallID: callID, Tool: sub.Tool, Agent: sub.Agent, Event: ev})
+	}
+	return out
 }

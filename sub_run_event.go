@@ -1,0 +1,102 @@
+package helikon
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+)
+
+// SubRunEvent is one event of the run of an agent used as a tool
+// ([AgentAsTool]), forwarded into the calling run's stream while the call
+// runs, so that a consumer sees the sub-agent's turns, model calls and
+// tool calls under the call that started them. CallID is the calling
+// model's tool call, Tool the agent tool's name and Agent the sub-agent's.
+//
+// Event is the sub-run's own event; a sub-run that calls an agent tool in
+// turn forwards that one's events wrapped again, so the nesting follows
+// the calls. The sub-run's raw deltas ([TokenDelta], [ReasoningDelta],
+// [ToolCallDelta]) are not forwarded: its settled items carry the same
+// text, and the caller's model reads the sub-run's answer from the tool's
+// result. Consumers that only follow the caller's own run skip the
+// variant in their default arm; the events are already summed into the
+// caller's usage and outcome.
+type SubRunEvent struct {
+	CallID string `json:"call_id"`
+	Tool   string `json:"tool"`
+	Agent  string `json:"agent"`
+	Event  Event  `json:"event"`
+}
+
+// MaxSubRunNesting bounds how deeply [UnmarshalEvent] follows
+// [SubRunEvent]s wrapped in one another, far past any agent depth a run
+// allows ([RunConfig].MaxAgentDepth), so hostile input cannot make decoding
+// deep.
+const MaxSubRunNesting = 64
+
+// errSubRunNesting reports input nested past [MaxSubRunNesting].
+var errSubRunNesting = errors.New("helikon: sub_run_event nested deeper than MaxSubRunNesting")
+
+// MarshalJSON encodes the event with "type": "sub_run_event" and the
+// wrapped event, with its own "type", under "event".
+func (e SubRunEvent) MarshalJSON() ([]byte, error) {
+	if e.Event == nil {
+		return nil, errors.New("helikon: sub_run_event without an event")
+	}
+	type a SubRunEvent
+	return marshalTagged("sub_run_event", a(e))
+}
+
+// subRunWire is a sub_run_event as it decodes, the wrapped event still raw.
+type subRunWire struct {
+	CallID string          `json:"call_id"`
+	Tool   string          `json:"tool"`
+	Agent  string          `json:"agent"`
+	Event  json.RawMessage `json:"event"`
+}
+
+// UnmarshalJSON decodes a sub_run_event and its wrapped event, following
+// the nesting iteratively up to [MaxSubRunNesting] levels.
+func (e *SubRunEvent) UnmarshalJSON(data []byte) error {
+	var chain []subRunWire
+	for {
+		var w subRunWire
+		if err := json.Unmarshal(data, &w); err != nil {
+			return err
+		}
+		if len(w.Event) == 0 || string(w.Event) == "null" {
+			return errors.New("helikon: sub_run_event without an event")
+		}
+		chain = append(chain, w)
+		if len(chain) > MaxSubRunNesting {
+			return errSubRunNesting
+		}
+		typ, err := peekType(w.Event)
+		if err != nil {
+			return fmt.Errorf("helikon: sub_run_event: %w", err)
+		}
+		if typ != "sub_run_event" {
+			break
+		}
+		data = w.Event
+	}
+	inner, err := UnmarshalEvent(chain[len(chain)-1].Event)
+	if err != nil {
+		return err
+	}
+	for i := len(chain) - 1; i >= 0; i-- {
+		w := chain[i]
+		inner = SubRunEvent{CallID: w.CallID, Tool: w.Tool, Agent: w.Agent, Event: inner}
+	}
+	*e = inner.(SubRunEvent)
+	return nil
+}
+
+// isRawDelta reports the model's raw deltas, which a sub-run does not
+// forward.
+func isRawDelta(ev Event) bool {
+	switch ev.(type) {
+	case TokenDelta, ReasoningDelta, ToolCallDelta:
+		return true
+	}
+	return false
+}
