@@ -125,7 +125,7 @@ func TestInvocation_EventStreamWhenTheClientAcceptsIt(t *testing.T) {
 			t.Errorf("event line %q for a run_completed", frame.event)
 		}
 	}
-	want := "run_started turn_started tool_call_delta tool_call_item tool_output_item turn_started token_delta token_delta token_delta message_output run_completed"
+	want := "run_started turn_started tool_call_delta model_responded tool_call_item tool_output_item turn_started token_delta token_delta token_delta model_responded message_output run_completed"
 	if strings.Join(types, " ") != want {
 		t.Errorf("events = %v", types)
 	}
