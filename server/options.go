@@ -112,6 +112,8 @@ func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l }
 
 // WithDevUI serves the dev UI (package server/devui) at /ui/, with /
 // redirecting there: pick an agent, chat with it on a session, and watch
-// each run's events live. The UI uses only the server's routes and passes
-// the [Authenticator] like every other request. Meant for development.
+// each run's events live. The UI's static files are served without the
+// [Authenticator] (they hold no data); every route the UI calls passes it
+// like any other request, the page asking for a bearer token when the
+// server answers 401. Meant for development.
 func WithDevUI() Option { return func(c *config) { c.devUI = true } }

@@ -1,6 +1,7 @@
 package server_test
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"testing"
@@ -115,6 +116,58 @@ func TestWithDevUI_ServesTheUIAtUIAndRedirectsTheRoot(t *testing.T) {
 			if resp.StatusCode != tt.status || resp.Header.Get("Location") != tt.location ||
 				!strings.HasPrefix(resp.Header.Get("Content-Type"), tt.contentType) {
 				t.Errorf("%d %q %q", resp.StatusCode, resp.Header.Get("Location"), resp.Header.Get("Content-Type"))
+			}
+		})
+	}
+}
+
+func TestWithDevUI_AssetsNeedNoAuthButEveryRouteDoes(t *testing.T) {
+	auth := server.AuthFunc(func(r *http.Request) (context.Context, error) {
+		if r.Header.Get("Authorization") != "Bearer s3cret" {
+			return nil, server.Unauthorized("bearer token required")
+		}
+		return r.Context(), nil
+	})
+	_, ts := start(t, []helikon.Agent{newAgent(t, "greeter", 0)}, server.WithDevUI(), server.WithAuth(auth))
+	_, bare := start(t, []helikon.Agent{newAgent(t, "greeter", 0)}, server.WithAuth(auth))
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	tests := []struct {
+		name, method, url, token string
+		status                   int
+	}{
+		{"page", "GET", ts.URL + "/ui/", "", 200},
+		{"script", "GET", ts.URL + "/ui/app.js", "", 200},
+		{"style, HEAD", "HEAD", ts.URL + "/ui/style.css", "", 200},
+		{"root redirect", "GET", ts.URL + "/", "", 302},
+		{"ui redirect", "GET", ts.URL + "/ui", "", 302},
+		{"unknown UI file", "GET", ts.URL + "/ui/secrets.json", "", 404},
+		{"UI path, other method", "POST", ts.URL + "/ui/", "", 401},
+		{"agents", "GET", ts.URL + "/agents", "", 401},
+		{"runs", "GET", ts.URL + "/runs", "", 401},
+		{"openapi", "GET", ts.URL + "/openapi.json", "", 401},
+		{"a run's events", "GET", ts.URL + "/agents/greeter/runs/x/events", "", 401},
+		{"start a run", "POST", ts.URL + "/agents/greeter/runs", "", 401},
+		{"agents with the token", "GET", ts.URL + "/agents", "s3cret", 200},
+		{"agents with a wrong token", "GET", ts.URL + "/agents", "nope", 401},
+		{"without the UI, the root is guarded", "GET", bare.URL + "/", "", 401},
+		{"without the UI, /ui/ is guarded", "GET", bare.URL + "/ui/app.js", "", 401},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest(tt.method, tt.url, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tt.token != "" {
+				req.Header.Set("Authorization", "Bearer "+tt.token)
+			}
+			resp, err := noRedirect.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != tt.status {
+				t.Errorf("%s %s: %d, want %d", tt.method, tt.url, resp.StatusCode, tt.status)
 			}
 		})
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -177,7 +178,7 @@ func validSegment(name string) bool {
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
-	if s.auth != nil {
+	if s.auth != nil && !s.publicUI(r) {
 		ctx, err := s.auth.Authenticate(r)
 		if err != nil {
 			e, ok := errors.AsType[*Error](err)
@@ -192,6 +193,19 @@ func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// publicUI reports a request for the dev UI's static files (and the
+// redirects to them), which the server serves without authentication:
+// they are the same for everyone and hold no data, and a page that a
+// bearer token guards could not load to ask for the token. Every route
+// the UI then calls passes the Authenticator.
+func (s *Server) publicUI(r *http.Request) bool {
+	if s.devUI == nil || (r.Method != http.MethodGet && r.Method != http.MethodHead) {
+		return false
+	}
+	p := r.URL.Path
+	return p == "/" || p == "/ui" || strings.HasPrefix(p, "/ui/")
 }
 
 // sweep prunes finished runs past retention until Shutdown.
