@@ -50,6 +50,12 @@ func (m *turnModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.
 
 func (m *turnModel) Capabilities() helikon.ModelCapabilities { return mock.New(nil).Capabilities() }
 
+// Provider and ModelID name the model, so the run's price table prices it.
+func (m *turnModel) Provider() string { return "mock" }
+
+// ModelID is the id the price table knows.
+func (m *turnModel) ModelID() string { return "mock-1" }
+
 func (m *turnModel) requests() []int {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -83,10 +89,14 @@ type fixture struct {
 	sends     atomic.Int32
 }
 
-// newFixture serves three agents with the dev UI: assistant (a read-only
-// tool call, then a streamed answer), mailer (a call that needs approval)
-// and streamer (1,000 deltas).
-func newFixture(t *testing.T) *fixture {
+// prices prices the fixture's model: 10 in + 5 out tokens cost $0.000105.
+var prices = helikon.Prices{"mock-1": {Input: 3, Output: 15}}
+
+// newFixture serves four agents with the dev UI: assistant (a read-only
+// tool call, then a streamed answer), mailer (a call that needs approval),
+// streamer (1,000 deltas) and planner (an agent tool over a researcher
+// that calls the read-only tool). opts add server options.
+func newFixture(t *testing.T, opts ...server.Option) *fixture {
 	t.Helper()
 	f := &fixture{assistant: &turnModel{
 		calls:  []mock.Call{{ID: "c1", Name: "lookup_spending", Args: `{"month":"January"}`}},
@@ -109,8 +119,17 @@ func newFixture(t *testing.T) *fixture {
 			helikon.WithTools(send))),
 		must(helikon.NewAgent("streamer", &turnModel{answer: mock.Deltas(parts...), delay: 500 * time.Microsecond})),
 	}
-	asking := server.DefaultContext(helikon.WithPermissionMode(helikon.PermissionDefault), helikon.WithPermissionPolicy(askWrites{}))
-	srv, err := server.New(agents, server.WithDevUI(), server.WithContextProvider(asking))
+	researcher := must(helikon.NewAgent("researcher", &turnModel{
+		calls:  []mock.Call{{ID: "r1", Name: "lookup_spending", Args: `{"month":"March"}`}},
+		answer: mock.Deltas("March: 2,098"),
+	}, helikon.WithTools(lookup)))
+	research := must(helikon.AgentAsTool(researcher))
+	agents = append(agents, must(helikon.NewAgent("planner", &turnModel{
+		calls:  []mock.Call{{ID: "p1", Name: "researcher", Args: `{"input":"March spending"}`}},
+		answer: mock.Deltas("Plan: spend less than 2,098."),
+	}, helikon.WithTools(research))))
+	asking := server.DefaultContext(helikon.WithPermissionMode(helikon.PermissionDefault), helikon.WithPermissionPolicy(askWrites{}), helikon.WithPrices(prices))
+	srv, err := server.New(agents, append([]server.Option{server.WithDevUI(), server.WithContextProvider(asking)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,6 +326,14 @@ func TestBrowser_ChatStreamsTheAnswerAndTheTimelineShowsTheToolCall(t *testing.T
 	if !strings.Contains(args, `"month": "January"`) || !strings.Contains(result, `"total": 2098`) {
 		t.Errorf("timeline args %q, result %q", args, result)
 	}
+	// Each model call says what it spent; the run's total sums them.
+	calls := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('#timeline li[data-type="turn_started"] > .head .meta'), (e) => e.textContent)`)
+	if len(calls) != 2 || !strings.Contains(calls[0], "mock-1 · 10 in · 5 out tokens · $0.000105") || !strings.Contains(calls[1], "mock-1 · 10 in · 5 out tokens · $0.000105") {
+		t.Errorf("model calls say %q, want 10 in · 5 out tokens · $0.000105 each", calls)
+	}
+	if total := text(t, ctx, "#run-total"); total != "Total: 2 model calls · 20 in · 10 out tokens · $0.000210" {
+		t.Errorf("run total %q", total)
+	}
 	screenshot(t, ctx, dir, "chat.png")
 
 	// A timeline item's raw JSON, closed again with Escape.
@@ -416,4 +443,71 @@ func TestBrowser_ThousandDeltasRenderInAnimationFrames(t *testing.T) {
 	// Reported, never asserted: timings depend on the machine's load.
 	t.Logf("1,000 deltas: %d long tasks (>50 ms) on the main thread, longest %.0f ms; the UI's own work: %d slices (stream chunks and frames), longest %.1f ms",
 		len(longTasks), longest, len(own), ownLongest)
+}
+
+func TestBrowser_AnAgentToolsTurnsNestUnderItsCall(t *testing.T) {
+	f := newFixture(t)
+	ctx := browser(t, nil)
+	dir := shots(t)
+	do(t, ctx, "ask the planner", chromedp.Navigate(f.ts.URL+"/ui/"), until(`document.body.dataset.ready === "true"`),
+		chromedp.SetValue(chromedp.CSS("#agent"), "planner"),
+		chromedp.SendKeys(chromedp.CSS("#input"), "plan my March"+kb.Enter),
+		until(`document.body.dataset.runStatus === "completed"`))
+	// The researcher's run sits under the planner's call: its own model
+	// calls, its own tool call with its result, its completion.
+	const call = `#timeline li[data-tool="researcher"]`
+	nested := eval[[]string](t, ctx, `Array.from(document.querySelectorAll('`+call+` > ol > li'), (e) => e.dataset.type + (e.dataset.tool ? ":" + e.dataset.tool : ""))`)
+	want := []string{"run_started", "turn_started", "turn_started", "run_completed", "tool_output_item"}
+	if strings.Join(nested, " ") != strings.Join(want, " ") {
+		t.Errorf("under the researcher call: %q, want %q", nested, want)
+	}
+	if r := text(t, ctx, call+` li[data-tool="lookup_spending"] li[data-type="tool_output_item"] pre`); !strings.Contains(r, `"month": "March"`) {
+		t.Errorf("the sub-run's tool result %q", r)
+	}
+	if total := text(t, ctx, "#run-total"); total != "Total: 4 model calls · 40 in · 12 out tokens · $0.000300" {
+		t.Errorf("run total %q, want the planner's and the researcher's calls", total)
+	}
+	// Only the planner talks in the chat.
+	if msgs := eval[[]string](t, ctx, `Array.from(document.querySelectorAll("#chat .msg.assistant .text"), (e) => e.textContent)`); len(msgs) != 1 || msgs[0] != "Plan: spend less than 2,098." {
+		t.Errorf("chat answers %q", msgs)
+	}
+	screenshot(t, ctx, dir, "agent-tool.png")
+}
+
+func TestBrowser_WithABearerTokenTheUIAsksForItAndSendsItOnEveryCall(t *testing.T) {
+	var refused atomic.Int32
+	auth := server.AuthFunc(func(r *http.Request) (context.Context, error) {
+		if r.Header.Get("Authorization") != "Bearer s3cret" {
+			refused.Add(1)
+			return nil, server.Unauthorized("this server wants a bearer token")
+		}
+		return r.Context(), nil
+	})
+	f := newFixture(t, server.WithAuth(auth))
+	ctx := browser(t, nil)
+	dir := shots(t)
+	do(t, ctx, "load and be asked", chromedp.Navigate(f.ts.URL+"/"),
+		until(`document.getElementById("auth").open && document.activeElement.id === "auth-token"`))
+	if why := text(t, ctx, "#auth-why"); why != "this server wants a bearer token" {
+		t.Errorf("the dialog says %q", why)
+	}
+	screenshot(t, ctx, dir, "auth.png")
+	do(t, ctx, "a wrong token is asked again", chromedp.SendKeys(chromedp.CSS("#auth-token"), "nope"+kb.Enter),
+		until(`document.getElementById("auth").open && document.getElementById("auth-token").value === ""`))
+	do(t, ctx, "the right token", chromedp.SendKeys(chromedp.CSS("#auth-token"), "s3cret"+kb.Enter),
+		until(`document.body.dataset.ready === "true"`),
+		chromedp.SetValue(chromedp.CSS("#agent"), "assistant"),
+		chromedp.SendKeys(chromedp.CSS("#input"), "How much did I spend in January?"+kb.Enter),
+		until(`document.body.dataset.runStatus === "completed"`),
+		until(`document.querySelector('#timeline li[data-tool="lookup_spending"] li[data-type="tool_output_item"]') !== null`))
+	if tok := eval[string](t, ctx, `sessionStorage.getItem("helikon.token")`); tok != "s3cret" {
+		t.Errorf("session storage holds %q", tok)
+	}
+	// A reload keeps the tab's token: nothing is asked, nothing refused.
+	before := refused.Load()
+	do(t, ctx, "reload", chromedp.Reload(), until(`document.body.dataset.ready === "true"`),
+		until(`document.querySelectorAll("#runs button[data-run]").length === 1`))
+	if open := eval[bool](t, ctx, `document.getElementById("auth").open`); open || refused.Load() != before {
+		t.Errorf("after a reload: dialog open %v, %d more refusals", open, refused.Load()-before)
+	}
 }

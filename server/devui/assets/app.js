@@ -23,22 +23,83 @@
     return e;
   }
 
+  // ---- authentication -------------------------------------------------
+  // The page and its files load without credentials; the API may want a
+  // bearer token. On a 401 the UI asks for one, keeps it for the tab in
+  // sessionStorage and sends it as Authorization on every request (fetch
+  // rather than EventSource, which cannot send headers).
+  const auth = {
+    asking: null,
+    token() { try { return sessionStorage.getItem("helikon.token") || ""; } catch { return ""; } },
+    headers(h) {
+      const t = this.token();
+      if (t) h.Authorization = "Bearer " + t;
+      return h;
+    },
+    // ask shows the token dialog once however many requests were refused,
+    // and resolves when the user answered (true) or dismissed it (false).
+    ask(why) {
+      if (this.asking) return this.asking;
+      this.asking = new Promise((resolve) => {
+        const dlg = $("auth"), form = $("auth-form"), input = $("auth-token");
+        $("auth-why").textContent = why || "The agent server wants a bearer token.";
+        input.value = "";
+        const done = (ok) => {
+          form.removeEventListener("submit", onSubmit);
+          dlg.removeEventListener("close", onClose);
+          if (dlg.open) dlg.close();
+          this.asking = null;
+          resolve(ok);
+        };
+        const onSubmit = (e) => {
+          e.preventDefault();
+          const t = input.value.trim();
+          if (!t) return;
+          try { sessionStorage.setItem("helikon.token", t); } catch { /* storage off: this page only */ }
+          done(true);
+        };
+        const onClose = () => done(false);
+        form.addEventListener("submit", onSubmit);
+        dlg.addEventListener("close", onClose);
+        dlg.showModal();
+        input.focus();
+      });
+      return this.asking;
+    },
+  };
+
+  // errorOf reads the server's JSON error shape from a failed response.
+  async function errorOf(resp) {
+    const text = await resp.text();
+    let data = null;
+    try { data = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+    const err = new Error(data && data.error ? data.error.code + ": " + data.error.message : "HTTP " + resp.status);
+    err.status = resp.status;
+    err.detail = data && data.error ? data.error.message : "";
+    return err;
+  }
+
+  // request fetches an API path with the token, asking for a token and
+  // trying again while the server answers 401 and the user gives one.
+  async function request(path, init) {
+    for (;;) {
+      const resp = await fetch(url(path), { ...init, headers: auth.headers({ ...(init.headers || {}) }) });
+      if (resp.status !== 401) return resp;
+      const err = await errorOf(resp);
+      if (!(await auth.ask(err.detail))) throw err;
+    }
+  }
+
   async function call(method, path, body, headers) {
     const init = { method, headers: { Accept: "application/json", ...(headers || {}) } };
     if (body !== undefined) {
       init.body = JSON.stringify(body);
       init.headers["Content-Type"] = "application/json";
     }
-    const resp = await fetch(url(path), init);
+    const resp = await request(path, init);
+    if (!resp.ok) throw await errorOf(resp);
     const text = await resp.text();
-    let data = null;
-    try { data = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
-    if (!resp.ok) {
-      const err = new Error(data && data.error ? data.error.code + ": " + data.error.message : "HTTP " + resp.status);
-      err.status = resp.status;
-      throw err;
-    }
-    return data;
+    try { return text ? JSON.parse(text) : null; } catch { return null; }
   }
 
   // ---- state ----------------------------------------------------------
@@ -77,14 +138,16 @@
     return el("details", null, el("summary", null, label + " (" + lines + " lines, " + text.length + " chars)"), pre);
   }
 
+  // costText shows cents to 4 places and smaller sums to 3 significant
+  // digits: one model call often costs a fraction of a cent.
+  function costText(c) { return c ? "$" + (c >= 0.01 ? c.toFixed(4) : c.toPrecision(3)) : "cost n/a"; }
+
   function usageText(u) {
     if (!u) return "";
     const parts = [(u.input_tokens || 0) + " in", (u.output_tokens || 0) + " out"];
     if (u.cached_input_tokens) parts.push(u.cached_input_tokens + " cached");
     if (u.reasoning_tokens) parts.push(u.reasoning_tokens + " reasoning");
-    let s = parts.join(" · ") + " tokens";
-    s += u.cost ? " · $" + u.cost.toFixed(u.cost < 0.01 ? 5 : 4) : " · cost n/a";
-    return s;
+    return parts.join(" · ") + " tokens · " + costText(u.cost);
   }
 
   function partsText(parts) {
@@ -116,23 +179,31 @@
       let failures = 0;
       while (!this.done) {
         try {
-          const resp = await fetch(url("agents/" + enc(this.agent) + "/runs/" + enc(this.id) + "/events?after=" + this.last),
+          const resp = await request("agents/" + enc(this.agent) + "/runs/" + enc(this.id) + "/events?after=" + this.last,
             { headers: { Accept: "text/event-stream" }, signal: this.ctl.signal, cache: "no-store" });
-          if (!resp.ok) throw Object.assign(new Error("events: HTTP " + resp.status), { status: resp.status });
+          if (!resp.ok) throw await errorOf(resp);
           const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
           let buf = "";
           for (;;) {
             const { value, done } = await reader.read();
             if (done) break;
-            const t0 = performance.now();
+            let t0 = performance.now();
             buf += value;
             // Walk the frames with an index and cut the buffer once: a
-            // chunk may hold thousands of frames.
+            // chunk may hold thousands of frames. A long chunk yields the
+            // main thread every few milliseconds, so that parsing never
+            // blocks input or a frame for long.
             let at = 0, cut;
             while ((cut = buf.indexOf("\n\n", at)) >= 0) {
               const frame = buf.slice(at, cut);
               at = cut + 2;
               if (this.frame(frame)) { this.stop(); this.onEnd(null); return; }
+              if (performance.now() - t0 > 6) {
+                if (window.helikonPerf) window.helikonPerf.push(performance.now() - t0);
+                await new Promise((r) => setTimeout(r, 0));
+                if (this.done) return;
+                t0 = performance.now();
+              }
             }
             buf = buf.slice(at);
             failures = 0;
@@ -140,7 +211,7 @@
           }
         } catch (err) {
           if (this.done) return;
-          if (err.status === 404 || ++failures > 5) { this.done = true; this.onEnd(err); return; }
+          if (err.status === 404 || err.status === 401 || ++failures > 5) { this.done = true; this.onEnd(err); return; }
         }
         if (!this.done) await new Promise((r) => setTimeout(r, 500 * failures + 100));
       }
@@ -163,19 +234,26 @@
   }
 
   // ---- one run: chat messages and timeline ----------------------------
+  // A scope is where one run's events go in the timeline: the run itself,
+  // or the sub-run of an agent tool, nested under its call. Only the run's
+  // own scope writes to the chat.
+  function newScope(container, nested) {
+    return { root: container, parent: container, turn: null, calls: new Map(), subs: new Map(), nested };
+  }
+
   class RunView {
     constructor(run) {
       this.run = run; // {id, agent, input, status}
       this.queue = [];
       this.scheduled = false;
       this.root = $("timeline");
-      this.parent = this.root;
-      this.turn = null;
-      this.calls = new Map();
+      this.top = newScope(this.root, false);
       this.bubble = null;
       this.pending = "";
       this.approvals = null;
       this.dirtyTurns = new Set();
+      this.total = { calls: 0, usage: {}, final: null };
+      this.totalDirty = true;
       $("run-id").textContent = run.id;
       if (run.input) addMessage("user", "you", run.input);
       setRunStatus("running");
@@ -195,24 +273,24 @@
     }
 
     // flush applies queued events within a frame's budget, then writes the
-    // streamed text and counters to the DOM once.
+    // streamed text, the counters and the totals to the DOM once: reads of
+    // layout come first, writes after, so a frame lays out at most once.
     flush() {
       this.scheduled = false;
       const start = performance.now();
-      const stick = nearBottom($("chat"));
+      const chat = $("chat");
+      const stick = nearBottom(chat);
       let i = 0;
       for (; i < this.queue.length; i++) {
-        this.apply(this.queue[i]);
-        if ((i & 63) === 63 && performance.now() - start > 12) { i++; break; }
+        this.apply(this.queue[i], this.top);
+        if ((i & 31) === 31 && performance.now() - start > 8) { i++; break; }
       }
       this.queue.splice(0, i);
-      if (this.pending && this.bubble) {
-        this.bubble.text.appendData(this.pending);
-      }
-      this.pending = "";
+      this.writeText();
       for (const t of this.dirtyTurns) t.meta.textContent = turnMeta(t);
       this.dirtyTurns.clear();
-      if (stick) scrollDown($("chat"));
+      if (this.totalDirty) { $("run-total").textContent = totalText(this.total); this.totalDirty = false; }
+      if (stick) scrollDown(chat);
       if (this.queue.length) {
         this.scheduled = true;
         requestAnimationFrame(() => this.flush());
@@ -220,14 +298,23 @@
       if (window.helikonPerf) window.helikonPerf.push(performance.now() - start);
     }
 
+    // writeText appends the frame's streamed text as a new Text node, so
+    // the browser lays out only the new words, not the whole answer again.
+    writeText() {
+      if (this.pending && this.bubble) this.bubble.body.append(this.pending);
+      this.pending = "";
+    }
+
     item(kind, icon, title, meta, ev, parent) {
       const events = ev ? [ev] : [];
-      const btn = el("button", { type: "button", title: "Show raw JSON" }, el("span", { class: "icon", "aria-hidden": "true" }, icon), title);
+      const iconEl = el("span", { class: "icon", "aria-hidden": "true" }, icon);
+      const titleEl = document.createTextNode(title);
+      const btn = el("button", { type: "button", title: "Show raw JSON" }, iconEl, titleEl);
       const metaEl = el("span", { class: "meta" }, meta || "");
       const li = el("li", { class: "tl k-" + kind, "data-type": ev ? ev.type : kind }, el("div", { class: "head" }, btn, metaEl));
-      const it = { li, meta: metaEl, events, kids: null, title };
+      const it = { li, meta: metaEl, events, kids: null, title, iconEl, titleEl };
       btn.addEventListener("click", () => showRaw(title, it.events));
-      (parent || this.parent).append(li);
+      parent.append(li);
       return it;
     }
 
@@ -238,144 +325,194 @@
 
     endBubble() {
       if (this.bubble) {
-        if (this.pending) this.bubble.text.appendData(this.pending);
-        this.pending = "";
+        this.writeText();
         this.bubble.el.classList.remove("streaming");
       }
       this.bubble = null;
     }
 
-    apply(ev) {
+    // subScope is the scope of the sub-run an agent tool's call started,
+    // under the call's timeline item.
+    subScope(sc, d) {
+      let sub = sc.subs.get(d.call_id);
+      if (!sub) {
+        const call = sc.calls.get(d.call_id);
+        if (call && call.li.classList.contains("k-tool")) {
+          // An agent tool the server does not serve as an agent of its own.
+          call.iconEl.textContent = "⧉";
+          call.titleEl.data = "Agent tool " + (d.tool || d.agent);
+        }
+        sub = newScope(call ? this.kidsOf(call) : sc.parent, true);
+        sub.agent = d.agent || "";
+        sc.subs.set(d.call_id, sub);
+      }
+      return sub;
+    }
+
+    apply(ev, sc) {
       if (ev.type === "_end") { this.finish(ev.data.err); return; }
       const d = ev.data || {};
-      if (this.approvals && ev.type !== "run_paused") { this.approvals.resolved(); this.approvals = null; }
+      const top = !sc.nested;
+      if (top && this.approvals && ev.type !== "run_paused") { this.approvals.resolved(); this.approvals = null; }
+      const under = (it) => (it ? this.kidsOf(it) : sc.parent);
       switch (ev.type) {
+        case "sub_run_event": {
+          const inner = d.event || {};
+          this.apply({ seq: ev.seq, type: inner.type || "event", data: inner, outer: ev }, this.subScope(sc, d));
+          break;
+        }
         case "run_started":
-          this.item("run", "▶", "Run started", d.agent || "", ev);
+          this.item(top ? "run" : "sub", top ? "▶" : "⤷", top ? "Run started" : "Sub-run started", d.agent || "", ev, sc.parent);
           break;
         case "turn_started":
-          this.endBubble();
-          this.turn = this.item("model", "◆", "Model call · turn " + d.turn, d.agent || "", ev);
-          Object.assign(this.turn, { agent: d.agent || "", deltas: 0, chars: 0, reasoning: 0, callDeltas: 0 });
+          if (top) this.endBubble();
+          sc.turn = this.item("model", "◆", "Model call · turn " + d.turn, d.agent || "", ev, sc.parent);
+          Object.assign(sc.turn, { agent: d.agent || "", deltas: 0, chars: 0, reasoning: 0, callDeltas: 0, usage: null, model: "" });
           break;
+        case "model_responded": {
+          let t = sc.turn;
+          if (!t || t.usage) {
+            // A resumed stream may start past its turn's opening.
+            t = sc.turn = this.item("model", "◆", "Model call · turn " + d.turn, d.agent || "", ev, sc.parent);
+            Object.assign(t, { agent: d.agent || "", deltas: 0, chars: 0, reasoning: 0, callDeltas: 0 });
+          } else {
+            t.events.push(ev);
+          }
+          t.usage = d.usage || {};
+          t.model = d.model || "";
+          t.li.dataset.model = "responded";
+          this.dirtyTurns.add(t);
+          this.total.calls++;
+          this.total.usage = addUsage(this.total.usage, t.usage);
+          this.totalDirty = true;
+          break;
+        }
         case "token_delta": {
-          if (!this.bubble) this.bubble = addMessage("assistant", (this.turn && this.turn.agent) || this.run.agent, "", true);
-          this.pending += d.text || "";
-          this.countDelta(ev, "chars", (d.text || "").length);
+          if (top) {
+            if (!this.bubble) this.bubble = addMessage("assistant", (sc.turn && sc.turn.agent) || this.run.agent, "", true);
+            this.pending += d.text || "";
+          }
+          this.countDelta(sc, ev, "chars", (d.text || "").length);
           break;
         }
         case "reasoning_delta":
-          this.countDelta(ev, "reasoning", (d.text || "").length);
+          this.countDelta(sc, ev, "reasoning", (d.text || "").length);
           break;
         case "tool_call_delta":
-          this.countDelta(ev, "callDeltas", 1);
+          this.countDelta(sc, ev, "callDeltas", 1);
           break;
         case "message_output": {
           const item = d.item || {};
           const text = partsText(item.content);
-          if (this.bubble) {
-            if (this.pending) this.bubble.text.appendData(this.pending);
-            this.pending = "";
-            if (text && this.bubble.text.data !== text) this.bubble.text.data = text;
+          if (!top) {
+            // A sub-run's answer reaches the chat as its call's result.
+          } else if (this.bubble) {
+            this.writeText();
+            if (text && this.bubble.body.textContent !== text) this.bubble.body.textContent = text;
             if (item.agent) this.bubble.who.textContent = item.agent;
             this.bubble.el.classList.remove("streaming");
             this.bubble = null;
           } else if (text) {
             addMessage("assistant", item.agent || this.run.agent, text);
           }
-          const it = this.item("msg", "✎", "Message", (item.agent || "") + " · " + text.length + " chars", ev, this.turn ? this.kidsOf(this.turn) : null);
+          const it = this.item("msg", "✎", "Message", (item.agent || "") + " · " + text.length + " chars", ev, under(sc.turn));
           if (text) it.li.append(block("text", text));
           break;
         }
         case "tool_call_item": {
           for (const p of (d.item && d.item.content) || []) {
             if (p.type !== "tool_use") continue;
-            const agentTool = state.agentNames.has(p.name);
-            const it = this.item("tool", agentTool ? "⧉" : "⚙", (agentTool ? "Agent tool " : "Tool ") + p.name, p.call_id || "", ev,
-              this.turn ? this.kidsOf(this.turn) : null);
+            const agentTool = state.agentNames.has(p.name) || sc.subs.has(p.call_id);
+            const it = this.item("tool", agentTool ? "⧉" : "⚙", (agentTool ? "Agent tool " : "Tool ") + p.name, p.call_id || "", ev, under(sc.turn));
             it.li.append(block("arguments", pretty(p.args)));
             it.li.dataset.tool = p.name;
-            this.calls.set(p.call_id, it);
-            addNote("called " + p.name);
+            sc.calls.set(p.call_id, it);
+            if (top) addNote("called " + p.name);
           }
           break;
         }
         case "tool_output_item": {
           for (const p of (d.item && d.item.content) || []) {
             if (p.type !== "tool_result") continue;
-            const call = this.calls.get(p.call_id);
-            const parent = call ? this.kidsOf(call) : null;
-            const it = this.item(p.is_error ? "err" : "ok", p.is_error ? "✗" : "↩", p.is_error ? "Tool error" : "Result", p.name || "", ev, parent);
+            const call = sc.calls.get(p.call_id);
+            const it = this.item(p.is_error ? "err" : "ok", p.is_error ? "✗" : "↩", p.is_error ? "Tool error" : "Result", p.name || "", ev, under(call));
             it.li.append(block("output", pretty(partsText(p.content))));
             if (call) call.events.push(ev);
           }
           break;
         }
         case "handoff_item": {
-          this.endBubble();
-          const it = this.item("handoff", "⇢", "Handoff " + d.from + " → " + d.to, "", ev);
-          this.parent = this.kidsOf(it);
-          addNote("handoff: " + d.from + " → " + d.to);
+          if (top) this.endBubble();
+          const it = this.item("handoff", "⇢", "Handoff " + d.from + " → " + d.to, "", ev, sc.parent);
+          sc.parent = this.kidsOf(it);
+          if (top) addNote("handoff: " + d.from + " → " + d.to);
           break;
         }
         case "agent_updated":
-          this.item("note", "•", "Agent now " + d.agent, "", ev);
+          this.item("note", "•", "Agent now " + d.agent, "", ev, sc.parent);
           break;
         case "guardrail_triggered": {
-          const it = this.item("err", "⛔", "Guardrail tripped (" + d.kind + ")", "", ev);
+          const it = this.item("err", "⛔", "Guardrail tripped (" + d.kind + ")", "", ev, sc.parent);
           if (d.info != null) it.li.append(block("info", pretty(d.info)));
           break;
         }
         case "approval_requested": {
-          const call = this.calls.get(d.call_id);
-          const it = this.item("warn", "?", "Approval requested: " + d.tool, d.asked_by || "", ev, call ? this.kidsOf(call) : null);
+          const it = this.item("warn", "?", "Approval requested: " + d.tool, d.asked_by || "", ev, under(sc.calls.get(d.call_id)));
           if (d.prompt) it.li.append(el("div", { class: "label" }, d.prompt));
           break;
         }
         case "permission_denied": {
-          const call = this.calls.get(d.call_id);
-          const it = this.item("err", "⊘", "Permission denied: " + d.tool, "", ev, call ? this.kidsOf(call) : null);
+          const it = this.item("err", "⊘", "Permission denied: " + d.tool, "", ev, under(sc.calls.get(d.call_id)));
           it.li.append(el("div", { class: "label" }, d.reason || ""));
           break;
         }
         case "repair_started":
-          this.endBubble();
-          this.item("warn", "↻", "Structured-output repair, attempt " + d.attempt, "", ev);
+          if (top) this.endBubble();
+          this.item("warn", "↻", "Structured-output repair, attempt " + d.attempt, "", ev, sc.parent);
           break;
         case "structured_output_failed": {
-          const it = this.item("err", "✗", "Structured output failed", (d.schema_errors || []).length + " schema errors", ev);
+          const it = this.item("err", "✗", "Structured output failed", (d.schema_errors || []).length + " schema errors", ev, sc.parent);
           it.li.append(block("schema errors", (d.schema_errors || []).join("\n")));
           break;
         }
         case "run_paused": {
-          this.endBubble();
           const st = d.state || {};
-          this.item("warn", "‖", "Paused for approval", (st.pending || []).length + " pending · " + usageText(d.usage), ev, this.root);
+          this.item("warn", "‖", top ? "Paused for approval" : "Sub-run paused", (st.pending || []).length + " pending · " + usageText(d.usage), ev, sc.root);
+          if (!top) break;
+          this.endBubble();
           this.approvals = new ApprovalCard(this.run, st);
           setRunStatus("paused");
           setStatus("paused: waiting for your decision");
           break;
         }
         case "run_completed":
+          this.item("ok", "✓", top ? "Completed" : "Sub-run completed", usageText(d.usage), ev, sc.root);
+          if (!top) break;
           this.endBubble();
-          this.item("ok", "✓", "Completed", usageText(d.usage), ev, this.root);
+          // The run's own sum is the authority: it counts what no model
+          // call reported (a step that failed after spending, say).
+          this.total.final = d.usage || null;
+          this.totalDirty = true;
           addNote("completed · " + usageText(d.usage));
           break;
         case "run_failed": {
-          this.endBubble();
           const e = d.error || {};
-          const it = this.item("err", "✗", "Failed: " + (e.kind || "other"), usageText(d.usage), ev, this.root);
+          const it = this.item("err", "✗", (top ? "Failed: " : "Sub-run failed: ") + (e.kind || "other"), usageText(d.usage), ev, sc.root);
           it.li.append(el("div", { class: "label" }, e.message || ""));
+          if (!top) break;
+          this.endBubble();
+          this.total.final = d.usage || null;
+          this.totalDirty = true;
           addNote("failed (" + (e.kind || "other") + "): " + (e.message || ""), true);
           break;
         }
         default:
-          this.item("note", "•", ev.type, "", ev);
+          this.item("note", "•", ev.type, "", ev, sc.parent);
       }
     }
 
-    countDelta(ev, field, n) {
-      const t = this.turn;
+    countDelta(sc, ev, field, n) {
+      const t = sc.turn;
       if (!t) return;
       t.deltas++;
       t[field] += n;
@@ -401,8 +538,24 @@
     }
   }
 
+  function addUsage(a, b) {
+    const out = { ...a };
+    for (const k of ["input_tokens", "output_tokens", "cached_input_tokens", "reasoning_tokens", "cost"]) out[k] = (a[k] || 0) + (b[k] || 0);
+    return out;
+  }
+
+  // totalText sums the run's model calls, its own and its sub-runs'.
+  function totalText(t) {
+    if (!t.calls && !t.final) return "";
+    const u = t.final || t.usage;
+    return "Total: " + t.calls + " model call" + (t.calls === 1 ? "" : "s") + " · " + usageText(u);
+  }
+
   function turnMeta(t) {
-    const parts = [t.agent, t.deltas + " deltas", t.chars + " chars"];
+    const parts = [t.agent];
+    if (t.model) parts.push(t.model);
+    if (t.usage) parts.push(usageText(t.usage));
+    if (t.deltas) parts.push(t.deltas + " deltas", t.chars + " chars");
     if (t.reasoning) parts.push(t.reasoning + " reasoning chars");
     if (t.callDeltas) parts.push(t.callDeltas + " call deltas");
     return parts.filter(Boolean).join(" · ");
@@ -412,12 +565,12 @@
   function scrollDown(box) { box.scrollTop = box.scrollHeight; }
 
   function addMessage(role, who, text, streaming) {
-    const t = document.createTextNode(text);
     const whoEl = el("span", { class: "who" }, who);
-    const m = el("div", { class: "msg " + role + (streaming ? " streaming" : "") }, whoEl, el("span", { class: "text" }, t));
+    const body = el("span", { class: "text" }, text);
+    const m = el("div", { class: "msg " + role + (streaming ? " streaming" : "") }, whoEl, body);
     $("chat").append(m);
     scrollDown($("chat"));
-    return { el: m, text: t, who: whoEl };
+    return { el: m, body, who: whoEl };
   }
 
   function addNote(text, err) {
@@ -511,6 +664,7 @@
     $("chat").replaceChildren();
     $("timeline").replaceChildren();
     $("run-id").textContent = "";
+    $("run-total").textContent = "";
     setStatus("");
     delete document.body.dataset.runStatus;
   }
