@@ -162,7 +162,7 @@ func (t *AgentTool) follow(tc *ToolContext, sub *RunContext, stream iter.Seq[Eve
 	var o childOutcome
 	for ev := range stream {
 		o.see(ev)
-		if tc.call != nil && !isRawDelta(ev) {
+		if tc.call != nil && forwards(ev) {
 			tc.call.emit(SubRunEvent{CallID: tc.CallID, Tool: t.name, Agent: t.agent.Name(), Event: ev})
 		}
 	}

@@ -17,7 +17,9 @@ import (
 // the calls. The sub-run's raw deltas ([TokenDelta], [ReasoningDelta],
 // [ToolCallDelta]) are not forwarded: its settled items carry the same
 // text, and the caller's model reads the sub-run's answer from the tool's
-// result. Consumers that only follow the caller's own run skip the
+// result. Nor is its [RunPaused]: a sub-run's pause pauses the caller,
+// whose own RunPaused lists the sub-run's approvals; once resumed, the
+// sub-run's later events follow. Consumers that only follow the caller's own run skip the
 // variant in their default arm; the events are already summed into the
 // caller's usage and outcome.
 type SubRunEvent struct {
@@ -91,12 +93,13 @@ func (e *SubRunEvent) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// isRawDelta reports the model's raw deltas, which a sub-run does not
-// forward.
-func isRawDelta(ev Event) bool {
+// forwards reports whether a sub-run's event reaches its caller's stream:
+// not the model's raw deltas, and not the sub-run's pause, which pauses
+// the caller, whose own [RunPaused] carries the sub-run's approvals.
+func forwards(ev Event) bool {
 	switch ev.(type) {
-	case TokenDelta, ReasoningDelta, ToolCallDelta:
-		return true
+	case TokenDelta, ReasoningDelta, ToolCallDelta, RunPaused:
+		return false
 	}
-	return false
+	return true
 }

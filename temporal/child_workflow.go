@@ -39,6 +39,9 @@ type childCall struct {
 	call    helikon.ToolCall
 	prep    toolOut
 	settled func(toolDone)
+	// forwarded counts the child's events already nested in this run's
+	// stream (those before its pauses).
+	forwarded int
 }
 
 // subRun runs the sub-run an agent tool's authorised call asked for (prep)
@@ -91,7 +94,7 @@ func (h *workflowHost) waitChild(sel workflow.Selector, id string, cc *childCall
 			// nested under the call, as an in-process agent tool
 			// forwards them.
 			st := r.step()
-			st.Events = append(append(append([]helikon.Event(nil), prep.Events...), nested(c.CallID, sub, res.Log)...), st.Events...)
+			st.Events = append(append(append([]helikon.Event(nil), prep.Events...), cc.nest(res.Log)...), st.Events...)
 			st.Inject = append(append([]string(nil), prep.Inject...), st.Inject...)
 			settled(toolDone{ToolStep: st})
 		})
@@ -113,7 +116,9 @@ func (h *workflowHost) childPaused(a agentRef, p subPause) {
 	}
 	settled := cc.settled
 	cc.settled = nil
-	settled(childPending(&childWait{ID: p.Child, Pending: pending, Usage: p.Usage}))
+	done := childPending(&childWait{ID: p.Child, Pending: pending, Usage: p.Usage})
+	done.Events = cc.nest(p.Log)
+	settled(done)
 }
 
 // resumeChild forwards the decisions on a paused child's approvals to it
@@ -153,7 +158,7 @@ func (h *workflowHost) awaitParent(pending []helikon.PendingApproval, usage heli
 	if parent == nil {
 		return reject("the agent tool's run has no parent run to pause")
 	}
-	sig := subPause{Child: info.WorkflowExecution.ID, Pending: pending, Usage: usage}
+	sig := subPause{Child: info.WorkflowExecution.ID, Pending: pending, Usage: usage, Log: h.smallLog()}
 	if err := workflow.SignalExternalWorkflow(h.ctx, parent.ID, parent.RunID, subPausedSignal, sig).Get(h.ctx, nil); err != nil {
 		return reject("the agent tool's run could not pause its caller: " + err.Error())
 	}
@@ -174,16 +179,23 @@ func (h *workflowHost) awaitParent(pending []helikon.PendingApproval, usage heli
 	return in.Decisions
 }
 
-// nested wraps the events a child workflow's result carries (its log,
-// when small enough to carry) in [helikon.SubRunEvent]s naming the call.
-func nested(callID string, sub helikon.SubRun, log []json.RawMessage) []helikon.Event {
-	out := make([]helikon.Event, 0, len(log))
-	for _, raw := range log {
+// nest wraps the child's events that log (its result's or its pause's,
+// when small enough to carry) holds past those already forwarded in
+// [helikon.SubRunEvent]s naming the call, as an in-process agent tool
+// forwards its sub-run's events.
+func (cc *childCall) nest(log []json.RawMessage) []helikon.Event {
+	if len(log) <= cc.forwarded {
+		return nil
+	}
+	sub := cc.prep.SubRun
+	out := make([]helikon.Event, 0, len(log)-cc.forwarded)
+	for _, raw := range log[cc.forwarded:] {
 		ev, err := decodeEvent(raw)
 		if err != nil {
 			continue // the child's own stream still has it
 		}
-		out = append(out, helikon.SubRunEvent{CallID: callID, Tool: sub.Tool, Agent: sub.Agent, Event: ev})
+		out = append(out, helikon.SubRunEvent{CallID: cc.call.CallID, Tool: sub.Tool, Agent: sub.Agent, Event: ev})
 	}
+	cc.forwarded = len(log)
 	return out
 }

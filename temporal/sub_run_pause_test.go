@@ -92,22 +92,32 @@ func pauseView(t *testing.T, ev helikon.RunPaused) string {
 }
 
 // eventsView encodes a run's settled events, a pause by its pauseView,
-// approval requests without their ids.
+// approval requests (a sub-run's too) without their ids.
 func eventsView(t *testing.T, evs []helikon.Event) string {
 	t.Helper()
 	var out []string
 	for _, ev := range settled(evs) {
-		switch e := ev.(type) {
-		case helikon.RunPaused:
+		if e, ok := ev.(helikon.RunPaused); ok {
 			out = append(out, "paused "+pauseView(t, e))
 			continue
-		case helikon.ApprovalRequested:
-			e.ID = ""
-			ev = e
 		}
-		out = append(out, encodeAll(t, []helikon.Event{ev})...)
+		out = append(out, encodeAll(t, []helikon.Event{withoutApprovalID(ev)})...)
 	}
 	return strings.Join(out, "\n")
+}
+
+// withoutApprovalID blanks the id of an approval request, however deeply
+// sub-run events nest it.
+func withoutApprovalID(ev helikon.Event) helikon.Event {
+	switch e := ev.(type) {
+	case helikon.ApprovalRequested:
+		e.ID = ""
+		return e
+	case helikon.SubRunEvent:
+		e.Event = withoutApprovalID(e.Event)
+		return e
+	}
+	return ev
 }
 
 func TestWorkflow_SubRunPausePausesTheRunAndTakesItsDecisions(t *testing.T) {

@@ -106,6 +106,9 @@ type subPause struct {
 	Child   string                    `json:"child"`
 	Pending []helikon.PendingApproval `json:"pending"`
 	Usage   helikon.Usage             `json:"usage"`
+	// Log holds the child's events so far when small (as runOutput.Log),
+	// which the parent nests under the call before it pauses.
+	Log []json.RawMessage `json:"log,omitempty"`
 }
 
 // subDecisions carries the decisions a human made on a paused child's

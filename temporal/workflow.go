@@ -79,14 +79,7 @@ func (w *agentWorkflow) run(ctx workflow.Context, in runInput) (runOutput, error
 	if err := workflow.Await(ctx, func() bool { return workflow.AllHandlersFinished(ctx) }); err != nil {
 		return runOutput{}, err
 	}
-	out := runOutput{Output: res.Output, LastAgent: h.lastAgent, Usage: res.Usage, Events: len(h.events)}
-	size := 0
-	for _, ev := range h.events {
-		size += len(ev)
-	}
-	if size <= maxResultLog {
-		out.Log = h.events
-	}
+	out := runOutput{Output: res.Output, LastAgent: h.lastAgent, Usage: res.Usage, Events: len(h.events), Log: h.smallLog()}
 	if res.Err != nil {
 		out.Err = agentError(res.Err, in.Agent)
 	}
@@ -226,6 +219,19 @@ func (h *workflowHost) emit(ev helikon.Event) {
 		b, _ = json.Marshal(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindOther, Message: "event does not encode: " + err.Error()}})
 	}
 	h.events = append(h.events, b)
+}
+
+// smallLog returns the run's events when they encode in at most
+// maxResultLog bytes, else nil.
+func (h *workflowHost) smallLog() []json.RawMessage {
+	size := 0
+	for _, ev := range h.events {
+		size += len(ev)
+	}
+	if size > maxResultLog {
+		return nil
+	}
+	return h.events
 }
 
 func (h *workflowHost) in(a agentRef) stepIn { return stepIn{Agent: a, Seed: h.seed, Allow: h.allow} }
