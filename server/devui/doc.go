@@ -6,7 +6,7 @@
 // log, and approve or reject paused calls in place.
 //
 // The UI is one page of plain JavaScript and CSS embedded in the binary:
-// no CDN, no build step, no network at run time, about 11 KB gzipped. It
+// no CDN, no build step, no network at run time, about 13 KB gzipped. It
 // calls only the server's public HTTP routes, so it runs against any
 // server, and every model or tool text reaches the page as text, never as
 // HTML, under a strict Content-Security-Policy.

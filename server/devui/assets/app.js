@@ -197,7 +197,10 @@
             while ((cut = buf.indexOf("\n\n", at)) >= 0) {
               const frame = buf.slice(at, cut);
               at = cut + 2;
-              if (this.frame(frame)) { this.stop(); this.onEnd(null); return; }
+              if (this.frame(frame)) {
+                if (window.helikonPerf) window.helikonPerf.push(performance.now() - t0);
+                this.stop(); this.onEnd(null); return;
+              }
               if (performance.now() - t0 > 6) {
                 if (window.helikonPerf) window.helikonPerf.push(performance.now() - t0);
                 await new Promise((r) => setTimeout(r, 0));
