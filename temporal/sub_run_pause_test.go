@@ -309,3 +309,43 @@ func TestWorkflow_CancelledRunWithAPausedSubRunEnds(t *testing.T) {
 		t.Fatalf("transfer ran %d times after the run was cancelled", executions.Load())
 	}
 }
+
+// An agent tool over a sequential agent runs inside its tool call's
+// activity; a call in it that asks a human cannot pause the run, and the
+// model sees why.
+func TestWorkflow_OrchestrationAgentToolCannotPauseTheRun(t *testing.T) {
+	var executions atomic.Int32
+	transfer := helikon.MustTool("transfer", "Moves money.", func(_ *helikon.ToolContext, in addArgs) (string, error) {
+		executions.Add(1)
+		return "moved", nil
+	})
+	teller := mustAgent(t, "teller", mock.Scripted(
+		mock.ToolCalls(mock.Call{ID: "s1", Name: "transfer", Args: `{"a":100,"b":0}`}),
+		mock.Text("teller done"),
+	), helikon.WithTools(transfer))
+	desk, err := helikon.NewSequential("desk", helikon.Step(teller))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool, err := helikon.AgentAsTool(desk)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bank := mustAgent(t, "bank", mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "desk", Args: `{"input":"move it"}`}), mock.Text("done")), helikon.WithTools(tool))
+	out, evs, err := runInEnv(t, workerConfig{agents: []*helikon.LLMAgent{bank}, posture: WorkerPosture{Policy: askPolicy("transfer")}}, runInput{Agent: "bank", Input: helikon.UserText("go")})
+	if err != nil || out.Output != "done" {
+		t.Fatalf("run: %+v %v", out, err)
+	}
+	var result string
+	for _, ev := range evs {
+		if o, ok := ev.(helikon.ToolOutputItem); ok {
+			result = o.Item.Content[0].(helikon.ToolResultPart).Content[0].(helikon.TextPart).Text
+		}
+		if _, ok := ev.(helikon.RunPaused); ok {
+			t.Fatal("the run paused")
+		}
+	}
+	if !strings.Contains(result, "paused a nested run for approval, which a step-driven run cannot resume") || executions.Load() != 0 {
+		t.Fatalf("the agent tool's result %q, transfer ran %d times", result, executions.Load())
+	}
+}
