@@ -38,6 +38,11 @@
 // cancels the run, and the runner still records what the run produced in
 // the session.
 //
+// Every rejected request — a bad body (400, 413, or 408 when it does not
+// arrive within [WithBodyReadTimeout]), an unknown path (404), a wrong
+// method (405), oversized headers (431) — is answered with an [ErrorBody]
+// in the agent server's shape: {"error": {"code": "…", "message": "…"}}.
+//
 // Termination is abrupt: AgentCore documents no SIGTERM contract and may
 // stop a microVM at any moment. Nothing this package holds in memory
 // matters; conversation state belongs in a session backend (SQLite on the
