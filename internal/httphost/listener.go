@@ -72,10 +72,13 @@ func rewriteRejection(p []byte) ([]byte, bool) {
 	if !ok {
 		return nil, false
 	}
-	statusLine, text, ok := bytes.Cut(rest, []byte(rejectionHeaders))
-	if !ok || bytes.Contains(statusLine, []byte("\r\n")) || len(statusLine) < 4 || statusLine[3] != ' ' {
+	// Only the status line is scanned, so an ordinary response write
+	// costs a prefix check and one short search.
+	eol := bytes.IndexByte(rest, '\r')
+	if eol < 4 || rest[3] != ' ' || !bytes.HasPrefix(rest[eol:], []byte(rejectionHeaders)) {
 		return nil, false
 	}
+	statusLine, text := rest[:eol], rest[eol+len(rejectionHeaders):]
 	status, err := strconv.Atoi(string(statusLine[:3]))
 	if err != nil || status < 400 || status > 599 {
 		return nil, false
