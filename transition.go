@@ -228,7 +228,9 @@ func afterModel(p Progress, resp ModelResponse, tc *TransitionCtx, ph phase, att
 	if resp.ResponseID != "" {
 		p.ResponseID = resp.ResponseID
 	}
-	var out TransitionOutcome
+	// Room for ModelResponded, the message and the calls, and the next
+	// turn's opening, so the common paths allocate the slice once.
+	out := TransitionOutcome{Events: make([]Event, 0, 2+len(resp.Calls))}
 	if len(resp.Message.Content) > 0 {
 		out.Appends = append(out.Appends, resp.Message)
 	}
