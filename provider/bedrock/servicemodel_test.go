@@ -18,10 +18,12 @@ import (
 	"unicode/utf8"
 )
 
-// serviceModel is the part of the Bedrock Runtime service model that
-// describes ConverseStreamRequest
-// (testdata/bedrock_runtime_converse_stream_shapes.json, whose _source
-// member says where it was taken from), in botocore's shape notation.
+// serviceModel is a part of the Bedrock Runtime service model, in
+// botocore's shape notation: the shapes of ConverseStreamRequest
+// (testdata/bedrock_runtime_converse_stream_shapes.json) or of the
+// response's metadata event
+// (testdata/bedrock_runtime_metadata_event_shapes.json); each file's
+// _source member says where it was taken from.
 type serviceModel struct {
 	Operation struct {
 		Input string `json:"input"`
@@ -50,7 +52,13 @@ type member struct {
 }
 
 var loadServiceModel = sync.OnceValues(func() (*serviceModel, error) {
-	data, err := os.ReadFile("testdata/bedrock_runtime_converse_stream_shapes.json")
+	return readServiceModel("testdata/bedrock_runtime_converse_stream_shapes.json")
+})
+
+// readServiceModel reads shapes extracted from the service model, rooted
+// at the shape their operation.input names.
+func readServiceModel(path string) (*serviceModel, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +67,7 @@ var loadServiceModel = sync.OnceValues(func() (*serviceModel, error) {
 		return nil, err
 	}
 	return &m, nil
-})
+}
 
 // checkBody reports every way a ConverseStream request body departs from
 // the service model: members it does not describe (or that travel outside

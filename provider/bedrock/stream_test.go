@@ -126,36 +126,50 @@ func TestStream_ErrorsMapToKinds(t *testing.T) {
 	}
 	corrupt := encode(t, textFrames)
 	corrupt[len(corrupt)/2] ^= 0xff
+	const retryable, final = true, false
 	tests := []struct {
-		name  string
-		resp  response
-		kind  helikon.ModelErrorKind
-		quote string
+		name string
+		resp response
+		kind helikon.ModelErrorKind
+		// retry is whether the error is worth retrying (Transient): an
+		// access refusal or a missing model needs a change of
+		// configuration, not another attempt.
+		retry bool
+		// quotes are all in the error's text.
+		quotes []string
 	}{
-		{"throttling", httpErr(429, "ThrottlingException", "Too many requests, please wait before trying again."), helikon.ModelRateLimited, "Too many"},
-		{"service unavailable", httpErr(503, "ServiceUnavailableException", "Service unavailable"), helikon.ModelUnavailable, "unavailable"},
-		{"service quota", httpErr(400, "ServiceQuotaExceededException", "Your request exceeds the service quota for your account."), helikon.ModelRateLimited, "quota"},
-		{"model timeout", httpErr(408, "ModelTimeoutException", "Model timed out"), helikon.ModelUnavailable, "timed out"},
-		{"model not ready", httpErr(429, "ModelNotReadyException", "Model is not ready"), helikon.ModelUnavailable, "not ready"},
-		{"internal", httpErr(500, "InternalServerException", "Internal error"), helikon.ModelUnavailable, "Internal"},
-		{"context length", httpErr(400, "ValidationException", "Input is too long for requested model."), helikon.ModelContextLengthExceeded, "too long"},
-		{"other validation", httpErr(400, "ValidationException", "Malformed input request"), helikon.ModelOther, "Malformed"},
-		{"access denied names model and region", httpErr(403, "AccessDeniedException", "You don't have access to the model with the specified model ID."), helikon.ModelOther, "us-east-1"},
-		{"not found names model", httpErr(404, "ResourceNotFoundException", "Model not found"), helikon.ModelOther, claude},
-		{"stream error mid-stream", midStream("modelStreamErrorException", "The model stream failed"), helikon.ModelUnavailable, "stream failed"},
-		{"throttling mid-stream", midStream("throttlingException", "Too many tokens"), helikon.ModelRateLimited, "Too many"},
-		{"truncated stream", response{body: encode(t, textFrames[:5])}, helikon.ModelTransport, ""},
-		{"stream cut inside a message", response{body: encode(t, textFrames[:5])[:100]}, helikon.ModelTransport, "unexpected EOF"},
-		{"corrupt message", response{body: corrupt}, helikon.ModelTransport, "checksum"},
-		{"gateway page with status 200", response{status: 200, header: map[string]string{"Content-Type": "text/html"}, body: []byte("<html>502 Bad Gateway</html>")}, helikon.ModelOther, "502 Bad Gateway"},
+		{"throttling", httpErr(429, "ThrottlingException", "Too many requests, please wait before trying again."), helikon.ModelRateLimited, retryable, []string{"Too many"}},
+		{"service unavailable", httpErr(503, "ServiceUnavailableException", "Service unavailable"), helikon.ModelUnavailable, retryable, []string{"unavailable"}},
+		{"service quota", httpErr(400, "ServiceQuotaExceededException", "Your request exceeds the service quota for your account."), helikon.ModelRateLimited, retryable, []string{"quota"}},
+		{"model timeout", httpErr(408, "ModelTimeoutException", "Model timed out"), helikon.ModelUnavailable, retryable, []string{"timed out"}},
+		{"model not ready", httpErr(429, "ModelNotReadyException", "Model is not ready"), helikon.ModelUnavailable, retryable, []string{"not ready"}},
+		{"internal", httpErr(500, "InternalServerException", "Internal error"), helikon.ModelUnavailable, retryable, []string{"Internal"}},
+		{"context length", httpErr(400, "ValidationException", "Input is too long for requested model."), helikon.ModelContextLengthExceeded, final, []string{"too long"}},
+		{"other validation", httpErr(400, "ValidationException", "Malformed input request"), helikon.ModelOther, final, []string{"Malformed"}},
+		{"access denied names model and region", httpErr(403, "AccessDeniedException", "You don't have access to the model with the specified model ID."), helikon.ModelOther, final, []string{"don't have access", claude, "us-east-1"}},
+		{"not found names model and region", httpErr(404, "ResourceNotFoundException", "Model not found"), helikon.ModelOther, final, []string{"Model not found", claude, "us-east-1"}},
+		{"stream error mid-stream", midStream("modelStreamErrorException", "The model stream failed"), helikon.ModelUnavailable, retryable, []string{"stream failed"}},
+		{"throttling mid-stream", midStream("throttlingException", "Too many tokens"), helikon.ModelRateLimited, retryable, []string{"Too many"}},
+		{"truncated stream", response{body: encode(t, textFrames[:5])}, helikon.ModelTransport, retryable, nil},
+		{"stream cut inside a message", response{body: encode(t, textFrames[:5])[:100]}, helikon.ModelTransport, retryable, []string{"unexpected EOF"}},
+		{"corrupt message", response{body: corrupt}, helikon.ModelTransport, retryable, []string{"checksum"}},
+		{"gateway page with status 200", response{status: 200, header: map[string]string{"Content-Type": "text/html"}, body: []byte("<html>502 Bad Gateway</html>")}, helikon.ModelOther, final, []string{"502 Bad Gateway"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			f := newFake(t, tt.resp)
 			res := providertest.Collect(newModel(t, f.URL, claude).Invoke(t.Context(), &helikon.ModelRequest{Messages: helikon.UserText("hi")}))
 			var me *helikon.ModelError
-			if !errors.As(res.Err, &me) || me.Kind != tt.kind || !strings.Contains(me.Error(), tt.quote) {
-				t.Fatalf("err = %v, want %s quoting %q", res.Err, tt.kind, tt.quote)
+			if !errors.As(res.Err, &me) || me.Kind != tt.kind {
+				t.Fatalf("err = %v, want %s", res.Err, tt.kind)
+			}
+			for _, q := range tt.quotes {
+				if !strings.Contains(me.Error(), q) {
+					t.Errorf("err = %v, want it to name %q", me, q)
+				}
+			}
+			if me.Transient() != tt.retry {
+				t.Errorf("err = %v: Transient() = %v, want %v", me, me.Transient(), tt.retry)
 			}
 			if _, ok := lastOf[helikon.Finish](res.Events); ok {
 				t.Error("a failed stream reported Finish")
@@ -391,5 +405,51 @@ func TestStream_SeveralToolCallsInOneTurn(t *testing.T) {
 	}
 	if fin, _ := lastOf[helikon.Finish](res.Events); fin.Reason != helikon.FinishToolCalls {
 		t.Errorf("finish = %+v", fin)
+	}
+}
+
+// Bedrock reports prompt-cache reads and writes beside inputTokens, which
+// counts neither; the Usage event counts every input token and gives the
+// cached ones apart. No recorded stream with a cache hit was found: this
+// one is the recorded text stream with its metadata event's usage given
+// the cache members of the service model's TokenUsage shape (the payload is
+// checked against that shape).
+func TestStream_CacheReadAndWriteTokensMapToUsage(t *testing.T) {
+	const metadata = `{"metrics":{"latencyMs":2040},"usage":{"inputTokens":22,"outputTokens":55,"totalTokens":3925,` +
+		`"cacheReadInputTokens":2048,"cacheWriteInputTokens":1800,"cacheDetails":[{"ttl":"5m","inputTokens":1800}]}}`
+	shapes, err := readServiceModel("testdata/bedrock_runtime_metadata_event_shapes.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if errs := shapes.checkBody([]byte(metadata)); len(errs) > 0 {
+		t.Fatalf("the metadata event does not match the service model: %v", errs)
+	}
+	fr := loadFrames(t, "testdata/text.jsonl")
+	for i := range fr {
+		if fr[i].typ == "metadata" {
+			fr[i].payload = []byte(metadata)
+		}
+	}
+	body := encode(t, fr)
+	want := helikon.Usage{InputTokens: 22 + 2048 + 1800, OutputTokens: 55, CachedInputTokens: 2048, CacheWriteTokens: 1800}
+	req := &helikon.ModelRequest{Messages: helikon.UserText("hi")}
+
+	direct := providertest.Collect(newModel(t, newFake(t, response{body: body}).URL, claude).Invoke(t.Context(), req))
+	// The same stream through the events the SDK decoded, for a
+	// ConverseStreamer that does not pass the call's options on.
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
+		HTTPClient: &http.Client{Transport: providertest.MemoryTransport{Body: body, ContentType: "application/vnd.amazon.eventstream"}}}
+	m, err := bedrock.NewFromClient(optionDropper{bedrockruntime.NewFromConfig(cfg)}, claude)
+	if err != nil {
+		t.Fatal(err)
+	}
+	viaSDK := providertest.Collect(m.Invoke(t.Context(), req))
+	for name, res := range map[string]providertest.Result{"adapter's reader": direct, "SDK's reader": viaSDK} {
+		if res.Err != nil {
+			t.Fatalf("%s: %v", name, res.Err)
+		}
+		if u, _ := lastOf[helikon.Usage](res.Events); u != want {
+			t.Errorf("%s: usage = %+v, want %+v", name, u, want)
+		}
 	}
 }
