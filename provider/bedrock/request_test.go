@@ -140,44 +140,6 @@ func TestStructuredOutput_NativeForDocumentedModelsAndWhenAsked(t *testing.T) {
 	}
 }
 
-func TestRewriteToolSchema_InlinesCollapsesAndStrips(t *testing.T) {
-	tests := []struct{ name, in, want string }{
-		{"tagged union collapses with the tag as an enum",
-			`{"oneOf":[{"type":"object","properties":{"kind":{"const":"circle"},"r":{"type":"number"}},"required":["kind","r"]},{"type":"object","properties":{"kind":{"const":"square"},"side":{"type":"number"}},"required":["kind","side"]}]}`,
-			`{"type":"object","required":["kind"],"properties":{"kind":{"enum":["circle","square"]},"r":{"type":"number"},"side":{"type":"number"}}}`},
-		{"generic struct via $defs is inlined",
-			`{"$defs":{"PageOfString":{"type":"object","properties":{"items":{"type":"array","items":{"type":"string"}}}}},"type":"object","properties":{"page":{"$ref":"#/$defs/PageOfString"}}}`,
-			`{"type":"object","properties":{"page":{"type":"object","properties":{"items":{"type":"array","items":{"type":"string"}}}}}}`},
-		{"recursive type ends in a permissive object",
-			`{"$defs":{"Node":{"type":"object","properties":{"children":{"type":"array","items":{"$ref":"#/$defs/Node"}}}}},"$ref":"#/$defs/Node"}`,
-			`{"type":"object","properties":{"children":{"type":"array","items":{"type":"object"}}}}`},
-		{"meta keywords stripped",
-			`{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"when":{"type":"string","format":"date-time","examples":["2026-01-01T00:00:00Z"],"default":"x"}}}`,
-			`{"type":"object","properties":{"when":{"type":"string"}}}`},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var s jsonschema.Schema
-			if err := json.Unmarshal([]byte(tt.in), &s); err != nil {
-				t.Fatal(err)
-			}
-			got, err := bedrock.RewriteToolSchema(&s, false)
-			if err != nil {
-				t.Fatal(err)
-			}
-			var want jsonschema.Schema
-			if err := json.Unmarshal([]byte(tt.want), &want); err != nil {
-				t.Fatal(err)
-			}
-			g, _ := json.Marshal(got)
-			w, _ := json.Marshal(&want)
-			if !bytes.Equal(g, w) {
-				t.Errorf("got  %s\nwant %s", g, w)
-			}
-		})
-	}
-}
-
 func TestRequest_EveryToolSpecIsRewrittenAndHistoryIsValid(t *testing.T) {
 	f := newFake(t, stream(t, "testdata/text.jsonl"))
 	m := newModel(t, f.URL, claude)

@@ -16,8 +16,10 @@ var metaKeywords = []schema.Keyword{schema.KeywordSchema, schema.KeywordID, sche
 // oneOf/anyOf/allOf collapsed into one object whose properties are the
 // union and whose shared tag becomes an enum, and meta-keywords ($schema,
 // format, examples, default, …) stripped. With strict it also applies
-// [schema.Strict] (every property required, no additional properties). The
-// adapter runs it on every tool spec it sends.
+// [schema.Strict] (every property required, no additional properties);
+// strict mode admits no open object, so the object that cuts a recursive
+// type is closed too and admits only {} below the cut. The adapter runs it
+// on every tool spec it sends, without strict.
 func RewriteToolSchema(s *jsonschema.Schema, strict bool) (*jsonschema.Schema, error) {
 	out, err := schema.InlineRefs(s)
 	if err != nil {
