@@ -82,10 +82,29 @@ func (askWrites) Check(_ context.Context, _ *helikon.RunContext, req helikon.Per
 	return helikon.PermissionDecision{Behavior: helikon.PermissionAskUser, Prompt: "send this email?"}
 }
 
+type pathArgs struct {
+	Path string `json:"path"`
+}
+
+// report is the structured answer the reporter agents must give.
+type report struct {
+	Month string `json:"month"`
+	Total int    `json:"total"`
+}
+
+// noPasswords trips on a message that asks for a password.
+var noPasswords = helikon.GuardrailFunc(func(_ context.Context, _ *helikon.RunContext, in helikon.GuardrailInput) (*helikon.Tripwire, error) {
+	if strings.Contains(in.Text, "password") {
+		return &helikon.Tripwire{Kind: helikon.GuardrailInputPolicy, Reason: "asks for a password", Info: map[string]string{"matched": "password"}}, nil
+	}
+	return nil, nil
+})
+
 type fixture struct {
 	ts        *httptest.Server
 	assistant *turnModel
 	sends     atomic.Int32
+	deletes   atomic.Int32
 }
 
 // prices prices the fixture's model: 10 in + 5 out tokens cost $0.000105.
@@ -127,7 +146,9 @@ func newFixture(t *testing.T, opts ...server.Option) *fixture {
 		calls:  []mock.Call{{ID: "p1", Name: "researcher", Args: `{"input":"March spending"}`}},
 		answer: mock.Deltas("Plan: spend less than 2,098."),
 	}, helikon.WithTools(research))))
-	asking := server.DefaultContext(helikon.WithPermissionMode(helikon.PermissionDefault), helikon.WithPermissionPolicy(askWrites{}), helikon.WithPrices(prices))
+	agents = append(agents, scriptedAgents(f, lookup, send)...)
+	asking := server.DefaultContext(helikon.WithPermissionMode(helikon.PermissionDefault), helikon.WithPermissionPolicy(askWrites{}),
+		helikon.WithDenyRules(helikon.DenyTool("delete_files")), helikon.WithPrices(prices))
 	srv, err := server.New(agents, append([]server.Option{server.WithDevUI(), server.WithContextProvider(asking)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +161,45 @@ func newFixture(t *testing.T, opts ...server.Option) *fixture {
 		f.ts.Close()
 	})
 	return f
+}
+
+// scriptedAgents are the fixture's agents on the scripted mock model, one
+// run each: triage (hands off to billing, which calls lookup), guarded (an
+// input guardrail that trips on "password"), cleaner (a call the deny
+// rules refuse), reporter (a structured answer repaired once), strict (a
+// structured answer that stays invalid, so the run fails), outbox (a call
+// to reject) and newsletter (the same call twice: Always asks once).
+func scriptedAgents(f *fixture, lookup, send helikon.Tool) []helikon.Agent {
+	deleteFiles := helikon.MustTool("delete_files", "Delete files under a path.", func(_ *helikon.ToolContext, in pathArgs) (string, error) {
+		f.deletes.Add(1)
+		return "deleted " + in.Path, nil
+	})
+	billing := must(helikon.NewAgent("billing", mock.Scripted(
+		mock.ToolCalls(mock.Call{ID: "b1", Name: "lookup_spending", Args: `{"month":"February"}`}),
+		mock.Deltas("February: ", "1,870"),
+	), helikon.WithTools(lookup)))
+	mailTwice := mock.Call{Name: "send_email", Args: `{"to":"bob"}`}
+	first, second := mailTwice, mailTwice
+	first.ID, second.ID = "n1", "n2"
+	return []helikon.Agent{
+		must(helikon.NewAgent("triage", mock.Scripted(mock.ToolCalls(mock.Call{ID: "h1", Name: "transfer_to_billing", Args: `{}`})),
+			helikon.WithHandoffs(helikon.HandoffTo(billing)))),
+		must(helikon.NewAgent("guarded", mock.Scripted(mock.Text("never shown")), helikon.WithInputGuardrails(noPasswords))),
+		must(helikon.NewAgent("cleaner", mock.Scripted(
+			mock.ToolCalls(mock.Call{ID: "d1", Name: "delete_files", Args: `{"path":"/"}`}),
+			mock.Deltas("I may not delete them."),
+		), helikon.WithTools(deleteFiles))),
+		must(helikon.NewAgent("reporter", mock.Scripted(mock.Text("about 2,098"), mock.Text(`{"month":"January","total":2098}`)),
+			helikon.WithOutput[report]())),
+		must(helikon.NewAgent("strict", mock.Scripted(mock.Text("about 2,098"), mock.Text(`{"month":"January"}`)),
+			helikon.WithOutput[report]())),
+		must(helikon.NewAgent("outbox", mock.Scripted(
+			mock.ToolCalls(mock.Call{ID: "o1", Name: "send_email", Args: `{"to":"bob"}`}),
+			mock.Deltas("Not sent."),
+		), helikon.WithTools(send))),
+		must(helikon.NewAgent("newsletter", mock.Scripted(mock.ToolCalls(first), mock.ToolCalls(second), mock.Deltas("Sent ", "twice.")),
+			helikon.WithTools(send))),
+	}
 }
 
 func must[T any](v T, err error) T {

@@ -474,7 +474,8 @@
           this.item("warn", "↻", "Structured-output repair, attempt " + d.attempt, "", ev, sc.parent);
           break;
         case "structured_output_failed": {
-          const it = this.item("err", "✗", "Structured output failed", (d.schema_errors || []).length + " schema errors", ev, sc.parent);
+          const n = (d.schema_errors || []).length;
+          const it = this.item("err", "✗", "Structured output failed", n + (n === 1 ? " schema error" : " schema errors"), ev, sc.parent);
           it.li.append(block("schema errors", (d.schema_errors || []).join("\n")));
           break;
         }
@@ -501,12 +502,12 @@
         case "run_failed": {
           const e = d.error || {};
           const it = this.item("err", "✗", (top ? "Failed: " : "Sub-run failed: ") + (e.kind || "other"), usageText(d.usage), ev, sc.root);
-          it.li.append(el("div", { class: "label" }, e.message || ""));
+          it.li.append(el("div", { class: "label" }, errorText(e)));
           if (!top) break;
           this.endBubble();
           this.total.final = d.usage || null;
           this.totalDirty = true;
-          addNote("failed (" + (e.kind || "other") + "): " + (e.message || ""), true);
+          addNote(failureText(e), true);
           break;
         }
         default:
@@ -539,6 +540,15 @@
       setStatus(err ? "lost the run's events: " + err.message : s);
       refreshRuns();
     }
+  }
+
+  // errorText says why a run failed: the error's message, else its schema
+  // errors (an invalid structured output carries only those).
+  function errorText(e) { return e.message || (e.schema_errors || []).join("; "); }
+
+  function failureText(e) {
+    const why = errorText(e);
+    return "failed (" + (e.kind || "other") + ")" + (why ? ": " + why : "");
   }
 
   function addUsage(a, b) {
@@ -684,7 +694,7 @@
     for (const r of runs) {
       if (r.input) addMessage("user", "you", r.input);
       if (r.result && r.result.final_output) addMessage("assistant", r.result.last_agent || r.agent, r.result.final_output);
-      else if (r.error) addNote("failed (" + r.error.kind + "): " + (r.error.message || ""), true);
+      else if (r.error) addNote(failureText(r.error), true);
     }
     if (last) openRun(last, true);
     markCurrentRun(last ? last.id : "");
