@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/paigasus/helikon/cli"
+	"github.com/paigasus/helikon/internal/browsertest"
 )
 
 // helikonBin is the helikon binary, built once for the tests that need a
@@ -30,6 +31,7 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	code := m.Run()
+	browsertest.Close()
 	os.RemoveAll(dir)
 	os.Exit(code)
 }

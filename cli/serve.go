@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"net"
 
 	"github.com/spf13/cobra"
 
@@ -44,11 +45,18 @@ it off). See docs/server.md for its routes and docs/devui.md for the UI.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(o.io.Err, "helikon: serving %d agents at http://%s\n", len(agents), addr)
-			if ui {
-				fmt.Fprintf(o.io.Err, "helikon: dev UI at http://%s/ui/\n", addr)
+			// Listen before printing: the printed address answers at once,
+			// and --addr 127.0.0.1:0 prints the port the system chose.
+			var lc net.ListenConfig
+			ln, err := lc.Listen(cmd.Context(), "tcp", addr)
+			if err != nil {
+				return err
 			}
-			return srv.Serve(cmd.Context(), addr)
+			fmt.Fprintf(o.io.Err, "helikon: serving %d agents at http://%s\n", len(agents), ln.Addr())
+			if ui {
+				fmt.Fprintf(o.io.Err, "helikon: dev UI at http://%s/ui/\n", ln.Addr())
+			}
+			return srv.ServeListener(cmd.Context(), ln)
 		},
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
