@@ -142,10 +142,42 @@ func mustAgent(t *testing.T, name string, m helikon.Model, opts ...helikon.Agent
 	return a
 }
 
+// tripOn is a guardrail that trips when the text it checks contains word.
+func tripOn(kind helikon.GuardrailKind, word string) helikon.Guardrail {
+	return helikon.GuardrailFunc(func(_ context.Context, _ *helikon.RunContext, in helikon.GuardrailInput) (*helikon.Tripwire, error) {
+		if strings.Contains(in.Text, word) {
+			return &helikon.Tripwire{Kind: kind, Reason: "mentions " + word}, nil
+		}
+		return nil, nil
+	})
+}
+
+// failingTool's function fails: its error is the call's result.
+var failingTool = helikon.MustTool("ledger", "Reads the ledger.", func(_ *helikon.ToolContext, _ struct{}) (string, error) {
+	return "", errors.New("ledger offline")
+})
+
+// workerHooks are run-level hooks a worker's posture registers: the
+// PreToolUse hook denies every call of leak, and the PostToolUse hook
+// replaces add's output.
+func workerHooks() *helikon.HookRegistry {
+	return helikon.NewHookRegistry(helikon.HookFunc(func(_ context.Context, _ *helikon.RunContext, ev *helikon.HookEvent) helikon.HookDecision {
+		switch {
+		case ev.Kind == helikon.PreToolUse && ev.Tool == "leak":
+			return helikon.HookDecision{Action: helikon.HookDeny, Reason: "leak is off limits on this worker"}
+		case ev.Kind == helikon.PostToolUse && ev.Tool == "add":
+			return helikon.HookDecision{Action: helikon.HookReplaceOutput, Value: json.RawMessage(`"three, said the hook"`)}
+		}
+		return helikon.HookDecision{}
+	}))
+}
+
 // scenarios mirror the core's transition table: a plain answer, tool
 // rounds (one parallel), a structured answer that needs its repair turn, a
 // schema miss twice, the turn budget, a model failure, a handoff, a denied
-// call, hook injections and redaction.
+// call, hook injections and redaction; and the steps around the loop:
+// input and output guardrails that trip or pass, a tool whose function
+// fails, and the worker posture's own hooks.
 func scenarios() []scenario {
 	return []scenario{
 		{"plain answer", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
@@ -201,6 +233,35 @@ func scenarios() []scenario {
 				mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":1,"b":2}`}, mock.Call{ID: "c2", Name: "leak", Args: `{}`}),
 				mock.Text("done"),
 			), helikon.WithTools(addTool, leakTool), helikon.WithHooks(injectHook{})), WorkerPosture{Deny: []helikon.DenyRule{helikon.DenyTool("add")}}
+		}},
+		// A durable run's input guardrails finish before the first turn,
+		// as WithBlockingInputGuardrails has them in process
+		// (TestWorkflow_TrippedInputGuardrailFailsTheRunAsInProcess
+		// compares the default).
+		{"input guardrail tripped", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
+			return mustAgent(t, "a", mock.Scripted(mock.Text("never sent")),
+				helikon.WithInputGuardrails(tripOn(helikon.GuardrailInputPolicy, "go")), helikon.WithBlockingInputGuardrails()), WorkerPosture{}
+		}},
+		{"input guardrail passes", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
+			return mustAgent(t, "a", mock.Scripted(mock.Text("hello")), helikon.WithInputGuardrails(tripOn(helikon.GuardrailInputPolicy, "wire money"))), WorkerPosture{}
+		}},
+		{"output guardrail tripped", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
+			return mustAgent(t, "a", mock.Scripted(mock.Text("your password is hunter2")), helikon.WithOutputGuardrails(tripOn(helikon.GuardrailOutputPolicy, "password"))), WorkerPosture{}
+		}},
+		{"output guardrail passes", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
+			return mustAgent(t, "a", mock.Scripted(mock.Text("all clear")), helikon.WithOutputGuardrails(tripOn(helikon.GuardrailOutputPolicy, "password"))), WorkerPosture{}
+		}},
+		{"tool function fails", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
+			return mustAgent(t, "books", mock.Scripted(
+				mock.ToolCalls(mock.Call{ID: "c1", Name: "ledger", Args: `{}`}),
+				mock.Text("the ledger is offline"),
+			), helikon.WithTools(failingTool)), WorkerPosture{}
+		}},
+		{"worker posture hooks", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
+			return mustAgent(t, "ops", mock.Scripted(
+				mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":1,"b":2}`}, mock.Call{ID: "c2", Name: "leak", Args: `{}`}),
+				mock.Text("done"),
+			), helikon.WithTools(addTool, leakTool)), WorkerPosture{Mode: helikon.PermissionBypass, Allow: []helikon.AllowRule{helikon.AllowTool("leak")}, Hooks: workerHooks()}
 		}},
 	}
 }

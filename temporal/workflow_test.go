@@ -20,13 +20,18 @@ import (
 )
 
 // runInEnv runs one durable run in the SDK's test environment, with every
-// payload through the default data converter, and returns its result and
-// the events the events query reports.
-func runInEnv(t *testing.T, cfg workerConfig, in runInput) (runOutput, []helikon.Event, error) {
+// payload through the default data converter (unless a setup function
+// sets another), and returns its result and the events the events query
+// reports. The setup functions prepare the environment (listeners, a data
+// converter) before the run.
+func runInEnv(t *testing.T, cfg workerConfig, in runInput, setup ...func(*testsuite.TestWorkflowEnvironment)) (runOutput, []helikon.Event, error) {
 	t.Helper()
 	var s testsuite.WorkflowTestSuite
 	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
 	env := s.NewTestWorkflowEnvironment()
+	for _, f := range setup {
+		f(env)
+	}
 	reg, err := newRegistry(cfg)
 	if err != nil {
 		t.Fatal(err)
