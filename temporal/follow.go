@@ -260,10 +260,16 @@ func closedError(c *closed, agent string) error {
 		return &helikon.AgentError{Kind: helikon.KindOther, Agent: agent, Message: "the run's workflow closed without a terminal event"}
 	}
 	var te *temporal.TimeoutError
+	if errors.As(c.err, &te) {
+		// Only the workflow's own run timeout closes it so: its steps'
+		// timeouts are retried or become the step's result. The run
+		// failed as an in-process run past its timeout does.
+		return &helikon.AgentError{Kind: helikon.KindCancelled, Agent: agent, Message: "the run timed out (WithRunTimeout or RunConfig.Timeout)", Err: fmt.Errorf("%w: %w", context.DeadlineExceeded, c.err)}
+	}
 	var ce *temporal.CanceledError
 	kind := helikon.KindOther
 	switch {
-	case errors.As(c.err, &te), errors.As(c.err, &ce),
+	case errors.As(c.err, &ce),
 		// The caller's own context ending while the client polls is a
 		// cancellation too, whichever call noticed it first.
 		errors.Is(c.err, context.Canceled), errors.Is(c.err, context.DeadlineExceeded):

@@ -77,7 +77,11 @@ func WithWorkflowID(f func(agent string) string) RunnerOption {
 }
 
 // WithRunTimeout bounds each run's workflow (0: unbounded). A RunContext's
-// RunConfig.Timeout, when set, wins.
+// RunConfig.Timeout, when set, wins. A run that outlasts it ends as an
+// in-process run past its timeout does: a [helikon.ErrCancelled] failure
+// that matches context.DeadlineExceeded, with Temporal's TimeoutError
+// (go.temporal.io/sdk/temporal) as its cause. The workflow stops there; a
+// step still running on a worker is not interrupted unless it heartbeats.
 func WithRunTimeout(d time.Duration) RunnerOption {
 	return func(r *Runner) { r.runTimeout = d }
 }
