@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -84,6 +85,12 @@ func devClient(t testing.TB) client.Client {
 		extraArgs := []string{"--dynamic-config-value", "system.enableActivityEagerExecution=true"}
 		if os.Getenv("HELIKON_TEMPORAL_EAGER") == "off" {
 			extraArgs = nil
+		}
+		// HELIKON_TEMPORAL_DYNCFG adds dynamic-config settings
+		// (space-separated KEY=VALUE), for measuring one without a code
+		// change.
+		for _, kv := range strings.Fields(os.Getenv("HELIKON_TEMPORAL_DYNCFG")) {
+			extraArgs = append(extraArgs, "--dynamic-config-value", kv)
 		}
 		dev, devErr = testsuite.StartDevServer(ctx, testsuite.DevServerOptions{
 			ExistingPath:  exe,
