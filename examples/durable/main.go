@@ -4,7 +4,11 @@
 // turn and each tool call is an activity recorded in the run's history, so
 // a worker that crashed mid-run would be replaced by another that carries
 // on from the last finished step. It runs on the scripted mock model, so it
-// needs no API key; it needs the Temporal CLI:
+// needs no API key; HELIKON_PROVIDER=openai, anthropic, gemini or bedrock
+// (with the provider's key variable) switches the worker's model to a real
+// one (examples/internal/envmodel picks it). The client does not change:
+// it names the agent, and the worker's registered agent is what runs. It
+// needs the Temporal CLI:
 //
 //	GOBIN=${XDG_CACHE_HOME:-$HOME/.cache}/helikon/bin go install github.com/temporalio/cli/cmd/temporal@v1.5.1
 package main
@@ -27,6 +31,7 @@ import (
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/examples/internal/envmodel"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/temporal"
 )
@@ -57,17 +62,20 @@ var lookupSpending = helikon.MustTool("lookup_spending", "Look up this month's s
 	}, helikon.WithEffect(helikon.ReadOnly))
 
 func run(ctx context.Context, w io.Writer) error {
+	model, err := envmodel.Select(mock.Scripted(
+		mock.ToolCalls(mock.Call{ID: "call_1", Name: "lookup_spending", Args: `{"category":"Dining"}`}),
+		mock.Text("You spent $212.40 on dining this month."),
+	))
+	if err != nil {
+		return err
+	}
 	c, stop, err := startDevServer(ctx)
 	if err != nil {
 		return err
 	}
 	defer stop()
 
-	agent, err := helikon.NewAgent("budget-assistant",
-		mock.Scripted(
-			mock.ToolCalls(mock.Call{ID: "call_1", Name: "lookup_spending", Args: `{"category":"Dining"}`}),
-			mock.Text("You spent $212.40 on dining this month."),
-		),
+	agent, err := helikon.NewAgent("budget-assistant", model,
 		helikon.WithInstructions("You are a budgeting assistant."),
 		helikon.WithTools(lookupSpending))
 	if err != nil {

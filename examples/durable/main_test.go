@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -15,6 +16,7 @@ func TestDurableRunStreamsItsStepsFromTheWorkflow(t *testing.T) {
 		}
 		t.Skip(msg)
 	}
+	t.Setenv("HELIKON_PROVIDER", "mock")
 	var out strings.Builder
 	if err := run(context.Background(), &out); err != nil {
 		t.Fatal(err)
@@ -26,5 +28,13 @@ func TestDurableRunStreamsItsStepsFromTheWorkflow(t *testing.T) {
 		"(workflow budget-run-1 completed: 20 input + 10 output tokens)\n"
 	if out.String() != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
+	}
+}
+
+func TestUnknownProviderFailsBeforeTheDevServerStarts(t *testing.T) {
+	t.Setenv("HELIKON_PROVIDER", "nope")
+	err := run(context.Background(), io.Discard)
+	if err == nil || !strings.Contains(err.Error(), `HELIKON_PROVIDER="nope": unknown provider`) {
+		t.Fatalf("err = %v, want the unknown provider named", err)
 	}
 }
