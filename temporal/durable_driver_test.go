@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/transitiontest"
 	"github.com/paigasus/helikon/mock"
 )
 
@@ -172,12 +173,14 @@ func workerHooks() *helikon.HookRegistry {
 	}))
 }
 
-// scenarios mirror the core's transition table: a plain answer, tool
-// rounds (one parallel), a structured answer that needs its repair turn, a
-// schema miss twice, the turn budget, a model failure, a handoff, a denied
-// call, hook injections and redaction; and the steps around the loop:
-// input and output guardrails that trip or pass, a tool whose function
-// fails, and the worker posture's own hooks.
+// scenarios are whole runs along the paths of the core's transition table
+// (internal/transitiontest, which TestDurableDriver_FollowsTheCoresTransitionTable
+// runs row by row): a plain answer, tool rounds (one parallel), a
+// structured answer that needs its repair turn, a schema miss twice, the
+// turn budget, a model failure, a handoff, a denied call, hook injections
+// and redaction; and the steps around the loop: input and output
+// guardrails that trip or pass, a tool whose function fails, and the
+// worker posture's own hooks.
 func scenarios() []scenario {
 	return []scenario{
 		{"plain answer", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
@@ -310,6 +313,63 @@ func settled(evs []helikon.Event) []helikon.Event {
 		out = append(out, ev)
 	}
 	return out
+}
+
+// TestDurableDriver_FollowsTheCoresTransitionTable runs every row of the
+// core's transition table through a driver resumed at the row's state:
+// the driver reports the state, the events and, as a step, the action
+// Transition gives the core.
+func TestDurableDriver_FollowsTheCoresTransitionTable(t *testing.T) {
+	for _, c := range transitiontest.Cases() {
+		if _, ok := c.In.(helikon.HandoffPaused); ok {
+			// The durable loop runs a handoff's target inline, in the
+			// same workflow: the target's pause is the run's own
+			// (StepAwaitApprovals in the target's loop), so a
+			// HandoffPaused never reaches a driver.
+			continue
+		}
+		t.Run(c.Name, func(t *testing.T) {
+			tc := transitiontest.Ctx(t, c.Tools, c.Output)
+			d := NewDurableDriver(*tc, 0)
+			if c.State != nil {
+				d.Resume(&helikon.Checkpoint{Agent: tc.Agent, State: c.State, Conversation: tc.Conversation})
+			}
+			st := d.Feed(c.In)
+			c.Check(t, d.State(), actionOf(t, st, d.State()), st.Events)
+		})
+	}
+}
+
+// actionOf returns the action a step stands for, after checking that the
+// step carries what its kind needs.
+func actionOf(t *testing.T, st Step, state helikon.LoopState) helikon.ActionKind {
+	t.Helper()
+	switch st.Kind {
+	case StepCallModel:
+		if st.Request == nil || st.Turn == 0 {
+			t.Errorf("model step without a request or a turn: %+v", st)
+		}
+		return helikon.ActCallModel
+	case StepRunTools:
+		if s, ok := state.(helikon.ExecutingTools); !ok || len(st.Calls) != len(s.Calls) {
+			t.Errorf("tool step's calls %v, state %+v", st.Calls, state)
+		}
+		return helikon.ActExecuteTools
+	case StepHandoff:
+		if st.Target != "b" {
+			t.Errorf("handoff step's target %q, want b", st.Target)
+		}
+		return helikon.ActHandoff
+	case StepAwaitApprovals:
+		if len(st.Pending) == 0 {
+			t.Errorf("approval step without pending calls: %+v", st)
+		}
+		return helikon.ActPause
+	}
+	if transitiontest.TypeOf(st.Final) != transitiontest.TypeOf(state) {
+		t.Errorf("final step's state %T, the driver's %T", st.Final, state)
+	}
+	return helikon.ActTerminate
 }
 
 func TestDurableDriver_ResumeFromItsCheckpointFinishesTheRun(t *testing.T) {
