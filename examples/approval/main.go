@@ -5,6 +5,10 @@
 // by its id from the session the runner stored it in. It runs on the
 // scripted mock model, so it needs no API key; the shell command really
 // runs, inside a temporary directory.
+//
+// HELIKON_PROVIDER=openai, anthropic, gemini or bedrock switches it to a
+// real model (examples/internal/envmodel; an error names the variable to
+// set).
 package main
 
 import (
@@ -23,6 +27,7 @@ import (
 	"strings"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/examples/internal/envmodel"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/runner"
 )
@@ -77,10 +82,13 @@ func run(ctx context.Context, in io.Reader, out io.Writer, dir string) error {
 		}
 		return "exit 0", nil
 	})
-	model := mock.Scripted(
+	model, err := envmodel.Select(mock.Scripted(
 		mock.ToolCalls(mock.Call{ID: "c1", Name: "Ls", Args: `{"path":"."}`}),
 		mock.ToolCalls(mock.Call{ID: "c2", Name: "Bash", Args: `{"command":"rm -f a.tmp b.tmp"}`}),
-		mock.Text("Cleanup finished."))
+		mock.Text("Cleanup finished.")))
+	if err != nil {
+		return err
+	}
 	cleaner, err := helikon.NewAgent("cleaner", model,
 		helikon.WithInstructions("Delete the temporary files (*.tmp) in the workspace. Never touch anything else."),
 		helikon.WithTools(ls, bash))

@@ -7,6 +7,7 @@ import (
 )
 
 func TestApproval_TheAnswerOnTheTerminalDecidesWhatRuns(t *testing.T) {
+	t.Setenv("HELIKON_PROVIDER", "mock") // the scripted run, whatever the shell selects
 	head := "files: a.tmp b.tmp notes.txt\n" +
 		"→ Ls {\"path\":\".\"}\n" +
 		"← a.tmp b.tmp notes.txt\n" +

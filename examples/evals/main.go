@@ -8,6 +8,10 @@
 //	go run ./examples/evals
 //	go run ./examples/evals -json        # the report as JSON
 //	go run ./examples/evals -trace sqlite:evals.db
+//
+// HELIKON_PROVIDER=openai, anthropic, gemini or bedrock switches every case
+// to one real model (examples/internal/envmodel; an error names the variable
+// to set).
 package main
 
 import (
@@ -25,6 +29,7 @@ import (
 	"github.com/paigasus/helikon/evals"
 	"github.com/paigasus/helikon/evals/sinks"
 	"github.com/paigasus/helikon/examples/internal/budget"
+	"github.com/paigasus/helikon/examples/internal/envmodel"
 	"github.com/paigasus/helikon/mock"
 )
 
@@ -71,13 +76,18 @@ func run(ctx context.Context, w io.Writer, progress evals.Progress, dir string, 
 	if err != nil {
 		return false, err
 	}
+	// HELIKON_PROVIDER runs every case on one real model instead.
+	pick, err := envmodel.Picker()
+	if err != nil {
+		return false, err
+	}
 	trajectory, err := evals.NewToolTrajectory(evals.TrajectoryExact)
 	if err != nil {
 		return false, err
 	}
 	opts := []evals.RunOption{
 		evals.WithAgentFactory(func(c *evals.Case) (helikon.Agent, error) {
-			return helikon.NewAgent("budget-assistant", scripts.Model(c.ID),
+			return helikon.NewAgent("budget-assistant", pick(scripts.Model(c.ID)),
 				helikon.WithInstructions("You are a budgeting assistant. Use lookup_spending for any spending figure."),
 				helikon.WithTools(lookupSpending))
 		}),

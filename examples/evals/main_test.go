@@ -21,6 +21,7 @@ import (
 var durations = regexp.MustCompile(`\d+(\.\d+)?(ns|µs|ms|s)\b`)
 
 func TestEvalExample_PrintsTheReportTable(t *testing.T) {
+	t.Setenv("HELIKON_PROVIDER", "mock") // the scripted run, whatever the shell selects
 	var out strings.Builder
 	var progress strings.Builder
 	passed, err := run(context.Background(), &out, evals.NewProgress(&progress), ".", false, "")
@@ -49,6 +50,7 @@ passed: true
 }
 
 func TestEvalExample_JSONAndSQLiteTrace(t *testing.T) {
+	t.Setenv("HELIKON_PROVIDER", "mock") // the scripted run, whatever the shell selects
 	db := filepath.Join(t.TempDir(), "evals.db")
 	var out strings.Builder
 	if _, err := run(context.Background(), &out, evals.NewProgress(io.Discard), ".", true, "sqlite:"+db); err != nil {

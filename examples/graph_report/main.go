@@ -3,6 +3,10 @@
 // concurrently, each looking its figures up with a tool, and whose summary
 // node runs once both have finished, seeing their outputs as labelled
 // context. It runs on the scripted mock model, so it needs no API key.
+//
+// HELIKON_PROVIDER=openai, anthropic, gemini or bedrock switches every agent
+// to one real model (examples/internal/envmodel; an error names the variable
+// to set).
 package main
 
 import (
@@ -13,6 +17,7 @@ import (
 	"os"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/examples/internal/envmodel"
 	"github.com/paigasus/helikon/mock"
 )
 
@@ -44,19 +49,25 @@ func main() {
 }
 
 func run(ctx context.Context, w io.Writer) error {
+	// HELIKON_PROVIDER switches every agent to one real model.
+	pick, err := envmodel.Picker()
+	if err != nil {
+		return err
+	}
+
 	spending, err := helikon.NewAgent("spending analyst",
-		mock.Scripted(
+		pick(mock.Scripted(
 			mock.ToolCalls(mock.Call{ID: "s1", Name: "lookup_spending", Args: `{"month":"2026-11"}`}),
-			mock.Text("Spent $3,310: housing $1,900, transport $558, groceries $540, dining $312.")),
+			mock.Text("Spent $3,310: housing $1,900, transport $558, groceries $540, dining $312."))),
 		helikon.WithInstructions("Summarise the user's spending for the month in one sentence."),
 		helikon.WithTools(lookupSpending))
 	if err != nil {
 		return err
 	}
 	income, err := helikon.NewAgent("income analyst",
-		mock.Scripted(
+		pick(mock.Scripted(
 			mock.ToolCalls(mock.Call{ID: "i1", Name: "lookup_income", Args: `{"month":"2026-11"}`}),
-			mock.Text("Earned $4,200: salary $3,900, freelance $300.")),
+			mock.Text("Earned $4,200: salary $3,900, freelance $300."))),
 		helikon.WithInstructions("Summarise the user's income for the month in one sentence."),
 		helikon.WithTools(lookupIncome))
 	if err != nil {
@@ -65,8 +76,8 @@ func run(ctx context.Context, w io.Writer) error {
 	// The summary gets its predecessors' outputs as labelled messages after
 	// the user's question; its instructions can also read them from State.
 	summary, err := helikon.NewAgent("summary writer",
-		mock.Scripted(mock.Text("November: you earned $4,200 and spent $3,310, so you saved $890 (21%). "+
-			"Transport is your largest flexible cost; trimming it by $100 would lift savings to 24%.")),
+		pick(mock.Scripted(mock.Text("November: you earned $4,200 and spent $3,310, so you saved $890 (21%). "+
+			"Transport is your largest flexible cost; trimming it by $100 would lift savings to 24%."))),
 		helikon.WithInstructionsFunc(func(_ context.Context, rc *helikon.RunContext) (string, error) {
 			return "Write a two-sentence monthly report.\nSpending: " + rc.State().String("spending") +
 				"\nIncome: " + rc.State().String("income"), nil

@@ -8,6 +8,10 @@
 //	go run ./examples/mcp_filesystem
 //
 // To run the server from npm instead: go run ./examples/mcp_filesystem npx -y @modelcontextprotocol/server-filesystem
+//
+// HELIKON_PROVIDER=openai, anthropic, gemini or bedrock switches it to a
+// real model (examples/internal/envmodel; an error names the variable to
+// set).
 package main
 
 import (
@@ -22,6 +26,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/examples/internal/envmodel"
 	"github.com/paigasus/helikon/mcp"
 	"github.com/paigasus/helikon/mock"
 )
@@ -69,11 +74,14 @@ func run(ctx context.Context, server []string, out io.Writer) error {
 	// The scripted model lists the directory, reads the note, and answers.
 	listArgs, _ := json.Marshal(map[string]string{"path": dir})
 	readArgs, _ := json.Marshal(map[string]string{"path": note})
-	model := mock.Scripted(
+	model, err := envmodel.Select(mock.Scripted(
 		mock.ToolCalls(mock.Call{ID: "c1", Name: "fs_list_directory", Args: string(listArgs)}),
 		mock.ToolCalls(mock.Call{ID: "c2", Name: "fs_read_text_file", Args: string(readArgs)}),
 		mock.Text("You need eggs, flour and milk."),
-	)
+	))
+	if err != nil {
+		return err
+	}
 	agent, err := helikon.NewAgent("shopper", model,
 		helikon.WithInstructions("Answer from the files you can read."),
 		helikon.WithToolSources(ctx, fs))

@@ -10,6 +10,7 @@ import (
 )
 
 func TestRun_AgentReadsTheNoteThroughTheFilesystemServer(t *testing.T) {
+	t.Setenv("HELIKON_PROVIDER", "mock") // the scripted run, whatever the shell selects
 	script := "../../" + defaultServer[1]
 	if _, err := exec.LookPath("node"); err != nil {
 		unreachable(t, "node is not installed: apt-get install nodejs npm")

@@ -8,7 +8,11 @@
 //
 // The agent runs a real tool loop on a small offline model, so it needs no
 // API key: the model calls count_words on the input, then answers with the
-// count. Swap in openai.Chat or anthropic.Messages for a real model.
+// count.
+//
+// HELIKON_PROVIDER=openai, anthropic, gemini or bedrock switches it to a
+// real model (examples/internal/envmodel; an error names the variable to
+// set).
 package main
 
 import (
@@ -23,6 +27,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/examples/internal/envmodel"
 	"github.com/paigasus/helikon/mcp"
 )
 
@@ -43,7 +48,11 @@ var countWords = helikon.MustTool("count_words", "Count the words of a text.",
 
 // newServer builds the agent and its MCP server.
 func newServer() (*mcp.AgentServer, error) {
-	agent, err := helikon.NewAgent("word counter", countingModel{},
+	model, err := envmodel.Select(countingModel{})
+	if err != nil {
+		return nil, err
+	}
+	agent, err := helikon.NewAgent("word counter", model,
 		helikon.WithDescription("Counts the words of a text."),
 		helikon.WithTools(countWords))
 	if err != nil {

@@ -8,6 +8,7 @@ import (
 )
 
 func TestServer_CountsWordsForAnMCPClient(t *testing.T) {
+	t.Setenv("HELIKON_PROVIDER", "mock") // the scripted run, whatever the shell selects
 	server, err := newServer()
 	if err != nil {
 		t.Fatal(err)

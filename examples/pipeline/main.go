@@ -3,6 +3,10 @@
 // from run state, drafts the note and checks one figure with a fact-checker
 // agent it calls as a tool. It runs on the scripted mock model, so it needs
 // no API key.
+//
+// HELIKON_PROVIDER=openai, anthropic, gemini or bedrock switches every agent
+// to one real model (examples/internal/envmodel; an error names the variable
+// to set).
 package main
 
 import (
@@ -13,6 +17,7 @@ import (
 	"os"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/examples/internal/envmodel"
 	"github.com/paigasus/helikon/mock"
 )
 
@@ -23,15 +28,21 @@ func main() {
 }
 
 func run(ctx context.Context, w io.Writer) error {
+	// HELIKON_PROVIDER switches every agent to one real model.
+	pick, err := envmodel.Picker()
+	if err != nil {
+		return err
+	}
+
 	researcher, err := helikon.NewAgent("researcher",
-		mock.Scripted(mock.Text("Fed funds rate: 4.25–4.50% since the December meeting. "+
-			"High-yield savings accounts pay about 4.1% APY. 1-year CDs pay about 4.3%.")),
+		pick(mock.Scripted(mock.Text("Fed funds rate: 4.25–4.50% since the December meeting. "+
+			"High-yield savings accounts pay about 4.1% APY. 1-year CDs pay about 4.3%."))),
 		helikon.WithInstructions("List the facts a client note on cash savings needs, with figures."))
 	if err != nil {
 		return err
 	}
 	factChecker, err := helikon.NewAgent("fact checker",
-		mock.Scripted(mock.Text("Confirmed: 1-year CDs average about 4.3% at online banks.")),
+		pick(mock.Scripted(mock.Text("Confirmed: 1-year CDs average about 4.3% at online banks."))),
 		helikon.WithDescription("Checks one factual claim and says whether it holds."),
 		helikon.WithInstructions("Check the claim. Answer in one sentence starting with Confirmed or Refuted."))
 	if err != nil {
@@ -42,10 +53,10 @@ func run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	writer, err := helikon.NewAgent("writer",
-		mock.Scripted(
+		pick(mock.Scripted(
 			mock.ToolCalls(mock.Call{ID: "c1", Name: "check_fact", Args: `{"input":"1-year CDs pay about 4.3%"}`}),
 			mock.Text("Cash is earning again: high-yield savings pay about 4.1% and 1-year CDs about 4.3%, "+
-				"so money you need within a year belongs in one of them rather than in checking.")),
+				"so money you need within a year belongs in one of them rather than in checking."))),
 		helikon.WithInstructionsFunc(func(_ context.Context, rc *helikon.RunContext) (string, error) {
 			// The researcher's final text is in state under its step key.
 			return "Write a two-sentence client note from these notes. Check any figure you are unsure of.\n\n" +

@@ -18,6 +18,10 @@
 //	curl -s localhost:8080/openapi.json
 //
 // Ctrl-C shuts down gracefully: running runs get 10 s to finish.
+//
+// HELIKON_PROVIDER=openai, anthropic, gemini or bedrock switches it to a
+// real model (examples/internal/envmodel; an error names the variable to
+// set).
 package main
 
 import (
@@ -30,6 +34,7 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/examples/internal/budget"
+	"github.com/paigasus/helikon/examples/internal/envmodel"
 	"github.com/paigasus/helikon/server"
 )
 
@@ -51,7 +56,11 @@ func main() {
 // newServer serves the budgeting assistant. Its tools are read-only, so
 // the default context (plan mode for network callers) lets them run.
 func newServer() (*server.Server, error) {
-	agent, err := helikon.NewAgent("budget-assistant", budget.Model{},
+	model, err := envmodel.Select(budget.Model{})
+	if err != nil {
+		return nil, err
+	}
+	agent, err := helikon.NewAgent("budget-assistant", model,
 		helikon.WithDescription("Tells you how your spending compares with your budget."),
 		helikon.WithInstructions(budget.Instructions),
 		helikon.WithTools(budget.LookupSpending, budget.BudgetStatus))

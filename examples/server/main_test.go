@@ -13,6 +13,7 @@ import (
 )
 
 func TestServer_AnswersTheQuickstartQuestion(t *testing.T) {
+	t.Setenv("HELIKON_PROVIDER", "mock") // the scripted run, whatever the shell selects
 	srv, err := newServer()
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,10 @@
 // the session), a [helikon.Collector] records it on the way, and
 // [helikon.OutputAs] decodes the typed answer at the end. It runs on the
 // scripted mock model, so it needs no API key.
+//
+// HELIKON_PROVIDER=openai, anthropic, gemini or bedrock switches it to a
+// real model (examples/internal/envmodel; an error names the variable to
+// set).
 package main
 
 import (
@@ -15,6 +19,7 @@ import (
 	"os"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/examples/internal/envmodel"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/runner"
 )
@@ -36,10 +41,13 @@ func main() {
 func run(ctx context.Context, w io.Writer) error {
 	// The first answer misses the schema (confidence is a string); the loop
 	// shows the model the schema errors and the repair turn gets it right.
-	model := mock.Scripted(
+	model, err := envmodel.Select(mock.Scripted(
 		mock.Text(`{"category":"Subscriptions","confidence":"high","recurring":true,"reasoning":"Netflix bills monthly."}`),
 		mock.Text(`{"category":"Subscriptions","confidence":0.97,"recurring":true,"reasoning":"Netflix bills the same amount monthly."}`),
-	)
+	))
+	if err != nil {
+		return err
+	}
 	agent, err := helikon.NewAgent("transaction-categorizer", model,
 		helikon.WithInstructions("Categorize the transaction into a single spending category, say whether it looks "+
 			"recurring, and express your confidence as a number between 0.0 and 1.0."),

@@ -4,6 +4,10 @@
 // surplus with a tool and passes to investing, and investing answers: the
 // first member to answer wins. It runs on the scripted mock model, so it
 // needs no API key.
+//
+// HELIKON_PROVIDER=openai, anthropic, gemini or bedrock switches every agent
+// to one real model (examples/internal/envmodel; an error names the variable
+// to set).
 package main
 
 import (
@@ -14,6 +18,7 @@ import (
 	"os"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/examples/internal/envmodel"
 	"github.com/paigasus/helikon/mock"
 )
 
@@ -36,17 +41,23 @@ func main() {
 }
 
 func run(ctx context.Context, w io.Writer) error {
+	// HELIKON_PROVIDER switches every agent to one real model.
+	pick, err := envmodel.Picker()
+	if err != nil {
+		return err
+	}
+
 	triage, err := helikon.NewAgent("triage",
-		mock.Scripted(mock.ToolCalls(mock.Call{ID: "t1", Name: "transfer_to_budgeting", Args: `{}`})),
+		pick(mock.Scripted(mock.ToolCalls(mock.Call{ID: "t1", Name: "transfer_to_budgeting", Args: `{}`}))),
 		helikon.WithDescription("Routes a new question to the right specialist."),
 		helikon.WithInstructions("Route the user's question to the specialist who should handle it."))
 	if err != nil {
 		return err
 	}
 	budgeting, err := helikon.NewAgent("budgeting",
-		mock.Scripted(
+		pick(mock.Scripted(
 			mock.ToolCalls(mock.Call{ID: "b1", Name: "monthly_surplus", Args: `{}`}),
-			mock.ToolCalls(mock.Call{ID: "b2", Name: "transfer_to_investing", Args: `{}`})),
+			mock.ToolCalls(mock.Call{ID: "b2", Name: "transfer_to_investing", Args: `{}`}))),
 		helikon.WithDescription("Answers questions about monthly budgets, spending and saving."),
 		helikon.WithInstructions("Check the user's budget. Hand investment questions to investing."),
 		helikon.WithTools(monthlySurplus))
@@ -54,8 +65,8 @@ func run(ctx context.Context, w io.Writer) error {
 		return err
 	}
 	investing, err := helikon.NewAgent("investing",
-		mock.Scripted(mock.Text("Your budget leaves $400 a month. Keep $100 of it for your emergency fund "+
-			"and invest $300 in a broad index fund by automatic transfer on payday.")),
+		pick(mock.Scripted(mock.Text("Your budget leaves $400 a month. Keep $100 of it for your emergency fund "+
+			"and invest $300 in a broad index fund by automatic transfer on payday."))),
 		helikon.WithDescription("Answers questions about investing, portfolios and retirement."),
 		helikon.WithInstructions("Give prudent investing advice grounded in the user's budget."))
 	if err != nil {

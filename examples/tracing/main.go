@@ -8,6 +8,10 @@
 // stdout exporter for an OTLP one (go.opentelemetry.io/otel/exporters/otlp/
 // otlptrace/otlptracehttp) to send the same spans to Langfuse, Jaeger,
 // Honeycomb or any collector.
+//
+// HELIKON_PROVIDER=openai, anthropic, gemini or bedrock switches every agent
+// to one real model (examples/internal/envmodel; an error names the variable
+// to set).
 package main
 
 import (
@@ -24,6 +28,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.37.0"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/examples/internal/envmodel"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/retry"
 	"github.com/paigasus/helikon/runner"
@@ -71,13 +76,18 @@ func run(ctx context.Context, spans, out io.Writer) error {
 	}()
 	otel.SetTracerProvider(tp)
 
-	billingModel, err := retry.New(mock.New([]mock.Script{
+	// HELIKON_PROVIDER switches both agents to one real model.
+	pick, err := envmodel.Picker()
+	if err != nil {
+		return err
+	}
+	billingModel, err := retry.New(pick(mock.New([]mock.Script{
 		mock.ToolCalls(
 			mock.Call{ID: "call_balance", Name: "balance", Args: `{"account":"acct-1"}`},
 			mock.Call{ID: "call_invoice", Name: "last_invoice", Args: `{"account":"acct-1"}`},
 		),
 		mock.Text("Your balance is $42.50; invoice INV-7 is due Dec 1."),
-	}, mock.WithModelID("gpt-5-mini")))
+	}, mock.WithModelID("gpt-5-mini"))))
 	if err != nil {
 		return err
 	}
@@ -87,9 +97,9 @@ func run(ctx context.Context, spans, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	triage, err := helikon.NewAgent("triage", mock.New([]mock.Script{
+	triage, err := helikon.NewAgent("triage", pick(mock.New([]mock.Script{
 		mock.ToolCalls(mock.Call{ID: "call_handoff", Name: "transfer_to_billing", Args: `{}`}),
-	}, mock.WithModelID("gpt-5-nano")), helikon.WithHandoffs(helikon.HandoffTo(billing)))
+	}, mock.WithModelID("gpt-5-nano"))), helikon.WithHandoffs(helikon.HandoffTo(billing)))
 	if err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 )
 
 func TestRun_ExportsTheSpanTreeAndPrintsTheAnswer(t *testing.T) {
+	t.Setenv("HELIKON_PROVIDER", "mock") // the scripted run, whatever the shell selects
 	var spans, out bytes.Buffer
 	if err := run(context.Background(), &spans, &out); err != nil {
 		t.Fatal(err)

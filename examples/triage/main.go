@@ -2,6 +2,10 @@
 // with a handoff: the triage agent's model calls the transfer tool of the
 // investing specialist, which then answers the rest of the conversation.
 // It runs on the scripted mock model, so it needs no API key.
+//
+// HELIKON_PROVIDER=openai, anthropic, gemini or bedrock switches every agent
+// to one real model (examples/internal/envmodel; an error names the variable
+// to set).
 package main
 
 import (
@@ -12,6 +16,7 @@ import (
 	"os"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/examples/internal/envmodel"
 	"github.com/paigasus/helikon/mock"
 )
 
@@ -22,17 +27,23 @@ func main() {
 }
 
 func run(ctx context.Context, w io.Writer) error {
+	// HELIKON_PROVIDER switches every agent to one real model.
+	pick, err := envmodel.Picker()
+	if err != nil {
+		return err
+	}
+
 	budgeting, err := helikon.NewAgent("budgeting specialist",
-		mock.Scripted(mock.Text("Cut dining out to twice a week.")),
+		pick(mock.Scripted(mock.Text("Cut dining out to twice a week."))),
 		helikon.WithDescription("Answers questions about monthly budgets and cutting spending."),
 		helikon.WithInstructions("You are a budgeting specialist. Give concrete, friendly advice."))
 	if err != nil {
 		return err
 	}
 	investing, err := helikon.NewAgent("investing specialist",
-		mock.Scripted(mock.Deltas("Keep three months of expenses in cash, ",
+		pick(mock.Scripted(mock.Deltas("Keep three months of expenses in cash, ",
 			"then put the rest of the $5,000 in a low-cost index fund ",
-			"and add to it every month.")),
+			"and add to it every month."))),
 		helikon.WithDescription("Answers questions about investing, portfolios, and retirement."),
 		helikon.WithInstructions("You are an investing specialist. Give concrete, prudent advice."))
 	if err != nil {
@@ -41,7 +52,7 @@ func run(ctx context.Context, w io.Writer) error {
 	// The triage model sees one transfer tool per specialist, described by
 	// the specialist's description, and picks one.
 	triage, err := helikon.NewAgent("triage",
-		mock.Scripted(mock.ToolCalls(mock.Call{ID: "call_1", Name: "transfer_to_investing_specialist", Args: `{}`})),
+		pick(mock.Scripted(mock.ToolCalls(mock.Call{ID: "call_1", Name: "transfer_to_investing_specialist", Args: `{}`}))),
 		helikon.WithInstructions("Classify the user's personal-finance question and transfer to the right specialist. "+
 			"Do not answer yourself; always hand off."),
 		helikon.WithHandoffs(helikon.HandoffTo(budgeting), helikon.HandoffTo(investing)))

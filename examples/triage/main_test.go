@@ -7,6 +7,7 @@ import (
 )
 
 func TestTriageHandsOffToTheInvestingSpecialist(t *testing.T) {
+	t.Setenv("HELIKON_PROVIDER", "mock") // the scripted run, whatever the shell selects
 	var out strings.Builder
 	if err := run(context.Background(), &out); err != nil {
 		t.Fatal(err)

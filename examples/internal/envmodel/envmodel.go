@@ -23,14 +23,23 @@ import (
 // none. Switching providers is this one switch; the agent, its tools and
 // the run do not change.
 func Select(mock helikon.Model) (helikon.Model, error) {
+	pick, err := Picker()
+	if err != nil {
+		return nil, err
+	}
+	return pick(mock), nil
+}
+
+// Picker reads HELIKON_PROVIDER once, for an example with several agents:
+// pick gives each agent its own scripted mock back when the variable names
+// no provider, and otherwise the one model it names, which every agent
+// shares (a model is safe for concurrent use).
+func Picker() (pick func(mock helikon.Model) helikon.Model, err error) {
 	id := os.Getenv("HELIKON_MODEL")
-	var (
-		m   helikon.Model
-		err error
-	)
+	var m helikon.Model
 	switch p := os.Getenv("HELIKON_PROVIDER"); p {
 	case "", "mock":
-		return mock, nil
+		return func(mock helikon.Model) helikon.Model { return mock }, nil
 	case "openai":
 		m, err = asModel(openai.Chat(cmp.Or(id, "gpt-5-mini")))
 	case "anthropic":
@@ -47,7 +56,7 @@ func Select(mock helikon.Model) (helikon.Model, error) {
 		// "openai: no API key: set OPENAI_API_KEY or pass openai.WithAPIKey".
 		return nil, fmt.Errorf("HELIKON_PROVIDER=%s: %w", os.Getenv("HELIKON_PROVIDER"), err)
 	}
-	return m, nil
+	return func(helikon.Model) helikon.Model { return m }, nil
 }
 
 // asModel converts a constructor's typed result to a helikon.Model,

@@ -68,3 +68,25 @@ func TestSelect_FromHELIKON_PROVIDER(t *testing.T) {
 		})
 	}
 }
+
+func TestPicker_MockPerAgentOrOneModelForAll(t *testing.T) {
+	a, b := mock.Scripted(mock.Text("a")), mock.Scripted(mock.Text("b"))
+	t.Setenv("HELIKON_PROVIDER", "")
+	pick, err := Picker()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pick(a) != a || pick(b) != b {
+		t.Error("with no provider, each agent must get its own mock back")
+	}
+	t.Setenv("HELIKON_PROVIDER", "gemini")
+	t.Setenv("GEMINI_API_KEY", "AIza-test")
+	if pick, err = Picker(); err != nil {
+		t.Fatal(err)
+	}
+	if m := pick(a); m != pick(b) || m == helikon.Model(a) {
+		t.Error("with a provider, every agent must share its one model")
+	} else if p, _ := helikon.DescribeModel(m); p != "gemini" {
+		t.Errorf("provider = %s, want gemini", p)
+	}
+}
