@@ -3,12 +3,14 @@
 // with -mcp, the agent as an MCP tool at /mcp on 0.0.0.0:8000.
 //
 // It runs on an echoing stand-in model by default (no key, no network);
-// HELIKON_PROVIDER=openai or anthropic (with the provider's key variable)
-// switches it to a real model. With -sessions PATH (or HELIKON_SESSIONS,
-// for example a file on the runtime's session storage mount) conversations
-// live in SQLite; otherwise in memory, and are lost when AgentCore stops
-// the microVM. Built with -tags nosqlite the binary leaves SQLite out (4 MB
-// of its 14) and takes its sessions from memory only.
+// HELIKON_PROVIDER=openai, anthropic, gemini or bedrock (with the
+// provider's key variable, or for bedrock AWS_REGION and the AWS credential
+// chain) switches it to a real model. With -sessions PATH (or
+// HELIKON_SESSIONS, for example a file on the runtime's session storage
+// mount) conversations live in SQLite; otherwise in memory, and are lost
+// when AgentCore stops the microVM. Built with -tags nosqlite the binary
+// leaves SQLite out (3.7 MiB of its 16.8) and takes its sessions from
+// memory only.
 //
 //	go run ./examples/agentcore -addr 127.0.0.1:8080 &
 //	curl -s localhost:8080/ping
