@@ -108,6 +108,22 @@ func (e *SessionEvent) UnmarshalJSON(data []byte) error {
 	return decodeEventGeneral(data, e)
 }
 
+// EventDecoder decodes the stored events of one log, one after another, as
+// [SessionEvent.UnmarshalJSON] does, and shares the identifiers the events
+// repeat (agent and tool names, call ids) among them instead of giving
+// each event its own copy. A session backend keeps one for a load of a
+// log; the zero EventDecoder is ready to use. It is not safe for
+// concurrent use.
+type EventDecoder struct{ names nameCache }
+
+// Decode decodes data, the JSON of a [SessionEvent], into e.
+func (d *EventDecoder) Decode(data []byte, e *SessionEvent) error {
+	if decodeEventNames(data, e, &d.names) {
+		return nil
+	}
+	return decodeEventGeneral(data, e)
+}
+
 // decodeEventGeneral is the general decoder of a stored event: reflection
 // into wire structs, then each content part by its "type".
 func decodeEventGeneral(data []byte, e *SessionEvent) error {

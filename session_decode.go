@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/paigasus/helikon/internal/legacydecode"
 )
@@ -20,8 +21,12 @@ import (
 // else (an unknown member, a null, a number with a fraction, a syntax
 // error) it reports false, and the caller decodes with the general
 // decoder, which decides. The fuzz test holds the two to the same results.
-func decodeEvent(data []byte, e *SessionEvent) bool {
-	d := fastDecoder{data: data}
+func decodeEvent(data []byte, e *SessionEvent) bool { return decodeEventNames(data, e, nil) }
+
+// decodeEventNames is decodeEvent taking the identifiers it reads (agent,
+// tool and handoff names, call ids) from names when it holds them.
+func decodeEventNames(data []byte, e *SessionEvent, names *nameCache) bool {
+	d := fastDecoder{data: data, names: names}
 	var ev SessionEvent
 	var argsText string
 	var argsBytes []byte
@@ -42,11 +47,11 @@ func decodeEvent(data []byte, e *SessionEvent) bool {
 			ev.Content, ok = d.parts()
 			return ok
 		case "agent":
-			return d.stringTo(&ev.Agent)
+			return d.nameTo(&ev.Agent)
 		case "call_id":
-			return d.stringTo(&ev.CallID)
+			return d.nameTo(&ev.CallID)
 		case "name":
-			return d.stringTo(&ev.Name)
+			return d.nameTo(&ev.Name)
 		case "args":
 			var ok bool
 			ev.Args, ok = d.raw()
@@ -60,9 +65,9 @@ func decodeEvent(data []byte, e *SessionEvent) bool {
 		case "is_error":
 			return d.bool(&ev.IsError)
 		case "from":
-			return d.stringTo(&ev.From)
+			return d.nameTo(&ev.From)
 		case "to":
-			return d.stringTo(&ev.To)
+			return d.nameTo(&ev.To)
 		case "summary":
 			return d.stringTo(&ev.Summary)
 		case "original_count":
@@ -105,12 +110,38 @@ func (d *fastDecoder) kind() (SessionEventKind, bool) {
 	return SessionEventKind(s), ok
 }
 
+// maxName is the longest identifier a nameCache keeps.
+const maxName = 128
+
+// nameCache holds the identifiers the last few events read. The events of
+// one log repeat them: every answer names its agent, a tool's result
+// repeats its call's id and name, a run calls the same few tools. Taking
+// them from here saves an allocation each, and a cached session holds one
+// copy of each instead of one per event.
+type nameCache struct {
+	recent [8]string
+	next   int
+}
+
+func (c *nameCache) get(b []byte) string {
+	for _, s := range c.recent {
+		if s == string(b) {
+			return s
+		}
+	}
+	s := string(b)
+	c.recent[c.next] = s
+	c.next = (c.next + 1) % len(c.recent)
+	return s
+}
+
 // fastDecoder reads JSON from data at pos. Every method reports false for
 // input it does not handle; the caller then gives up on the fast path.
 type fastDecoder struct {
 	data  []byte
 	pos   int
 	depth int
+	names *nameCache // nil: every string is its own
 }
 
 // maxFastDepth bounds the nesting of content parts the fast path follows.
@@ -189,6 +220,29 @@ func (d *fastDecoder) plainString() ([]byte, bool) {
 		}
 	}
 	return nil, false
+}
+
+// nameTo reads an identifier, a string that events repeat (an agent's
+// name, a call id), sharing it with the earlier events that read it.
+func (d *fastDecoder) nameTo(dst *string) bool {
+	if d.names != nil && d.peek() == '"' {
+		save := d.pos
+		if raw, ok := d.plainString(); ok && len(raw) <= maxName && ascii(raw) {
+			*dst = d.names.get(raw)
+			return true
+		}
+		d.pos = save
+	}
+	return d.stringTo(dst)
+}
+
+func ascii(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 func (d *fastDecoder) stringTo(dst *string) bool {
@@ -312,7 +366,9 @@ func unescape(s []byte) (string, bool) {
 			b = utf8.AppendRune(b, rr)
 		}
 	}
-	return string(b), true
+	// b is never written again, so the string can own its bytes, as
+	// strings.Builder's do: one allocation per escaped string, not two.
+	return unsafe.String(unsafe.SliceData(b), len(b)), true
 }
 
 // getu4 decodes \uXXXX at the start of s, or returns -1.
@@ -586,9 +642,9 @@ func (d *fastDecoder) part() (ContentPart, bool) {
 		case "id":
 			return d.stringTo(&id)
 		case "call_id":
-			return d.stringTo(&callID)
+			return d.nameTo(&callID)
 		case "name":
-			return d.stringTo(&name)
+			return d.nameTo(&name)
 		case "args":
 			var ok bool
 			args, ok = d.raw()
@@ -643,7 +699,7 @@ func (d *fastDecoder) part() (ContentPart, bool) {
 // decodeProjection is the one-pass decoder of a [Projection]'s JSON, with
 // the same contract as [decodeEvent].
 func decodeProjection(data []byte) (SequenceID, []Item, bool) {
-	d := fastDecoder{data: data}
+	d := fastDecoder{data: data, names: new(nameCache)}
 	var seq int64
 	var items []Item
 	ok := d.object(func(key []byte) bool {
@@ -689,7 +745,7 @@ func (d *fastDecoder) items() ([]Item, bool) {
 				it.Content, ok = d.parts()
 				return ok
 			case "agent":
-				return d.stringTo(&it.Agent)
+				return d.nameTo(&it.Agent)
 			}
 			return false
 		})

@@ -2,10 +2,12 @@ package helikon
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/paigasus/helikon/internal/benchpair"
 	"github.com/paigasus/helikon/internal/cputime"
@@ -108,11 +110,64 @@ func agree(t *testing.T, data []byte) {
 	}
 }
 
+// agreeShared checks that an [EventDecoder] that has decoded the corpus
+// decodes data as the general decoder does.
+func agreeShared(t *testing.T, corpus [][]byte, data []byte) {
+	var d EventDecoder
+	for _, c := range corpus {
+		var ev SessionEvent
+		_ = d.Decode(c, &ev)
+	}
+	var shared SessionEvent
+	sharedErr := d.Decode(data, &shared)
+	slow, err := slowDecode(data)
+	if (sharedErr == nil) != (err == nil) || (err == nil && !reflect.DeepEqual(shared, slow)) {
+		t.Fatalf("EventDecoder and the general decoder disagree on %q:\nshared %#v, %v\nslow %#v, %v", data, shared, sharedErr, slow, err)
+	}
+}
+
+// The identifiers a log repeats decode into one string: a cached session
+// holds one copy of its agent's name, not one per answer.
+func TestEventDecoder_RepeatedNamesShareOneString(t *testing.T) {
+	var d EventDecoder
+	decoded := map[string][]SessionEvent{}
+	for i := range 3 {
+		for _, ev := range []SessionEvent{
+			ToolCalled(fmt.Sprint("call_", i), "lookup_spending", json.RawMessage(`{}`)),
+			ToolReturned(fmt.Sprint("call_", i), TextPart{Text: "{}"}),
+			AssistantMessage([]ContentPart{TextPart{Text: "ok"}}, "budget-assistant"),
+		} {
+			data, err := json.Marshal(ev)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got SessionEvent
+			if err := d.Decode(data, &got); err != nil {
+				t.Fatal(err)
+			}
+			decoded[string(ev.Kind)] = append(decoded[string(ev.Kind)], got)
+		}
+	}
+	same := func(what string, a, b string) {
+		t.Helper()
+		if a != b || unsafe.StringData(a) != unsafe.StringData(b) {
+			t.Errorf("%s: %q and %q are separate copies", what, a, b)
+		}
+	}
+	calls, results, answers := decoded["tool_called"], decoded["tool_returned"], decoded["assistant_message"]
+	for i := range 3 {
+		same("a result's call id", calls[i].CallID, results[i].CallID)
+		same("the tool's name", calls[0].Name, calls[i].Name)
+		same("the agent's name", answers[0].Agent, answers[i].Agent)
+	}
+}
+
 func TestDecodeEvent_AgreesWithTheGeneralDecoder(t *testing.T) {
 	accepted := 0
 	corpus := decodeCorpus(t)
 	for _, data := range corpus {
 		agree(t, data)
+		agreeShared(t, corpus, data)
 		var ev SessionEvent
 		if decodeEvent(data, &ev) {
 			accepted++
@@ -131,10 +186,14 @@ func TestDecodeEvent_AgreesWithTheGeneralDecoder(t *testing.T) {
 }
 
 func FuzzDecodeEvent(f *testing.F) {
-	for _, data := range decodeCorpus(f) {
+	corpus := decodeCorpus(f)
+	for _, data := range corpus {
 		f.Add(data)
 	}
-	f.Fuzz(func(t *testing.T, data []byte) { agree(t, data) })
+	f.Fuzz(func(t *testing.T, data []byte) {
+		agree(t, data)
+		agreeShared(t, corpus, data)
+	})
 }
 
 // BenchmarkDecodeEvent_FastVsGeneral decodes the stored form of a typical
@@ -177,7 +236,19 @@ func BenchmarkDecodeEvent_FastVsGeneral(b *testing.B) {
 			}
 		}
 	}
+	// shared is the round as a load decodes it: one EventDecoder for the
+	// log (new for each round, so only what one round repeats is shared).
+	shared := func() {
+		var d EventDecoder
+		for _, p := range payloads {
+			var ev SessionEvent
+			if err := d.Decode(p, &ev); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
 	n := float64(len(payloads))
+	allocsShared := testing.AllocsPerRun(10, shared) / n
 	allocsOnePass := testing.AllocsPerRun(10, onePass) / n
 	allocsGeneral := testing.AllocsPerRun(10, general) / n
 	cpuOnePass, cpuGeneral, cpuOK := cputime.PerCall(onePass, 2000), 0.0, false
@@ -189,6 +260,7 @@ func BenchmarkDecodeEvent_FastVsGeneral(b *testing.B) {
 	b.ReportMetric(float64(tOnePass.Nanoseconds())/events, "ns-onepass/event")
 	b.ReportMetric(float64(tGeneral.Nanoseconds())/events, "ns-general/event")
 	b.ReportMetric(allocsOnePass, "allocs-onepass/event")
+	b.ReportMetric(allocsShared, "allocs-shared/event")
 	b.ReportMetric(allocsGeneral, "allocs-general/event")
 	if cpuOK {
 		b.ReportMetric(cpuOnePass/n, "cpu-ns-onepass/event")
