@@ -28,11 +28,25 @@ const maxPooledReply = 4 << 20
 var replyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // each reads the events after position after, in order, a page of
-// entries at a time. It takes each page's reply as raw RESP and decodes the
+// entries at a time. It takes each page's reply as raw RESP and reads the
 // payloads straight from the reply's bytes: go-redis's XRANGE reply builds
 // a map and a string per field, about 15 allocations an entry, which were
-// most of a load's cost.
+// most of a load's cost. A long read is decoded while the next pages are
+// read ([eventcodec.DecodeAhead]).
 func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(helikon.SessionEvent) error) error {
+	err := eventcodec.DecodeAhead(ctx, func(emit func(int64, []byte) error) error {
+		return s.eachRaw(ctx, after, emit)
+	}, fn)
+	var decErr *eventcodec.DecodeError
+	if errors.As(err, &decErr) {
+		return fmt.Errorf("redis: read session %q: %w", s.id, err)
+	}
+	return err
+}
+
+// eachRaw reads the entries after position after, in order, and hands
+// each one's seq and payload to emit.
+func (s *Session) eachRaw(ctx context.Context, after helikon.SequenceID, emit func(int64, []byte) error) error {
 	next := int64(0)
 	if after >= 0 {
 		next = int64(after) + 1
@@ -45,7 +59,7 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 	}()
 	for page := 0; ; page++ {
 		n := 0
-		var fnErr error
+		var emitErr error
 		err := s.page(ctx, buf, next, func(seq int64, payload []byte) error {
 			// A stream holds one entry per sequence id and loses entries
 			// only from its front (WithMaxLen), so the pages of one read
@@ -53,12 +67,8 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 			if page > 0 && n == 0 && seq != next {
 				return fmt.Errorf("%w: the next event after %d is %d", ErrTrimmedDuringRead, next-1, seq)
 			}
-			ev, err := eventcodec.Decode(seq, payload)
-			if err != nil {
-				return err
-			}
-			if err := fn(ev); err != nil {
-				fnErr = err
+			if err := emit(seq, payload); err != nil {
+				emitErr = err
 				return err
 			}
 			next = seq + 1
@@ -66,8 +76,8 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 			return nil
 		})
 		switch {
-		case fnErr != nil:
-			return fnErr
+		case emitErr != nil:
+			return emitErr
 		case err != nil:
 			return err
 		case n < readPage:

@@ -96,8 +96,8 @@ func (s *Session) Events(ctx context.Context, after helikon.SequenceID) ([]helik
 	return eventcodec.Collect(ctx, s.each, after)
 }
 
-// each reads the events after position after, in order, decoding each
-// payload where the driver holds it.
+// each reads the events after position after, in order. A long read is
+// decoded while the driver steps through the rows ([eventcodec.DecodeAhead]).
 func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(helikon.SessionEvent) error) error {
 	rows, err := s.db.QueryContext(ctx,
 		`SELECT sequence, payload FROM session_events WHERE session_id = ? AND sequence > ? ORDER BY sequence`,
@@ -106,24 +106,27 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 		return wrap("read", s.id, err)
 	}
 	defer rows.Close()
-	var seq int64
-	var payload sql.RawBytes
-	for rows.Next() {
-		if err := rows.Scan(&seq, &payload); err != nil {
+	err = eventcodec.DecodeAhead(ctx, func(emit func(int64, []byte) error) error {
+		var seq int64
+		var payload sql.RawBytes
+		for rows.Next() {
+			if err := rows.Scan(&seq, &payload); err != nil {
+				return wrap("read", s.id, err)
+			}
+			if err := emit(seq, payload); err != nil {
+				return err
+			}
+		}
+		if err := rows.Err(); err != nil {
 			return wrap("read", s.id, err)
 		}
-		ev, err := eventcodec.Decode(seq, payload)
-		if err != nil {
-			return wrap("read", s.id, err)
-		}
-		if err := fn(ev); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
+		return nil
+	}, fn)
+	var decErr *eventcodec.DecodeError
+	if errors.As(err, &decErr) {
 		return wrap("read", s.id, err)
 	}
-	return nil
+	return err
 }
 
 // Snapshot returns the log projected to messages ([helikon.Project]); see

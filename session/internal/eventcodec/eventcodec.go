@@ -43,10 +43,28 @@ func Encode(events []helikon.SessionEvent) ([]Record, error) {
 // so the general decoder's scan of the whole payload first is not needed.
 // payload may be reused by the caller once Decode returns.
 func Decode(seq int64, payload []byte) (helikon.SessionEvent, error) {
+	var d helikon.EventDecoder
+	return decode(&d, seq, payload)
+}
+
+// decode is [Decode] with d, which the events of one read share.
+func decode(d *helikon.EventDecoder, seq int64, payload []byte) (helikon.SessionEvent, error) {
 	var ev helikon.SessionEvent
-	if err := ev.UnmarshalJSON(payload); err != nil {
-		return ev, fmt.Errorf("decode event %d: %w", seq, err)
+	if err := d.Decode(payload, &ev); err != nil {
+		return ev, &DecodeError{Seq: seq, Err: err}
 	}
 	ev.Seq = helikon.SequenceID(seq)
 	return ev, nil
 }
+
+// DecodeError reports a stored event that does not decode.
+type DecodeError struct {
+	Seq int64 // the event's position
+	Err error
+}
+
+// Error names the event's position and what is wrong with it.
+func (e *DecodeError) Error() string { return fmt.Sprintf("decode event %d: %v", e.Seq, e.Err) }
+
+// Unwrap returns the decoder's error.
+func (e *DecodeError) Unwrap() error { return e.Err }
