@@ -300,7 +300,10 @@ func TestBrowser_ChatStreamsTheAnswerAndTheTimelineShowsTheToolCall(t *testing.T
 	first := list.Runs[1].ID
 	browsertest.Do(t, ctx, "open a past run", chromedp.Reload(), browsertest.Until(`document.body.dataset.ready === "true"`),
 		browsertest.Until(`document.querySelectorAll("#runs button[data-run]").length === 2`),
-		chromedp.Click(chromedp.CSS(`#runs button[data-run="`+first+`"]`)),
+		// Clicked from the page's script: the replay of the session's
+		// latest run re-renders the list when it ends, maybe between a
+		// lookup and a click from outside.
+		browsertest.Until(`(document.querySelector('#runs button[data-run="`+first+`"]').click(), true)`),
 		browsertest.Until(`document.body.dataset.runStatus === "completed" && document.getElementById("run-id").textContent === "`+first+`"`),
 		browsertest.Until(`document.querySelector('#timeline li[data-tool="lookup_spending"] li[data-type="tool_output_item"]') !== null`))
 	if input := browsertest.Text(t, ctx, "#chat .msg.user .text"); input != "How much did I spend in January?" {

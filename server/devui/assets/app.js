@@ -247,6 +247,7 @@
   class RunView {
     constructor(run) {
       this.run = run; // {id, agent, input, status}
+      this.closed = false;
       this.queue = [];
       this.scheduled = false;
       this.root = $("timeline");
@@ -265,9 +266,18 @@
       $("cancel").hidden = false;
     }
 
-    close() { this.follower.stop(); $("cancel").hidden = true; }
+    // close stops the view for good: the chat and the timeline now belong
+    // to another run, so events still queued or parsed are dropped.
+    close() {
+      this.closed = true;
+      this.follower.stop();
+      this.queue = [];
+      this.endBubble();
+      $("cancel").hidden = true;
+    }
 
     enqueue(ev) {
+      if (this.closed) return;
       this.queue.push(ev);
       if (!this.scheduled) {
         this.scheduled = true;
@@ -280,6 +290,7 @@
     // layout come first, writes after, so a frame lays out at most once.
     flush() {
       this.scheduled = false;
+      if (this.closed) return;
       const start = performance.now();
       const chat = $("chat");
       const stick = nearBottom(chat);
