@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"strings"
@@ -216,4 +217,33 @@ func TestSession_SnapshotConformance(t *testing.T) {
 		})
 		return s
 	})
+}
+
+// Payloads are unwrapped by the reader: an event whose own text mentions
+// the wrapper's key reads back as written, and so does one that was
+// wrapped for its NUL characters.
+func TestEvents_OnlyAWrappedPayloadIsUnwrapped(t *testing.T) {
+	s := openSession(t, sessiontest.UniqueID(t))
+	want := []helikon.SessionEvent{
+		helikon.UserMessage(helikon.TextPart{Text: `{"helikon_payload":"not a wrapper"}`}),
+		helikon.ToolCalled("c", "t", json.RawMessage(`{"helikon_payload":"an argument"}`)),
+		helikon.UserMessage(helikon.TextPart{Text: "a NUL \x00 and the key helikon_payload"}),
+	}
+	if err := s.Append(t.Context(), want...); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Events(t.Context(), helikon.Beginning)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Fatalf("%d events, want %d", len(got), len(want))
+	}
+	for i := range want {
+		g, _ := json.Marshal(helikon.SessionEvent{Kind: got[i].Kind, Content: got[i].Content, CallID: got[i].CallID, Name: got[i].Name, Args: got[i].Args})
+		w, _ := json.Marshal(helikon.SessionEvent{Kind: want[i].Kind, Content: want[i].Content, CallID: want[i].CallID, Name: want[i].Name, Args: want[i].Args})
+		if string(g) != string(w) {
+			t.Errorf("event %d read back as %s, want %s", i, g, w)
+		}
+	}
 }
