@@ -4,19 +4,19 @@
 // (ANTHROPIC_API_KEY), gemini (GEMINI_API_KEY or GOOGLE_API_KEY) or bedrock
 // (AWS_REGION and the AWS credential chain), and
 // HELIKON_MODEL overrides the model id.
+//
+// A binary links every provider's SDK by default. A deployer who uses one
+// leaves the others out with build tags: noopenai, noanthropic, nogemini
+// and nobedrock each drop one provider (bedrock's AWS SDK is most of an
+// example's size), and selecting a provider the build left out fails with
+// an [*OmittedError] naming the tag. The mock is always there.
 package envmodel
 
 import (
-	"cmp"
-	"context"
 	"fmt"
 	"os"
 
 	"github.com/paigasus/helikon"
-	"github.com/paigasus/helikon/provider/anthropic"
-	"github.com/paigasus/helikon/provider/bedrock"
-	"github.com/paigasus/helikon/provider/gemini"
-	"github.com/paigasus/helikon/provider/openai"
 )
 
 // Select returns the model HELIKON_PROVIDER names, or mock when it names
@@ -41,13 +41,13 @@ func Picker() (pick func(mock helikon.Model) helikon.Model, err error) {
 	case "", "mock":
 		return func(mock helikon.Model) helikon.Model { return mock }, nil
 	case "openai":
-		m, err = asModel(openai.Chat(cmp.Or(id, "gpt-5-mini")))
+		m, err = openaiModel(id)
 	case "anthropic":
-		m, err = asModel(anthropic.Messages(cmp.Or(id, "claude-sonnet-4-6")))
+		m, err = anthropicModel(id)
 	case "gemini":
-		m, err = asModel(gemini.New(cmp.Or(id, "gemini-2.5-flash")))
+		m, err = geminiModel(id)
 	case "bedrock":
-		m, err = asModel(bedrock.FromEnv(context.Background(), cmp.Or(id, "us.anthropic.claude-sonnet-4-5-20250929-v1:0")))
+		m, err = bedrockModel(id)
 	default:
 		return nil, fmt.Errorf("HELIKON_PROVIDER=%q: unknown provider (want mock, openai, anthropic, gemini or bedrock)", p)
 	}

@@ -2,6 +2,9 @@ package envmodel
 
 import (
 	"errors"
+	"os/exec"
+	"runtime/debug"
+	"slices"
 	"strings"
 	"testing"
 
@@ -50,6 +53,17 @@ func TestSelect_FromHELIKON_PROVIDER(t *testing.T) {
 				t.Setenv(tt.keyVar, tt.key)
 			}
 			m, err := Select(mock.Scripted())
+			if builtWithout(t, tt.provider) {
+				var omitted *OmittedError
+				if !errors.As(err, &omitted) || omitted.Provider != tt.provider ||
+					!strings.Contains(err.Error(), "-tags no"+tt.provider) || !strings.Contains(err.Error(), "HELIKON_PROVIDER="+tt.provider) {
+					t.Fatalf("err = %v, want an *OmittedError naming -tags no%s", err, tt.provider)
+				}
+				if m != nil {
+					t.Error("a model came back with the error")
+				}
+				return
+			}
 			if tt.errMentions != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.errMentions) || (tt.wantErr != nil && !errors.Is(err, tt.wantErr)) {
 					t.Fatalf("err = %v, want one naming %s", err, tt.errMentions)
@@ -79,6 +93,9 @@ func TestPicker_MockPerAgentOrOneModelForAll(t *testing.T) {
 	if pick(a) != a || pick(b) != b {
 		t.Error("with no provider, each agent must get its own mock back")
 	}
+	if builtWithout(t, "gemini") {
+		t.Skip("built with -tags nogemini: no provider to share")
+	}
 	t.Setenv("HELIKON_PROVIDER", "gemini")
 	t.Setenv("GEMINI_API_KEY", "AIza-test")
 	if pick, err = Picker(); err != nil {
@@ -89,4 +106,37 @@ func TestPicker_MockPerAgentOrOneModelForAll(t *testing.T) {
 	} else if p, _ := helikon.DescribeModel(m); p != "gemini" {
 		t.Errorf("provider = %s, want gemini", p)
 	}
+}
+
+// TestSelect_ProviderTagsLeaveTheirProvidersOut runs the table above in a
+// build with every provider's tag, so the omitted side is checked too.
+func TestSelect_ProviderTagsLeaveTheirProvidersOut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the package's tests again with -tags")
+	}
+	const tags = "noopenai,noanthropic,nogemini,nobedrock"
+	cmd := exec.Command("go", "test", "-count=1", "-tags", tags, "-run", "^TestSelect_FromHELIKON_PROVIDER$", "-v", ".")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("go test -tags %s: %v\n%s", tags, err, out)
+	}
+	if !strings.Contains(string(out), "--- PASS: TestSelect_FromHELIKON_PROVIDER/bedrock/AWS_REGION/us-east-1") {
+		t.Fatalf("the tagged run did not run the table:\n%s", out)
+	}
+}
+
+// builtWithout reports whether this test binary was built with the tag
+// that leaves provider out, so each row checks the side the build has.
+func builtWithout(t *testing.T, provider string) bool {
+	t.Helper()
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		t.Fatal("no build info in the test binary")
+	}
+	for _, s := range bi.Settings {
+		if s.Key == "-tags" {
+			return slices.Contains(strings.Split(s.Value, ","), "no"+provider)
+		}
+	}
+	return false
 }
