@@ -168,11 +168,7 @@ func eachRow(rows pgx.Rows, emit func(int64, []byte) error) error {
 		if err != nil {
 			return &rowError{err}
 		}
-		payload, err := storedPayload(raw[1])
-		if err != nil {
-			return &rowError{fmt.Errorf("event %d: %w", seq, err)}
-		}
-		if err := emit(seq, payload); err != nil {
+		if err := emit(seq, raw[1]); err != nil {
 			return err
 		}
 	}
