@@ -119,38 +119,35 @@ func (s *Session) Events(ctx context.Context, after helikon.SequenceID) ([]helik
 // eventsSQL reads the events after a position.
 const eventsSQL = `SELECT sequence, ` + readPayloadSQL + ` FROM session_events WHERE session_id = $1 AND sequence > $2 ORDER BY sequence`
 
-// each reads the events after position after, in order. A long read is
-// decoded while pgx reads on ([eventcodec.DecodeAhead]).
+// each reads the events after position after, in order, decoding each
+// payload in the connection's read buffer (no copy per row).
 func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(helikon.SessionEvent) error) error {
 	rows, err := s.pool.Query(ctx, eventsSQL, s.id, int64(after))
 	if err != nil {
 		return wrap(fmt.Sprintf("read session %q", s.id), err)
 	}
 	defer rows.Close()
-	err = eventcodec.DecodeAhead(ctx, func(emit func(int64, []byte) error) error {
-		if err := eachRow(rows, emit); err != nil {
+	var dec eventcodec.Decoder
+	var fnErr error
+	err = eachRow(rows, func(seq int64, payload []byte) error {
+		ev, err := dec.Decode(seq, payload)
+		if err != nil {
 			return err
 		}
-		if err := rows.Err(); err != nil {
-			return wrap(fmt.Sprintf("read session %q", s.id), err)
-		}
-		return nil
-	}, fn)
-	var decErr *eventcodec.DecodeError
-	var rowErr *rowError
-	if errors.As(err, &decErr) || errors.As(err, &rowErr) {
+		fnErr = fn(ev)
+		return fnErr
+	})
+	switch {
+	case fnErr != nil:
+		return fnErr
+	case err != nil:
 		return fmt.Errorf("postgres: read session %q: %w", s.id, err)
 	}
-	return err
+	if err := rows.Err(); err != nil {
+		return wrap(fmt.Sprintf("read session %q", s.id), err)
+	}
+	return nil
 }
-
-// rowError reports a row that is not the (sequence, payload) a read
-// selects.
-type rowError struct{ err error }
-
-func (e *rowError) Error() string { return e.err.Error() }
-
-func (e *rowError) Unwrap() error { return e.err }
 
 // eachRow hands the (sequence, payload) of each row to emit, from the
 // rows' raw values: payload is pgx's read buffer, valid until the next row.
@@ -159,14 +156,14 @@ func eachRow(rows pgx.Rows, emit func(int64, []byte) error) error {
 	for rows.Next() {
 		raw := rows.RawValues()
 		if len(raw) != 2 {
-			return &rowError{fmt.Errorf("row of %d columns, want 2", len(raw))}
+			return fmt.Errorf("row of %d columns, want 2", len(raw))
 		}
 		if seqFormat == 0 {
 			seqFormat = rows.FieldDescriptions()[0].Format + 1
 		}
 		seq, err := int8Value(raw[0], seqFormat-1)
 		if err != nil {
-			return &rowError{err}
+			return err
 		}
 		if err := emit(seq, raw[1]); err != nil {
 			return err

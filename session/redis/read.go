@@ -28,18 +28,23 @@ const maxPooledReply = 4 << 20
 var replyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // each reads the events after position after, in order, a page of
-// entries at a time. It takes each page's reply as raw RESP and reads the
+// entries at a time. It takes each page's reply as raw RESP and decodes the
 // payloads straight from the reply's bytes: go-redis's XRANGE reply builds
 // a map and a string per field, about 15 allocations an entry, which were
-// most of a load's cost. A long read is decoded while the next pages are
-// read ([eventcodec.DecodeAhead]).
+// most of a load's cost.
 func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(helikon.SessionEvent) error) error {
-	err := eventcodec.DecodeAhead(ctx, func(emit func(int64, []byte) error) error {
-		return s.eachRaw(ctx, after, emit)
-	}, fn)
-	var decErr *eventcodec.DecodeError
-	if errors.As(err, &decErr) {
-		return fmt.Errorf("redis: read session %q: %w", s.id, err)
+	var dec eventcodec.Decoder
+	var fnErr error
+	err := s.eachRaw(ctx, after, func(seq int64, payload []byte) error {
+		ev, err := dec.Decode(seq, payload)
+		if err != nil {
+			return fmt.Errorf("redis: read session %q: %w", s.id, err)
+		}
+		fnErr = fn(ev)
+		return fnErr
+	})
+	if fnErr != nil {
+		return fnErr
 	}
 	return err
 }

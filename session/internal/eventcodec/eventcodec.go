@@ -43,14 +43,19 @@ func Encode(events []helikon.SessionEvent) ([]Record, error) {
 // so the general decoder's scan of the whole payload first is not needed.
 // payload may be reused by the caller once Decode returns.
 func Decode(seq int64, payload []byte) (helikon.SessionEvent, error) {
-	var d helikon.EventDecoder
-	return decode(&d, seq, payload)
+	var d Decoder
+	return d.Decode(seq, payload)
 }
 
-// decode is [Decode] with d, which the events of one read share.
-func decode(d *helikon.EventDecoder, seq int64, payload []byte) (helikon.SessionEvent, error) {
+// Decoder decodes the events of one read, in order, as [Decode] does,
+// sharing the names they repeat ([helikon.EventDecoder]). The zero Decoder
+// is ready to use; it is not safe for concurrent use.
+type Decoder struct{ d helikon.EventDecoder }
+
+// Decode restores the event stored at position seq.
+func (d *Decoder) Decode(seq int64, payload []byte) (helikon.SessionEvent, error) {
 	var ev helikon.SessionEvent
-	if err := d.Decode(payload, &ev); err != nil {
+	if err := d.d.Decode(payload, &ev); err != nil {
 		return ev, &DecodeError{Seq: seq, Err: err}
 	}
 	ev.Seq = helikon.SequenceID(seq)
