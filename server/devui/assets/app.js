@@ -353,7 +353,7 @@
         const call = sc.calls.get(d.call_id);
         if (call && call.li.classList.contains("k-tool")) {
           // An agent tool the server does not serve as an agent of its own.
-          call.iconEl.textContent = "⧉";
+          call.iconEl.textContent = "❖";
           call.titleEl.data = "Agent tool " + (d.tool || d.agent);
         }
         sub = newScope(call ? this.kidsOf(call) : sc.parent, true);
@@ -437,7 +437,7 @@
           for (const p of (d.item && d.item.content) || []) {
             if (p.type !== "tool_use") continue;
             const agentTool = state.agentNames.has(p.name) || sc.subs.has(p.call_id);
-            const it = this.item("tool", agentTool ? "⧉" : "⚙", (agentTool ? "Agent tool " : "Tool ") + p.name, p.call_id || "", ev, under(sc.turn));
+            const it = this.item("tool", agentTool ? "❖" : "⚙", (agentTool ? "Agent tool " : "Tool ") + p.name, p.call_id || "", ev, under(sc.turn));
             it.li.append(block("arguments", pretty(p.args)));
             it.li.dataset.tool = p.name;
             sc.calls.set(p.call_id, it);
@@ -466,7 +466,7 @@
           this.item("note", "•", "Agent now " + d.agent, "", ev, sc.parent);
           break;
         case "guardrail_triggered": {
-          const it = this.item("err", "⛔", "Guardrail tripped (" + d.kind + ")", "", ev, sc.parent);
+          const it = this.item("err", "⚠", "Guardrail tripped (" + d.kind + ")", "", ev, sc.parent);
           if (d.info != null) it.li.append(block("info", pretty(d.info)));
           break;
         }
