@@ -3,7 +3,7 @@
 // processes on many hosts share the runs of one task queue.
 //
 // A run is a workflow. Its loop is the core's pure [helikon.Transition],
-// driven by a [DurableDriver] exactly as the in-process loop drives it; each
+// driven by a [durable.Driver] exactly as the in-process loop drives it; each
 // side effect is an activity: a model turn (CallModel), a tool call
 // (InvokeTool; the calls of one turn run concurrently, bounded by
 // RunConfig.ParallelToolCalls), and the steps around them (StartRun renders

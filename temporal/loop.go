@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/durable"
 )
 
 // agentRef names an agent registered on the worker and the nesting depth
@@ -20,7 +21,7 @@ type agentRef struct {
 
 // host runs the steps of a durable run. The workflow's host runs each as a
 // Temporal activity; the tests' host runs them in process. Neither holds
-// loop logic: that is [DurableDriver]'s and runLoop's.
+// loop logic: that is [durable.Driver]'s and runLoop's.
 type host interface {
 	// plan returns the agent's transition context and tool-call bound.
 	plan(a agentRef) (helikon.TransitionCtx, int, error)
@@ -152,7 +153,7 @@ func runLoop(h host, a agentRef, input []helikon.Item, nested bool) (res helikon
 		return res, completed
 	}
 	tc.System = system
-	d := NewDurableDriver(tc, parallel)
+	d := durable.NewDriver(tc, parallel)
 	st := d.Start(input, inject)
 	// round is the paused tool round, by call id, while the loop waits.
 	var round map[string]toolWork
@@ -161,9 +162,9 @@ func runLoop(h host, a agentRef, input []helikon.Item, nested bool) (res helikon
 			emit(ev)
 		}
 		switch st.Kind {
-		case StepCallModel:
+		case durable.StepCallModel:
 			st = d.Feed(h.callModel(a, st.Turn, st.Request, st.Inject))
-		case StepRunTools:
+		case durable.StepRunTools:
 			work := make([]toolWork, len(st.Calls))
 			for i, c := range st.Calls {
 				work[i] = round[c.CallID]
@@ -176,7 +177,7 @@ func runLoop(h host, a agentRef, input []helikon.Item, nested bool) (res helikon
 			}
 			st = d.ToolsDone(steps)
 			round = nil
-			if st.Kind == StepAwaitApprovals {
+			if st.Kind == durable.StepAwaitApprovals {
 				round = make(map[string]toolWork, len(outs))
 				for i, o := range outs {
 					var w toolWork
@@ -191,7 +192,7 @@ func runLoop(h host, a agentRef, input []helikon.Item, nested bool) (res helikon
 					round[work[i].Call.CallID] = w
 				}
 			}
-		case StepAwaitApprovals:
+		case durable.StepAwaitApprovals:
 			// The pause reports what the run spent, its finished and its
 			// paused sub-runs included, as in process.
 			var usage helikon.Usage
@@ -221,7 +222,7 @@ func runLoop(h host, a agentRef, input []helikon.Item, nested bool) (res helikon
 				}
 			}
 			st = d.Resolved()
-		case StepHandoff:
+		case durable.StepHandoff:
 			var in helikon.TransitionInput
 			in, handedOff = handoff(h, a, st.Target, d.Conversation(), emit)
 			st = d.Feed(in)

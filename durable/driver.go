@@ -1,10 +1,10 @@
-package temporal
+package durable
 
 import (
 	"github.com/paigasus/helikon"
 )
 
-// StepKind names the side effect a [DurableDriver] asks its host to run.
+// StepKind names the side effect a [Driver] asks its host to run.
 type StepKind int
 
 // The step kinds.
@@ -14,13 +14,13 @@ const (
 	// [helikon.ModelResponse] or an [helikon.Abort].
 	StepCallModel StepKind = iota
 	// StepRunTools: run Step.Calls, at most Step.Parallel at a time (0:
-	// all at once); feed back their outcomes with [DurableDriver.ToolsDone].
+	// all at once); feed back their outcomes with [Driver.ToolsDone].
 	StepRunTools
 	// StepHandoff: run the agent named Step.Target on
-	// [DurableDriver.Conversation]; feed back a [helikon.HandoffReturned].
+	// [Driver.Conversation]; feed back a [helikon.HandoffReturned].
 	StepHandoff
 	// StepAwaitApprovals: Step.Pending calls of the tool round wait for a
-	// human decision; once decided, call [DurableDriver.Resolved] and run
+	// human decision; once decided, call [Driver.Resolved] and run
 	// the round again, its settled calls not re-executed.
 	StepAwaitApprovals
 	// StepFinish: the run has ended in Step.Final, a [helikon.Done] or a
@@ -29,7 +29,7 @@ const (
 	StepFinish
 )
 
-// Step is what a [DurableDriver] asks for next, after the events the last
+// Step is what a [Driver] asks for next, after the events the last
 // transition produced.
 type Step struct {
 	Kind StepKind
@@ -45,14 +45,14 @@ type Step struct {
 	Final    helikon.LoopState
 }
 
-// DurableDriver drives the core's pure [helikon.Transition] exactly as the
+// Driver drives the core's pure [helikon.Transition] exactly as the
 // in-process loop does, but returns each side effect as a [Step] value
 // instead of running it. It has no I/O and no Temporal import, so a host
 // can run each step wherever it likes (a Temporal activity, a queue
 // consumer, a test) and the loop's logic stays in one place.
 //
-// A DurableDriver is not safe for concurrent use; a workflow owns one.
-type DurableDriver struct {
+// A Driver is not safe for concurrent use; a workflow owns one.
+type Driver struct {
 	tc       helikon.TransitionCtx
 	state    helikon.LoopState
 	parallel int
@@ -64,25 +64,25 @@ type DurableDriver struct {
 	sub helikon.Usage
 }
 
-// NewDurableDriver returns a driver for a run whose transition context is
+// NewDriver returns a driver for a run whose transition context is
 // tc (see [helikon.Steps.TransitionCtx]; System set by the host) and whose
 // tool rounds run at most parallel calls at a time (0: unbounded).
-func NewDurableDriver(tc helikon.TransitionCtx, parallel int) *DurableDriver {
-	return &DurableDriver{tc: tc, parallel: parallel}
+func NewDriver(tc helikon.TransitionCtx, parallel int) *Driver {
+	return &Driver{tc: tc, parallel: parallel}
 }
 
 // Start begins the run over input. inject holds the system messages the
 // OnRunStart hooks asked for.
-func (d *DurableDriver) Start(input []helikon.Item, inject []string) Step {
+func (d *Driver) Start(input []helikon.Item, inject []string) Step {
 	d.tc.Conversation = append([]helikon.Item(nil), input...)
 	d.inject = inject
 	return d.Feed(helikon.Start{})
 }
 
 // Resume continues a run from a checkpoint the driver produced (see
-// [DurableDriver.Checkpoint]): the step the checkpoint's state calls for,
+// [Driver.Checkpoint]): the step the checkpoint's state calls for,
 // with no events.
-func (d *DurableDriver) Resume(cp *helikon.Checkpoint) Step {
+func (d *Driver) Resume(cp *helikon.Checkpoint) Step {
 	d.state = cp.State
 	d.tc.Conversation = append([]helikon.Item(nil), cp.Conversation...)
 	d.inject = cp.Injections
@@ -91,7 +91,7 @@ func (d *DurableDriver) Resume(cp *helikon.Checkpoint) Step {
 
 // Feed applies one input (a [helikon.ModelResponse], [helikon.ToolResults],
 // [helikon.HandoffReturned] or [helikon.Abort]) and returns the next step.
-func (d *DurableDriver) Feed(in helikon.TransitionInput) Step {
+func (d *Driver) Feed(in helikon.TransitionInput) Step {
 	out := helikon.Transition(d.state, in, &d.tc)
 	d.tc.Conversation = append(d.tc.Conversation, out.Appends...)
 	d.state = out.Next
@@ -103,7 +103,7 @@ func (d *DurableDriver) Feed(in helikon.TransitionInput) Step {
 // in-process loop emits them, then the transition's. A round with calls
 // still pending a decision suspends the loop: the step is
 // StepAwaitApprovals.
-func (d *DurableDriver) ToolsDone(outcomes []helikon.ToolStep) Step {
+func (d *Driver) ToolsDone(outcomes []helikon.ToolStep) Step {
 	var gov []helikon.Event
 	var pending []helikon.ToolCall
 	results := make([]helikon.ToolResult, len(outcomes))
@@ -130,16 +130,16 @@ func (d *DurableDriver) ToolsDone(outcomes []helikon.ToolStep) Step {
 
 // Resolved resumes a loop suspended at StepAwaitApprovals: the round runs
 // again.
-func (d *DurableDriver) Resolved() Step { return d.Feed(helikon.ApprovalsResolved{}) }
+func (d *Driver) Resolved() Step { return d.Feed(helikon.ApprovalsResolved{}) }
 
-func (d *DurableDriver) roundCalls() []helikon.ToolCall {
+func (d *Driver) roundCalls() []helikon.ToolCall {
 	if s, ok := d.state.(helikon.ExecutingTools); ok {
 		return s.Calls
 	}
 	return nil
 }
 
-func (d *DurableDriver) step(events []helikon.Event, act helikon.NextAction) Step {
+func (d *Driver) step(events []helikon.Event, act helikon.NextAction) Step {
 	st := Step{Events: events}
 	switch act.Kind {
 	case helikon.ActCallModel:
@@ -171,18 +171,18 @@ func (d *DurableDriver) step(events []helikon.Event, act helikon.NextAction) Ste
 
 // Conversation returns the transcript so far (input included, system
 // excluded). The caller must not modify it.
-func (d *DurableDriver) Conversation() []helikon.Item { return d.tc.Conversation }
+func (d *Driver) Conversation() []helikon.Item { return d.tc.Conversation }
 
 // SubUsage returns what the runs the loop's tool calls started (agents
 // used as tools) spent. The loop's own state counts only its model turns;
 // a run's total is both, as the in-process loop reports it.
-func (d *DurableDriver) SubUsage() helikon.Usage { return d.sub }
+func (d *Driver) SubUsage() helikon.Usage { return d.sub }
 
 // State returns the loop's current state.
-func (d *DurableDriver) State() helikon.LoopState { return d.state }
+func (d *Driver) State() helikon.LoopState { return d.state }
 
 // Checkpoint returns the run frozen at the current transition boundary.
-func (d *DurableDriver) Checkpoint() *helikon.Checkpoint {
+func (d *Driver) Checkpoint() *helikon.Checkpoint {
 	return &helikon.Checkpoint{Agent: d.tc.Agent, State: d.state, Conversation: d.tc.Conversation, Injections: d.inject}
 }
 
