@@ -84,3 +84,26 @@ func runsOf(t *testing.T, f *fixture, session string) server.RunList {
 	}
 	return list
 }
+
+// A message is sent trimmed: a newline left in the box (the key event of
+// the Enter that sent the last message can land after the box was
+// cleared) is no part of the next message, in the chat or in the run.
+func TestBrowser_AMessageIsSentWithoutTheWhitespaceAroundIt(t *testing.T) {
+	f := newFixture(t)
+	ctx := browsertest.Open(t, nil)
+	browsertest.Do(t, ctx, "send", chromedp.Navigate(f.ts.URL+"/ui/"), browsertest.Until(`document.body.dataset.ready === "true"`),
+		chromedp.SetValue(chromedp.CSS("#agent"), "assistant"),
+		chromedp.SetValue(chromedp.CSS("#input"), "\n  How much in\nJanuary?  \n"),
+		chromedp.Click(chromedp.CSS("#send")),
+		browsertest.Until(`document.body.dataset.runStatus === "completed"`))
+	if got := browsertest.Text(t, ctx, "#chat .msg.user .text"); got != "How much in\nJanuary?" {
+		t.Errorf("the chat shows %q, want the message without the whitespace around it", got)
+	}
+	if box := browsertest.Eval[string](t, ctx, `document.getElementById("input").value`); box != "" {
+		t.Errorf("the message box still holds %q", box)
+	}
+	runs := runsOf(t, f, browsertest.Eval[string](t, ctx, `document.getElementById("session").value`)).Runs
+	if len(runs) != 1 || runs[0].Input != "How much in\nJanuary?" {
+		t.Errorf("runs of the session %+v, want one whose input is the trimmed message", runs)
+	}
+}

@@ -751,22 +751,26 @@
   }
 
   async function send() {
-    const text = $("input").value;
-    if (!text.trim()) return;
+    // Trimmed: a newline the Enter that sent the last message left behind
+    // (its key event can land after the box was cleared) is no part of the
+    // next one.
+    const text = $("input").value.trim();
+    if (!text) return;
     const agent = $("agent").value;
     if (!agent) return;
     if (!$("session").value) addSession(newID());
     const session = $("session").value;
     $("send").disabled = true;
+    $("input").value = "";
     try {
       const acc = await call("POST", "agents/" + enc(agent) + "/runs?mode=async", { input: text }, { "X-Session-Id": session });
-      $("input").value = "";
       if (state.view) state.view.close();
       $("timeline").replaceChildren();
       state.view = new RunView({ id: acc.run_id, agent, input: text });
       setStatus("running");
       refreshRuns();
     } catch (err) {
+      if (!$("input").value.trim()) $("input").value = text; // give the words back to retry
       setStatus("could not start the run: " + err.message);
     } finally {
       $("send").disabled = false;
