@@ -127,20 +127,7 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 		return wrap(fmt.Sprintf("read session %q", s.id), err)
 	}
 	defer rows.Close()
-	var dec eventcodec.Decoder
-	var fnErr error
-	err = eachRow(rows, func(seq int64, payload []byte) error {
-		ev, err := dec.Decode(seq, payload)
-		if err != nil {
-			return err
-		}
-		fnErr = fn(ev)
-		return fnErr
-	})
-	switch {
-	case fnErr != nil:
-		return fnErr
-	case err != nil:
+	if err := eachRow(rows, fn); err != nil {
 		return fmt.Errorf("postgres: read session %q: %w", s.id, err)
 	}
 	if err := rows.Err(); err != nil {
@@ -149,10 +136,10 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 	return nil
 }
 
-// eachRow hands the (sequence, payload) of each row to emit, from the
-// rows' raw values: payload is pgx's read buffer, valid until the next row.
-func eachRow(rows pgx.Rows, emit func(int64, []byte) error) error {
+// eachRow decodes rows of (sequence, payload) from their raw values.
+func eachRow(rows pgx.Rows, fn func(helikon.SessionEvent) error) error {
 	var seqFormat int16
+	var dec eventcodec.Decoder // one per read: the events share their names
 	for rows.Next() {
 		raw := rows.RawValues()
 		if len(raw) != 2 {
@@ -165,7 +152,11 @@ func eachRow(rows pgx.Rows, emit func(int64, []byte) error) error {
 		if err != nil {
 			return err
 		}
-		if err := emit(seq, raw[1]); err != nil {
+		ev, err := dec.Decode(seq, raw[1])
+		if err != nil {
+			return err
+		}
+		if err := fn(ev); err != nil {
 			return err
 		}
 	}

@@ -33,29 +33,11 @@ var replyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // a map and a string per field, about 15 allocations an entry, which were
 // most of a load's cost.
 func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(helikon.SessionEvent) error) error {
-	var dec eventcodec.Decoder
-	var fnErr error
-	err := s.eachRaw(ctx, after, func(seq int64, payload []byte) error {
-		ev, err := dec.Decode(seq, payload)
-		if err != nil {
-			return fmt.Errorf("redis: read session %q: %w", s.id, err)
-		}
-		fnErr = fn(ev)
-		return fnErr
-	})
-	if fnErr != nil {
-		return fnErr
-	}
-	return err
-}
-
-// eachRaw reads the entries after position after, in order, and hands
-// each one's seq and payload to emit.
-func (s *Session) eachRaw(ctx context.Context, after helikon.SequenceID, emit func(int64, []byte) error) error {
 	next := int64(0)
 	if after >= 0 {
 		next = int64(after) + 1
 	}
+	var dec eventcodec.Decoder // one per read: the events share their names
 	buf := replyBuffers.Get().(*bytes.Buffer)
 	defer func() {
 		if buf.Cap() <= maxPooledReply {
@@ -64,7 +46,7 @@ func (s *Session) eachRaw(ctx context.Context, after helikon.SequenceID, emit fu
 	}()
 	for page := 0; ; page++ {
 		n := 0
-		var emitErr error
+		var fnErr error
 		err := s.page(ctx, buf, next, func(seq int64, payload []byte) error {
 			// A stream holds one entry per sequence id and loses entries
 			// only from its front (WithMaxLen), so the pages of one read
@@ -72,8 +54,12 @@ func (s *Session) eachRaw(ctx context.Context, after helikon.SequenceID, emit fu
 			if page > 0 && n == 0 && seq != next {
 				return fmt.Errorf("%w: the next event after %d is %d", ErrTrimmedDuringRead, next-1, seq)
 			}
-			if err := emit(seq, payload); err != nil {
-				emitErr = err
+			ev, err := dec.Decode(seq, payload)
+			if err != nil {
+				return err
+			}
+			if err := fn(ev); err != nil {
+				fnErr = err
 				return err
 			}
 			next = seq + 1
@@ -81,8 +67,8 @@ func (s *Session) eachRaw(ctx context.Context, after helikon.SequenceID, emit fu
 			return nil
 		})
 		switch {
-		case emitErr != nil:
-			return emitErr
+		case fnErr != nil:
+			return fnErr
 		case err != nil:
 			return err
 		case n < readPage:

@@ -178,9 +178,9 @@ func TestEach_TrimBetweenPagesIsErrTrimmedDuringRead(t *testing.T) {
 		}
 	}
 	var seen []helikon.SequenceID
-	err := reader.eachRaw(t.Context(), helikon.Beginning, func(seq int64, _ []byte) error {
-		seen = append(seen, helikon.SequenceID(seq))
-		if seq == 1 {
+	err := reader.each(t.Context(), helikon.Beginning, func(ev helikon.SessionEvent) error {
+		seen = append(seen, ev.Seq)
+		if ev.Seq == 1 {
 			// The first page is read; four appends trim seq 2 and 3 away
 			// before the second page is.
 			for i := range 4 {
@@ -213,9 +213,9 @@ func TestEach_PagesJoinUpUnderAppends(t *testing.T) {
 		}
 	}
 	var seen []helikon.SequenceID
-	err := s.eachRaw(t.Context(), 0, func(seq int64, _ []byte) error {
-		seen = append(seen, helikon.SequenceID(seq))
-		if seq == 3 {
+	err := s.each(t.Context(), 0, func(ev helikon.SessionEvent) error {
+		seen = append(seen, ev.Seq)
+		if ev.Seq == 3 {
 			return s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "late"}))
 		}
 		return nil

@@ -38,21 +38,15 @@ func Encode(events []helikon.SessionEvent) ([]Record, error) {
 	return recs, nil
 }
 
-// Decode restores an event stored at position seq. It calls the event's
-// own decoder directly: its one-pass fast path validates what it reads,
-// so the general decoder's scan of the whole payload first is not needed.
-// payload may be reused by the caller once Decode returns.
-func Decode(seq int64, payload []byte) (helikon.SessionEvent, error) {
-	var d Decoder
-	return d.Decode(seq, payload)
-}
-
-// Decoder decodes the events of one read, in order, as [Decode] does,
-// sharing the names they repeat ([helikon.EventDecoder]). The zero Decoder
-// is ready to use; it is not safe for concurrent use.
+// Decoder restores the stored events of one read, in order. It calls the
+// event's own one-pass decoder directly (it validates what it reads, so
+// the general decoder's scan of the whole payload first is not needed) and
+// shares the names the events repeat ([helikon.EventDecoder]). The zero
+// Decoder is ready to use; it is not safe for concurrent use.
 type Decoder struct{ d helikon.EventDecoder }
 
-// Decode restores the event stored at position seq.
+// Decode restores the event stored at position seq. payload may be reused
+// by the caller once Decode returns.
 func (d *Decoder) Decode(seq int64, payload []byte) (helikon.SessionEvent, error) {
 	var ev helikon.SessionEvent
 	if err := d.d.Decode(payload, &ev); err != nil {
