@@ -94,9 +94,12 @@ func legacyEvents(ctx context.Context, pool *pgxpool.Pool, id string) ([]helikon
 	return events, rows.Err()
 }
 
-// historyStore is the PostgreSQL store of the history benchmarks.
+// historyStore is the PostgreSQL store of the history benchmarks. Its
+// LegacyLayout moves a log to a schema whose payload column is jsonb, as
+// the code LegacyEvents stands for stored it.
 func historyStore(b *testing.B) sessiontest.HistoryStore {
 	pool := testPool(b)
+	legacyPool, legacySchema := jsonbSchema(b)
 	return sessiontest.HistoryStore{
 		Open: func(tb testing.TB, id string) helikon.Session {
 			s, err := postgres.OpenWithoutMigrate(pool, id)
@@ -117,6 +120,9 @@ func historyStore(b *testing.B) sessiontest.HistoryStore {
 		Drop: func(ctx context.Context, id string) error {
 			_, err := pool.Exec(ctx, `DELETE FROM session_events WHERE session_id = $1`, id)
 			if err == nil {
+				_, err = legacyPool.Exec(ctx, `DELETE FROM session_events WHERE session_id = $1`, id)
+			}
+			if err == nil {
 				_, err = pool.Exec(ctx, `DELETE FROM session_snapshots WHERE session_id = $1`, id)
 			}
 			return err
@@ -136,7 +142,13 @@ func historyStore(b *testing.B) sessiontest.HistoryStore {
 			return s.SaveSnapshot(ctx)
 		},
 		LegacyEvents: func(ctx context.Context, id string) ([]helikon.SessionEvent, error) {
-			return legacyEvents(ctx, pool, id)
+			return legacyEvents(ctx, legacyPool, id)
+		},
+		LegacyLayout: func(ctx context.Context, id string) error {
+			_, err := pool.Exec(ctx, `WITH moved AS (DELETE FROM session_events WHERE session_id = $1 RETURNING *)
+				INSERT INTO `+legacySchema+`.session_events (session_id, sequence, kind, ts, payload)
+				SELECT session_id, sequence, kind, ts, payload::jsonb FROM moved`, id)
+			return err
 		},
 	}
 }

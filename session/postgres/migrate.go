@@ -57,7 +57,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 				return fmt.Errorf("migration %s: %w", base, err)
 			}
 		}
-		return nil
+		return convertSmallPayloadColumn(ctx, tx)
 	})
 	if err != nil {
 		return wrap("migrate", err)

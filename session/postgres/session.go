@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/paigasus/helikon"
@@ -69,7 +70,7 @@ const (
 	beginSQL  = `BEGIN ISOLATION LEVEL READ COMMITTED`
 	lockSQL   = `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`
 	insertSQL = `INSERT INTO session_events (session_id, sequence, kind, ts, payload)
-SELECT $1, base.next + e.n - 1, e.kind, e.ts, e.payload::jsonb
+SELECT $1, base.next + e.n - 1, e.kind, e.ts, e.payload::json
 FROM (SELECT COALESCE(MAX(sequence), -1) + 1 AS next FROM session_events WHERE session_id = $1) AS base,
      unnest($2::text[], $3::timestamptz[], $4::text[]) WITH ORDINALITY AS e(kind, ts, payload, n)`
 	commitSQL = `COMMIT`
@@ -93,7 +94,7 @@ func (s *Session) Append(ctx context.Context, events ...helikon.SessionEvent) er
 	payloads := make([]string, len(recs))
 	for i, r := range recs {
 		kinds[i], times[i] = r.Kind, r.Time
-		if payloads[i], err = jsonbPayload(r.Payload); err != nil {
+		if payloads[i], err = storedPayload(r.Payload); err != nil {
 			return fmt.Errorf("postgres: append to session %q: %w", s.id, err)
 		}
 	}
@@ -116,12 +117,39 @@ func (s *Session) Events(ctx context.Context, after helikon.SequenceID) ([]helik
 	return eventcodec.Collect(ctx, s.each, after)
 }
 
-// eventsSQL reads the events after a position.
-const eventsSQL = `SELECT sequence, ` + readPayloadSQL + ` FROM session_events WHERE session_id = $1 AND sequence > $2 ORDER BY sequence`
+// eventsSQL reads the events after a position. The payload comes as the
+// column holds it: json is sent as stored, where a jsonb column (a table
+// [Migrate] left unconverted) costs the server a rendering per row.
+const eventsSQL = `SELECT sequence, payload FROM session_events WHERE session_id = $1 AND sequence > $2 ORDER BY sequence`
 
 // each reads the events after position after, in order, decoding each
 // payload in the connection's read buffer (no copy per row).
+//
+// A connection that prepared the query before the payload column changed
+// type ([ConvertPayloadColumn], or [Migrate] in another process) gets
+// "cached plan must not change result type" once, before any row; pgx
+// then forgets the statement, so the read is tried again.
 func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(helikon.SessionEvent) error) error {
+	for attempt := 0; ; attempt++ {
+		delivered := false
+		err := s.read(ctx, after, func(ev helikon.SessionEvent) error {
+			delivered = true
+			return fn(ev)
+		})
+		var pgErr *pgconn.PgError
+		if attempt == 0 && !delivered && errors.As(err, &pgErr) && pgErr.Code == featureNotSupported {
+			continue
+		}
+		return err
+	}
+}
+
+// featureNotSupported is the SQLSTATE of "cached plan must not change
+// result type".
+const featureNotSupported = "0A000"
+
+// read is one attempt of [Session.each].
+func (s *Session) read(ctx context.Context, after helikon.SequenceID, fn func(helikon.SessionEvent) error) error {
 	rows, err := s.pool.Query(ctx, eventsSQL, s.id, int64(after))
 	if err != nil {
 		return wrap(fmt.Sprintf("read session %q", s.id), err)
@@ -138,21 +166,29 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 
 // eachRow decodes rows of (sequence, payload) from their raw values.
 func eachRow(rows pgx.Rows, fn func(helikon.SessionEvent) error) error {
-	var seqFormat int16
 	var dec eventcodec.Decoder // one per read: the events share their names
-	for rows.Next() {
+	// The columns' types and formats are known once a row has come: in
+	// some query modes the server describes them only with the rows.
+	var seqFormat, payloadFormat int16
+	var payloadType uint32
+	for first := true; rows.Next(); first = false {
+		if first {
+			fields := rows.FieldDescriptions()
+			if len(fields) != 2 {
+				return fmt.Errorf("rows of %d columns, want 2", len(fields))
+			}
+			seqFormat, payloadType, payloadFormat = fields[0].Format, fields[1].DataTypeOID, fields[1].Format
+		}
 		raw := rows.RawValues()
-		if len(raw) != 2 {
-			return fmt.Errorf("row of %d columns, want 2", len(raw))
-		}
-		if seqFormat == 0 {
-			seqFormat = rows.FieldDescriptions()[0].Format + 1
-		}
-		seq, err := int8Value(raw[0], seqFormat-1)
+		seq, err := int8Value(raw[0], seqFormat)
 		if err != nil {
 			return err
 		}
-		ev, err := dec.Decode(seq, raw[1])
+		payload, err := eventPayload(raw[1], payloadType, payloadFormat)
+		if err != nil {
+			return fmt.Errorf("event %d: %w", seq, err)
+		}
+		ev, err := dec.Decode(seq, payload)
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,9 @@
+package postgres
+
+// SetConvertLimit sets the largest table Migrate converts by itself, for
+// one test, and returns a func that restores the limit.
+func SetConvertLimit(n int64) (restore func()) {
+	old := convertLimit
+	convertLimit = n
+	return func() { convertLimit = old }
+}

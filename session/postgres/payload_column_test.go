@@ -1,0 +1,231 @@
+package postgres_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5/pgxpool"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session/postgres"
+	"github.com/paigasus/helikon/session/sessiontest"
+)
+
+var schemaCounter atomic.Int64
+
+// jsonbSchemaPool returns a pool whose search_path is a new schema holding
+// the tables as the migrations before the json payload column left them
+// (payload jsonb), with those migrations recorded as applied. The schema
+// is dropped when the test ends.
+func jsonbSchemaPool(t *testing.T) *pgxpool.Pool {
+	pool, _ := jsonbSchema(t)
+	return pool
+}
+
+// jsonbSchema is [jsonbSchemaPool], and returns the schema's name too.
+func jsonbSchema(t testing.TB) (*pgxpool.Pool, string) {
+	t.Helper()
+	shared := testPool(t)
+	schema := fmt.Sprintf("helikon_jsonb_%d_%d", time.Now().UnixNano(), schemaCounter.Add(1))
+	if _, err := shared.Exec(t.Context(), `CREATE SCHEMA `+schema); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if _, err := shared.Exec(context.Background(), `DROP SCHEMA `+schema+` CASCADE`); err != nil {
+			t.Errorf("drop schema %s: %v", schema, err)
+		}
+	})
+	cfg, err := pgxpool.ParseConfig(testURL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.ConnConfig.RuntimeParams["search_path"] = schema
+	pool, err := pgxpool.NewWithConfig(t.Context(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(pool.Close)
+	for _, name := range []string{"0001_session_events.sql", "0002_session_snapshots.sql"} {
+		body, err := os.ReadFile("migrations/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := pool.Exec(t.Context(), string(body)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	if _, err := pool.Exec(t.Context(), `CREATE TABLE helikon_session_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+		INSERT INTO helikon_session_migrations (version) VALUES (1), (2)`); err != nil {
+		t.Fatal(err)
+	}
+	if got := payloadColumnType(t, pool); got != "jsonb" {
+		t.Fatalf("the earlier layout's payload column is %s, want jsonb", got)
+	}
+	return pool, schema
+}
+
+func payloadColumnType(t testing.TB, pool *pgxpool.Pool) string {
+	t.Helper()
+	var typ string
+	if err := pool.QueryRow(t.Context(), `SELECT format_type(atttypid, atttypmod) FROM pg_attribute
+		WHERE attrelid = 'session_events'::regclass AND attname = 'payload'`).Scan(&typ); err != nil {
+		t.Fatal(err)
+	}
+	return typ
+}
+
+// loggedEvents is what the log tests append: every kind, and events whose
+// JSON holds NUL characters (stored wrapped).
+func loggedEvents() []helikon.SessionEvent {
+	return append(sessiontest.AllKinds(),
+		helikon.UserMessage(helikon.TextPart{Text: "before\x00after"}),
+		helikon.ToolCalled("c\x001", "t", json.RawMessage(`{"q":"nul \u0000 here"}`)),
+	)
+}
+
+func appendAndRead(t *testing.T, pool *pgxpool.Pool, id string, evs []helikon.SessionEvent) []helikon.SessionEvent {
+	t.Helper()
+	s, err := postgres.OpenWithoutMigrate(pool, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Append(t.Context(), evs...); err != nil {
+		t.Fatal(err)
+	}
+	return readAll(t, pool, id)
+}
+
+func readAll(t *testing.T, pool *pgxpool.Pool, id string) []helikon.SessionEvent {
+	t.Helper()
+	s, err := postgres.OpenWithoutMigrate(pool, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Events(t.Context(), helikon.Beginning)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// numbered returns evs as a log read back holds them from position from on.
+func numbered(from int, evs ...helikon.SessionEvent) []helikon.SessionEvent {
+	out := make([]helikon.SessionEvent, len(evs))
+	for i, ev := range evs {
+		ev.Seq = helikon.SequenceID(from + i)
+		out[i] = ev
+	}
+	return out
+}
+
+func sameEvents(t *testing.T, what string, want, got []helikon.SessionEvent) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d events, want %d", what, len(got), len(want))
+	}
+	for i := range want {
+		if d := sessiontest.DiffEvent(want[i], got[i]); d != "" {
+			t.Errorf("%s: event %d: %s", what, i, d)
+		}
+	}
+}
+
+func TestMigrate_GivesANewDatabaseAJSONPayloadColumn(t *testing.T) {
+	if got := payloadColumnType(t, testPool(t)); got != "json" {
+		t.Fatalf("payload column after Migrate is %s, want json", got)
+	}
+}
+
+func TestSession_ConformanceOnTheEarlierJSONBColumn(t *testing.T) {
+	pool := jsonbSchemaPool(t)
+	sessiontest.RunStore(t, func(t *testing.T, id string) helikon.Session {
+		s, err := postgres.OpenWithoutMigrate(pool, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	})
+}
+
+func TestMigrate_ConvertsAJSONBColumnAndEveryEventReadsAsItDidBefore(t *testing.T) {
+	pool := jsonbSchemaPool(t)
+	id := sessiontest.UniqueID(t)
+	logged := loggedEvents()
+	before := appendAndRead(t, pool, id, logged)
+	sameEvents(t, "on jsonb", numbered(0, logged...), before)
+	if err := postgres.Migrate(t.Context(), pool); err != nil {
+		t.Fatal(err)
+	}
+	if got := payloadColumnType(t, pool); got != "json" {
+		t.Fatalf("payload column after Migrate is %s, want json", got)
+	}
+	sameEvents(t, "after the conversion", before, readAll(t, pool, id))
+	// Events appended after the conversion follow on, and the wrapped
+	// payloads of both forms (jsonb's rendering, this package's) unwrap.
+	more := loggedEvents()
+	after := appendAndRead(t, pool, id, more)
+	sameEvents(t, "appended after the conversion", append(before, numbered(len(before), more...)...), after)
+}
+
+func TestMigrate_LeavesALargeJSONBColumnToConvertPayloadColumn(t *testing.T) {
+	pool := jsonbSchemaPool(t)
+	id := sessiontest.UniqueID(t)
+	before := appendAndRead(t, pool, id, loggedEvents())
+	defer postgres.SetConvertLimit(int64(len(before) - 1))()
+	if err := postgres.Migrate(t.Context(), pool); err != nil {
+		t.Fatal(err)
+	}
+	if got := payloadColumnType(t, pool); got != "jsonb" {
+		t.Fatalf("payload column of a table over the limit is %s after Migrate, want jsonb left as it was", got)
+	}
+	if err := postgres.ConvertPayloadColumn(t.Context(), pool); err != nil {
+		t.Fatal(err)
+	}
+	if got := payloadColumnType(t, pool); got != "json" {
+		t.Fatalf("payload column after ConvertPayloadColumn is %s, want json", got)
+	}
+	sameEvents(t, "after ConvertPayloadColumn", before, readAll(t, pool, id))
+	if err := postgres.ConvertPayloadColumn(t.Context(), pool); err != nil {
+		t.Fatalf("ConvertPayloadColumn on a json column = %v, want a no-op", err)
+	}
+}
+
+// During a rolling upgrade the previous version still writes (a jsonb
+// cast, which the json column takes by assignment) and reads (->> on the
+// column) beside this one.
+func TestPayloadColumn_ThePreviousVersionReadsAndWritesBesideThisOne(t *testing.T) {
+	pool := testPool(t)
+	id := sessiontest.UniqueID(t)
+	t.Cleanup(func() { deleteSession(t, pool, id) })
+	ours := appendAndRead(t, pool, id, loggedEvents())
+	// The previous version's append, as it was.
+	previous := loggedEvents()
+	for i, ev := range previous {
+		payload, err := json.Marshal(ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		stored := string(payload)
+		if strings.Contains(stored, `\u0000`) {
+			w, _ := json.Marshal(map[string]string{"helikon_payload": stored})
+			stored = string(w)
+		}
+		if _, err := pool.Exec(t.Context(), `INSERT INTO session_events (session_id, sequence, kind, ts, payload) VALUES ($1, $2, $3, now(), $4::jsonb)`,
+			id, len(ours)+i, string(ev.Kind), stored); err != nil {
+			t.Fatalf("the previous version's insert: %v", err)
+		}
+	}
+	want := append(ours, numbered(len(ours), previous...)...)
+	sameEvents(t, "this version reading both", want, readAll(t, pool, id))
+	old, err := legacyEvents(t.Context(), pool, id)
+	if err != nil {
+		t.Fatalf("the previous version's read: %v", err)
+	}
+	sameEvents(t, "the previous version reading both", want, old)
+}
