@@ -121,6 +121,40 @@ const maxName = 128
 type nameCache struct {
 	recent [8]string
 	next   int
+	// arena holds the bytes of the short strings the log's events read
+	// (texts, call ids), many to an allocation instead of one each.
+	arena []byte
+}
+
+// Arena sizes: a chunk is shared by the strings of a few dozen events, and
+// a string too long to share well gets its own allocation. A string keeps
+// its whole chunk alive; a projection keeps nearly all of them anyway.
+const (
+	arenaChunk     = 16 << 10
+	maxArenaString = 1 << 10
+)
+
+// bytes returns a copy of b that shares an allocation with the copies
+// before it. Its capacity is its length, so an append to it cannot reach
+// the bytes of the next one, and nothing writes to a copy once made.
+func (c *nameCache) bytes(b []byte) []byte {
+	if len(b) > maxArenaString {
+		return append([]byte(nil), b...)
+	}
+	if cap(c.arena)-len(c.arena) < len(b) {
+		c.arena = make([]byte, 0, arenaChunk)
+	}
+	start := len(c.arena)
+	c.arena = append(c.arena, b...)
+	return c.arena[start:len(c.arena):len(c.arena)]
+}
+
+// string returns b as a string that shares an allocation ([nameCache.bytes]).
+func (c *nameCache) string(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(unsafe.SliceData(c.bytes(b)), len(b))
 }
 
 func (c *nameCache) get(b []byte) string {
@@ -267,6 +301,9 @@ func (d *fastDecoder) string() (string, bool) {
 			raw := d.data[start:i]
 			if !ascii && !utf8.Valid(raw) {
 				return unquoteSlow(raw), true
+			}
+			if d.names != nil {
+				return d.names.string(raw), true
 			}
 			return string(raw), true
 		}
@@ -526,6 +563,9 @@ func (d *fastDecoder) raw() (json.RawMessage, bool) {
 	v := d.data[start:d.pos]
 	if !json.Valid(v) {
 		return nil, false
+	}
+	if d.names != nil {
+		return d.names.bytes(v), true
 	}
 	return append(json.RawMessage(nil), v...), true
 }

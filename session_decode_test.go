@@ -162,6 +162,42 @@ func TestEventDecoder_RepeatedNamesShareOneString(t *testing.T) {
 	}
 }
 
+// The texts and arguments of one log's events share allocations, and what
+// a caller does to one event's arguments never reaches another event.
+func TestEventDecoder_SharedBytesStayEachEventsOwn(t *testing.T) {
+	var d EventDecoder
+	var got []SessionEvent
+	for i := range 3 {
+		data, err := json.Marshal(ToolCalled(fmt.Sprint("call_", i), "t", json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ev SessionEvent
+		if err := d.Decode(data, &ev); err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ev)
+	}
+	if cap(got[0].Args) != len(got[0].Args) {
+		t.Fatalf("shared arguments have capacity %d beyond their length %d: an append would write into the next", cap(got[0].Args), len(got[0].Args))
+	}
+	got[0].Args = append(got[0].Args, " trailing"...)
+	got[0].Args[1] = 'X'
+	for i, ev := range got[1:] {
+		if want := fmt.Sprintf(`{"n":%d}`, i+1); string(ev.Args) != want {
+			t.Errorf("event %d's arguments became %s after a change to event 0's, want %s", i+1, ev.Args, want)
+		}
+	}
+	msg := []byte(`{"type":"user_message","ts":"2026-12-02T01:00:00Z","content":[{"type":"text","text":"a short text of a chat turn"}]}`)
+	n := testing.AllocsPerRun(100, func() {
+		var ev SessionEvent
+		_ = d.Decode(msg, &ev)
+	})
+	if n > 2 {
+		t.Errorf("a one-part user message decodes in %.1f allocations, want at most 2 (the part slice and its box; the text shares)", n)
+	}
+}
+
 func TestDecodeEvent_AgreesWithTheGeneralDecoder(t *testing.T) {
 	accepted := 0
 	corpus := decodeCorpus(t)
