@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -159,7 +160,7 @@ func legacyLayout(ctx context.Context, client *redis.Client, stream string) erro
 			return err
 		}
 		pipe.XAdd(ctx, &redis.XAddArgs{Stream: stream, ID: m.ID,
-			Values: []any{"seq", m.Values["seq"], "kind", head.Type, "ts", head.TS.UnixNano(), "payload", payload}})
+			Values: []any{"seq", strings.TrimSuffix(m.ID, "-1"), "kind", head.Type, "ts", head.TS.UnixNano(), "payload", payload}})
 	}
 	_, err = pipe.Exec(ctx)
 	return err

@@ -1,15 +1,20 @@
 // Package redis stores [helikon.Session] logs in Redis Streams, through
 // go-redis/v9: the low-latency shared store.
 //
-// Each session is a stream at helikon:session:{id}:events whose entries
-// carry seq and payload (the event's JSON, its kind and time included).
-// Entries written by earlier versions also carry kind and ts (Unix
-// nanoseconds), copies of what the payload holds; every version reads seq
-// and payload by name, so both forms read alike, in this version and in
-// earlier ones, and no migration is needed either way. (Dropping the
-// copies made a full read of the stream about a third cheaper for the
-// server.) The braces make the id a Redis Cluster hash tag, so a session's stream
-// and its counter live in one slot. The package shares its name with
+// Each session is a stream at helikon:session:{id}:events. An entry's ID
+// is "<seq>-1", its sequence id, and it holds one field, payload: the
+// event's JSON, its kind and time included. Entries written by earlier
+// versions also carry seq, and earlier still kind and ts (Unix
+// nanoseconds), copies of what the ID and the payload hold; this version
+// takes the sequence id from the ID and the payload by name, so every form
+// reads alike and no migration is needed. (Each copy dropped made a full
+// read cheaper: kind and ts about a third for the server; then an XRANGE
+// of 1,000 entries took the server 472 µs with seq and 294 µs without.)
+// The version before this one reads seq from its field and fails
+// on an entry without it, so during a rolling upgrade from it open
+// sessions [WithSeqField] until no process of it is left. The braces make
+// the id a Redis Cluster hash tag, so a session's stream and its counter
+// live in one slot. The package shares its name with
 // go-redis, so import it under another name:
 //
 //	import (

@@ -119,11 +119,17 @@ func (s *Session) parsedPage(ctx context.Context, start string, fn func(seq int6
 		return wrap(fmt.Sprintf("read session %q", s.id), err)
 	}
 	for _, m := range msgs {
-		seqField, _ := m.Values["seq"].(string)
+		var seqField []byte
+		if f, ok := m.Values["seq"].(string); ok {
+			seqField = []byte(f)
+		}
+		seq, err := entrySeq([]byte(m.ID), seqField)
+		if err != nil {
+			return fmt.Errorf("redis: read session %q: entry %s: %w", s.id, m.ID, err)
+		}
 		payload, ok := m.Values["payload"].(string)
-		seq, err := parseInt([]byte(seqField))
-		if err != nil || !ok {
-			return fmt.Errorf("redis: read session %q: entry %s: bad seq %q or no payload: %w", s.id, m.ID, seqField, errMalformedReply)
+		if !ok {
+			return fmt.Errorf("redis: read session %q: entry %s: no payload: %w", s.id, m.ID, errMalformedReply)
 		}
 		if err := fn(seq, []byte(payload)); err != nil {
 			return err
@@ -197,9 +203,9 @@ func eachEntry(reply []byte, fn func(seq int64, payload []byte) error) error {
 				payload = v
 			}
 		}
-		seq, err := parseInt(seqField)
+		seq, err := entrySeq(id, seqField)
 		if err != nil {
-			return fmt.Errorf("entry %s: bad seq %q: %w", id, seqField, err)
+			return fmt.Errorf("entry %s: %w", id, err)
 		}
 		if payload == nil {
 			return fmt.Errorf("entry %s: no payload: %w", id, errMalformedReply)
@@ -316,4 +322,21 @@ func parseInt(b []byte) (int64, error) {
 		n = n*10 + int64(c-'0')
 	}
 	return n, nil
+}
+
+// entrySeq returns the sequence id of the entry with stream ID id and,
+// when it has one, the seq field seqField. Every entry this package writes
+// has the ID "<seq>-1"; an entry with another ID (one added by hand with
+// an automatic ID, say) or a seq field that disagrees with it is not one
+// of the session's events.
+func entrySeq(id, seqField []byte) (int64, error) {
+	num, ok := bytes.CutSuffix(id, []byte("-1"))
+	seq, err := parseInt(num)
+	if !ok || err != nil {
+		return 0, fmt.Errorf("%w: the ID is not <seq>-1", errMalformedReply)
+	}
+	if seqField != nil && !bytes.Equal(seqField, num) {
+		return 0, fmt.Errorf("%w: seq field %q disagrees with the ID", errMalformedReply, seqField)
+	}
+	return seq, nil
 }

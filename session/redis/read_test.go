@@ -55,6 +55,7 @@ func TestEachEntry_ReadsRESP2AndRESP3Replies(t *testing.T) {
 		{"fields in another order", "*1\r\n" + entry("5-1", "payload", "p", "seq", "5"), []seqPayload{{5, "p"}}},
 		{"extra fields ignored", "*1\r\n" + entry("5-1", "x", "y", "seq", "5", "payload", ""), []seqPayload{{5, ""}}},
 		{"RESP3 map of fields", resp3, []seqPayload{{7, "{}"}}},
+		{"payload alone, seq from the ID", "*2\r\n" + entry("8-1", "payload", "a") + entry("9-1", "payload", "b"), []seqPayload{{8, "a"}, {9, "b"}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := collectEntries(tc.reply)
@@ -83,10 +84,13 @@ func TestEachEntry_MalformedReplyIsAnErrorNotAPanic(t *testing.T) {
 		{"entry of three", "*1\r\n*3\r\n$3\r\n0-1\r\n*0\r\n*0\r\n"},
 		{"odd field count", "*1\r\n*2\r\n$3\r\n0-1\r\n*1\r\n$3\r\nseq\r\n"},
 		{"no payload", "*1\r\n" + entry("0-1", "seq", "0")},
-		{"no seq", "*1\r\n" + entry("0-1", "payload", "{}")},
-		{"seq not a number", "*1\r\n" + entry("0-1", "seq", "x1", "payload", "{}")},
-		{"seq negative", "*1\r\n" + entry("0-1", "seq", "-1", "payload", "{}")},
-		{"seq too long", "*1\r\n" + entry("0-1", "seq", "1234567890123456789", "payload", "{}")},
+		{"seq field disagrees with the ID", "*1\r\n" + entry("0-1", "seq", "3", "payload", "{}")},
+		{"seq field not a number", "*1\r\n" + entry("0-1", "seq", "x1", "payload", "{}")},
+		{"an automatic ID", "*1\r\n" + entry("1700000000000-0", "payload", "{}")},
+		{"an ID of another sequence", "*1\r\n" + entry("5-2", "payload", "{}")},
+		{"an ID without a sequence", "*1\r\n" + entry("-1", "payload", "{}")},
+		{"an ID not a number", "*1\r\n" + entry("x-1", "payload", "{}")},
+		{"an ID too long", "*1\r\n" + entry("1234567890123456789-1", "payload", "{}")},
 		{"bare CR in a header", "*1\rx\n"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -71,6 +71,11 @@ func TestSession_Conformance(t *testing.T) {
 	sessiontest.RunStore(t, func(t *testing.T, id string) helikon.Session { return openSession(t, id) })
 }
 
+// Sessions that write the seq field keep the whole contract too.
+func TestSession_ConformanceWithSeqField(t *testing.T) {
+	sessiontest.RunStore(t, func(t *testing.T, id string) helikon.Session { return openSession(t, id, rsession.WithSeqField()) })
+}
+
 func TestNew_RejectsBadInput(t *testing.T) {
 	client := redis.NewClient(&redis.Options{Addr: testAddr()})
 	defer client.Close()
@@ -84,25 +89,72 @@ func TestNew_RejectsBadInput(t *testing.T) {
 	}
 }
 
-func TestAppend_StreamEntriesCarrySeqAndPayload(t *testing.T) {
-	s := openSession(t, sessiontest.UniqueID(t))
-	ev := helikon.HandoffOccurred("triage", "billing")
-	ev.Time = time.Unix(1700000000, 123456789).UTC()
-	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "hi"}), ev); err != nil {
+// An entry holds the event's JSON under the ID "<seq>-1", and with
+// WithSeqField the seq field the previous version reads too.
+func TestAppend_StreamEntriesCarryThePayloadUnderTheirSeq(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   []rsession.Option
+		fields map[string]bool
+	}{
+		{"default", nil, map[string]bool{"payload": true}},
+		{"WithSeqField", []rsession.Option{rsession.WithSeqField()}, map[string]bool{"seq": true, "payload": true}},
+		{"WithSeqField and WithMaxLen", []rsession.Option{rsession.WithSeqField(), rsession.WithMaxLen(5)}, map[string]bool{"seq": true, "payload": true}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := openSession(t, sessiontest.UniqueID(t), tc.opts...)
+			ev := helikon.HandoffOccurred("triage", "billing")
+			ev.Time = time.Unix(1700000000, 123456789).UTC()
+			if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "hi"}), ev); err != nil {
+				t.Fatal(err)
+			}
+			msgs, err := testClient(t).XRange(t.Context(), s.StreamKey(), "-", "+").Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(msgs) != 2 {
+				t.Fatalf("stream holds %d entries, want 2", len(msgs))
+			}
+			got := msgs[1]
+			payload, _ := got.Values["payload"].(string)
+			if got.ID != "1-1" || len(got.Values) != len(tc.fields) ||
+				!strings.Contains(payload, `"type":"handoff_occurred"`) || !strings.Contains(payload, `"ts":"2023-11-14T22:13:20.123456789Z"`) {
+				t.Fatalf("entry = %+v, want ID 1-1 and the fields %v", got, tc.fields)
+			}
+			for f := range tc.fields {
+				if _, ok := got.Values[f]; !ok {
+					t.Fatalf("entry = %+v, want a field %s", got, f)
+				}
+			}
+			if tc.fields["seq"] && got.Values["seq"] != "1" {
+				t.Fatalf("entry = %+v, want seq 1", got)
+			}
+		})
+	}
+}
+
+// During a rolling upgrade the previous version, which reads each entry's
+// seq field, reads what this one appends WithSeqField.
+func TestWithSeqField_ThePreviousVersionReadsTheEntries(t *testing.T) {
+	id := sessiontest.UniqueID(t)
+	s := openSession(t, id, rsession.WithSeqField())
+	want := sessiontest.AllKinds()
+	if err := s.Append(t.Context(), want...); err != nil {
 		t.Fatal(err)
 	}
-	msgs, err := testClient(t).XRange(t.Context(), s.StreamKey(), "-", "+").Result()
+	got, err := legacyEvents(t.Context(), testClient(t), s.StreamKey())
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("the previous version's read: %v", err)
 	}
-	if len(msgs) != 2 {
-		t.Fatalf("stream holds %d entries, want 2", len(msgs))
+	if len(got) != len(want) {
+		t.Fatalf("the previous version read %d events, want %d", len(got), len(want))
 	}
-	got := msgs[1]
-	payload, _ := got.Values["payload"].(string)
-	if got.ID != "1-1" || got.Values["seq"] != "1" || len(got.Values) != 2 ||
-		!strings.Contains(payload, `"type":"handoff_occurred"`) || !strings.Contains(payload, `"ts":"2023-11-14T22:13:20.123456789Z"`) {
-		t.Fatalf("entry = %+v", got)
+	for i := range want {
+		w := want[i]
+		w.Seq = helikon.SequenceID(i)
+		if d := sessiontest.DiffEvent(w, got[i]); d != "" {
+			t.Errorf("event %d: %s", i, d)
+		}
 	}
 }
 
