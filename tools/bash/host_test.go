@@ -442,3 +442,29 @@ func TestBash_BadCommandsEndInATypedErrorOrABoundedResult(t *testing.T) {
 		t.Errorf("reads stdin: %+v, %v", r, err)
 	}
 }
+
+// A descriptor this process inherited open (here one opened without
+// close-on-exec, as a parent's lock file would be) does not reach the
+// command, with or without limits.
+func TestHostBackend_ADescriptorTheProcessInheritedDoesNotReachTheCommand(t *testing.T) {
+	fd, err := syscall.Open(filepath.Join(t.TempDir(), "inherited"), syscall.O_CREAT|syscall.O_RDWR, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { syscall.Close(fd) })
+	for _, limits := range []bool{true, false} {
+		sb := openSandbox(t)
+		opts := []HostOption{}
+		if !limits {
+			opts = append(opts, WithLimits(Limits{}))
+		}
+		be, err := NewHostBackend(sb, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := be.Run(t.Context(), Request{Command: fmt.Sprintf("test -e /proc/$$/fd/%d && echo open; echo done", fd)})
+		if err != nil || r.Stdout != "done\n" {
+			t.Fatalf("limits %v: descriptor %d: %+v, %v; want it closed in the command", limits, fd, r, err)
+		}
+	}
+}

@@ -62,6 +62,7 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	// A background child holding the pipes must not keep Wait blocked
 	// once the group is killed.
 	cmd.WaitDelay = time.Second
+	closeInheritedOnExec()
 	start := cmd.Start
 	if l.confine != nil {
 		start = func() error { return startConfined(cmd, l.confine) }
