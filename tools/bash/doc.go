@@ -12,7 +12,9 @@
 // Containment is the backend's, and its [Guarantees] say what it is:
 //
 //   - [HostBackend]: the working directory pinned to the sandbox, the
-//     environment scrubbed to an allowlist, setrlimit caps. No
+//     environment scrubbed to an allowlist, setrlimit caps, and no
+//     descriptor but the standard streams (those the process inherited
+//     open are marked close-on-exec before each command). No
 //     containment: "host (no containment)".
 //   - [OsSandboxBackend] (Linux): Landlock confines reads and writes to
 //     the sandbox plus read-only system directories, and seccomp denies
