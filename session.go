@@ -112,9 +112,9 @@ func (e *SessionEvent) UnmarshalJSON(data []byte) error {
 // [SessionEvent.UnmarshalJSON] does, and shares the identifiers the events
 // repeat (agent and tool names, call ids) among them instead of giving
 // each event its own copy. The events' short texts and arguments share
-// allocations of 16 KiB too (each keeps its whole allocation alive, which a
-// loaded projection does anyway), so a one-part message costs two
-// allocations instead of four. A session backend keeps one for a load of a
+// allocations too, growing from 512 bytes to 16 KiB as a read goes on (a
+// string keeps its whole allocation alive, which a loaded projection does
+// anyway), so a one-part message costs two allocations instead of four. A session backend keeps one for a load of a
 // log; the zero EventDecoder is ready to use. It is not safe for
 // concurrent use.
 type EventDecoder struct{ names nameCache }

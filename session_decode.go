@@ -126,12 +126,17 @@ type nameCache struct {
 	arena []byte
 }
 
-// Arena sizes: a chunk is shared by the strings of a few dozen events, and
-// a string too long to share well gets its own allocation. A string keeps
-// its whole chunk alive; a projection keeps nearly all of them anyway.
+// Arena sizes. The first chunk of a read is small and each next one twice
+// the last, up to arenaChunk, so a short read (a cache's incremental load,
+// a session of a few turns) does not keep a mostly empty 16 KiB chunk
+// alive: the unused tail is at most the size of the last chunk, which is
+// at most what the chunks before it hold. A string too long to share well
+// gets its own allocation. A string keeps its whole chunk alive; a
+// projection keeps nearly all of them anyway.
 const (
-	arenaChunk     = 16 << 10
-	maxArenaString = 1 << 10
+	firstArenaChunk = 512
+	arenaChunk      = 16 << 10
+	maxArenaString  = 1 << 10
 )
 
 // bytes returns a copy of b that shares an allocation with the copies
@@ -142,7 +147,8 @@ func (c *nameCache) bytes(b []byte) []byte {
 		return append([]byte(nil), b...)
 	}
 	if cap(c.arena)-len(c.arena) < len(b) {
-		c.arena = make([]byte, 0, arenaChunk)
+		size := min(max(2*cap(c.arena), firstArenaChunk), arenaChunk)
+		c.arena = make([]byte, 0, max(size, len(b)))
 	}
 	start := len(c.arena)
 	c.arena = append(c.arena, b...)
