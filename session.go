@@ -117,11 +117,11 @@ func (e *SessionEvent) UnmarshalJSON(data []byte) error {
 // anyway), so a one-part message costs two allocations instead of four. A session backend keeps one for a load of a
 // log; the zero EventDecoder is ready to use. It is not safe for
 // concurrent use.
-type EventDecoder struct{ names nameCache }
+type EventDecoder struct{ shared sharedStrings }
 
 // Decode decodes data, the JSON of a [SessionEvent], into e.
 func (d *EventDecoder) Decode(data []byte, e *SessionEvent) error {
-	if decodeEventNames(data, e, &d.names) {
+	if decodeEventNames(data, e, &d.shared) {
 		return nil
 	}
 	return decodeEventGeneral(data, e)

@@ -24,9 +24,10 @@ import (
 func decodeEvent(data []byte, e *SessionEvent) bool { return decodeEventNames(data, e, nil) }
 
 // decodeEventNames is decodeEvent taking the identifiers it reads (agent,
-// tool and handoff names, call ids) from names when it holds them.
-func decodeEventNames(data []byte, e *SessionEvent, names *nameCache) bool {
-	d := fastDecoder{data: data, names: names}
+// tool and handoff names, call ids) from shared when it holds them, and
+// the bytes of its other short strings from shared's chunks.
+func decodeEventNames(data []byte, e *SessionEvent, shared *sharedStrings) bool {
+	d := fastDecoder{data: data, shared: shared}
 	var ev SessionEvent
 	var argsText string
 	var argsBytes []byte
@@ -110,19 +111,22 @@ func (d *fastDecoder) kind() (SessionEventKind, bool) {
 	return SessionEventKind(s), ok
 }
 
-// maxName is the longest identifier a nameCache keeps.
+// maxName is the longest identifier a sharedStrings keeps among its
+// recent names.
 const maxName = 128
 
-// nameCache holds the identifiers the last few events read. The events of
-// one log repeat them: every answer names its agent, a tool's result
-// repeats its call's id and name, a run calls the same few tools. Taking
-// them from here saves an allocation each, and a cached session holds one
-// copy of each instead of one per event.
-type nameCache struct {
+// sharedStrings is what the events of one log share: the identifiers the
+// last few events read, and chunks that hold the bytes of their other
+// short strings. The events of one log repeat identifiers: every answer
+// names its agent, a tool's result repeats its call's id and name, a run
+// calls the same few tools. Taking them from here saves an allocation
+// each, and a cached session holds one copy of each instead of one per
+// event.
+type sharedStrings struct {
 	recent [8]string
 	next   int
-	// arena holds the bytes of the short strings the log's events read
-	// (texts, call ids), many to an allocation instead of one each.
+	// arena holds the bytes of the other short strings the log's events
+	// read (texts, arguments), many to an allocation instead of one each.
 	arena []byte
 }
 
@@ -142,7 +146,7 @@ const (
 // bytes returns a copy of b that shares an allocation with the copies
 // before it. Its capacity is its length, so an append to it cannot reach
 // the bytes of the next one, and nothing writes to a copy once made.
-func (c *nameCache) bytes(b []byte) []byte {
+func (c *sharedStrings) bytes(b []byte) []byte {
 	if len(b) > maxArenaString {
 		return append([]byte(nil), b...)
 	}
@@ -155,15 +159,15 @@ func (c *nameCache) bytes(b []byte) []byte {
 	return c.arena[start:len(c.arena):len(c.arena)]
 }
 
-// string returns b as a string that shares an allocation ([nameCache.bytes]).
-func (c *nameCache) string(b []byte) string {
+// string returns b as a string that shares an allocation ([sharedStrings.bytes]).
+func (c *sharedStrings) string(b []byte) string {
 	if len(b) == 0 {
 		return ""
 	}
 	return unsafe.String(unsafe.SliceData(c.bytes(b)), len(b))
 }
 
-func (c *nameCache) get(b []byte) string {
+func (c *sharedStrings) get(b []byte) string {
 	for _, s := range c.recent {
 		if s == string(b) {
 			return s
@@ -178,10 +182,10 @@ func (c *nameCache) get(b []byte) string {
 // fastDecoder reads JSON from data at pos. Every method reports false for
 // input it does not handle; the caller then gives up on the fast path.
 type fastDecoder struct {
-	data  []byte
-	pos   int
-	depth int
-	names *nameCache // nil: every string is its own
+	data   []byte
+	pos    int
+	depth  int
+	shared *sharedStrings // nil: every string is its own
 }
 
 // maxFastDepth bounds the nesting of content parts the fast path follows.
@@ -265,10 +269,10 @@ func (d *fastDecoder) plainString() ([]byte, bool) {
 // nameTo reads an identifier, a string that events repeat (an agent's
 // name, a call id), sharing it with the earlier events that read it.
 func (d *fastDecoder) nameTo(dst *string) bool {
-	if d.names != nil && d.peek() == '"' {
+	if d.shared != nil && d.peek() == '"' {
 		save := d.pos
 		if raw, ok := d.plainString(); ok && len(raw) <= maxName && ascii(raw) {
-			*dst = d.names.get(raw)
+			*dst = d.shared.get(raw)
 			return true
 		}
 		d.pos = save
@@ -308,8 +312,8 @@ func (d *fastDecoder) string() (string, bool) {
 			if !ascii && !utf8.Valid(raw) {
 				return unquoteSlow(raw), true
 			}
-			if d.names != nil {
-				return d.names.string(raw), true
+			if d.shared != nil {
+				return d.shared.string(raw), true
 			}
 			return string(raw), true
 		}
@@ -570,8 +574,8 @@ func (d *fastDecoder) raw() (json.RawMessage, bool) {
 	if !json.Valid(v) {
 		return nil, false
 	}
-	if d.names != nil {
-		return d.names.bytes(v), true
+	if d.shared != nil {
+		return d.shared.bytes(v), true
 	}
 	return append(json.RawMessage(nil), v...), true
 }
@@ -745,7 +749,7 @@ func (d *fastDecoder) part() (ContentPart, bool) {
 // decodeProjection is the one-pass decoder of a [Projection]'s JSON, with
 // the same contract as [decodeEvent].
 func decodeProjection(data []byte) (SequenceID, []Item, bool) {
-	d := fastDecoder{data: data, names: new(nameCache)}
+	d := fastDecoder{data: data, shared: new(sharedStrings)}
 	var seq int64
 	var items []Item
 	ok := d.object(func(key []byte) bool {
