@@ -15,6 +15,10 @@ import (
 //go:embed migrations/*.sql
 var migrations embed.FS
 
+// migrationLockSQL serialises the schema changes of every process on one
+// advisory lock, held to the end of the transaction.
+const migrationLockSQL = `SELECT pg_advisory_xact_lock(hashtextextended('helikon_session_migrations', 0))`
+
 // Migrate brings the database's schema up to date. It is idempotent, and
 // concurrent callers (every replica of a service at startup) serialise on
 // an advisory lock, so each migration runs exactly once.
@@ -24,7 +28,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 		return fmt.Errorf("postgres: migrate: %w", err)
 	}
 	err = pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('helikon_session_migrations', 0))`); err != nil {
+		if _, err := tx.Exec(ctx, migrationLockSQL); err != nil {
 			return err
 		}
 		if _, err := tx.Exec(ctx, `CREATE TABLE IF NOT EXISTS helikon_session_migrations (
@@ -57,7 +61,7 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 				return fmt.Errorf("migration %s: %w", base, err)
 			}
 		}
-		return convertSmallPayloadColumn(ctx, tx)
+		return convertSmallPayloadColumn(ctx, pool, tx)
 	})
 	if err != nil {
 		return wrap("migrate", err)

@@ -3,7 +3,7 @@ package postgres
 import (
 	"context"
 	"log/slog"
-	"sync/atomic"
+	"sync"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -25,19 +25,24 @@ WHERE attrelid = 'session_events'::regclass AND attname = 'payload' AND NOT atti
 // stay wrapped, as jsonb rendered them; reads unwrap both forms.
 const convertSQL = `ALTER TABLE session_events ALTER COLUMN payload TYPE json USING payload::json`
 
-// warnedJSONB is set once Migrate has warned that it left a jsonb column.
-var warnedJSONB atomic.Bool
+// leftJSONB holds the pools whose table Migrate found too large to
+// convert, so that later calls ([Open] runs Migrate every time) neither
+// count its rows again nor warn again.
+var leftJSONB sync.Map // *pgxpool.Pool → struct{}
 
 // convertSmallPayloadColumn converts a jsonb payload column (the layout
 // before json) when the table holds at most convertLimit rows, and warns,
-// once a process, when it leaves a larger one to [ConvertPayloadColumn].
+// once a pool, when it leaves a larger one to [ConvertPayloadColumn].
 //
 // The column is json because reading a log is mostly the server sending
 // payloads: json is sent as stored, where jsonb is rendered anew for every
 // row, which took half of a cold load's time (docs/sessions.md). The
 // package never needed jsonb's indexing, and json keeps the -> and ->>
 // operators for ad-hoc queries.
-func convertSmallPayloadColumn(ctx context.Context, tx pgx.Tx) error {
+func convertSmallPayloadColumn(ctx context.Context, pool *pgxpool.Pool, tx pgx.Tx) error {
+	if _, left := leftJSONB.Load(pool); left {
+		return nil
+	}
 	var typ string
 	if err := tx.QueryRow(ctx, payloadColumnSQL).Scan(&typ); err != nil || typ != "jsonb" {
 		return err
@@ -47,7 +52,7 @@ func convertSmallPayloadColumn(ctx context.Context, tx pgx.Tx) error {
 		return err
 	}
 	if rows > convertLimit {
-		if !warnedJSONB.Swap(true) {
+		if _, warned := leftJSONB.LoadOrStore(pool, struct{}{}); !warned {
 			slog.WarnContext(ctx, "postgres: session_events.payload is still jsonb: the table is too large to rewrite during Migrate; "+
 				"loads read about half as fast until postgres.ConvertPayloadColumn runs",
 				slog.Int64("rows_over", convertLimit))
@@ -68,7 +73,7 @@ func convertSmallPayloadColumn(ctx context.Context, tx pgx.Tx) error {
 // for a quiet hour. It is a no-op on a json column.
 func ConvertPayloadColumn(ctx context.Context, pool *pgxpool.Pool) error {
 	err := pgx.BeginFunc(ctx, pool, func(tx pgx.Tx) error {
-		if _, err := tx.Exec(ctx, `SELECT pg_advisory_xact_lock(hashtextextended('helikon_session_migrations', 0))`); err != nil {
+		if _, err := tx.Exec(ctx, migrationLockSQL); err != nil {
 			return err
 		}
 		var typ string
@@ -81,5 +86,6 @@ func ConvertPayloadColumn(ctx context.Context, pool *pgxpool.Pool) error {
 	if err != nil {
 		return wrap("convert the payload column", err)
 	}
+	leftJSONB.Delete(pool)
 	return nil
 }
