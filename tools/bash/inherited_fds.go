@@ -19,7 +19,14 @@ const maxUnlistedFD = 4096
 // since a descriptor may be inherited or handed over (os.NewFile) at any
 // time; a child of this process that means to pass one on must use
 // exec.Cmd.ExtraFiles, which it should anyway.
+//
+// On Linux 5.11 and later one close_range call marks them all; elsewhere
+// each listed descriptor takes its own fcntl, so a process holding many
+// (a server's sockets) pays for each of them on every command.
 func closeInheritedOnExec() {
+	if markAboveStderrCloseOnExec() {
+		return
+	}
 	for _, dir := range []string{"/proc/self/fd", "/dev/fd"} {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
