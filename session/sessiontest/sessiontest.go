@@ -69,6 +69,7 @@ var cases = []struct {
 	{"EmptyAppendIsNoOp", testEmptyAppend},
 	{"SnapshotEqualsProjectOfEvents", testSnapshot},
 	{"CancelledContextPersistsNothing", testCancelled},
+	{"ACancelDuringALongReadIsAllOrAnError", testCancelledMidRead},
 	{"ConcurrentWritersNoGapNoDuplicateNoLoss", testConcurrent},
 	{"InvalidToolArgumentsStoredLosslessly", testInvalidArgs},
 	{"NULCharactersStoredLosslessly", testNUL},
@@ -247,6 +248,57 @@ func testCancelled(t *testing.T, s helikon.Session) {
 	}
 	mustAppend(t, s, texts("kept")...)
 	checkContiguous(t, mustEvents(t, s, helikon.Beginning), 1)
+}
+
+// testCancelledMidRead cancels reads of a log of several thousand events
+// (several pages, batches and round trips on every backend) at moments
+// spread over the read: each returns the whole log or an error matching
+// context.Canceled, never a part of the log, and the session reads whole
+// afterwards (no connection is left mid-reply for the next caller).
+func testCancelledMidRead(t *testing.T, s helikon.Session) {
+	const batches, perBatch = 30, 100
+	batch := make([]string, perBatch)
+	for i := range batch {
+		batch[i] = fmt.Sprintf("event %d of a long log, long enough to fill pages and batches", i)
+	}
+	for range batches {
+		mustAppend(t, s, texts(batch...)...)
+	}
+	const want = batches * perBatch
+	outcomes := map[string]int{}
+	for step := range 40 {
+		for _, read := range []struct {
+			name string
+			n    func(ctx context.Context) (int, error)
+		}{
+			{"Events", func(ctx context.Context) (int, error) {
+				evs, err := s.Events(ctx, helikon.Beginning)
+				return len(evs), err
+			}},
+			{"Snapshot", func(ctx context.Context) (int, error) {
+				items, err := s.Snapshot(ctx)
+				return len(items), err
+			}},
+		} {
+			ctx, cancel := context.WithCancel(t.Context())
+			timer := time.AfterFunc(time.Duration(step)*150*time.Microsecond, cancel)
+			n, err := read.n(ctx)
+			timer.Stop()
+			cancel()
+			switch {
+			case err == nil && n == want:
+				outcomes["whole"]++
+			case err != nil && errors.Is(err, context.Canceled):
+				outcomes["cancelled"]++
+			case err == nil:
+				t.Fatalf("%s cancelled after %v returned %d of %d events and no error", read.name, time.Duration(step)*150*time.Microsecond, n, want)
+			default:
+				t.Fatalf("%s cancelled after %v = %v, want the whole log or an error matching context.Canceled", read.name, time.Duration(step)*150*time.Microsecond, err)
+			}
+		}
+	}
+	t.Logf("reads cancelled at 40 moments: %v", outcomes)
+	checkContiguous(t, mustEvents(t, s, helikon.Beginning), want)
 }
 
 func testConcurrent(t *testing.T, s helikon.Session) {
