@@ -32,12 +32,30 @@ func bareXAdd(b *testing.B) sessiontest.Baseline {
 	}
 }
 
+// benchLayouts are the layouts the append benchmarks measure, each against
+// the same bare XADD loop.
+var benchLayouts = []struct {
+	name string
+	opts []rsession.Option
+}{
+	{"list", nil},
+	{"stream", []rsession.Option{rsession.WithStreamLayout()}},
+}
+
 func BenchmarkAppendOne(b *testing.B) {
-	sessiontest.BenchAppend(b, openSession(b, sessiontest.UniqueID(b)), 1, bareXAdd(b))
+	for _, l := range benchLayouts {
+		b.Run(l.name, func(b *testing.B) {
+			sessiontest.BenchAppend(b, openSession(b, sessiontest.UniqueID(b), l.opts...), 1, bareXAdd(b))
+		})
+	}
 }
 
 func BenchmarkAppendBatch10(b *testing.B) {
-	sessiontest.BenchAppend(b, openSession(b, sessiontest.UniqueID(b)), 10, bareXAdd(b))
+	for _, l := range benchLayouts {
+		b.Run(l.name, func(b *testing.B) {
+			sessiontest.BenchAppend(b, openSession(b, sessiontest.UniqueID(b), l.opts...), 10, bareXAdd(b))
+		})
+	}
 }
 
 func BenchmarkSnapshot1000(b *testing.B) {
@@ -69,6 +87,12 @@ func BenchmarkLoadRedisHistory(b *testing.B) {
 	sessiontest.BenchLoadHistory(b, historyStore(b))
 }
 
+// BenchmarkLoadRedisStreamHistory is BenchmarkLoadRedisHistory for a
+// session stored as a stream (WithStreamLayout).
+func BenchmarkLoadRedisStreamHistory(b *testing.B) {
+	sessiontest.BenchLoadHistory(b, historyStore(b, rsession.WithStreamLayout()))
+}
+
 // legacyEvents reads the log as Events did before issue 22: the same
 // XRANGE (of the stream in that version's layout, legacyLayout), every
 // payload through the general decoder.
@@ -95,15 +119,16 @@ func legacyEvents(ctx context.Context, client *redis.Client, stream string) ([]h
 	return events, nil
 }
 
-// historyStore is the Redis store of the history benchmarks.
-func historyStore(b *testing.B) sessiontest.HistoryStore {
+// historyStore is the Redis store of the history benchmarks, its sessions
+// opened with opts.
+func historyStore(b *testing.B, opts ...rsession.Option) sessiontest.HistoryStore {
 	client := testClient(b)
 	keys := func(id string) []string {
 		return []string{"helikon:session:{" + id + "}:events", "helikon:session:{" + id + "}:seq", "helikon:session:{" + id + "}:snapshot"}
 	}
 	return sessiontest.HistoryStore{
 		Open: func(tb testing.TB, id string) helikon.Session {
-			s, err := rsession.New(client, id)
+			s, err := rsession.New(client, id, opts...)
 			if err != nil {
 				tb.Fatal(err)
 			}
@@ -120,14 +145,14 @@ func historyStore(b *testing.B) sessiontest.HistoryStore {
 		},
 		Drop: func(ctx context.Context, id string) error { return client.Del(ctx, keys(id)...).Err() },
 		OpenSnapshotting: func(tb testing.TB, id string) helikon.Session {
-			s, err := rsession.New(client, id, rsession.WithSnapshotEvery(400))
+			s, err := rsession.New(client, id, append(opts, rsession.WithSnapshotEvery(400))...)
 			if err != nil {
 				tb.Fatal(err)
 			}
 			return s
 		},
 		SaveSnapshot: func(ctx context.Context, id string) error {
-			s, err := rsession.New(client, id)
+			s, err := rsession.New(client, id, opts...)
 			if err != nil {
 				return err
 			}
@@ -140,27 +165,53 @@ func historyStore(b *testing.B) sessiontest.HistoryStore {
 	}
 }
 
-// legacyLayout rewrites stream in the layout of the pre-issue-22 append
-// script: seq, kind, ts (Unix nanoseconds) and payload per entry, under
-// the same ids.
-func legacyLayout(ctx context.Context, client *redis.Client, stream string) error {
-	msgs, err := client.XRange(ctx, stream, "-", "+").Result()
+// legacyLayout rewrites the session log at key, a list or a stream, as
+// the stream the pre-issue-22 append script wrote: seq, kind, ts (Unix
+// nanoseconds) and payload per entry, under the IDs "<seq>-1".
+func legacyLayout(ctx context.Context, client *redis.Client, key string) error {
+	type event struct{ seq, payload string }
+	var events []event
+	typ, err := client.Type(ctx, key).Result()
 	if err != nil {
 		return err
 	}
+	switch typ {
+	case "list":
+		items, err := client.LRange(ctx, key, 0, -1).Result()
+		if err != nil {
+			return err
+		}
+		for _, it := range items {
+			seq, payload, ok := strings.Cut(it, " ")
+			if !ok {
+				return fmt.Errorf("list item %.40q is not <seq> <payload>", it)
+			}
+			events = append(events, event{seq, payload})
+		}
+	case "stream":
+		msgs, err := client.XRange(ctx, key, "-", "+").Result()
+		if err != nil {
+			return err
+		}
+		for _, m := range msgs {
+			payload, _ := m.Values["payload"].(string)
+			events = append(events, event{strings.TrimSuffix(m.ID, "-1"), payload})
+		}
+	default:
+		return fmt.Errorf("%s is a %s", key, typ)
+	}
 	pipe := client.Pipeline()
-	pipe.Del(ctx, stream)
-	for _, m := range msgs {
-		payload, _ := m.Values["payload"].(string)
+	pipe.Del(ctx, key)
+	for _, ev := range events {
 		var head struct {
 			Type string    `json:"type"`
 			TS   time.Time `json:"ts"`
 		}
-		if err := json.Unmarshal([]byte(payload), &head); err != nil {
+		if err := json.Unmarshal([]byte(ev.payload), &head); err != nil {
 			return err
 		}
-		pipe.XAdd(ctx, &redis.XAddArgs{Stream: stream, ID: m.ID,
-			Values: []any{"seq", strings.TrimSuffix(m.ID, "-1"), "kind", head.Type, "ts", head.TS.UnixNano(), "payload", payload}})
+		pipe.XAdd(ctx, &redis.XAddArgs{Stream: key, ID: ev.seq + "-1",
+			Values: []any{"seq", ev.seq, "kind", head.Type, "ts", head.TS.UnixNano(), "payload", ev.payload}})
 	}
 	_, err = pipe.Exec(ctx)
 	return err

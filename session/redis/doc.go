@@ -1,20 +1,11 @@
-// Package redis stores [helikon.Session] logs in Redis Streams, through
+// Package redis stores [helikon.Session] logs in Redis, through
 // go-redis/v9: the low-latency shared store.
 //
-// Each session is a stream at helikon:session:{id}:events. An entry's ID
-// is "<seq>-1", its sequence id, and it holds one field, payload: the
-// event's JSON, its kind and time included. Entries written by earlier
-// versions also carry seq, and earlier still kind and ts (Unix
-// nanoseconds), copies of what the ID and the payload hold; this version
-// takes the sequence id from the ID and the payload by name, so every form
-// reads alike and no migration is needed. (Each copy dropped made a full
-// read cheaper: kind and ts about a third for the server; then an XRANGE
-// of 1,000 entries took the server 472 µs with seq and 294 µs without.)
-// The version before this one reads seq from its field and fails
-// on an entry without it, so during a rolling upgrade from it open
-// sessions [WithSeqField] until no process of it is left. The braces make
-// the id a Redis Cluster hash tag, so a session's stream and its counter
-// live in one slot. The package shares its name with
+// Each session is a Redis list at helikon:session:{id}:events, an item
+// per event, oldest first. An item is "<seq> <payload>": the event's
+// sequence id in decimal, a space, and the event's JSON, its kind and time
+// included. The braces make the id a Redis Cluster hash tag, so a
+// session's keys live in one slot. The package shares its name with
 // go-redis, so import it under another name:
 //
 //	import (
@@ -30,25 +21,55 @@
 // business: configure them on the client (Options.TLSConfig, a
 // ClusterClient, …) and pass it in.
 //
+// # Sessions stored as streams
+//
+// Versions before lists stored each session as a Redis Stream at the same
+// key, an entry per event under the ID "<seq>-1", beside a counter at
+// helikon:session:{id}:seq. Such a session stays a stream: this version
+// reads it (entries of every earlier form: payload alone, with seq, or
+// with kind and ts too) and appends to it in place, so no migration is
+// needed. A list is the faster layout to read: an LRANGE of 1,000 items
+// takes the server 74–95 µs against an XRANGE's 294 µs, and its reply is
+// one bulk string an event instead of three, so a cold load of 1,000 runs
+// took 0.56–0.71 of the time a stream's did (docs/sessions.md).
+//
+// A process of an earlier version cannot read a list. It fails on one
+// rather than split the session: its reads get WRONGTYPE, and its append
+// script refuses before writing anything, because the counter it checks
+// for is not there ([ErrSequenceLost]). So during a rolling upgrade from
+// such a version, open sessions [WithStreamLayout] (and [WithSeqField],
+// for versions that read that field), so that sessions created meanwhile
+// are streams the old processes read too; drop the options once none is
+// left. Existing sessions keep their layout either way.
+//
 // # Atomic appends
 //
-// An append is one Lua script, which Redis runs atomically: it reserves
-// the batch's sequence ids with INCRBY on helikon:session:{id}:seq and
-// XADDs each event with the stream ID "<seq>-1". Concurrent writers can
-// therefore never share or skip a sequence id, and reads after a position
-// are a range seek on the stream. Because seq comes from the counter
-// rather than the stream's length, it stays unique and monotonic when the
-// stream is trimmed.
+// An append is one Lua script, which Redis runs atomically, in the layout
+// the key already has. On a list it takes the next sequence id from the
+// last item's (LINDEX -1), RPUSHes the batch and, with [WithMaxLen],
+// LTRIMs the front. On a stream it reserves the batch's ids with INCRBY on
+// the counter and XADDs each event. Concurrent writers can therefore never
+// share or skip a sequence id, and ids stay unique and monotonic when the
+// log is trimmed.
 //
 // # Reads
 //
-// Events and loads read the stream with XRANGE in pages of 1,000 entries,
-// so one command never holds the server for a whole long log, into a
-// reused buffer as raw RESP, and decode each payload straight from it
-// (go-redis's parsed XRANGE reply costs about fifteen allocations an
-// entry). go-redis neither retries a raw command nor follows a cluster's
+// Events and loads read in pages of 1,000 events, so one command never
+// holds the server for a whole long log, into a reused buffer as raw RESP,
+// and decode each payload straight from it (go-redis's parsed XRANGE reply
+// costs about fifteen allocations an entry). A stream is read by sequence
+// id (XRANGE). A list is read by position (LRANGE), and a trim moves every
+// position, so each page checks where it landed by the sequence ids its
+// items carry: a page after the first starts at the last item already read,
+// which must come back first, and a page that lands elsewhere is asked for
+// again where its items say the log now starts. A read that knows where
+// the session's list began (from its last read) asks for the events after
+// a position in one command, an incremental load of a warm session
+// included.
+//
+// go-redis neither retries a raw command nor follows a cluster's
 // redirection for it, so a page is retried once on a broken connection,
-// and read through go-redis's parsed XRANGE on MOVED, ASK, TRYAGAIN or
+// and read through go-redis's parsed reply on MOVED, ASK, TRYAGAIN or
 // CLUSTERDOWN. Appends never leave a hole, so the pages of a read join
 // up; only a trim ([WithMaxLen]) by another handle between two pages can
 // break that: the read then starts over (twice at most, then fails with
@@ -56,16 +77,16 @@
 //
 // # Retention
 //
-// By default a stream grows without bound. [WithMaxLen] trims each
-// session's stream to its newest n entries on every append (XADD MAXLEN).
-// The trade-off: trimmed events are gone from Events and Snapshot, so a
-// snapshot may begin mid-conversation, even with a tool result whose call
-// was trimmed, which some providers reject; an old compaction summary can
-// be trimmed too. Choose n well above the compaction window of a
+// By default a log grows without bound. [WithMaxLen] trims each session's
+// log to its newest n events on every append. The trade-off: trimmed
+// events are gone from Events and Snapshot, so a snapshot may begin
+// mid-conversation, even with a tool result whose call was trimmed, which
+// some providers reject; an old compaction summary can be trimmed too.
+// Choose n well above the compaction window of a
 // [helikon.CompactingSession] wrapping the session, or keep the default
 // and bound the context with compaction alone.
 //
 // Run the session keyspace under maxmemory-policy noeviction: an evicted
-// stream loses history, and an evicted counter would reuse sequence ids,
-// which the append script refuses ([ErrSequenceLost]).
+// log loses history, and an evicted stream counter would reuse sequence
+// ids, which the append script refuses ([ErrSequenceLost]).
 package redis

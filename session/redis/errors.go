@@ -14,10 +14,12 @@ import (
 // ErrEmptyID reports a session opened without an id.
 var ErrEmptyID = errors.New("redis: session id is empty")
 
-// ErrSequenceLost reports a session whose sequence counter is gone while
-// its stream remains, as happens when an eviction policy drops the counter
-// key. Appending would reuse sequence ids, so the append is refused and
-// nothing is stored.
+// ErrSequenceLost reports a session stored as a stream whose sequence
+// counter is gone while the stream remains, as happens when an eviction
+// policy drops the counter key. Appending would reuse sequence ids, so the
+// append is refused and nothing is stored. (A process of a version before
+// lists gets it too, from its own append script, on a session stored as a
+// list: see the package documentation.)
 var ErrSequenceLost = errors.New("redis: session sequence counter lost")
 
 // wrap adds op (what failed) to err. A failure that is neither the server's
@@ -36,9 +38,9 @@ func wrap(op string, err error) error {
 	}
 }
 
-// ErrTrimmedDuringRead reports a read of a capped stream ([WithMaxLen])
+// ErrTrimmedDuringRead reports a read of a capped log ([WithMaxLen])
 // that appends by another handle trimmed while it was under way, between
 // two of its pages: the events it had returned and the ones after the
 // trim are not one contiguous part of the log. Events and the session's
 // loads read again from the start, twice at most, before they return it.
-var ErrTrimmedDuringRead = errors.New("redis: session stream trimmed during a read")
+var ErrTrimmedDuringRead = errors.New("redis: session log trimmed during a read")

@@ -32,7 +32,7 @@ func Example() {
 	fmt.Println(len(history), "messages")
 }
 
-// A retention bound keeps each session's stream to its newest entries.
+// A retention bound keeps each session to its newest events.
 // New does no I/O, so this example runs without a server.
 func ExampleWithMaxLen() {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
@@ -41,6 +41,20 @@ func ExampleWithMaxLen() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(session.StreamKey())
+	fmt.Println(session.EventsKey())
 	// Output: helikon:session:{user-42}:events
+}
+
+// During a rolling upgrade from a version that stored sessions as streams
+// only, new sessions are made streams too, with the seq field those
+// versions read; existing sessions keep their layout either way.
+func ExampleWithStreamLayout() {
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	defer client.Close()
+	session, err := rsession.New(client, "user-42", rsession.WithStreamLayout(), rsession.WithSeqField())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(session.SessionID())
+	// Output: user-42
 }

@@ -161,21 +161,40 @@ func openInternal(t *testing.T, client *redis.Client, id string, opts ...Option)
 	return s
 }
 
-// Reads of several pages pass the whole conformance suite.
-func TestSession_ConformanceInSmallPages(t *testing.T) {
-	client := testClient(t)
-	withPage(t, 2)
-	sessiontest.RunStore(t, func(t *testing.T, id string) helikon.Session { return openInternal(t, client, id) })
+// layouts are the two ways a session is stored.
+var layouts = []struct {
+	name string
+	opts []Option
+}{
+	{"list", nil},
+	{"stream", []Option{WithStreamLayout()}},
 }
 
-// A read of a capped stream that appends trim past between two of its
-// pages reports it rather than returning events with a hole in them.
+// Reads of several pages pass the whole conformance suite.
+func TestSession_ConformanceInSmallPages(t *testing.T) {
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) {
+			client := testClient(t)
+			withPage(t, 2)
+			sessiontest.RunStore(t, func(t *testing.T, id string) helikon.Session { return openInternal(t, client, id, l.opts...) })
+		})
+	}
+}
+
+// A read of a capped log that appends trim past between two of its pages
+// reports it rather than returning events with a hole in them.
 func TestEach_TrimBetweenPagesIsErrTrimmedDuringRead(t *testing.T) {
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) { testTrimBetweenPages(t, l.opts) })
+	}
+}
+
+func testTrimBetweenPages(t *testing.T, opts []Option) {
 	client := testClient(t)
 	withPage(t, 2)
 	id := sessiontest.UniqueID(t)
-	reader := openInternal(t, client, id)
-	writer := openInternal(t, client, id, WithMaxLen(2))
+	reader := openInternal(t, client, id, opts...)
+	writer := openInternal(t, client, id, append(opts, WithMaxLen(2))...)
 	for i := range 2 {
 		if err := writer.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
 			t.Fatal(err)
@@ -207,10 +226,16 @@ func TestEach_TrimBetweenPagesIsErrTrimmedDuringRead(t *testing.T) {
 
 // Pages of a read that nothing trims join up, whatever is appended meanwhile.
 func TestEach_PagesJoinUpUnderAppends(t *testing.T) {
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) { testPagesJoinUp(t, l.opts) })
+	}
+}
+
+func testPagesJoinUp(t *testing.T, opts []Option) {
 	client := testClient(t)
 	withPage(t, 3)
 	id := sessiontest.UniqueID(t)
-	s := openInternal(t, client, id)
+	s := openInternal(t, client, id, opts...)
 	for i := range 7 {
 		if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
 			t.Fatal(err)
@@ -251,7 +276,7 @@ func TestReplyError_ClusterRedirectionsRecognised(t *testing.T) {
 func TestParsedPage_ReadsWhatThePageDoes(t *testing.T) {
 	client := testClient(t)
 	withPage(t, 3)
-	s := openInternal(t, client, sessiontest.UniqueID(t))
+	s := openInternal(t, client, sessiontest.UniqueID(t), WithStreamLayout())
 	for i := range 5 {
 		if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
 			t.Fatal(err)
@@ -267,10 +292,40 @@ func TestParsedPage_ReadsWhatThePageDoes(t *testing.T) {
 		}
 		return got
 	}
-	raw := read(func(fn func(int64, []byte) error) error { return s.page(t.Context(), new(bytes.Buffer), 1, fn) })
-	parsed := read(func(fn func(int64, []byte) error) error { return s.parsedPage(t.Context(), "1-0", fn) })
+	raw := read(func(fn func(int64, []byte) error) error { return s.streamPage(t.Context(), new(bytes.Buffer), 1, fn) })
+	parsed := read(func(fn func(int64, []byte) error) error { return s.parsedStreamPage(t.Context(), "1-0", fn) })
 	if len(raw) != 3 || raw[0].seq != 1 || fmt.Sprint(raw) != fmt.Sprint(parsed) {
 		t.Fatalf("raw page %v, parsed page %v; want seq 1..3 alike", raw, parsed)
+	}
+}
+
+// The parsed list read a redirection falls back to returns what the raw
+// one does.
+func TestParsedListPage_ReadsWhatThePageDoes(t *testing.T) {
+	client := testClient(t)
+	s := openInternal(t, client, sessiontest.UniqueID(t))
+	for i := range 5 {
+		if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := s.listPage(t.Context(), new(bytes.Buffer), nil, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := s.parsedListPage(t.Context(), nil, 1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	show := func(items []item) string {
+		var b strings.Builder
+		for _, it := range items {
+			fmt.Fprintf(&b, "%d:%s ", it.seq, it.payload)
+		}
+		return b.String()
+	}
+	if len(raw) != 3 || raw[0].seq != 1 || show(raw) != show(parsed) {
+		t.Fatalf("raw page %s, parsed page %s; want seq 1..3 alike", show(raw), show(parsed))
 	}
 }
 
@@ -301,36 +356,42 @@ func (h *failFirst) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 
 // go-redis does not retry a raw read; the page retries once itself.
 func TestPage_RetriesOnceOnABrokenConnection(t *testing.T) {
-	for _, tc := range []struct {
-		failures int
-		wantErr  bool
-	}{{1, false}, {2, true}} {
-		t.Run(fmt.Sprint(tc.failures, " failures"), func(t *testing.T) {
-			client := testClient(t)
-			s := openInternal(t, client, sessiontest.UniqueID(t))
-			if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "x"})); err != nil {
-				t.Fatal(err)
-			}
-			client.AddHook(&failFirst{n: tc.failures})
-			evs, err := s.Events(t.Context(), helikon.Beginning)
-			if tc.wantErr {
-				if !errors.Is(err, helikon.ErrSessionUnavailable) {
-					t.Fatalf("Events after %d broken reads = %v, want ErrSessionUnavailable", tc.failures, err)
-				}
-				return
-			}
-			if err != nil || len(evs) != 1 {
-				t.Fatalf("Events after one broken read = %v, %v; want the event", evs, err)
-			}
-		})
+	for _, l := range layouts {
+		for _, tc := range []struct {
+			failures int
+			wantErr  bool
+		}{{1, false}, {2, true}} {
+			t.Run(fmt.Sprint(l.name, "/", tc.failures, " failures"), func(t *testing.T) {
+				testRetry(t, l.opts, tc.failures, tc.wantErr)
+			})
+		}
+	}
+}
+
+func testRetry(t *testing.T, opts []Option, failures int, wantErr bool) {
+	client := testClient(t)
+	s := openInternal(t, client, sessiontest.UniqueID(t), opts...)
+	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "x"})); err != nil {
+		t.Fatal(err)
+	}
+	client.AddHook(&failFirst{n: failures})
+	evs, err := s.Events(t.Context(), helikon.Beginning)
+	if wantErr {
+		if !errors.Is(err, helikon.ErrSessionUnavailable) {
+			t.Fatalf("Events after %d broken reads = %v, want ErrSessionUnavailable", failures, err)
+		}
+		return
+	}
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("Events after one broken read = %v, %v; want the event", evs, err)
 	}
 }
 
 // trimBeforeSecondPage appends through writer, which trims, just before
-// the second raw XRANGE of every read, so the read's pages no longer join.
+// a raw read that does not start at the log's start (the second page of
+// a read), so the read's pages no longer join.
 type trimBeforeSecondPage struct {
 	writer *Session
-	reads  int
 	times  int // how many reads to overtake
 }
 
@@ -340,9 +401,8 @@ func (h *trimBeforeSecondPage) ProcessPipelineHook(next redis.ProcessPipelineHoo
 }
 func (h *trimBeforeSecondPage) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		if _, ok := cmd.(*redis.RawWriteToCmd); ok {
-			h.reads++
-			if h.reads%2 == 0 && h.times > 0 {
+		if start := fmt.Sprint(cmd.Args()[2]); isRaw(cmd) && start != "0" && start != "0-0" {
+			if h.times > 0 {
 				h.times--
 				for i := range 4 {
 					if err := h.writer.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint("late ", i)})); err != nil {
@@ -355,39 +415,50 @@ func (h *trimBeforeSecondPage) ProcessHook(next redis.ProcessHook) redis.Process
 	}
 }
 
+func isRaw(cmd redis.Cmder) bool {
+	_, ok := cmd.(*redis.RawWriteToCmd)
+	return ok
+}
+
 // Events and loads start over when a trim overtakes them, and return the
-// stream as it is then, without a hole.
+// log as it is then, without a hole.
 func TestEvents_OvertakenByATrimReadsAgain(t *testing.T) {
-	for _, tc := range []struct {
-		overtaken int
-		wantErr   bool
-	}{{1, false}, {2, false}, {3, true}} {
-		t.Run(fmt.Sprint(tc.overtaken, " overtaken"), func(t *testing.T) {
-			withPage(t, 2)
-			id := sessiontest.UniqueID(t)
-			writer := openInternal(t, testClient(t), id, WithMaxLen(2))
-			for i := range 2 {
-				if err := writer.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
-					t.Fatal(err)
-				}
-			}
-			client := testClient(t)
-			client.AddHook(&trimBeforeSecondPage{writer: writer, times: tc.overtaken})
-			reader := openInternal(t, client, id)
-			evs, err := reader.Events(t.Context(), helikon.Beginning)
-			if tc.wantErr {
-				if !errors.Is(err, ErrTrimmedDuringRead) {
-					t.Fatalf("Events overtaken %d times = %v, %v; want ErrTrimmedDuringRead", tc.overtaken, evs, err)
-				}
-				return
-			}
-			if err != nil || len(evs) != 2 || evs[1].Seq != evs[0].Seq+1 {
-				t.Fatalf("Events overtaken %d times = %v, %v; want the last 2 events, contiguous", tc.overtaken, evs, err)
-			}
-			p, err := reader.LoadProjection(t.Context())
-			if err != nil || len(p.Items()) != 2 {
-				t.Fatalf("LoadProjection = %v, %v; want 2 items", p, err)
-			}
-		})
+	for _, l := range layouts {
+		for _, tc := range []struct {
+			overtaken int
+			wantErr   bool
+		}{{1, false}, {2, false}, {3, true}} {
+			t.Run(fmt.Sprint(l.name, "/", tc.overtaken, " overtaken"), func(t *testing.T) {
+				testOvertaken(t, l.opts, tc.overtaken, tc.wantErr)
+			})
+		}
+	}
+}
+
+func testOvertaken(t *testing.T, opts []Option, overtaken int, wantErr bool) {
+	withPage(t, 2)
+	id := sessiontest.UniqueID(t)
+	writer := openInternal(t, testClient(t), id, append(opts, WithMaxLen(2))...)
+	for i := range 2 {
+		if err := writer.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client := testClient(t)
+	client.AddHook(&trimBeforeSecondPage{writer: writer, times: overtaken})
+	reader := openInternal(t, client, id, opts...)
+	evs, err := reader.Events(t.Context(), helikon.Beginning)
+	if wantErr {
+		if !errors.Is(err, ErrTrimmedDuringRead) {
+			t.Fatalf("Events overtaken %d times = %v, %v; want ErrTrimmedDuringRead", overtaken, evs, err)
+		}
+		return
+	}
+	if err != nil || len(evs) != 2 || evs[1].Seq != evs[0].Seq+1 {
+		t.Fatalf("Events overtaken %d times = %v, %v; want the last 2 events, contiguous", overtaken, evs, err)
+	}
+	p, err := reader.LoadProjection(t.Context())
+	if err != nil || len(p.Items()) != 2 {
+		t.Fatalf("LoadProjection = %v, %v; want 2 items", p, err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/redis/go-redis/v9"
 
@@ -11,16 +12,25 @@ import (
 	"github.com/paigasus/helikon/session/internal/eventcodec"
 )
 
-// Session is a [helikon.Session] whose log is a Redis Stream. Any number of
-// Sessions, in any number of processes, may share an id.
+// Session is a [helikon.Session] whose log is a Redis list (or a Redis
+// Stream, for sessions created as one). Any number of Sessions, in any
+// number of processes, may share an id.
 type Session struct {
 	client redis.UniversalClient
 	id     string
-	events string // the stream key
-	seq    string // the counter key
+	events string // the list's or stream's key
+	seq    string // a stream's counter key
 	maxLen int64
-	// seqField makes appends write each entry's seq as a field too.
+	// create is the layout a new session is created in.
+	create layout
+	// seqField makes appends to a stream write each entry's seq as a field
+	// too.
 	seqField bool
+	// layout is the layout the session was last read in, 0 before the
+	// first read; listBase the sequence id a list read last found at its
+	// first position. Both are hints a read checks.
+	layout   atomic.Int32
+	listBase atomic.Int64
 	// snapshot is the snapshot hash's key, used WithSnapshotEvery.
 	snapshot      string
 	snapshotEvery int
@@ -32,6 +42,7 @@ var _ helikon.Session = (*Session)(nil)
 type Option func(*config)
 
 type config struct {
+	streams       bool
 	seqField      bool
 	maxLen        int64
 	maxLenSet     bool
@@ -46,13 +57,25 @@ func WithMaxLen(n int64) Option {
 	return func(c *config) { c.maxLen, c.maxLenSet = n, true }
 }
 
-// WithSeqField makes appends write each entry's sequence id as a field
-// too, beside the payload, as versions before this one did. Those
-// versions read the field, and fail on an entry without it ("bad seq"),
-// so set it while processes of an earlier version read the same sessions
-// (a rolling upgrade), and drop it once none is left: the server reads an
-// entry without the field in about 0.6 of the time (docs/sessions.md).
-// This version reads entries of either form.
+// WithStreamLayout makes the session, if it is new, a Redis Stream, as
+// versions before lists made every session. Those versions cannot read a
+// list, and fail on one rather than write beside it (WRONGTYPE on reads,
+// [ErrSequenceLost] on appends), so set this during a rolling upgrade,
+// while processes of an earlier version open the same sessions, and drop
+// it once none is left (see the package documentation). A session that
+// exists keeps its layout whatever the option says: this version reads
+// and appends to either.
+func WithStreamLayout() Option {
+	return func(c *config) { c.streams = true }
+}
+
+// WithSeqField makes appends to a stream write each entry's sequence id as
+// a field too, beside the payload, as versions before the payload-only
+// entries did. Those versions read the field, and fail on an entry
+// without it ("bad seq"), so during a rolling upgrade from them use it
+// with [WithStreamLayout] until none is left: the server reads an entry
+// without the field in about 0.6 of the time (docs/sessions.md). This
+// version reads entries of either form. Appends to a list ignore it.
 func WithSeqField() Option {
 	return func(c *config) { c.seqField = true }
 }
@@ -77,12 +100,17 @@ func New(client redis.UniversalClient, id string, opts ...Option) (*Session, err
 	if cfg.snapshotSet && cfg.snapshotEvery <= 0 {
 		return nil, fmt.Errorf("redis: snapshot interval %d must be positive", cfg.snapshotEvery)
 	}
+	create := layoutList
+	if cfg.streams {
+		create = layoutStream
+	}
 	return &Session{
 		client: client,
 		id:     id,
 		events: "helikon:session:{" + id + "}:events",
 		seq:    "helikon:session:{" + id + "}:seq",
 		maxLen: cfg.maxLen,
+		create: create,
 
 		seqField: cfg.seqField,
 
@@ -94,8 +122,9 @@ func New(client redis.UniversalClient, id string, opts ...Option) (*Session, err
 // SessionID returns the id the session reads and writes.
 func (s *Session) SessionID() string { return s.id }
 
-// StreamKey returns the key of the session's stream.
-func (s *Session) StreamKey() string { return s.events }
+// EventsKey returns the key of the session's events: a list, or a stream
+// for a session created as one.
+func (s *Session) EventsKey() string { return s.events }
 
 // Append stores events after the last one, atomically, giving them
 // consecutive sequence ids.
@@ -110,12 +139,12 @@ func (s *Session) Append(ctx context.Context, events ...helikon.SessionEvent) er
 	if err != nil {
 		return fmt.Errorf("redis: append to session %q: %w", s.id, err)
 	}
-	args := make([]any, 0, 2+len(recs))
+	args := make([]any, 0, 3+len(recs))
 	seqField := "0"
 	if s.seqField {
 		seqField = "1"
 	}
-	args = append(args, s.maxLen, seqField)
+	args = append(args, s.maxLen, seqField, s.create.String())
 	for _, r := range recs {
 		args = append(args, r.Payload)
 	}
@@ -126,7 +155,7 @@ func (s *Session) Append(ctx context.Context, events ...helikon.SessionEvent) er
 }
 
 // Events returns the events after position after, in order. With
-// [WithMaxLen], events trimmed from the stream are not returned.
+// [WithMaxLen], events trimmed from the log are not returned.
 func (s *Session) Events(ctx context.Context, after helikon.SequenceID) ([]helikon.SessionEvent, error) {
 	return again(func() ([]helikon.SessionEvent, error) { return eventcodec.Collect(ctx, s.each, after) })
 }

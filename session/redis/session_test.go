@@ -57,7 +57,7 @@ func openSession(t testing.TB, id string, opts ...rsession.Option) *rsession.Ses
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() { deleteKeys(t, client, s.StreamKey(), "helikon:session:{"+id+"}:seq") })
+	t.Cleanup(func() { deleteKeys(t, client, s.EventsKey(), "helikon:session:{"+id+"}:seq") })
 	return s
 }
 
@@ -67,13 +67,29 @@ func deleteKeys(t testing.TB, client *redis.Client, keys ...string) {
 	}
 }
 
-func TestSession_Conformance(t *testing.T) {
-	sessiontest.RunStore(t, func(t *testing.T, id string) helikon.Session { return openSession(t, id) })
+// layouts are the two ways a session is stored: new sessions are lists,
+// and sessions created WithStreamLayout (or by earlier versions) streams.
+var layouts = []struct {
+	name string
+	opts []rsession.Option
+}{
+	{"list", nil},
+	{"stream", []rsession.Option{rsession.WithStreamLayout()}},
 }
 
-// Sessions that write the seq field keep the whole contract too.
+func TestSession_Conformance(t *testing.T) {
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) {
+			sessiontest.RunStore(t, func(t *testing.T, id string) helikon.Session { return openSession(t, id, l.opts...) })
+		})
+	}
+}
+
+// Streams whose entries carry the seq field keep the whole contract too.
 func TestSession_ConformanceWithSeqField(t *testing.T) {
-	sessiontest.RunStore(t, func(t *testing.T, id string) helikon.Session { return openSession(t, id, rsession.WithSeqField()) })
+	sessiontest.RunStore(t, func(t *testing.T, id string) helikon.Session {
+		return openSession(t, id, rsession.WithStreamLayout(), rsession.WithSeqField())
+	})
 }
 
 func TestNew_RejectsBadInput(t *testing.T) {
@@ -102,13 +118,13 @@ func TestAppend_StreamEntriesCarryThePayloadUnderTheirSeq(t *testing.T) {
 		{"WithSeqField and WithMaxLen", []rsession.Option{rsession.WithSeqField(), rsession.WithMaxLen(5)}, map[string]bool{"seq": true, "payload": true}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := openSession(t, sessiontest.UniqueID(t), tc.opts...)
+			s := openSession(t, sessiontest.UniqueID(t), append(tc.opts, rsession.WithStreamLayout())...)
 			ev := helikon.HandoffOccurred("triage", "billing")
 			ev.Time = time.Unix(1700000000, 123456789).UTC()
 			if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "hi"}), ev); err != nil {
 				t.Fatal(err)
 			}
-			msgs, err := testClient(t).XRange(t.Context(), s.StreamKey(), "-", "+").Result()
+			msgs, err := testClient(t).XRange(t.Context(), s.EventsKey(), "-", "+").Result()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,12 +153,12 @@ func TestAppend_StreamEntriesCarryThePayloadUnderTheirSeq(t *testing.T) {
 // seq field, reads what this one appends WithSeqField.
 func TestWithSeqField_ThePreviousVersionReadsTheEntries(t *testing.T) {
 	id := sessiontest.UniqueID(t)
-	s := openSession(t, id, rsession.WithSeqField())
+	s := openSession(t, id, rsession.WithStreamLayout(), rsession.WithSeqField())
 	want := sessiontest.AllKinds()
 	if err := s.Append(t.Context(), want...); err != nil {
 		t.Fatal(err)
 	}
-	got, err := legacyEvents(t.Context(), testClient(t), s.StreamKey())
+	got, err := legacyEvents(t.Context(), testClient(t), s.EventsKey())
 	if err != nil {
 		t.Fatalf("the previous version's read: %v", err)
 	}
@@ -170,7 +186,7 @@ func TestEvents_ReadsEntriesInTheEarlierLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := client.XAdd(t.Context(), &redis.XAddArgs{Stream: s.StreamKey(), ID: "0-1",
+	if err := client.XAdd(t.Context(), &redis.XAddArgs{Stream: s.EventsKey(), ID: "0-1",
 		Values: []any{"seq", 0, "kind", "user_message", "ts", old.Time.UnixNano(), "payload", payload}}).Err(); err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +209,13 @@ func TestEvents_ReadsEntriesInTheEarlierLayout(t *testing.T) {
 // With a retention bound the stream keeps the newest entries and sequence
 // ids keep counting from where they were.
 func TestWithMaxLen_TrimsOldestAndKeepsSeqMonotonic(t *testing.T) {
-	s := openSession(t, sessiontest.UniqueID(t), rsession.WithMaxLen(3))
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) { testMaxLen(t, l.opts) })
+	}
+}
+
+func testMaxLen(t *testing.T, opts []rsession.Option) {
+	s := openSession(t, sessiontest.UniqueID(t), append(opts, rsession.WithMaxLen(3))...)
 	for i := range 4 {
 		batch := []helikon.SessionEvent{}
 		for j := range i + 1 {
@@ -237,11 +259,11 @@ func TestWithMaxLen_TrimsOldestAndKeepsSeqMonotonic(t *testing.T) {
 	}
 }
 
-// An evicted counter would make the next append reuse sequence ids; the
-// script refuses before writing anything.
+// An evicted counter would make the next append to a stream reuse
+// sequence ids; the script refuses before writing anything.
 func TestAppend_LostCounterRefusedAndNothingWritten(t *testing.T) {
 	id := sessiontest.UniqueID(t)
-	s := openSession(t, id)
+	s := openSession(t, id, rsession.WithStreamLayout())
 	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "a"}), helikon.UserMessage(helikon.TextPart{Text: "b"})); err != nil {
 		t.Fatal(err)
 	}
@@ -280,9 +302,13 @@ func TestAppend_UnreachableServerIsErrSessionUnavailable(t *testing.T) {
 }
 
 func TestSession_SnapshotConformance(t *testing.T) {
-	sessiontest.RunSnapshots(t, func(t *testing.T, id string, every int) sessiontest.SnapshotSession {
-		s := openSession(t, id, rsession.WithSnapshotEvery(every))
-		t.Cleanup(func() { deleteKeys(t, testClient(t), s.SnapshotKey()) })
-		return s
-	})
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) {
+			sessiontest.RunSnapshots(t, func(t *testing.T, id string, every int) sessiontest.SnapshotSession {
+				s := openSession(t, id, append(l.opts, rsession.WithSnapshotEvery(every))...)
+				t.Cleanup(func() { deleteKeys(t, testClient(t), s.SnapshotKey()) })
+				return s
+			})
+		})
+	}
 }
