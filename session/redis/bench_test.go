@@ -202,6 +202,17 @@ func legacyLayout(ctx context.Context, client *redis.Client, key string) error {
 	}
 	pipe := client.Pipeline()
 	pipe.Del(ctx, key)
+	// A stream's counter holds the number of ids handed out; a list has
+	// none, so one is made.
+	next := 0
+	if len(events) > 0 {
+		last, err := strconv.Atoi(events[len(events)-1].seq)
+		if err != nil {
+			return err
+		}
+		next = last + 1
+	}
+	pipe.Set(ctx, strings.TrimSuffix(key, ":events")+":seq", next, 0)
 	for _, ev := range events {
 		var head struct {
 			Type string    `json:"type"`
