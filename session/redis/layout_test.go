@@ -211,3 +211,31 @@ func TestAppend_AKeyOfAnotherTypeIsRefused(t *testing.T) {
 		t.Fatal("the refused append wrote a counter")
 	}
 }
+
+// A batch larger than one RPUSH's chunk of the script goes in whole, in
+// order, under consecutive ids.
+func TestAppend_ABatchOfThousandsGoesInWhole(t *testing.T) {
+	s := openSession(t, sessiontest.UniqueID(t))
+	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "first"})); err != nil {
+		t.Fatal(err)
+	}
+	batch := make([]helikon.SessionEvent, 2500)
+	for i := range batch {
+		batch[i] = helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})
+	}
+	if err := s.Append(t.Context(), batch...); err != nil {
+		t.Fatal(err)
+	}
+	evs, err := s.Events(t.Context(), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(evs) != len(batch) {
+		t.Fatalf("Events after 0 = %d events, want %d", len(evs), len(batch))
+	}
+	for i, ev := range evs {
+		if ev.Seq != helikon.SequenceID(i+1) || ev.Content[0].(helikon.TextPart).Text != fmt.Sprint(i) {
+			t.Fatalf("event %d = seq %d %v, want seq %d text %d", i, ev.Seq, ev.Content, i+1, i)
+		}
+	}
+}
