@@ -128,6 +128,13 @@ func (a *ahead) emit(ctx context.Context, seq int64, payload []byte) error {
 	if !a.started {
 		a.start()
 	}
+	// A select picks at random among ready cases, and once the decoder has
+	// stopped it drains what it is handed, so a hand-off would often
+	// still succeed: the stop is looked at first, or the read could go on
+	// for several batches nobody decodes.
+	if a.stopped() {
+		return errStopped
+	}
 	select {
 	case a.full <- a.cur:
 		a.cur = nil // the decoder's now
@@ -141,6 +148,9 @@ func (a *ahead) emit(ctx context.Context, seq int64, payload []byte) error {
 		a.cur = getBatch()
 		return nil
 	}
+	if a.stopped() {
+		return errStopped
+	}
 	select {
 	case a.cur = <-a.free:
 		a.cur.reset()
@@ -149,6 +159,16 @@ func (a *ahead) emit(ctx context.Context, seq int64, payload []byte) error {
 		return errStopped
 	case <-ctx.Done():
 		return ctx.Err()
+	}
+}
+
+// stopped reports whether the decoder has stopped early.
+func (a *ahead) stopped() bool {
+	select {
+	case <-a.stop:
+		return true
+	default:
+		return false
 	}
 }
 
