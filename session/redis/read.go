@@ -39,7 +39,7 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 		}
 	}()
 	delivered := false
-	count := func(ev helikon.SessionEvent) error {
+	deliver := func(ev helikon.SessionEvent) error {
 		delivered = true
 		return fn(ev)
 	}
@@ -47,9 +47,9 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 	for switched := false; ; switched = true {
 		var err error
 		if l == layoutList {
-			err = s.eachInList(ctx, buf, after, count)
+			err = s.eachInList(ctx, buf, after, deliver)
 		} else {
-			err = s.eachInStream(ctx, buf, after, count)
+			err = s.eachInStream(ctx, buf, after, deliver)
 		}
 		if isWrongType(err) && !switched && !delivered {
 			l = l.other()
