@@ -227,3 +227,47 @@ func legacyLayout(ctx context.Context, client *redis.Client, key string) error {
 	_, err = pipe.Exec(ctx)
 	return err
 }
+
+// BenchmarkConvertToList converts a stream of n S1-sized events to a list,
+// the stream rebuilt untimed before each iteration, and times in the same
+// iterations a bare XRANGE of the whole stream as the yardstick: the
+// conversion holds the server for its whole run.
+func BenchmarkConvertToList(b *testing.B) {
+	client := testClient(b)
+	payload, err := json.Marshal(sessiontest.BenchEvent())
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, n := range []int{4_000, rsession.MaxConvertEvents} {
+		b.Run(fmt.Sprint("events=", n), func(b *testing.B) {
+			ctx := b.Context()
+			id := sessiontest.UniqueID(b)
+			s := openSession(b, id)
+			stream := s.EventsKey()
+			var bare time.Duration
+			for b.Loop() {
+				b.StopTimer()
+				pipe := client.Pipeline()
+				pipe.Del(ctx, stream)
+				for i := range n {
+					pipe.XAdd(ctx, &redis.XAddArgs{Stream: stream, ID: fmt.Sprint(i, "-1"), Values: []any{"payload", payload}})
+				}
+				pipe.Set(ctx, "helikon:session:{"+id+"}:seq", n, 0)
+				if _, err := pipe.Exec(ctx); err != nil {
+					b.Fatal(err)
+				}
+				start := time.Now()
+				if err := client.XRange(ctx, stream, "-", "+").Err(); err != nil {
+					b.Fatal(err)
+				}
+				bare += time.Since(start)
+				b.StartTimer()
+				if err := s.ConvertToList(ctx); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(bare.Nanoseconds())/float64(b.N), "xrange-ns/op")
+			b.ReportMetric(float64(b.Elapsed())/float64(bare), "x-xrange")
+		})
+	}
+}

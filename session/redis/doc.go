@@ -42,7 +42,9 @@
 // such a version, open sessions [WithStreamLayout] (and [WithSeqField],
 // for versions that read that field), so that sessions created meanwhile
 // are streams the old processes read too; drop the options once none is
-// left. Existing sessions keep their layout either way.
+// left. Existing sessions keep their layout either way, until
+// [Session.ConvertToList] turns one into a list, atomically, under the
+// same sequence ids (streams of up to [MaxConvertEvents] events).
 //
 // # Atomic appends
 //

@@ -2,6 +2,7 @@ package redis_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 
@@ -57,4 +58,22 @@ func ExampleWithStreamLayout() {
 	}
 	fmt.Println(session.SessionID())
 	// Output: user-42
+}
+
+// Once no process of a version before lists is left, a session stored as a
+// stream can be made a list, which reads faster. It needs a server, so it
+// is compiled but not run.
+func ExampleSession_ConvertToList() {
+	ctx := context.Background()
+	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
+	defer client.Close()
+	session, err := rsession.New(client, "user-42")
+	if err != nil {
+		log.Fatal(err)
+	}
+	if err := session.ConvertToList(ctx); errors.Is(err, rsession.ErrTooLongToConvert) {
+		log.Print("user-42 stays a stream: ", err)
+	} else if err != nil {
+		log.Fatal(err)
+	}
 }
