@@ -205,3 +205,54 @@ func TestConvertToList_AppendsBesideItAreKept(t *testing.T) {
 		t.Fatalf("TYPE = %q, want list", typ)
 	}
 }
+
+// convertBeforeSecondPage converts the session to a list just before the
+// second raw page of a read.
+type convertBeforeSecondPage struct {
+	s     *Session
+	reads int
+	err   error
+}
+
+func (h *convertBeforeSecondPage) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *convertBeforeSecondPage) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+func (h *convertBeforeSecondPage) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		if isRaw(cmd) {
+			if h.reads++; h.reads == 2 {
+				h.err = h.s.ConvertToList(ctx)
+			}
+		}
+		return next(ctx, cmd)
+	}
+}
+
+// A read of a stream that is converted between two of its pages starts
+// over on the list and returns the whole log once.
+func TestConvertToList_AReadUnderWayStartsOverOnTheList(t *testing.T) {
+	withPage(t, 2)
+	id := sessiontest.UniqueID(t)
+	writer := openInternal(t, testClient(t), id, WithStreamLayout())
+	for i := range 5 {
+		if err := writer.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+			t.Fatal(err)
+		}
+	}
+	client := testClient(t)
+	hook := &convertBeforeSecondPage{s: writer}
+	client.AddHook(hook)
+	reader := openInternal(t, client, id)
+	reader.layout.Store(int32(layoutStream))
+	evs, err := reader.Events(t.Context(), helikon.Beginning)
+	if hook.err != nil {
+		t.Fatal(hook.err)
+	}
+	if err != nil || fmt.Sprint(seqsOf(evs)) != "[0 1 2 3 4]" {
+		t.Fatalf("Events across a conversion = %v, %v; want seq 0..4 once", seqsOf(evs), err)
+	}
+	if typ, _ := client.Type(t.Context(), reader.events).Result(); typ != "list" {
+		t.Fatalf("TYPE = %q, want list", typ)
+	}
+}

@@ -20,6 +20,10 @@ var readPage = 1000
 // maxPooledReply is the largest reply buffer kept for reuse.
 const maxPooledReply = 4 << 20
 
+// errLayoutChanged reports a read whose session became a list (or a
+// stream) between two of its pages. Events and loads read again.
+var errLayoutChanged = errors.New("redis: the session's layout changed during a read")
+
 // replyBuffers holds the buffers pages are read into, so that a load does
 // not allocate (and the collector reclaim) a reply-sized buffer per page.
 var replyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
@@ -51,7 +55,12 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 		} else {
 			err = s.eachInStream(ctx, buf, after, deliver)
 		}
-		if isWrongType(err) && !switched && !delivered {
+		if isWrongType(err) && !switched {
+			if delivered {
+				// Converted (ConvertToList) between two pages: the read
+				// starts over, as after a trim.
+				return fmt.Errorf("%w: %w", errLayoutChanged, err)
+			}
 			l = l.other()
 			continue
 		}

@@ -165,12 +165,12 @@ func (s *Session) Events(ctx context.Context, after helikon.SequenceID) ([]helik
 const trimRetries = 2
 
 // again returns read's result, reading again from the start when a trim
-// overtook it: the events read so far are dropped, so nothing is returned
-// twice or with a hole.
+// or a conversion overtook it: the events read so far are dropped, so
+// nothing is returned twice or with a hole.
 func again[T any](read func() (T, error)) (T, error) {
 	for attempt := 0; ; attempt++ {
 		v, err := read()
-		if attempt < trimRetries && errors.Is(err, ErrTrimmedDuringRead) {
+		if attempt < trimRetries && (errors.Is(err, ErrTrimmedDuringRead) || errors.Is(err, errLayoutChanged)) {
 			continue
 		}
 		return v, err
