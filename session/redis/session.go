@@ -50,7 +50,7 @@ type config struct {
 	snapshotSet   bool
 }
 
-// WithMaxLen bounds the session's stream to its newest n entries, trimming
+// WithMaxLen bounds the session's log to its newest n events, trimming
 // on every append. Sequence ids stay monotonic; trimmed events are gone
 // (see the package documentation for the trade-off). n must be positive.
 func WithMaxLen(n int64) Option {

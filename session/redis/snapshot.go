@@ -12,11 +12,11 @@ import (
 )
 
 // WithSnapshotEvery makes the session keep a compacted snapshot: its
-// projection as of a position, in a hash beside the stream (SnapshotKey).
+// projection as of a position, in a hash beside the log (SnapshotKey).
 // Snapshot then reads the snapshot and only the events after it, and a
 // load that folded n or more events past the snapshot stores a new one (a
 // write of the whole projection, once every n events). Appends cost
-// nothing more. The stream stays the authority: Events is unchanged, and a
+// nothing more. The log stays the authority: Events is unchanged, and a
 // snapshot is only ever a fold of it. With [WithMaxLen], events trimmed
 // after a snapshot took them in still count in its projection. n must be
 // positive.
