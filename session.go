@@ -31,6 +31,12 @@ const Beginning SequenceID = -1
 // ErrSessionUnavailable reports a session backend that cannot be reached.
 var ErrSessionUnavailable = errors.New("helikon: session backend unavailable")
 
+// ErrSessionCorrupt reports a stored log that is not one a session wrote:
+// an event that does not decode, a stored value of the wrong form, events
+// out of order. Backends fail closed on it and change nothing; the log
+// needs an operator, not a retry.
+var ErrSessionCorrupt = errors.New("helikon: stored session log is malformed")
+
 // SessionEventKind names the variant of a [SessionEvent].
 type SessionEventKind string
 

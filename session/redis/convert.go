@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -29,7 +28,10 @@ var ErrTooLongToConvert = errors.New("redis: session stream too long to convert 
 // An empty stream stays a stream, its counter the only record of the ids
 // spent. The conversion refuses, changing nothing, a stream longer than
 // [MaxConvertEvents] ([ErrTooLongToConvert]), one whose counter is gone
-// ([ErrSequenceLost]), one with entries deleted from its middle by hand
+// ([ErrSequenceLost]), one holding an entry reads would reject (an ID
+// other than "<seq>-1", a seq field that disagrees with it, no payload:
+// [helikon.ErrSessionCorrupt], as below), one with entries deleted from
+// its middle by hand
 // (a list's items are consecutive), and one whose counter is ahead of its
 // last entry (entries deleted by hand from its end: the ids after them are
 // spent, and a list takes its next id from its last item).
@@ -39,22 +41,11 @@ func (s *Session) ConvertToList(ctx context.Context) error {
 
 // convertToList is ConvertToList for streams of up to limit entries.
 func (s *Session) convertToList(ctx context.Context, limit int) error {
-	err := convertScript.Run(ctx, s.client, []string{s.events, s.seq}, limit).Err()
-	switch {
-	case err == nil:
-		s.layout.Store(int32(layoutList))
-		return nil
-	case isReplyPrefix(err, "HELIKON_TOO_LONG"):
-		return fmt.Errorf("redis: convert session %q: %w: %w", s.id, ErrTooLongToConvert, err)
-	default:
+	if err := convertScript.Run(ctx, s.client, []string{s.events, s.seq}, limit).Err(); err != nil {
 		return wrap(fmt.Sprintf("convert session %q", s.id), err)
 	}
-}
-
-// isReplyPrefix reports the server's error reply starting with prefix.
-func isReplyPrefix(err error, prefix string) bool {
-	var rerr redis.Error
-	return errors.As(err, &rerr) && strings.HasPrefix(rerr.Error(), prefix)
+	s.layout.Store(int32(layoutList))
+	return nil
 }
 
 // convertScript turns a session's stream into a list.
@@ -84,14 +75,19 @@ for i, e in ipairs(entries) do
   if not seq then
     return redis.error_reply('HELIKON_BAD_ENTRY entry ' .. e[1] .. ' is not <seq>-1')
   end
+  seq = tonumber(seq)
   local payload
   for j = 1, #e[2], 2 do
-    if e[2][j] == 'payload' then payload = e[2][j + 1] end
+    local f, v = e[2][j], e[2][j + 1]
+    if f == 'payload' then
+      payload = v
+    elseif f == 'seq' and tonumber(v) ~= seq then
+      return redis.error_reply('HELIKON_BAD_ENTRY entry ' .. e[1] .. ' has the seq field ' .. v)
+    end
   end
   if not payload then
     return redis.error_reply('HELIKON_BAD_ENTRY entry ' .. e[1] .. ' has no payload')
   end
-  seq = tonumber(seq)
   if i > 1 and seq ~= last + 1 then
     return redis.error_reply('HELIKON_BAD_ENTRY entry ' .. e[1] .. ' does not follow entry ' .. last)
   end

@@ -114,12 +114,16 @@ func TestConvertToList_RefusesAndChangesNothing(t *testing.T) {
 		{"counter gone", func(t *testing.T, c *redis.Client, s *Session) { c.Del(t.Context(), s.seq) }, 100,
 			func(err error) bool { return errors.Is(err, ErrSequenceLost) }},
 		{"an entry deleted from the middle", func(t *testing.T, c *redis.Client, s *Session) { c.XDel(t.Context(), s.events, "2-1") }, 100,
-			func(err error) bool { return isReplyPrefix(err, "HELIKON_BAD_ENTRY") }},
+			func(err error) bool { return errors.Is(err, helikon.ErrSessionCorrupt) }},
 		{"entries deleted from the end", func(t *testing.T, c *redis.Client, s *Session) { c.XDel(t.Context(), s.events, "5-1") }, 100,
-			func(err error) bool { return isReplyPrefix(err, "HELIKON_BAD_ENTRY") }},
+			func(err error) bool { return errors.Is(err, helikon.ErrSessionCorrupt) }},
 		{"an entry with a foreign ID", func(t *testing.T, c *redis.Client, s *Session) {
 			c.XAdd(t.Context(), &redis.XAddArgs{Stream: s.events, ID: "99-7", Values: []any{"payload", "{}"}})
-		}, 100, func(err error) bool { return isReplyPrefix(err, "HELIKON_BAD_ENTRY") }},
+		}, 100, func(err error) bool { return errors.Is(err, helikon.ErrSessionCorrupt) }},
+		{"a seq field that disagrees with the ID", func(t *testing.T, c *redis.Client, s *Session) {
+			c.XAdd(t.Context(), &redis.XAddArgs{Stream: s.events, ID: "6-1", Values: []any{"seq", "9", "payload", "{}"}})
+			c.Incr(t.Context(), s.seq)
+		}, 100, func(err error) bool { return errors.Is(err, helikon.ErrSessionCorrupt) }},
 		{"too long", func(*testing.T, *redis.Client, *Session) {}, 5,
 			func(err error) bool { return errors.Is(err, ErrTooLongToConvert) }},
 	} {

@@ -22,20 +22,36 @@ var ErrEmptyID = errors.New("redis: session id is empty")
 // list: see the package documentation.)
 var ErrSequenceLost = errors.New("redis: session sequence counter lost")
 
-// wrap adds op (what failed) to err. A failure that is neither the server's
-// reply nor the caller's context (a refused or broken connection, a pool
-// timeout) also matches [helikon.ErrSessionUnavailable].
+// scriptErrors are the error codes the package's scripts reply with, and
+// the errors they stand for.
+var scriptErrors = []struct {
+	code string
+	err  error
+}{
+	{"HELIKON_SEQ_LOST", ErrSequenceLost},
+	{"HELIKON_TOO_LONG", ErrTooLongToConvert},
+	{"HELIKON_BAD_ENTRY", helikon.ErrSessionCorrupt},
+	{"HELIKON_BAD_ITEM", helikon.ErrSessionCorrupt},
+}
+
+// wrap adds op (what failed) to err, and the error a script's reply code
+// stands for. A failure that is neither the server's reply nor the
+// caller's context (a refused or broken connection, a pool timeout) also
+// matches [helikon.ErrSessionUnavailable].
 func wrap(op string, err error) error {
 	var rerr redis.Error
-	isReply := errors.As(err, &rerr)
-	switch {
-	case isReply && strings.Contains(rerr.Error(), "HELIKON_SEQ_LOST"):
-		return fmt.Errorf("redis: %s: %w: %w", op, ErrSequenceLost, err)
-	case isReply, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("redis: %s: %w", op, err)
-	default:
+	if !errors.As(err, &rerr) {
+		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+			return fmt.Errorf("redis: %s: %w", op, err)
+		}
 		return fmt.Errorf("redis: %s: %w: %w", op, helikon.ErrSessionUnavailable, err)
 	}
+	for _, se := range scriptErrors {
+		if strings.HasPrefix(rerr.Error(), se.code) {
+			return fmt.Errorf("redis: %s: %w: %w", op, se.err, err)
+		}
+	}
+	return fmt.Errorf("redis: %s: %w", op, err)
 }
 
 // ErrTrimmedDuringRead reports a read of a capped log ([WithMaxLen])

@@ -180,14 +180,14 @@ func TestList_AForeignItemIsRefusedNotGuessedAround(t *testing.T) {
 	if err := client.RPush(t.Context(), s.EventsKey(), "not an event").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "b"})); err == nil || !strings.Contains(err.Error(), "HELIKON_BAD_ITEM") {
-		t.Fatalf("Append after a foreign item = %v, want HELIKON_BAD_ITEM", err)
+	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "b"})); !errors.Is(err, helikon.ErrSessionCorrupt) {
+		t.Fatalf("Append after a foreign item = %v, want ErrSessionCorrupt", err)
 	}
 	if n, _ := client.LLen(t.Context(), s.EventsKey()).Result(); n != 2 {
 		t.Fatalf("the list holds %d items after the refused append, want 2", n)
 	}
-	if _, err := s.Events(t.Context(), helikon.Beginning); err == nil {
-		t.Fatal("Events over a foreign item succeeded, want an error")
+	if _, err := s.Events(t.Context(), helikon.Beginning); !errors.Is(err, helikon.ErrSessionCorrupt) {
+		t.Fatalf("Events over a foreign item = %v, want ErrSessionCorrupt", err)
 	}
 }
 

@@ -55,7 +55,7 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 		} else {
 			err = s.eachInStream(ctx, buf, after, deliver)
 		}
-		if isWrongType(err) && !switched {
+		if isReply(err, "WRONGTYPE") && !switched {
 			if delivered {
 				// Converted (ConvertToList) between two pages: the read
 				// starts over, as after a trim.

@@ -76,7 +76,7 @@ func TestAppendItems_MalformedReplyIsAnErrorNotAPanic(t *testing.T) {
 
 func TestAppendItems_ServerErrorReplyIsARedisError(t *testing.T) {
 	_, err := appendItems(nil, []byte("-WRONGTYPE Operation against a key holding the wrong kind of value\r\n"))
-	if !isWrongType(err) {
+	if !isReply(err, "WRONGTYPE") {
 		t.Fatalf("appendItems of an error reply = %v, want a WRONGTYPE reply error", err)
 	}
 }

@@ -2,14 +2,17 @@ package redis
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/paigasus/helikon"
 )
 
 // errMalformedReply reports a reply that is not the RESP of the command
 // that was sent, or that holds something other than the session's events.
-var errMalformedReply = errors.New("malformed reply")
+var errMalformedReply = fmt.Errorf("%w: malformed reply", helikon.ErrSessionCorrupt)
 
 // replyError is an error the server replied with, kept as the raw reply
 // keeps it.
@@ -31,12 +34,13 @@ func (e replyError) redirect() bool {
 	return false
 }
 
-// isWrongType reports the server's reply to a command of one data type on
-// a key of another: a list read of a session stored as a stream, or the
-// reverse.
-func isWrongType(err error) bool {
+// isReply reports an error reply of the server's that starts with code:
+// "WRONGTYPE" for a command of one data type on a key of another (a list
+// read of a session stored as a stream, or the reverse), or one of the
+// codes the package's scripts reply with.
+func isReply(err error, code string) bool {
 	var rerr redis.Error
-	return errors.As(err, &rerr) && strings.HasPrefix(rerr.Error(), "WRONGTYPE")
+	return errors.As(err, &rerr) && strings.HasPrefix(rerr.Error(), code)
 }
 
 // resp reads RESP values from the front of b. Every length is checked

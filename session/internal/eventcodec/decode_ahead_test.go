@@ -99,7 +99,7 @@ func TestDecodeAhead_AnErrorEndsTheLoadWithIt(t *testing.T) {
 		{"read fails after batches", -1, 4*batchEvents + 1, -1, func(err error) bool { return errors.Is(err, errRead) }},
 		{"a payload does not decode", -1, -1, batchEvents + 2, func(err error) bool {
 			var de *DecodeError
-			return errors.As(err, &de) && de.Seq == batchEvents+2
+			return errors.As(err, &de) && de.Seq == batchEvents+2 && errors.Is(err, helikon.ErrSessionCorrupt)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -67,3 +67,7 @@ func (e *DecodeError) Error() string { return fmt.Sprintf("decode event %d: %v",
 
 // Unwrap returns the decoder's error.
 func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Is reports whether target is [helikon.ErrSessionCorrupt], which every
+// DecodeError is.
+func (e *DecodeError) Is(target error) bool { return target == helikon.ErrSessionCorrupt }
