@@ -32,18 +32,8 @@ func bareXAdd(b *testing.B) sessiontest.Baseline {
 	}
 }
 
-// benchLayouts are the layouts the append benchmarks measure, each against
-// the same bare XADD loop.
-var benchLayouts = []struct {
-	name string
-	opts []rsession.Option
-}{
-	{"list", nil},
-	{"stream", []rsession.Option{rsession.WithStreamLayout()}},
-}
-
 func BenchmarkAppendOne(b *testing.B) {
-	for _, l := range benchLayouts {
+	for _, l := range layouts {
 		b.Run(l.name, func(b *testing.B) {
 			sessiontest.BenchAppend(b, openSession(b, sessiontest.UniqueID(b), l.opts...), 1, bareXAdd(b))
 		})
@@ -51,7 +41,7 @@ func BenchmarkAppendOne(b *testing.B) {
 }
 
 func BenchmarkAppendBatch10(b *testing.B) {
-	for _, l := range benchLayouts {
+	for _, l := range layouts {
 		b.Run(l.name, func(b *testing.B) {
 			sessiontest.BenchAppend(b, openSession(b, sessiontest.UniqueID(b), l.opts...), 10, bareXAdd(b))
 		})

@@ -210,29 +210,6 @@ func TestConvertToList_AppendsBesideItAreKept(t *testing.T) {
 	}
 }
 
-// convertBeforeSecondPage converts the session to a list just before the
-// second raw page of a read.
-type convertBeforeSecondPage struct {
-	s     *Session
-	reads int
-	err   error
-}
-
-func (h *convertBeforeSecondPage) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (h *convertBeforeSecondPage) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
-}
-func (h *convertBeforeSecondPage) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		if isRaw(cmd) {
-			if h.reads++; h.reads == 2 {
-				h.err = h.s.ConvertToList(ctx)
-			}
-		}
-		return next(ctx, cmd)
-	}
-}
-
 // A read of a stream that is converted between two of its pages starts
 // over on the list and returns the whole log once.
 func TestConvertToList_AReadUnderWayStartsOverOnTheList(t *testing.T) {
@@ -245,13 +222,20 @@ func TestConvertToList_AReadUnderWayStartsOverOnTheList(t *testing.T) {
 		}
 	}
 	client := testClient(t)
-	hook := &convertBeforeSecondPage{s: writer}
-	client.AddHook(hook)
+	// The session is converted just before the read's second page.
+	var reads int
+	var convertErr error
+	client.AddHook(beforeRaw(func(ctx context.Context, _ redis.Cmder) error {
+		if reads++; reads == 2 {
+			convertErr = writer.ConvertToList(ctx)
+		}
+		return nil
+	}))
 	reader := openInternal(t, client, id)
 	reader.layout.Store(int32(layoutStream))
 	evs, err := reader.Events(t.Context(), helikon.Beginning)
-	if hook.err != nil {
-		t.Fatal(hook.err)
+	if convertErr != nil {
+		t.Fatal(convertErr)
 	}
 	if err != nil || fmt.Sprint(seqsOf(evs)) != "[0 1 2 3 4]" {
 		t.Fatalf("Events across a conversion = %v, %v; want seq 0..4 once", seqsOf(evs), err)

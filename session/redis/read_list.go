@@ -101,15 +101,11 @@ func (s *Session) eachInList(ctx context.Context, buf *bytes.Buffer, after helik
 			continue
 		}
 		misses = 0
-		for _, it := range items {
-			ev, err := dec.Decode(it.seq, it.payload)
-			if err != nil {
-				return fmt.Errorf("redis: read session %q: %w", s.id, err)
-			}
-			if err := fn(ev); err != nil {
-				return err
-			}
-			want, delivered = it.seq+1, true
+		if err := s.deliver(&dec, items, fn); err != nil {
+			return err
+		}
+		if len(items) > 0 {
+			want, delivered = items[len(items)-1].seq+1, true
 		}
 		if got < count {
 			return nil

@@ -237,30 +237,17 @@ func (s *Session) readOnce(ctx context.Context, after helikon.SequenceID) ([]hel
 	return evs, err
 }
 
-// countRaw counts the raw reads a client sends.
-type countRaw struct{ n atomic.Int64 }
-
-func (h *countRaw) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (h *countRaw) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
-}
-func (h *countRaw) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		if isRaw(cmd) {
-			h.n.Add(1)
-		}
-		return next(ctx, cmd)
-	}
-}
-
 // A warm session's incremental load is one command, also once a trim has
 // moved the list's positions: a read remembers where the list began.
 func TestEachInList_AnIncrementalReadIsOneCommand(t *testing.T) {
 	for _, maxLen := range []int64{0, 5} {
 		t.Run(fmt.Sprint("max length ", maxLen), func(t *testing.T) {
 			client := testClient(t)
-			hook := &countRaw{}
-			client.AddHook(hook)
+			var reads atomic.Int64
+			client.AddHook(beforeRaw(func(context.Context, redis.Cmder) error {
+				reads.Add(1)
+				return nil
+			}))
 			var opts []Option
 			if maxLen > 0 {
 				opts = append(opts, WithMaxLen(maxLen))
@@ -275,12 +262,12 @@ func TestEachInList_AnIncrementalReadIsOneCommand(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, after := range []helikon.SequenceID{11, 9} {
-				hook.n.Store(0)
+				reads.Store(0)
 				evs, err := s.Events(t.Context(), after)
 				if err != nil || len(evs) != int(11-after) {
 					t.Fatalf("Events(after %d) = %v, %v", after, seqsOf(evs), err)
 				}
-				if n := hook.n.Load(); n != 1 {
+				if n := reads.Load(); n != 1 {
 					t.Errorf("Events(after %d) sent %d reads, want 1", after, n)
 				}
 			}

@@ -34,15 +34,15 @@ type seqPayload struct {
 }
 
 func collectEntries(reply string) ([]seqPayload, error) {
+	items, err := appendEntries(nil, []byte(reply))
 	var got []seqPayload
-	err := eachEntry([]byte(reply), func(seq int64, payload []byte) error {
-		got = append(got, seqPayload{seq, string(payload)})
-		return nil
-	})
+	for _, it := range items {
+		got = append(got, seqPayload{it.seq, string(it.payload)})
+	}
 	return got, err
 }
 
-func TestEachEntry_ReadsRESP2AndRESP3Replies(t *testing.T) {
+func TestAppendEntries_ReadsRESP2AndRESP3Replies(t *testing.T) {
 	e0 := entry("0-1", "seq", "0", "kind", "user_message", "ts", "1", "payload", `{"a":1}`)
 	e1 := entry("1-1", "seq", "1", "kind", "user_message", "ts", "2", "payload", "with\r\nCRLF")
 	resp3 := "*1\r\n*2\r\n$3\r\n7-1\r\n%2\r\n$7\r\npayload\r\n$2\r\n{}\r\n$3\r\nseq\r\n$1\r\n7\r\n"
@@ -69,7 +69,7 @@ func TestEachEntry_ReadsRESP2AndRESP3Replies(t *testing.T) {
 	}
 }
 
-func TestEachEntry_MalformedReplyIsAnErrorNotAPanic(t *testing.T) {
+func TestAppendEntries_MalformedReplyIsAnErrorNotAPanic(t *testing.T) {
 	good := "*1\r\n" + entry("0-1", "seq", "0", "payload", "{}")
 	for _, tc := range []struct{ name, reply string }{
 		{"nothing", ""},
@@ -95,33 +95,33 @@ func TestEachEntry_MalformedReplyIsAnErrorNotAPanic(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got, err := collectEntries(tc.reply); err == nil {
-				t.Fatalf("eachEntry(%q) = %v, nil; want an error", tc.reply, got)
+				t.Fatalf("appendEntries(%q) = %v, nil; want an error", tc.reply, got)
 			}
 		})
 	}
 }
 
-func TestEachEntry_ServerErrorReplyIsARedisError(t *testing.T) {
+func TestAppendEntries_ServerErrorReplyIsARedisError(t *testing.T) {
 	for _, reply := range []string{"-WRONGTYPE Operation against a key holding the wrong kind of value\r\n", "!9\r\nERR boom!\r\n"} {
 		_, err := collectEntries(reply)
 		var rerr redis.Error
 		if !errors.As(err, &rerr) || !strings.Contains(err.Error(), "ERR") && !strings.Contains(err.Error(), "WRONGTYPE") {
-			t.Errorf("eachEntry(%q) = %v, want the server's error as a redis.Error", reply, err)
+			t.Errorf("appendEntries(%q) = %v, want the server's error as a redis.Error", reply, err)
 		}
 	}
 }
 
-func FuzzEachEntry(f *testing.F) {
+func FuzzAppendEntries(f *testing.F) {
 	f.Add([]byte("*1\r\n" + entry("0-1", "seq", "0", "kind", "k", "ts", "1", "payload", "{}")))
 	f.Add([]byte("*0\r\n"))
 	f.Add([]byte("-ERR x\r\n"))
 	f.Fuzz(func(t *testing.T, reply []byte) {
-		_ = eachEntry(reply, func(seq int64, payload []byte) error {
-			if seq < 0 {
-				t.Fatalf("negative seq %d", seq)
+		items, _ := appendEntries(nil, reply)
+		for _, it := range items {
+			if it.seq < 0 {
+				t.Fatalf("negative seq %d", it.seq)
 			}
-			return nil
-		})
+		}
 	})
 }
 
@@ -272,85 +272,35 @@ func TestReplyError_ClusterRedirectionsRecognised(t *testing.T) {
 	}
 }
 
-// The parsed read a redirection falls back to returns what the raw one does.
-func TestParsedPage_ReadsWhatThePageDoes(t *testing.T) {
-	client := testClient(t)
-	withPage(t, 3)
-	s := openInternal(t, client, sessiontest.UniqueID(t), WithStreamLayout())
-	for i := range 5 {
-		if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
-			t.Fatal(err)
-		}
-	}
-	read := func(f func(fn func(int64, []byte) error) error) []seqPayload {
-		var got []seqPayload
-		if err := f(func(seq int64, payload []byte) error {
-			got = append(got, seqPayload{seq, string(payload)})
-			return nil
-		}); err != nil {
-			t.Fatal(err)
-		}
-		return got
-	}
-	raw := read(func(fn func(int64, []byte) error) error { return s.streamPage(t.Context(), new(bytes.Buffer), 1, fn) })
-	parsed := read(func(fn func(int64, []byte) error) error { return s.parsedStreamPage(t.Context(), "1-0", fn) })
-	if len(raw) != 3 || raw[0].seq != 1 || fmt.Sprint(raw) != fmt.Sprint(parsed) {
-		t.Fatalf("raw page %v, parsed page %v; want seq 1..3 alike", raw, parsed)
-	}
-}
-
-// The parsed list read a redirection falls back to returns what the raw
-// one does.
-func TestParsedListPage_ReadsWhatThePageDoes(t *testing.T) {
-	client := testClient(t)
-	s := openInternal(t, client, sessiontest.UniqueID(t))
-	for i := range 5 {
-		if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
-			t.Fatal(err)
-		}
-	}
-	raw, err := s.listPage(t.Context(), new(bytes.Buffer), nil, 1, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parsed, err := s.parsedListPage(t.Context(), nil, 1, 3)
-	if err != nil {
-		t.Fatal(err)
-	}
-	show := func(items []item) string {
-		var b strings.Builder
-		for _, it := range items {
-			fmt.Fprintf(&b, "%d:%s ", it.seq, it.payload)
-		}
-		return b.String()
-	}
-	if len(raw) != 3 || raw[0].seq != 1 || show(raw) != show(parsed) {
-		t.Fatalf("raw page %s, parsed page %s; want seq 1..3 alike", show(raw), show(parsed))
-	}
-}
-
-// failFirst fails the first n raw XRANGEs as a dropped connection would.
-type failFirst struct {
-	mu sync.Mutex
-	n  int
-}
-
-func (h *failFirst) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (h *failFirst) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
-	return next
-}
-func (h *failFirst) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
-	return func(ctx context.Context, cmd redis.Cmder) error {
-		if _, ok := cmd.(*redis.RawWriteToCmd); ok {
-			h.mu.Lock()
-			fail := h.n > 0
-			h.n--
-			h.mu.Unlock()
-			if fail {
-				return io.ErrUnexpectedEOF
+// The parsed read a redirection falls back to returns what the raw one
+// does, in either layout.
+func TestParsedPage_ReadsWhatTheRawPageDoes(t *testing.T) {
+	for _, l := range layouts {
+		t.Run(l.name, func(t *testing.T) {
+			client := testClient(t)
+			withPage(t, 3)
+			s := openInternal(t, client, sessiontest.UniqueID(t), l.opts...)
+			for i := range 5 {
+				if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+					t.Fatal(err)
+				}
 			}
-		}
-		return next(ctx, cmd)
+			var raw, parsed []item
+			var rawErr, parsedErr error
+			if l.name == "list" {
+				raw, rawErr = s.listPage(t.Context(), new(bytes.Buffer), nil, 1, 3)
+				parsed, parsedErr = s.parsedListPage(t.Context(), nil, 1, 3)
+			} else {
+				raw, rawErr = s.streamPage(t.Context(), new(bytes.Buffer), nil, 1)
+				parsed, parsedErr = s.parsedStreamPage(t.Context(), nil, "1-0")
+			}
+			if rawErr != nil || parsedErr != nil {
+				t.Fatal(rawErr, parsedErr)
+			}
+			if len(raw) != 3 || raw[0].seq != 1 || showItems(raw) != showItems(parsed) {
+				t.Fatalf("raw page %s, parsed page %s; want seq 1..3 alike", showItems(raw), showItems(parsed))
+			}
+		})
 	}
 }
 
@@ -374,7 +324,14 @@ func testRetry(t *testing.T, opts []Option, failures int, wantErr bool) {
 	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "x"})); err != nil {
 		t.Fatal(err)
 	}
-	client.AddHook(&failFirst{n: failures})
+	left := failures
+	client.AddHook(beforeRaw(func(context.Context, redis.Cmder) error {
+		if left > 0 {
+			left--
+			return io.ErrUnexpectedEOF // as a dropped connection would
+		}
+		return nil
+	}))
 	evs, err := s.Events(t.Context(), helikon.Beginning)
 	if wantErr {
 		if !errors.Is(err, helikon.ErrSessionUnavailable) {
@@ -387,37 +344,23 @@ func testRetry(t *testing.T, opts []Option, failures int, wantErr bool) {
 	}
 }
 
-// trimBeforeSecondPage appends through writer, which trims, just before
-// a raw read that does not start at the log's start (the second page of
-// a read), so the read's pages no longer join.
-type trimBeforeSecondPage struct {
-	writer *Session
-	times  int // how many reads to overtake
-}
+// beforeRaw is a client hook that calls f before every raw read the
+// client sends (the package's page reads); an error from f is the read's.
+type beforeRaw func(ctx context.Context, cmd redis.Cmder) error
 
-func (h *trimBeforeSecondPage) DialHook(next redis.DialHook) redis.DialHook { return next }
-func (h *trimBeforeSecondPage) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+func (beforeRaw) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (beforeRaw) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
 	return next
 }
-func (h *trimBeforeSecondPage) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+func (f beforeRaw) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 	return func(ctx context.Context, cmd redis.Cmder) error {
-		if start := fmt.Sprint(cmd.Args()[2]); isRaw(cmd) && start != "0" && start != "0-0" {
-			if h.times > 0 {
-				h.times--
-				for i := range 4 {
-					if err := h.writer.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint("late ", i)})); err != nil {
-						return err
-					}
-				}
+		if _, ok := cmd.(*redis.RawWriteToCmd); ok {
+			if err := f(ctx, cmd); err != nil {
+				return err
 			}
 		}
 		return next(ctx, cmd)
 	}
-}
-
-func isRaw(cmd redis.Cmder) bool {
-	_, ok := cmd.(*redis.RawWriteToCmd)
-	return ok
 }
 
 // Events and loads start over when a trim overtakes them, and return the
@@ -445,7 +388,22 @@ func testOvertaken(t *testing.T, opts []Option, overtaken int, wantErr bool) {
 		}
 	}
 	client := testClient(t)
-	client.AddHook(&trimBeforeSecondPage{writer: writer, times: overtaken})
+	// Before a read that does not start at the log's start (a read's
+	// second page), four appends through writer trim the log, so the
+	// read's pages no longer join.
+	times := overtaken
+	client.AddHook(beforeRaw(func(ctx context.Context, cmd redis.Cmder) error {
+		if start := fmt.Sprint(cmd.Args()[2]); start == "0" || start == "0-0" || times == 0 {
+			return nil
+		}
+		times--
+		for i := range 4 {
+			if err := writer.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint("late ", i)})); err != nil {
+				return err
+			}
+		}
+		return nil
+	}))
 	reader := openInternal(t, client, id, opts...)
 	evs, err := reader.Events(t.Context(), helikon.Beginning)
 	if wantErr {
