@@ -56,14 +56,12 @@ func (s *MemorySession) Events(ctx context.Context, after SequenceID) ([]Session
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	start := int(after + 1)
-	if start < 0 {
-		start = 0
-	}
-	if start >= len(s.events) {
+	// after is compared rather than incremented: after+1 overflows at the
+	// largest position.
+	if after >= SequenceID(len(s.events))-1 {
 		return []SessionEvent{}, nil
 	}
-	return slices.Clone(s.events[start:]), nil
+	return slices.Clone(s.events[max(after+1, 0):]), nil
 }
 
 // Snapshot returns the log projected to messages.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
@@ -36,6 +37,12 @@ var replyBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 // another version, or under another [WithStreamLayout] setting), which is
 // then read and remembered.
 func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(helikon.SessionEvent) error) error {
+	switch {
+	case after == math.MaxInt64:
+		return ctx.Err() // nothing follows it, and after+1 would overflow
+	case after < helikon.Beginning:
+		after = helikon.Beginning
+	}
 	buf := replyBuffers.Get().(*bytes.Buffer)
 	defer func() {
 		if buf.Cap() <= maxPooledReply {

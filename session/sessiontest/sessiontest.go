@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -155,13 +156,18 @@ func testAfterExclusive(t *testing.T, s helikon.Session) {
 		{3, []string{"e"}},
 		{4, nil},
 		{100, nil},
+		// The extremes a caller can pass: nothing follows the largest
+		// position (after+1 overflows), and a position before Beginning
+		// reads the whole log.
+		{math.MaxInt64, nil},
+		{math.MinInt64, []string{"a", "b", "c", "d", "e"}},
 	} {
 		got := mustEvents(t, s, tc.after)
 		if g := textsOf(got); !reflect.DeepEqual(g, tc.want) {
 			t.Errorf("Events(after %d) = %q, want %q", tc.after, g, tc.want)
 		}
 		for i, ev := range got {
-			if want := tc.after + 1 + helikon.SequenceID(i); ev.Seq != want {
+			if want := max(tc.after, helikon.Beginning) + 1 + helikon.SequenceID(i); ev.Seq != want {
 				t.Errorf("Events(after %d)[%d].Seq = %d, want %d", tc.after, i, ev.Seq, want)
 			}
 		}
