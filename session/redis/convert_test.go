@@ -18,18 +18,24 @@ import (
 // A stream converts to a list of the same events under the same ids,
 // entries of every earlier form included, and appends go on after them.
 func TestConvertToList_KeepsEveryEventAndItsID(t *testing.T) {
+	many := make([]helikon.SessionEvent, 2500) // more than the script's page of 1,000
+	for i := range many {
+		many[i] = helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})
+	}
 	for _, tc := range []struct {
-		name string
-		opts []Option
+		name   string
+		opts   []Option
+		events []helikon.SessionEvent
 	}{
-		{"payload-only entries", nil},
-		{"entries with seq", []Option{WithSeqField()}},
-		{"a trimmed stream", []Option{WithMaxLen(5)}},
+		{"payload-only entries", nil, sessiontest.AllKinds()},
+		{"entries with seq", []Option{WithSeqField()}, sessiontest.AllKinds()},
+		{"a trimmed stream", []Option{WithMaxLen(5)}, sessiontest.AllKinds()},
+		{"a stream of several pages", nil, many},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			client := testClient(t)
 			s := openInternal(t, client, sessiontest.UniqueID(t), append(tc.opts, WithStreamLayout())...)
-			if err := s.Append(t.Context(), sessiontest.AllKinds()...); err != nil {
+			if err := s.Append(t.Context(), tc.events...); err != nil {
 				t.Fatal(err)
 			}
 			before, err := s.Events(t.Context(), helikon.Beginning)
@@ -106,25 +112,28 @@ func TestConvertToList_LeavesWhatItNeedNotConvert(t *testing.T) {
 // changes.
 func TestConvertToList_RefusesAndChangesNothing(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		spoil func(t *testing.T, client *redis.Client, s *Session)
-		limit int
-		want  func(error) bool
+		name     string
+		spoil    func(t *testing.T, client *redis.Client, s *Session)
+		limit    int
+		maxBytes int
+		want     func(error) bool
 	}{
-		{"counter gone", func(t *testing.T, c *redis.Client, s *Session) { c.Del(t.Context(), s.seq) }, 100,
+		{"counter gone", func(t *testing.T, c *redis.Client, s *Session) { c.Del(t.Context(), s.seq) }, 100, 1 << 20,
 			func(err error) bool { return errors.Is(err, ErrSequenceLost) }},
-		{"an entry deleted from the middle", func(t *testing.T, c *redis.Client, s *Session) { c.XDel(t.Context(), s.events, "2-1") }, 100,
+		{"an entry deleted from the middle", func(t *testing.T, c *redis.Client, s *Session) { c.XDel(t.Context(), s.events, "2-1") }, 100, 1 << 20,
 			func(err error) bool { return errors.Is(err, helikon.ErrSessionCorrupt) }},
-		{"entries deleted from the end", func(t *testing.T, c *redis.Client, s *Session) { c.XDel(t.Context(), s.events, "5-1") }, 100,
+		{"entries deleted from the end", func(t *testing.T, c *redis.Client, s *Session) { c.XDel(t.Context(), s.events, "5-1") }, 100, 1 << 20,
 			func(err error) bool { return errors.Is(err, helikon.ErrSessionCorrupt) }},
 		{"an entry with a foreign ID", func(t *testing.T, c *redis.Client, s *Session) {
 			c.XAdd(t.Context(), &redis.XAddArgs{Stream: s.events, ID: "99-7", Values: []any{"payload", "{}"}})
-		}, 100, func(err error) bool { return errors.Is(err, helikon.ErrSessionCorrupt) }},
+		}, 100, 1 << 20, func(err error) bool { return errors.Is(err, helikon.ErrSessionCorrupt) }},
 		{"a seq field that disagrees with the ID", func(t *testing.T, c *redis.Client, s *Session) {
 			c.XAdd(t.Context(), &redis.XAddArgs{Stream: s.events, ID: "6-1", Values: []any{"seq", "9", "payload", "{}"}})
 			c.Incr(t.Context(), s.seq)
-		}, 100, func(err error) bool { return errors.Is(err, helikon.ErrSessionCorrupt) }},
-		{"too long", func(*testing.T, *redis.Client, *Session) {}, 5,
+		}, 100, 1 << 20, func(err error) bool { return errors.Is(err, helikon.ErrSessionCorrupt) }},
+		{"too many bytes", func(*testing.T, *redis.Client, *Session) {}, 100, 300,
+			func(err error) bool { return errors.Is(err, ErrTooLongToConvert) }},
+		{"too long", func(*testing.T, *redis.Client, *Session) {}, 5, 1 << 20,
 			func(err error) bool { return errors.Is(err, ErrTooLongToConvert) }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -140,7 +149,7 @@ func TestConvertToList_RefusesAndChangesNothing(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := s.convertToList(t.Context(), tc.limit); !tc.want(err) {
+			if err := s.convertToList(t.Context(), tc.limit, tc.maxBytes); !tc.want(err) {
 				t.Fatalf("convertToList = %v", err)
 			}
 			after, err := client.XRange(t.Context(), s.events, "-", "+").Result()
