@@ -14,7 +14,11 @@ import "github.com/redis/go-redis/v9"
 //
 // A list's item is "<seq> <payload>", so the next sequence id is the one
 // after the last item's, and needs no counter: trims take items from the
-// front only, and never all of them. A new session whose counter exists
+// front only, and never all of them. Reading the last item copies it into
+// the script, about 1.4 µs per KiB (2 µs for an S1 event, 1.4 ms after a
+// 1 MiB tool result): the append after a large event pays once for its
+// size, which writing it cost already, rather than a counter key that
+// could disagree with the list. A new session whose counter exists
 // is a stream whose entries were all deleted; it stays a stream, so that
 // its ids go on from the counter.
 //
