@@ -13,9 +13,10 @@
 //
 //   - [HostBackend]: the working directory pinned to the sandbox, the
 //     environment scrubbed to an allowlist, setrlimit caps, and no
-//     descriptor but the standard streams (those the process inherited
-//     open are marked close-on-exec before each command). No
-//     containment: "host (no containment)".
+//     descriptor of this process but the standard streams (it marks
+//     those it inherited open close-on-exec, for the whole process, so a
+//     program that passes one on to its own children names it in
+//     exec.Cmd.ExtraFiles). No containment: "host (no containment)".
 //   - [OsSandboxBackend] (Linux): Landlock confines reads and writes to
 //     the sandbox plus read-only system directories, and seccomp denies
 //     sockets and dangerous syscalls. "os-sandbox (landlock+seccomp)".

@@ -21,7 +21,9 @@ var DefaultEnvAllowlist = []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE",
 // HostBackend runs commands on this host with the working directory pinned
 // to the sandbox root, the environment scrubbed to an allowlist (plus
 // SHELL, the bash that runs the command, unless the allowlist passes it) and
-// setrlimit caps on CPU time, file size and address space. It is not a
+// setrlimit caps on CPU time, file size and address space. Before each
+// command it marks the descriptors this process inherited close-on-exec,
+// for the whole process (see the package documentation). It is not a
 // security boundary: a command reaches everything this process can.
 type HostBackend struct {
 	l local

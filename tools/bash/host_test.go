@@ -462,7 +462,7 @@ func TestHostBackend_ADescriptorTheProcessInheritedDoesNotReachTheCommand(t *tes
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := be.Run(t.Context(), Request{Command: fmt.Sprintf("test -e /proc/$$/fd/%d && echo open; echo done", fd)})
+		r, err := be.Run(t.Context(), Request{Command: fmt.Sprintf("{ : >&%d; } 2>/dev/null && echo open; echo done", fd)})
 		if err != nil || r.Stdout != "done\n" {
 			t.Fatalf("limits %v: descriptor %d: %+v, %v; want it closed in the command", limits, fd, r, err)
 		}
