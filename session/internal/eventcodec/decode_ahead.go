@@ -98,9 +98,19 @@ var errStopped = errors.New("decoder stopped")
 // first of them is returned.
 func DecodeAhead(ctx context.Context, read RawFunc, fn func(helikon.SessionEvent) error) error {
 	a := ahead{fn: fn, cur: getBatch()}
+	finished := false
+	defer func() {
+		if !finished { // read panicked: end the decoder before the panic goes on
+			a.finish(errReadPanicked)
+		}
+	}()
 	err := read(func(seq int64, payload []byte) error { return a.emit(ctx, seq, payload) })
+	finished = true
 	return a.finish(err)
 }
+
+// errReadPanicked ends a load whose read panicked.
+var errReadPanicked = errors.New("eventcodec: the read panicked")
 
 // ahead is the state of one [DecodeAhead].
 type ahead struct {

@@ -134,12 +134,37 @@ func TestDecodeAhead_AnErrorEndsTheLoadWithIt(t *testing.T) {
 			if !tc.want(err) {
 				t.Fatalf("DecodeAhead = %v", err)
 			}
-			// A failing decoder stops the read within the batches in flight.
-			if stop := max(tc.failAt, tc.badAt); stop >= 0 && emitted > stop+(batchesInFlight+1)*batchEvents {
+			// A failing decoder stops the read within the batches in
+			// flight: the one being filled and the one handed over when
+			// the decoder stopped in its own.
+			if stop := max(tc.failAt, tc.badAt); stop >= 0 && emitted > (stop/batchEvents+batchesInFlight)*batchEvents {
 				t.Errorf("the read went on to event %d after the decoder stopped at %d", emitted, stop)
 			}
 		})
 	}
+}
+
+// A read that panics after batches were handed over ends the decoding
+// goroutine before the panic reaches the caller (one that recovers, as
+// net/http does, would otherwise leak it).
+func TestDecodeAhead_APanickingReadLeavesNoGoroutine(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	log := storedLog(t, 6*batchEvents, 0)
+	var emitted int
+	inner := reader(log[:3*batchEvents], &emitted)
+	func() {
+		defer func() {
+			if r := recover(); r != "boom" {
+				t.Fatalf("recovered %v, want the read's panic", r)
+			}
+		}()
+		_ = DecodeAhead(t.Context(), func(emit func(int64, []byte) error) error {
+			if err := inner(emit); err != nil {
+				return err
+			}
+			panic("boom")
+		}, func(helikon.SessionEvent) error { return nil })
+	}()
 }
 
 func TestDecodeAhead_ACancelledContextEndsTheRead(t *testing.T) {
