@@ -117,12 +117,14 @@ func (e *SessionEvent) UnmarshalJSON(data []byte) error {
 // EventDecoder decodes the stored events of one log, one after another, as
 // [SessionEvent.UnmarshalJSON] does, and shares the identifiers the events
 // repeat (agent and tool names, call ids) among them instead of giving
-// each event its own copy. The events' short texts and arguments share
-// allocations too, growing from 512 bytes to 16 KiB as a read goes on (a
-// string keeps its whole allocation alive, which a loaded projection does
-// anyway), so a one-part message costs two allocations instead of four. A session backend keeps one for a load of a
-// log; the zero EventDecoder is ready to use. It is not safe for
-// concurrent use.
+// each event its own copy. The events' short texts (escaped or not) and
+// arguments share allocations too, in chunks growing from 512 bytes to
+// 16 KiB as a read goes on, so a one-part message costs two allocations
+// instead of four. A string keeps its whole chunk alive: a loaded
+// projection keeps nearly all of them anyway, but a caller that scans a
+// long log and keeps a few events keeps up to 16 KiB for each. A session
+// backend keeps one for a load of a log; the zero EventDecoder is ready to
+// use. It is not safe for concurrent use.
 type EventDecoder struct{ shared sharedStrings }
 
 // Decode decodes data, the JSON of a [SessionEvent], into e.

@@ -150,20 +150,29 @@ func (c *sharedStrings) bytes(b []byte) []byte {
 	if len(b) > maxArenaString {
 		return append([]byte(nil), b...)
 	}
-	if cap(c.arena)-len(c.arena) < len(b) {
+	return c.commit(append(c.reserve(len(b)), b...))
+}
+
+// reserve returns an empty slice of the arena with room for n bytes
+// (n at most maxArenaString), to append a string's bytes to and pass to
+// commit.
+func (c *sharedStrings) reserve(n int) []byte {
+	if cap(c.arena)-len(c.arena) < n {
 		size := min(max(2*cap(c.arena), firstArenaChunk), arenaChunk)
-		c.arena = make([]byte, 0, max(size, len(b)))
+		c.arena = make([]byte, 0, max(size, n))
 	}
-	start := len(c.arena)
-	c.arena = append(c.arena, b...)
-	return c.arena[start:len(c.arena):len(c.arena)]
+	return c.arena[len(c.arena):len(c.arena)]
+}
+
+// commit takes b, appended to the last reserve within its room, into the
+// arena, and returns it with its capacity cut to its length.
+func (c *sharedStrings) commit(b []byte) []byte {
+	c.arena = c.arena[:len(c.arena)+len(b)]
+	return b[:len(b):len(b)]
 }
 
 // string returns b as a string that shares an allocation ([sharedStrings.bytes]).
 func (c *sharedStrings) string(b []byte) string {
-	if len(b) == 0 {
-		return ""
-	}
 	return unsafe.String(unsafe.SliceData(c.bytes(b)), len(b))
 }
 
@@ -333,9 +342,8 @@ func (d *fastDecoder) string() (string, bool) {
 		case c == '\\':
 			i++
 		case c == '"':
-			s, ok := unescape(d.data[start:i])
 			d.pos = i + 1
-			return s, ok
+			return d.unescaped(d.data[start:i])
 		case c < 0x20:
 			return "", false
 		}
@@ -353,17 +361,47 @@ func unquoteSlow(raw []byte) string {
 	return s
 }
 
+// unescaped returns the body of a JSON string that holds escapes,
+// decoded. A short one in valid UTF-8 is decoded straight into the shared
+// chunks, since decoding it can only shorten it (every escape is longer
+// than what it stands for; only invalid UTF-8 grows, into U+FFFD), so text
+// with newlines or quotes in it costs no allocation of its own.
+func (d *fastDecoder) unescaped(raw []byte) (string, bool) {
+	if d.shared == nil || len(raw) > maxArenaString || !utf8.Valid(raw) {
+		return unescape(raw)
+	}
+	b, ok := appendUnescaped(d.shared.reserve(len(raw)), raw)
+	if !ok {
+		return "", false
+	}
+	if len(b) > len(raw) { // it cannot grow, but never commit past the room
+		return string(b), true
+	}
+	b = d.shared.commit(b)
+	return unsafe.String(unsafe.SliceData(b), len(b)), true
+}
+
 // unescape decodes the body of a JSON string that holds escapes, with
 // encoding/json's rules.
 func unescape(s []byte) (string, bool) {
-	b := make([]byte, 0, len(s))
+	b, ok := appendUnescaped(make([]byte, 0, len(s)), s)
+	if !ok {
+		return "", false
+	}
+	// b is never written again, so the string can own its bytes, as
+	// strings.Builder's do: one allocation per escaped string, not two.
+	return unsafe.String(unsafe.SliceData(b), len(b)), true
+}
+
+// appendUnescaped appends the body of a JSON string s, decoded, to b.
+func appendUnescaped(b, s []byte) ([]byte, bool) {
 	for r := 0; r < len(s); {
 		c := s[r]
 		switch {
 		case c == '\\':
 			r++
 			if r >= len(s) {
-				return "", false
+				return b, false
 			}
 			switch s[r] {
 			case '"', '\\', '/':
@@ -388,7 +426,7 @@ func unescape(s []byte) (string, bool) {
 				r--
 				rr := getu4(s[r:])
 				if rr < 0 {
-					return "", false
+					return b, false
 				}
 				r += 6
 				if utf16.IsSurrogate(rr) {
@@ -402,7 +440,7 @@ func unescape(s []byte) (string, bool) {
 				}
 				b = utf8.AppendRune(b, rr)
 			default:
-				return "", false
+				return b, false
 			}
 		case c < utf8.RuneSelf:
 			b = append(b, c)
@@ -413,9 +451,7 @@ func unescape(s []byte) (string, bool) {
 			b = utf8.AppendRune(b, rr)
 		}
 	}
-	// b is never written again, so the string can own its bytes, as
-	// strings.Builder's do: one allocation per escaped string, not two.
-	return unsafe.String(unsafe.SliceData(b), len(b)), true
+	return b, true
 }
 
 // getu4 decodes \uXXXX at the start of s, or returns -1.

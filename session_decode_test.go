@@ -188,13 +188,18 @@ func TestEventDecoder_SharedBytesStayEachEventsOwn(t *testing.T) {
 			t.Errorf("event %d's arguments became %s after a change to event 0's, want %s", i+1, ev.Args, want)
 		}
 	}
-	msg := []byte(`{"type":"user_message","ts":"2026-12-02T01:00:00Z","content":[{"type":"text","text":"a short text of a chat turn"}]}`)
-	n := testing.AllocsPerRun(100, func() {
-		var ev SessionEvent
-		_ = d.Decode(msg, &ev)
-	})
-	if n > 2 {
-		t.Errorf("a one-part user message decodes in %.1f allocations, want at most 2 (the part slice and its box; the text shares)", n)
+	for _, text := range []string{
+		`a short text of a chat turn`,
+		`a short text\nwith a newline, \"quotes\" and \u003cb\u003e, as json.Marshal writes them`,
+	} {
+		msg := []byte(`{"type":"user_message","ts":"2026-12-02T01:00:00Z","content":[{"type":"text","text":"` + text + `"}]}`)
+		n := testing.AllocsPerRun(100, func() {
+			var ev SessionEvent
+			_ = d.Decode(msg, &ev)
+		})
+		if n > 2 {
+			t.Errorf("a one-part user message (%s) decodes in %.1f allocations, want at most 2 (the part slice and its box; the text shares)", text, n)
+		}
 	}
 }
 
