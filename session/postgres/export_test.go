@@ -7,3 +7,6 @@ func SetConvertLimit(n int64) (restore func()) {
 	convertLimit = n
 	return func() { convertLimit = old }
 }
+
+// PayloadColumnSQL reads the type of session_events.payload.
+const PayloadColumnSQL = payloadColumnSQL

@@ -3,11 +3,12 @@ package postgres
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/paigasus/helikon"
 )
 
 // nulEscape is how JSON writes a NUL character, which a jsonb column
@@ -44,7 +45,7 @@ func storedPayload(payload []byte) (string, error) {
 
 // errBadPayload reports a payload value that is neither the json nor the
 // jsonb this package stores.
-var errBadPayload = errors.New("malformed payload value")
+var errBadPayload = fmt.Errorf("%w: malformed payload value", helikon.ErrSessionCorrupt)
 
 // eventPayload returns the event JSON of the payload column's raw value,
 // as the server sent it in format for a column of type oid: json as

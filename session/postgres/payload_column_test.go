@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -75,8 +77,7 @@ func jsonbSchema(t testing.TB) (*pgxpool.Pool, string) {
 func payloadColumnType(t testing.TB, pool *pgxpool.Pool) string {
 	t.Helper()
 	var typ string
-	if err := pool.QueryRow(t.Context(), `SELECT format_type(atttypid, atttypmod) FROM pg_attribute
-		WHERE attrelid = 'session_events'::regclass AND attname = 'payload'`).Scan(&typ); err != nil {
+	if err := pool.QueryRow(t.Context(), postgres.PayloadColumnSQL).Scan(&typ); err != nil {
 		t.Fatal(err)
 	}
 	return typ
@@ -238,4 +239,49 @@ func TestPayloadColumn_ThePreviousVersionReadsAndWritesBesideThisOne(t *testing.
 		t.Fatalf("the previous version's read: %v", err)
 	}
 	sameEvents(t, "the previous version reading both", want, old)
+}
+
+// Every connection of a pool prepares the read for itself, so after the
+// column changes type each one is stale until its next read fails once:
+// reads retry past as many stale connections as the pool has, whatever
+// order they meet them in.
+func TestEvents_ReadPastEveryStaleConnectionOfThePool(t *testing.T) {
+	pool := jsonbSchemaPool(t)
+	id := sessiontest.UniqueID(t)
+	want := appendAndRead(t, pool, id, loggedEvents())
+	conns := int(pool.Config().MaxConns)
+	readAtOnce := func() error {
+		var wg sync.WaitGroup
+		errs := make(chan error, conns)
+		for range conns {
+			wg.Go(func() {
+				s, err := postgres.OpenWithoutMigrate(pool, id)
+				if err == nil {
+					var got []helikon.SessionEvent
+					if got, err = s.Events(t.Context(), helikon.Beginning); err == nil && len(got) != len(want) {
+						err = fmt.Errorf("read %d events, want %d", len(got), len(want))
+					}
+				}
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		var all []error
+		for err := range errs {
+			all = append(all, err)
+		}
+		return errors.Join(all...)
+	}
+	for round, typ := range []string{"json", "jsonb", "json", "jsonb", "json", "jsonb", "json", "jsonb"} {
+		if err := readAtOnce(); err != nil { // every connection prepares the read
+			t.Fatalf("round %d, before the change: %v", round, err)
+		}
+		if _, err := pool.Exec(t.Context(), `ALTER TABLE session_events ALTER COLUMN payload TYPE `+typ+` USING payload::`+typ); err != nil {
+			t.Fatal(err)
+		}
+		if err := readAtOnce(); err != nil {
+			t.Fatalf("round %d, after the column became %s: %v", round, typ, err)
+		}
+	}
 }

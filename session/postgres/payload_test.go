@@ -6,6 +6,8 @@ import (
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+
+	"github.com/paigasus/helikon"
 )
 
 func TestEventPayload_ReadsEveryFormTheColumnSendsAndRejectsTheRest(t *testing.T) {
@@ -34,7 +36,7 @@ func TestEventPayload_ReadsEveryFormTheColumnSendsAndRejectsTheRest(t *testing.T
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := eventPayload([]byte(tc.raw), tc.oid, tc.format)
 			if tc.bad {
-				if !errors.Is(err, errBadPayload) {
+				if !errors.Is(err, errBadPayload) || !errors.Is(err, helikon.ErrSessionCorrupt) {
 					t.Fatalf("eventPayload(%q) = %q, %v; want errBadPayload", tc.raw, got, err)
 				}
 				return

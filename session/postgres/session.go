@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -128,7 +129,10 @@ const eventsSQL = `SELECT sequence, payload FROM session_events WHERE session_id
 // A connection that prepared the query before the payload column changed
 // type ([ConvertPayloadColumn], or [Migrate] in another process) gets
 // "cached plan must not change result type" once, before any row; pgx
-// then forgets the statement, so the read is tried again.
+// then forgets the statement, so the read is tried again. Each of the
+// pool's connections has its own statements, so the next attempt may
+// meet another stale one: a read tries once more than the pool has
+// connections, which is enough, since each failure cures one.
 func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(helikon.SessionEvent) error) error {
 	for attempt := 0; ; attempt++ {
 		delivered := false
@@ -136,12 +140,19 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 			delivered = true
 			return fn(ev)
 		})
-		var pgErr *pgconn.PgError
-		if attempt == 0 && !delivered && errors.As(err, &pgErr) && pgErr.Code == featureNotSupported {
+		if !delivered && isStalePlan(err) && attempt <= int(s.pool.Config().MaxConns) {
 			continue
 		}
 		return err
 	}
+}
+
+// isStalePlan reports the server's refusal of a statement prepared before
+// a column it reads changed type.
+func isStalePlan(err error) bool {
+	var pgErr *pgconn.PgError
+	return errors.As(err, &pgErr) && pgErr.Code == featureNotSupported &&
+		strings.Contains(pgErr.Message, "cached plan must not change result type")
 }
 
 // featureNotSupported is the SQLSTATE of "cached plan must not change
@@ -175,7 +186,7 @@ func eachRow(rows pgx.Rows, fn func(helikon.SessionEvent) error) error {
 		if first {
 			fields := rows.FieldDescriptions()
 			if len(fields) != 2 {
-				return fmt.Errorf("rows of %d columns, want 2", len(fields))
+				return fmt.Errorf("%w: rows of %d columns, want 2", helikon.ErrSessionCorrupt, len(fields))
 			}
 			seqFormat, payloadType, payloadFormat = fields[0].Format, fields[1].DataTypeOID, fields[1].Format
 		}
@@ -203,11 +214,15 @@ func eachRow(rows pgx.Rows, fn func(helikon.SessionEvent) error) error {
 func int8Value(raw []byte, format int16) (int64, error) {
 	if format == pgx.BinaryFormatCode {
 		if len(raw) != 8 {
-			return 0, fmt.Errorf("bigint of %d bytes", len(raw))
+			return 0, fmt.Errorf("%w: bigint of %d bytes", helikon.ErrSessionCorrupt, len(raw))
 		}
 		return int64(binary.BigEndian.Uint64(raw)), nil
 	}
-	return strconv.ParseInt(string(raw), 10, 64)
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%w: sequence: %w", helikon.ErrSessionCorrupt, err)
+	}
+	return n, nil
 }
 
 // Snapshot returns the log projected to messages ([helikon.Project]); see

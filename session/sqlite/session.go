@@ -127,7 +127,12 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 		defer rows.Close()
 		return eventcodec.DecodeAhead(ctx, func(emit func(int64, []byte) error) error {
 			row := make([]driver.Value, 2)
-			for {
+			for n := 1; ; n++ {
+				// The driver looks at ctx only while QueryContext runs, so
+				// the row loop does, every checkEvery rows.
+				if n%checkEvery == 0 && ctx.Err() != nil {
+					return ctx.Err()
+				}
 				if err := rows.Next(row); err == io.EOF {
 					return nil
 				} else if err != nil {
@@ -150,6 +155,10 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 	return err
 }
 
+// checkEvery is how many rows a read steps through between looks at its
+// context: about 0.25 ms of rows.
+const checkEvery = 256
+
 // storedRow returns the sequence id and payload of a row of eventsSQL as
 // the driver gives them: an INTEGER, and TEXT (or a BLOB, which SQLite
 // keeps when a writer stored one). The payload may share the driver's
@@ -157,7 +166,7 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 func storedRow(row []driver.Value) (int64, []byte, error) {
 	seq, ok := row[0].(int64)
 	if !ok {
-		return 0, nil, fmt.Errorf("sequence of type %T", row[0])
+		return 0, nil, fmt.Errorf("%w: sequence of type %T", helikon.ErrSessionCorrupt, row[0])
 	}
 	switch p := row[1].(type) {
 	case string:
@@ -165,7 +174,7 @@ func storedRow(row []driver.Value) (int64, []byte, error) {
 	case []byte:
 		return seq, p, nil
 	}
-	return 0, nil, fmt.Errorf("event %d: payload of type %T", seq, row[1])
+	return 0, nil, fmt.Errorf("%w: event %d: payload of type %T", helikon.ErrSessionCorrupt, seq, row[1])
 }
 
 // Snapshot returns the log projected to messages ([helikon.Project]); see

@@ -284,3 +284,39 @@ func TestSnapshot_LoadStoresTheProjectionEveryN(t *testing.T) {
 		t.Fatalf("after folding 3 events: %v, snapshot at %d, want 2", err, stored())
 	}
 }
+
+// A row that is not one this package wrote (a payload that does not
+// decode, a value of another type) is ErrSessionCorrupt, in a short read
+// and in one long enough to decode on the second goroutine.
+func TestEvents_AMalformedRowIsErrSessionCorrupt(t *testing.T) {
+	for _, tc := range []struct {
+		name, payload string
+		events        int
+	}{
+		{"JSON that does not decode, short read", `'{"type":'`, 5},
+		{"JSON that does not decode, long read", `'{"type":'`, 2000},
+		{"an integer payload", `42`, 5},
+		{"a blob that is not JSON", `x'ff00'`, 5},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			db := openDB(t)
+			s, err := sqlite.OpenWithoutMigrate(db, "s")
+			if err != nil {
+				t.Fatal(err)
+			}
+			evs := make([]helikon.SessionEvent, tc.events)
+			for i := range evs {
+				evs[i] = helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})
+			}
+			if err := s.Append(t.Context(), evs...); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := db.Exec(`UPDATE session_events SET payload = `+tc.payload+` WHERE sequence = ?`, tc.events-2); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Events(t.Context(), helikon.Beginning); !errors.Is(err, helikon.ErrSessionCorrupt) {
+				t.Fatalf("Events over a malformed row = %v, want ErrSessionCorrupt", err)
+			}
+		})
+	}
+}
