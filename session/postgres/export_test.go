@@ -10,3 +10,11 @@ func SetConvertLimit(n int64) (restore func()) {
 
 // PayloadColumnSQL reads the type of session_events.payload.
 const PayloadColumnSQL = payloadColumnSQL
+
+// SetConvertLockWait sets how long Migrate's conversion waits for the
+// table, for one test, and returns a func that restores it.
+func SetConvertLockWait(interval string) (restore func()) {
+	old := convertLockWait
+	convertLockWait = interval
+	return func() { convertLockWait = old }
+}

@@ -3,6 +3,7 @@ package postgres
 import (
 	"context"
 	"embed"
+	"errors"
 	"fmt"
 	"io/fs"
 	"strconv"
@@ -61,7 +62,10 @@ func Migrate(ctx context.Context, pool *pgxpool.Pool) error {
 				return fmt.Errorf("migration %s: %w", base, err)
 			}
 		}
-		return convertSmallPayloadColumn(ctx, pool, tx)
+		if err := convertSmallPayloadColumn(ctx, pool, tx); !errors.Is(err, errLeftForLater) {
+			return err
+		}
+		return nil
 	})
 	if err != nil {
 		return wrap("migrate", err)

@@ -2,10 +2,12 @@ package postgres
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"sync"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 )
 
@@ -59,9 +61,36 @@ func convertSmallPayloadColumn(ctx context.Context, pool *pgxpool.Pool, tx pgx.T
 		}
 		return nil
 	}
-	_, err := tx.Exec(ctx, convertSQL)
-	return err
+	// The rewrite waits for every transaction that touched the table, and
+	// while it waits every read and append queues behind it: a replica
+	// starting beside one long query would stall the fleet. So it waits
+	// at most convertLockWait, in a savepoint, and on a timeout leaves the
+	// conversion to the next Migrate.
+	return pgx.BeginFunc(ctx, tx, func(sp pgx.Tx) error {
+		if _, err := sp.Exec(ctx, `SET LOCAL lock_timeout = '`+convertLockWait+`'`); err != nil {
+			return err
+		}
+		_, err := sp.Exec(ctx, convertSQL)
+		var pgErr *pgconn.PgError
+		if errors.As(err, &pgErr) && pgErr.Code == lockNotAvailable {
+			slog.WarnContext(ctx, "postgres: session_events.payload is still jsonb: the table was busy for "+convertLockWait+
+				"; the next Migrate tries again", slog.String("error", pgErr.Message))
+			return errLeftForLater
+		}
+		return err
+	})
 }
+
+// convertLockWait is how long Migrate's conversion waits for the table, a
+// PostgreSQL interval; a variable for tests.
+var convertLockWait = "5s"
+
+// lockNotAvailable is the SQLSTATE of a lock_timeout.
+const lockNotAvailable = "55P03"
+
+// errLeftForLater rolls back the savepoint of a conversion that timed out;
+// Migrate itself succeeds.
+var errLeftForLater = errors.New("postgres: conversion left for later")
 
 // ConvertPayloadColumn converts the payload column of session_events
 // from jsonb, the layout before this version, to json, whatever the

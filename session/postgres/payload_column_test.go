@@ -285,3 +285,42 @@ func TestEvents_ReadPastEveryStaleConnectionOfThePool(t *testing.T) {
 		}
 	}
 }
+
+// A conversion that would wait behind a long transaction on the table
+// gives up after its lock wait instead of stalling every session behind
+// it: Migrate succeeds, warns, leaves the column jsonb, and converts it
+// once the table is free.
+func TestMigrate_LeavesTheConversionForLaterWhenTheTableIsBusy(t *testing.T) {
+	pool := jsonbSchemaPool(t)
+	id := sessiontest.UniqueID(t)
+	before := appendAndRead(t, pool, id, loggedEvents())
+	defer postgres.SetConvertLockWait("100ms")()
+	var logged bytes.Buffer
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, nil)))
+
+	busy, err := pool.Begin(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Rollback(context.Background())
+	if _, err := busy.Exec(t.Context(), `SELECT count(*) FROM session_events`); err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.Migrate(t.Context(), pool); err != nil {
+		t.Fatalf("Migrate beside a busy table = %v, want it to leave the conversion for later", err)
+	}
+	if got := payloadColumnType(t, pool); got != "jsonb" || !strings.Contains(logged.String(), "busy") {
+		t.Fatalf("beside a busy table the column is %s, log %q; want jsonb and a warning", got, logged.String())
+	}
+	if err := busy.Rollback(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if err := postgres.Migrate(t.Context(), pool); err != nil {
+		t.Fatal(err)
+	}
+	if got := payloadColumnType(t, pool); got != "json" {
+		t.Fatalf("once the table is free the column is %s, want json", got)
+	}
+	sameEvents(t, "after the later conversion", before, readAll(t, pool, id))
+}
