@@ -18,3 +18,10 @@ func SetConvertLockWait(interval string) (restore func()) {
 	convertLockWait = interval
 	return func() { convertLockWait = old }
 }
+
+// LeftJSONBPools counts the pools Migrate remembers leaving jsonb.
+func LeftJSONBPools() int {
+	n := 0
+	leftJSONB.Range(func(any, any) bool { n++; return true })
+	return n
+}

@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"runtime"
 	"sync"
+	"weak"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -29,8 +31,20 @@ const convertSQL = `ALTER TABLE session_events ALTER COLUMN payload TYPE json US
 
 // leftJSONB holds the pools whose table Migrate found too large to
 // convert, so that later calls ([Open] runs Migrate every time) neither
-// count its rows again nor warn again.
-var leftJSONB sync.Map // *pgxpool.Pool → struct{}
+// count its rows again nor warn again. It holds them weakly, each entry
+// deleted once its pool is collected, so that a process opening pools
+// one after another does not keep them all alive.
+var leftJSONB sync.Map // weak.Pointer[pgxpool.Pool] → struct{}
+
+// leaveJSONB records that pool's table is left jsonb, and reports whether
+// it was already.
+func leaveJSONB(pool *pgxpool.Pool) (already bool) {
+	key := weak.Make(pool)
+	if _, already = leftJSONB.LoadOrStore(key, struct{}{}); !already {
+		runtime.AddCleanup(pool, func(k weak.Pointer[pgxpool.Pool]) { leftJSONB.Delete(k) }, key)
+	}
+	return already
+}
 
 // convertSmallPayloadColumn converts a jsonb payload column (the layout
 // before json) when the table holds at most convertLimit rows, and warns,
@@ -42,7 +56,7 @@ var leftJSONB sync.Map // *pgxpool.Pool → struct{}
 // package never needed jsonb's indexing, and json keeps the -> and ->>
 // operators for ad-hoc queries.
 func convertSmallPayloadColumn(ctx context.Context, pool *pgxpool.Pool, tx pgx.Tx) error {
-	if _, left := leftJSONB.Load(pool); left {
+	if _, left := leftJSONB.Load(weak.Make(pool)); left {
 		return nil
 	}
 	var typ string
@@ -54,7 +68,7 @@ func convertSmallPayloadColumn(ctx context.Context, pool *pgxpool.Pool, tx pgx.T
 		return err
 	}
 	if rows > convertLimit {
-		if _, warned := leftJSONB.LoadOrStore(pool, struct{}{}); !warned {
+		if !leaveJSONB(pool) {
 			slog.WarnContext(ctx, "postgres: session_events.payload is still jsonb: the table is too large to rewrite during Migrate; "+
 				"loads read about half as fast until postgres.ConvertPayloadColumn runs",
 				slog.Int64("rows_over", convertLimit))
@@ -115,6 +129,6 @@ func ConvertPayloadColumn(ctx context.Context, pool *pgxpool.Pool) error {
 	if err != nil {
 		return wrap("convert the payload column", err)
 	}
-	leftJSONB.Delete(pool)
+	leftJSONB.Delete(weak.Make(pool))
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"runtime"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -323,4 +324,41 @@ func TestMigrate_LeavesTheConversionForLaterWhenTheTableIsBusy(t *testing.T) {
 		t.Fatalf("once the table is free the column is %s, want json", got)
 	}
 	sameEvents(t, "after the later conversion", before, readAll(t, pool, id))
+}
+
+// Migrate remembers the pools whose table it left jsonb without keeping
+// them alive: a pool closed and dropped leaves the memo.
+func TestMigrate_ForgetsAPoolLeftJSONBOnceItIsGone(t *testing.T) {
+	pool, schema := jsonbSchema(t)
+	appendAndRead(t, pool, sessiontest.UniqueID(t), loggedEvents())
+	defer postgres.SetConvertLimit(1)()
+	defer slog.SetDefault(slog.Default())
+	slog.SetDefault(slog.New(slog.DiscardHandler))
+	before := postgres.LeftJSONBPools()
+	func() {
+		cfg, err := pgxpool.ParseConfig(testURL())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg.ConnConfig.RuntimeParams["search_path"] = schema
+		p, err := pgxpool.NewWithConfig(t.Context(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		if err := postgres.Migrate(t.Context(), p); err != nil {
+			t.Fatal(err)
+		}
+		if n := postgres.LeftJSONBPools(); n != before+1 {
+			t.Fatalf("Migrate left a large table jsonb and remembers %d pools, want %d", n, before+1)
+		}
+	}()
+	for range 100 {
+		runtime.GC()
+		if postgres.LeftJSONBPools() == before {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Fatalf("a dropped pool is still remembered (%d pools, want %d)", postgres.LeftJSONBPools(), before)
 }
