@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"reflect"
@@ -271,40 +272,109 @@ func testCancelledMidRead(t *testing.T, s helikon.Session) {
 		mustAppend(t, s, texts(batch...)...)
 	}
 	const want = batches * perBatch
+	reads := []struct {
+		name string
+		n    func(ctx context.Context) (int, error)
+	}{
+		{"Events", func(ctx context.Context) (int, error) {
+			evs, err := s.Events(ctx, helikon.Beginning)
+			return len(evs), err
+		}},
+		{"Snapshot", func(ctx context.Context) (int, error) {
+			items, err := s.Snapshot(ctx)
+			return len(items), err
+		}},
+	}
 	outcomes := map[string]int{}
+	check := func(name, when string, n int, err error) {
+		switch {
+		case err == nil && n == want:
+			outcomes["whole"]++
+		case err != nil && errors.Is(err, context.Canceled):
+			outcomes["cancelled"]++
+		case err == nil:
+			t.Fatalf("%s cancelled %s returned %d of %d events and no error", name, when, n, want)
+		default:
+			t.Fatalf("%s cancelled %s = %v, want the whole log or an error matching context.Canceled", name, when, err)
+		}
+	}
+	// At 40 moments of the wall clock, spread over a read.
 	for step := range 40 {
-		for _, read := range []struct {
-			name string
-			n    func(ctx context.Context) (int, error)
-		}{
-			{"Events", func(ctx context.Context) (int, error) {
-				evs, err := s.Events(ctx, helikon.Beginning)
-				return len(evs), err
-			}},
-			{"Snapshot", func(ctx context.Context) (int, error) {
-				items, err := s.Snapshot(ctx)
-				return len(items), err
-			}},
-		} {
+		for _, read := range reads {
 			ctx, cancel := context.WithCancel(t.Context())
-			timer := time.AfterFunc(time.Duration(step)*150*time.Microsecond, cancel)
+			after := time.Duration(step) * 150 * time.Microsecond
+			timer := time.AfterFunc(after, cancel)
 			n, err := read.n(ctx)
 			timer.Stop()
 			cancel()
-			switch {
-			case err == nil && n == want:
-				outcomes["whole"]++
-			case err != nil && errors.Is(err, context.Canceled):
-				outcomes["cancelled"]++
-			case err == nil:
-				t.Fatalf("%s cancelled after %v returned %d of %d events and no error", read.name, time.Duration(step)*150*time.Microsecond, n, want)
-			default:
-				t.Fatalf("%s cancelled after %v = %v, want the whole log or an error matching context.Canceled", read.name, time.Duration(step)*150*time.Microsecond, err)
-			}
+			check(read.name, fmt.Sprint("after ", after), n, err)
 		}
 	}
-	t.Logf("reads cancelled at 40 moments: %v", outcomes)
+	timed := maps.Clone(outcomes)
+	clear(outcomes)
+	// At each of the first 40 points where the read looks at its context,
+	// the same points in every run: the first look must be able to stop it.
+	for look := 1; look <= 40; look++ {
+		for _, read := range reads {
+			ctx := newCountdownContext(look)
+			n, err := read.n(ctx)
+			ctx.cancel()
+			check(read.name, fmt.Sprint("at its look number ", look, " at the context"), n, err)
+		}
+	}
+	if outcomes["cancelled"] == 0 {
+		t.Fatalf("no read stopped when its context was cancelled at one of its first 40 looks at it: %v", outcomes)
+	}
+	t.Logf("reads cancelled at 40 moments: %v; at 40 looks at the context: %v", timed, outcomes)
 	checkContiguous(t, mustEvents(t, s, helikon.Beginning), want)
+}
+
+// countdownContext is cancelled at the nth look at it (a call of Done or
+// Err), so that a read can be cancelled at each point where it checks,
+// the same points in every run.
+type countdownContext struct {
+	context.Context
+	mu   sync.Mutex
+	left int
+	done chan struct{}
+}
+
+func newCountdownContext(n int) *countdownContext {
+	return &countdownContext{Context: context.Background(), left: n, done: make(chan struct{})}
+}
+
+// look counts a look and reports whether the context is cancelled.
+func (c *countdownContext) look() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.left > 0 {
+		if c.left--; c.left == 0 {
+			close(c.done)
+		}
+	}
+	return c.left == 0
+}
+
+// cancel cancels the context if no look has yet.
+func (c *countdownContext) cancel() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.left > 0 {
+		c.left = 0
+		close(c.done)
+	}
+}
+
+func (c *countdownContext) Done() <-chan struct{} {
+	c.look()
+	return c.done
+}
+
+func (c *countdownContext) Err() error {
+	if c.look() {
+		return context.Canceled
+	}
+	return nil
 }
 
 func testConcurrent(t *testing.T, s helikon.Session) {
