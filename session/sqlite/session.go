@@ -140,7 +140,7 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 				}
 				seq, payload, err := storedRow(row)
 				if err != nil {
-					return fmt.Errorf("sqlite: read session %q: %w", s.id, err)
+					return wrap("read", s.id, err)
 				}
 				if err := emit(seq, payload); err != nil {
 					return err
