@@ -27,8 +27,10 @@ type Model struct {
 	next     int
 	requests []*helikon.ModelRequest
 	delay    time.Duration
-	id       string
-	caps     helikon.ModelCapabilities
+	// deltaDelay is waited before each delta event, on top of delay.
+	deltaDelay time.Duration
+	id         string
+	caps       helikon.ModelCapabilities
 }
 
 // Option configures a Model.
@@ -37,6 +39,12 @@ type Option func(*Model)
 // WithDelay waits d before each streamed event, like a network would; the
 // wait ends early when the context is cancelled.
 func WithDelay(d time.Duration) Option { return func(m *Model) { m.delay = d } }
+
+// WithDeltaDelay waits d before each delta event (text, reasoning and tool
+// call deltas), so a streamed answer arrives piece by piece at a pace a
+// person can watch; other events are not delayed. The wait ends early when
+// the context is cancelled.
+func WithDeltaDelay(d time.Duration) Option { return func(m *Model) { m.deltaDelay = d } }
 
 // WithModelID sets the id the model reports (default "mock").
 func WithModelID(id string) Option { return func(m *Model) { m.id = id } }
@@ -108,32 +116,49 @@ func (m *Model) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2
 		s := m.scripts[m.next]
 		m.next++
 		m.mu.Unlock()
+		m.play(ctx, s, yield)
+	}
+}
 
-		var timer *time.Timer
-		for _, ev := range s.Events {
-			if m.delay > 0 {
-				if timer == nil {
-					timer = time.NewTimer(m.delay)
-					defer timer.Stop()
-				} else {
-					timer.Reset(m.delay)
-				}
-				select {
-				case <-ctx.Done():
-					yield(nil, &helikon.ModelError{Kind: helikon.ModelTransport, Provider: "mock", Err: ctx.Err()})
-					return
-				case <-timer.C:
-				}
-			} else if ctx.Err() != nil {
+// play streams s, waiting the configured delays before its events.
+func (m *Model) play(ctx context.Context, s Script, yield func(helikon.ModelEvent, error) bool) {
+	var timer *time.Timer
+	for _, ev := range s.Events {
+		wait := m.delay
+		if isDelta(ev) {
+			wait += m.deltaDelay
+		}
+		if wait > 0 {
+			if timer == nil {
+				timer = time.NewTimer(wait)
+				defer timer.Stop()
+			} else {
+				timer.Reset(wait)
+			}
+			select {
+			case <-ctx.Done():
 				yield(nil, &helikon.ModelError{Kind: helikon.ModelTransport, Provider: "mock", Err: ctx.Err()})
 				return
+			case <-timer.C:
 			}
-			if !yield(ev, nil) {
-				return
-			}
+		} else if ctx.Err() != nil {
+			yield(nil, &helikon.ModelError{Kind: helikon.ModelTransport, Provider: "mock", Err: ctx.Err()})
+			return
 		}
-		if s.Err != nil {
-			yield(nil, s.Err)
+		if !yield(ev, nil) {
+			return
 		}
 	}
+	if s.Err != nil {
+		yield(nil, s.Err)
+	}
+}
+
+// isDelta reports whether ev is a piece of a streamed answer.
+func isDelta(ev helikon.ModelEvent) bool {
+	switch ev.(type) {
+	case helikon.TokenDelta, helikon.ReasoningDelta, helikon.ToolCallDelta:
+		return true
+	}
+	return false
 }

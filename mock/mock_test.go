@@ -92,3 +92,45 @@ func TestScriptFile_RejectsMalformedScripts(t *testing.T) {
 		t.Error("missing file loaded")
 	}
 }
+
+// TestScriptFile_DeltaDelayPacesOnlyTheDeltas pins delta_delay_ms: off by
+// default, bounded, and when set a wait before each delta alone, which a
+// cancelled context cuts short.
+func TestScriptFile_DeltaDelayPacesOnlyTheDeltas(t *testing.T) {
+	script := `[[{"type":"token_delta","text":"a"},{"type":"token_delta","text":"b"},{"type":"finish","reason":"stop"}]]`
+	f, err := mock.ParseScriptFile([]byte(`{"default": ` + script + `}`))
+	if err != nil || f.DeltaDelay != 0 {
+		t.Fatalf("no delay set: %v, %v", f.DeltaDelay, err)
+	}
+	for _, bad := range []string{`-1`, `60001`, `"fast"`} {
+		if _, err := mock.ParseScriptFile([]byte(`{"delta_delay_ms": ` + bad + `, "default": ` + script + `}`)); err == nil {
+			t.Errorf("delta_delay_ms %s parsed", bad)
+		}
+	}
+	f, err = mock.ParseScriptFile([]byte(`{"delta_delay_ms": 60000, "default": ` + script + `}`))
+	if err != nil || f.DeltaDelay != time.Minute {
+		t.Fatalf("delta_delay_ms 60000: %v, %v", f.DeltaDelay, err)
+	}
+	// A minute before each delta: the first event a stream yields waits
+	// for it, so a cancel while it waits ends the stream with nothing.
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { time.Sleep(20 * time.Millisecond); cancel() }()
+	evs, err := drain(f.Model(""), ctx)
+	if len(evs) != 0 || !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled while waiting for the first delta: %v, %v", evs, err)
+	}
+	// Only deltas wait: a script of a finish alone streams at once under
+	// an hour's delta delay.
+	m := mock.New([]mock.Script{mock.Events(helikon.Finish{Reason: helikon.FinishStop})}, mock.WithDeltaDelay(time.Hour))
+	if evs, err := drain(m, context.Background()); err != nil || len(evs) != 1 {
+		t.Fatalf("finish only: %v, %v", evs, err)
+	}
+	for _, c := range []helikon.Model{f.Model(""), f.Conversational("", "a")} {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		evs, err := drain(c, ctx)
+		cancel()
+		if len(evs) != 0 || err == nil {
+			t.Errorf("%T streamed %v before its delay", c, evs)
+		}
+	}
+}

@@ -62,11 +62,21 @@ func Fail(err error) Script { return Script{Err: err} }
 //	}
 //
 // Events use the JSON form of [helikon.ModelEvent]; an element of type
-// "error" ends its script with a [helikon.ModelError].
+// "error" ends its script with a [helikon.ModelError]. An optional
+// "delta_delay_ms" (0 to [MaxDeltaDelay], off by default) waits that long
+// before each delta, so a streamed answer can be watched arriving:
+//
+//	{"delta_delay_ms": 150, "default": [[{"type": "token_delta", "text": "Hel"}, …]]}
 type ScriptFile struct {
 	Default []Script
 	Cases   map[string][]Script
+	// DeltaDelay is waited before each delta event ([WithDeltaDelay]) by
+	// the models the file makes.
+	DeltaDelay time.Duration
 }
+
+// MaxDeltaDelay bounds a script file's delta_delay_ms.
+const MaxDeltaDelay = time.Minute
 
 // LoadScriptFile reads and parses a script file.
 func LoadScriptFile(path string) (*ScriptFile, error) {
@@ -93,22 +103,43 @@ func FromFile(path string, opts ...Option) (*Model, error) {
 // Model returns a fresh Model for a case: the case's scripts when the file
 // has them, the default ones otherwise.
 func (f *ScriptFile) Model(caseID string, opts ...Option) *Model {
+	return New(f.scripts(caseID), f.options(opts)...)
+}
+
+// scripts returns the case's scripts when the file has them, the default
+// ones otherwise.
+func (f *ScriptFile) scripts(caseID string) []Script {
 	if s, ok := f.Cases[caseID]; ok {
-		return New(s, opts...)
+		return s
 	}
-	return New(f.Default, opts...)
+	return f.Default
+}
+
+// options puts the file's own settings before opts, which may override them.
+func (f *ScriptFile) options(opts []Option) []Option {
+	if f.DeltaDelay == 0 {
+		return opts
+	}
+	return append([]Option{WithDeltaDelay(f.DeltaDelay)}, opts...)
 }
 
 // ParseScriptFile parses the JSON form of a ScriptFile.
 func ParseScriptFile(data []byte) (*ScriptFile, error) {
 	var raw struct {
-		Default [][]json.RawMessage            `json:"default"`
-		Cases   map[string][][]json.RawMessage `json:"cases"`
+		Default      [][]json.RawMessage            `json:"default"`
+		Cases        map[string][][]json.RawMessage `json:"cases"`
+		DeltaDelayMS *float64                       `json:"delta_delay_ms"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return nil, fmt.Errorf("parse script file: %w", err)
 	}
 	f := &ScriptFile{}
+	if d := raw.DeltaDelayMS; d != nil {
+		if !(*d >= 0 && *d <= float64(MaxDeltaDelay/time.Millisecond)) {
+			return nil, fmt.Errorf("delta_delay_ms is %v; want 0 to %d", *d, MaxDeltaDelay/time.Millisecond)
+		}
+		f.DeltaDelay = time.Duration(*d * float64(time.Millisecond))
+	}
 	var err error
 	if f.Default, err = parseScripts(raw.Default); err != nil {
 		return nil, fmt.Errorf("default: %w", err)
