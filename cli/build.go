@@ -55,10 +55,10 @@ func (b *builder) agent(name string) (*helikon.LLMAgent, error) {
 	}
 	def, ok := b.f.Agents[name]
 	if !ok {
-		return nil, fmt.Errorf("%s: no agent %q (the agents are %v)", b.f.Path, name, b.f.AgentNames())
+		return nil, fmt.Errorf("%s: no agent %q (the agents are %s)", b.f.Path, name, nameList(b.f.AgentNames()))
 	}
 	key := "agents." + name
-	model, err := b.model(key+".model", def.Model)
+	model, err := b.model(key+".model", def.Model, name)
 	if err != nil {
 		return nil, err
 	}
@@ -115,9 +115,13 @@ func (b *builder) tool(name string) (helikon.Tool, error) {
 	return t, nil
 }
 
-// model builds a model definition. Keys are checked here, at build time,
-// so a sidecar may declare live agents that a mock-only session never uses.
-func (b *builder) model(key string, m sidecar.Model) (helikon.Model, error) {
+// model builds a model definition for agent (empty for the eval judge).
+// Keys are checked here, at build time, so a sidecar may declare live
+// agents that a mock-only session never uses. An agent's mock model picks
+// its script from the conversation ([mock.Conversational]), so one built
+// agent serves every run, and a run resumed after an approval goes on
+// where it paused; the judge's counts its calls.
+func (b *builder) model(key string, m sidecar.Model, agent string) (helikon.Model, error) {
 	if vars, ok := apiKeys[m.Provider]; ok && !hasKey(vars) {
 		return nil, b.f.Errorf(key, "provider %s reads %s, which is not set: export %s=… or use provider = \"mock\"",
 			m.Provider, strings.Join(vars, " or "), vars[0])
@@ -130,7 +134,11 @@ func (b *builder) model(key string, m sidecar.Model) (helikon.Model, error) {
 	case "mock":
 		var sf *mock.ScriptFile
 		if sf, err = mock.LoadScriptFile(m.Script); err == nil {
-			model = sf.Model(b.caseID)
+			if agent == "" {
+				model = sf.Model(b.caseID)
+			} else {
+				model = sf.Conversational(b.caseID, agent)
+			}
 		}
 	case "openai":
 		model, err = asModel(openai.Chat(m.ID))

@@ -116,7 +116,7 @@ model = { provider = "gemini", id = "gemini-2.5-flash" }
 		{"missing key is named", []string{"run", "--agent", "live", "hi"}, 2, "agents.toml:6: agents.live.model: provider openai reads OPENAI_API_KEY, which is not set"},
 		{"bedrock without a region says so", []string{"run", "--agent", "future", "hi"}, 2, "no AWS region: set AWS_REGION"},
 		{"gemini key variables are named", []string{"run", "--agent", "gem", "hi"}, 2, "provider gemini reads GEMINI_API_KEY or GOOGLE_API_KEY, which is not set"},
-		{"unknown agent lists the agents", []string{"run", "--agent", "nope", "hi"}, 2, "[broken future gem live]"},
+		{"unknown agent lists the agents", []string{"run", "--agent", "nope", "hi"}, 2, "it declares broken, future, gem, live"},
 		{"no question", []string{"run", "--agent", "broken"}, 2, "no question"},
 	}
 	for _, tt := range tests {

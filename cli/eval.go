@@ -46,7 +46,7 @@ configuration error.`,
 				return err
 			}
 			if agent == "" {
-				return fmt.Errorf("eval run needs --agent NAME; %s declares %v", f.Path, f.AgentNames())
+				return fmt.Errorf("eval run needs --agent NAME; %s declares %s", f.Path, nameList(f.AgentNames()))
 			}
 			if _, err := pickAgent(f, agent); err != nil {
 				return err
@@ -123,7 +123,7 @@ func evaluators(f *sidecar.File) ([]evals.Evaluator, error) {
 		case "json_schema":
 			cfg.Schema = e.JSONSchema.Schema
 		case "llm_judge":
-			m, err := newBuilder(f, "").model("eval.llm_judge.model", e.LLMJudge.Model)
+			m, err := newBuilder(f, "").model("eval.llm_judge.model", e.LLMJudge.Model, "")
 			if err != nil {
 				return nil, err
 			}

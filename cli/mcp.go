@@ -30,7 +30,7 @@ interrupted. Every call runs a fresh agent built from the sidecar.`,
 				return err
 			}
 			if agent == "" {
-				return fmt.Errorf("mcp serve needs --agent NAME; %s declares %v", f.Path, f.AgentNames())
+				return fmt.Errorf("mcp serve needs --agent NAME; %s declares %s", f.Path, nameList(f.AgentNames()))
 			}
 			if _, err := pickAgent(f, agent); err != nil {
 				return err

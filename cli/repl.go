@@ -252,7 +252,7 @@ func (r *repl) command(line string) bool {
 		}
 	case "/agent":
 		if _, ok := f.Agents[arg]; !ok {
-			r.say("no agent %q; the agents are %v", arg, f.AgentNames())
+			r.say("no agent %q; the agents are %s", arg, nameList(f.AgentNames()))
 			break
 		}
 		r.setAgent(arg)
@@ -268,7 +268,7 @@ func (r *repl) command(line string) bool {
 			}
 		}
 	case "/usage":
-		r.say("%d turns, %d input tokens, %d output tokens", r.turns, r.usage.InputTokens, r.usage.OutputTokens)
+		r.say("%s, %s, %s", plural(r.turns, "turn"), plural(r.usage.InputTokens, "input token"), plural(r.usage.OutputTokens, "output token"))
 	case "/reload":
 		r.reload()
 	case "/quit", "/exit":
@@ -291,7 +291,7 @@ func (r *repl) reload() {
 	agent := r.agent
 	r.mu.Unlock()
 	if _, ok := f.Agents[agent]; !ok {
-		r.say("reload failed, keeping the last good definitions: agent %s is gone (the agents are %v)", agent, f.AgentNames())
+		r.say("reload failed, keeping the last good definitions: agent %s is gone (the agents are %s)", agent, nameList(f.AgentNames()))
 		return
 	}
 	r.defs.Store(f)

@@ -133,7 +133,7 @@ func pickAgent(f *sidecar.File, name string) (string, error) {
 		return f.AgentNames()[0], nil
 	}
 	if _, ok := f.Agents[name]; !ok {
-		return "", fmt.Errorf("%s has no agent %q; it declares %v", f.Path, name, f.AgentNames())
+		return "", fmt.Errorf("%s has no agent %q; it declares %s", f.Path, name, nameList(f.AgentNames()))
 	}
 	return name, nil
 }
