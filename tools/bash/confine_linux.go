@@ -10,7 +10,6 @@ import (
 	seccomp "github.com/elastic/go-seccomp-bpf"
 	"github.com/landlock-lsm/go-landlock/landlock"
 	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
-	"golang.org/x/net/bpf"
 	"golang.org/x/sys/unix"
 )
 
@@ -22,23 +21,6 @@ const landlockABI = 3
 // effort: a kernel below it fails the restriction rather than silently
 // enforcing less.
 var landlockConfig = landlock.V3
-
-// deniedSyscalls are refused to a confined command with EPERM: they load
-// kernel code, change mounts or namespaces, inspect other processes,
-// bypass the socket filter (io_uring) or leave the process group the
-// backend kills (setsid).
-var deniedSyscalls = []string{
-	"ptrace", "process_vm_readv", "process_vm_writev",
-	"mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig", "fspick",
-	"setns", "unshare",
-	"kexec_load", "kexec_file_load", "init_module", "finit_module", "delete_module",
-	"bpf", "perf_event_open", "userfaultfd",
-	"keyctl", "add_key", "request_key",
-	"reboot", "swapon", "swapoff", "acct",
-	"open_by_handle_at", "name_to_handle_at",
-	"io_uring_setup", "io_uring_enter", "io_uring_register",
-	"setsid",
-}
 
 // kernelSupport returns an error naming the kernel feature this machine
 // lacks for [OsSandboxBackend], or nil.
@@ -116,29 +98,9 @@ func (c *confineSpec) compile() error {
 		}
 	}
 	rules = append(rules, landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random", "/dev/tty").IgnoreIfMissing())
-	groups := []seccomp.SyscallGroup{{Action: seccomp.ActionErrno, Names: deniedSyscalls}}
-	if !c.AllowNetwork {
-		if c.AllowUnix {
-			groups = append(groups, seccomp.SyscallGroup{Action: seccomp.ActionErrno, NamesWithCondtions: []seccomp.NameWithConditions{{
-				Name:       "socket",
-				Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.NotEqual, Value: unix.AF_UNIX}},
-			}}})
-		} else {
-			groups = append(groups, seccomp.SyscallGroup{Action: seccomp.ActionErrno, Names: []string{"socket"}})
-		}
-	}
-	policy := seccomp.Policy{DefaultAction: seccomp.ActionAllow, Syscalls: groups}
-	insts, err := policy.Assemble()
+	filter, err := seccompFilter(c.AllowNetwork, c.AllowUnix)
 	if err != nil {
-		return fmt.Errorf("bash: os sandbox: seccomp policy: %w", err)
-	}
-	raw, err := bpf.Assemble(insts)
-	if err != nil {
-		return fmt.Errorf("bash: os sandbox: seccomp program: %w", err)
-	}
-	filter := make([]unix.SockFilter, len(raw))
-	for i, in := range raw {
-		filter[i] = unix.SockFilter{Code: in.Op, Jt: in.Jt, Jf: in.Jf, K: in.K}
+		return err
 	}
 	c.compiled = &compiled{rules: rules, filter: filter}
 	return nil

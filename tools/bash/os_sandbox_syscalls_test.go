@@ -1,0 +1,74 @@
+//go:build linux
+
+package bash
+
+import (
+	"fmt"
+	"net"
+	"runtime"
+	"sync/atomic"
+	"testing"
+)
+
+// A hostile command compiles its own helper and makes the calls the
+// filter refuses through every other door the kernel has: the i386 ABI
+// (int $0x80) and x32 on amd64, raw clone with namespace flags, clone3.
+func TestOsSandbox_ForeignABIsAndNamespaceClonesAreRefused(t *testing.T) {
+	ln, err := net.Listen("tcp4", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	var accepted atomic.Int32
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted.Add(1)
+			c.Close()
+		}
+	}()
+	b, root := osTool(t)
+	escapeHelper(t, root)
+	cases := []struct {
+		op, want string
+		amd64    bool
+	}{
+		{"i386-getpid", "errno ENOSYS\n", true},
+		{"i386-socket", "errno ENOSYS\n", true},
+		{fmt.Sprintf("i386-connect %d", ln.Addr().(*net.TCPAddr).Port), "errno ENOSYS\n", true},
+		{"i386-unshare", "errno ENOSYS\n", true},
+		{"i386-setsid", "errno ENOSYS\n", true},
+		{"i386-keyctl", "errno ENOSYS\n", true},
+		{"i386-ptrace", "errno ENOSYS\n", true},
+		{"x32-socket", "errno ENOSYS\n", true},
+		{"clone-newuser", "errno EPERM\n", false},
+		{"clone-newpid", "errno EPERM\n", false},
+		{"clone-parent", "errno EPERM\n", false},
+		{"clone3-newuser", "errno ENOSYS\n", false},
+	}
+	for _, c := range cases {
+		t.Run(c.op, func(t *testing.T) {
+			if c.amd64 && runtime.GOARCH != "amd64" {
+				t.Skip("the helper makes this call through amd64's foreign ABIs only")
+			}
+			r, err := runTool(t, t.Context(), b, Args{Command: "./escape " + c.op})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Stdout != c.want {
+				t.Errorf("%+v, want stdout %q", r, c.want)
+			}
+		})
+	}
+	if n := accepted.Load(); n != 0 {
+		t.Errorf("the loopback listener accepted %d connections", n)
+	}
+	// Normal forks still work: bash's own, and a program's.
+	r, err := runTool(t, t.Context(), b, Args{Command: "(echo sub) && echo $(echo cmd) | cat && /usr/bin/env true && echo done"})
+	if err != nil || r.Stdout != "sub\ncmd\ndone\n" {
+		t.Errorf("plain forks: %+v, %v", r, err)
+	}
+}
