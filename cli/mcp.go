@@ -21,7 +21,12 @@ func newMCPCommand(o *options) *cobra.Command {
 		Long: `mcp serve exposes one sidecar agent as a single MCP tool. Without --http it
 speaks MCP on stdin/stdout, for a client that starts it as a subprocess;
 with --http ADDR it serves streamable HTTP at http://ADDR/mcp until
-interrupted. Every call runs a fresh agent built from the sidecar.`,
+interrupted. Every call runs a fresh agent built from the sidecar.
+
+A malformed line on stdio is answered with a JSON-RPC error (-32700 or
+-32600) and the session goes on; over HTTP every refusal is a JSON-RPC
+error response. serverInfo names the agent's tool and this helikon's
+version.`,
 		Example: `  helikon mcp serve --agent triage
   helikon mcp serve --agent triage --http 127.0.0.1:8931`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -40,12 +45,13 @@ interrupted. Every call runs a fresh agent built from the sidecar.`,
 			if _, err := newBuilder(f, "").agent(agent); err != nil {
 				return err
 			}
-			srv, err := mcp.NewAgentServer(fresh(func() *sidecar.File { return f }, agent))
+			srv, err := mcp.NewAgentServer(fresh(func() *sidecar.File { return f }, agent),
+				mcp.WithImplementation(mcp.SanitizeToolName(agent), version()))
 			if err != nil {
 				return err
 			}
 			if addr == "" {
-				return srv.ServeStdio(cmd.Context())
+				return srv.ServeIO(cmd.Context(), o.io.In, o.io.Out)
 			}
 			fmt.Fprintf(o.io.Err, "helikon: serving agent %s as MCP tool %s at http://%s/mcp\n", agent, srv.ToolName(), addr)
 			return srv.ListenAndServe(cmd.Context(), addr)

@@ -2,6 +2,7 @@ package cli_test
 
 import (
 	"context"
+	"debug/buildinfo"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -31,6 +32,15 @@ func TestMCPServe_StdioWithSDKClient(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer session.Close()
+	// serverInfo carries the version go build stamped into the binary, not
+	// the go-sdk's placeholder.
+	bi, err := buildinfo.ReadFile(helikonBin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := session.InitializeResult().ServerInfo; got.Name != "triage" || got.Version != bi.Main.Version || got.Version == "0" {
+		t.Errorf("serverInfo %+v, want triage at %q", got, bi.Main.Version)
+	}
 	tools, err := session.ListTools(ctx, nil)
 	if err != nil || len(tools.Tools) != 1 {
 		t.Fatalf("tools %+v, %v", tools, err)

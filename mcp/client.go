@@ -117,7 +117,7 @@ func Connect(ctx context.Context, t sdk.Transport, opts ...ClientOption) (*Clien
 
 func newClientConfig(opts []ClientOption) clientConfig {
 	cfg := clientConfig{
-		impl:             implementation{"helikon", "0"},
+		impl:             implementation{"helikon", moduleVersion()},
 		terminateTimeout: DefaultTerminateTimeout,
 		maxTools:         DefaultMaxTools,
 	}

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -68,7 +69,9 @@ type agentInput struct {
 }
 
 // NewAgentServer wraps agent. Options: [WithImplementation] (default: the
-// tool name and "0"), [WithInstructions], [WithContextFactory] or
+// tool name and the helikon module version the program was built with, from
+// its build info; "(devel)" for a build from a working tree, with the VCS
+// revision when go build stamped one), [WithInstructions], [WithContextFactory] or
 // [WithSessionContext], [WithRunner], [WithStateless], [WithRunConfig],
 // [WithMaxInputBytes], [WithBodyReadTimeout], [WithLogger].
 func NewAgentServer(agent helikon.Agent, opts ...ServerOption) (*AgentServer, error) {
@@ -90,7 +93,7 @@ func NewAgentServer(agent helikon.Agent, opts ...ServerOption) (*AgentServer, er
 		s.logger = slog.New(slog.DiscardHandler)
 	}
 	if s.cfg.impl.name == "" {
-		s.cfg.impl = implementation{s.toolName, "0"}
+		s.cfg.impl = implementation{s.toolName, moduleVersion()}
 	}
 	s.server = sdk.NewServer(&sdk.Implementation{Name: s.cfg.impl.name, Version: s.cfg.impl.version},
 		&sdk.ServerOptions{Instructions: cfg.instructions, Logger: s.logger})
@@ -143,10 +146,29 @@ func SanitizeToolName(name string) string {
 func (s *AgentServer) ToolName() string { return s.toolName }
 
 // ServeStdio serves one client on the process's stdin and stdout until the
-// client disconnects (nil) or ctx ends (its error).
+// client disconnects (nil) or ctx ends (its error). It is [AgentServer.ServeIO]
+// on os.Stdin and os.Stdout.
 func (s *AgentServer) ServeStdio(ctx context.Context) error {
-	return s.ServeTransport(ctx, &sdk.StdioTransport{MaxLineLength: max(sdk.DefaultMaxLineLength, s.frameLimit())})
+	return s.ServeIO(ctx, os.Stdin, os.Stdout)
 }
+
+// ServeIO serves one client speaking newline-delimited JSON-RPC, the stdio
+// transport of MCP, on in and out until in ends (nil) or ctx ends (its
+// error). It closes in, when in is an io.Closer, as it returns; never out.
+//
+// A line that is not a JSON-RPC message is answered, not fatal: one that
+// is not JSON gets a -32700 parse error, one that is JSON but no message
+// (or a batch the go-sdk refuses) a -32600 invalid request, both with id
+// null unless the line carried a readable id, and the session goes on. A
+// line longer than max(16 MiB, six times [WithMaxInputBytes]) is read to
+// its end without being kept and answered -32600.
+func (s *AgentServer) ServeIO(ctx context.Context, in io.Reader, out io.Writer) error {
+	return s.ServeTransport(ctx, &lineTransport{in: in, out: out, limit: s.lineLimit(), logger: s.logger})
+}
+
+// lineLimit bounds one stdio line: the go-sdk's default, or the frame
+// limit when the input bound asks for more.
+func (s *AgentServer) lineLimit() int { return max(sdk.DefaultMaxLineLength, s.frameLimit()) }
 
 // frameLimit bounds one JSON-RPC message or HTTP body. It leaves room above
 // the input bound (escaping can grow a string sixfold), so that an input a
@@ -176,12 +198,23 @@ func (s *AgentServer) ServeTransport(ctx context.Context, t sdk.Transport) error
 // body is too large or too slow ([WithBodyReadTimeout]) 413 or 408, in
 // the JSON error shape of package server:
 // {"error": {"code": "method_not_allowed", "message": "…"}}.
+//
+// A request the transport refuses is answered with a JSON-RPC error
+// response, as stdio answers it, id null unless the body was one call:
+// a body that is not JSON -32700 (400); one that is not a JSON-RPC message,
+// a Content-Type other than application/json (415) or an Accept without
+// both application/json and text/event-stream (406) -32600; an unknown
+// method -32601 (400; the go-sdk answers 404 from protocol 2026-07-28 on,
+// where older clients read a 404 as the session's end); any other refusal
+// of the go-sdk -32600 or, for a 5xx, -32603, with its status.
 func (s *AgentServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if _, ok := s.methods[r.Method]; !ok {
 		s.methods.ServeHTTP(w, r) // the JSON 405
 		return
 	}
 	r.Header.Del(requestIDHeader)
+	rw := &rpcErrorWriter{ResponseWriter: w}
+	defer rw.finish()
 	if r.Method == http.MethodPost {
 		// The body is read here, bounded in size and time, so that a
 		// client that stalls gets a 408 and its connection back: the
@@ -191,13 +224,18 @@ func (s *AgentServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			httphost.Write(w, e)
 			return
 		}
+		if status, e := checkPost(r, body); e != nil {
+			writeRPCError(w, status, e)
+			return
+		}
+		rw.id, rw.method = postedRequest(body)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		id := strconv.FormatUint(s.postID.Add(1), 36)
 		r.Header.Set(requestIDHeader, id)
 		s.posts.Store(id, r.Context())
 		defer s.posts.Delete(id)
 	}
-	s.http.ServeHTTP(w, r)
+	s.http.ServeHTTP(rw, r)
 }
 
 // ListenAndServe binds addr and serves streamable HTTP at /mcp until ctx

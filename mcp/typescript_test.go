@@ -37,6 +37,13 @@ type tsReport struct {
 		Progress float64 `json:"progress"`
 		Message  string  `json:"message"`
 	} `json:"progress"`
+	// UnknownMethod is how the client saw a call of a method the server
+	// does not serve: the JSON-RPC error code over stdio; over HTTP the
+	// status, with the body in the message.
+	UnknownMethod struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"unknownMethod"`
 	Aborted string   `json:"aborted"`
 	Huge    tsResult `json:"huge"`
 	BadArgs tsResult `json:"badArgs"`
@@ -127,6 +134,9 @@ func TestTypeScriptClient_Stdio(t *testing.T) {
 	cancelFile := filepath.Join(t.TempDir(), "cancelled")
 	r := runTSClient(t, []string{serverModeEnv + "=agent-stdio", "HELIKON_MCP_CANCEL_FILE=" + cancelFile}, "stdio", os.Args[0])
 	checkTSReport(t, r, false)
+	if r.UnknownMethod.Code != -32601 {
+		t.Errorf("unknown method = %+v, want JSON-RPC error -32601", r.UnknownMethod)
+	}
 	waitFor(t, "the server to record the cancelled run", func() bool {
 		b, _ := os.ReadFile(cancelFile)
 		return strings.Contains(string(b), "context canceled")
@@ -155,6 +165,9 @@ func TestTypeScriptClient_StreamableHTTP(t *testing.T) {
 	}()
 	r := runTSClient(t, nil, "http", "http://"+ln.Addr().String()+"/mcp")
 	checkTSReport(t, r, true)
+	if r.UnknownMethod.Code != 400 || !strings.Contains(r.UnknownMethod.Message, `"code":-32601`) {
+		t.Errorf("unknown method = %+v, want a 400 carrying JSON-RPC error -32601", r.UnknownMethod)
+	}
 	select {
 	case cause := <-agent.cancelled:
 		if cause == nil {

@@ -4,13 +4,14 @@
 //   node client.mjs stdio <command> [args...]
 //   node client.mjs http <url>
 //
-// It lists the tools, calls the first one with {"input":"hello"} and a
+// It lists the tools, calls a method no server serves, calls the first one with {"input":"hello"} and a
 // progress handler, calls it with {"input":"slow"} and aborts that call
 // after the first progress notification (notifications/cancelled), then
 // sends a too-large input.
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import * as z from "zod";
 
 const [mode, target, ...args] = process.argv.slice(2);
 const transport =
@@ -26,6 +27,15 @@ const report = {
 };
 const { tools } = await client.listTools();
 report.tools = tools;
+
+// A method the server does not serve: a JSON-RPC error the client reads,
+// and the session goes on (every call below uses it).
+report.unknownMethod = await client
+  .request({ method: "no/such/method", params: {} }, z.object({}).passthrough())
+  .then(
+    () => ({ code: 0, message: "answered" }),
+    (e) => ({ code: e.code, message: String(e.message) }),
+  );
 const name = tools[0].name;
 
 const progress = [];
