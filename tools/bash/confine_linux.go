@@ -98,7 +98,7 @@ func (c *confineSpec) compile() error {
 		}
 	}
 	rules = append(rules, landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random", "/dev/tty").IgnoreIfMissing())
-	filter, err := seccompFilter(c.AllowNetwork, c.AllowUnix)
+	filter, err := seccompFilter(c.AllowNetwork, c.AllowUnix, c.KeepGroup)
 	if err != nil {
 		return err
 	}

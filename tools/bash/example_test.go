@@ -29,8 +29,8 @@ func ExampleNewHostBackend() {
 		log.Fatal(err)
 	}
 	fmt.Printf("exit %d, stdout %q, stderr %q\n", res.ExitCode, res.Stdout, res.Stderr)
-	fmt.Println(backend.Guarantees().Label)
+	fmt.Println("filesystem isolation:", backend.Guarantees().Filesystem)
 	// Output:
 	// exit 2, stdout "hello\n", stderr "warn\n"
-	// host (no containment)
+	// filesystem isolation: none
 }

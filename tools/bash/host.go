@@ -23,8 +23,14 @@ var DefaultEnvAllowlist = []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE",
 // SHELL, the bash that runs the command, unless the allowlist passes it) and
 // setrlimit caps on CPU time, file size and address space. Before each
 // command it marks the descriptors this process inherited close-on-exec,
-// for the whole process (see the package documentation). It is not a
-// security boundary: a command reaches everything this process can.
+// for the whole process (see the package documentation). Where this
+// process may make a cgroup v2 (as root, or in a delegated subtree), each
+// call gets one, and when the call ends every process in it is killed
+// with cgroup.kill, whatever it did to its process group or session;
+// elsewhere the call's process group is killed, which a process that
+// calls setsid or setpgid leaves. [HostBackend.Guarantees] says which.
+// It is not a security boundary: a command reaches everything this
+// process can (a root one can move itself out of its cgroup).
 type HostBackend struct {
 	l local
 }
@@ -86,7 +92,10 @@ func newLocal(sb *sandbox.Sandbox, opts []HostOption) (local, hostConfig, error)
 		// user's login shell up in the password database on every call.
 		env = append(env, "SHELL="+shell)
 	}
-	l := local{shell: shell, dir: sb.Dir(), env: env, timeout: c.timeout, prefix: c.limits.prefix()}
+	l := local{shell: shell, dir: sb.Dir(), env: env, timeout: c.timeout, prefix: c.limits.prefix(), ownGroup: true}
+	if cg, err := findCgroups(); err == nil {
+		l.cgroups = cg
+	}
 	return l, c, nil
 }
 
@@ -114,10 +123,13 @@ func NewHostBackend(sb *sandbox.Sandbox, opts ...HostOption) (*HostBackend, erro
 	return &HostBackend{l: l}, nil
 }
 
-// Guarantees reports no containment on any axis.
+// Guarantees reports no containment on any axis; the label says how the
+// processes of a call are ended on this machine.
 func (h *HostBackend) Guarantees() Guarantees {
-	return Guarantees{Label: "host (no containment)"}
+	return Guarantees{Label: "host (no containment; " + h.l.lifetime() + ")"}
 }
+
+func (h *HostBackend) local() *local { return &h.l }
 
 // Run runs req.Command with bash -c in the sandbox directory.
 func (h *HostBackend) Run(ctx context.Context, req Request) (Result, error) { return h.l.run(ctx, req) }

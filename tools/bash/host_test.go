@@ -351,10 +351,11 @@ func TestBash_DeclaresShellToolEffectAndLabel(t *testing.T) {
 	if helikon.EffectOf(b) != helikon.SideEffect {
 		t.Error("effect is not SideEffect")
 	}
-	if !strings.Contains(b.Description(), "host (no containment)") {
-		t.Errorf("description %q does not show the label", b.Description())
+	want := "host (no containment; " + b.backend.(*HostBackend).l.lifetime() + ")"
+	if !strings.Contains(b.Description(), want) {
+		t.Errorf("description %q does not show the label %q", b.Description(), want)
 	}
-	if g := b.Guarantees(); g != (Guarantees{Label: "host (no containment)"}) {
+	if g := b.Guarantees(); g != (Guarantees{Label: want}) {
 		t.Errorf("guarantees %+v", g)
 	}
 }

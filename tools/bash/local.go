@@ -28,6 +28,35 @@ type local struct {
 	// confine, when set, is applied to the thread that starts the
 	// command (see startConfined).
 	confine *confineSpec
+	// cgroups, when set, is where each call gets a cgroup that is
+	// killed whole when the call ends; without it the call's process
+	// group is.
+	cgroups *cgroups
+	// maxProcs caps the processes of a call in its pids cgroup, when
+	// cgroups has one (0: no cap).
+	maxProcs int
+	// ownGroup starts the shell in a process group of its own, so
+	// the call's processes are not in this process's group.
+	ownGroup bool
+}
+
+// goAheadFD is the descriptor from which the shell reads one byte before
+// anything else, once the backend has moved it into the call's cgroup:
+// nothing the command starts can be forked outside it.
+const goAheadFD = 4
+
+// goAheadPrefix is what the shell runs first when the call has a cgroup.
+// Without the byte (the backend closed the pipe) it exits before the
+// command.
+var goAheadPrefix = fmt.Sprintf("read -rn1 _ <&%d || exit 125; exec %d<&-; ", goAheadFD, goAheadFD)
+
+// lifetime names how the backend ends every process of a call, for the
+// guarantees label.
+func (l *local) lifetime() string {
+	if l.cgroups != nil {
+		return "every process killed through a cgroup v2 per call"
+	}
+	return "the process group killed (a process that leaves it may outlive the call)"
 }
 
 func (l *local) run(ctx context.Context, req Request) (Result, error) {
@@ -42,9 +71,11 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	if limit <= 0 {
 		limit = DefaultOutputLimit
 	}
-	cmd := exec.Command(l.shell, "-c", l.prefix+req.Command)
-	cmd.Env = l.env
-	var status *os.File
+	script := l.prefix + req.Command
+	// The child's descriptors 3 (limits status) and 4 (go-ahead); nil
+	// leaves one closed.
+	extra := make([]*os.File, 0, 2)
+	var status, goAhead *os.File
 	if l.prefix != "" {
 		r, w, err := os.Pipe()
 		if err != nil {
@@ -53,14 +84,37 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 		defer r.Close()
 		defer w.Close()
 		status = r
-		cmd.ExtraFiles = []*os.File{w} // limitStatusFD
+		extra = append(extra, w) // limitStatusFD
 	}
+	var cg *callCgroup
+	if l.cgroups != nil {
+		var err error
+		if cg, err = l.cgroups.newCall(l.maxProcs); err != nil {
+			return Result{}, err
+		}
+		defer cg.remove()
+		r, w, err := os.Pipe()
+		if err != nil {
+			return Result{}, fmt.Errorf("bash: %w", err)
+		}
+		defer r.Close()
+		defer w.Close()
+		goAhead = w
+		for len(extra) < goAheadFD-3 {
+			extra = append(extra, nil)
+		}
+		extra = append(extra, r)
+		script = goAheadPrefix + script
+	}
+	cmd := exec.Command(l.shell, "-c", script)
+	cmd.Env = l.env
+	cmd.ExtraFiles = extra
 	cmd.Dir = l.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: l.ownGroup}
 	stdout, stderr := newCapture(limit), newCapture(limit)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
-	// A background child holding the pipes must not keep Wait blocked
-	// once the group is killed.
+	// A process holding the pipes must not keep Wait blocked once it
+	// is killed.
 	cmd.WaitDelay = time.Second
 	closeInheritedOnExec()
 	start := cmd.Start
@@ -70,30 +124,63 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	if err := start(); err != nil {
 		return Result{}, fmt.Errorf("bash: start: %w", err)
 	}
-	if status != nil {
-		cmd.ExtraFiles[0].Close() // the shell holds the only write end now
+	for _, f := range extra {
+		if f != nil {
+			f.Close() // the shell holds the only copy now
+		}
 	}
-	pgid := cmd.Process.Pid
-	killGroup := func() { _ = syscall.Kill(-pgid, syscall.SIGKILL) }
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	pid := cmd.Process.Pid
+	kill := func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }
+	if cg != nil {
+		kill = cg.kill
+		if err := cg.add(pid); err != nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+			return Result{}, err
+		}
+		if _, err := goAhead.Write([]byte{'g'}); err != nil {
+			kill()
+			_ = cmd.Wait()
+			return Result{}, fmt.Errorf("bash: start: %w", err)
+		}
+		goAhead.Close()
+	}
+	// The shell is waited for without being reaped, so its pid (and
+	// process group) stays taken until everything is killed.
+	exited := make(chan struct{})
+	var waitErr error
+	reaped := false
+	go func() {
+		defer close(exited)
+		if !waitExited(pid) {
+			reaped, waitErr = true, cmd.Wait()
+		}
+	}()
 	timer := time.NewTimer(timeout)
 	defer timer.Stop()
-	var err error
-	timedOut := false
+	timedOut, cancelled := false, false
 	select {
-	case err = <-done:
+	case <-exited:
 	case <-timer.C:
 		timedOut = true
-		killGroup()
-		err = <-done
 	case <-ctx.Done():
-		killGroup()
-		<-done
+		cancelled = true
+	}
+	// Whatever the shell left running goes with it.
+	kill()
+	<-exited
+	err := waitErr
+	if !reaped {
+		err = cmd.Wait()
+	}
+	if cg != nil {
+		if rerr := cg.remove(); rerr != nil && !cancelled {
+			return Result{}, rerr
+		}
+	}
+	if cancelled {
 		return Result{}, ctx.Err()
 	}
-	// Whatever the shell left running in the background goes with it.
-	killGroup()
 	if status != nil {
 		// Every process that held the write end is dead or closed it
 		// before the command ran; the deadline only guards the read.

@@ -24,7 +24,8 @@ var DefaultReadOnlyPaths = []string{
 // system directories of [DefaultReadOnlyPaths]; a seccomp filter refuses
 // every socket (AF_UNIX too unless [WithUnixSockets]) and the syscalls
 // that load kernel code, change mounts or namespaces, trace other
-// processes, or leave the process group. It needs no privilege.
+// processes, or leave the process group. Every process a call starts is
+// killed when it ends, as [HostBackend] does. It needs no privilege.
 type OsSandboxBackend struct {
 	l local
 }
@@ -56,7 +57,12 @@ func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBac
 	if err := kernelSupport(); err != nil {
 		return nil, err
 	}
-	l.confine = &confineSpec{ReadWrite: []string{sb.Dir()}, ReadOnly: c.readOnly, AllowNetwork: c.allowNetwork, AllowUnix: c.allowUnix}
+	// With a cgroup per call the process group is not what ends the
+	// call, so the shell stays in this process's and the filter refuses
+	// setpgid as well as setsid; without one the shell needs its own
+	// group, and setpgid stays open (the label says so).
+	l.ownGroup = l.cgroups == nil
+	l.confine = &confineSpec{ReadWrite: []string{sb.Dir()}, ReadOnly: c.readOnly, AllowNetwork: c.allowNetwork, AllowUnix: c.allowUnix, KeepGroup: l.cgroups != nil}
 	if err := l.confine.compile(); err != nil {
 		return nil, err
 	}
@@ -74,12 +80,14 @@ func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBac
 // Guarantees reports kernel enforcement on all three axes, or none on the
 // network with [WithNetwork].
 func (o *OsSandboxBackend) Guarantees() Guarantees {
-	g := Guarantees{Filesystem: OsKernel, Network: OsKernel, Syscalls: OsKernel, Label: "os-sandbox (landlock+seccomp)"}
+	g := Guarantees{Filesystem: OsKernel, Network: OsKernel, Syscalls: OsKernel, Label: "os-sandbox (landlock+seccomp; " + o.l.lifetime() + ")"}
 	if o.l.confine.AllowNetwork {
 		g.Network = None
 	}
 	return g
 }
+
+func (o *OsSandboxBackend) local() *local { return &o.l }
 
 // Run runs req.Command with bash -c under the confinement.
 func (o *OsSandboxBackend) Run(ctx context.Context, req Request) (Result, error) {
@@ -96,6 +104,9 @@ type confineSpec struct {
 	AllowNetwork bool
 	// AllowUnix admits AF_UNIX sockets while the network is denied.
 	AllowUnix bool
+	// KeepGroup refuses setpgid too, so no process leaves the process
+	// group it starts in.
+	KeepGroup bool
 	// compiled is what NewOsSandboxBackend worked out for each start.
 	compiled *compiled
 }

@@ -129,7 +129,7 @@ func TestOsSandbox_ContainsFilesNetworkAndSyscalls(t *testing.T) {
 			t.Errorf("curl to loopback: %+v, %v", r, err)
 		}
 	}
-	if g := b.Guarantees(); g != (Guarantees{OsKernel, OsKernel, OsKernel, "os-sandbox (landlock+seccomp)"}) {
+	if g := b.Guarantees(); g != (Guarantees{OsKernel, OsKernel, OsKernel, "os-sandbox (landlock+seccomp; " + b.backend.(*OsSandboxBackend).l.lifetime() + ")"}) {
 		t.Errorf("guarantees %+v", g)
 	}
 }

@@ -12,7 +12,7 @@ import (
 // deniedSyscalls are refused to a confined command with EPERM: they load
 // kernel code, change mounts or namespaces, inspect or steal from other
 // processes, read the kernel log, bypass the socket filter (io_uring) or
-// leave the process group the backend kills (setsid).
+// leave the session (setsid; setpgid too with keepGroup).
 var deniedSyscalls = []string{
 	"ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "pidfd_getfd", "kcmp",
 	"mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig", "fspick",
@@ -50,13 +50,17 @@ const errnoENOSYS = seccomp.ActionErrno | seccomp.Action(unix.ENOSYS)
 // three instructions of our own that answer ENOSYS to every call whose
 // seccomp_data.arch is not the native one, before the library's program,
 // whose jumps are all relative and so unaffected.
-func seccompFilter(allowNetwork, allowUnix bool) ([]unix.SockFilter, error) {
+func seccompFilter(allowNetwork, allowUnix, keepGroup bool) ([]unix.SockFilter, error) {
 	native, err := arch.GetInfo("")
 	if err != nil {
 		return nil, fmt.Errorf("bash: os sandbox: seccomp: %w", err)
 	}
+	denied := deniedSyscalls
+	if keepGroup {
+		denied = append(denied[:len(denied):len(denied)], "setpgid")
+	}
 	groups := []seccomp.SyscallGroup{
-		{Action: seccomp.ActionErrno, Names: deniedSyscalls},
+		{Action: seccomp.ActionErrno, Names: denied},
 		{Action: seccomp.ActionErrno, NamesWithCondtions: []seccomp.NameWithConditions{{
 			Name:       "clone",
 			Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: cloneDenied}},
