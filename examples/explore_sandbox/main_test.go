@@ -5,6 +5,9 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/paigasus/helikon/tools/bash"
+	"github.com/paigasus/helikon/tools/sandbox"
 )
 
 func TestExploreSandbox_WorkInsideSucceedsAndEveryEscapeIsRefused(t *testing.T) {
@@ -18,7 +21,18 @@ func TestExploreSandbox_WorkInsideSucceedsAndEveryEscapeIsRefused(t *testing.T) 
 	if err := run(context.Background(), &out, dir); err != nil {
 		t.Fatal(err)
 	}
-	want := strings.ReplaceAll(`Bash runs under: os-sandbox (landlock+seccomp)
+	// The label names what this machine's kernel and privileges give
+	// the sandbox; the example prints whatever the backend reports.
+	sb, err := sandbox.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	probe, err := bash.NewOsSandboxBackend(sb)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.ReplaceAll(`Bash runs under: LABEL
 → Read {"file_path":"notes.md"}
 ← 1	# Today | 2	- [ ] water the plants | 3	- [ ] write the report
 → Edit {"file_path":"notes.md","old_string":"- [ ] water the plants","new_string":"- [x] water the plants"}
@@ -37,6 +51,7 @@ notes.md now:
 - [x] water the plants
 - [ ] write the report
 `, "SHELL", shell)
+	want = strings.Replace(want, "LABEL", probe.Guarantees().Label, 1)
 	if out.String() != want {
 		t.Errorf("output:\n%s\nwant:\n%s", out.String(), want)
 	}
