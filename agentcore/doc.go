@@ -19,7 +19,9 @@
 //     (33–256 characters) names the conversation.
 //   - MCP protocol: the container listens on 0.0.0.0:8000 and serves
 //     stateless streamable HTTP at /mcp, accepting the Mcp-Session-Id header
-//     the platform generates. See [MCPHandler].
+//     the platform generates. See [NewMCP]. A JSON-RPC message it refuses is
+//     answered with a JSON-RPC error (-32700 not JSON, -32600 not a
+//     message, -32601 an unknown method), as package mcp answers it.
 //   - Images are linux/arm64.
 //
 // The smallest use:
@@ -32,16 +34,22 @@
 //
 // An invocation body is {"prompt": "…"} (what InvokeAgentRuntime callers
 // usually send), {"input": "…"}, or {"messages": [...]} (the core's item
-// JSON). A client that accepts text/event-stream gets the run's events as
-// Server-Sent Events (event: the event's type, data: its JSON); any other
-// gets one JSON [Response] when the run ends. A client that walks away
+// JSON). Other members are ignored, since InvokeAgentRuntime passes a
+// caller's payload through as it is: {"prompt": "…", "user_id": "u-1"} runs
+// the prompt. The body is JSON: a Content-Type other than application/json
+// is answered 415 (a request without one is taken as JSON); media types
+// compare case-insensitively and may carry parameters. A client whose
+// Accept lists text/event-stream (in any case, with a q above 0) gets the
+// run's events as Server-Sent Events (event: the event's type, data: its
+// JSON); any other gets one JSON [Response] when the run ends. A client that walks away
 // cancels the run, and the runner still records what the run produced in
 // the session.
 //
-// Every rejected request — a bad body (400, 413, or 408 when it does not
-// arrive within [WithBodyReadTimeout]), an unknown path (404), a wrong
-// method (405), oversized headers (431) — is answered with an [ErrorBody]
-// in the agent server's shape: {"error": {"code": "…", "message": "…"}}.
+// Every rejected request of the HTTP protocol — a bad body (400, 415, 413,
+// or 408 when it does not arrive within [WithBodyReadTimeout]), an unknown
+// path (404), a wrong method (405), oversized headers (431) — is answered
+// with an [ErrorBody] in the agent server's shape:
+// {"error": {"code": "…", "message": "…"}}.
 //
 // Termination is abrupt: AgentCore documents no SIGTERM contract and may
 // stop a microVM at any moment. Nothing this package holds in memory

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"mime"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,7 +19,10 @@ const SessionHeader = "X-Amzn-Bedrock-AgentCore-Runtime-Session-Id"
 
 // Request is an invocation's body: exactly one of Prompt, Input (one user
 // message each; Prompt is what InvokeAgentRuntime callers usually send) or
-// Messages (items as the core encodes them).
+// Messages (items as the core encodes them). Other members are ignored:
+// InvokeAgentRuntime passes a caller's payload through as it is, and
+// callers add fields of their own (a user id, a trace id); they still count
+// towards the body's size and depth bounds.
 type Request struct {
 	Prompt   string         `json:"prompt,omitempty"`
 	Input    string         `json:"input,omitempty"`
@@ -59,9 +64,8 @@ type ErrorBody = httphost.ErrorBody
 
 // invoke answers POST /invocations.
 func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
-	if ct := r.Header.Get("Content-Type"); ct != "" && !strings.HasPrefix(ct, "application/json") {
-		httphost.Write(w, httphost.Errorf(http.StatusUnsupportedMediaType, httphost.CodeUnsupportedMediaType, "",
-			"the body must be application/json, not "+ct))
+	if e := checkContentType(r.Header.Get("Content-Type")); e != nil {
+		httphost.Write(w, e)
 		return
 	}
 	sid := r.Header.Get(SessionHeader)
@@ -139,7 +143,7 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request) ([]helikon.Item,
 		return nil, e
 	}
 	var q Request
-	if e := httphost.DecodeStrict(body, MaxJSONDepth, &q); e != nil {
+	if e := httphost.DecodeIgnoringUnknown(body, MaxJSONDepth, &q); e != nil {
 		return nil, e
 	}
 	given := 0
@@ -174,9 +178,36 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request) ([]helikon.Item,
 	return q.Messages, nil
 }
 
+// checkContentType refuses a body that says it is not JSON (415). Media
+// types compare case-insensitively (RFC 9110 §8.3.1), and parameters such
+// as charset are allowed; a body without a Content-Type is taken as JSON.
+func checkContentType(ct string) *Error {
+	if ct == "" {
+		return nil
+	}
+	mt, _, err := mime.ParseMediaType(ct)
+	if err == nil && mt == "application/json" {
+		return nil
+	}
+	msg := fmt.Sprintf("the body must be application/json, not %q", ct)
+	if mt == "application/x-www-form-urlencoded" {
+		msg += " (curl -d sends that: add -H 'Content-Type: application/json')"
+	}
+	return httphost.Errorf(http.StatusUnsupportedMediaType, httphost.CodeUnsupportedMediaType, "Content-Type", msg)
+}
+
+// acceptsEventStream reports whether an Accept value lists
+// text/event-stream, in any case, with a q above zero.
 func acceptsEventStream(r *http.Request) bool {
 	for _, v := range r.Header.Values("Accept") {
-		if strings.Contains(v, "text/event-stream") {
+		for token := range strings.SplitSeq(v, ",") {
+			mt, params, err := mime.ParseMediaType(token)
+			if err != nil || mt != "text/event-stream" {
+				continue
+			}
+			if q, err := strconv.ParseFloat(params["q"], 64); err == nil && q <= 0 {
+				continue // q=0: "not acceptable"
+			}
 			return true
 		}
 	}

@@ -2,6 +2,7 @@ package agentcore_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -79,5 +80,62 @@ func TestMCP_PlatformSessionIDIsTheConversation(t *testing.T) {
 	callAgent(t, ts.URL, strings.Repeat("q", 36), "Hi")
 	if n := len(model.Requests()[2].Messages); n != 1 {
 		t.Errorf("a new session saw %d messages", n)
+	}
+}
+
+// The MCP protocol's /mcp answers what it refuses as a JSON-RPC error
+// response (application/json, the stdio transport's codes), never the
+// go-sdk's plain text; here with the Mcp-Session-Id the platform adds.
+func TestMCP_RefusalsAreJSONRPCErrors(t *testing.T) {
+	agent, err := helikon.NewAgent("greeter", mock.Scripted(), helikon.WithDescription("Greets."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := agentcore.NewMCP(agent, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	tests := []struct {
+		name, body, accept string
+		status             int
+		code               int64
+		id                 string
+	}{
+		{"a body that is not JSON", `{"jsonrpc":"2.0",`, "application/json, text/event-stream", 400, -32700, "null"},
+		{"JSON that is no message", `{"id":3,"method":"tools/list"}`, "application/json, text/event-stream", 400, -32600, "3"},
+		{"an unknown method", `{"jsonrpc":"2.0","id":4,"method":"no/such/method","params":{}}`, "application/json, text/event-stream", 400, -32601, "4"},
+		{"Accept without the event stream", `{"jsonrpc":"2.0","id":5,"method":"tools/list"}`, "application/json", 406, -32600, "null"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			req, err := http.NewRequest(http.MethodPost, ts.URL+"/mcp", strings.NewReader(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", tt.accept)
+			req.Header.Set("Mcp-Session-Id", sessionID)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			var got struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Error   struct {
+					Code int64 `json:"code"`
+				} `json:"error"`
+			}
+			if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+				t.Fatalf("%s: the body is not JSON: %v", resp.Status, err)
+			}
+			if resp.StatusCode != tt.status || resp.Header.Get("Content-Type") != "application/json" ||
+				got.JSONRPC != "2.0" || got.Error.Code != tt.code || string(got.ID) != tt.id {
+				t.Errorf("%s %s %+v; want %d, JSON-RPC error %d, id %s", resp.Status, resp.Header.Get("Content-Type"), got, tt.status, tt.code, tt.id)
+			}
+		})
 	}
 }

@@ -291,7 +291,7 @@ func TestInvocation_BadRequestsAreClear4xx(t *testing.T) {
 		field, text string
 	}{
 		{"malformed JSON", `{"prompt":`, nil, 400, "invalid_json", "", "malformed JSON"},
-		{"unknown member", `{"promt":"hi"}`, nil, 400, "invalid_json", "", "unknown field"},
+		{"a misspelt member is ignored, leaving nothing to run", `{"promt":"hi"}`, nil, 400, "missing_field", "prompt", "needs a non-empty prompt"},
 		{"wrong type", `{"prompt":42}`, nil, 400, "invalid_json", "prompt", "malformed JSON"},
 		{"empty body", ``, nil, 400, "invalid_json", "", "malformed JSON"},
 		{"nothing to run", `{}`, nil, 400, "missing_field", "prompt", "needs a non-empty prompt"},
@@ -303,7 +303,11 @@ func TestInvocation_BadRequestsAreClear4xx(t *testing.T) {
 		{"too deep", strings.Repeat("[", 600), nil, 400, "invalid_json", "", "malformed JSON"},
 		{"nested past MaxJSONDepth", `{"prompt":"hi","x":` + strings.Repeat(`[`, 65) + strings.Repeat(`]`, 65) + `}`, nil, 400, "invalid_json", "", "nested too deeply"},
 		{"too large", `{"prompt":"` + strings.Repeat("x", 2000) + `"}`, nil, 413, "body_too_large", "", "exceeds 1024 bytes"},
-		{"not JSON", `prompt=hi`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, "unsupported_media_type", "", "application/json"},
+		{"a form, as curl -d sends it", `prompt=hi`, []string{"Content-Type", "application/x-www-form-urlencoded"}, 415, "unsupported_media_type", "Content-Type", "add -H 'Content-Type: application/json'"},
+		{"text", `{"prompt":"hi"}`, []string{"Content-Type", "text/plain"}, 415, "unsupported_media_type", "Content-Type", "application/json"},
+		{"a JSON look-alike", `{"prompt":"hi"}`, []string{"Content-Type", "application/jsonx"}, 415, "unsupported_media_type", "Content-Type", "application/json"},
+		{"a Content-Type that does not parse", `{"prompt":"hi"}`, []string{"Content-Type", "application/json; charset"}, 415, "unsupported_media_type", "Content-Type", "application/json"},
+		{"an unknown member nested past MaxJSONDepth", `{"prompt":"hi","meta":` + strings.Repeat(`{"a":`, 65) + `1` + strings.Repeat(`}`, 65) + `}`, nil, 400, "invalid_json", "", "nested too deeply"},
 		{"short session id", `{"prompt":"hi"}`, []string{agentcore.SessionHeader, "abc"}, 400, "bad_request", agentcore.SessionHeader, "33 to 256"},
 		{"invalid UTF-8", "{\"prompt\":\"\xff\"}", nil, 400, "invalid_json", "", "UTF-8"},
 	}

@@ -19,7 +19,8 @@
 //	curl -s localhost:8080/invocations -H 'Content-Type: application/json' \
 //	  -H 'X-Amzn-Bedrock-AgentCore-Runtime-Session-Id: 0123456789abcdef0123456789abcdef-1' \
 //	  -d '{"prompt":"Hello"}'
-//	curl -sN localhost:8080/invocations -H 'Accept: text/event-stream' -d '{"prompt":"Hello"}'
+//	curl -sN localhost:8080/invocations -H 'Content-Type: application/json' \
+//	  -H 'Accept: text/event-stream' -d '{"prompt":"Hello"}'
 //
 // Build the container image (linux/arm64, from scratch) with the Dockerfile
 // beside this file; see README.md there for the deployment.

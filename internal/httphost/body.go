@@ -54,6 +54,18 @@ func ReadBody(w http.ResponseWriter, r *http.Request, limit int64, timeout time.
 // most depth levels, into v, refusing members v does not have. A type
 // mismatch names its field.
 func DecodeStrict(body []byte, depth int, v any) *Error {
+	return decode(body, depth, v, true)
+}
+
+// DecodeIgnoringUnknown is [DecodeStrict] for a body that may carry members
+// v does not have, which it skips: a payload a platform passes through from
+// callers who add fields of their own. They still count towards the size
+// and depth bounds.
+func DecodeIgnoringUnknown(body []byte, depth int, v any) *Error {
+	return decode(body, depth, v, false)
+}
+
+func decode(body []byte, depth int, v any, strict bool) *Error {
 	if !utf8.Valid(body) {
 		return Errorf(http.StatusBadRequest, CodeInvalidJSON, "", "the body is not valid UTF-8")
 	}
@@ -61,7 +73,9 @@ func DecodeStrict(body []byte, depth int, v any) *Error {
 		return Errorf(http.StatusBadRequest, CodeInvalidJSON, "", "malformed JSON: "+err.Error())
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.DisallowUnknownFields()
+	if strict {
+		dec.DisallowUnknownFields()
+	}
 	if err := dec.Decode(v); err != nil {
 		e := Errorf(http.StatusBadRequest, CodeInvalidJSON, "", "malformed JSON: "+err.Error())
 		if te, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {

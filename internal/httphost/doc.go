@@ -7,7 +7,8 @@
 //   - JSON 404 and 405 answers ([NotFound], [Methods]) in place of the
 //     ServeMux's plain text;
 //   - a bounded body read ([ReadBody]: size, then a read deadline, 408) and
-//     a strict JSON decode ([DecodeStrict]: nesting bound first);
+//     a strict JSON decode ([DecodeStrict]: nesting bound first; or
+//     [DecodeIgnoringUnknown], which skips members the target lacks);
 //   - the bounded http.Server ([NewServer], [Serve]) and the [Listener]
 //     that turns the plain-text rejections net/http writes before any
 //     handler runs (431 for oversized headers, 400 for a malformed request)

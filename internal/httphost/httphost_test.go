@@ -133,6 +133,9 @@ func TestReadBody_LimitAndCompleteBody(t *testing.T) {
 	}
 }
 
+// DecodeStrict refuses what is not exactly one known value;
+// DecodeIgnoringUnknown differs only in skipping unknown members (nested
+// ones too), which still count towards the depth bound.
 func TestDecodeStrict_RefusesWhatIsNotExactlyOneKnownValue(t *testing.T) {
 	type req struct {
 		Prompt string `json:"prompt"`
@@ -141,31 +144,43 @@ func TestDecodeStrict_RefusesWhatIsNotExactlyOneKnownValue(t *testing.T) {
 	tests := []struct {
 		name, body    string
 		field, substr string
+		lenientOK     bool // DecodeIgnoringUnknown takes it
 	}{
-		{"ok", `{"prompt":"hi","n":1} `, "", ""},
-		{"syntax", `{"prompt":`, "", "malformed JSON"},
-		{"unknown member", `{"promt":"hi"}`, "", "unknown field"},
-		{"wrong type names the field", `{"n":"x"}`, "n", "malformed JSON"},
-		{"two values", `{}{}`, "", "more than one JSON value"},
-		{"stray bracket after the value", `{"prompt":"a"}]`, "", "after the value"},
-		{"garbage after the value", `{"prompt":"a"} x`, "", "after the value"},
-		{"too deep", `{"prompt":"a","x":` + strings.Repeat("[", 10) + strings.Repeat("]", 10) + `}`, "", "nested too deeply"},
-		{"invalid UTF-8", "{\"prompt\":\"\xff\"}", "", "UTF-8"},
+		{"ok", `{"prompt":"hi","n":1} `, "", "", true},
+		{"syntax", `{"prompt":`, "", "malformed JSON", false},
+		{"unknown member", `{"promt":"hi"}`, "", "unknown field", true},
+		{"unknown members of every type", `{"prompt":"hi","a":{"b":[1,"c",null,true]},"d":null}`, "", "unknown field", true},
+		{"wrong type names the field", `{"n":"x"}`, "n", "malformed JSON", false},
+		{"two values", `{}{}`, "", "more than one JSON value", false},
+		{"stray bracket after the value", `{"prompt":"a"}]`, "", "after the value", false},
+		{"garbage after the value", `{"prompt":"a"} x`, "", "after the value", false},
+		{"too deep", `{"prompt":"a","x":` + strings.Repeat("[", 10) + strings.Repeat("]", 10) + `}`, "", "nested too deeply", false},
+		{"invalid UTF-8", "{\"prompt\":\"\xff\"}", "", "UTF-8", false},
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			var v req
-			e := httphost.DecodeStrict([]byte(tt.body), 8, &v)
-			if tt.substr == "" {
-				if e != nil {
-					t.Fatalf("unexpected error %+v", e)
+	decoders := []struct {
+		name    string
+		decode  func([]byte, int, any) *httphost.Error
+		lenient bool
+	}{{"DecodeStrict", httphost.DecodeStrict, false}, {"DecodeIgnoringUnknown", httphost.DecodeIgnoringUnknown, true}}
+	for _, d := range decoders {
+		for _, tt := range tests {
+			t.Run(d.name+"/"+tt.name, func(t *testing.T) {
+				var v req
+				e := d.decode([]byte(tt.body), 8, &v)
+				if tt.substr == "" || d.lenient && tt.lenientOK {
+					if e != nil {
+						t.Fatalf("unexpected error %+v", e)
+					}
+					if v.Prompt != "hi" && strings.Contains(tt.body, `"prompt":"hi"`) {
+						t.Fatalf("prompt = %q", v.Prompt)
+					}
+					return
 				}
-				return
-			}
-			if e == nil || e.Status != 400 || e.Code != httphost.CodeInvalidJSON || e.Field != tt.field || !strings.Contains(e.Message, tt.substr) {
-				t.Fatalf("error %+v, want 400 invalid_json field %q with %q", e, tt.field, tt.substr)
-			}
-		})
+				if e == nil || e.Status != 400 || e.Code != httphost.CodeInvalidJSON || e.Field != tt.field || !strings.Contains(e.Message, tt.substr) {
+					t.Fatalf("error %+v, want 400 invalid_json field %q with %q", e, tt.field, tt.substr)
+				}
+			})
+		}
 	}
 }
 
