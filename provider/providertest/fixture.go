@@ -3,6 +3,7 @@ package providertest
 import (
 	"bufio"
 	"bytes"
+	"cmp"
 	"fmt"
 	"io"
 	"net/http"
@@ -19,6 +20,8 @@ type Recording struct {
 	// element; Body is then their concatenation. Unset, the events are the
 	// blank-line-separated events of Server-Sent Events.
 	Frames [][]byte
+	// lineEnd, when set, is what ends the body's lines instead of "\n".
+	lineEnd string
 }
 
 // events returns the recording's body event by event.
@@ -26,7 +29,8 @@ func (r Recording) events() [][]byte {
 	if r.Frames != nil {
 		return r.Frames
 	}
-	return bytes.SplitAfter(r.Body, []byte("\n\n"))
+	end := cmp.Or(r.lineEnd, "\n")
+	return bytes.SplitAfter(r.Body, []byte(end+end))
 }
 
 // contentType is the recording's content type, text/event-stream unless it
@@ -102,6 +106,15 @@ func (r Recording) serve(w http.ResponseWriter) {
 			f.Flush()
 		}
 	}
+}
+
+// withLineEnds returns the SSE recording with every line ended by end
+// (whatever ended it before), split into the events a server would flush.
+func (r Recording) withLineEnds(end string) Recording {
+	body := bytes.ReplaceAll(r.Body, []byte("\r\n"), []byte("\n"))
+	r.Body = bytes.ReplaceAll(body, []byte("\n"), []byte(end))
+	r.Frames, r.lineEnd = nil, end
+	return r
 }
 
 // truncated returns the recording cut before its terminal event: without

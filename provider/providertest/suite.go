@@ -219,6 +219,7 @@ func Run(t *testing.T, s Suite) {
 			s.replay(t, c, &helikon.ModelRequest{Messages: userAsk("What's the weather in San Francisco?"), Tools: []helikon.ToolDef{WeatherTool}})
 		})
 	}
+	t.Run("LineEndings", func(t *testing.T) { s.lineEndings(t) })
 	t.Run("TruncatedStreamIsTransport", func(t *testing.T) { s.truncated(t) })
 	t.Run("ConnectionFailureIsTransport", func(t *testing.T) { s.connectionFailure(t) })
 	t.Run("CancelMidStreamReturnsAndClosesBody", func(t *testing.T) { s.cancelMidStream(t, false) })
@@ -311,6 +312,26 @@ func (s Suite) roundTrip(t *testing.T) {
 	}
 	if !bytes.Contains(bodies[1], quoted[1:len(quoted)-1]) {
 		t.Errorf("follow-up request does not carry the tool result:\n%s", bodies[1])
+	}
+}
+
+// lineEndings replays the text recording with its lines ended by CR LF and
+// by a bare CR, which the SSE standard allows beside LF: each must give
+// what the recording gives.
+func (s Suite) lineEndings(t *testing.T) {
+	rec, err := s.load(s.Text.Fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rec.Frames != nil {
+		t.Skip("the API's framing is binary, not lines of text")
+	}
+	for name, end := range map[string]string{"CRLF": "\r\n", "CR": "\r"} {
+		t.Run(name, func(t *testing.T) {
+			srv := newServer(t, rec.withLineEnds(end))
+			res := Collect(s.New(t, srv.URL).Invoke(t.Context(), &helikon.ModelRequest{Messages: userAsk("What's the weather like in SF?")}))
+			check(t, res, s.Text.Want)
+		})
 	}
 }
 

@@ -50,6 +50,9 @@ type Decoder struct {
 	// dispatched, and even an empty first data line is joined to the next
 	// one with "\n", as the standard says.
 	hasData bool
+	// skipLF records that the last line ended with a CR: a LF next is the
+	// rest of a CR LF, not an empty line.
+	skipLF bool
 }
 
 // NewDecoder returns a Decoder reading from r that accepts lines and
@@ -122,55 +125,105 @@ func (d *Decoder) Next() (Event, error) {
 
 // blankNext reports whether the reader's buffer already holds, next, the
 // blank line that ends an event, and if so consumes it. It never reads
-// from the stream, so the line last returned stays valid.
+// from the stream, so the line last returned stays valid. When it cannot
+// tell (nothing buffered yet), it says no and the caller takes the slow
+// path.
 func (d *Decoder) blankNext() bool {
-	n := 1
-	if d.r.Buffered() >= 1 {
-		if b, _ := d.r.Peek(1); b[0] == '\r' {
-			n = 2
+	b, _ := d.r.Peek(d.r.Buffered()) // what is buffered: no read
+	off := 0
+	if d.skipLF && len(b) > 0 && b[0] == '\n' {
+		off = 1 // the rest of the previous line's CR LF
+	}
+	if len(b) <= off {
+		return false
+	}
+	switch b[off] {
+	case '\n':
+		_, _ = d.r.Discard(off + 1)
+		d.skipLF = false
+	case '\r':
+		if len(b) > off+1 && b[off+1] == '\n' {
+			_, _ = d.r.Discard(off + 2)
+			d.skipLF = false
+		} else {
+			_, _ = d.r.Discard(off + 1)
+			d.skipLF = true
 		}
-	}
-	if d.r.Buffered() < n {
+	default:
 		return false
 	}
-	b, _ := d.r.Peek(n)
-	if b[n-1] != '\n' {
-		return false
-	}
-	_, _ = d.r.Discard(n)
 	return true
 }
 
-// readLine returns the next line without its terminator (\n, \r\n or \r
-// before \n). The returned slice is valid until the next read. A line
-// longer than the limit fails as soon as the limit is passed, before it is
-// read whole.
+// readLine returns the next line without its terminator: CR LF, LF or a
+// bare CR, the three the standard allows. A CR that ends the buffered bytes
+// ends its line at once (a stream that ends lines with CR alone must not
+// wait for a LF that never comes); a LF that turns out to follow it is
+// then skipped as the rest of a CR LF. The returned slice is valid until
+// the next read. A line longer than the limit fails as soon as the limit
+// is passed, before it is read whole.
 func (d *Decoder) readLine() ([]byte, error) {
-	line, err := d.r.ReadSlice('\n')
-	if errors.Is(err, bufio.ErrBufferFull) {
-		d.line = append(d.line[:0], line...)
-		for errors.Is(err, bufio.ErrBufferFull) {
-			if len(d.line) > d.max+2 { // +2: the line's own terminator
+	d.line = d.line[:0]
+	long := false
+	for {
+		if d.r.Buffered() == 0 {
+			if _, err := d.r.Peek(1); err != nil {
+				return nil, err
+			}
+		}
+		buf, _ := d.r.Peek(d.r.Buffered())
+		if d.skipLF {
+			d.skipLF = false
+			if buf[0] == '\n' {
+				_, _ = d.r.Discard(1)
+				continue
+			}
+		}
+		n, term := lineEnd(buf)
+		if term == 0 {
+			// No terminator buffered: keep what there is and read on.
+			if len(d.line)+len(buf) > d.max+1 {
 				return nil, d.tooLarge()
 			}
-			line, err = d.r.ReadSlice('\n')
-			d.line = append(d.line, line...)
+			d.line = append(d.line, buf...)
+			_, _ = d.r.Discard(len(buf))
+			long = true
+			continue
 		}
-		line = d.line
+		line := buf[:n]
+		if long {
+			d.line = append(d.line, line...)
+			line = d.line
+		}
+		if len(line) > d.max+1 {
+			return nil, d.tooLarge()
+		}
+		d.skipLF = term == 1 && buf[n] == '\r'
+		_, _ = d.r.Discard(n + term) // the bytes stay where they are until the next read
+		if !d.started {
+			d.started = true
+			line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
+		}
+		return line, nil
 	}
-	if err != nil {
-		return nil, err
+}
+
+// lineEnd returns the length of the first line in buf and of its
+// terminator; term is 0 when buf holds no terminator.
+func lineEnd(buf []byte) (n, term int) {
+	lf := bytes.IndexByte(buf, '\n')
+	scan := buf
+	if lf >= 0 {
+		scan = buf[:lf]
 	}
-	if len(line) > d.max+2 {
-		return nil, d.tooLarge()
+	switch cr := bytes.IndexByte(scan, '\r'); {
+	case cr < 0 && lf < 0:
+		return 0, 0
+	case cr < 0:
+		return lf, 1
+	case cr == lf-1:
+		return cr, 2
+	default:
+		return cr, 1 // a bare CR
 	}
-	line = line[:len(line)-1]
-	if !d.started {
-		d.started = true
-		line = bytes.TrimPrefix(line, []byte("\xef\xbb\xbf"))
-	}
-	if n := len(line); n > 0 && line[n-1] == '\r' {
-		line = line[:n-1]
-	}
-	return line, nil
 }

@@ -36,6 +36,13 @@ func TestDecoder_FramesEventsAsTheStandardSays(t *testing.T) {
 		{"event without data is not dispatched", "event: ping\n\ndata: b\n\n", []ev{{"", "b"}}},
 		{"empty data line is dispatched", "data:\n\n", []ev{{"", ""}}},
 		{"data line and blank line ending in cr lf", "data: a\r\n\r\ndata: b\r\ndata: c\r\n\r\n", []ev{{"", "a"}, {"", "b\nc"}}},
+		{"bare cr line ends", "event: x\rdata: y\r\rdata: z\r\r", []ev{{"x", "y"}, {"", "z"}}},
+		{"bare cr multi-line data", "data: a\rdata: b\r\r", []ev{{"", "a\nb"}}},
+		{"cr then lf is one line end, not two", "data: a\r\ndata: b\r\n\r\n", []ev{{"", "a\nb"}}},
+		{"lf after a bare-cr blank line is another blank line", "data: a\r\r\ndata: b\n\r\n", []ev{{"", "a"}, {"", "b"}}},
+		{"mixed line ends in one stream", "event: e\r\ndata: a\r\rdata: b\n\ndata: c\r\n\r", []ev{{"e", "a"}, {"", "b"}, {"", "c"}}},
+		{"bare cr ends the final blank line", "data: a\r\r", []ev{{"", "a"}}},
+		{"byte-order mark before a bare-cr line", "\xef\xbb\xbfdata: x\r\r", []ev{{"", "x"}}},
 	}
 	for _, tt := range tests {
 		// Byte by byte, the blank line ending an event is never buffered
@@ -170,4 +177,110 @@ func decodeAllLimit(t *testing.T, r io.Reader, limit int) ([]ev, error) {
 		}
 		out = append(out, ev{string(e.Type), string(e.Data)})
 	}
+}
+
+// TestDecoder_BareCRLineEndsDispatchWithoutWaitingForMore pins that a
+// stream ending its lines with CR alone delivers each event as soon as its
+// blank line arrives: a decoder that looked for LF would wait for bytes
+// the server never sends.
+func TestDecoder_BareCRLineEndsDispatchWithoutWaitingForMore(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	d := NewDecoder(pr, 0)
+	got := make(chan ev, 1)
+	go func() {
+		e, err := d.Next()
+		if err != nil {
+			close(got)
+			return
+		}
+		got <- ev{string(e.Type), string(e.Data)}
+	}()
+	if _, err := pw.Write([]byte("data: a\r\r")); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok := <-got; !ok || e != (ev{"", "a"}) {
+		t.Fatalf("event = %q (ok %v), want data a", e, ok)
+	}
+}
+
+// FuzzDecoder_MatchesTheStandard decodes any input whole (where the
+// uncopied fast path of a one-line event runs) and one byte at a time
+// (where it never does) and compares both with a plain reading of the
+// standard: lines split at CR LF, LF or CR, fields parsed, events
+// dispatched at blank lines.
+func FuzzDecoder_MatchesTheStandard(f *testing.F) {
+	for _, s := range []string{
+		"event: x\r\ndata: y\r\n\r\n", "data: a\rdata: b\r\r", "data: a\r\r\ndata: b\n\r\n",
+		"\xef\xbb\xbfdata: x\n\n", ": ping\n\ndata:x\n\n", "data:\ndata: b\n\n", "event: e\n\ndata: c\r",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		want := referenceDecode(in)
+		for name, r := range map[string]io.Reader{
+			"whole":              strings.NewReader(in),
+			"one byte at a time": iotest.OneByteReader(strings.NewReader(in)),
+		} {
+			got, err := decodeAll(t, r)
+			if !errors.Is(err, io.EOF) {
+				t.Fatalf("%s: err = %v", name, err)
+			}
+			if len(got) != len(want) {
+				t.Fatalf("%s: got %q, want %q", name, got, want)
+			}
+			for i := range got {
+				if got[i] != want[i] {
+					t.Fatalf("%s: event %d = %q, want %q", name, i, got[i], want[i])
+				}
+			}
+		}
+	})
+}
+
+// referenceDecode is the standard's event-stream interpretation, written
+// for clarity, not speed; a final line without its terminator is dropped
+// along with its unfinished event.
+func referenceDecode(in string) []ev {
+	in = strings.TrimPrefix(in, "\xef\xbb\xbf")
+	var lines []string
+	for {
+		i := strings.IndexAny(in, "\r\n")
+		if i < 0 {
+			break
+		}
+		lines = append(lines, in[:i])
+		if in[i] == '\r' && i+1 < len(in) && in[i+1] == '\n' {
+			i++
+		}
+		in = in[i+1:]
+	}
+	var out []ev
+	var typ, data string
+	hasData := false
+	for _, line := range lines {
+		if line == "" {
+			if hasData {
+				out = append(out, ev{typ, data})
+			}
+			typ, data, hasData = "", "", false
+			continue
+		}
+		if line[0] == ':' {
+			continue
+		}
+		name, value, _ := strings.Cut(line, ":")
+		value = strings.TrimPrefix(value, " ")
+		switch name {
+		case "data":
+			if hasData {
+				data += "\n"
+			}
+			data += value
+			hasData = true
+		case "event":
+			typ = value
+		}
+	}
+	return out
 }
