@@ -65,6 +65,10 @@ func TestMessages_Conformance(t *testing.T) {
 				Want: providertest.Want{Err: helikon.ModelOther, StatusCode: 200}},
 		},
 		New: func(t testing.TB, baseURL string) helikon.Model { return newModel(t, baseURL) },
+		Malformed: map[string]string{
+			"ContentBlockNull":             "testdata/content_block_null.sse",
+			"InputJSONForABlockNotStarted": "testdata/input_json_without_block_start.sse",
+		},
 		Text: providertest.Case{Fixture: "testdata/text.sse", Want: providertest.Want{
 			Text:       "Hello! I'm doing well, thank you for asking. How are you doing today? Is there anything I can help you with?",
 			Usage:      usage(12, 30, 0, 0),

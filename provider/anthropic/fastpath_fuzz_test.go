@@ -51,6 +51,8 @@ func FuzzFastPathAgreesWithDecoder(f *testing.F) {
 		f.Add(d[:len(d)-1])
 		f.Add(append(append([]byte(nil), d...), " x"...))
 	}
+	// Input for a block no content_block_start opened.
+	f.Add([]byte(`{"type":"content_block_delta","index":5,"delta":{"type":"input_json_delta","partial_json":"{\"a\""}}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fast, slow := &decoder{}, &decoder{slowOnly: true}
 		for _, p := range prime {

@@ -2,6 +2,7 @@ package anthropic
 
 import (
 	"encoding/json"
+	"fmt"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/provider/internal/httpx"
@@ -68,6 +69,8 @@ const (
 type blockState struct {
 	kind blockKind
 	id   string
+	// open is set by the block's content_block_start.
+	open bool
 }
 
 type decoder struct {
@@ -146,13 +149,16 @@ func (d *decoder) block(i int) *blockState {
 func (d *decoder) blockStart(e *event, yield func(helikon.ModelEvent, error) bool) bool {
 	cb := e.ContentBlock
 	if cb == nil {
-		return true
+		// A start of nothing: what the block's deltas belong to is unknown.
+		yield(nil, httpx.Malformed(providerName, fmt.Errorf("content_block_start for content block %d without its content_block", e.Index)))
+		return false
 	}
 	if err := httpx.CheckIndex(providerName, "content block", e.Index); err != nil {
 		yield(nil, err)
 		return false
 	}
 	b := d.block(e.Index)
+	b.open = true
 	switch cb.Type {
 	case "tool_use":
 		if d.outputTool != "" && cb.Name == d.outputTool {
@@ -187,19 +193,31 @@ func (d *decoder) blockDelta(e *event, yield func(helikon.ModelEvent, error) boo
 			yield(nil, err)
 			return false
 		}
-		b := d.block(e.Index)
-		switch b.kind {
-		case blockOutput:
-			return yield(helikon.TokenDelta{Text: dl.PartialJSON}, nil)
-		case blockToolUse:
-			return yield(helikon.ToolCallDelta{CallID: b.id, ArgsDelta: dl.PartialJSON}, nil)
-		}
+		return d.toolInput(e.Index, dl.PartialJSON, yield)
 	case "thinking_delta":
 		if dl.Thinking != "" {
 			return yield(helikon.ReasoningDelta{Text: dl.Thinking}, nil)
 		}
 	case "signature_delta":
 		return yield(helikon.ReasoningDelta{Signature: dl.Signature}, nil)
+	}
+	return true
+}
+
+// toolInput routes an input_json_delta of content block i (checked with
+// [httpx.CheckIndex]): a call's arguments, the structured answer's text,
+// or a server tool's input, which is not the caller's to run. Input for a
+// block no content_block_start opened belongs to nothing: a malformed
+// event, as arguments for an unknown item are in the Responses API.
+func (d *decoder) toolInput(i int, in string, yield func(helikon.ModelEvent, error) bool) bool {
+	switch b := d.block(i); {
+	case b.kind == blockOutput:
+		return yield(helikon.TokenDelta{Text: in}, nil)
+	case b.kind == blockToolUse:
+		return yield(helikon.ToolCallDelta{CallID: b.id, ArgsDelta: in}, nil)
+	case !b.open:
+		yield(nil, httpx.Malformed(providerName, fmt.Errorf("input_json_delta for content block %d, which no content_block_start opened", i)))
+		return false
 	}
 	return true
 }
@@ -322,11 +340,5 @@ func (d *decoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) 
 	case 3:
 		return true, yield(helikon.ReasoningDelta{Text: string(d.buf)}, nil)
 	}
-	switch b := d.block(idx); b.kind {
-	case blockOutput:
-		return true, yield(helikon.TokenDelta{Text: string(d.buf)}, nil)
-	case blockToolUse:
-		return true, yield(helikon.ToolCallDelta{CallID: b.id, ArgsDelta: string(d.buf)}, nil)
-	}
-	return true, true // a server tool's input: not the caller's to run
+	return true, d.toolInput(idx, string(d.buf), yield)
 }

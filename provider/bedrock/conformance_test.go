@@ -148,6 +148,9 @@ func TestModel_Conformance(t *testing.T) {
 		Usage: providertest.Case{Fixture: "testdata/reasoning.jsonl", Want: providertest.Want{
 			UsageOnly: true, Usage: &helikon.Usage{InputTokens: 51, OutputTokens: 94}, Finish: helikon.FinishStop,
 		}},
+		Malformed: map[string]string{
+			"ToolInputForABlockNothingOpened": "testdata/tool_input_unopened_block.jsonl",
+		},
 		Errors: map[string]providertest.Case{
 			"ModelStreamErrorExceptionIsUnavailable": {Fixture: "testdata/model_stream_error.eventstream.b64",
 				Want: providertest.Want{Err: helikon.ModelUnavailable}},

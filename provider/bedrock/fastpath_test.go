@@ -27,11 +27,26 @@ var deltaPayloads = []string{
 	`{"contentBlockIndex":0,"delta":{"text":"bad \xff utf8"}}`,
 	`{"contentBlockIndex":0,"delta":{"text":"unterminated}}`,
 	`{"delta":{"text":"no index"}}`,
+	`{"contentBlockIndex":1,"delta":{"toolUse":{"input":"{\"value\":"}}}`,
+	`{"delta":{"toolUse":{"input":"x"}}}`,
 }
 
-func collect(f func(yield func(helikon.ModelEvent, error) bool) (bool, error)) ([]helikon.ModelEvent, bool, bool) {
-	var evs []helikon.ModelEvent
-	more, err := f(func(ev helikon.ModelEvent, _ error) bool { evs = append(evs, ev); return true })
+// yielded is an event or the text of an error a decoder yielded.
+type yielded struct {
+	ev  helikon.ModelEvent
+	err string
+}
+
+func collect(f func(yield func(helikon.ModelEvent, error) bool) (bool, error)) ([]yielded, bool, bool) {
+	var evs []yielded
+	more, err := f(func(ev helikon.ModelEvent, err error) bool {
+		y := yielded{ev: ev}
+		if err != nil {
+			y.err = err.Error()
+		}
+		evs = append(evs, y)
+		return true
+	})
 	return evs, more, err != nil
 }
 
@@ -44,7 +59,7 @@ func checkFastAgrees(t *testing.T, payload []byte) (handled bool) {
 		d.toolStart(0, "call", "get_weather", func(helikon.ModelEvent, error) bool { return true })
 		return d
 	}
-	fast, _, _ := collect(func(y func(helikon.ModelEvent, error) bool) (bool, error) {
+	fast, fastMore, _ := collect(func(y func(helikon.ModelEvent, error) bool) (bool, error) {
 		var more bool
 		handled, more = start().fastDelta(payload, y)
 		return more, nil
@@ -52,11 +67,11 @@ func checkFastAgrees(t *testing.T, payload []byte) (handled bool) {
 	if !handled {
 		return false
 	}
-	slow, _, failed := collect(func(y func(helikon.ModelEvent, error) bool) (bool, error) {
+	slow, slowMore, failed := collect(func(y func(helikon.ModelEvent, error) bool) (bool, error) {
 		return start().general([]byte("contentBlockDelta"), payload, y)
 	})
-	if failed || !reflect.DeepEqual(fast, slow) {
-		t.Errorf("%q: fast path %+v, encoding/json %+v (failed %v)", payload, fast, slow, failed)
+	if failed || fastMore != slowMore || !reflect.DeepEqual(fast, slow) {
+		t.Errorf("%q: fast path %+v (more %v), encoding/json %+v (more %v, failed %v)", payload, fast, fastMore, slow, slowMore, failed)
 	}
 	return true
 }

@@ -2,13 +2,21 @@ package bedrock
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/internal/httpx"
 )
 
 // errTruncated is the cause of a stream that ended before messageStop.
 var errTruncated = errors.New("event stream ended before messageStop")
+
+// errNoMetadata is the cause of a stream that ended after messageStop but
+// without the metadata event, which Bedrock always sends and which alone
+// carries the token usage: the stream was cut before its last event, and
+// finishing it would report a turn that cost nothing.
+var errNoMetadata = errors.New("event stream ended without the metadata event's token usage")
 
 type blockKind uint8
 
@@ -55,9 +63,7 @@ func (d *decoder) handle(ev types.ConverseStreamOutput, yield func(helikon.Model
 		case *types.ContentBlockDeltaMemberText:
 			return d.text(dl.Value, yield)
 		case *types.ContentBlockDeltaMemberToolUse:
-			if e.Value.ContentBlockIndex != nil {
-				return d.toolInput(*e.Value.ContentBlockIndex, deref(dl.Value.Input), yield)
-			}
+			return d.toolInput(e.Value.ContentBlockIndex, deref(dl.Value.Input), yield)
 		case *types.ContentBlockDeltaMemberReasoningContent:
 			switch r := dl.Value.(type) {
 			case *types.ReasoningContentBlockDeltaMemberText:
@@ -99,18 +105,35 @@ func (d *decoder) text(s string, yield func(helikon.ModelEvent, error) bool) boo
 }
 
 // toolInput is an input delta of the tool-use block index: the answer
-// text when that block is the hidden structured-output tool.
-func (d *decoder) toolInput(index int32, in string, yield func(helikon.ModelEvent, error) bool) bool {
-	if in == "" {
+// text when that block is the hidden structured-output tool. Input for a
+// block no contentBlockStart opened as a tool use (or for no block) has no
+// call to belong to: the stream contradicts itself and ends with a
+// Transport "malformed event" error, rather than lose the arguments and
+// finish with tool_use and no call.
+func (d *decoder) toolInput(index *int32, in string, yield func(helikon.ModelEvent, error) bool) bool {
+	var b block
+	if index != nil {
+		b = d.blocks[*index]
+	}
+	if b.kind == blockOther {
+		yield(nil, httpx.Malformed(providerName, unopenedBlock(index)))
+		return false
+	}
+	switch {
+	case in == "":
 		return true
-	}
-	switch b := d.blocks[index]; b.kind {
-	case blockOutput:
+	case b.kind == blockOutput:
 		return yield(helikon.TokenDelta{Text: in}, nil)
-	case blockToolUse:
-		return yield(helikon.ToolCallDelta{CallID: b.id, ArgsDelta: in}, nil)
 	}
-	return true
+	return yield(helikon.ToolCallDelta{CallID: b.id, ArgsDelta: in}, nil)
+}
+
+// unopenedBlock describes tool input that no tool-use block was opened for.
+func unopenedBlock(index *int32) error {
+	if index == nil {
+		return errors.New("tool input without a contentBlockIndex")
+	}
+	return fmt.Errorf("tool input for content block %d, which no contentBlockStart opened as a tool use", *index)
 }
 
 func (d *decoder) reasoning(r helikon.ReasoningDelta, yield func(helikon.ModelEvent, error) bool) bool {
@@ -122,18 +145,21 @@ func (d *decoder) reasoning(r helikon.ReasoningDelta, yield func(helikon.ModelEv
 
 // end closes a stream the SDK finished reading without an error.
 func (d *decoder) end(yield func(helikon.ModelEvent, error) bool) {
-	if !d.stopped {
+	switch {
+	case !d.stopped:
 		yield(nil, &helikon.ModelError{Kind: helikon.ModelTransport, Provider: providerName, Err: errTruncated})
 		return
+	case d.usage == nil:
+		yield(nil, &helikon.ModelError{Kind: helikon.ModelTransport, Provider: providerName, Err: errNoMetadata})
+		return
 	}
-	if u := d.usage; u != nil {
-		// Bedrock's inputTokens excludes cache reads and writes; helikon's
-		// InputTokens counts every input token.
-		read, write := int64(u.CacheReadInputTokens), int64(u.CacheWriteInputTokens)
-		if !yield(helikon.Usage{InputTokens: int64(u.InputTokens) + read + write, OutputTokens: int64(u.OutputTokens),
-			CachedInputTokens: read, CacheWriteTokens: write}, nil) {
-			return
-		}
+	// Bedrock's inputTokens excludes cache reads and writes; helikon's
+	// InputTokens counts every input token.
+	u := d.usage
+	read, write := int64(u.CacheReadInputTokens), int64(u.CacheWriteInputTokens)
+	if !yield(helikon.Usage{InputTokens: int64(u.InputTokens) + read + write, OutputTokens: int64(u.OutputTokens),
+		CachedInputTokens: read, CacheWriteTokens: write}, nil) {
+		return
 	}
 	var reason helikon.FinishReason
 	switch d.stop {

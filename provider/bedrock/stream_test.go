@@ -453,3 +453,65 @@ func TestStream_CacheReadAndWriteTokensMapToUsage(t *testing.T) {
 		}
 	}
 }
+
+// TestStream_IncompleteOrContradictoryStreamsFailOnBothPaths: tool input
+// for a block nothing opened (or for no block) is a malformed event, and a
+// stream that ends after messageStop without the metadata event, which
+// Bedrock always sends last and which alone carries the usage, was cut:
+// both are Transport errors with no Finish, on the adapter's reader and on
+// the SDK's.
+func TestStream_IncompleteOrContradictoryStreamsFailOnBothPaths(t *testing.T) {
+	textFrames := loadFrames(t, "testdata/text.jsonl")
+	callFrames := loadFrames(t, "testdata/tool_call.jsonl")
+	without := func(frames []frame, typ string) []frame {
+		var out []frame
+		for _, f := range frames {
+			if f.typ != typ {
+				out = append(out, f)
+			}
+		}
+		return out
+	}
+	noIndex := append([]frame{callFrames[0]}, frame{kind: "event", typ: "contentBlockDelta",
+		payload: []byte(`{"delta":{"toolUse":{"input":"{\"value\":1}"}}}`)})
+	noIndex = append(noIndex, callFrames[3:]...)
+	inputOnText := append([]frame{textFrames[0], textFrames[1]}, frame{kind: "event", typ: "contentBlockDelta",
+		payload: []byte(`{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{}"}}}`)})
+	inputOnText = append(inputOnText, textFrames[2:]...)
+	tests := []struct {
+		name    string
+		frames  []frame
+		message string // the ModelError's Message
+		cause   string // in its error text
+	}{
+		{"tool input for a block nothing opened", without(callFrames, "contentBlockStart"), "malformed event", "content block 0, which no contentBlockStart opened"},
+		{"tool input without a block index", noIndex, "malformed event", "without a contentBlockIndex"},
+		{"tool input on a text block", inputOnText, "malformed event", "content block 0"},
+		{"messageStop without metadata", without(textFrames, "metadata"), "", "without the metadata event's token usage"},
+		{"metadata without usage", append(without(textFrames, "metadata"), frame{kind: "event", typ: "metadata", payload: []byte(`{"metrics":{"latencyMs":2040}}`)}), "", "token usage"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := encode(t, tt.frames)
+			req := &helikon.ModelRequest{Messages: helikon.UserText("hi"), Tools: []helikon.ToolDef{providertest.WeatherTool}}
+			cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
+				HTTPClient: &http.Client{Transport: providertest.MemoryTransport{Body: body, ContentType: "application/vnd.amazon.eventstream"}}}
+			viaSDK, err := bedrock.NewFromClient(optionDropper{bedrockruntime.NewFromConfig(cfg)}, claude)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for path, m := range map[string]helikon.Model{"adapter's reader": newModel(t, newFake(t, response{body: body}).URL, claude), "SDK's reader": viaSDK} {
+				res := providertest.Collect(m.Invoke(t.Context(), req))
+				var me *helikon.ModelError
+				if !errors.As(res.Err, &me) || me.Kind != helikon.ModelTransport || me.Message != tt.message || !strings.Contains(me.Error(), tt.cause) {
+					t.Fatalf("%s: err = %v, want a Transport ModelError (message %q) saying %q", path, res.Err, tt.message, tt.cause)
+				}
+				for _, ev := range res.Events {
+					if _, ok := ev.(helikon.Finish); ok {
+						t.Errorf("%s: the stream reported Finish", path)
+					}
+				}
+			}
+		})
+	}
+}

@@ -107,9 +107,7 @@ func (d *decoder) general(eventType, payload []byte, yield func(helikon.ModelEve
 		case dl.Text != nil:
 			return d.text(*dl.Text, yield), nil
 		case dl.ToolUse != nil:
-			if ev.ContentBlockIndex != nil {
-				return d.toolInput(*ev.ContentBlockIndex, dl.ToolUse.Input, yield), nil
-			}
+			return d.toolInput(ev.ContentBlockIndex, dl.ToolUse.Input, yield), nil
 		case dl.ReasoningContent != nil:
 			r := helikon.ReasoningDelta{Text: dl.ReasoningContent.Text, Signature: dl.ReasoningContent.Signature}
 			if rc := dl.ReasoningContent.RedactedContent; rc != "" {
@@ -167,7 +165,8 @@ func (d *decoder) fastDelta(payload []byte, yield func(helikon.ModelEvent, error
 		if len(d.buf) == 0 {
 			return true, true
 		}
-		return true, d.toolInput(int32(idx), string(d.buf), yield)
+		i := int32(idx)
+		return true, d.toolInput(&i, string(d.buf), yield)
 	}
 	return false, true
 }

@@ -102,12 +102,27 @@ func TestModel_Conformance(t *testing.T) {
 		Errors: map[string]providertest.Case{
 			"ResourceExhaustedWithRetryInfo": {Fixture: "testdata/rate_limited.http",
 				Want: providertest.Want{Err: helikon.ModelRateLimited, StatusCode: 429, RetryAfter: 34400 * time.Millisecond}},
+			"VertexStatusInsideAnArray": {Fixture: "testdata/vertex_rate_limited_array.http",
+				Want: providertest.Want{Err: helikon.ModelRateLimited, StatusCode: 429}},
 			"InvalidArgumentIsOther": {Fixture: "testdata/invalid_argument.http",
 				Want: providertest.Want{Err: helikon.ModelOther, StatusCode: 400}},
 			"InvalidAPIKeyIsOther": {Fixture: "testdata/api_key_invalid.http",
 				Want: providertest.Want{Err: helikon.ModelOther, StatusCode: 400}},
 		},
+		Malformed: map[string]string{
+			"NamelessCallWithNoCallStreaming": "testdata/nameless_function_call.sse",
+			"PartialArgsForNoCall":            "testdata/partial_args_without_call.sse",
+		},
 		Behaviours: map[string]providertest.Case{
+			// Two calls, not eight: the pieces merge into the call they continue.
+			"StreamedCallArgumentsMergeIntoTheirCall": {Fixture: "testdata/streamed_call_arguments.sse", Want: providertest.Want{
+				Calls: []helikon.ToolUsePart{
+					{CallID: "call_OBm0au2xONiUotQP-NP1sAM_0", Name: "get_weather", Args: json.RawMessage(`{"city":"Paris"}`)},
+					{CallID: "call_OBm0au2xONiUotQP-NP1sAM_1", Name: "get_weather", Args: json.RawMessage(`{"city":"Tokyo"}`)},
+				},
+				Usage:  usage(27, 10, 0, 0),
+				Finish: helikon.FinishToolCalls,
+			}},
 			"ParallelCallsOnlyTheFirstSigned": {Fixture: "testdata/parallel_tool_calls_signed.sse", Want: providertest.Want{
 				Calls: []helikon.ToolUsePart{
 					{CallID: "call_wOd8abGuO5rgz7IP5tLEGA_0", Name: "generate_topic", Args: json.RawMessage(`{}`)},

@@ -1,6 +1,7 @@
 package gemini
 
 import (
+	"bytes"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -29,6 +30,7 @@ type detail struct {
 // classifyHTTP turns an error response into a ModelError, taking the retry
 // delay from RetryInfo, which Google sends instead of a Retry-After header.
 func (m *Model) classifyHTTP(status int, h http.Header, body []byte) *helikon.ModelError {
+	body = statusInArray(body)
 	var env struct {
 		Error *apiError `json:"error"`
 	}
@@ -42,6 +44,20 @@ func (m *Model) classifyHTTP(status int, h http.Header, body []byte) *helikon.Mo
 		}
 	}
 	return me
+}
+
+// statusInArray returns the first element of a body that is a JSON array,
+// as Vertex AI's streamGenerateContent sends its errors
+// ([{"error":{…}}]), and any other body as it is.
+func statusInArray(body []byte) []byte {
+	if t := bytes.TrimLeft(body, " \t\r\n"); len(t) == 0 || t[0] != '[' {
+		return body
+	}
+	var elems []json.RawMessage
+	if json.Unmarshal(body, &elems) != nil || len(elems) == 0 {
+		return body
+	}
+	return elems[0]
 }
 
 // classify refines kind by the error's status and message. keyVar, when

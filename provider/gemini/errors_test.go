@@ -37,6 +37,7 @@ func TestErrors_MapByStatusAndMessage(t *testing.T) {
 		{"unauthenticated names the key", 401, `{"error":{"code":401,"message":"Request had invalid authentication credentials.","status":"UNAUTHENTICATED"}}`, helikon.ModelOther, 0, "GEMINI_API_KEY"},
 		{"invalid key (recorded) is a 400 naming the key", 400, string(keyInvalid.Body), helikon.ModelOther, 0, "GOOGLE_API_KEY"},
 		{"quota with retry info", 429, `{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"12s"}]}}`, helikon.ModelRateLimited, 12 * time.Second, "quota"},
+		{"vertex status inside an array", 429, `[{"error":{"code":429,"message":"Resource exhausted. Please try again later.","status":"RESOURCE_EXHAUSTED","details":[{"@type":"type.googleapis.com/google.rpc.RetryInfo","retryDelay":"3s"}]}}]`, helikon.ModelRateLimited, 3 * time.Second, "Resource exhausted"},
 		{"quota without retry info", 429, `{"error":{"code":429,"message":"quota","status":"RESOURCE_EXHAUSTED"}}`, helikon.ModelRateLimited, 0, "quota"},
 	}
 	for _, tt := range tests {
@@ -51,6 +52,9 @@ func TestErrors_MapByStatusAndMessage(t *testing.T) {
 			var me *helikon.ModelError
 			if !errors.As(res.Err, &me) {
 				t.Fatalf("err = %v", res.Err)
+			}
+			if strings.Contains(me.Message, `"error"`) {
+				t.Errorf("message %q quotes the raw body, not the status's message", me.Message)
 			}
 			if me.Kind != tt.kind || me.RetryAfter != tt.retry || me.StatusCode != tt.status || !strings.Contains(me.Error(), tt.quote) {
 				t.Errorf("got %s (retry %v, status %d): %v; want %s (retry %v) quoting %q", me.Kind, me.RetryAfter, me.StatusCode, me, tt.kind, tt.retry, tt.quote)

@@ -2,6 +2,7 @@ package gemini
 
 import (
 	"encoding/json"
+	"fmt"
 	"strconv"
 
 	"github.com/paigasus/helikon"
@@ -40,14 +41,20 @@ type candidate struct {
 
 // respPartIn is a part of the model's answer.
 type respPartIn struct {
-	Text             *string `json:"text"`
-	Thought          bool    `json:"thought"`
-	ThoughtSignature string  `json:"thoughtSignature"`
-	FunctionCall     *struct {
-		ID   string          `json:"id"`
-		Name string          `json:"name"`
-		Args json.RawMessage `json:"args"`
-	} `json:"functionCall"`
+	Text             *string         `json:"text"`
+	Thought          bool            `json:"thought"`
+	ThoughtSignature string          `json:"thoughtSignature"`
+	FunctionCall     *functionCallIn `json:"functionCall"`
+}
+
+// functionCallIn is a functionCall part: a whole call, or a piece of one
+// whose arguments stream (see streamed_call.go).
+type functionCallIn struct {
+	ID           string          `json:"id"`
+	Name         string          `json:"name"`
+	Args         json.RawMessage `json:"args"`
+	PartialArgs  []partialArg    `json:"partialArgs"`
+	WillContinue bool            `json:"willContinue"`
 }
 
 type promptFeedback struct {
@@ -79,6 +86,8 @@ type decoder struct {
 	lastUsage []byte
 	vals      [8][]byte
 	doc       jsonscan.Document
+	// streamed holds the calls whose arguments are still streaming.
+	streamed streamedCalls
 }
 
 // handle translates one chunk; false means the stream is over for the
@@ -149,24 +158,7 @@ func (d *decoder) handle(data []byte, yield func(helikon.ModelEvent, error) bool
 func (d *decoder) part(p *respPartIn, yield func(helikon.ModelEvent, error) bool) bool {
 	switch {
 	case p.FunctionCall != nil:
-		fc := p.FunctionCall
-		id := fc.ID
-		if id == "" {
-			// Stable for a given response: the same recording replayed
-			// yields the same ids.
-			id = "call_" + d.respID + "_" + strconv.Itoa(d.calls)
-		}
-		d.calls++
-		if p.ThoughtSignature != "" {
-			if !yield(helikon.ReasoningDelta{Signature: p.ThoughtSignature, ID: sigPrefix + sigCall + id}, nil) {
-				return false
-			}
-		}
-		args := string(fc.Args)
-		if len(fc.Args) == 0 || string(fc.Args) == "null" {
-			args = "{}"
-		}
-		return yield(helikon.ToolCallDelta{CallID: id, Name: fc.Name, ArgsDelta: args}, nil)
+		return d.functionCall(p, yield)
 	case p.Thought:
 		if p.Text != nil && *p.Text != "" {
 			if !yield(helikon.ReasoningDelta{Text: *p.Text, ID: sigPrefix + sigThought}, nil) {
@@ -189,6 +181,85 @@ func (d *decoder) part(p *respPartIn, yield func(helikon.ModelEvent, error) bool
 	return true
 }
 
+// functionCall translates a functionCall part: a whole call, the start of
+// one whose arguments stream, or a piece of such a call's arguments.
+func (d *decoder) functionCall(p *respPartIn, yield func(helikon.ModelEvent, error) bool) bool {
+	fc := p.FunctionCall
+	if c, ok := d.streamed.find(fc.ID, fc.Name); ok && (fc.Name == "" || fc.ID != "" || !fc.hasArgs()) {
+		// A piece of an open call: without a name, or naming it again
+		// (with its id, or with nothing but more pieces).
+		return d.signature(p, c.id, yield) && d.continueCall(c, fc, yield)
+	}
+	if fc.Name == "" {
+		err := fmt.Errorf("%w: a functionCall part without a name continues no open call (%d open)", errStreamedArgs, len(d.streamed.open))
+		yield(nil, httpx.Malformed(providerName, err))
+		return false
+	}
+	id := fc.ID
+	if id == "" {
+		// Stable for a given response: the same recording replayed
+		// yields the same ids.
+		id = "call_" + d.respID + "_" + strconv.Itoa(d.calls)
+	}
+	d.calls++
+	if !d.signature(p, id, yield) {
+		return false
+	}
+	if !fc.WillContinue && len(fc.PartialArgs) == 0 {
+		args := string(fc.Args)
+		if len(fc.Args) == 0 || string(fc.Args) == "null" {
+			args = "{}"
+		}
+		return yield(helikon.ToolCallDelta{CallID: id, Name: fc.Name, ArgsDelta: args}, nil)
+	}
+	c, err := d.streamed.begin(id, fc.Name, fc.Args)
+	if err != nil {
+		yield(nil, httpx.Malformed(providerName, err))
+		return false
+	}
+	if !yield(helikon.ToolCallDelta{CallID: id, Name: fc.Name}, nil) {
+		return false
+	}
+	fc.Args = nil // merged by begin
+	return d.continueCall(c, fc, yield)
+}
+
+// hasArgs reports whether the part carries arguments of a whole call.
+func (fc *functionCallIn) hasArgs() bool {
+	return len(fc.Args) > 0 && string(fc.Args) != "null" && string(fc.Args) != "{}"
+}
+
+// continueCall merges a part's arguments into the open call c and, when
+// the part does not say more will follow, ends c and sends its arguments.
+func (d *decoder) continueCall(c *streamedCall, fc *functionCallIn, yield func(helikon.ModelEvent, error) bool) bool {
+	err := c.mergeArgs(fc.Args)
+	for i := 0; err == nil && i < len(fc.PartialArgs); i++ {
+		err = c.add(fc.PartialArgs[i])
+	}
+	if err != nil {
+		yield(nil, httpx.Malformed(providerName, err))
+		return false
+	}
+	if fc.WillContinue {
+		return true
+	}
+	args, err := d.streamed.end(c)
+	if err != nil {
+		yield(nil, httpx.Malformed(providerName, err))
+		return false
+	}
+	return yield(helikon.ToolCallDelta{CallID: c.id, ArgsDelta: args}, nil)
+}
+
+// signature sends a function-call part's thought signature, named for
+// the call it goes back on.
+func (d *decoder) signature(p *respPartIn, id string, yield func(helikon.ModelEvent, error) bool) bool {
+	if p.ThoughtSignature == "" {
+		return true
+	}
+	return yield(helikon.ReasoningDelta{Signature: p.ThoughtSignature, ID: sigPrefix + sigCall + id}, nil)
+}
+
 // refused reports the finish reasons that mean the answer was withheld.
 func refused(reason string) bool {
 	switch reason {
@@ -204,6 +275,11 @@ func refused(reason string) bool {
 func (d *decoder) atEOF(yield func(helikon.ModelEvent, error) bool) bool {
 	if d.finish == "" {
 		return false
+	}
+	if n := len(d.streamed.open); n > 0 {
+		err := fmt.Errorf("%w: the stream ended with %d call(s) still streaming arguments (%s first)", errStreamedArgs, n, d.streamed.open[0].id)
+		yield(nil, httpx.Malformed(providerName, err))
+		return true
 	}
 	if len(d.lastUsage) > 0 {
 		var u usageMetadata

@@ -255,6 +255,9 @@ func TestResponses_Conformance(t *testing.T) {
 		New: func(t testing.TB, baseURL string) helikon.Model {
 			return build(t, openai.Responses, "gpt-5.1-codex-max", baseURL)
 		},
+		Malformed: map[string]string{
+			"ArgumentsForAnItemNothingOpened": "testdata/responses/arguments_for_unknown_item.sse",
+		},
 		// The API reference's example elides the middle deltas ("...").
 		Text: providertest.Case{Fixture: "testdata/responses/text.sse", Want: providertest.Want{
 			Text: "Hi", Usage: usage(37, 11, 0, 0), Finish: helikon.FinishStop,

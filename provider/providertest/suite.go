@@ -50,6 +50,14 @@ type Suite struct {
 	// [WeatherTool].
 	Behaviours map[string]Case
 
+	// Malformed maps a name to a recording that contradicts itself, made
+	// from one of the adapter's authentic recordings by the one change its
+	// name says: arguments for a call no event opened, a block start
+	// without its block, a call part without a name. Each must end in a
+	// Transport "malformed event" error, with no nameless call before it:
+	// a stream the adapter cannot follow is refused, never guessed at.
+	Malformed map[string]string
+
 	// CheckRequest, when set, validates every request body the adapter
 	// sends, typically against the provider's published API schema.
 	CheckRequest func(t *testing.T, body []byte)
@@ -200,6 +208,9 @@ func Run(t *testing.T, s Suite) {
 			s.replay(t, c, &helikon.ModelRequest{Messages: userAsk("Hello")})
 		})
 	}
+	for name, fixture := range s.Malformed {
+		t.Run("Malformed/"+name, func(t *testing.T) { s.malformed(t, fixture) })
+	}
 	t.Run("NotAnEventStream", func(t *testing.T) {
 		s.genericNotEventStream(t)
 		for name, c := range s.NotEventStream {
@@ -312,6 +323,31 @@ func (s Suite) roundTrip(t *testing.T) {
 	}
 	if !bytes.Contains(bodies[1], quoted[1:len(quoted)-1]) {
 		t.Errorf("follow-up request does not carry the tool result:\n%s", bodies[1])
+	}
+}
+
+// malformed replays a self-contradicting recording: it must fail as a
+// malformed event, whatever it streamed before.
+func (s Suite) malformed(t *testing.T, fixture string) {
+	rec, err := s.load(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newServer(t, rec)
+	res := Collect(s.New(t, srv.URL).Invoke(t.Context(), &helikon.ModelRequest{
+		Messages: userAsk("What's the weather in San Francisco?"), Tools: []helikon.ToolDef{WeatherTool}}))
+	invariants(t, res)
+	var me *helikon.ModelError
+	if !errors.As(res.Err, &me) || me.Kind != helikon.ModelTransport || me.Message != "malformed event" {
+		t.Fatalf("err = %v, want a Transport ModelError with message \"malformed event\"", res.Err)
+	}
+	if !me.Transient() {
+		t.Error("a malformed event must be retryable, as a broken read is")
+	}
+	for _, c := range toolCalls(res.Events) {
+		if c.Name == "" {
+			t.Errorf("a call without a name was emitted: %+v", c)
+		}
 	}
 }
 
@@ -456,6 +492,9 @@ func check(t *testing.T, res Result, want Want) {
 		}
 		if me.Message == "" {
 			t.Error("the error carries no provider message")
+		}
+		if m := strings.TrimSpace(me.Message); strings.HasPrefix(m, "{") || strings.HasPrefix(m, "[") {
+			t.Errorf("the error's message is a raw JSON body, not the API's message: %.200s", m)
 		}
 	} else if res.Err != nil {
 		t.Fatalf("unexpected error: %v", res.Err)
