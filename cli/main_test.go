@@ -18,7 +18,14 @@ import (
 // real process (stdio MCP, the pseudo-terminal REPL, exit codes).
 var helikonBin string
 
+// spinEnv makes the test binary spin until killed: the load of busy.
+const spinEnv = "HELIKON_TEST_SPIN"
+
 func TestMain(m *testing.M) {
+	if os.Getenv(spinEnv) != "" {
+		for {
+		}
+	}
 	dir, err := os.MkdirTemp("", "helikon-bin")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

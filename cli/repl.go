@@ -73,7 +73,8 @@ type repl struct {
 	usage   helikon.Usage
 	turns   int
 
-	rl *readline.Instance
+	rl  *readline.Instance
+	con *console
 	// mu guards agent, which the watcher reads, and cancelTurn, which
 	// cancels the turn in progress (nil between turns).
 	mu         sync.Mutex
@@ -102,6 +103,7 @@ func (r *repl) run(ctx context.Context) error {
 	}
 	defer rl.Close()
 	r.rl = rl
+	r.con = &console{out: r.o.io.Out, editor: rl.Stdout()}
 
 	var wg sync.WaitGroup
 	defer wg.Wait()
@@ -133,7 +135,9 @@ func (r *repl) run(ctx context.Context) error {
 
 	r.say("helikon repl: agent %s (%s). /help for commands, Ctrl-D to quit.", r.agent, r.defs.Load().Path)
 	for {
+		r.con.setEditing(true)
 		line, err := rl.Readline()
+		r.con.setEditing(false)
 		switch {
 		case errors.Is(err, readline.ErrInterrupt):
 			continue
@@ -172,14 +176,8 @@ func (r *repl) setAgent(name string) {
 	r.mu.Unlock()
 }
 
-// say prints a line through the line editor, which redraws the prompt.
-func (r *repl) say(format string, args ...any) {
-	w := r.o.io.Out
-	if r.rl != nil {
-		w = r.rl.Stdout()
-	}
-	fmt.Fprintf(w, format+"\n", args...)
-}
+// say prints a line from the main goroutine (see [console]).
+func (r *repl) say(format string, args ...any) { r.con.say(format, args...) }
 
 // turn runs one question against a fresh agent built from the definitions
 // current now; a reload during the turn applies from the next one.
@@ -219,7 +217,7 @@ func (r *repl) turn(ctx context.Context, q string) {
 			}
 		}
 	}
-	p := &printer{out: r.rl.Stdout(), info: r.rl.Stdout()}
+	p := &printer{out: r.con, info: r.con}
 	ok, err := p.stream(events)
 	r.usage = r.usage.Add(p.usage)
 	r.rl.SetPrompt(r.prompt())
@@ -270,7 +268,7 @@ func (r *repl) command(line string) bool {
 	case "/usage":
 		r.say("%s, %s, %s", plural(r.turns, "turn"), plural(r.usage.InputTokens, "input token"), plural(r.usage.OutputTokens, "output token"))
 	case "/reload":
-		r.reload()
+		r.reload(r.say)
 	case "/quit", "/exit":
 		return true
 	default:
@@ -280,22 +278,22 @@ func (r *repl) command(line string) bool {
 }
 
 // reload loads the sidecar again, keeping the last good definitions when
-// the new ones do not load.
-func (r *repl) reload() {
+// the new ones do not load, and tells the outcome through say.
+func (r *repl) reload(say func(format string, args ...any)) {
 	f, err := sidecar.Load(r.o.agents)
 	if err != nil {
-		r.say("reload failed, keeping the last good definitions:\n%v", err)
+		say("reload failed, keeping the last good definitions:\n%v", err)
 		return
 	}
 	r.mu.Lock()
 	agent := r.agent
 	r.mu.Unlock()
 	if _, ok := f.Agents[agent]; !ok {
-		r.say("reload failed, keeping the last good definitions: agent %s is gone (the agents are %s)", agent, nameList(f.AgentNames()))
+		say("reload failed, keeping the last good definitions: agent %s is gone (the agents are %s)", agent, nameList(f.AgentNames()))
 		return
 	}
 	r.defs.Store(f)
-	r.say("reloaded %s (%d agents)", f.Path, len(f.Agents))
+	say("reloaded %s (%d agents)", f.Path, len(f.Agents))
 }
 
 func historyFile() string {

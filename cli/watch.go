@@ -53,9 +53,9 @@ func (r *repl) watch(ctx context.Context, wg *sync.WaitGroup) error {
 				if !ok {
 					return
 				}
-				r.say("helikon: watching the sidecar: %v", err)
+				r.con.notify("helikon: watching the sidecar: %v", err)
 			case <-timer.C:
-				r.reload()
+				r.reload(r.con.notify)
 				addDirs()
 			}
 		}
