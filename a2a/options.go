@@ -1,0 +1,155 @@
+package a2a
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/hosting"
+)
+
+// ErrInvalidOption reports an option [NewServer] or [NewRemoteAgent] cannot
+// use.
+var ErrInvalidOption = errors.New("invalid option")
+
+// SessionProvider maps a session id to the session a run loads and
+// persists. It has the method set of server.SessionProvider, so one
+// provider (SQLite, PostgreSQL, Redis) serves both. The [Server] asks for
+// ids it derives from the caller's principal and the A2A context id.
+type SessionProvider interface {
+	Session(ctx context.Context, id string) (helikon.Session, error)
+}
+
+// Authenticator names the caller of a request, or refuses it with an
+// error. The principal scopes everything the caller reaches: sessions,
+// tasks, approvals.
+type Authenticator func(r *http.Request) (principal string, err error)
+
+// ServerOption configures a [Server].
+type ServerOption func(*serverConfig) error
+
+type serverConfig struct {
+	url, version string
+	description  string
+	sessions     SessionProvider
+	newContext   func(helikon.Session) *helikon.RunContext
+	authenticate Authenticator
+	logger       *slog.Logger
+	maxRequest   int64
+	maxTasks     int
+	factory      func(ctx context.Context) (helikon.Agent, error)
+}
+
+func defaultServerConfig() serverConfig {
+	return serverConfig{
+		url:          "/",
+		version:      "1.0.0",
+		sessions:     hosting.NewMemory(),
+		newContext:   hosting.PlanContext(),
+		authenticate: func(*http.Request) (string, error) { return "", nil },
+		logger:       slog.Default(),
+		maxRequest:   4 << 20,
+		maxTasks:     10_000,
+	}
+}
+
+// WithURL sets the URL the agent card advertises for the JSON-RPC binding:
+// where clients send their requests. The default "/" suits only a card read
+// by a client that resolves it against the card's own address.
+func WithURL(url string) ServerOption {
+	return func(c *serverConfig) error {
+		if url == "" {
+			return fmt.Errorf("a2a: %w: empty URL", ErrInvalidOption)
+		}
+		c.url = url
+		return nil
+	}
+}
+
+// WithVersion sets the agent version the card advertises (default 1.0.0).
+func WithVersion(v string) ServerOption {
+	return func(c *serverConfig) error { c.version = v; return nil }
+}
+
+// WithSessions sets where each A2A context's session lives (default: in
+// memory, for the life of the process).
+func WithSessions(p SessionProvider) ServerOption {
+	return func(c *serverConfig) error {
+		if p == nil {
+			return fmt.Errorf("a2a: %w: nil session provider", ErrInvalidOption)
+		}
+		c.sessions = p
+		return nil
+	}
+}
+
+// WithContextOptions sets the options of every run's
+// [helikon.RunContext]. Runs start in plan mode, as the agent server's do;
+// options here may change that (a permission mode, a policy, hooks).
+func WithContextOptions(opts ...helikon.ContextOption) ServerOption {
+	return func(c *serverConfig) error { c.newContext = hosting.PlanContext(opts...); return nil }
+}
+
+// WithAuthenticator names each request's caller. Without it every caller
+// is the same anonymous principal.
+func WithAuthenticator(a Authenticator) ServerOption {
+	return func(c *serverConfig) error {
+		if a == nil {
+			return fmt.Errorf("a2a: %w: nil authenticator", ErrInvalidOption)
+		}
+		c.authenticate = a
+		return nil
+	}
+}
+
+// WithLogger sets where the server logs (default [slog.Default]).
+func WithLogger(l *slog.Logger) ServerOption {
+	return func(c *serverConfig) error {
+		if l == nil {
+			return fmt.Errorf("a2a: %w: nil logger", ErrInvalidOption)
+		}
+		c.logger = l
+		return nil
+	}
+}
+
+// WithMaxRequestBytes bounds a request body (default 4 MiB).
+func WithMaxRequestBytes(n int64) ServerOption {
+	return func(c *serverConfig) error {
+		if n <= 0 {
+			return fmt.Errorf("a2a: %w: max request bytes %d", ErrInvalidOption, n)
+		}
+		c.maxRequest = n
+		return nil
+	}
+}
+
+// WithMaxTasks bounds how many tasks the server remembers for tasks/get
+// and resumption (default 10,000); past it the oldest finished task is
+// forgotten first.
+func WithMaxTasks(n int) ServerOption {
+	return func(c *serverConfig) error {
+		if n <= 0 {
+			return fmt.Errorf("a2a: %w: max tasks %d", ErrInvalidOption, n)
+		}
+		c.maxTasks = n
+		return nil
+	}
+}
+
+// WithAgentFactory builds the agent of each run, for agents with per-run
+// state (a scripted model, a per-caller tool set); the agent [NewServer]
+// got describes the server in its card. The context carries the request's
+// values. A factory error fails the task.
+func WithAgentFactory(f func(ctx context.Context) (helikon.Agent, error)) ServerOption {
+	return func(c *serverConfig) error {
+		if f == nil {
+			return fmt.Errorf("a2a: %w: nil agent factory", ErrInvalidOption)
+		}
+		c.factory = f
+		return nil
+	}
+}

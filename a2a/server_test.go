@@ -1,0 +1,425 @@
+package a2a_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"iter"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	a2apb "github.com/a2aproject/a2a-go/a2a"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/a2a"
+	"github.com/paigasus/helikon/mock"
+)
+
+func TestServer_SendMessageReturnsCompletedTaskWithOutputArtifact(t *testing.T) {
+	_, ts := serve(t, newAgent(t, replay{script: mock.Deltas("Invoice ", "42 is paid.")}))
+	c := sdkClient(t, ts.URL+"/", "")
+	res, err := c.SendMessage(context.Background(), userMessage("Is invoice 42 paid?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task, ok := res.(*a2apb.Task)
+	if !ok {
+		t.Fatalf("result %T, want a task", res)
+	}
+	if task.Status.State != a2apb.TaskStateCompleted {
+		t.Fatalf("state %q, want completed", task.Status.State)
+	}
+	if got := artifactText(task, a2a.OutputArtifact); got != "Invoice 42 is paid." {
+		t.Errorf("output artifact %q", got)
+	}
+	got, err := c.GetTask(context.Background(), &a2apb.TaskQueryParams{ID: task.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status.State != a2apb.TaskStateCompleted || artifactText(got, a2a.OutputArtifact) != "Invoice 42 is paid." {
+		t.Errorf("tasks/get: %q %q", got.Status.State, artifactText(got, a2a.OutputArtifact))
+	}
+}
+
+func TestServer_StreamSendsTheTaskStreamedTextOutputThenFinalCompleted(t *testing.T) {
+	_, ts := serve(t, newAgent(t, replay{script: mock.Deltas("a", "b", "c")}))
+	c := sdkClient(t, ts.URL+"/", "")
+	var kinds []string
+	var streamed, output string
+	var last *a2apb.TaskStatusUpdateEvent
+	for ev, err := range c.SendStreamingMessage(context.Background(), userMessage("go")) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev := ev.(type) {
+		case *a2apb.Task:
+			kinds = append(kinds, "task")
+		case *a2apb.TaskArtifactUpdateEvent:
+			for _, p := range ev.Artifact.Parts {
+				if ev.Artifact.Name == a2a.StreamArtifact {
+					streamed += p.(a2apb.TextPart).Text
+				} else {
+					output += p.(a2apb.TextPart).Text
+				}
+			}
+			kinds = append(kinds, "artifact:"+ev.Artifact.Name)
+		case *a2apb.TaskStatusUpdateEvent:
+			last = ev
+			kinds = append(kinds, "status:"+string(ev.Status.State))
+		}
+	}
+	if kinds[0] != "task" || last == nil || !last.Final || last.Status.State != a2apb.TaskStateCompleted {
+		t.Fatalf("events %v", kinds)
+	}
+	if streamed != "abc" || output != "abc" {
+		t.Errorf("streamed %q, output %q", streamed, output)
+	}
+}
+
+func TestServer_CardAtTheWellKnownPathDescribesTheAgentAndItsTools(t *testing.T) {
+	lookup := helikon.MustTool("lookup_invoice", "Look up an invoice by number.", func(tc *helikon.ToolContext, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		return "paid", nil
+	})
+	_, ts := serve(t, newAgent(t, replay{script: mock.Text("ok")}, helikon.WithTools(lookup)))
+	resp, err := http.Get(ts.URL + a2a.CardPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var card a2apb.AgentCard
+	if err := json.NewDecoder(resp.Body).Decode(&card); err != nil {
+		t.Fatal(err)
+	}
+	if card.Name != "specialist" || card.Description != "Answers questions about invoices." || !card.Capabilities.Streaming || card.URL != ts.URL+"/" {
+		t.Errorf("card %+v", card)
+	}
+	var ids []string
+	for _, s := range card.Skills {
+		ids = append(ids, s.ID)
+	}
+	if strings.Join(ids, ",") != "specialist,tool:lookup_invoice" {
+		t.Errorf("skills %v", ids)
+	}
+}
+
+func TestServer_UnknownTaskIsTaskNotFound(t *testing.T) {
+	_, ts := serve(t, newAgent(t, replay{script: mock.Text("ok")}))
+	c := sdkClient(t, ts.URL+"/", "")
+	ctx := context.Background()
+	if _, err := c.GetTask(ctx, &a2apb.TaskQueryParams{ID: "no-such-task"}); !errors.Is(err, a2apb.ErrTaskNotFound) {
+		t.Errorf("tasks/get: %v, want task not found", err)
+	}
+	if _, err := c.CancelTask(ctx, &a2apb.TaskIDParams{ID: "no-such-task"}); !errors.Is(err, a2apb.ErrTaskNotFound) {
+		t.Errorf("tasks/cancel: %v, want task not found", err)
+	}
+}
+
+// blockingAgent calls a tool that waits for its context to end and
+// reports on cancelled when it does.
+func blockingAgent(t *testing.T, started chan<- struct{}, cancelled chan<- struct{}) helikon.Agent {
+	wait := helikon.MustTool("wait", "Wait.", func(tc *helikon.ToolContext, in struct{}) (string, error) {
+		started <- struct{}{}
+		<-tc.Done()
+		cancelled <- struct{}{}
+		return "", tc.Err()
+	}, helikon.WithEffect(helikon.ReadOnly))
+	return newAgent(t, turns{scripts: []mock.Script{mock.ToolCalls(mock.Call{ID: "w", Name: "wait", Args: `{}`}), mock.Text("done")}}, helikon.WithTools(wait))
+}
+
+func TestServer_CancelCancelsTheRunAndASecondCancelStillAnswersCanceled(t *testing.T) {
+	started, cancelled := make(chan struct{}, 1), make(chan struct{}, 1)
+	_, ts := serve(t, blockingAgent(t, started, cancelled))
+	c := sdkClient(t, ts.URL+"/", "")
+	ctx := context.Background()
+	stream := c.SendStreamingMessage(ctx, userMessage("wait"))
+	var id a2apb.TaskID
+	var final a2apb.TaskState
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for ev, err := range stream {
+			if err != nil {
+				return
+			}
+			switch ev := ev.(type) {
+			case *a2apb.Task:
+				id = ev.ID
+			case *a2apb.TaskStatusUpdateEvent:
+				if ev.Final {
+					final = ev.Status.State
+				}
+			}
+		}
+	}()
+	<-started
+	// The task id reached the stream's reader before the tool started.
+	deadline := time.After(10 * time.Second)
+	for id == "" {
+		select {
+		case <-deadline:
+			t.Fatal("no task id")
+		case <-time.After(time.Millisecond):
+		}
+	}
+	task, err := c.CancelTask(ctx, &a2apb.TaskIDParams{ID: id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task.Status.State != a2apb.TaskStateCanceled {
+		t.Errorf("cancel answered %q", task.Status.State)
+	}
+	<-cancelled
+	<-done
+	if final != a2apb.TaskStateCanceled {
+		t.Errorf("stream ended %q, want canceled", final)
+	}
+	again, err := c.CancelTask(ctx, &a2apb.TaskIDParams{ID: id})
+	if err != nil || again.Status.State != a2apb.TaskStateCanceled {
+		t.Errorf("second cancel: %v %v", again, err)
+	}
+}
+
+func TestServer_AnotherPrincipalsTaskDoesNotExistForTheCaller(t *testing.T) {
+	_, ts := serve(t, newAgent(t, replay{script: mock.Text("secret answer")}), a2a.WithAuthenticator(tokens))
+	ctx := context.Background()
+	alice, bob := sdkClient(t, ts.URL+"/", "alice"), sdkClient(t, ts.URL+"/", "bob")
+	res, err := alice.SendMessage(ctx, userMessage("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.(*a2apb.Task).ID
+	if _, err := alice.GetTask(ctx, &a2apb.TaskQueryParams{ID: id}); err != nil {
+		t.Fatalf("owner's tasks/get: %v", err)
+	}
+	tests := []struct {
+		name string
+		call func() error
+	}{
+		{"tasks/get", func() error { _, err := bob.GetTask(ctx, &a2apb.TaskQueryParams{ID: id}); return err }},
+		{"tasks/cancel", func() error { _, err := bob.CancelTask(ctx, &a2apb.TaskIDParams{ID: id}); return err }},
+		{"message/send on the task", func() error {
+			p := userMessage("approve")
+			p.Message.TaskID = id
+			_, err := bob.SendMessage(ctx, p)
+			return err
+		}},
+		{"tasks/resubscribe", func() error {
+			for _, err := range bob.ResubscribeToTask(ctx, &a2apb.TaskIDParams{ID: id}) {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.call()
+			if err == nil {
+				t.Fatal("bob reached alice's task")
+			}
+			if !errors.Is(err, a2apb.ErrTaskNotFound) {
+				t.Errorf("error %v, want task not found (as for an unknown id)", err)
+			}
+		})
+	}
+}
+
+func TestServer_UnauthenticatedRequestIs401AndTheCardStaysPublic(t *testing.T) {
+	_, ts := serve(t, newAgent(t, replay{script: mock.Text("ok")}), a2a.WithAuthenticator(tokens))
+	resp, err := http.Post(ts.URL+"/", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tasks/get","params":{"id":"x"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("status %d, want 401", resp.StatusCode)
+	}
+	card, err := http.Get(ts.URL + a2a.CardPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	card.Body.Close()
+	if card.StatusCode != http.StatusOK {
+		t.Errorf("card status %d", card.StatusCode)
+	}
+}
+
+func TestServer_SameContextIDContinuesTheSessionOfItsPrincipalOnly(t *testing.T) {
+	var seen []int
+	model := countingModel{seen: &seen}
+	_, ts := serve(t, newAgent(t, model), a2a.WithAuthenticator(tokens))
+	ctx := context.Background()
+	send := func(c interface {
+		SendMessage(context.Context, *a2apb.MessageSendParams) (a2apb.SendMessageResult, error)
+	}) {
+		p := userMessage("hello")
+		p.Message.ContextID = "support"
+		if _, err := c.SendMessage(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	alice, bob := sdkClient(t, ts.URL+"/", "alice"), sdkClient(t, ts.URL+"/", "bob")
+	send(alice)
+	send(alice)
+	send(bob)
+	// Messages the model saw: alice's first run 1, her second 3 (her first
+	// exchange and the new message), bob's first 1.
+	if len(seen) != 3 || seen[0] != 1 || seen[1] != 3 || seen[2] != 1 {
+		t.Errorf("history lengths %v, want [1 3 1]", seen)
+	}
+}
+
+// countingModel answers "ok" and records how many messages each request
+// carried.
+type countingModel struct{ seen *[]int }
+
+func (m countingModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
+	*m.seen = append(*m.seen, len(req.Messages))
+	return mock.New([]mock.Script{mock.Text("ok")}).Invoke(ctx, req)
+}
+
+func (m countingModel) Capabilities() helikon.ModelCapabilities { return mock.New(nil).Capabilities() }
+
+func TestServer_OversizedOrDeeplyNestedRequestIsAJSONRPCError(t *testing.T) {
+	_, ts := serve(t, newAgent(t, replay{script: mock.Text("ok")}), a2a.WithMaxRequestBytes(1<<16))
+	tests := []struct {
+		name, body string
+		code       int
+	}{
+		{"oversized", `{"jsonrpc":"2.0","id":1,"method":"message/send","params":{"message":{"kind":"message","messageId":"m","role":"user","parts":[{"kind":"text","text":"` + strings.Repeat("x", 1<<17) + `"}]}}}`, -32600},
+		{"deep", `{"jsonrpc":"2.0","id":1,"method":"message/send","params":` + strings.Repeat("[", 10000) + strings.Repeat("]", 10000) + `}`, -32700},
+		{"malformed", `{"jsonrpc":`, -32700},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			resp, err := http.Post(ts.URL+"/", "application/json", strings.NewReader(tt.body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			raw, _ := io.ReadAll(resp.Body)
+			var out struct {
+				Error struct{ Code int } `json:"error"`
+			}
+			if err := json.Unmarshal(raw, &out); err != nil || out.Error.Code != tt.code {
+				t.Errorf("reply %s, want error code %d", raw, tt.code)
+			}
+		})
+	}
+}
+
+func TestServer_StructuredOutputIsADataPart(t *testing.T) {
+	type verdict struct {
+		Paid bool `json:"paid"`
+	}
+	agent := newAgent(t, replay{script: mock.Text(`{"paid":true}`)}, helikon.WithOutput[verdict]())
+	_, ts := serve(t, agent)
+	res, err := sdkClient(t, ts.URL+"/", "").SendMessage(context.Background(), userMessage("paid?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := res.(*a2apb.Task)
+	for _, a := range task.Artifacts {
+		if a.Name != a2a.OutputArtifact {
+			continue
+		}
+		dp, ok := a.Parts[0].(a2apb.DataPart)
+		if !ok || dp.Data["paid"] != true {
+			t.Fatalf("output part %#v, want a data part {paid: true}", a.Parts[0])
+		}
+		return
+	}
+	t.Fatal("no output artifact")
+}
+
+// askWrites puts every call that is not read-only to a human.
+type askWrites struct{}
+
+func (askWrites) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) helikon.PermissionDecision {
+	if req.Effect == helikon.ReadOnly {
+		return helikon.PermissionDecision{Behavior: helikon.PermissionAllow}
+	}
+	return helikon.PermissionDecision{Behavior: helikon.PermissionAskUser, Prompt: "pay this invoice?"}
+}
+
+func payingAgent(t *testing.T, paid *counter) helikon.Agent {
+	pay := helikon.MustTool("pay_invoice", "Pay an invoice.", func(tc *helikon.ToolContext, in struct {
+		N int `json:"n"`
+	}) (string, error) {
+		paid.n.Add(1)
+		return "paid", nil
+	})
+	model := turns{scripts: []mock.Script{mock.ToolCalls(mock.Call{ID: "p1", Name: "pay_invoice", Args: `{"n":42}`}), mock.Text("Invoice 42 is paid.")}}
+	return newAgent(t, model, helikon.WithTools(pay))
+}
+
+var askingOptions = a2a.WithContextOptions(helikon.WithPermissionMode(helikon.PermissionDefault), helikon.WithPermissionPolicy(askWrites{}))
+
+func TestServer_PausedRunIsInputRequiredUntilAMessageDecides(t *testing.T) {
+	tests := []struct {
+		name      string
+		decide    func(pending []any) a2apb.Part
+		wantPaid  int32
+		wantState a2apb.TaskState
+	}{
+		{"approve in text", func([]any) a2apb.Part { return a2apb.TextPart{Text: "approve"} }, 1, a2apb.TaskStateCompleted},
+		{"reject in text", func([]any) a2apb.Part { return a2apb.TextPart{Text: "reject"} }, 0, a2apb.TaskStateCompleted},
+		{"approve in a data part", func(pending []any) a2apb.Part {
+			id := pending[0].(map[string]any)["id"]
+			return a2apb.DataPart{Data: map[string]any{a2a.KeyDecisions: []any{map[string]any{"id": id, "kind": "approve"}}}}
+		}, 1, a2apb.TaskStateCompleted},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var paid counter
+			_, ts := serve(t, payingAgent(t, &paid), askingOptions)
+			c := sdkClient(t, ts.URL+"/", "")
+			ctx := context.Background()
+			res, err := c.SendMessage(ctx, userMessage("pay invoice 42"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			task := res.(*a2apb.Task)
+			if task.Status.State != a2apb.TaskStateInputRequired || paid.n.Load() != 0 {
+				t.Fatalf("state %q, paid %d: want input-required before anything ran", task.Status.State, paid.n.Load())
+			}
+			var pending []any
+			for _, p := range task.Status.Message.Parts {
+				if dp, ok := p.(a2apb.DataPart); ok {
+					pending, _ = dp.Data[a2a.KeyApprovals].([]any)
+				}
+			}
+			if len(pending) != 1 {
+				t.Fatalf("status message lists %d approvals", len(pending))
+			}
+			// A message that decides nothing leaves the run paused.
+			vague := userMessage("hmm, what?")
+			vague.Message.TaskID, vague.Message.ContextID = task.ID, task.ContextID
+			res, err = c.SendMessage(ctx, vague)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := res.(*a2apb.Task).Status.State; st != a2apb.TaskStateInputRequired {
+				t.Fatalf("after an undecided message: %q", st)
+			}
+			msg := a2apb.NewMessage(a2apb.MessageRoleUser, tt.decide(pending))
+			msg.TaskID, msg.ContextID = task.ID, task.ContextID
+			res, err = c.SendMessage(ctx, &a2apb.MessageSendParams{Message: msg})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st := res.(*a2apb.Task).Status.State; st != tt.wantState {
+				t.Errorf("resumed task %q, want %q", st, tt.wantState)
+			}
+			if paid.n.Load() != tt.wantPaid {
+				t.Errorf("paid %d times, want %d", paid.n.Load(), tt.wantPaid)
+			}
+		})
+	}
+}
