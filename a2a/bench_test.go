@@ -19,9 +19,6 @@ import (
 func BenchmarkA2ARoundTrip(b *testing.B) {
 	_, ours := serve(b, newAgent(b, replay{script: mock.Text("Invoice 42 is paid.")}))
 	bare := sdkServer(b, &sdkExecutor{run: func(ctx context.Context, req *a2asrv.RequestContext, q eventqueue.Queue) error {
-		if err := q.Write(ctx, a2apb.NewStatusUpdateEvent(req, a2apb.TaskStateWorking, nil)); err != nil {
-			return err
-		}
 		if err := q.Write(ctx, a2apb.NewArtifactEvent(req, a2apb.TextPart{Text: "Invoice 42 is paid."})); err != nil {
 			return err
 		}

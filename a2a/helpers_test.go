@@ -64,12 +64,13 @@ func newAgent(t testing.TB, model helikon.Model, opts ...helikon.AgentOption) he
 func serve(t testing.TB, agent helikon.Agent, opts ...a2a.ServerOption) (*a2a.Server, *httptest.Server) {
 	t.Helper()
 	var srv *a2a.Server
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { srv.ServeHTTP(w, r) }))
+	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { srv.ServeHTTP(w, r) }))
 	var err error
-	srv, err = a2a.NewServer(agent, append([]a2a.ServerOption{a2a.WithURL(ts.URL + "/")}, opts...)...)
+	srv, err = a2a.NewServer(agent, append([]a2a.ServerOption{a2a.WithURL("http://" + ts.Listener.Addr().String() + "/")}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ts.Start()
 	t.Cleanup(func() {
 		ts.Close()
 		srv.Close()

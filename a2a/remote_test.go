@@ -34,6 +34,12 @@ func (e *sdkExecutor) Execute(ctx context.Context, req *a2asrv.RequestContext, q
 			return err
 		}
 	}
+	// As a2a.Server does: a2a-go appends artifacts in place to the task
+	// last written, which its stream may still be encoding; a status
+	// update in between makes that a copy.
+	if err := q.Write(ctx, a2apb.NewStatusUpdateEvent(req, a2apb.TaskStateWorking, nil)); err != nil {
+		return err
+	}
 	return e.run(ctx, req, q)
 }
 

@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"strings"
 	"testing"
-	"time"
 
 	a2apb "github.com/a2aproject/a2a-go/a2a"
 
@@ -137,7 +136,7 @@ func TestServer_CancelCancelsTheRunAndASecondCancelStillAnswersCanceled(t *testi
 	c := sdkClient(t, ts.URL+"/", "")
 	ctx := context.Background()
 	stream := c.SendStreamingMessage(ctx, userMessage("wait"))
-	var id a2apb.TaskID
+	ids := make(chan a2apb.TaskID, 1)
 	var final a2apb.TaskState
 	done := make(chan struct{})
 	go func() {
@@ -148,7 +147,7 @@ func TestServer_CancelCancelsTheRunAndASecondCancelStillAnswersCanceled(t *testi
 			}
 			switch ev := ev.(type) {
 			case *a2apb.Task:
-				id = ev.ID
+				ids <- ev.ID
 			case *a2apb.TaskStatusUpdateEvent:
 				if ev.Final {
 					final = ev.Status.State
@@ -157,15 +156,7 @@ func TestServer_CancelCancelsTheRunAndASecondCancelStillAnswersCanceled(t *testi
 		}
 	}()
 	<-started
-	// The task id reached the stream's reader before the tool started.
-	deadline := time.After(10 * time.Second)
-	for id == "" {
-		select {
-		case <-deadline:
-			t.Fatal("no task id")
-		case <-time.After(time.Millisecond):
-		}
-	}
+	id := <-ids
 	task, err := c.CancelTask(ctx, &a2apb.TaskIDParams{ID: id})
 	if err != nil {
 		t.Fatal(err)
