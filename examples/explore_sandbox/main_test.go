@@ -2,7 +2,9 @@ package main
 
 import (
 	"context"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -14,6 +16,11 @@ func TestExploreSandbox_WorkInsideSucceedsAndEveryEscapeIsRefused(t *testing.T) 
 	t.Setenv("HELIKON_PROVIDER", "mock")
 	var out strings.Builder
 	dir := t.TempDir()
+	// Run as root, the sandbox's commands run as an unprivileged user,
+	// which must get through the test's 0700 temporary directory.
+	if err := os.Chmod(filepath.Dir(dir), 0o711); err != nil {
+		t.Fatal(err)
+	}
 	shell, err := exec.LookPath("bash")
 	if err != nil {
 		t.Fatal(err)
@@ -23,7 +30,11 @@ func TestExploreSandbox_WorkInsideSucceedsAndEveryEscapeIsRefused(t *testing.T) 
 	}
 	// The label names what this machine's kernel and privileges give
 	// the sandbox; the example prints whatever the backend reports.
-	sb, err := sandbox.Open(t.TempDir())
+	probeDir := t.TempDir()
+	if err := os.Chmod(filepath.Dir(probeDir), 0o711); err != nil {
+		t.Fatal(err)
+	}
+	sb, err := sandbox.Open(probeDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -70,6 +70,7 @@ func BenchmarkBashTrueOsSandbox(b *testing.B) {
 		b.Skip(err)
 	}
 	sb := openSandbox(b)
+	searchable(b, sb.Dir())
 	host, err := NewHostBackend(sb)
 	if err != nil {
 		b.Fatal(err)

@@ -111,6 +111,11 @@ func (c *confineSpec) compile() error {
 // sockets and dangerous syscalls, none of them synchronised to the
 // process's other threads.
 func confineThread(c *confineSpec) error {
+	if c.Drop {
+		if err := dropCapabilities(); err != nil {
+			return err
+		}
+	}
 	fd, flags, err := landlockConfig.NewRulesetFD(c.compiled.rules...)
 	if err != nil {
 		return fmt.Errorf("landlock: %w", err)

@@ -17,3 +17,7 @@ func startConfined(*exec.Cmd, *confineSpec) error { return kernelSupport() }
 type compiled struct{}
 
 func (c *confineSpec) compile() error { return kernelSupport() }
+
+func checkHardLinks(string) error { return kernelSupport() }
+
+func prepareUser(*local, hostConfig, string) error { return kernelSupport() }

@@ -2,6 +2,7 @@ package bash_test
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/paigasus/helikon/tools/bash"
@@ -30,7 +31,13 @@ func TestHostBackend_Conformance(t *testing.T) {
 
 func TestOsSandboxBackend_Conformance(t *testing.T) {
 	bashtest.Run(t, func(t *testing.T) bash.ExecutionBackend {
-		be, err := bash.NewOsSandboxBackend(sandboxFor(t))
+		sb := sandboxFor(t)
+		// The unprivileged user a root test's commands run as must get
+		// through the test's 0700 temporary directory.
+		if err := os.Chmod(filepath.Dir(sb.Dir()), 0o711); err != nil {
+			t.Fatal(err)
+		}
+		be, err := bash.NewOsSandboxBackend(sb)
 		if err != nil {
 			// The kernel lacks Landlock or seccomp: the error names which.
 			if os.Getenv("CI") == "true" {

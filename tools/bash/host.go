@@ -45,6 +45,8 @@ type hostConfig struct {
 	allowNetwork bool
 	allowUnix    bool
 	readOnly     []string
+	uid, gid     int
+	userSet      bool
 }
 
 // WithEnvAllowlist sets the names of the variables a command inherits

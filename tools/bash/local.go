@@ -38,6 +38,8 @@ type local struct {
 	// ownGroup starts the shell in a process group of its own, so
 	// the call's processes are not in this process's group.
 	ownGroup bool
+	// cred, when set, is the unprivileged user the shell runs as.
+	cred *syscall.Credential
 }
 
 // goAheadFD is the descriptor from which the shell reads one byte before
@@ -110,7 +112,7 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	cmd.Env = l.env
 	cmd.ExtraFiles = extra
 	cmd.Dir = l.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: l.ownGroup}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: l.ownGroup, Credential: l.cred}
 	stdout, stderr := newCapture(limit), newCapture(limit)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// A process holding the pipes must not keep Wait blocked once it

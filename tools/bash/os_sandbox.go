@@ -2,7 +2,9 @@ package bash
 
 import (
 	"context"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/paigasus/helikon/tools/sandbox"
 )
@@ -38,6 +40,26 @@ func WithNetwork() HostOption { return func(c *hostConfig) { c.allowNetwork = tr
 // sockets stay denied.
 func WithUnixSockets() HostOption { return func(c *hostConfig) { c.allowUnix = true } }
 
+// DefaultSandboxUID and DefaultSandboxGID are the ids a confined command
+// runs as when this process is privileged, unless [WithSandboxUser] says
+// otherwise: one below nobody's, so no file or process of the host
+// belongs to it. Construction refuses them when /etc/passwd or
+// /etc/group names them.
+const (
+	DefaultSandboxUID = 65533
+	DefaultSandboxGID = 65533
+)
+
+// WithSandboxUser sets the unprivileged uid and gid a confined command
+// runs as when this process is privileged (root, or holding any
+// capability). Choose ids that own no file and run no process on the
+// host: the command may change the metadata of files its uid owns
+// anywhere, and, on kernels without Landlock's signal scope, signal its
+// processes.
+func WithSandboxUser(uid, gid int) HostOption {
+	return func(c *hostConfig) { c.uid, c.gid, c.userSet = uid, gid, true }
+}
+
 // WithReadOnlyPaths replaces [DefaultReadOnlyPaths]. Which of them exist
 // is settled when the backend is built.
 func WithReadOnlyPaths(paths ...string) HostOption {
@@ -66,6 +88,12 @@ func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBac
 	if err := l.confine.compile(); err != nil {
 		return nil, err
 	}
+	if err := checkHardLinks(sb.Dir()); err != nil {
+		return nil, err
+	}
+	if err := prepareUser(&l, c, sb.Dir()); err != nil {
+		return nil, err
+	}
 	// A command's home and temporary directory are the sandbox.
 	env := l.env[:0:0]
 	for _, kv := range l.env {
@@ -74,13 +102,28 @@ func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBac
 		}
 	}
 	l.env = append(env, "HOME="+sb.Dir(), "TMPDIR="+sb.Dir())
+	// Fail closed on anything that keeps a confined command from
+	// starting (a uid that cannot reach the workspace, a uid this
+	// kernel's user namespace does not map): one command, at once.
+	res, err := l.run(context.Background(), Request{Command: "true", Timeout: 30 * time.Second})
+	if err != nil || res.ExitCode != 0 {
+		who := "the command"
+		if l.cred != nil {
+			who = fmt.Sprintf("uid %d", l.cred.Uid)
+		}
+		return nil, fmt.Errorf("bash: os sandbox: a confined probe command failed to run as %s in %s (every directory above it must be searchable by %s): %+v, %w", who, sb.Dir(), who, res, err)
+	}
 	return &OsSandboxBackend{l: l}, nil
 }
 
 // Guarantees reports kernel enforcement on all three axes, or none on the
 // network with [WithNetwork].
 func (o *OsSandboxBackend) Guarantees() Guarantees {
-	g := Guarantees{Filesystem: OsKernel, Network: OsKernel, Syscalls: OsKernel, Label: "os-sandbox (landlock+seccomp; " + o.l.lifetime() + ")"}
+	user := ""
+	if o.l.cred != nil {
+		user = fmt.Sprintf("uid %d with no capabilities; ", o.l.cred.Uid)
+	}
+	g := Guarantees{Filesystem: OsKernel, Network: OsKernel, Syscalls: OsKernel, Label: "os-sandbox (landlock+seccomp; " + user + o.l.lifetime() + ")"}
 	if o.l.confine.AllowNetwork {
 		g.Network = None
 	}
@@ -107,6 +150,9 @@ type confineSpec struct {
 	// KeepGroup refuses setpgid too, so no process leaves the process
 	// group it starts in.
 	KeepGroup bool
+	// Drop empties the starting thread's capability sets, for a shell
+	// that then switches to an unprivileged uid.
+	Drop bool
 	// compiled is what NewOsSandboxBackend worked out for each start.
 	compiled *compiled
 }

@@ -42,6 +42,35 @@ func main() {
 			syscall.RawSyscall(syscall.SYS_EXIT_GROUP, 0, 0, 0)
 		}
 		report(r, e)
+	case "ids":
+		// Who the process is and what it may do, from the kernel.
+		groups, _ := syscall.Getgroups()
+		fmt.Printf("uid %d euid %d gid %d egid %d groups %v\n", syscall.Getuid(), syscall.Geteuid(), syscall.Getgid(), syscall.Getegid(), groups)
+		printCaps()
+	case "chmod":
+		report(0, errnoOf(syscall.Chmod(arg, 0o777)))
+	case "chown":
+		report(0, errnoOf(syscall.Lchown(arg, os.Getuid(), os.Getgid())))
+	case "utimes":
+		// An explicit time needs ownership (or CAP_FOWNER).
+		ts := []syscall.Timespec{{Sec: 1}, {Sec: 1}}
+		report(0, errnoOf(syscall.UtimesNano(arg, ts)))
+	case "setxattr-user":
+		report(0, errnoOf(syscall.Setxattr(arg, "user.helikon", []byte("pwned"), 0)))
+	case "setxattr-trusted":
+		report(0, errnoOf(syscall.Setxattr(arg, "trusted.helikon", []byte("pwned"), 0)))
+	case "mknod-mem":
+		report(0, errnoOf(syscall.Mknod(arg, syscall.S_IFCHR|0o666, 1<<8|1)))
+	case "sethostname":
+		report(0, errnoOf(syscall.Sethostname([]byte(arg))))
+	case "kill":
+		pid, _ := strconv.Atoi(arg)
+		report(0, errnoOf(syscall.Kill(pid, syscall.SIGKILL)))
+	case "raise-nproc":
+		var l syscall.Rlimit
+		syscall.Getrlimit(6, &l) // RLIMIT_NPROC
+		l.Cur, l.Max = l.Max+1000, l.Max+1000
+		report(0, errnoOf(syscall.Setrlimit(6, &l)))
 	case "setpgid":
 		report(0, errnoOf(syscall.Setpgid(0, 0)))
 	case "leave-and-sleep":
@@ -115,4 +144,27 @@ func report32(r int32) {
 		return
 	}
 	fmt.Println("ok", r)
+}
+
+// printCaps prints the capability sets (capget), the size of the bounding
+// set, the ambient set and no_new_privs (prctl).
+func printCaps() {
+	hdr := struct {
+		version uint32
+		pid     int32
+	}{0x20080522, 0}
+	var data [2]struct{ eff, perm, inh uint32 }
+	syscall.RawSyscall(syscall.SYS_CAPGET, uintptr(unsafe.Pointer(&hdr)), uintptr(unsafe.Pointer(&data[0])), 0)
+	bounding, ambient := 0, 0
+	for c := 0; c < 64; c++ {
+		if r, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, 23, uintptr(c), 0); e == 0 && r == 1 { // PR_CAPBSET_READ
+			bounding++
+		}
+		if r, _, e := syscall.RawSyscall6(syscall.SYS_PRCTL, 47, 1, uintptr(c), 0, 0, 0); e == 0 && r == 1 { // PR_CAP_AMBIENT_IS_SET
+			ambient++
+		}
+	}
+	nnp, _, _ := syscall.RawSyscall(syscall.SYS_PRCTL, 39, 0, 0) // PR_GET_NO_NEW_PRIVS
+	fmt.Printf("effective %x permitted %x inheritable %x bounding %d ambient %d no_new_privs %d\n",
+		uint64(data[1].eff)<<32|uint64(data[0].eff), uint64(data[1].perm)<<32|uint64(data[0].perm), uint64(data[1].inh)<<32|uint64(data[0].inh), bounding, ambient, nnp)
 }
