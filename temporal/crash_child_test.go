@@ -7,8 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"go.temporal.io/api/enums/v1"
-
 	"github.com/paigasus/helikon"
 )
 
@@ -135,12 +133,7 @@ func TestCrashResume_FinishedSubAgentStepsAreNotRunAgain(t *testing.T) {
 		}
 		// The sub-run is a child workflow in the parent's history.
 		children := 0
-		it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-		for it.HasNext() {
-			ev, err := it.Next()
-			if err != nil {
-				t.Fatal(err)
-			}
+		for _, ev := range history(t, c, id) {
 			if a := ev.GetChildWorkflowExecutionCompletedEventAttributes(); a != nil {
 				if a.GetWorkflowExecution().GetWorkflowId() != id+"/c1" {
 					t.Errorf("child workflow id %q, want %q", a.GetWorkflowExecution().GetWorkflowId(), id+"/c1")

@@ -85,9 +85,16 @@ func crashTools(l ledger) (record, slow helikon.Tool) {
 	record = helikon.MustTool("record", "Records the run.", func(_ *helikon.ToolContext, in runArgs) (string, error) {
 		return "r-" + in.Run, l.add("record " + in.Run)
 	})
-	slow = helikon.MustTool("slow", "Works slowly.", func(tc *helikon.ToolContext, in runArgs) (string, error) {
-		first := l.count("slow-start "+in.Run) == 0
-		if err := l.add("slow-start " + in.Run); err != nil {
+	return record, stallingTool(l, "slow", "Works slowly.", "s-")
+}
+
+// stallingTool is a tool that logs "<name>-start <run>" and
+// "<name>-done <run>" and answers prefix and the run; its first execution
+// of a run waits long enough for the test to kill its worker.
+func stallingTool(l ledger, name, description, prefix string) helikon.Tool {
+	return helikon.MustTool(name, description, func(tc *helikon.ToolContext, in runArgs) (string, error) {
+		first := l.count(name+"-start "+in.Run) == 0
+		if err := l.add(name + "-start " + in.Run); err != nil {
 			return "", err
 		}
 		if first {
@@ -97,9 +104,8 @@ func crashTools(l ledger) (record, slow helikon.Tool) {
 				return "", tc.Err()
 			}
 		}
-		return "s-" + in.Run, l.add("slow-done " + in.Run)
+		return prefix + in.Run, l.add(name + "-done " + in.Run)
 	})
-	return record, slow
 }
 
 // crashWorkerOptions make a killed worker's work come back fast: a step
@@ -139,10 +145,23 @@ func workerProcessMain() int {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
 	}
+	capped, err := cappedAgent(ledger(os.Getenv(workerCountEnv)))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	front, err := frontAgent(ledger(os.Getenv(workerCountEnv)))
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
 	queue := os.Getenv(workerQueueEnv)
-	opts := append(crashWorkerOptions(), WithAgents(ag, lead))
-	if strings.HasPrefix(queue, localModelQueue) {
+	opts := append(crashWorkerOptions(), WithAgents(ag, lead, capped, front), WithContextFactory(seedFactory))
+	switch {
+	case strings.HasPrefix(queue, localModelQueue):
 		opts = append(opts, WithLocalModelCalls())
+	case strings.HasPrefix(queue, localQueue):
+		opts = append(opts, WithLocalActivities(), WithToolAttempts("once", 1))
 	}
 	w, err := NewWorker(c, queue, opts...)
 	if err != nil {

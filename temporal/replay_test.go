@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,35 +18,46 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
 )
 
-// historyDir holds histories recorded on a dev server, one per scenario.
-// Regenerate them with HELIKON_RECORD_HISTORIES=1 after a deliberate change
-// to the workflow's commands, and keep a change that breaks replay behind a
-// workflow version (workflow.GetVersion).
+// historyDir holds histories recorded on a dev server by the current
+// workflow code, one per scenario; each subdirectory named for a release
+// (v0: before runs recorded their shape) holds those that release
+// recorded, which this code must still replay. Regenerate the current ones
+// with HELIKON_RECORD_HISTORIES=1 after a deliberate change to the
+// workflow's commands, once the previous ones are kept in a release's
+// directory, and keep a change that breaks replay behind a workflow
+// version (workflow.GetVersion).
 const historyDir = "testdata/histories"
 
-func historyFile(name string) string {
-	return filepath.Join(historyDir, strings.NewReplacer(" ", "_", ",", "").Replace(name)+".json")
+// releaseDirs are the directories of the histories to replay: the current
+// code's and each earlier release's.
+var releaseDirs = []string{historyDir, filepath.Join(historyDir, "v0")}
+
+func historyFile(dir, name string) string {
+	return filepath.Join(dir, strings.NewReplacer(" ", "_", ",", "").Replace(name)+".json")
 }
 
 func TestReplay_RecordedHistoriesStillReplay(t *testing.T) {
 	if os.Getenv("HELIKON_RECORD_HISTORIES") != "" {
 		recordHistories(t)
 	}
-	for _, sc := range scenarios() {
-		t.Run(sc.name, func(t *testing.T) {
-			path := historyFile(sc.name)
-			if _, err := os.Stat(path); err != nil {
-				t.Fatalf("no recorded history (run with HELIKON_RECORD_HISTORIES=1): %v", err)
-			}
-			ag, posture := sc.build(t)
-			reg, err := newRegistry(workerConfig{agents: []*helikon.LLMAgent{ag}, posture: posture})
-			if err != nil {
-				t.Fatal(err)
-			}
-			replay(t, reg, path, recordedID(sc.name))
-		})
+	for _, dir := range releaseDirs {
+		for _, sc := range scenarios() {
+			t.Run(filepath.Base(dir)+"/"+sc.name, func(t *testing.T) {
+				path := historyFile(dir, sc.name)
+				if _, err := os.Stat(path); err != nil {
+					t.Fatalf("no recorded history (run with HELIKON_RECORD_HISTORIES=1): %v", err)
+				}
+				ag, posture := sc.build(t)
+				reg, err := newRegistry(workerConfig{agents: []*helikon.LLMAgent{ag}, posture: posture})
+				if err != nil {
+					t.Fatal(err)
+				}
+				replay(t, reg, path, recordedID(sc.name))
+			})
+		}
 	}
 }
 
@@ -64,22 +76,29 @@ func recordHistories(t *testing.T) {
 			t.Fatal(err)
 		}
 		_, _ = r.Run(context.Background(), ag, nil, helikon.UserText("go"))
-		saveHistory(t, c, id, historyFile(sc.name))
+		saveHistory(t, c, id, historyFile(historyDir, sc.name))
 	}
 }
 
-// saveHistory writes the history of workflow id to path.
-func saveHistory(t *testing.T, c client.Client, id, path string) {
+// history returns the events of workflow id's history.
+func history(t testing.TB, c client.Client, id string) []*historypb.HistoryEvent {
 	t.Helper()
-	var h historypb.History
+	var out []*historypb.HistoryEvent
 	it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
 			t.Fatal(err)
 		}
-		h.Events = append(h.Events, ev)
+		out = append(out, ev)
 	}
+	return out
+}
+
+// saveHistory writes the history of workflow id to path.
+func saveHistory(t *testing.T, c client.Client, id, path string) {
+	t.Helper()
+	h := historypb.History{Events: history(t, c, id)}
 	b, err := protojson.MarshalOptions{Multiline: true}.Marshal(&h)
 	if err != nil {
 		t.Fatal(err)
@@ -97,19 +116,82 @@ func recordedID(scenario string) string { return "record-" + strings.ReplaceAll(
 // replayer that registers reg's agents.
 func replay(t *testing.T, reg *registry, path, id string) {
 	t.Helper()
+	if err := replayWith(reg, stepTimeouts{model: DefaultModelTimeout, tool: DefaultToolTimeout, other: DefaultStepTimeout}, path, id); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// replayWith replays the recorded history at path, of the workflow id, on
+// a replayer that registers reg's agents in the step mode t sets.
+func replayWith(reg *registry, t stepTimeouts, path, id string) error {
 	b, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	var h historypb.History
 	if err := protojson.Unmarshal(b, &h); err != nil {
-		t.Fatal(err)
+		return err
 	}
 	rp := worker.NewWorkflowReplayer()
-	registerWorkflow(rp, reg, stepTimeouts{model: DefaultModelTimeout, tool: DefaultToolTimeout, other: DefaultStepTimeout})
+	registerWorkflow(rp, reg, t)
 	opts := worker.ReplayWorkflowHistoryOptions{OriginalExecution: workflow.Execution{ID: id, RunID: h.Events[0].GetWorkflowExecutionStartedEventAttributes().GetOriginalExecutionRunId()}}
 	if err := rp.ReplayWorkflowHistoryWithOptions(quietLogger(), &h, opts); err != nil {
-		t.Fatalf("the workflow no longer replays its recorded history: %v", err)
+		return fmt.Errorf("the workflow no longer replays its recorded history %s: %w", path, err)
+	}
+	return nil
+}
+
+// TestReplay_ARunReplaysOnAWorkerWhoseAgentOrModeChanged replays
+// histories the current code recorded on workers whose agent or step mode
+// changed since: the run's recorded shape, not the worker's agent, decides
+// the commands, so each replays. A history of the release before shapes
+// were recorded (v0) does not, when the change touches its commands: it
+// reads its shape from the worker.
+func TestReplay_ARunReplaysOnAWorkerWhoseAgentOrModeChanged(t *testing.T) {
+	billing := mustAgent(t, "billing", mock.Scripted())
+	for _, tc := range []struct {
+		scenario string
+		change   string
+		agent    func(t *testing.T) *helikon.LLMAgent
+		timeouts stepTimeouts
+		// v0Fails says the previous release's history fails to replay
+		// with the change.
+		v0Fails bool
+	}{
+		{"handoff", "lost its handoff and its target", func(t *testing.T) *helikon.LLMAgent {
+			return mustAgent(t, "triage", mock.Scripted())
+		}, stepTimeouts{}, true},
+		{"handoff", "gained a tool", func(t *testing.T) *helikon.LLMAgent {
+			return mustAgent(t, "triage", mock.Scripted(), helikon.WithTools(addTool), helikon.WithHandoffs(helikon.HandoffTo(billing)))
+		}, stepTimeouts{}, false},
+		{"tool rounds, one parallel", "switched to local activities", func(t *testing.T) *helikon.LLMAgent {
+			return mustAgent(t, "calc", mock.Scripted(), helikon.WithTools(addTool))
+		}, stepTimeouts{local: true}, true},
+		{"tool rounds, one parallel", "switched to local model calls", func(t *testing.T) *helikon.LLMAgent {
+			return mustAgent(t, "calc", mock.Scripted(), helikon.WithTools(addTool))
+		}, stepTimeouts{localModel: true}, true},
+		{"structured output repaired", "lost its output type", func(t *testing.T) *helikon.LLMAgent {
+			return mustAgent(t, "judge", mock.Scripted())
+		}, stepTimeouts{}, true},
+		{"turn budget", "raised its turn limit", func(t *testing.T) *helikon.LLMAgent {
+			return mustAgent(t, "calc", mock.Scripted(), helikon.WithTools(addTool), helikon.WithRunConfig(helikon.RunConfig{MaxTurns: 10}))
+		}, stepTimeouts{}, true},
+	} {
+		t.Run(tc.scenario+", "+tc.change, func(t *testing.T) {
+			reg, err := newRegistry(workerConfig{agents: []*helikon.LLMAgent{tc.agent(t)}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			to := tc.timeouts
+			to.model, to.tool, to.other = DefaultModelTimeout, DefaultToolTimeout, DefaultStepTimeout
+			if err := replayWith(reg, to, historyFile(historyDir, tc.scenario), recordedID(tc.scenario)); err != nil {
+				t.Fatal(err)
+			}
+			err = replayWith(reg, to, historyFile(filepath.Join(historyDir, "v0"), tc.scenario), recordedID(tc.scenario))
+			if tc.v0Fails && err == nil {
+				t.Fatal("the previous release's history replayed with the change; the test no longer shows what recording the shape fixes")
+			}
+		})
 	}
 }
 
@@ -155,8 +237,10 @@ func TestReplay_SubRunPauseStillReplays(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	replay(t, reg, filepath.Join(historyDir, subPauseHistory), subPauseID)
-	replay(t, reg, filepath.Join(historyDir, subPauseChildRecord), subPauseChildID)
+	for _, dir := range releaseDirs {
+		replay(t, reg, filepath.Join(dir, subPauseHistory), subPauseID)
+		replay(t, reg, filepath.Join(dir, subPauseChildRecord), subPauseChildID)
+	}
 }
 
 func recordSubPause(t *testing.T) {

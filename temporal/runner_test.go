@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"go.temporal.io/api/enums/v1"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/worker"
 
@@ -26,6 +25,13 @@ var queueSeq atomic.Int64
 func startWorker(t testing.TB, c client.Client, opts ...WorkerOption) string {
 	t.Helper()
 	queue := fmt.Sprintf("q%d-%s", queueSeq.Add(1), strings.ReplaceAll(t.Name(), "/", "_"))
+	startWorkerOn(t, c, queue, opts...)
+	return queue
+}
+
+// startWorkerOn starts a worker on queue, stopped when the test ends.
+func startWorkerOn(t testing.TB, c client.Client, queue string, opts ...WorkerOption) *Worker {
+	t.Helper()
 	w, err := NewWorker(c, queue, opts...)
 	if err != nil {
 		t.Fatal(err)
@@ -34,7 +40,7 @@ func startWorker(t testing.TB, c client.Client, opts ...WorkerOption) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(w.Stop)
-	return queue
+	return w
 }
 
 func TestRunner_MatchesTheInProcessRunnerOnTheDevServer(t *testing.T) {
@@ -163,12 +169,7 @@ func TestRunner_RedactsToolOutputBeforeItReachesHistory(t *testing.T) {
 func historyText(t testing.TB, c client.Client, id string) string {
 	t.Helper()
 	var b strings.Builder
-	it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			t.Fatal(err)
-		}
+	for _, ev := range history(t, c, id) {
 		b.WriteString(ev.String())
 	}
 	return b.String()

@@ -38,6 +38,8 @@ type workerConfig struct {
 	factory  ContextFactory
 	timeouts stepTimeouts
 	opts     worker.Options
+	// version is the worker deployment version WithDeploymentVersion set.
+	version *worker.WorkerDeploymentVersion
 }
 
 // WithAgents registers agents the worker runs. Their handoff targets are
@@ -85,7 +87,13 @@ func WithStepTimeouts(model, tool, other time.Duration) WorkerOption {
 // WithToolAttempts caps how often the named tool's call is attempted. A
 // call whose worker crashed is retried by Temporal, so a tool that is not
 // idempotent should allow one attempt: its crashed call then reports a
-// failure to the model instead of running twice.
+// failure to the model instead of running twice. That guarantee is at most
+// once: the failure the model sees does not say whether the function ran
+// (it may have finished just before the crash). The server counts the
+// attempts, so a capped tool's call is an activity even with
+// [WithLocalActivities], where a local activity's count would not survive
+// a crash. A run records the caps at its start (see [WithDeploymentVersion]
+// for changing them).
 func WithToolAttempts(tool string, attempts int) WorkerOption {
 	return func(c *workerConfig) {
 		if c.timeouts.toolAttempts == nil {
@@ -110,12 +118,15 @@ func WithRetryInterval(d time.Duration) WorkerOption {
 // the latest every few seconds (80% of the workflow task timeout, 10 s by
 // default) while steps keep running, so a worker crash repeats the
 // finished model turns and tool calls since the last recorded task, not
-// only the interrupted one. Heartbeats do not apply to local activities;
-// a local step that outlives its timeout is retried by the same worker.
-// Use it for agents whose model turns and tools are quick and safe to
-// repeat. Every worker of a task queue must set it alike, and changing it
-// on a queue with runs in flight makes those runs fail to replay: drain
-// the queue first.
+// only the interrupted one. A tool capped with [WithToolAttempts] still
+// runs as an activity, so its cap holds across a crash. Heartbeats do not
+// apply to local activities; a local step that outlives its timeout is
+// retried by the same worker. Use it for agents whose model turns and
+// tools are quick and safe to repeat. A run records its step mode at its
+// start and keeps it on every worker that continues it, so switching a
+// queue's workers to or from this mode affects new runs only (runs
+// started before this release follow the worker's mode: drain them
+// first).
 func WithLocalActivities() WorkerOption {
 	return func(c *workerConfig) { c.timeouts.local = true }
 }
@@ -124,26 +135,46 @@ func WithLocalActivities() WorkerOption {
 // as activities. A model turn then runs inside the workflow task that
 // asked for it, and the tool calls the model made are scheduled by the
 // same task, so a turn costs one workflow task instead of two. A turn is
-// recorded when that task completes, which is when its tool calls start,
-// and each tool call as it ends, as with activities: a crash repeats the
-// model turn whose task had not completed, or the tool call that was
-// running, and nothing that finished before (docs/durable.md has the
-// crash test). What changes is the model turn's retry: a crashed worker's turn is retried once its workflow task
-// times out (10 s by default) by the worker that takes the task over,
+// recorded when that task completes: when its tool calls start, or, for a
+// turn that asked for no tool (an answer, a handoff, a reply that needs a
+// repair turn), by a 1 ms durable timer that ends the task before the
+// next step runs. A crash thus repeats the model turn that was running, or
+// the tool call that was running, and nothing that finished before
+// (docs/durable.md has the crash tests). What changes is the model turn's
+// retry: a crashed worker's turn is retried once its workflow task times
+// out (10 s by default) by the worker that takes the task over,
 // heartbeats do not apply to it, and a turn that runs longer than the
 // workflow task's timeout holds the task open (the SDK keeps it alive with
 // a new task every few seconds, each a few events in the history), so it
-// suits models that answer in seconds. Every worker of a task queue must
-// set it alike, and changing it on a queue with runs in flight makes those
-// runs fail to replay: drain the queue first.
+// suits models that answer in seconds. A run records its step mode at its
+// start, as with [WithLocalActivities].
 func WithLocalModelCalls() WorkerOption {
 	return func(c *workerConfig) { c.timeouts.localModel = true }
 }
 
 // WithWorkerOptions sets the Temporal worker's own options (concurrency,
-// rate limits, sticky cache).
+// rate limits, sticky cache). With worker versioning on in them
+// (DeploymentOptions.UseVersioning) and no default versioning behavior,
+// runs are pinned, as with [WithDeploymentVersion].
 func WithWorkerOptions(o worker.Options) WorkerOption {
 	return func(c *workerConfig) { c.opts = o }
+}
+
+// WithDeploymentVersion makes the worker a version (buildID) of a Temporal
+// worker deployment (deployment) and pins the runs it starts to it: a run
+// started on this version finishes on this version's workers, whatever
+// the deployment's current version becomes, and new runs start on the
+// current version. It is how to roll out an agent change a running run
+// must not see (docs/durable.md, "Deploying agent changes"): start the
+// new version's workers, make it current (temporal worker deployment
+// set-current-version, or the client's WorkerDeploymentClient), and stop
+// the old version's workers once its runs have drained. Until a version
+// is made current, the deployment's runs wait. It applies after
+// [WithWorkerOptions], whose DeploymentOptions it replaces.
+func WithDeploymentVersion(deployment, buildID string) WorkerOption {
+	return func(c *workerConfig) {
+		c.version = &worker.WorkerDeploymentVersion{DeploymentName: deployment, BuildID: buildID}
+	}
 }
 
 // NewWorker returns a worker for taskQueue on c. At least one agent is
@@ -163,6 +194,15 @@ func NewWorker(c client.Client, taskQueue string, opts ...WorkerOption) (*Worker
 	reg, err := newRegistry(cfg)
 	if err != nil {
 		return nil, err
+	}
+	if v := cfg.version; v != nil {
+		if v.DeploymentName == "" || v.BuildID == "" {
+			return nil, errors.New("temporal: worker: a deployment version needs a deployment name and a build id")
+		}
+		cfg.opts.DeploymentOptions = worker.DeploymentOptions{UseVersioning: true, Version: *v}
+	}
+	if d := &cfg.opts.DeploymentOptions; d.UseVersioning && d.DefaultVersioningBehavior == workflow.VersioningBehaviorUnspecified {
+		d.DefaultVersioningBehavior = workflow.VersioningBehaviorPinned
 	}
 	w := worker.New(c, taskQueue, cfg.opts)
 	register(w, reg, cfg.timeouts)

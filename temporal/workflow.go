@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"go.temporal.io/sdk/temporal"
@@ -72,7 +73,14 @@ func (w *agentWorkflow) run(ctx workflow.Context, in runInput) (runOutput, error
 	if err := workflow.SetUpdateHandler(ctx, WaitUpdate, h.wait); err != nil {
 		return runOutput{}, err
 	}
-	res, _ := runLoop(h, top, in.Input, false)
+	var res helikon.HandoffReturned
+	if err := h.loadShape(top); err != nil {
+		ae := &helikon.AgentError{Kind: helikon.KindConfig, Agent: in.Agent, Message: err.Error(), Err: err}
+		h.emit(helikon.RunFailed{Err: ae})
+		res.Err = ae
+	} else {
+		res, _ = runLoop(h, top, in.Input, false)
+	}
 	// The waits under way complete with the run's end, before the
 	// workflow does.
 	h.ended = true
@@ -114,6 +122,62 @@ type workflowHost struct {
 	decided         []helikon.Decision
 	// ended is set once the run's loop returned.
 	ended bool
+
+	// shape is what the run recorded at its start (nil for a run recorded
+	// before shapes were, which reads the worker's configuration).
+	shape *runShape
+	// unrecorded is set after a model turn that ran as a local activity,
+	// in the mode where tool calls are activities, until the workflow
+	// task that holds it completes (see recordTurn).
+	unrecorded bool
+}
+
+// loadShape records the run's shape at its start, or reads it back on a
+// replay, and checks that this worker can run its step mode.
+func (h *workflowHost) loadShape(top agentRef) error {
+	if workflow.GetVersion(h.ctx, shapeChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
+		return nil
+	}
+	var s runShape
+	if err := workflow.SideEffect(h.ctx, func(workflow.Context) any { return h.w.reg.shape(top, h.w.timeouts) }).Get(&s); err != nil {
+		return fmt.Errorf("temporal: read the run's recorded shape: %w", err)
+	}
+	if err := checkMode(s.Mode, h.w.timeouts.mode()); err != nil {
+		return err
+	}
+	h.shape = &s
+	return nil
+}
+
+// mode is the run's step mode: the recorded one, or the worker's for a
+// run recorded before modes were.
+func (h *workflowHost) mode() stepMode {
+	if h.shape != nil {
+		return h.shape.Mode
+	}
+	return h.w.timeouts.mode()
+}
+
+// attempts is the attempt cap of tool's calls (0: none).
+func (h *workflowHost) attempts(tool string) int32 {
+	if h.shape != nil {
+		return h.shape.Attempts[tool]
+	}
+	return h.w.timeouts.toolAttempts[tool]
+}
+
+// recordTurn completes the workflow task before a local step runs after a
+// model turn that ran as a local activity: a local activity is recorded
+// only when its task completes, so without it a crash during the handoff
+// hook, a repair turn or the finishing step would repeat the finished
+// turn. A 1 ms durable timer ends the task; tool calls, which are
+// activities in this mode, end it themselves.
+func (h *workflowHost) recordTurn() {
+	if !h.unrecorded {
+		return
+	}
+	h.unrecorded = false
+	_ = workflow.Sleep(h.ctx, time.Millisecond)
 }
 
 // await emits the run's pause and waits, holding no worker slot, until
@@ -123,6 +187,8 @@ func (h *workflowHost) await(_ agentRef, pending []helikon.PendingApproval, usag
 	if h.sub {
 		return h.awaitParent(pending, usage)
 	}
+	// The wait below ends the workflow task.
+	h.unrecorded = false
 	h.pauses++
 	h.pauseID = fmt.Sprintf("%s/pause-%d", workflow.GetInfo(h.ctx).WorkflowExecution.ID, h.pauses)
 	h.pending, h.decided = pending, nil
@@ -263,11 +329,23 @@ func (h *workflowHost) local() workflow.Context {
 	})
 }
 
+// plan returns a's transition context and tool-call bound: from the run's
+// recorded shape, or from the worker for a run recorded before shapes
+// were.
 func (h *workflowHost) plan(a agentRef) (helikon.TransitionCtx, int, error) {
-	return h.w.reg.plan(a)
+	if h.shape == nil {
+		return h.w.reg.plan(a)
+	}
+	s, ok := h.shape.Agents[a.Name]
+	if !ok {
+		return helikon.TransitionCtx{}, 0, fmt.Errorf("%w: %q", ErrUnknownAgent, a.Name)
+	}
+	tc, err := h.w.reg.transitionCtx(a, s)
+	return tc, s.Parallel, err
 }
 
 func (h *workflowHost) start(a agentRef, input []helikon.Item) ([]helikon.Item, []string, []helikon.Event) {
+	h.recordTurn()
 	var out startOut
 	err := workflow.ExecuteLocalActivity(h.local(), activityStartRun, startIn{stepIn: h.in(a), Input: input}).Get(h.ctx, &out)
 	if err != nil {
@@ -277,11 +355,17 @@ func (h *workflowHost) start(a agentRef, input []helikon.Item) ([]helikon.Item, 
 }
 
 func (h *workflowHost) callModel(a agentRef, turn int, req *helikon.ModelRequest, inject []string) helikon.TransitionInput {
+	mode := h.mode()
+	local := mode == modeLocal || mode == modeLocalModel
+	if local {
+		h.recordTurn()
+	}
 	var out modelOut
-	err := h.step(h.w.timeouts.local || h.w.timeouts.localModel, h.w.timeouts.model, 0, activityCallModel, modelIn{stepIn: h.in(a), Turn: turn, Request: req, Inject: inject}).Get(h.ctx, &out)
+	err := h.step(local, h.w.timeouts.model, 0, activityCallModel, modelIn{stepIn: h.in(a), Turn: turn, Request: req, Inject: inject}).Get(h.ctx, &out)
 	if err != nil {
 		return helikon.Abort{Err: stepError(err, a.Name)}
 	}
+	h.unrecorded = h.shape != nil && mode == modeLocalModel
 	return out.input()
 }
 
@@ -331,6 +415,7 @@ func (h *workflowHost) runTools(a agentRef, work []toolWork, parallel int) []too
 		}
 	}
 	for _, i := range resume {
+		h.unrecorded = false // the selector's wait for the child ends the task
 		running++
 		h.resumeChild(sel, work[i].Child, func(st toolDone) { done(i, st) })
 	}
@@ -341,7 +426,15 @@ func (h *workflowHost) runTools(a agentRef, work []toolWork, parallel int) []too
 		w := work[i]
 		c := w.Call
 		in := toolIn{stepIn: h.in(a), Call: c, Pending: w.Pending, Args: w.Args, Decision: w.Decision}
-		f := h.step(h.w.timeouts.local, h.w.timeouts.tool, h.w.timeouts.toolAttempts[c.Name], activityTool, in)
+		// A local activity's attempts are counted in the worker's memory
+		// until its task completes, so a crash would reset a cap: a capped
+		// tool runs as an activity, whose attempts the server counts.
+		attempts := h.attempts(c.Name)
+		local := h.mode() == modeLocal && (h.shape == nil || attempts == 0)
+		if !local {
+			h.unrecorded = false // the selector's wait ends the task
+		}
+		f := h.step(local, h.w.timeouts.tool, attempts, activityTool, in)
 		sel.AddFuture(f, func(f workflow.Future) {
 			var r toolOut
 			if err := f.Get(h.ctx, &r); err != nil {
@@ -369,6 +462,7 @@ func (h *workflowHost) runTools(a agentRef, work []toolWork, parallel int) []too
 }
 
 func (h *workflowHost) hook(a agentRef, ev *helikon.HookEvent) (bool, string) {
+	h.recordTurn()
 	var out hookOut
 	if err := workflow.ExecuteLocalActivity(h.local(), activityHook, hookIn{stepIn: h.in(a), Event: *ev}).Get(h.ctx, &out); err != nil {
 		return true, "hook step failed: " + stepError(err, a.Name).Error()
@@ -376,11 +470,25 @@ func (h *workflowHost) hook(a agentRef, ev *helikon.HookEvent) (bool, string) {
 	return out.Denied, out.Reason
 }
 
+// filter applies the handoff's input filter. A run with a recorded shape
+// records the filter's outcome, so a worker whose filter changed replays
+// the transcript the target got.
 func (h *workflowHost) filter(a agentRef, target string, conv []helikon.Item) []helikon.Item {
-	return h.w.reg.filter(a, target, conv)
+	if h.shape == nil {
+		return h.w.reg.filter(a, target, conv)
+	}
+	if !slices.Contains(h.shape.Agents[a.Name].Filtered, target) {
+		return conv
+	}
+	var out []helikon.Item
+	if err := workflow.SideEffect(h.ctx, func(workflow.Context) any { return h.w.reg.filter(a, target, conv) }).Get(&out); err != nil {
+		return conv
+	}
+	return out
 }
 
 func (h *workflowHost) finish(a agentRef, output string, handedOff bool) []helikon.Event {
+	h.recordTurn()
 	var out finishOut
 	if err := workflow.ExecuteLocalActivity(h.local(), activityFinish, finishIn{stepIn: h.in(a), Output: output, HandedOff: handedOff}).Get(h.ctx, &out); err != nil {
 		return []helikon.Event{helikon.RunFailed{Err: stepError(err, a.Name)}}

@@ -82,15 +82,6 @@ func TestWorkflow_YieldsTheInProcessLoopsEvents(t *testing.T) {
 	}
 }
 
-// stepMode is how a worker runs model turns and tool calls.
-type stepMode string
-
-const (
-	modeActivities stepMode = "activities"
-	modeLocalModel stepMode = "local model calls"
-	modeLocal      stepMode = "local activities"
-)
-
 // options are the worker options of the mode.
 func (m stepMode) options() []WorkerOption {
 	switch m {
