@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"testing"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -52,4 +53,57 @@ func BenchmarkMCPStdioEcho(b *testing.B) {
 	}
 	defer c.Close()
 	pairedCalls(b, c, toolNamed(b, c, "echo"), "echo", `{"message":"hi"}`, "Echo: hi")
+}
+
+// serveOverPipes serves s on a pair of pipes, through ServeIO (guarded) or
+// the go-sdk's own IOTransport, and returns a go-sdk client session on the
+// other ends; both end with the benchmark.
+func serveOverPipes(b *testing.B, s *mcp.AgentServer, guarded bool) *sdk.ClientSession {
+	b.Helper()
+	inR, inW := io.Pipe()   // client → server
+	outR, outW := io.Pipe() // server → client
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() {
+		if guarded {
+			served <- s.ServeIO(ctx, inR, outW)
+		} else {
+			served <- s.ServeTransport(ctx, &sdk.IOTransport{Reader: inR, Writer: outW})
+		}
+	}()
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "0"}, nil).
+		Connect(ctx, &sdk.IOTransport{Reader: outR, Writer: inW}, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		cs.Close()
+		cancel()
+		inW.Close()
+		outW.Close()
+		<-served
+	})
+	return cs
+}
+
+// BenchmarkAgentServerStdioCall: one tools/call round trip over newline-
+// delimited JSON on pipes, served through ServeIO's line guard and through
+// the go-sdk's IOTransport alone: the guard's cost per message, paired.
+func BenchmarkAgentServerStdioCall(b *testing.B) {
+	s, err := mcp.NewAgentServer(echoAgent{name: "echo"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	plain, guarded := serveOverPipes(b, s, false), serveOverPipes(b, s, true)
+	ctx := context.Background()
+	call := func(cs *sdk.ClientSession) func() {
+		return func() {
+			res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "echo", Arguments: map[string]any{"input": "hi"}})
+			if err != nil || res.IsError {
+				b.Fatalf("call: %+v %v", res, err)
+			}
+		}
+	}
+	b.ReportAllocs()
+	benchpair.Run(b, "gosdk", call(plain), "guarded", call(guarded))
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 )
@@ -92,7 +93,8 @@ func checkMessage(data []byte) *rpcError {
 }
 
 // messageID returns the "id" member of a JSON object when it is a string or
-// a number, as sent; else nil.
+// an integer that fits in 64 bits, as sent; else nil. Other numbers (1.5,
+// 1e400) are not echoed: a client might not read them back.
 func messageID(data []byte) json.RawMessage {
 	var probe struct {
 		ID json.RawMessage `json:"id"`
@@ -100,8 +102,10 @@ func messageID(data []byte) json.RawMessage {
 	if json.Unmarshal(data, &probe) != nil || len(probe.ID) == 0 {
 		return nil
 	}
-	switch c := probe.ID[0]; {
-	case c == '"', c == '-', c >= '0' && c <= '9':
+	if probe.ID[0] == '"' {
+		return bytes.Clone(probe.ID)
+	}
+	if _, err := strconv.ParseInt(string(probe.ID), 10, 64); err == nil {
 		return bytes.Clone(probe.ID)
 	}
 	return nil

@@ -2,12 +2,17 @@ package mcp_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os/exec"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/paigasus/helikon/mcp"
+	"go.uber.org/goleak"
 )
 
 // rawReply is one JSON-RPC message the server wrote.
@@ -180,4 +185,37 @@ func TestAgentServer_StdioMalformedLinesAreAnsweredAndTheSessionGoesOn(t *testin
 	if err := s.cmd.Wait(); err != nil {
 		t.Fatalf("server exit: %v", err)
 	}
+}
+
+// ServeIO on pipes answers a malformed line, returns the context's error
+// when the context ends, closes its input, and leaves no goroutine behind.
+func TestServeIO_ContextEndClosesTheInputAndLeavesNoGoroutine(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	s, err := mcp.NewAgentServer(echoAgent{name: "echo"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	served := make(chan error, 1)
+	go func() { served <- s.ServeIO(ctx, inR, outW) }()
+	wrote := make(chan error, 1)
+	go func() { _, err := io.WriteString(inW, "{oops\n"); wrote <- err }()
+	reply, err := bufio.NewReader(outR).ReadString('\n')
+	if err != nil || !strings.Contains(reply, `"id":null,"error":{"code":-32700`) {
+		t.Fatalf("reply %q (%v), want a parse error", reply, err)
+	}
+	if err := <-wrote; err != nil {
+		t.Fatal(err)
+	}
+	cancel()
+	if err := <-served; !errors.Is(err, context.Canceled) {
+		t.Fatalf("ServeIO = %v, want context.Canceled", err)
+	}
+	if _, err := io.WriteString(inW, "{}\n"); !errors.Is(err, io.ErrClosedPipe) {
+		t.Fatalf("writing to the input after ServeIO returned: %v, want the pipe closed", err)
+	}
+	outR.Close()
 }
