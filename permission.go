@@ -41,9 +41,10 @@ func checkModeChange(from, to PermissionMode) error {
 	return nil
 }
 
-// WithPermissionMode sets the run's permission mode. Mode is tighten-only:
-// on a context already in [PermissionBypass] only [PermissionDontAsk] is
-// accepted, and [PermissionDontAsk] is terminal. A refused change keeps the
+// WithPermissionMode sets the run's permission mode. Two modes are
+// one-way: on a context already in [PermissionBypass] only
+// [PermissionDontAsk] is accepted, and [PermissionDontAsk] is terminal;
+// the other modes may change into one another either way. A refused change keeps the
 // stricter mode and makes every run on the context fail with a
 // [KindConfig] error wrapping [ErrPermissionModeLoosened]; use
 // [RunContext.WithPermissionMode] to get the error at once.

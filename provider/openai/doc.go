@@ -74,8 +74,10 @@
 //     environment read is the documented default in [Chat] and [Responses]:
 //     OPENAI_API_KEY when no [WithAPIKey] is given, OPENAI_BASE_URL when no
 //     [WithBaseURL] is given.
-//   - No hidden retries: the SDK retries by default; Helikon leaves retrying
-//     to the runner, which sees the typed error and its retry hint.
+//   - No hidden retries: the SDK retries by default; here neither the
+//     adapter nor the runner retries. Wrap the model with retry.New (package
+//     retry), which retries the transient typed errors and honours their
+//     retry hint, the one place retries are configured for every runner.
 //   - Streaming cost: text and argument deltas are read with an
 //     allocation-free scanner that validates each event as encoding/json
 //     would (and leaves anything unusual to encoding/json; the two are
