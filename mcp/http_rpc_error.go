@@ -15,20 +15,22 @@ import (
 // with before the go-sdk sees it — a Content-Type other than
 // application/json (415), an Accept without both application/json and
 // text/event-stream (406), a body that is not JSON (400, -32700) or not a
-// JSON-RPC message (400, -32600) — or nil. The go-sdk refuses the same in
-// plain text, which no JSON-RPC client can read.
-func checkPost(r *http.Request, body []byte) (int, *rpcError) {
+// JSON-RPC message (400, -32600) — or nil, with the body's message when it
+// is one (not a batch). The go-sdk refuses the same in plain text, which no
+// JSON-RPC client can read.
+func checkPost(r *http.Request, body []byte) (jsonrpc.Message, int, *rpcError) {
 	ct := r.Header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
-		return http.StatusUnsupportedMediaType, invalidRequest(nil, fmt.Sprintf("Content-Type must be application/json, not %q", ct))
+		return nil, http.StatusUnsupportedMediaType, invalidRequest(nil, fmt.Sprintf("Content-Type must be application/json, not %q", ct))
 	}
 	if !acceptsJSONAndEvents(r.Header.Values("Accept")) {
-		return http.StatusNotAcceptable, invalidRequest(nil, "Accept must list both application/json and text/event-stream")
+		return nil, http.StatusNotAcceptable, invalidRequest(nil, "Accept must list both application/json and text/event-stream")
 	}
-	if e := checkMessage(bytes.TrimSpace(body)); e != nil {
-		return http.StatusBadRequest, e
+	msg, e := checkMessage(bytes.TrimSpace(body))
+	if e != nil {
+		return nil, http.StatusBadRequest, e
 	}
-	return 0, nil
+	return msg, 0, nil
 }
 
 // acceptsJSONAndEvents reports whether the Accept values admit both media
@@ -55,15 +57,10 @@ func acceptsJSONAndEvents(values []string) bool {
 	return json && events
 }
 
-// postedRequest returns the id (nil for a notification) and method of a
-// body that is one JSON-RPC request, which a refusal then names; empty for
-// anything else.
-func postedRequest(body []byte) (json.RawMessage, string) {
-	body = bytes.TrimSpace(body)
-	msg, err := jsonrpc.DecodeMessage(body)
-	if err != nil {
-		return nil, ""
-	}
+// requestOf returns the id (nil for a notification) and method of msg
+// when it is a request, which a refusal then names; empty for anything
+// else.
+func requestOf(msg jsonrpc.Message) (json.RawMessage, string) {
 	req, ok := msg.(*jsonrpc.Request)
 	if !ok {
 		return nil, ""
@@ -71,7 +68,11 @@ func postedRequest(body []byte) (json.RawMessage, string) {
 	if !req.IsCall() {
 		return nil, req.Method
 	}
-	return messageID(body), req.Method
+	id, err := json.Marshal(req.ID.Raw()) // a string or an int64
+	if err != nil {
+		return nil, req.Method
+	}
+	return id, req.Method
 }
 
 // writeRPCError answers status with e as a JSON-RPC error response.

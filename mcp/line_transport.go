@@ -84,7 +84,7 @@ func (g *lineGuard) Read(p []byte) (int, error) {
 		if tooLong {
 			g.answer(invalidRequest(nil, fmt.Sprintf("a message is at most %d bytes", g.limit)), "message too long")
 		} else if trimmed := bytes.TrimSpace(line); len(trimmed) > 0 {
-			if e := checkMessage(trimmed); e != nil {
+			if _, e := checkMessage(trimmed); e != nil {
 				g.answer(e, "malformed message")
 			} else {
 				// trimmed ends before the newline it was read with, so the

@@ -51,45 +51,48 @@ func invalidRequest(id json.RawMessage, msg string) *rpcError {
 
 // checkMessage returns the error to answer data with when it is not one
 // JSON-RPC message, or a non-empty batch of them, that the go-sdk decodes;
-// nil when it is. data is a whole line or body, trimmed.
-func checkMessage(data []byte) *rpcError {
+// nil when it is, with the message when data is one. data is a whole line
+// or body, trimmed.
+func checkMessage(data []byte) (jsonrpc.Message, *rpcError) {
 	if len(data) == 0 {
-		return parseError("empty message")
+		return nil, parseError("empty message")
 	}
-	var raw json.RawMessage
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return parseError(err.Error())
+	if !json.Valid(data) {
+		var raw json.RawMessage
+		err := json.Unmarshal(data, &raw) // for the syntax error's text
+		return nil, parseError(err.Error())
 	}
 	switch data[0] {
 	case '{':
-		if _, err := jsonrpc.DecodeMessage(data); err != nil {
-			return invalidRequest(messageID(data), err.Error())
+		msg, err := jsonrpc.DecodeMessage(data)
+		if err != nil {
+			return nil, invalidRequest(messageID(data), err.Error())
 		}
-		return nil
+		return msg, nil
 	case '[':
 		var batch []json.RawMessage
 		if err := json.Unmarshal(data, &batch); err != nil {
-			return invalidRequest(nil, err.Error())
+			return nil, invalidRequest(nil, err.Error())
 		}
 		if len(batch) == 0 {
-			return invalidRequest(nil, "empty batch")
+			return nil, invalidRequest(nil, "empty batch")
 		}
 		seen := make(map[any]bool, len(batch))
 		for i, m := range batch {
 			msg, err := jsonrpc.DecodeMessage(m)
 			if err != nil {
-				return invalidRequest(nil, fmt.Sprintf("batch member %d: %v", i, err))
+				return nil, invalidRequest(nil, fmt.Sprintf("batch member %d: %v", i, err))
 			}
 			if req, ok := msg.(*jsonrpc.Request); ok && req.IsCall() {
 				if seen[req.ID.Raw()] {
-					return invalidRequest(nil, fmt.Sprintf("batch member %d repeats id %v", i, req.ID.Raw()))
+					return nil, invalidRequest(nil, fmt.Sprintf("batch member %d repeats id %v", i, req.ID.Raw()))
 				}
 				seen[req.ID.Raw()] = true
 			}
 		}
-		return nil
+		return nil, nil
 	}
-	return invalidRequest(nil, "a message is a JSON object (or a batch, an array of them)")
+	return nil, invalidRequest(nil, "a message is a JSON object (or a batch, an array of them)")
 }
 
 // messageID returns the "id" member of a JSON object when it is a string or

@@ -28,8 +28,11 @@ func FuzzCheckMessage(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		data = bytes.TrimSpace(data)
-		e := checkMessage(data)
+		msg, e := checkMessage(data)
 		if e == nil {
+			if (msg == nil) != (data[0] == '[') {
+				t.Fatalf("passed %q with message %v", data, msg)
+			}
 			if !json.Valid(data) {
 				t.Fatalf("passed %q, which is not JSON", data)
 			}

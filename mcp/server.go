@@ -160,8 +160,8 @@ func (s *AgentServer) ServeStdio(ctx context.Context) error {
 // is not JSON gets a -32700 parse error, one that is JSON but no message
 // (or a batch the go-sdk refuses) a -32600 invalid request, both with id
 // null unless the line carried a readable id, and the session goes on. A
-// line longer than max(16 MiB, six times [WithMaxInputBytes]) is read to
-// its end without being kept and answered -32600.
+// line longer than max(16 MiB, six times [WithMaxInputBytes] plus 64 KiB)
+// is read to its end without being kept and answered -32600.
 func (s *AgentServer) ServeIO(ctx context.Context, in io.Reader, out io.Writer) error {
 	return s.ServeTransport(ctx, &lineTransport{in: in, out: out, limit: s.lineLimit(), logger: s.logger})
 }
@@ -224,11 +224,12 @@ func (s *AgentServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			httphost.Write(w, e)
 			return
 		}
-		if status, e := checkPost(r, body); e != nil {
-			writeRPCError(w, status, e)
+		msg, status, refused := checkPost(r, body)
+		if refused != nil {
+			writeRPCError(w, status, refused)
 			return
 		}
-		rw.id, rw.method = postedRequest(body)
+		rw.id, rw.method = requestOf(msg)
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		id := strconv.FormatUint(s.postID.Add(1), 36)
 		r.Header.Set(requestIDHeader, id)
