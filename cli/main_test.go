@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/paigasus/helikon/cli"
+	"github.com/paigasus/helikon/cli/starlarktool"
 	"github.com/paigasus/helikon/internal/browsertest"
 )
 
@@ -22,6 +23,8 @@ var helikonBin string
 const spinEnv = "HELIKON_TEST_SPIN"
 
 func TestMain(m *testing.M) {
+	// Script tools run in workers re-executed from this test binary.
+	starlarktool.WorkerMain()
 	if os.Getenv(spinEnv) != "" {
 		for {
 		}

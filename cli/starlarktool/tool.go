@@ -1,12 +1,11 @@
 package starlarktool
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	starlarkjson "go.starlark.net/lib/json"
-	"go.starlark.net/starlark"
 
 	"github.com/paigasus/helikon"
 )
@@ -25,22 +24,7 @@ type Option func(*Tool)
 
 // WithLimits replaces the [DefaultLimits]; zero fields keep their default.
 func WithLimits(l Limits) Option {
-	return func(t *Tool) {
-		d := DefaultLimits()
-		if l.MaxSteps == 0 {
-			l.MaxSteps = d.MaxSteps
-		}
-		if l.Timeout == 0 {
-			l.Timeout = d.Timeout
-		}
-		if l.MaxOutputBytes == 0 {
-			l.MaxOutputBytes = d.MaxOutputBytes
-		}
-		if l.MaxArgsBytes == 0 {
-			l.MaxArgsBytes = d.MaxArgsBytes
-		}
-		t.lim = l
-	}
+	return func(t *Tool) { t.lim = l.withDefaults() }
 }
 
 // WithReadOnly declares that the script changes nothing outside its own
@@ -74,6 +58,27 @@ func New(name, description string, params map[string]any, filename, src string, 
 	return t, nil
 }
 
+// Compile parses filename's src, runs its top level in a worker under
+// the default [Limits] and checks that it defines run(args) with one
+// parameter.
+func Compile(filename, src string) (*Program, error) {
+	return compile(filename, src, DefaultLimits())
+}
+
+func compile(filename, src string, lim Limits) (*Program, error) {
+	if lim.MemoryBytes < minMemoryBytes {
+		return nil, fmt.Errorf("starlarktool: %s: a memory cap of %d bytes is under the %d a worker needs", filename, lim.MemoryBytes, minMemoryBytes)
+	}
+	if len(src) > maxRequestPayload {
+		return nil, &ScriptError{File: filename, Msg: fmt.Sprintf("the script is %d bytes, over the %d-byte limit", len(src), maxRequestPayload)}
+	}
+	prog := newProgram(filename, src)
+	if _, err := poolFor(lim.MemoryBytes).run(context.Background(), prog, false, nil, lim); err != nil {
+		return nil, err
+	}
+	return prog, nil
+}
+
 // Name returns the tool's name.
 func (t *Tool) Name() string { return t.name }
 
@@ -93,41 +98,26 @@ func (t *Tool) Effect() helikon.ToolEffect {
 	return helikon.SideEffect
 }
 
-// Call runs run(args) under the tool's limits.
+// Call runs run(args) under the tool's limits, in a worker process.
 func (t *Tool) Call(tc *helikon.ToolContext, args json.RawMessage) (helikon.ToolOutput, error) {
 	fail := func(err error) (helikon.ToolOutput, error) {
 		return helikon.ToolOutput{}, &helikon.ToolError{Kind: helikon.ToolFailed, Tool: t.name, Err: err}
 	}
 	if len(args) > t.lim.MaxArgsBytes {
-		return fail(fmt.Errorf("arguments are %d bytes, over the %d-byte limit", len(args), t.lim.MaxArgsBytes))
+		return fail(&ScriptError{File: t.prog.filename, Limit: LimitArgs,
+			Msg: fmt.Sprintf("arguments are %d bytes, over the %d-byte limit", len(args), t.lim.MaxArgsBytes)})
 	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	thread, stop := newThread(tc, t.prog.filename, t.lim)
-	defer stop()
-	in, err := starlark.Call(thread, decode, starlark.Tuple{starlark.String(args)}, nil)
+	out, err := poolFor(t.lim.MemoryBytes).run(tc, t.prog, true, args, t.lim)
 	if err != nil {
-		return fail(fmt.Errorf("arguments: %w", err))
+		return fail(err)
 	}
-	out, err := starlark.Call(thread, t.prog.run, starlark.Tuple{in}, nil)
-	if err != nil {
-		return fail(evalError(t.prog.filename, err))
+	// The worker checked both, but the host trusts nothing it did not
+	// bound itself.
+	if len(out) > t.lim.MaxOutputBytes || !json.Valid(out) {
+		return fail(fmt.Errorf("the worker returned %d bytes that are not JSON under the %d-byte cap", len(out), t.lim.MaxOutputBytes))
 	}
-	enc, err := starlark.Call(thread, encode, starlark.Tuple{out}, nil)
-	if err != nil {
-		return fail(&ScriptError{File: t.prog.filename, Line: int(t.prog.run.Position().Line),
-			Msg: fmt.Sprintf("run returned a %s that has no JSON form: %v", out.Type(), err)})
-	}
-	s := string(enc.(starlark.String))
-	if len(s) > t.lim.MaxOutputBytes {
-		return fail(&ScriptError{File: t.prog.filename, Line: int(t.prog.run.Position().Line),
-			Msg: fmt.Sprintf("run returned %d bytes of JSON, over the %d-byte limit", len(s), t.lim.MaxOutputBytes)})
-	}
-	return helikon.ToolOutput{Content: json.RawMessage(s)}, nil
+	return helikon.ToolOutput{Content: json.RawMessage(out)}, nil
 }
-
-var (
-	decode = starlarkjson.Module.Members["decode"]
-	encode = starlarkjson.Module.Members["encode"]
-)

@@ -1,0 +1,5 @@
+//go:build !race
+
+package starlarktool_test
+
+const raceBuild = false
