@@ -9,24 +9,36 @@ import (
 	"time"
 )
 
-// capProcess puts this worker under spec's kernel caps: RLIMIT_DATA at
-// its data size now plus MemoryBytes (Go's address-space reservations are
-// not writable, so they do not count, while RLIMIT_AS would count
-// gigabytes of them), RLIMIT_CPU at its lifetime CPU cap, no core files,
-// and the Go runtime's own memory and stack limits inside those.
+// capProcess puts this worker under spec's kernel caps and the Go
+// runtime's own memory and stack limits inside them.
+//
+// Memory takes two limits, each at the worker's size now plus
+// MemoryBytes, because neither holds alone for a Go program. The runtime
+// reserves address space (PROT_NONE) and later maps it writable with
+// MAP_FIXED; the kernel checks RLIMIT_DATA only against what a mapping
+// adds to the address space, which over a reservation is nothing, so a
+// 192 MiB list slipped past a 64 MiB RLIMIT_DATA in tests. RLIMIT_AS
+// counts the reservations, and every new heap arena needs one, so it
+// holds the heap, in steps of Go's 64 MiB arenas; RLIMIT_DATA still
+// holds what is mapped outside them (the runtime's off-heap memory).
+// Both leave room for threadAllowance besides: each OS thread the
+// runtime starts takes an 8 MiB stack of address space, nearly none of
+// it resident, and a worker that cannot start one dies.
 func capProcess(spec workerSpec) error {
 	if spec.MemoryBytes < minMemoryBytes {
 		return fmt.Errorf("memory cap of %d bytes is under the %d a worker needs", spec.MemoryBytes, minMemoryBytes)
 	}
-	base, err := dataSize()
+	size, data, err := vmSizes()
 	if err != nil {
 		return err
 	}
+	mem := uint64(spec.MemoryBytes) + threadAllowance
 	limits := []struct {
 		res      int
 		cur, max uint64
 	}{
-		{syscall.RLIMIT_DATA, base + uint64(spec.MemoryBytes), base + uint64(spec.MemoryBytes)},
+		{syscall.RLIMIT_AS, size + mem, size + mem},
+		{syscall.RLIMIT_DATA, data + mem, data + mem},
 		{syscall.RLIMIT_CPU, spec.CPUSeconds, spec.CPUSeconds},
 		{syscall.RLIMIT_CORE, 0, 0},
 	}
@@ -39,23 +51,36 @@ func capProcess(spec workerSpec) error {
 	return nil
 }
 
-// dataSize is this process's data segment (VmData) in bytes: what
-// RLIMIT_DATA counts.
-func dataSize() (uint64, error) {
+// threadAllowance is the address space a worker may add beyond
+// MemoryBytes for the stacks of threads the Go runtime starts after the
+// caps are set (two, in measurements, per 20 calls).
+const threadAllowance = 32 << 20
+
+// vmSizes returns this process's address space (VmSize, what RLIMIT_AS
+// counts) and data segment (VmData, what RLIMIT_DATA counts) in bytes.
+func vmSizes() (size, data uint64, err error) {
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	for line := range bytes.Lines(status) {
-		if rest, ok := bytes.CutPrefix(line, []byte("VmData:")); ok {
-			kb, err := strconv.ParseUint(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("VmData %q: %w", rest, err)
+		for _, f := range []struct {
+			prefix string
+			dst    *uint64
+		}{{"VmSize:", &size}, {"VmData:", &data}} {
+			if rest, ok := bytes.CutPrefix(line, []byte(f.prefix)); ok {
+				kb, err := strconv.ParseUint(string(bytes.TrimSuffix(bytes.TrimSpace(rest), []byte(" kB"))), 10, 64)
+				if err != nil {
+					return 0, 0, fmt.Errorf("%s %q: %w", f.prefix, rest, err)
+				}
+				*f.dst = kb << 10
 			}
-			return kb << 10, nil
 		}
 	}
-	return 0, fmt.Errorf("no VmData in /proc/self/status")
+	if size == 0 || data == 0 {
+		return 0, 0, fmt.Errorf("no VmSize or VmData in /proc/self/status")
+	}
+	return size, data, nil
 }
 
 // armCPU sets the soft CPU cap to the worker's CPU time so far plus the

@@ -28,7 +28,9 @@ type hostileCase struct {
 	// Want is the cap the run must be stopped by; "" is a script error of
 	// its own (fail()), which must still fit the output cap.
 	Want starlarktool.Limit `json:"want"`
-	// Memory and Timeout are the caps the script runs under.
+	// Memory, Timeout and Steps (0: the default) are the caps the script
+	// runs under.
+	Steps   uint64        `json:"steps"`
 	Memory  int64         `json:"memory"`
 	Timeout time.Duration `json:"timeout"`
 }
@@ -70,14 +72,17 @@ def run(args):
 // Memory cases run with a small memory cap and a long time cap, time
 // cases the other way round, so each can be stopped by one cap only.
 var (
-	memoryCase = hostileCase{Memory: 64 << 20, Timeout: 20 * time.Second, Want: starlarktool.LimitMemory}
-	timeCase   = hostileCase{Memory: 256 << 20, Timeout: 300 * time.Millisecond, Want: starlarktool.LimitTime}
+	memoryCase = hostileCase{Memory: 128 << 20, Timeout: 20 * time.Second, Want: starlarktool.LimitMemory}
+	// deepCase has the smallest memory cap, so the least stack (8 MiB),
+	// and steps enough to nest a value 300,000 deep.
+	deepCase = hostileCase{Memory: 64 << 20, Timeout: 20 * time.Second, Steps: 5_000_000, Want: starlarktool.LimitMemory}
+	timeCase = hostileCase{Memory: 256 << 20, Timeout: 300 * time.Millisecond, Want: starlarktool.LimitTime}
 )
 
-// deepList is a run that builds a list nested 100,000 deep in 600,000
-// steps, then applies op to it.
+// deepList is a run that builds a list nested 300,000 deep in about
+// 1,800,000 steps, then applies op to it.
 func deepList(op string) string {
-	return "def run(args):\n    a = []\n    for i in range(100000):\n        a = [a]\n    return " + op + "\n"
+	return "def run(args):\n    a = []\n    for i in range(300000):\n        a = [a]\n    return " + op + "\n"
 }
 
 var hostileCases = []hostileCase{
@@ -98,15 +103,15 @@ var hostileCases = []hostileCase{
 	memoryCase.with("str.join of a huge list", "def run(args):\n    return len(\",\".join([\"x\" * 1000000] * 2000))\n"),
 	memoryCase.with("replace explosion", "def run(args):\n    return len((\"x\" * (1 << 20)).replace(\"x\", \"y\" * 1000))\n"),
 	memoryCase.with("split into millions", "def run(args):\n    return len((\"x \" * (1 << 25)).split())\n"),
-	memoryCase.with("repr of a deep list", deepList("len(str(a))")),
-	memoryCase.with("% of a deep list", deepList("len(\"%s\" % [a])")),
-	memoryCase.with("json.encode of a deep list", deepList("len(json.encode(a))")),
-	memoryCase.with("hash of a deep tuple", "def run(args):\n    t = ()\n    for i in range(100000):\n        t = (t,)\n    return len({t: 1})\n"),
+	deepCase.with("repr of a deep list", deepList("len(str(a))")),
+	deepCase.with("% of a deep list", deepList("len(\"%s\" % [a])")),
+	deepCase.with("json.encode of a deep list", deepList("len(json.encode(a))")),
+	deepCase.with("hash of a deep tuple", "def run(args):\n    t = ()\n    for i in range(300000):\n        t = (t,)\n    return len({t: 1})\n"),
 	timeCase.with("sorted of millions", "def run(args):\n    return len(sorted(list(range(3000000)), reverse = True))\n"),
 	timeCase.with("== on large nested structures", "def run(args):\n    a = [[0] * 1000000] * 200\n    b = [[0] * 1000000] * 200\n    return a == b\n"),
 	timeCase.with("json.encode for seconds", "def run(args):\n    x = [[0] * 100] * 100000\n    return [len(json.encode(x)) for i in range(100)]\n"),
 	timeCase.with("json.decode for seconds", "def run(args):\n    s = json.encode([[0] * 100] * 10000)\n    return [len(json.decode(s)) for i in range(100)]\n"),
-	timeCase.with("big integer squaring", "def run(args):\n    x = 1 << 500\n    for i in range(18):\n        x = x * x\n    return x > 0\n"),
+	timeCase.with("big integer products", "def run(args):\n    x = 1 << 500\n    for i in range(14):\n        x = x * x\n    return [x * x > 0 for i in range(10000)]\n"),
 	timeCase.at("sorted at load", "x = sorted(list(range(3000000)), reverse = True)\ndef run(args):\n    return 1\n"),
 	{Name: "fail() larger than the output cap", Src: "def run(args):\n    fail(\"x\" * (8 << 20))\n", Memory: 256 << 20, Timeout: 5 * time.Second},
 }
@@ -146,8 +151,10 @@ type hostileReport struct {
 	// After is the error of a plain call made once the hostile one failed:
 	// the host and its pool keep serving.
 	After string `json:"after"`
-	// WorkerMaxRSS is the peak resident size of the reaped workers.
+	// WorkerMaxRSS is the peak resident size of the reaped workers,
+	// HostMaxRSS the host's own.
 	WorkerMaxRSS int64 `json:"worker_max_rss"`
+	HostMaxRSS   int64 `json:"host_max_rss"`
 }
 
 const hostileEnv = "STARLARKTOOL_HOSTILE_CASE"
@@ -170,14 +177,14 @@ func TestTool_HostileScriptsAreTypedErrorsAndTheHostLives(t *testing.T) {
 			var stdout, stderr bytes.Buffer
 			cmd.Stdout, cmd.Stderr = &stdout, &stderr
 			if err := cmd.Run(); err != nil {
-				t.Fatalf("the host process died (%v): the script got out of its worker\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+				t.Fatalf("the host process failed (%v)\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
 			}
 			line, _, _ := strings.Cut(stdout.String(), "\n")
 			var rep hostileReport
 			if err := json.Unmarshal([]byte(line), &rep); err != nil {
 				t.Fatalf("host report %q: %v\nstderr: %s", stdout.String(), err, stderr.String())
 			}
-			t.Logf("%q after %v, workers' peak RSS %d MiB: %.300s", rep.Limit, rep.Elapsed, rep.WorkerMaxRSS>>20, rep.Msg)
+			t.Logf("%q after %v, peak RSS %d MiB in workers, %d MiB in the host: %.300s", rep.Limit, rep.Elapsed, rep.WorkerMaxRSS>>20, rep.HostMaxRSS>>20, rep.Msg)
 			if !hc.Load && !rep.ToolError {
 				t.Errorf("the call's error is not a helikon.ToolError: %s", rep.Msg)
 			}
@@ -211,7 +218,7 @@ func TestHostileHost(t *testing.T) {
 		t.Fatal(err)
 	}
 	capHost(t)
-	lim := starlarktool.Limits{MemoryBytes: hc.Memory, Timeout: hc.Timeout, MaxOutputBytes: hostileOutput, MaxArgsBytes: 4 << 20}
+	lim := starlarktool.Limits{MemoryBytes: hc.Memory, Timeout: hc.Timeout, MaxSteps: hc.Steps, MaxOutputBytes: hostileOutput, MaxArgsBytes: 4 << 20}
 	args := hc.Args
 	if args == "" {
 		args = "{}"
@@ -242,6 +249,9 @@ func TestHostileHost(t *testing.T) {
 	var ru syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_CHILDREN, &ru) == nil {
 		rep.WorkerMaxRSS = ru.Maxrss << 10
+	}
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) == nil {
+		rep.HostMaxRSS = ru.Maxrss << 10
 	}
 	out, _ := json.Marshal(rep)
 	os.Stdout.Write(append(out, '\n'))

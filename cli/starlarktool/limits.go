@@ -16,15 +16,18 @@ type Limits struct {
 	MaxOutputBytes int
 	// MaxArgsBytes caps the JSON arguments accepted.
 	MaxArgsBytes int
-	// MemoryBytes caps the memory the worker process that runs the script
-	// may map beyond its own at start (the Go runtime's and the program's
-	// mappings), enforced by the kernel (RLIMIT_DATA). A script's Go
-	// stack, so its nesting, gets an eighth of it. At least 16 MiB.
+	// MemoryBytes caps the memory of the worker process that runs the
+	// script, beyond what it had at start (the Go runtime's and the
+	// program's own): the kernel refuses it more address space
+	// (RLIMIT_AS) or data (RLIMIT_DATA) than that plus 32 MiB for thread
+	// stacks, and the worker dies. Go takes its heap in 64 MiB arenas, so
+	// a script's live data gets somewhat less. A run's Go stack, so its
+	// nesting, gets an eighth. At least 64 MiB.
 	MemoryBytes int64
 }
 
 // minMemoryBytes is the least MemoryBytes a worker can run a script in.
-const minMemoryBytes = 16 << 20
+const minMemoryBytes = 64 << 20
 
 // DefaultLimits returns the caps a tool gets without [WithLimits]: one
 // million steps, two seconds, 256 KiB of output, 1 MiB of arguments and

@@ -181,13 +181,15 @@ func deathCause(stderr string, spec workerSpec) *ScriptError {
 			"memory cap of %d MiB exceeded: nesting too deep for the run's stack share of %d MiB", mib, stackShare(spec.MemoryBytes)>>20)}
 	case strings.Contains(stderr, "out of memory"), strings.Contains(stderr, "cannot allocate memory"),
 		strings.Contains(stderr, "failed to create new OS thread"), strings.Contains(stderr, "pthread_create failed"),
-		// The race detector's runtime, in a -race build.
+		// A -race build: the race detector's runtime, and Go's reserving
+		// heap at the fixed addresses -race needs, which RLIMIT_AS refuses.
 		strings.Contains(stderr, "ThreadSanitizer failed to allocate"),
+		strings.Contains(stderr, "too many address space collisions for -race mode"),
 		// The runtime faults in its own code when the kernel refuses it
 		// memory it did not check for (seen in the collector's queues).
 		strings.HasPrefix(stderr, "SIGSEGV: segmentation violation"):
 		return &ScriptError{Limit: LimitMemory, Msg: fmt.Sprintf(
-			"memory cap of %d MiB exceeded: the worker could not allocate more", mib)}
+			"memory cap of %d MiB exceeded: the worker could not allocate more%s", mib, firstLine(stderr))}
 	case strings.Contains(stderr, "CPU cap exceeded"):
 		return &ScriptError{Limit: LimitCPU, Msg: "CPU cap exceeded: the run used more CPU time than its timeout and a second"}
 	}

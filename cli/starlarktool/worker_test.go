@@ -79,7 +79,7 @@ func TestTool_ConcurrentCallsShareTheWorkers(t *testing.T) {
 func TestTool_AWorkerStoppedByACapIsReplaced(t *testing.T) {
 	// A long time cap: under load the collector slows the run to the
 	// memory cap, which is what this test waits for.
-	lim := starlarktool.Limits{MemoryBytes: 32 << 20, Timeout: 20 * time.Second}
+	lim := starlarktool.Limits{MemoryBytes: 64 << 20, Timeout: 20 * time.Second}
 	tool, err := starlarktool.New("t", "", objectParams, "t.star", `
 def run(args):
     if args["what"] == "memory":
