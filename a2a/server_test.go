@@ -7,10 +7,13 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
 	a2apb "github.com/a2aproject/a2a-go/a2a"
+	"github.com/a2aproject/a2a-go/a2aclient"
+	"go.uber.org/goleak"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/a2a"
@@ -414,3 +417,59 @@ func TestServer_PausedRunIsInputRequiredUntilAMessageDecides(t *testing.T) {
 		})
 	}
 }
+
+func TestServer_CloseCancelsRunsInFlightAndLeavesNoGoroutine(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	started, cancelled := make(chan struct{}, 1), make(chan struct{}, 1)
+	srv, err := a2a.NewServer(blockingAgent(t, started, cancelled))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	tr := &http.Transport{}
+	c, err := a2aclient.NewFromEndpoints(context.Background(), []a2apb.AgentInterface{{URL: ts.URL + "/", Transport: a2apb.TransportProtocolJSONRPC}},
+		a2aclient.WithJSONRPCTransport(&http.Client{Transport: tr}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan a2apb.TaskState, 1)
+	go func() {
+		var last a2apb.TaskState
+		for ev, err := range c.SendStreamingMessage(context.Background(), userMessage("wait")) {
+			if err != nil {
+				break
+			}
+			if st, ok := ev.(*a2apb.TaskStatusUpdateEvent); ok {
+				last = st.Status.State
+			}
+		}
+		done <- last
+	}()
+	<-started
+	if err := srv.Close(); err != nil {
+		t.Fatal(err)
+	}
+	<-cancelled
+	if got := <-done; got != a2apb.TaskStateFailed {
+		t.Errorf("the stream ended %q, want failed (the server is closing)", got)
+	}
+	ts.Close()
+	tr.CloseIdleConnections()
+}
+
+func TestServer_ADeadSessionBackendFailsTheTaskAndSaysSo(t *testing.T) {
+	dead := sessionFunc(func(context.Context, string) (helikon.Session, error) { return nil, errors.New("connection refused") })
+	_, ts := serve(t, newAgent(t, replay{script: mock.Text("ok")}), a2a.WithSessions(dead))
+	res, err := sdkClient(t, ts.URL+"/", "").SendMessage(context.Background(), userMessage("hi"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	task := res.(*a2apb.Task)
+	if task.Status.State != a2apb.TaskStateFailed || task.Status.Message == nil || !strings.Contains(task.Status.Message.Parts[0].(a2apb.TextPart).Text, "session is unavailable") {
+		t.Errorf("task %q %+v", task.Status.State, task.Status.Message)
+	}
+}
+
+type sessionFunc func(ctx context.Context, id string) (helikon.Session, error)
+
+func (f sessionFunc) Session(ctx context.Context, id string) (helikon.Session, error) { return f(ctx, id) }
