@@ -96,6 +96,7 @@ func doneAnswer(run string, results []string) string {
 // the run up; the ledger must show every finished step of the child and of
 // the parent ran once.
 func TestCrashResume_FinishedSubAgentStepsAreNotRunAgain(t *testing.T) {
+	t.Parallel()
 	c := newClient(t)
 	l := ledger(t.TempDir() + "/ledger")
 	ag, err := leadAgent(l)

@@ -71,8 +71,6 @@ func seedFactory(_ context.Context, seed json.RawMessage) (any, error) {
 // tool became an activity), the model sees the failure, and the run
 // completes.
 func TestCrashResume_LocalActivitiesKeepAToolsOneAttemptCap(t *testing.T) {
-	// Parallel: it mostly waits out timeouts, beside the package's other
-	// parallel tests.
 	t.Parallel()
 	c := newClient(t)
 	l := ledger(t.TempDir() + "/ledger")
@@ -112,8 +110,6 @@ func TestCrashResume_LocalActivitiesKeepAToolsOneAttemptCap(t *testing.T) {
 // hook runs, so it does not run again; the hook, the interrupted step,
 // does.
 func TestCrashResume_LocalModelCallsDoNotRepeatAHandoffTurn(t *testing.T) {
-	// Parallel: it mostly waits out timeouts, beside the package's other
-	// parallel tests.
 	t.Parallel()
 	c := newClient(t)
 	l := ledger(t.TempDir() + "/ledger")

@@ -262,6 +262,7 @@ const (
 const localModelQueue = "local-model-"
 
 func TestCrashResume_KilledWorkersRunResumesWithoutRepeatingFinishedCalls(t *testing.T) {
+	t.Parallel()
 	crashResume(t, "crash-", crashRuns)
 }
 
@@ -270,6 +271,7 @@ func TestCrashResume_KilledWorkersRunResumesWithoutRepeatingFinishedCalls(t *tes
 // turns, recorded with the workflow task that scheduled the tool calls,
 // do not run again.
 func TestCrashResume_LocalModelCallsAreNotRepeatedEither(t *testing.T) {
+	t.Parallel()
 	crashResume(t, localModelQueue+"crash-", 8)
 }
 

@@ -130,8 +130,6 @@ func resume(t *testing.T, r *Runner, runID string, pending []helikon.PendingAppr
 // the new worker lacks fails the run with an error naming it, which the
 // client receives. A run started on the new worker gets the change.
 func TestDeploy_RunStartedBeforeAnAgentChangeCompletesAsDocumented(t *testing.T) {
-	// Parallel: it mostly waits out timeouts, beside the package's other
-	// parallel tests.
 	t.Parallel()
 	c := devClient(t)
 	v1 := deskRelease{instructions: "desk v1", handoff: true}
@@ -218,8 +216,6 @@ func scheduled(t *testing.T, c client.Client, id, name string) int {
 // after the second became current; a run started after that gets the
 // second version's agent.
 func TestDeploy_PinnedRunFinishesOnTheVersionThatStartedIt(t *testing.T) {
-	// Parallel: it mostly waits out timeouts, beside the package's other
-	// parallel tests.
 	t.Parallel()
 	c := devClient(t)
 	queue := fmt.Sprintf("q%d-versions", queueSeq.Add(1))

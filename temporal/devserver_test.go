@@ -3,6 +3,7 @@ package temporal
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -141,10 +142,28 @@ func stopDevServer() {
 	}
 }
 
+// testParallel is how many of the package's parallel tests run at once
+// unless -test.parallel says otherwise: they wait on the dev server's
+// timeouts (heartbeats, sticky queues, workflow tasks) more than they
+// compute, and the default, GOMAXPROCS (2 on the CI machine), ran the
+// crash tests' four lanes two at a time.
+const testParallel = "6"
+
+// raiseParallel sets -test.parallel to testParallel when it was not given.
+func raiseParallel() {
+	flag.Parse()
+	given := false
+	flag.Visit(func(f *flag.Flag) { given = given || f.Name == "test.parallel" })
+	if !given {
+		_ = flag.Set("test.parallel", testParallel)
+	}
+}
+
 func TestMain(m *testing.M) {
 	if os.Getenv(workerProcessEnv) != "" {
 		os.Exit(workerProcessMain())
 	}
+	raiseParallel()
 	code := m.Run()
 	stopDevServer()
 	os.Exit(code)

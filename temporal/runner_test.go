@@ -48,6 +48,7 @@ func TestRunner_MatchesTheInProcessRunnerOnTheDevServer(t *testing.T) {
 	for _, live := range []bool{false, true} {
 		for _, sc := range scenarios() {
 			t.Run(fmt.Sprintf("%s, streamed %v", sc.name, live), func(t *testing.T) {
+				t.Parallel()
 				ctx := context.Background()
 				ref, posture := sc.build(t)
 				refSession := helikon.NewMemorySession()
