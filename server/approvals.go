@@ -91,7 +91,9 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	adm, rc, e := s.openRun(r, info.SessionID)
+	// The run continues on its owner's session, whoever decides (an
+	// admin may).
+	adm, rc, e := s.openRun(r, scopedSession(info.Owner, info.SessionID))
 	if e != nil {
 		writeError(w, e)
 		return
@@ -150,7 +152,7 @@ func (s *Server) cancelPaused(ctx context.Context, info RunInfo) (RunInfo, error
 	if err != nil {
 		return RunInfo{}, err
 	}
-	w := runWriter{s: s, id: info.ID, ctx: context.WithoutCancel(ctx), seq: claimed.LastEvent}
+	w := runWriter{s: s, id: info.ID, owner: info.Owner, ctx: context.WithoutCancel(ctx), seq: claimed.LastEvent}
 	w.fail(claimed, &helikon.AgentError{Kind: helikon.KindCancelled, Agent: info.Agent, Message: "cancelled while paused for approval"})
 	return s.log.Info(ctx, info.ID)
 }

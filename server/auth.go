@@ -6,10 +6,15 @@ import (
 )
 
 // Authenticator admits or rejects every request before any route runs. It
-// returns the context the request continues with (put the caller's
-// identity on it for the [ContextProvider] to read), or an error: an
-// [*Error] with status 401 or 403 and a message, or any other error, which
-// becomes a 401.
+// returns the [Principal] the request acts for, whose runs, sessions and
+// approvals are the only ones it reaches, and the context the request
+// continues with (nil: the request's own; put more of the caller's
+// identity on it for the [ContextProvider] to read, which also finds the
+// principal there with [PrincipalOf]). An admitted request must have a
+// principal with a non-empty ID: the server refuses one without (500), so
+// a forgotten ID cannot merge every caller into one. An error rejects the
+// request: an [*Error] with status 401 or 403 and a message, or any other
+// error, which becomes a 401.
 //
 // It is an interface rather than a middleware so that a rejection always
 // has the server's one JSON error shape and status rules, whichever route
@@ -17,14 +22,14 @@ import (
 // middleware still composes around [Server.Handler] for everything else
 // (logging, CORS, rate limits by address).
 type Authenticator interface {
-	Authenticate(r *http.Request) (context.Context, error)
+	Authenticate(r *http.Request) (Principal, context.Context, error)
 }
 
 // AuthFunc adapts a function to an [Authenticator].
-type AuthFunc func(r *http.Request) (context.Context, error)
+type AuthFunc func(r *http.Request) (Principal, context.Context, error)
 
 // Authenticate calls f.
-func (f AuthFunc) Authenticate(r *http.Request) (context.Context, error) { return f(r) }
+func (f AuthFunc) Authenticate(r *http.Request) (Principal, context.Context, error) { return f(r) }
 
 // Unauthorized returns the [*Error] an [Authenticator] answers a caller
 // that did not prove who it is with (401).

@@ -48,8 +48,13 @@
 // # Security
 //
 // The [Authenticator] ([WithAuth]) sees every request first and may
-// reject it with 401 or 403, or put the caller's identity on the request's
-// context. The [ContextProvider] then builds the run's RunContext from the
+// reject it with 401 or 403, or admit it as a [Principal]. A run, its
+// events and its approvals belong to the principal that started it, and a
+// session id names a session of that principal's own: every route that
+// names a run answers another principal 404, as for a run that does not
+// exist, and GET /runs lists the caller's own runs; an admin principal
+// reaches all, and the server's log audits it. The [ContextProvider] then
+// builds the run's RunContext from the
 // request; the default, [DefaultContext], runs every request in
 // helikon.PermissionPlan, so network callers can only make agents use
 // read-only tools. For production:

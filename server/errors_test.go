@@ -65,14 +65,14 @@ func TestErrors_OneJSONShapeEverywhere(t *testing.T) {
 type identity struct{ tenant string }
 
 func TestAuth_RejectsWithStatusAndHandsIdentityToTheContextProvider(t *testing.T) {
-	auth := server.AuthFunc(func(r *http.Request) (context.Context, error) {
+	auth := server.AuthFunc(func(r *http.Request) (server.Principal, context.Context, error) {
 		switch r.Header.Get("Authorization") {
 		case "":
-			return nil, server.Unauthorized("missing bearer token")
+			return server.Principal{}, nil, server.Unauthorized("missing bearer token")
 		case "Bearer banned":
-			return nil, server.Forbidden("tenant suspended")
+			return server.Principal{}, nil, server.Forbidden("tenant suspended")
 		}
-		return context.WithValue(r.Context(), identity{}, strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")), nil
+		return server.Principal{ID: "caller"}, context.WithValue(r.Context(), identity{}, strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")), nil
 	})
 	var seen string
 	contexts := server.ContextFunc(func(r *http.Request, s helikon.Session) (*helikon.RunContext, error) {

@@ -47,10 +47,14 @@ func (s RunStatus) Final() bool { return s != StatusRunning && s != StatusPaused
 // RunInfo is a run's record: who ran it, where it stands and, once it has
 // ended, its result or error.
 type RunInfo struct {
-	ID        string    `json:"id" jsonschema:"the run id (a UUID)"`
-	Agent     string    `json:"agent" jsonschema:"the agent that runs"`
-	Status    RunStatus `json:"status" jsonschema:"running, completed, failed, cancelled or interrupted"`
-	SessionID string    `json:"session_id,omitempty" jsonschema:"the X-Session-Id the run was started with"`
+	ID     string    `json:"id" jsonschema:"the run id (a UUID)"`
+	Agent  string    `json:"agent" jsonschema:"the agent that runs"`
+	Status RunStatus `json:"status" jsonschema:"running, completed, failed, cancelled or interrupted"`
+	// Owner is the ID of the [Principal] that started the run (empty for
+	// the anonymous principal of a server without an [Authenticator]):
+	// only it, and admin principals, reach the run.
+	Owner     string `json:"owner,omitempty" jsonschema:"the principal that started the run, the only one (with admins) that reaches it"`
+	SessionID string `json:"session_id,omitempty" jsonschema:"the X-Session-Id the run was started with"`
 	// Input is the text of the user message the run was started with (its
 	// first 4 KiB), so a list of runs can say what each was asked.
 	Input     string    `json:"input,omitempty" jsonschema:"the text of the user message that started the run (its first 4 KiB)"`

@@ -118,11 +118,11 @@ func checkFrames(t *testing.T, event *jsonschema.Schema, body []byte) int {
 }
 
 func TestOpenAPI_DocumentIsValid31AndDescribesEveryRouteAndResponse(t *testing.T) {
-	auth := server.AuthFunc(func(r *http.Request) (context.Context, error) {
+	auth := server.AuthFunc(func(r *http.Request) (server.Principal, context.Context, error) {
 		if r.Header.Get("Authorization") == "Bearer nope" {
-			return nil, server.Unauthorized("bad token")
+			return server.Principal{}, nil, server.Unauthorized("bad token")
 		}
-		return r.Context(), nil
+		return server.Principal{ID: "caller"}, r.Context(), nil
 	})
 	var sends atomic.Int32
 	_, ts := start(t, []helikon.Agent{newAgent(t, "greeter", 0), newAgent(t, "stuck", time.Hour), mailAgent(t, &sends)},

@@ -62,7 +62,10 @@ func (s *Server) runOf(w http.ResponseWriter, r *http.Request) (RunInfo, bool) {
 		return RunInfo{}, false
 	}
 	info, err := s.log.Info(r.Context(), id)
-	if err == nil && info.Agent != name {
+	p := PrincipalOf(r.Context())
+	// Another principal's run is answered exactly as a run that does not
+	// exist, so the answer confirms no id.
+	if err == nil && (info.Agent != name || !p.owns(info.Owner)) {
 		err = ErrRunNotFound
 	}
 	switch {
@@ -73,8 +76,17 @@ func (s *Server) runOf(w http.ResponseWriter, r *http.Request) (RunInfo, bool) {
 		writeError(w, s.unavailable("read run", err))
 		return RunInfo{}, false
 	}
+	if p.ID != info.Owner {
+		s.audit(r, p, "run", id, "owner", info.Owner)
+	}
 	w.Header().Set("X-Run-Id", id)
 	return info, true
+}
+
+// audit logs an admin principal's use of what is not its own.
+func (s *Server) audit(r *http.Request, p Principal, attrs ...any) {
+	s.logger.InfoContext(r.Context(), "server: audit: admin access",
+		append([]any{"principal", p.ID, "method", r.Method, "path", r.URL.Path}, attrs...)...)
 }
 
 func agentNotFound(name string) *Error {

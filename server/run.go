@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"iter"
+	"log/slog"
 	"net/http"
 	"time"
 
@@ -83,7 +84,8 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	adm, rc, e := s.openRun(r, sessionID)
+	owner := PrincipalOf(r.Context()).ID
+	adm, rc, e := s.openRun(r, scopedSession(owner, sessionID))
 	if e != nil {
 		writeError(w, e)
 		return
@@ -92,7 +94,8 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 
 	id := uuid.NewString()
 	w.Header().Set("X-Run-Id", id)
-	info := RunInfo{ID: id, Agent: name, Status: StatusRunning, SessionID: sessionID, Input: inputRecord(&q), CreatedAt: time.Now().UTC()}
+	info := RunInfo{ID: id, Agent: name, Status: StatusRunning, Owner: owner, SessionID: sessionID,
+		Input: inputRecord(&q), CreatedAt: time.Now().UTC()}
 	if err := s.log.Create(r.Context(), info); err != nil {
 		writeError(w, s.unavailable("create run", err))
 		return
@@ -218,7 +221,7 @@ func (s *Server) launch(info RunInfo, adm *admission) (*liveRun, context.Context
 	defer s.mu.Unlock()
 	if s.closing.Load() {
 		cancel()
-		w := runWriter{s: s, id: info.ID, ctx: context.Background(), seq: info.LastEvent}
+		w := runWriter{s: s, id: info.ID, owner: info.Owner, ctx: context.Background(), seq: info.LastEvent}
 		w.fail(info, &helikon.AgentError{Kind: helikon.KindCancelled, Agent: info.Agent, Message: "the server is shutting down"})
 		return nil, nil, false
 	}
@@ -241,10 +244,10 @@ func (s *Server) drive(ctx context.Context, lr *liveRun, info RunInfo, events it
 		s.runs.Done()
 	}()
 	// The log outlives a cancelled run: its last events still land.
-	w := runWriter{s: s, id: info.ID, ctx: context.WithoutCancel(ctx), seq: seq}
+	w := runWriter{s: s, id: info.ID, owner: info.Owner, ctx: context.WithoutCancel(ctx), seq: seq}
 	if gt != nil {
 		err := gt.acquire(ctx)
-		defer s.gates.leave(info.SessionID, gt, err == nil)
+		defer s.gates.leave(scopedSession(info.Owner, info.SessionID), gt, err == nil)
 		if err != nil {
 			w.fail(info, &helikon.AgentError{Kind: helikon.KindCancelled, Agent: info.Agent,
 				Message: "cancelled while waiting for the session's previous run", Err: err})
@@ -300,11 +303,12 @@ func agentError(err error) *helikon.AgentError {
 
 // runWriter appends one run's records in order.
 type runWriter struct {
-	s   *Server
-	id  string
-	ctx context.Context
-	seq int64
-	err error
+	s     *Server
+	id    string
+	owner string
+	ctx   context.Context
+	seq   int64
+	err   error
 }
 
 func (w *runWriter) append(ev helikon.Event) bool {
@@ -315,7 +319,7 @@ func (w *runWriter) append(ev helikon.Event) bool {
 	}
 	if err != nil {
 		w.err = err
-		w.s.logger.Error("server: append run event", "run", w.id, "err", err)
+		w.s.logger.Error("server: append run event", "run", w.id, "principal", w.owner, "err", err)
 		return false
 	}
 	return true
@@ -340,13 +344,22 @@ func (w *runWriter) finish(info RunInfo) {
 		info.FinishedAt = &now
 	}
 	if err := w.s.log.Update(w.ctx, info); err != nil {
-		w.s.logger.Error("server: finish run", "run", w.id, "err", err)
+		w.s.logger.Error("server: finish run", "run", w.id, "principal", info.Owner, "err", err)
+	}
+	if info.Error != nil && (info.Status == StatusFailed || info.Status == StatusCancelled) {
+		level := slog.LevelWarn
+		if info.Status == StatusCancelled {
+			level = slog.LevelInfo
+		}
+		w.s.logger.Log(w.ctx, level, "server: run "+string(info.Status), "run", w.id, "agent", info.Agent,
+			"principal", info.Owner, "kind", info.Error.Kind, "err", info.Error.Message)
 	}
 }
 
-// openRun admits a run on sessionID, opens the session and builds the run's
-// context on it: the one path a new run and a resumed one share. The caller
-// releases the admission.
+// openRun admits a run on the session the provider names sessionID (a
+// [scopedSession]), opens the session and builds the run's context on it:
+// the one path a new run and a resumed one share. The caller releases the
+// admission.
 func (s *Server) openRun(r *http.Request, sessionID string) (*admission, *helikon.RunContext, *Error) {
 	adm, e := s.admit(sessionID)
 	if e != nil {

@@ -18,8 +18,14 @@ type RunLister interface {
 	Runs(ctx context.Context, q RunQuery) ([]RunInfo, error)
 }
 
-// RunQuery selects runs for [RunLister.Runs]. Empty fields select all.
+// RunQuery selects runs for [RunLister.Runs]: the runs of Owner (the
+// anonymous principal's when empty) unless AllOwners, and of Agent and
+// SessionID when they are set.
 type RunQuery struct {
+	// Owner selects the runs of this principal ([RunInfo].Owner).
+	Owner string
+	// AllOwners selects every principal's runs (an admin's listing).
+	AllOwners bool
 	Agent     string
 	SessionID string
 	// Limit caps how many runs come back; <= 0 means [DefaultRunListLimit].
@@ -52,7 +58,8 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	v := r.URL.Query()
-	q := RunQuery{Agent: v.Get("agent"), SessionID: v.Get("session"), Limit: DefaultRunListLimit}
+	p := PrincipalOf(r.Context())
+	q := RunQuery{Owner: p.ID, AllOwners: p.Admin, Agent: v.Get("agent"), SessionID: v.Get("session"), Limit: DefaultRunListLimit}
 	if l := v.Get("limit"); l != "" {
 		n, err := strconv.Atoi(l)
 		if err != nil || n < 1 || n > MaxRunListLimit {
@@ -67,6 +74,9 @@ func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 			writeError(w, agentNotFound(q.Agent))
 			return
 		}
+	}
+	if p.Admin {
+		s.audit(r, p, "runs", "all principals'")
 	}
 	runs, err := lister.Runs(r.Context(), q)
 	if err != nil {
@@ -105,7 +115,8 @@ func (q RunQuery) Select(runs []RunInfo) []RunInfo {
 		limit = DefaultRunListLimit
 	}
 	runs = slices.DeleteFunc(runs, func(info RunInfo) bool {
-		return (q.Agent != "" && info.Agent != q.Agent) || (q.SessionID != "" && info.SessionID != q.SessionID)
+		return (!q.AllOwners && info.Owner != q.Owner) ||
+			(q.Agent != "" && info.Agent != q.Agent) || (q.SessionID != "" && info.SessionID != q.SessionID)
 	})
 	slices.SortFunc(runs, func(a, b RunInfo) int {
 		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {

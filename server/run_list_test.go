@@ -122,11 +122,11 @@ func TestWithDevUI_ServesTheUIAtUIAndRedirectsTheRoot(t *testing.T) {
 }
 
 func TestWithDevUI_AssetsNeedNoAuthButEveryRouteDoes(t *testing.T) {
-	auth := server.AuthFunc(func(r *http.Request) (context.Context, error) {
+	auth := server.AuthFunc(func(r *http.Request) (server.Principal, context.Context, error) {
 		if r.Header.Get("Authorization") != "Bearer s3cret" {
-			return nil, server.Unauthorized("bearer token required")
+			return server.Principal{}, nil, server.Unauthorized("bearer token required")
 		}
-		return r.Context(), nil
+		return server.Principal{ID: "caller"}, r.Context(), nil
 	})
 	_, ts := start(t, []helikon.Agent{newAgent(t, "greeter", 0)}, server.WithDevUI(), server.WithAuth(auth))
 	_, bare := start(t, []helikon.Agent{newAgent(t, "greeter", 0)}, server.WithAuth(auth))

@@ -179,20 +179,33 @@ func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.auth != nil && !s.publicUI(r) {
-		ctx, err := s.auth.Authenticate(r)
+		p, ctx, err := s.auth.Authenticate(r)
 		if err != nil {
 			e, ok := errors.AsType[*Error](err)
 			if !ok {
 				e = Unauthorized(err.Error())
 			}
+			s.logger.InfoContext(r.Context(), "server: request failed", "method", r.Method, "path", r.URL.Path,
+				"status", e.Status, "err", e.Message)
 			writeError(w, e)
 			return
 		}
-		if ctx != nil {
-			r = r.WithContext(ctx)
+		if p.ID == "" {
+			// Fail closed: a principal without an id would share its
+			// runs and sessions with every other such caller.
+			s.logger.ErrorContext(r.Context(), "server: the authenticator admitted a request without a principal id",
+				"method", r.Method, "path", r.URL.Path)
+			writeError(w, errorf(http.StatusInternalServerError, CodeInternal, "", "the authenticator admitted the request without a principal id"))
+			return
 		}
+		if ctx == nil {
+			ctx = r.Context()
+		}
+		r = r.WithContext(withPrincipal(ctx, p))
 	}
-	s.mux.ServeHTTP(w, r)
+	sw := &statusWriter{ResponseWriter: w}
+	s.mux.ServeHTTP(sw, r)
+	s.logFailed(r, sw.status)
 }
 
 // publicUI reports a request for the dev UI's static files (and the

@@ -438,12 +438,12 @@ func TestBrowser_AnAgentToolsTurnsNestUnderItsCall(t *testing.T) {
 
 func TestBrowser_WithABearerTokenTheUIAsksForItAndSendsItOnEveryCall(t *testing.T) {
 	var refused atomic.Int32
-	auth := server.AuthFunc(func(r *http.Request) (context.Context, error) {
+	auth := server.AuthFunc(func(r *http.Request) (server.Principal, context.Context, error) {
 		if r.Header.Get("Authorization") != "Bearer s3cret" {
 			refused.Add(1)
-			return nil, server.Unauthorized("this server wants a bearer token")
+			return server.Principal{}, nil, server.Unauthorized("this server wants a bearer token")
 		}
-		return r.Context(), nil
+		return server.Principal{ID: "caller"}, r.Context(), nil
 	})
 	f := newFixture(t, server.WithAuth(auth))
 	ctx := browsertest.Open(t, nil)
