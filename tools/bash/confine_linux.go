@@ -17,10 +17,32 @@ import (
 // governs truncation too, so a command cannot empty a read-only file.
 const landlockABI = 3
 
-// landlockConfig handles every filesystem right of ABI v3 and is not best
-// effort: a kernel below it fails the restriction rather than silently
-// enforcing less.
-var landlockConfig = landlock.V3
+// scopesABI is the Landlock ABI (Linux 6.12) whose scopes keep a command
+// from signalling a process outside its domain and from connecting to an
+// abstract unix socket made outside it.
+const scopesABI = 6
+
+// landlockConfig returns what the backend asks of Landlock on a kernel of
+// ABI v: every filesystem right of ABI v3, and from ABI v6 both scopes.
+// It is not best effort: a kernel below it fails the restriction rather
+// than silently enforcing less.
+func landlockConfig(v int) landlock.Config {
+	c := landlock.Config{HandledAccessFS: landlock.V3.HandledAccessFS}
+	if v >= scopesABI {
+		c.Scoped = landlock.V6.Scoped
+	}
+	return c
+}
+
+// workspaceRights are the rights a command has in the workspace: all of
+// ABI v3's but making character and block devices (which only a
+// capability the sandbox drops would allow; refused here too, so a root
+// command that kept it still could not make /dev/mem), with refer, so
+// files move and link between its directories.
+const workspaceRights = landlock.AccessFSSet(llsys.AccessFSExecute | llsys.AccessFSReadFile | llsys.AccessFSReadDir |
+	llsys.AccessFSWriteFile | llsys.AccessFSRemoveDir | llsys.AccessFSRemoveFile | llsys.AccessFSMakeDir |
+	llsys.AccessFSMakeReg | llsys.AccessFSMakeSock | llsys.AccessFSMakeFifo | llsys.AccessFSMakeSym |
+	llsys.AccessFSRefer | llsys.AccessFSTruncate)
 
 // kernelSupport returns an error naming the kernel feature this machine
 // lacks for [OsSandboxBackend], or nil.
@@ -79,13 +101,19 @@ func startConfined(cmd *exec.Cmd, c *confineSpec) error {
 // backend is built: the Landlock rules (which read-only paths exist, and
 // which are directories) and the assembled seccomp program.
 type compiled struct {
+	config landlock.Config
+	abi    int
 	rules  []landlock.Rule
 	filter []unix.SockFilter
 }
 
 // compile works c out for confineThread.
 func (c *confineSpec) compile() error {
-	rules := []landlock.Rule{landlock.RWDirs(c.ReadWrite...)}
+	abi, err := llsys.LandlockGetABIVersion()
+	if err != nil {
+		return fmt.Errorf("bash: os sandbox: landlock: %w", err)
+	}
+	rules := []landlock.Rule{landlock.PathAccess(workspaceRights, c.ReadWrite...)}
 	for _, p := range c.ReadOnly {
 		// Landlock takes directory rights only on directories; a path
 		// that is missing on this host is left out.
@@ -97,12 +125,15 @@ func (c *confineSpec) compile() error {
 			rules = append(rules, landlock.ROFiles(p))
 		}
 	}
-	rules = append(rules, landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random", "/dev/tty").IgnoreIfMissing())
+	// Not /dev/tty: a command has no business with this process's
+	// terminal (a prompt would hang the call; TIOCSTI would type into
+	// the user's shell).
+	rules = append(rules, landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random").IgnoreIfMissing())
 	filter, err := seccompFilter(c.AllowNetwork, c.AllowUnix, c.KeepGroup)
 	if err != nil {
 		return err
 	}
-	c.compiled = &compiled{rules: rules, filter: filter}
+	c.compiled = &compiled{config: landlockConfig(abi), abi: abi, rules: rules, filter: filter}
 	return nil
 }
 
@@ -116,7 +147,7 @@ func confineThread(c *confineSpec) error {
 			return err
 		}
 	}
-	fd, flags, err := landlockConfig.NewRulesetFD(c.compiled.rules...)
+	fd, flags, err := c.compiled.config.NewRulesetFD(c.compiled.rules...)
 	if err != nil {
 		return fmt.Errorf("landlock: %w", err)
 	}
@@ -135,4 +166,12 @@ func confineThread(c *confineSpec) error {
 		return fmt.Errorf("seccomp: %w", errno)
 	}
 	return nil
+}
+
+// scopes names the Landlock scopes in force, for the guarantees label.
+func (c *confineSpec) scopes() string {
+	if c.compiled.abi >= scopesABI {
+		return "signals and abstract sockets scoped to the call"
+	}
+	return fmt.Sprintf("no Landlock scopes (ABI v%d): signals and abstract sockets are bounded by the uid only", c.compiled.abi)
 }

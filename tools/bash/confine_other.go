@@ -21,3 +21,5 @@ func (c *confineSpec) compile() error { return kernelSupport() }
 func checkHardLinks(string) error { return kernelSupport() }
 
 func prepareUser(*local, hostConfig, string) error { return kernelSupport() }
+
+func (c *confineSpec) scopes() string { return "" }

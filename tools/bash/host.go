@@ -97,6 +97,9 @@ func newLocal(sb *sandbox.Sandbox, opts []HostOption) (local, hostConfig, error)
 	l := local{shell: shell, dir: sb.Dir(), env: env, timeout: c.timeout, prefix: c.limits.prefix(), ownGroup: true}
 	if cg, err := findCgroups(); err == nil {
 		l.cgroups = cg
+		if cg.pids != "" {
+			l.maxProcs, l.procCap = int(c.limits.Processes), c.limits.Processes
+		}
 	}
 	return l, c, nil
 }

@@ -35,6 +35,9 @@ type local struct {
 	// maxProcs caps the processes of a call in its pids cgroup, when
 	// cgroups has one (0: no cap).
 	maxProcs int
+	// procCap is the process cap the OS sandbox asked for, however it
+	// is enforced.
+	procCap uint64
 	// ownGroup starts the shell in a process group of its own, so
 	// the call's processes are not in this process's group.
 	ownGroup bool
@@ -59,6 +62,22 @@ func (l *local) lifetime() string {
 		return "every process killed through a cgroup v2 per call"
 	}
 	return "the process group killed (a process that leaves it may outlive the call)"
+}
+
+// processCap names the process cap and what enforces it, for the
+// guarantees label.
+func (l *local) processCap() string {
+	var by []string
+	if l.maxProcs > 0 {
+		by = append(by, "pids cgroup")
+	}
+	if strings.Contains(l.prefix, " -u ") {
+		by = append(by, "RLIMIT_NPROC")
+	}
+	if len(by) == 0 {
+		return "no process cap"
+	}
+	return fmt.Sprintf("at most %d processes (%s)", l.procCap, strings.Join(by, ", "))
 }
 
 func (l *local) run(ctx context.Context, req Request) (Result, error) {

@@ -17,7 +17,7 @@ var DefaultReadOnlyPaths = []string{
 	"/bin", "/sbin", "/usr", "/lib", "/lib32", "/lib64", "/libx32",
 	"/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
 	"/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/localtime",
-	"/etc/bash.bashrc", "/etc/profile", "/etc/inputrc",
+	"/etc/bash.bashrc", "/etc/profile", "/etc/inputrc", "/etc/gitconfig",
 }
 
 // OsSandboxBackend runs commands like [HostBackend] and confines them
@@ -37,7 +37,12 @@ type OsSandboxBackend struct {
 func WithNetwork() HostOption { return func(c *hostConfig) { c.allowNetwork = true } }
 
 // WithUnixSockets lets confined commands open AF_UNIX sockets while other
-// sockets stay denied.
+// sockets stay denied. Abstract sockets made outside the command are out
+// of its reach on kernels with Landlock's scopes (ABI 6, Linux 6.12; the
+// label says whether this one has them). Pathname sockets are not: on
+// every kernel this backend supports, a command may connect to any
+// socket file on the host that its uid may write, /run's and other
+// users' included, however its path is otherwise confined.
 func WithUnixSockets() HostOption { return func(c *hostConfig) { c.allowUnix = true } }
 
 // DefaultSandboxUID and DefaultSandboxGID are the ids a confined command
@@ -49,6 +54,12 @@ const (
 	DefaultSandboxUID = 65533
 	DefaultSandboxGID = 65533
 )
+
+// DefaultProcessCap is the most processes (and threads) a confined
+// command may run at once unless [Limits.Processes] says otherwise: a
+// pids cgroup per call where this process may make one, and RLIMIT_NPROC
+// of the sandbox user when the command runs as one.
+const DefaultProcessCap = 1024
 
 // WithSandboxUser sets the unprivileged uid and gid a confined command
 // runs as when this process is privileged (root, or holding any
@@ -94,6 +105,21 @@ func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBac
 	if err := prepareUser(&l, c, sb.Dir()); err != nil {
 		return nil, err
 	}
+	// The process cap: a pids cgroup per call where there is one, and
+	// RLIMIT_NPROC when the command has a uid of its own (under this
+	// process's uid the limit would count all of its processes).
+	l.procCap = c.limits.Processes
+	if l.procCap == 0 {
+		l.procCap = DefaultProcessCap
+		if l.cred != nil {
+			lim := c.limits
+			lim.Processes = DefaultProcessCap
+			l.prefix = lim.prefix()
+		}
+	}
+	if l.cgroups != nil && l.cgroups.pids != "" {
+		l.maxProcs = int(l.procCap)
+	}
 	// A command's home and temporary directory are the sandbox.
 	env := l.env[:0:0]
 	for _, kv := range l.env {
@@ -119,11 +145,12 @@ func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBac
 // Guarantees reports kernel enforcement on all three axes, or none on the
 // network with [WithNetwork].
 func (o *OsSandboxBackend) Guarantees() Guarantees {
-	user := ""
+	parts := []string{"landlock+seccomp", o.l.confine.scopes()}
 	if o.l.cred != nil {
-		user = fmt.Sprintf("uid %d with no capabilities; ", o.l.cred.Uid)
+		parts = append(parts, fmt.Sprintf("uid %d with no capabilities", o.l.cred.Uid))
 	}
-	g := Guarantees{Filesystem: OsKernel, Network: OsKernel, Syscalls: OsKernel, Label: "os-sandbox (landlock+seccomp; " + user + o.l.lifetime() + ")"}
+	parts = append(parts, o.l.processCap(), o.l.lifetime())
+	g := Guarantees{Filesystem: OsKernel, Network: OsKernel, Syscalls: OsKernel, Label: "os-sandbox (" + strings.Join(parts, "; ") + ")"}
 	if o.l.confine.AllowNetwork {
 		g.Network = None
 	}

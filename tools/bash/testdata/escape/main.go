@@ -6,8 +6,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
+	"net"
 	"os"
+	"os/exec"
 	"strconv"
 	"syscall"
 	"time"
@@ -71,6 +74,37 @@ func main() {
 		syscall.Getrlimit(6, &l) // RLIMIT_NPROC
 		l.Cur, l.Max = l.Max+1000, l.Max+1000
 		report(0, errnoOf(syscall.Setrlimit(6, &l)))
+	case "unix-connect":
+		// Connect to an abstract unix socket someone else serves.
+		c, err := net.Dial("unix", "@"+arg)
+		if err == nil {
+			c.Close()
+		}
+		report(0, errnoOf(unwrap(err)))
+	case "unix-self":
+		// Serve an abstract unix socket and connect to it.
+		ln, err := net.Listen("unix", "@"+arg)
+		if err != nil {
+			report(0, errnoOf(unwrap(err)))
+			return
+		}
+		defer ln.Close()
+		c, err := net.Dial("unix", "@"+arg)
+		if err == nil {
+			c.Close()
+		}
+		report(0, errnoOf(unwrap(err)))
+	case "spawn":
+		// Start sleeping children until the kernel refuses one, at
+		// most arg, and print how many ran.
+		max, _ := strconv.Atoi(arg)
+		n := 0
+		for ; n < max; n++ {
+			if err := exec.Command("/bin/sleep", "60").Start(); err != nil {
+				break
+			}
+		}
+		fmt.Println(n)
 	case "setpgid":
 		report(0, errnoOf(syscall.Setpgid(0, 0)))
 	case "leave-and-sleep":
@@ -167,4 +201,13 @@ func printCaps() {
 	nnp, _, _ := syscall.RawSyscall(syscall.SYS_PRCTL, 39, 0, 0) // PR_GET_NO_NEW_PRIVS
 	fmt.Printf("effective %x permitted %x inheritable %x bounding %d ambient %d no_new_privs %d\n",
 		uint64(data[1].eff)<<32|uint64(data[0].eff), uint64(data[1].perm)<<32|uint64(data[0].perm), uint64(data[1].inh)<<32|uint64(data[0].inh), bounding, ambient, nnp)
+}
+
+// unwrap digs the errno out of a net error.
+func unwrap(err error) error {
+	var e syscall.Errno
+	if errors.As(err, &e) {
+		return e
+	}
+	return err
 }
