@@ -125,6 +125,7 @@ func (a *activities) Hook(ctx context.Context, in hookIn) (hookOut, error) {
 	if err != nil {
 		return hookOut{}, err
 	}
+	defer a.beat(ctx)()
 	denied, reason, _ := s.Hook(ctx, &in.Event)
 	return hookOut{Denied: denied, Reason: reason}, nil
 }

@@ -17,7 +17,7 @@ import (
 // agents, so a worker whose agent changed (a handoff lost, a tool gained)
 // or whose step mode changed runs the run as it started. Version 1 also
 // records a model turn run as a local activity before a local step
-// follows it (see [workflowHost.recordTurn]), and runs a tool with an
+// follows it (see [workflowHost.short]), and runs a tool with an
 // attempt cap as an activity in local mode. A run recorded before it
 // (version 0) reads all of these from the worker, as it did.
 const shapeChange = "helikon.run-shape"

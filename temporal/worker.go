@@ -135,10 +135,11 @@ func WithLocalActivities() WorkerOption {
 // as activities. A model turn then runs inside the workflow task that
 // asked for it, and the tool calls the model made are scheduled by the
 // same task, so a turn costs one workflow task instead of two. A turn is
-// recorded when that task completes: when its tool calls start, or, for a
-// turn that asked for no tool (an answer, a handoff, a reply that needs a
-// repair turn), by a 1 ms durable timer that ends the task before the
-// next step runs. A crash thus repeats the model turn that was running, or
+// recorded when that task completes: when its tool calls are scheduled,
+// or, for a turn that asked for no tool (an answer, a handoff, a reply
+// that needs a repair turn), when the step after it (the finishing step,
+// the handoff hook, the repair turn) is scheduled, which then runs as an
+// activity rather than a local one. A crash thus repeats the model turn that was running, or
 // the tool call that was running, and nothing that finished before
 // (docs/durable.md has the crash tests). What changes is the model turn's
 // retry: a crashed worker's turn is retried once its workflow task times

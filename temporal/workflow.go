@@ -128,7 +128,7 @@ type workflowHost struct {
 	shape *runShape
 	// unrecorded is set after a model turn that ran as a local activity,
 	// in the mode where tool calls are activities, until the workflow
-	// task that holds it completes (see recordTurn).
+	// task that holds it completes (see short).
 	unrecorded bool
 }
 
@@ -166,18 +166,26 @@ func (h *workflowHost) attempts(tool string) int32 {
 	return h.w.timeouts.toolAttempts[tool]
 }
 
-// recordTurn completes the workflow task before a local step runs after a
-// model turn that ran as a local activity: a local activity is recorded
-// only when its task completes, so without it a crash during the handoff
-// hook, a repair turn or the finishing step would repeat the finished
-// turn. A 1 ms durable timer ends the task; tool calls, which are
-// activities in this mode, end it themselves.
-func (h *workflowHost) recordTurn() {
+// short runs one of the short steps around the loop (StartRun, Hook,
+// FinishRun): a local activity, or an activity when it follows a model
+// turn that ran as a local activity and is not recorded yet. A local
+// activity is recorded only when its workflow task completes, and local
+// steps that follow one another run in one task, so without it a crash
+// during the handoff hook, a repair turn or the finishing step would
+// repeat the finished turn; scheduling an activity completes the task,
+// which records the turn first. (A 1 ms timer would too, but the dev
+// server fired it about a second late.)
+func (h *workflowHost) short(name string, in any) workflow.Future {
 	if !h.unrecorded {
-		return
+		return workflow.ExecuteLocalActivity(h.local(), name, in)
 	}
 	h.unrecorded = false
-	_ = workflow.Sleep(h.ctx, time.Millisecond)
+	ctx := workflow.WithActivityOptions(h.ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: h.w.timeouts.other,
+		HeartbeatTimeout:    h.w.timeouts.heartbeat,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: h.w.timeouts.retryInterval},
+	})
+	return workflow.ExecuteActivity(ctx, name, in)
 }
 
 // await emits the run's pause and waits, holding no worker slot, until
@@ -345,9 +353,8 @@ func (h *workflowHost) plan(a agentRef) (helikon.TransitionCtx, int, error) {
 }
 
 func (h *workflowHost) start(a agentRef, input []helikon.Item) ([]helikon.Item, []string, []helikon.Event) {
-	h.recordTurn()
 	var out startOut
-	err := workflow.ExecuteLocalActivity(h.local(), activityStartRun, startIn{stepIn: h.in(a), Input: input}).Get(h.ctx, &out)
+	err := h.short(activityStartRun, startIn{stepIn: h.in(a), Input: input}).Get(h.ctx, &out)
 	if err != nil {
 		return nil, nil, []helikon.Event{helikon.RunFailed{Err: stepError(err, a.Name)}}
 	}
@@ -356,16 +363,16 @@ func (h *workflowHost) start(a agentRef, input []helikon.Item) ([]helikon.Item, 
 
 func (h *workflowHost) callModel(a agentRef, turn int, req *helikon.ModelRequest, inject []string) helikon.TransitionInput {
 	mode := h.mode()
-	local := mode == modeLocal || mode == modeLocalModel
-	if local {
-		h.recordTurn()
-	}
+	// A turn that follows an unrecorded one (a repair turn) runs as an
+	// activity, which records the one before (see short).
+	local := mode == modeLocal || (mode == modeLocalModel && !h.unrecorded)
+	h.unrecorded = false
 	var out modelOut
 	err := h.step(local, h.w.timeouts.model, 0, activityCallModel, modelIn{stepIn: h.in(a), Turn: turn, Request: req, Inject: inject}).Get(h.ctx, &out)
 	if err != nil {
 		return helikon.Abort{Err: stepError(err, a.Name)}
 	}
-	h.unrecorded = h.shape != nil && mode == modeLocalModel
+	h.unrecorded = local && h.shape != nil && mode == modeLocalModel
 	return out.input()
 }
 
@@ -462,9 +469,8 @@ func (h *workflowHost) runTools(a agentRef, work []toolWork, parallel int) []too
 }
 
 func (h *workflowHost) hook(a agentRef, ev *helikon.HookEvent) (bool, string) {
-	h.recordTurn()
 	var out hookOut
-	if err := workflow.ExecuteLocalActivity(h.local(), activityHook, hookIn{stepIn: h.in(a), Event: *ev}).Get(h.ctx, &out); err != nil {
+	if err := h.short(activityHook, hookIn{stepIn: h.in(a), Event: *ev}).Get(h.ctx, &out); err != nil {
 		return true, "hook step failed: " + stepError(err, a.Name).Error()
 	}
 	return out.Denied, out.Reason
@@ -488,9 +494,8 @@ func (h *workflowHost) filter(a agentRef, target string, conv []helikon.Item) []
 }
 
 func (h *workflowHost) finish(a agentRef, output string, handedOff bool) []helikon.Event {
-	h.recordTurn()
 	var out finishOut
-	if err := workflow.ExecuteLocalActivity(h.local(), activityFinish, finishIn{stepIn: h.in(a), Output: output, HandedOff: handedOff}).Get(h.ctx, &out); err != nil {
+	if err := h.short(activityFinish, finishIn{stepIn: h.in(a), Output: output, HandedOff: handedOff}).Get(h.ctx, &out); err != nil {
 		return []helikon.Event{helikon.RunFailed{Err: stepError(err, a.Name)}}
 	}
 	return out.Failure
