@@ -3,9 +3,12 @@
 //
 // The tool ([New]) runs a command line through an [ExecutionBackend] with
 // a per-call timeout, an output cap that keeps head and tail, the exit
-// code and stderr in its result, and the whole process group killed on
-// timeout, on cancellation and when the shell exits, so no background
-// child outlives the call. It declares [helikon.ShellTool], so every
+// code and stderr in its result, and every process the call started
+// killed on timeout, on cancellation and when the shell exits: through a
+// cgroup v2 per call where this process may make one, so no process
+// outlives the call whatever it does to its group or session, and
+// through the process group elsewhere (the guarantees label says
+// which). It declares [helikon.ShellTool], so every
 // DenyBash, AllowBash and guard rule reads its command, and its own allow
 // and deny lists use the same shell matcher. Its effect is SideEffect.
 //
@@ -18,8 +21,12 @@
 //     program that passes one on to its own children names it in
 //     exec.Cmd.ExtraFiles). No containment: "host (no containment)".
 //   - [OsSandboxBackend] (Linux): Landlock confines reads and writes to
-//     the sandbox plus read-only system directories, and seccomp denies
-//     sockets and dangerous syscalls. "os-sandbox (landlock+seccomp)".
+//     the sandbox plus read-only system directories and, on Linux 6.12+,
+//     scopes signals and abstract sockets to the call; seccomp refuses
+//     sockets, dangerous syscalls, every foreign ABI and namespace
+//     clones; a privileged process drops to an unprivileged uid with no
+//     capabilities; a process cap binds. Its label names each part this
+//     machine got: "os-sandbox (landlock+seccomp; …)".
 //   - forkd.Backend (package tools/bash/forkd, experimental): a microVM
 //     per command through a forkd controller.
 //

@@ -18,6 +18,12 @@ import (
 func escapeHelper(t *testing.T, dir string) string {
 	t.Helper()
 	escapeOnce.Do(func() {
+		if prebuilt := os.Getenv("HELIKON_ESCAPE_HELPER"); prebuilt != "" {
+			// The run as a normal user (TestOsSandbox_HoldsForANormalUser)
+			// gets the helper built by the root run.
+			escapeDir = filepath.Dir(prebuilt)
+			return
+		}
 		escapeDir, escapeErr = os.MkdirTemp("", "helikon-escape-")
 		if escapeErr != nil {
 			return
@@ -50,7 +56,7 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	if escapeDir != "" {
+	if escapeDir != "" && os.Getenv("HELIKON_ESCAPE_HELPER") == "" {
 		os.RemoveAll(escapeDir)
 	}
 	os.Exit(code)

@@ -67,6 +67,9 @@ func TestLocalBackends_NoProcessOutlivesItsCallWhateverItsGroup(t *testing.T) {
 				t.Parallel()
 				be, dir := newBackend(t)
 				if be.(interface{ local() *local }).local().cgroups == nil {
+					if l := be.Guarantees().Label; !strings.Contains(l, "the process group killed (a process that leaves it may outlive the call)") {
+						t.Fatalf("no cgroup here, and the label %q does not say so", l)
+					}
 					t.Skip("this process may not make a cgroup v2 here (not root, no delegated subtree): the backend kills the process group only, and its label says so")
 				}
 				escapeHelper(t, dir)

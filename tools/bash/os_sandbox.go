@@ -21,13 +21,19 @@ var DefaultReadOnlyPaths = []string{
 }
 
 // OsSandboxBackend runs commands like [HostBackend] and confines them
-// with the kernel before the shell starts: Landlock lets
-// them read and write only inside the sandbox directory and read the
-// system directories of [DefaultReadOnlyPaths]; a seccomp filter refuses
-// every socket (AF_UNIX too unless [WithUnixSockets]) and the syscalls
-// that load kernel code, change mounts or namespaces, trace other
-// processes, or leave the process group. Every process a call starts is
-// killed when it ends, as [HostBackend] does. It needs no privilege.
+// with the kernel before the shell starts. Landlock lets them read and
+// write only inside the sandbox directory and read the system
+// directories of [DefaultReadOnlyPaths], and, on Linux 6.12+, keeps
+// their signals and abstract unix sockets inside the call. A seccomp
+// filter refuses every call of a foreign ABI, every socket (AF_UNIX too
+// unless [WithUnixSockets]), clone with a namespace flag, clone3, and the
+// syscalls that load kernel code, change mounts or namespaces, inspect
+// other processes, or leave the session (and the process group, when the
+// call has a cgroup). A privileged process runs them as an unprivileged
+// user with no capabilities ([WithSandboxUser]). A process cap binds
+// ([DefaultProcessCap]), and every process a call starts is killed when
+// it ends, as [HostBackend] does. It needs no privilege; its
+// [OsSandboxBackend.Guarantees] label names what this machine gave it.
 type OsSandboxBackend struct {
 	l local
 }
