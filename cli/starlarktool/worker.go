@@ -111,9 +111,13 @@ func serve(in *os.File, out *os.File, spec workerSpec) error {
 // growing towards Go's 1 GB default.
 func stackShare(memoryBytes int64) int { return int(memoryBytes / 8) }
 
-// memoryBudget sets the Go runtime's own soft limit to the cap, so its
-// collector works harder before the kernel's hard limit ends the worker.
+// memoryBudget sets the Go runtime's own soft memory limit to half the
+// cap, so its collector works harder well before the kernel's hard limit
+// ends the worker: that limit counts the heap's address space, whole
+// 64 MiB arenas and garbage not yet collected, not its live data, and
+// with the soft limit at the cap a run with 16 MiB live (big-integer
+// products, 2 MiB of garbage each) hit it on a loaded machine.
 func memoryBudget(spec workerSpec) {
 	debug.SetMaxStack(stackShare(spec.MemoryBytes))
-	debug.SetMemoryLimit(spec.MemoryBytes)
+	debug.SetMemoryLimit(spec.MemoryBytes / 2)
 }
