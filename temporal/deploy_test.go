@@ -11,7 +11,10 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+	"go.temporal.io/sdk/interceptor"
 	"go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
 
 	"github.com/paigasus/helikon"
 )
@@ -256,4 +259,64 @@ func setCurrent(t *testing.T, c client.Client, deployment, buildID string) {
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// TestDeploy_RunRecordedInAnUnknownStepModeFailsNamingBothModes runs a
+// workflow whose recorded shape names a step mode this release does not
+// know, as a later release's worker would record it (an interceptor
+// rewrites the side effect's value): the run fails at once with an error
+// naming the recorded mode and the worker's, which Runner.Run returns,
+// instead of a replay that cannot match while the client waits.
+func TestDeploy_RunRecordedInAnUnknownStepModeFailsNamingBothModes(t *testing.T) {
+	t.Parallel()
+	c := devClient(t)
+	ag := mustAgent(t, "a", answerModel("never"))
+	queue := startWorker(t, c, WithAgents(ag), WithLocalActivities(),
+		WithWorkerOptions(worker.Options{Interceptors: []interceptor.WorkerInterceptor{&modeRewriter{mode: "local turbo"}}}))
+	r, err := NewRunner(c, queue)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := r.Run(ctx, ag, nil, helikon.UserText("go"))
+	var ae *helikon.AgentError
+	if !errors.As(err, &ae) || ae.Kind != helikon.KindConfig || !strings.Contains(ae.Message, `"local turbo"`) || !strings.Contains(ae.Message, `"local activities"`) {
+		t.Fatalf("run: %v, %v; want a config error naming both modes", res, err)
+	}
+}
+
+// modeRewriter makes the run shapes its workers record name mode.
+type modeRewriter struct {
+	interceptor.WorkerInterceptorBase
+	mode stepMode
+}
+
+func (m *modeRewriter) InterceptWorkflow(_ workflow.Context, next interceptor.WorkflowInboundInterceptor) interceptor.WorkflowInboundInterceptor {
+	return &modeInbound{WorkflowInboundInterceptorBase: interceptor.WorkflowInboundInterceptorBase{Next: next}, mode: m.mode}
+}
+
+type modeInbound struct {
+	interceptor.WorkflowInboundInterceptorBase
+	mode stepMode
+}
+
+func (i *modeInbound) Init(out interceptor.WorkflowOutboundInterceptor) error {
+	return i.Next.Init(&modeOutbound{WorkflowOutboundInterceptorBase: interceptor.WorkflowOutboundInterceptorBase{Next: out}, mode: i.mode})
+}
+
+type modeOutbound struct {
+	interceptor.WorkflowOutboundInterceptorBase
+	mode stepMode
+}
+
+func (o *modeOutbound) SideEffect(ctx workflow.Context, f func(workflow.Context) any) converter.EncodedValue {
+	return o.Next.SideEffect(ctx, func(ctx workflow.Context) any {
+		v := f(ctx)
+		if s, ok := v.(runShape); ok {
+			s.Mode = o.mode
+			return s
+		}
+		return v
+	})
 }
