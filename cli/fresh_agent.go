@@ -8,9 +8,9 @@ import (
 	"github.com/paigasus/helikon/cli/sidecar"
 )
 
-// freshAgent builds a new agent from the sidecar for every run: a mock
-// model replays its script from the start each time, and the repl's hot
-// reload takes effect at the next turn without touching one in flight.
+// freshAgent builds a new agent from the definitions current() returns for
+// every run, so a run never shares a built agent (or its tools) with
+// another; mcp serve serves one.
 type freshAgent struct {
 	name, desc string
 	build      func() (helikon.Agent, error)

@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/cli/sidecar"
 	"github.com/paigasus/helikon/mcp"
 )
@@ -45,8 +46,13 @@ version.`,
 			if _, err := newBuilder(f, "").agent(agent); err != nil {
 				return err
 			}
+			// An MCP client is a program: a call that needs approval is
+			// denied, saying why.
 			srv, err := mcp.NewAgentServer(fresh(func() *sidecar.File { return f }, agent),
-				mcp.WithImplementation(mcp.SanitizeToolName(agent), version()))
+				mcp.WithImplementation(mcp.SanitizeToolName(agent), version()),
+				mcp.WithContextFactory(func() *helikon.RunContext {
+					return runContext(f, "default", helikon.WithApprovalHandler(refuser{"helikon mcp serve has no one to ask"}))
+				}))
 			if err != nil {
 				return err
 			}

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"iter"
 	"strings"
 
 	"github.com/paigasus/helikon"
@@ -12,16 +13,27 @@ import (
 const maxShown = 120
 
 // printer renders a run for people: answer text as it streams on out, one
-// compact line per tool call, tool result and handoff on info.
+// compact line per tool call, tool result, refusal and handoff on info. A
+// refused call shows as not run, with the reason, instead of a result.
 type printer struct {
 	out, info io.Writer
 	midLine   bool
 	usage     helikon.Usage
+	// refused holds the calls refused since the last tool round, whose
+	// error results the refusal line already said.
+	refused map[string]bool
 }
 
-// stream prints events and reports whether the run completed; a failed
-// run's error is returned.
-func (p *printer) stream(events func(func(helikon.Event) bool)) (bool, error) {
+// ending is how one stream of a run ended: completed, paused for approval
+// (paused is set), failed (err is set), or cut short (none of these).
+type ending struct {
+	completed bool
+	paused    *helikon.RunState
+	err       error
+}
+
+// stream prints events and reports how the run's stream ended.
+func (p *printer) stream(events iter.Seq[helikon.Event]) ending {
 	for ev := range events {
 		switch e := ev.(type) {
 		case helikon.TokenDelta:
@@ -35,7 +47,7 @@ func (p *printer) stream(events func(func(helikon.Event) bool)) (bool, error) {
 			}
 		case helikon.ToolOutputItem:
 			for _, part := range e.Item.Content {
-				if r, ok := part.(helikon.ToolResultPart); ok && !strings.HasPrefix(r.Name, "transfer_to_") {
+				if r, ok := part.(helikon.ToolResultPart); ok && !strings.HasPrefix(r.Name, "transfer_to_") && !p.refused[r.CallID] {
 					mark := "←"
 					if r.IsError {
 						mark = "✗"
@@ -43,23 +55,33 @@ func (p *printer) stream(events func(func(helikon.Event) bool)) (bool, error) {
 					p.line("%s %s %s", mark, r.Name, clip(helikon.Item{Content: r.Content}.Text()))
 				}
 			}
+		case helikon.PermissionDenied:
+			if p.refused == nil {
+				p.refused = map[string]bool{}
+			}
+			p.refused[e.CallID] = true
+			p.line("⊘ %s not run: %s", e.Tool, clip(e.Reason))
 		case helikon.HandoffItem:
 			p.line("⇢ handoff %s → %s", e.From, e.To)
 		case helikon.RunCompleted:
 			p.endLine()
 			p.usage = e.Usage
-			return true, nil
+			return ending{completed: true}
 		case helikon.RunFailed:
 			p.endLine()
 			p.usage = e.Usage
-			return false, e.Err
+			return ending{err: e.Err}
 		case helikon.RunPaused:
 			p.endLine()
-			return false, fmt.Errorf("the run paused for an approval, which the helikon command cannot give")
+			p.usage = e.Usage
+			if e.State == nil {
+				return ending{err: fmt.Errorf("the run paused without a state to resume")}
+			}
+			return ending{paused: e.State}
 		}
 	}
 	p.endLine()
-	return false, nil
+	return ending{}
 }
 
 func (p *printer) endLine() {

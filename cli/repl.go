@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"iter"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -44,7 +45,8 @@ alphabetically first). Answers stream as they arrive; tool calls and handoffs
 show as one line each. The conversation is kept across turns. Line editing
 and history work as in a shell. The sidecar's directory is watched: a saved
 change is reloaded after 300 ms of quiet and used from the next turn; a
-broken save prints its error and keeps the last good definitions. Ctrl-C
+broken save prints its error and keeps the last good definitions. A call
+the agent's ask list names waits for your y on the terminal. Ctrl-C
 cancels the turn in progress, not the repl. Type /help for the commands.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := o.load()
@@ -102,6 +104,9 @@ func (r *repl) run(ctx context.Context) error {
 		return fmt.Errorf("start the line editor: %w", err)
 	}
 	defer rl.Close()
+	// The line editor does not watch a context: when the repl's ends
+	// (SIGTERM), a line being read ends as at Ctrl-D.
+	defer context.AfterFunc(ctx, func() { rl.Operation.Close() })()
 	r.rl = rl
 	r.con = &console{out: r.o.io.Out, editor: rl.Stdout()}
 
@@ -135,9 +140,7 @@ func (r *repl) run(ctx context.Context) error {
 
 	r.say("helikon repl: agent %s (%s). /help for commands, Ctrl-D to quit.", r.agent, r.defs.Load().Path)
 	for {
-		r.con.setEditing(true)
-		line, err := rl.Readline()
-		r.con.setEditing(false)
+		line, err := r.readLine()
 		switch {
 		case errors.Is(err, readline.ErrInterrupt):
 			continue
@@ -180,9 +183,12 @@ func (r *repl) setAgent(name string) {
 func (r *repl) say(format string, args ...any) { r.con.say(format, args...) }
 
 // turn runs one question against a fresh agent built from the definitions
-// current now; a reload during the turn applies from the next one.
+// current now; a reload during the turn applies from the next one. A call
+// that needs approval is asked about on the terminal.
 func (r *repl) turn(ctx context.Context, q string) {
-	agent, err := newBuilder(r.defs.Load(), "").agent(strings.TrimSuffix(r.prompt(), "> "))
+	defs := r.defs.Load()
+	build := func(name string) (helikon.Agent, error) { return newBuilder(defs, "").agent(name) }
+	agent, err := build(strings.TrimSuffix(r.prompt(), "> "))
 	if err != nil {
 		r.say("error: %v", err)
 		return
@@ -200,36 +206,55 @@ func (r *repl) turn(ctx context.Context, q string) {
 
 	input := append(append([]helikon.Item(nil), r.history...), helikon.UserText(q)...)
 	var items []helikon.Item
-	events := func(yield func(helikon.Event) bool) {
-		for ev := range agent.Run(ctx, helikon.Ephemeral(), input) {
-			switch e := ev.(type) {
-			case helikon.MessageOutput:
-				items = append(items, e.Item)
-			case helikon.ToolCallItem:
-				items = append(items, e.Item)
-			case helikon.ToolOutputItem:
-				items = append(items, e.Item)
-			case helikon.HandoffItem:
-				r.setAgent(e.To)
-			}
-			if !yield(ev) {
-				return
-			}
-		}
-	}
 	p := &printer{out: r.con, info: r.con}
-	ok, err := p.stream(events)
+	show := func(events iter.Seq[helikon.Event]) ending {
+		return p.stream(func(yield func(helikon.Event) bool) {
+			for ev := range events {
+				switch e := ev.(type) {
+				case helikon.MessageOutput:
+					items = append(items, e.Item)
+				case helikon.ToolCallItem:
+					items = append(items, e.Item)
+				case helikon.ToolOutputItem:
+					items = append(items, e.Item)
+				case helikon.HandoffItem:
+					r.setAgent(e.To)
+				}
+				if !yield(ev) {
+					return
+				}
+			}
+		})
+	}
+	rc := runContext(defs, "default")
+	end := drive(ctx, rc, agent.Run(ctx, rc, input), show, build, askOnTerminal(r.say, r.ask))
 	r.usage = r.usage.Add(p.usage)
 	r.rl.SetPrompt(r.prompt())
 	switch {
-	case errors.Is(err, helikon.ErrCancelled) || (err != nil && ctx.Err() != nil):
+	case errors.Is(end.err, errDeclined) || errors.Is(end.err, helikon.ErrCancelled) || (end.err != nil && ctx.Err() != nil):
 		r.say("(cancelled)")
-	case err != nil:
-		r.say("error: %v", err)
-	case ok:
+	case end.err != nil:
+		r.say("error: %v", end.err)
+	case end.completed:
 		r.turns++
 		r.history = append(input, items...)
 	}
+}
+
+// readLine reads a line in the line editor, marking the console as editing
+// meanwhile (see [console]).
+func (r *repl) readLine() (string, error) {
+	r.con.setEditing(true)
+	defer r.con.setEditing(false)
+	return r.rl.Readline()
+}
+
+// ask reads the answer to an approval question after prompt, then puts the
+// agent's prompt back.
+func (r *repl) ask(prompt string) (string, error) {
+	r.rl.SetPrompt(prompt)
+	defer r.rl.SetPrompt(r.prompt())
+	return r.readLine()
 }
 
 // command runs a slash command and reports whether the repl should end.

@@ -31,12 +31,19 @@ type term struct {
 	more chan struct{}
 }
 
-// startRepl runs helikon repl on sidecar in a 200×40 pseudo-terminal, in a
-// fresh home (no line history), with env added to the test's; the process
-// is killed at the test's end unless it exited.
+// startRepl runs helikon repl --agent triage on sidecar in a
+// pseudo-terminal (see startTerm).
 func startRepl(t *testing.T, sidecar string, env ...string) *term {
 	t.Helper()
-	cmd := exec.Command(helikonBin, "--agents", sidecar, "repl", "--agent", "triage")
+	return startTerm(t, []string{"--agents", sidecar, "repl", "--agent", "triage"}, env...)
+}
+
+// startTerm runs helikon with args in a 200×40 pseudo-terminal, in a fresh
+// home (no line history), with env added to the test's; the process is
+// killed at the test's end unless it exited.
+func startTerm(t *testing.T, args []string, env ...string) *term {
+	t.Helper()
+	cmd := exec.Command(helikonBin, args...)
 	cmd.Env = append(append(os.Environ(), "HOME="+t.TempDir(), "XDG_CACHE_HOME="+t.TempDir()), env...)
 	f, err := pty.StartWithSize(cmd, &pty.Winsize{Rows: 40, Cols: 200})
 	if err != nil {

@@ -1,14 +1,20 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"iter"
+	"os"
 	"strings"
 
+	"github.com/chzyer/readline"
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/cli/sidecar"
 )
 
 // maxQuestionBytes bounds a question read from stdin.
@@ -23,7 +29,10 @@ func newRunCommand(o *options) *cobra.Command {
 		Long: `run answers one question with one agent and exits: 0 when the run
 completed, 1 when it failed. Without a QUESTION argument the question is read
 from stdin. The answer streams to stdout; tool calls and handoffs are shown
-on stderr. --json prints every run event as a JSON line instead.`,
+on stderr. --json prints every run event as a JSON line instead. A call the
+agent's ask list names is asked about on the terminal; when stdin is not a
+terminal (or held the question) it is refused, saying so, and the run goes
+on without it.`,
 		Example: `  helikon run --agent triage "How much did I spend in January?"
   echo "How much did I spend in January?" | helikon run --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -36,7 +45,8 @@ on stderr. --json prints every run event as a JSON line instead.`,
 				return err
 			}
 			q := strings.Join(args, " ")
-			if q == "" {
+			fromStdin := q == ""
+			if fromStdin {
 				data, err := io.ReadAll(io.LimitReader(o.io.In, maxQuestionBytes+1))
 				if err != nil {
 					return fmt.Errorf("read the question from stdin: %w", err)
@@ -49,22 +59,24 @@ on stderr. --json prints every run event as a JSON line instead.`,
 			if q == "" {
 				return fmt.Errorf("no question: pass it as an argument or on stdin")
 			}
-			a, err := newBuilder(f, "").agent(name)
+			build := func(name string) (helikon.Agent, error) { return newBuilder(f, "").agent(name) }
+			a, err := build(name)
 			if err != nil {
 				return err
 			}
-			events := a.Run(cmd.Context(), helikon.Ephemeral(), helikon.UserText(q))
-			var ok bool
-			if asJSON {
-				ok, err = streamJSON(o.io.Out, events)
-			} else {
+			ask, rc, done := o.approvals(f, fromStdin)
+			defer done()
+			show := func(events iter.Seq[helikon.Event]) ending { return streamJSON(o.io.Out, events) }
+			if !asJSON {
 				p := &printer{out: o.io.Out, info: o.io.Err}
-				ok, err = p.stream(events)
+				show = p.stream
 			}
-			if err != nil {
-				return failed(err)
-			}
-			if !ok {
+			ctx := cmd.Context()
+			end := drive(ctx, rc, a.Run(ctx, rc, helikon.UserText(q)), show, build, ask)
+			switch {
+			case end.err != nil:
+				return failed(end.err)
+			case !end.completed:
 				return failed(fmt.Errorf("the run did not complete"))
 			}
 			return nil
@@ -75,18 +87,64 @@ on stderr. --json prints every run event as a JSON line instead.`,
 	return cmd
 }
 
-// streamJSON writes each event as a JSON line and reports whether the run
-// completed; a failed run's error is in its run_failed line.
-func streamJSON(w io.Writer, events func(func(helikon.Event) bool)) (bool, error) {
+// streamJSON writes each event as a JSON line and reports how the stream
+// ended; a failed run's error is in its run_failed line, not returned.
+func streamJSON(w io.Writer, events iter.Seq[helikon.Event]) ending {
 	enc := json.NewEncoder(w)
-	completed := false
+	var end ending
 	for ev := range events {
 		if err := enc.Encode(ev); err != nil {
-			return false, fmt.Errorf("encode %T: %w", ev, err)
+			return ending{err: fmt.Errorf("encode %T: %w", ev, err)}
 		}
-		if _, ok := ev.(helikon.RunCompleted); ok {
-			completed = true
+		switch e := ev.(type) {
+		case helikon.RunCompleted:
+			end.completed = true
+		case helikon.RunPaused:
+			end.paused = e.State
 		}
 	}
-	return completed, nil
+	return end
+}
+
+// approvals returns how run gets a person's approval: on a terminal, the
+// question is asked there (on stderr, the answer read from stdin); when
+// stdin is not a terminal, or the question was read from it, a call that
+// needs approval is denied with a reason saying so, and the run goes on.
+// done releases the terminal.
+func (o *options) approvals(f *sidecar.File, questionOnStdin bool) (asker, *helikon.RunContext, func()) {
+	in, ok := o.io.In.(*os.File)
+	if !ok || questionOnStdin || !term.IsTerminal(int(in.Fd())) {
+		why := "stdin is not a terminal to ask on (run helikon in a terminal, or use helikon repl)"
+		if questionOnStdin {
+			why = "stdin held the question, so there is no terminal to ask on (pass the question as an argument)"
+		}
+		refuse := func(_ context.Context, pending []helikon.PendingApproval) ([]helikon.Decision, error) {
+			out := make([]helikon.Decision, len(pending))
+			for i, p := range pending {
+				out[i] = helikon.Reject(p.ID, why)
+			}
+			return out, nil
+		}
+		return refuse, runContext(f, "default", helikon.WithApprovalHandler(refuser{why})), func() {}
+	}
+	var rl *readline.Instance
+	say := func(format string, args ...any) { fmt.Fprintf(o.io.Err, format+"\n", args...) }
+	read := func(prompt string) (string, error) {
+		if rl == nil {
+			var err error
+			rl, err = readline.NewEx(&readline.Config{Prompt: prompt, Stdin: in, Stdout: o.io.Err, Stderr: o.io.Err,
+				InterruptPrompt: "^C", EOFPrompt: "(no)"})
+			if err != nil {
+				return "", fmt.Errorf("start the line editor: %w", err)
+			}
+		}
+		rl.SetPrompt(prompt)
+		return rl.Readline()
+	}
+	done := func() {
+		if rl != nil {
+			rl.Close()
+		}
+	}
+	return askOnTerminal(say, read), runContext(f, "default"), done
 }

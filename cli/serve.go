@@ -3,11 +3,11 @@ package cli
 import (
 	"fmt"
 	"net"
+	"net/http"
 
 	"github.com/spf13/cobra"
 
 	"github.com/paigasus/helikon"
-	"github.com/paigasus/helikon/cli/sidecar"
 	"github.com/paigasus/helikon/server"
 )
 
@@ -20,24 +20,38 @@ func newServeCommand(o *options) *cobra.Command {
 		Use:   "serve [--addr ADDR] [--ui=false]",
 		Short: "Serve every sidecar agent over HTTP with the agent server",
 		Long: `serve runs the helikon agent server (package server) with every agent of
-the sidecar, each run building a fresh agent, until interrupted, with the dev
-web UI at /ui/ (chat with an agent, watch its runs live; --ui=false turns
-it off). See docs/server.md for its routes and docs/devui.md for the UI.`,
+the sidecar until interrupted, with the dev web UI at /ui/ (chat with an
+agent, watch its runs live, approve or reject the calls that wait for
+approval; --ui=false turns it off). Each agent runs in its permission mode
+from agents.toml, plan when it sets none: network callers then reach only
+read_only tools. See docs/server.md for its routes and docs/devui.md for
+the UI.`,
 		Example: `  helikon serve --addr 127.0.0.1:8080`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := o.load()
 			if err != nil {
 				return err
 			}
-			current := func() *sidecar.File { return f }
+			// Agents are built once: their mock models keep no state
+			// between calls, and the server resumes a paused run on the
+			// agent it started with.
 			agents := make([]helikon.Agent, 0, len(f.Agents))
+			b := newBuilder(f, "")
 			for _, name := range f.AgentNames() {
-				if _, err := newBuilder(f, "").agent(name); err != nil {
+				a, err := b.agent(name)
+				if err != nil {
 					return err
 				}
-				agents = append(agents, fresh(current, name))
+				agents = append(agents, a)
 			}
-			var opts []server.Option
+			// Every run obeys the sidecar's modes and approval lists; an
+			// agent without a mode runs in plan mode, the server's default
+			// for network callers. A call that needs approval pauses the
+			// run until a decision arrives (the dev UI asks).
+			opts := []server.Option{server.WithContextProvider(server.ContextFunc(
+				func(_ *http.Request, session helikon.Session) (*helikon.RunContext, error) {
+					return runContext(f, "plan", helikon.WithSession(session)), nil
+				}))}
 			if ui {
 				opts = append(opts, server.WithDevUI())
 			}

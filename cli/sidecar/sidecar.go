@@ -41,9 +41,21 @@ type Agent struct {
 	Model            Model
 	Tools, Handoffs  []string
 	Settings         *Settings
+	// Mode is the permission mode, one of [Modes], empty when unset: then
+	// run and repl use "default" and serve "plan".
+	Mode string
+	// Ask names the tools whose calls wait for a person's approval; "*"
+	// asks about every tool.
+	Ask []string
 	// Line is where the agent's table starts.
 	Line int
 }
+
+// Modes are the permission modes an agent may set: "default" runs every
+// call the agent makes except those Ask names, which wait for approval;
+// "plan" runs only tools declared read_only (the Ask ones among them after
+// approval) and denies the rest.
+var Modes = []string{"default", "plan"}
 
 // Model is an agent's model table.
 type Model struct {
@@ -121,6 +133,8 @@ type rawAgent struct {
 	Tools        []string  `toml:"tools"`
 	Handoffs     []string  `toml:"handoffs"`
 	Settings     *Settings `toml:"settings"`
+	Mode         string    `toml:"mode"`
+	Ask          []string  `toml:"ask"`
 }
 
 type rawTool struct {

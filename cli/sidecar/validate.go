@@ -84,7 +84,7 @@ func (v *validator) agents(raw map[string]*rawAgent) {
 			ra = &rawAgent{}
 		}
 		a := &Agent{Name: name, Description: ra.Description, Tools: ra.Tools, Handoffs: ra.Handoffs,
-			Settings: ra.Settings, Line: v.f.lines.line(key)}
+			Settings: ra.Settings, Mode: ra.Mode, Ask: ra.Ask, Line: v.f.lines.line(key)}
 		v.instructions(key, a, ra.Instructions)
 		if ra.Model == nil {
 			v.errorf(key, "missing model: add model = { provider = \"mock\", script = \"script.json\" } or an openai/anthropic model")
@@ -97,6 +97,7 @@ func (v *validator) agents(raw map[string]*rawAgent) {
 				v.errorf(key+".tools", "unknown tool %q: declare it as [tools.%s]", t, t)
 			}
 		}
+		v.permissions(key, a)
 		for _, h := range a.Handoffs {
 			switch {
 			case h == name:
@@ -108,6 +109,30 @@ func (v *validator) agents(raw map[string]*rawAgent) {
 		v.f.Agents[name] = a
 	}
 	v.cycles()
+}
+
+// permissions checks an agent's mode and the tools it asks about: each a
+// tool the agent has, and none that its mode denies anyway.
+func (v *validator) permissions(key string, a *Agent) {
+	if a.Mode != "" && !slices.Contains(Modes, a.Mode) {
+		v.errorf(key+".mode", "unknown permission mode %q (want %s)", a.Mode, strings.Join(Modes, " or "))
+	}
+	for _, t := range a.Ask {
+		switch {
+		case t == "*":
+		case !slices.Contains(a.Tools, t):
+			v.errorf(key+".ask", "ask names %q, which is not one of %s's tools (%s); list tools from its tools = [...], or \"*\" for all", t, a.Name, toolList(a.Tools))
+		case a.Mode == "plan" && v.f.Tools[t] != nil && !v.f.Tools[t].ReadOnly:
+			v.errorf(key+".ask", "ask names %q, which plan mode denies without asking (it is not read_only); set mode = \"default\" to ask about it", t)
+		}
+	}
+}
+
+func toolList(tools []string) string {
+	if len(tools) == 0 {
+		return "it has none"
+	}
+	return strings.Join(tools, ", ")
 }
 
 // raw2tool reports whether a tool name was declared, counting tools that

@@ -241,7 +241,7 @@
   // or the sub-run of an agent tool, nested under its call. Only the run's
   // own scope writes to the chat.
   function newScope(container, nested) {
-    return { root: container, parent: container, turn: null, calls: new Map(), subs: new Map(), nested };
+    return { root: container, parent: container, turn: null, calls: new Map(), subs: new Map(), refused: new Set(), nested };
   }
 
   class RunView {
@@ -441,7 +441,6 @@
             it.li.append(block("arguments", pretty(p.args)));
             it.li.dataset.tool = p.name;
             sc.calls.set(p.call_id, it);
-            if (top) addNote("called " + p.name);
           }
           break;
         }
@@ -452,6 +451,9 @@
             const it = this.item(p.is_error ? "err" : "ok", p.is_error ? "✗" : "↩", p.is_error ? "Tool error" : "Result", p.name || "", ev, under(call));
             it.li.append(block("output", pretty(partsText(p.content))));
             if (call) call.events.push(ev);
+            // The chat says what became of the call once it is settled: a
+            // refused call's note is its refusal's, not "called".
+            if (top && !sc.refused.has(p.call_id)) addNote(p.is_error ? (p.name || "a tool") + " failed" : "called " + p.name, p.is_error);
           }
           break;
         }
@@ -478,6 +480,8 @@
         case "permission_denied": {
           const it = this.item("err", "⊘", "Permission denied: " + d.tool, "", ev, under(sc.calls.get(d.call_id)));
           it.li.append(el("div", { class: "label" }, d.reason || ""));
+          sc.refused.add(d.call_id);
+          if (top) addNote(d.tool + " not run: " + (d.reason || "denied"), true);
           break;
         }
         case "repair_started":
@@ -671,7 +675,7 @@
   function addSession(id) {
     const list = sessions();
     if (!list.some((s) => s.id === id)) {
-      list.unshift({ id, label: "session " + id.slice(0, 8) + " · " + new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) });
+      list.unshift({ id, label: id.slice(0, 8) + " · " + new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) });
       store.set("sessions", list.slice(0, 50));
     }
     renderSessions(id);
