@@ -57,8 +57,8 @@ func TestServe_TheSampleChatsInChromiumAtThePrintedDevUIAddress(t *testing.T) {
 	if want := "In January you spent 2098 in total: 1500 on rent, 412 on groceries and 186 eating out."; answer != want {
 		t.Errorf("answer %q, want %q", answer, want)
 	}
-	if !strings.Contains(turn, "budgeting · mock · 90 in · 24 out tokens") || !strings.Contains(turn, "2 deltas") {
-		t.Errorf("the answering model call says %q, want budgeting's usage and its 2 streamed deltas", turn)
+	if !strings.Contains(turn, "budgeting · mock · 90 in · 24 out tokens") || !strings.Contains(turn, "6 deltas") {
+		t.Errorf("the answering model call says %q, want budgeting's usage and its 6 streamed deltas", turn)
 	}
 	if h := browsertest.Text(t, ctx, handoff+" > .head"); !strings.Contains(h, "Handoff triage → budgeting") {
 		t.Errorf("handoff item %q", h)
