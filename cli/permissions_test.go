@@ -9,6 +9,7 @@ import (
 
 // bank is the sidecar of testdata/bank: teller asks before pay, auditor
 // sets no mode, planner is in plan mode; each pays bob 50, then answers.
+// front, in default mode, hands off to planner.
 var bank = filepath.Join("testdata", "bank", "agents.toml")
 
 // TestRun_ModesAndApprovalsWithoutATerminal pins what helikon run does
@@ -30,6 +31,8 @@ func TestRun_ModesAndApprovalsWithoutATerminal(t *testing.T) {
 			"⊘ pay not run: agent planner runs in plan mode, which admits only read-only tools"},
 		{"no mode runs in default mode", "", []string{"--agent", "auditor", "pay bob 50"},
 			`← pay {"paid":50,"to":"bob"}`},
+		{"after a handoff the target's mode decides", "", []string{"--agent", "front", "pay bob 50"},
+			"⊘ pay not run: agent planner runs in plan mode"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
