@@ -15,6 +15,12 @@ import (
 type Script struct {
 	Events []helikon.ModelEvent
 	Err    error
+	// Request is the request a recording saw for this invocation; nil in a
+	// hand-written script.
+	Request *Request
+	// Gaps, in a recording, are the waits before each event and, last,
+	// before Err; a Model made [WithRecordedGaps] waits them.
+	Gaps []time.Duration
 }
 
 // Model is a scripted [helikon.Model]: each Invoke pops the next script.
@@ -29,8 +35,10 @@ type Model struct {
 	delay    time.Duration
 	// deltaDelay is waited before each delta event, on top of delay.
 	deltaDelay time.Duration
-	id         string
-	caps       helikon.ModelCapabilities
+	// gaps makes play wait each script's recorded gaps.
+	gaps bool
+	id   string
+	caps helikon.ModelCapabilities
 }
 
 // Option configures a Model.
@@ -45,6 +53,11 @@ func WithDelay(d time.Duration) Option { return func(m *Model) { m.delay = d } }
 // person can watch; other events are not delayed. The wait ends early when
 // the context is cancelled.
 func WithDeltaDelay(d time.Duration) Option { return func(m *Model) { m.deltaDelay = d } }
+
+// WithRecordedGaps makes the model wait each script's recorded [Script].Gaps
+// before its events, so a recording plays at the pace it was recorded
+// (for a demo); without it a recording plays at once.
+func WithRecordedGaps() Option { return func(m *Model) { m.gaps = true } }
 
 // WithModelID sets the id the model reports (default "mock").
 func WithModelID(id string) Option { return func(m *Model) { m.id = id } }
@@ -123,10 +136,13 @@ func (m *Model) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2
 // play streams s, waiting the configured delays before its events.
 func (m *Model) play(ctx context.Context, s Script, yield func(helikon.ModelEvent, error) bool) {
 	var timer *time.Timer
-	for _, ev := range s.Events {
+	for i, ev := range s.Events {
 		wait := m.delay
 		if isDelta(ev) {
 			wait += m.deltaDelay
+		}
+		if m.gaps && i < len(s.Gaps) {
+			wait += s.Gaps[i]
 		}
 		if wait > 0 {
 			if timer == nil {
@@ -150,6 +166,16 @@ func (m *Model) play(ctx context.Context, s Script, yield func(helikon.ModelEven
 		}
 	}
 	if s.Err != nil {
+		if n := len(s.Events); m.gaps && n < len(s.Gaps) && s.Gaps[n] > 0 {
+			t := time.NewTimer(s.Gaps[n])
+			defer t.Stop()
+			select {
+			case <-ctx.Done():
+				yield(nil, &helikon.ModelError{Kind: helikon.ModelTransport, Provider: "mock", Err: ctx.Err()})
+				return
+			case <-t.C:
+			}
+		}
 		yield(nil, s.Err)
 	}
 }

@@ -1,7 +1,6 @@
 package mock
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"time"
@@ -67,9 +66,22 @@ func Fail(err error) Script { return Script{Err: err} }
 // before each delta, so a streamed answer can be watched arriving:
 //
 //	{"delta_delay_ms": 150, "default": [[{"type": "token_delta", "text": "Hel"}, …]]}
+//
+// Version 2 files, which [MarshalScriptFile] writes for a recording, may
+// give a script as an object instead of a list of events: its "events",
+// the "request" that produced them ([Request]) and the "gaps_ms" waited
+// before each event; "tools" and "case_tools" hold recorded tool calls
+// ([ToolRecord]). A file without "version" is version 1.
 type ScriptFile struct {
+	// Version is the format's version: 1 for hand-written scripts, 2 for
+	// recordings.
+	Version int
 	Default []Script
 	Cases   map[string][]Script
+	// Tools and CaseTools are the recorded tool calls, of the default run
+	// and by case id.
+	Tools     []ToolRecord
+	CaseTools map[string][]ToolRecord
 	// DeltaDelay is waited before each delta event ([WithDeltaDelay]) by
 	// the models the file makes.
 	DeltaDelay time.Duration
@@ -121,73 +133,4 @@ func (f *ScriptFile) options(opts []Option) []Option {
 		return opts
 	}
 	return append([]Option{WithDeltaDelay(f.DeltaDelay)}, opts...)
-}
-
-// ParseScriptFile parses the JSON form of a ScriptFile.
-func ParseScriptFile(data []byte) (*ScriptFile, error) {
-	var raw struct {
-		Default      [][]json.RawMessage            `json:"default"`
-		Cases        map[string][][]json.RawMessage `json:"cases"`
-		DeltaDelayMS *float64                       `json:"delta_delay_ms"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("parse script file: %w", err)
-	}
-	f := &ScriptFile{}
-	if d := raw.DeltaDelayMS; d != nil {
-		if !(*d >= 0 && *d <= float64(MaxDeltaDelay/time.Millisecond)) {
-			return nil, fmt.Errorf("delta_delay_ms is %v; want 0 to %d", *d, MaxDeltaDelay/time.Millisecond)
-		}
-		f.DeltaDelay = time.Duration(*d * float64(time.Millisecond))
-	}
-	var err error
-	if f.Default, err = parseScripts(raw.Default); err != nil {
-		return nil, fmt.Errorf("default: %w", err)
-	}
-	if len(raw.Cases) > 0 {
-		f.Cases = make(map[string][]Script, len(raw.Cases))
-		for id, c := range raw.Cases {
-			if f.Cases[id], err = parseScripts(c); err != nil {
-				return nil, fmt.Errorf("case %q: %w", id, err)
-			}
-		}
-	}
-	return f, nil
-}
-
-func parseScripts(raw [][]json.RawMessage) ([]Script, error) {
-	out := make([]Script, 0, len(raw))
-	for i, evs := range raw {
-		var s Script
-		for j, r := range evs {
-			if s.Err != nil {
-				return nil, fmt.Errorf("script %d: event %d follows an error", i, j)
-			}
-			var head struct {
-				Type         string `json:"type"`
-				Kind         string `json:"kind"`
-				Message      string `json:"message"`
-				RetryAfterMS int64  `json:"retry_after_ms"`
-			}
-			if err := json.Unmarshal(r, &head); err != nil {
-				return nil, fmt.Errorf("script %d event %d: %w", i, j, err)
-			}
-			if head.Type == "error" {
-				kind := helikon.ModelErrorKind(head.Kind)
-				if kind == "" {
-					kind = helikon.ModelOther
-				}
-				s.Err = &helikon.ModelError{Kind: kind, Provider: "mock", Message: head.Message,
-					RetryAfter: time.Duration(head.RetryAfterMS) * time.Millisecond}
-				continue
-			}
-			ev, err := helikon.UnmarshalModelEvent(r)
-			if err != nil {
-				return nil, fmt.Errorf("script %d event %d: %w", i, j, err)
-			}
-			s.Events = append(s.Events, ev)
-		}
-		out = append(out, s)
-	}
-	return out, nil
 }
