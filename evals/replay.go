@@ -2,8 +2,6 @@ package evals
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"iter"
 	"os"
@@ -128,55 +126,8 @@ func (r *Recorder) WriteFile(path string) error {
 }
 
 // MarshalScriptFile encodes f in the JSON form [mock.ParseScriptFile]
-// reads. Case ids come out sorted, so that a recording diffs cleanly.
-func MarshalScriptFile(f *mock.ScriptFile) ([]byte, error) {
-	enc := func(scripts []mock.Script) [][]any {
-		out := make([][]any, len(scripts))
-		for i, s := range scripts {
-			evs := make([]any, 0, len(s.Events)+1)
-			for _, ev := range s.Events {
-				evs = append(evs, ev)
-			}
-			if s.Err != nil {
-				evs = append(evs, scriptError(s.Err))
-			}
-			out[i] = evs
-		}
-		return out
-	}
-	doc := struct {
-		Default [][]any            `json:"default"`
-		Cases   map[string][][]any `json:"cases,omitempty"`
-	}{Default: enc(f.Default)}
-	if len(f.Cases) > 0 {
-		doc.Cases = make(map[string][][]any, len(f.Cases))
-		for id, scripts := range f.Cases {
-			doc.Cases[id] = enc(scripts)
-		}
-	}
-	data, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		return nil, fmt.Errorf("evals: encode scripts: %w", err)
-	}
-	return append(data, '\n'), nil
-}
-
-// scriptError is the script file's form of a model error.
-func scriptError(err error) map[string]any {
-	out := map[string]any{"type": "error", "kind": string(helikon.ModelOther), "message": err.Error()}
-	var me *helikon.ModelError
-	if errors.As(err, &me) {
-		out["kind"] = string(me.Kind)
-		out["message"] = me.Message
-		if me.Message == "" && me.Err != nil {
-			out["message"] = me.Err.Error()
-		}
-		if me.RetryAfter > 0 {
-			out["retry_after_ms"] = me.RetryAfter.Milliseconds()
-		}
-	}
-	return out
-}
+// reads; it is [mock.MarshalScriptFile].
+func MarshalScriptFile(f *mock.ScriptFile) ([]byte, error) { return mock.MarshalScriptFile(f) }
 
 // ReplayFactory returns an agent factory that builds each case's agent
 // with build, on a fresh mock model playing the case's recorded scripts
