@@ -1,6 +1,7 @@
 package cli_test
 
 import (
+	"syscall"
 	"testing"
 	"time"
 )
@@ -65,5 +66,23 @@ func (tm *term) wait(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("helikon did not exit")
+	}
+}
+
+// TestRepl_EndsOnSIGTERMWhileWaitingForALine sends SIGTERM to a repl idle
+// at its prompt and to one waiting for an approval answer: both end, since
+// the line editor's read is ended with the repl's context.
+func TestRepl_EndsOnSIGTERMWhileWaitingForALine(t *testing.T) {
+	for _, approval := range []bool{false, true} {
+		tm := startTerm(t, []string{"--agents", bank, "repl", "--agent", "teller"})
+		tm.expect("/help for commands")
+		if approval {
+			tm.send("pay bob 50\r")
+			tm.expect("allow? [y/N] ")
+		}
+		if err := tm.cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		tm.wait(t)
 	}
 }

@@ -94,19 +94,19 @@ func (r *repl) run(ctx context.Context) error {
 		Stdout:          r.o.io.Out,
 		Stderr:          r.o.io.Err,
 	}
-	if in, ok := r.o.io.In.(io.ReadCloser); ok {
-		cfg.Stdin = in
-	} else {
-		cfg.Stdin = io.NopCloser(r.o.io.In)
-	}
+	// The line editor watches no context; it reads through a stdin that
+	// can be cancelled, so that when the repl's context ends (SIGTERM) the
+	// read in progress ends as at Ctrl-D and the editor can close. The
+	// goroutine blocked on the terminal then stays until the process exits.
+	stdin := readline.NewCancelableStdin(r.o.io.In)
+	defer stdin.Close()
+	cfg.Stdin = stdin
 	rl, err := readline.NewEx(cfg)
 	if err != nil {
 		return fmt.Errorf("start the line editor: %w", err)
 	}
 	defer rl.Close()
-	// The line editor does not watch a context: when the repl's ends
-	// (SIGTERM), a line being read ends as at Ctrl-D.
-	defer context.AfterFunc(ctx, func() { rl.Operation.Close() })()
+	defer context.AfterFunc(ctx, func() { stdin.Close() })()
 	r.rl = rl
 	r.con = &console{out: r.o.io.Out, editor: rl.Stdout()}
 

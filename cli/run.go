@@ -64,7 +64,7 @@ on without it.`,
 			if err != nil {
 				return err
 			}
-			ask, rc, done := o.approvals(f, fromStdin)
+			ask, rc, done := o.approvals(cmd.Context(), f, fromStdin)
 			defer done()
 			show := func(events iter.Seq[helikon.Event]) ending { return streamJSON(o.io.Out, events) }
 			if !asJSON {
@@ -111,7 +111,7 @@ func streamJSON(w io.Writer, events iter.Seq[helikon.Event]) ending {
 // stdin is not a terminal, or the question was read from it, a call that
 // needs approval is denied with a reason saying so, and the run goes on.
 // done releases the terminal.
-func (o *options) approvals(f *sidecar.File, questionOnStdin bool) (asker, *helikon.RunContext, func()) {
+func (o *options) approvals(ctx context.Context, f *sidecar.File, questionOnStdin bool) (asker, *helikon.RunContext, func()) {
 	in, ok := o.io.In.(*os.File)
 	if !ok || questionOnStdin || !term.IsTerminal(int(in.Fd())) {
 		why := "stdin is not a terminal to ask on (run helikon in a terminal, or use helikon repl)"
@@ -127,12 +127,16 @@ func (o *options) approvals(f *sidecar.File, questionOnStdin bool) (asker, *heli
 		}
 		return refuse, runContext(f, "default", helikon.WithApprovalHandler(refuser{why})), func() {}
 	}
+	// As in the repl, the line editor reads a stdin the command's context
+	// cancels (an interrupt ends a question being asked).
+	stdin := readline.NewCancelableStdin(in)
+	stop := context.AfterFunc(ctx, func() { stdin.Close() })
 	var rl *readline.Instance
 	say := func(format string, args ...any) { fmt.Fprintf(o.io.Err, format+"\n", args...) }
 	read := func(prompt string) (string, error) {
 		if rl == nil {
 			var err error
-			rl, err = readline.NewEx(&readline.Config{Prompt: prompt, Stdin: in, Stdout: o.io.Err, Stderr: o.io.Err,
+			rl, err = readline.NewEx(&readline.Config{Prompt: prompt, Stdin: stdin, Stdout: o.io.Err, Stderr: o.io.Err,
 				InterruptPrompt: "^C", EOFPrompt: "(no)"})
 			if err != nil {
 				return "", fmt.Errorf("start the line editor: %w", err)
@@ -142,9 +146,11 @@ func (o *options) approvals(f *sidecar.File, questionOnStdin bool) (asker, *heli
 		return rl.Readline()
 	}
 	done := func() {
+		stop()
 		if rl != nil {
 			rl.Close()
 		}
+		stdin.Close()
 	}
 	return askOnTerminal(say, read), runContext(f, "default"), done
 }
