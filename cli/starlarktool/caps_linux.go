@@ -43,6 +43,12 @@ func capProcess(spec workerSpec) error {
 		{syscall.RLIMIT_CORE, 0, 0},
 	}
 	for _, l := range limits {
+		// A limit the program already runs under that is lower stays:
+		// without privilege it cannot be raised, and it is the stricter.
+		var old syscall.Rlimit
+		if err := syscall.Getrlimit(l.res, &old); err == nil && old.Max < l.max {
+			l.cur, l.max = min(l.cur, old.Max), old.Max
+		}
 		if err := syscall.Setrlimit(l.res, &syscall.Rlimit{Cur: l.cur, Max: l.max}); err != nil {
 			return fmt.Errorf("setrlimit %d: %w", l.res, err)
 		}

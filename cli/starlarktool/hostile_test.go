@@ -39,9 +39,12 @@ const (
 	hostileOutput = 64 << 10
 	// hostHeadroom is what the host process may map beyond its size at
 	// start: a script that ran in it instead of in a worker would end it.
-	// Its workers inherit the limit, and without privilege can lower it
-	// only, so it is above their memory caps.
+	// Its workers inherit the limits and keep them where they are lower
+	// than their own, so it is above their memory caps.
 	hostHeadroom = 320 << 20
+	// hostMaxRSS bounds the host's peak resident size: it holds only
+	// arguments, results and errors, each under its cap.
+	hostMaxRSS = 96 << 20
 )
 
 // terabyte builds a list whose JSON is a terabyte from repeated
@@ -70,7 +73,9 @@ def run(args):
 `
 
 // Memory cases run with a small memory cap and a long time cap, time
-// cases the other way round, so each can be stopped by one cap only.
+// cases the other way round, so each can be stopped by one cap only. A
+// time case's work takes minutes, so that a host which ran it itself
+// would not end before the test stops it.
 var (
 	memoryCase = hostileCase{Memory: 128 << 20, Timeout: 20 * time.Second, Want: starlarktool.LimitMemory}
 	// deepCase has the smallest memory cap, so the least stack (8 MiB),
@@ -107,12 +112,12 @@ var hostileCases = []hostileCase{
 	deepCase.with("% of a deep list", deepList("len(\"%s\" % [a])")),
 	deepCase.with("json.encode of a deep list", deepList("len(json.encode(a))")),
 	deepCase.with("hash of a deep tuple", "def run(args):\n    t = ()\n    for i in range(300000):\n        t = (t,)\n    return len({t: 1})\n"),
-	timeCase.with("sorted of millions", "def run(args):\n    return len(sorted(list(range(3000000)), reverse = True))\n"),
-	timeCase.with("== on large nested structures", "def run(args):\n    a = [[0] * 1000000] * 200\n    b = [[0] * 1000000] * 200\n    return a == b\n"),
-	timeCase.with("json.encode for seconds", "def run(args):\n    x = [[0] * 100] * 100000\n    return [len(json.encode(x)) for i in range(100)]\n"),
-	timeCase.with("json.decode for seconds", "def run(args):\n    s = json.encode([[0] * 100] * 10000)\n    return [len(json.decode(s)) for i in range(100)]\n"),
+	timeCase.with("sorted of millions", "def run(args):\n    x = list(range(3000000))\n    return [len(sorted(x, reverse = True)) for i in range(1000)]\n"),
+	timeCase.with("== on large nested structures", "def run(args):\n    a = [[0] * 1000000] * 100000\n    b = [[0] * 1000000] * 100000\n    return a == b\n"),
+	timeCase.with("json.encode for seconds", "def run(args):\n    x = [[0] * 100] * 100000\n    return [len(json.encode(x)) for i in range(1000)]\n"),
+	timeCase.with("json.decode for seconds", "def run(args):\n    s = json.encode([[0] * 100] * 10000)\n    return [len(json.decode(s)) for i in range(10000)]\n"),
 	timeCase.with("big integer products", "def run(args):\n    x = 1 << 500\n    for i in range(14):\n        x = x * x\n    return [x * x > 0 for i in range(10000)]\n"),
-	timeCase.at("sorted at load", "x = sorted(list(range(3000000)), reverse = True)\ndef run(args):\n    return 1\n"),
+	timeCase.at("sorted at load", "x = list(range(3000000))\ny = [sorted(x, reverse = True)[0] for i in range(1000)]\ndef run(args):\n    return 1\n"),
 	{Name: "fail() larger than the output cap", Src: "def run(args):\n    fail(\"x\" * (8 << 20))\n", Memory: 256 << 20, Timeout: 5 * time.Second},
 }
 
@@ -169,7 +174,9 @@ func TestTool_HostileScriptsAreTypedErrorsAndTheHostLives(t *testing.T) {
 		t.Run(hc.Name, func(t *testing.T) {
 			t.Parallel()
 			spec, _ := json.Marshal(hc)
-			ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+			// Each time case would run for minutes without its cap: a
+			// host that ran it itself outlasts this, and fails.
+			ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 			defer cancel()
 			cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestHostileHost$", "-test.count=1")
 			cmd.Env = append(os.Environ(), hostileEnv+"=1")
@@ -199,6 +206,9 @@ func TestTool_HostileScriptsAreTypedErrorsAndTheHostLives(t *testing.T) {
 			}
 			if rep.After != "" {
 				t.Errorf("the next call failed: %s", rep.After)
+			}
+			if rep.HostMaxRSS > hostMaxRSS {
+				t.Errorf("the host peaked at %d MiB resident, over %d MiB", rep.HostMaxRSS>>20, hostMaxRSS>>20)
 			}
 			if !raceBuild && rep.WorkerMaxRSS > hc.Memory+64<<20 {
 				t.Errorf("a worker peaked at %d MiB resident, over the %d MiB cap and its runtime", rep.WorkerMaxRSS>>20, hc.Memory>>20)
@@ -257,24 +267,28 @@ func TestHostileHost(t *testing.T) {
 	os.Stdout.Write(append(out, '\n'))
 }
 
-// capHost limits this host process's data to its size now plus
-// hostHeadroom, so that a script run in it instead of a worker ends it.
+// capHost limits this host process's address space and data to their
+// size now plus hostHeadroom, as a worker's are, so that a script run in
+// it instead of in a worker ends it.
 func capHost(t *testing.T) {
 	status, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		t.Skipf("no /proc: %v", err)
 	}
-	var kb uint64
 	for _, l := range strings.Split(string(status), "\n") {
-		if rest, ok := strings.CutPrefix(l, "VmData:"); ok {
-			kb, _ = strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+		for prefix, res := range map[string]int{"VmSize:": syscall.RLIMIT_AS, "VmData:": syscall.RLIMIT_DATA} {
+			rest, ok := strings.CutPrefix(l, prefix)
+			if !ok {
+				continue
+			}
+			kb, err := strconv.ParseUint(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lim := kb<<10 + hostHeadroom
+			if err := syscall.Setrlimit(res, &syscall.Rlimit{Cur: lim, Max: lim}); err != nil {
+				t.Fatal(err)
+			}
 		}
-	}
-	if kb == 0 {
-		t.Fatal("no VmData")
-	}
-	lim := kb<<10 + hostHeadroom
-	if err := syscall.Setrlimit(syscall.RLIMIT_DATA, &syscall.Rlimit{Cur: lim, Max: lim}); err != nil {
-		t.Fatal(err)
 	}
 }
