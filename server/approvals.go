@@ -33,8 +33,21 @@ type ApprovalRequest struct {
 // is not paused (or no longer at the pause the request names).
 const CodeNotPaused = "run_not_paused"
 
-func notPaused(info RunInfo) *Error {
-	return errorf(http.StatusConflict, CodeNotPaused, "", "run "+info.ID+" is "+string(info.Status)+", not paused")
+// notPaused is the 409 of a run that is not paused at pauseID (empty: at
+// any pause).
+func notPaused(info RunInfo, pauseID string) *Error {
+	msg := "run " + info.ID + " is " + string(info.Status) + ", not paused"
+	if info.Status == StatusPaused && pauseID != "" && pauseID != info.PauseID {
+		msg = "run " + info.ID + " is paused at " + info.PauseID + ", not at " + pauseID
+	}
+	return errorf(http.StatusConflict, CodeNotPaused, "", msg)
+}
+
+// pauseTaken is the 409 of a decision that lost its pause to another
+// decision or a cancel between reading the run and claiming the pause.
+func pauseTaken(info RunInfo) *Error {
+	return errorf(http.StatusConflict, CodeNotPaused, "",
+		"run "+info.ID+" is no longer paused at "+info.PauseID+": another decision or a cancel took the pause first")
 }
 
 func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
@@ -43,7 +56,7 @@ func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if info.Status != StatusPaused {
-		writeError(w, notPaused(info))
+		writeError(w, notPaused(info, ""))
 		return
 	}
 	writeJSON(w, http.StatusOK, Approvals{RunID: info.ID, PauseID: info.PauseID, Pending: info.Pending})
@@ -67,7 +80,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if info.Status != StatusPaused || (q.PauseID != "" && q.PauseID != info.PauseID) {
-		writeError(w, notPaused(info))
+		writeError(w, notPaused(info, q.PauseID))
 		return
 	}
 	if len(q.Decisions) == 0 {
@@ -102,7 +115,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	claimed, err := s.log.Claim(r.Context(), info.ID, info.PauseID)
 	switch {
 	case errors.Is(err, ErrNotPaused):
-		writeError(w, notPaused(info))
+		writeError(w, pauseTaken(info))
 		return
 	case err != nil:
 		writeError(w, s.unavailable("claim the pause", err))

@@ -178,12 +178,17 @@ func TestRedis_ApprovalOnAnotherReplicaResumesOnce(t *testing.T) {
 	for _, base := range []string{a.URL, b.URL, b.URL} {
 		wg.Go(func() {
 			resp := post(t, base+"/agents/mailer/runs/"+info.ID+"/approvals", body)
-			resp.Body.Close()
+			e := decode[server.ErrorBody](t, resp)
 			switch resp.StatusCode {
 			case http.StatusAccepted:
 				accepted.Add(1)
 			case http.StatusConflict:
 				conflicts.Add(1)
+				// The loser hears what took its pause, not that a
+				// paused run is "paused, not paused".
+				if strings.Contains(e.Error.Message, "paused, not paused") {
+					t.Errorf("409 of a lost race: %q", e.Error.Message)
+				}
 			default:
 				t.Errorf("decide: %d", resp.StatusCode)
 			}

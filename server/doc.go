@@ -28,9 +28,12 @@
 //
 // Every run response carries X-Run-Id. An SSE frame's event: is the
 // event's type and its id: the event's position in the run, which a
-// reconnecting client sends back as Last-Event-ID. A stream always ends
-// with a terminal event (run_completed or run_failed): when the log holds
-// none, the stream ends with a synthetic run_failed (without an id).
+// reconnecting client sends back as Last-Event-ID; a WebSocket message is
+// the event's JSON with its position as "seq". A stream always ends with a
+// terminal event (run_completed or run_failed): when the log holds none,
+// the stream ends with a synthetic run_failed (without an id). A stream
+// resumed after a finished run's terminal event sends nothing more (SSE:
+// 204).
 // Errors share one JSON shape, [ErrorBody].
 //
 // One-shot and SSE runs are cancelled when their client disconnects; an

@@ -162,6 +162,9 @@ func (s *schemas) build() error {
 		if err := s.add(name, v.typ, v.name); err != nil {
 			return err
 		}
+		// A WebSocket message carries its position as seq.
+		s.components[name].Properties["seq"] = &jsonschema.Schema{Type: "integer", Minimum: jsonschema.Ptr(1.0),
+			Description: "on a WebSocket message: the event's position in the run (an SSE frame's id:), for ?after= on a reconnect"}
 		events = append(events, ref(name))
 	}
 	s.components["ContentPart"] = &jsonschema.Schema{OneOf: parts, Description: "one piece of an item, by its type"}
@@ -236,6 +239,7 @@ var errorDescriptions = map[string]string{
 	"408": "body_timeout: the body did not arrive within a minute",
 	"409": "run_elsewhere: the run is driven by another replica and the cancel cannot reach it (the event log relays no cancels, or its replica does not listen); run_not_paused: the run is not paused (at the pause named)",
 	"413": "the body is larger than the server accepts",
+	"431": "header_too_large: the request's headers are over 64 KiB",
 	"429": "too many concurrent runs on the server or the session; Retry-After says when to try again",
 	"500": "a provider failed to set up the run",
 	"501": "the server's event log cannot list runs",
@@ -244,7 +248,9 @@ var errorDescriptions = map[string]string{
 }
 
 func responses(ok obj, errs ...string) obj {
-	out := errorResponses(append([]string{"401", "403", "405"}, errs...)...)
+	// 431 comes from the connection, before any route: every operation
+	// can get it.
+	out := errorResponses(append([]string{"401", "403", "405", "431"}, errs...)...)
 	maps.Copy(out, ok)
 	return out
 }
@@ -291,14 +297,15 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 			}},
 			"/agents/{name}/runs/{id}/events": obj{"get": obj{
 				"operationId": "runEvents", "summary": "Replay a run's events, then follow it live",
-				"description": "With a WebSocket upgrade: one text message per event, then a normal closure. Otherwise Server-Sent Events from Last-Event-ID (or after) on. A stream always ends with a terminal event.",
+				"description": "With a WebSocket upgrade: one text message per event (with its position as seq), then a normal closure. Otherwise Server-Sent Events from Last-Event-ID (or after) on. A stream always ends with a terminal event, but for one that resumes after it (SSE: 204; WebSocket: a normal closure at once).",
 				"parameters": []any{name, id,
 					obj{"name": "Last-Event-ID", "in": "header", "schema": obj{"type": "integer", "minimum": 0}},
 					obj{"name": "after", "in": "query", "schema": obj{"type": "integer", "minimum": 0}},
 				},
 				"responses": responses(obj{
-					"101": obj{"description": "WebSocket: one message per event (components/schemas/Event)"},
+					"101": obj{"description": "WebSocket: one message per event (components/schemas/Event), with its position as seq"},
 					"200": obj{"description": "the run's events", "headers": runIDHeader, "content": eventStream},
+					"204": obj{"description": "the run has ended and Last-Event-ID (or after) is its terminal event: nothing more to send", "headers": runIDHeader},
 				}, "400", "404", "406", "503"),
 			}},
 			"/agents/{name}/runs/{id}/cancel": obj{"post": obj{

@@ -260,3 +260,23 @@ func TestOpenAPI_SubRunEventsMatchTheSchemaAndReplayFromTheLog(t *testing.T) {
 		}
 	}
 }
+
+func TestOpenAPI_EveryOperationDeclaresThe431TheConnectionAnswers(t *testing.T) {
+	// ServeListener answers oversized headers 431 before any route runs
+	// (TestServeListener_NetHTTPRejectionsAreTheJSONErrorShape), so every
+	// operation can get it.
+	_, ts := start(t, []helikon.Agent{newAgent(t, "greeter", 0)})
+	doc := decode[map[string]any](t, get(t, ts.URL+"/openapi.json"))
+	n := 0
+	for path, ops := range doc["paths"].(map[string]any) {
+		for method, op := range ops.(map[string]any) {
+			n++
+			if op.(map[string]any)["responses"].(map[string]any)["431"] == nil {
+				t.Errorf("%s %s declares no 431", method, path)
+			}
+		}
+	}
+	if n < 8 {
+		t.Fatalf("%d operations", n)
+	}
+}

@@ -128,6 +128,12 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 		s.streamWebSocket(w, r, info.ID, after)
 		return
 	}
+	// A finished run resumed after its terminal event has nothing more to
+	// send: 204 also tells an EventSource to stop reconnecting.
+	if info.Status.Final() && after > 0 && after >= info.LastEvent && s.terminalAt(r.Context(), info.ID, after) {
+		w.WriteHeader(http.StatusNoContent)
+		return
+	}
 	s.streamSSE(w, r, info.ID, after)
 }
 

@@ -26,6 +26,7 @@ func (s *Server) follow(ctx context.Context, runID string, after int64, emit fun
 	stop := context.AfterFunc(s.connCtx, cancel)
 	defer stop()
 	var tailErr error
+	sent := false
 	for batch, err := range s.log.Tail(ctx, runID, after) {
 		if err != nil {
 			tailErr = err
@@ -36,6 +37,7 @@ func (s *Server) follow(ctx context.Context, runID string, after int64, emit fun
 				return emit(batch[:i+1])
 			}
 		}
+		sent = sent || len(batch) > 0
 		if !emit(batch) {
 			return false
 		}
@@ -43,7 +45,27 @@ func (s *Server) follow(ctx context.Context, runID string, after int64, emit fun
 	if ctx.Err() != nil {
 		return false
 	}
+	// A client resuming after the run's terminal event (an EventSource
+	// reconnects by itself once a finished stream closes) has the whole
+	// run: its stream ends with nothing more.
+	if tailErr == nil && !sent && s.terminalAt(ctx, runID, after) {
+		return true
+	}
 	return emit([]Record{s.syntheticFailure(ctx, runID, tailErr)})
+}
+
+// terminalAt reports whether the run's record at position seq is its
+// terminal one.
+func (s *Server) terminalAt(ctx context.Context, runID string, seq int64) bool {
+	if seq < 1 {
+		return false
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for batch, err := range s.log.Tail(ctx, runID, seq-1) {
+		return err == nil && len(batch) > 0 && batch[0].Seq == seq && batch[0].Terminal()
+	}
+	return false
 }
 
 // syntheticFailure is the run_failed record a stream ends with when the
@@ -102,7 +124,9 @@ func appendFrame(buf []byte, rec Record) []byte {
 }
 
 // streamWebSocket replays and follows the run over a WebSocket, one text
-// message per event (its JSON), then closes with a normal closure.
+// message per event (its JSON, with its position as a leading "seq"
+// member, which a synthetic record goes without), then closes with a
+// normal closure.
 func (s *Server) streamWebSocket(w http.ResponseWriter, r *http.Request, runID string, after int64) {
 	c, err := websocket.Accept(w, r, nil)
 	if err != nil {
@@ -112,9 +136,11 @@ func (s *Server) streamWebSocket(w http.ResponseWriter, r *http.Request, runID s
 	// The client sends nothing; CloseRead answers its pings and closes,
 	// and cancels ctx when it goes away.
 	ctx := c.CloseRead(r.Context())
+	var buf []byte
 	ok := s.follow(ctx, runID, after, func(batch []Record) bool {
 		for _, rec := range batch {
-			if err := c.Write(ctx, websocket.MessageText, rec.Data); err != nil {
+			buf = appendMessage(buf[:0], rec)
+			if err := c.Write(ctx, websocket.MessageText, buf); err != nil {
 				return false
 			}
 		}
@@ -125,4 +151,19 @@ func (s *Server) streamWebSocket(w http.ResponseWriter, r *http.Request, runID s
 	} else if errors.Is(context.Cause(ctx), context.Canceled) && s.connCtx.Err() != nil {
 		_ = c.Close(websocket.StatusGoingAway, "server shutting down")
 	}
+}
+
+// appendMessage appends rec as one WebSocket message: its JSON object
+// with "seq" (its position, what an SSE frame's id: carries) as the first
+// member, so a client resumes with ?after= without counting.
+func appendMessage(buf []byte, rec Record) []byte {
+	if rec.Seq <= 0 || len(rec.Data) < 2 || rec.Data[0] != '{' {
+		return append(buf, rec.Data...)
+	}
+	buf = append(buf, `{"seq":`...)
+	buf = strconv.AppendInt(buf, rec.Seq, 10)
+	if rec.Data[1] != '}' {
+		buf = append(buf, ',')
+	}
+	return append(buf, rec.Data[1:]...)
 }

@@ -333,7 +333,8 @@ func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, erro
 			seq, _ = parseSeq(last[0].ID)
 		}
 		now := time.Now().UTC()
-		out.Status, out.FinishedAt = server.StatusInterrupted, &now
+		// The synthetic run_failed takes the next position.
+		out.Status, out.FinishedAt, out.LastEvent = server.StatusInterrupted, &now, seq+1
 		out.Error = &helikon.AgentError{Kind: helikon.KindOther, Agent: out.Agent,
 			Message: "the server driving the run stopped before the run ended"}
 		if out.Result == nil {

@@ -86,7 +86,9 @@ func TestLog_OrphanedRunReadsInterrupted(t *testing.T) {
 	}
 	_ = dead.Close() // the replica dies mid-run
 	got, err := live.Info(ctx, info.ID)
-	if err != nil || got.Status != server.StatusInterrupted || got.Error == nil || got.FinishedAt == nil {
+	// The synthetic run_failed takes the next position, and the record
+	// says it is the last.
+	if err != nil || got.Status != server.StatusInterrupted || got.Error == nil || got.FinishedAt == nil || got.LastEvent != 2 {
 		t.Fatalf("after its replica died: %+v, %v", got, err)
 	}
 	var recs []server.Record

@@ -182,6 +182,7 @@
           const resp = await request("agents/" + enc(this.agent) + "/runs/" + enc(this.id) + "/events?after=" + this.last,
             { headers: { Accept: "text/event-stream" }, signal: this.ctl.signal, cache: "no-store" });
           if (!resp.ok) throw await errorOf(resp);
+          if (resp.status === 204) { this.stop(); this.onEnd(null); return; } // resumed after the terminal event
           const reader = resp.body.pipeThrough(new TextDecoderStream()).getReader();
           let buf = "";
           for (;;) {
