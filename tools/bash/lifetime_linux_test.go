@@ -60,13 +60,22 @@ func TestLocalBackends_NoProcessOutlivesItsCallWhateverItsGroup(t *testing.T) {
 			b, dir := osTool(t)
 			return b.backend, dir
 		},
+		// As where no cgroup can be made (a container's read-only
+		// cgroupfs): run as root, the calls of the sandbox user end by
+		// killing every process of its uid.
+		"os-sandbox-without-cgroup": func(t *testing.T) (ExecutionBackend, string) {
+			// A uid of its own: the sweep kills every process of it,
+			// and the other subtests run meanwhile.
+			b, dir := osTool(t, withoutCgroup(), WithSandboxUser(sweepUID, sweepUID))
+			return b.backend, dir
+		},
 	}
 	for name, newBackend := range backends {
 		for _, end := range []string{"exit", "timeout", "cancel"} {
 			t.Run(name+"/"+end, func(t *testing.T) {
 				t.Parallel()
 				be, dir := newBackend(t)
-				if be.(interface{ local() *local }).local().cgroups == nil {
+				if l := be.(interface{ local() *local }).local(); l.cgroups == nil && !l.sweep {
 					if l := be.Guarantees().Label; !strings.Contains(l, "the process group killed (a process that leaves it may outlive the call)") {
 						t.Fatalf("no cgroup here, and the label %q does not say so", l)
 					}
@@ -109,3 +118,10 @@ func TestLocalBackends_NoProcessOutlivesItsCallWhateverItsGroup(t *testing.T) {
 		}
 	}
 }
+
+// withoutCgroup makes a backend act as where no cgroup can be made.
+func withoutCgroup() HostOption { return func(c *hostConfig) { c.noCgroup = true } }
+
+// sweepUID is the sandbox user of the test of the uid sweep, used by no
+// other test.
+const sweepUID = 54331

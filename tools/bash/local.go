@@ -43,6 +43,9 @@ type local struct {
 	ownGroup bool
 	// cred, when set, is the unprivileged user the shell runs as.
 	cred *syscall.Credential
+	// sweep, without cgroups, ends a call by killing every process of
+	// cred's uid (see sweepUser), its calls one at a time.
+	sweep bool
 }
 
 // goAheadFD is the descriptor from which the shell reads one byte before
@@ -60,6 +63,9 @@ var goAheadPrefix = fmt.Sprintf("read -rn1 _ <&%d || exit 125; exec %d<&-; ", go
 func (l *local) lifetime() string {
 	if l.cgroups != nil {
 		return "every process killed through a cgroup v2 per call"
+	}
+	if l.sweep {
+		return fmt.Sprintf("every process of uid %d killed when the call ends (no cgroup here: its calls run one at a time)", l.cred.Uid)
 	}
 	return "the process group killed (a process that leaves it may outlive the call)"
 }
@@ -91,6 +97,13 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	limit := req.OutputLimit
 	if limit <= 0 {
 		limit = DefaultOutputLimit
+	}
+	if l.sweep {
+		unlock, err := lockUser(ctx, l.cred.Uid)
+		if err != nil {
+			return Result{}, err
+		}
+		defer unlock()
 	}
 	script := l.prefix + req.Command
 	// The child's descriptors 3 (limits status) and 4 (go-ahead); nil
@@ -152,6 +165,12 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	}
 	pid := cmd.Process.Pid
 	kill := func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }
+	if l.sweep {
+		kill = func() {
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			l.sweepUser()
+		}
+	}
 	if cg != nil {
 		kill = cg.kill
 		if err := cg.add(pid); err != nil {

@@ -72,7 +72,9 @@ const DefaultProcessCap = 1024
 // capability). Choose ids that own no file and run no process on the
 // host: the command may change the metadata of files its uid owns
 // anywhere, and, on kernels without Landlock's signal scope, signal its
-// processes.
+// processes. Where no cgroup can be made, a call ends by killing every
+// process of the uid (and the uid's calls on this host run one at a
+// time), so do not share it with anything else.
 func WithSandboxUser(uid, gid int) HostOption {
 	return func(c *hostConfig) { c.uid, c.gid, c.userSet = uid, gid, true }
 }
@@ -111,6 +113,10 @@ func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBac
 	if err := prepareUser(&l, c, sb.Dir()); err != nil {
 		return nil, err
 	}
+	// A privileged process without a cgroup ends a call by killing
+	// every process of the sandbox user, which no process of the
+	// command can leave.
+	l.sweep = l.cgroups == nil && l.cred != nil
 	// The process cap: a pids cgroup per call where there is one, and
 	// RLIMIT_NPROC when the command has a uid of its own (under this
 	// process's uid the limit would count all of its processes).
