@@ -42,6 +42,12 @@
 //	if err != nil { … }
 //	res, err := r.Run(ctx, agent, nil, helikon.UserText("hello"))
 //
-// See docs/durable.md for the durability contract, the worker posture,
-// idempotency and the payload budget.
+// A run records at its start the shape of its agents (tools, handoffs, turn
+// limit, output type, parallel setting) and the worker's step mode, and
+// every worker that continues it follows that record, so a deploy that
+// changes an agent does not break the runs in flight; [WithDeploymentVersion]
+// pins runs to the release that started them.
+//
+// See docs/durable.md for the durability contract, deploying agent
+// changes, the worker posture, idempotency and the payload budget.
 package temporal
