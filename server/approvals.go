@@ -69,7 +69,6 @@ func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
 // session records (the runner's ResumePausedStreamed); a run without one
 // from the state in its run_paused event.
 func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
-	agent := s.agents[r.PathValue("name")]
 	info, ok := s.runOf(w, r)
 	if !ok {
 		return
@@ -103,6 +102,11 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 			writeError(w, s.unavailable("read the paused state", err))
 			return
 		}
+	}
+	agent, e := s.agentFor(r, info.Agent)
+	if e != nil {
+		writeError(w, e)
+		return
 	}
 	// The run continues on its owner's session, whoever decides (an
 	// admin may).

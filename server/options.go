@@ -1,9 +1,11 @@
 package server
 
 import (
+	"context"
 	"log/slog"
 	"time"
 
+	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/runner"
 )
 
@@ -70,7 +72,23 @@ type config struct {
 	grace     time.Duration
 	logger    *slog.Logger
 	devUI     bool
+	factory   AgentFactory
 }
+
+// AgentFactory builds the agent named name for one run. ctx is the
+// request's, carrying its [Principal] ([PrincipalOf]).
+type AgentFactory func(ctx context.Context, name string) (helikon.Agent, error)
+
+// WithAgentFactory has every run, a continuation after an approval
+// included, run an agent f builds for it, instead of sharing the agent
+// [New] was given: for agents that keep per-run state (a scripted mock
+// model, which replays its script once) or that are built for the caller
+// (a per-user tool set). The agents given to New still name and describe
+// what the server serves (GET /agents, the OpenAPI document). f must
+// return an agent of the name asked for; an error it returns fails the
+// request before the run starts: an [*Error] with its status, any other
+// a 500.
+func WithAgentFactory(f AgentFactory) Option { return func(c *config) { c.factory = f } }
 
 // WithSessionProvider sets how X-Session-Id maps to sessions (default
 // [NewMemorySessions]).

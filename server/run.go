@@ -58,8 +58,7 @@ func runMode(r *http.Request) (mode, *Error) {
 
 func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("name")
-	agent, ok := s.agents[name]
-	if !ok {
+	if _, ok := s.agents[name]; !ok {
 		writeError(w, agentNotFound(name))
 		return
 	}
@@ -84,6 +83,11 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
+	agent, e := s.agentFor(r, name)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
 	owner := PrincipalOf(r.Context()).ID
 	adm, rc, e := s.openRun(r, scopedSession(owner, sessionID))
 	if e != nil {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -35,6 +36,7 @@ type Server struct {
 	ret      time.Duration
 	grace    time.Duration
 	logger   *slog.Logger
+	factory  AgentFactory
 	mux      *http.ServeMux
 	openapi  []byte
 	devUI    http.Handler
@@ -94,7 +96,7 @@ func New(agents []helikon.Agent, opts ...Option) (*Server, error) {
 	s := &Server{
 		agents: make(map[string]helikon.Agent, len(agents)), list: AgentList{Agents: []AgentInfo{}},
 		sessions: c.sessions, contexts: c.contexts, auth: c.auth, log: c.log, runner: c.runner,
-		limits: c.limits.withDefaults(), keep: c.keep, ret: c.retention, grace: c.grace, logger: c.logger,
+		limits: c.limits.withDefaults(), keep: c.keep, ret: c.retention, grace: c.grace, logger: c.logger, factory: c.factory,
 		live: make(map[string]*liveRun),
 	}
 	for _, a := range agents {
@@ -269,4 +271,21 @@ func (s *Server) Shutdown(ctx context.Context) error {
 		}
 	})
 	return err
+}
+
+// agentFor returns the agent that runs name's next run: the one [New] was
+// given, or one the [AgentFactory] builds for it.
+func (s *Server) agentFor(r *http.Request, name string) (helikon.Agent, *Error) {
+	if s.factory == nil {
+		return s.agents[name], nil
+	}
+	a, err := s.factory(r.Context(), name)
+	if err != nil {
+		return nil, s.providerError("build agent "+name, err)
+	}
+	if a == nil || a.Name() != name {
+		s.logger.ErrorContext(r.Context(), "server: the agent factory built the wrong agent", "agent", name)
+		return nil, errorf(http.StatusInternalServerError, CodeInternal, "", "the agent factory built no agent named "+strconv.Quote(name))
+	}
+	return a, nil
 }
