@@ -9,12 +9,13 @@
 // RunConfig.ParallelToolCalls), and the steps around them (StartRun renders
 // the instructions and runs the input guardrails and OnRunStart hooks;
 // FinishRun the output guardrails and OnRunComplete hooks; Hook the
-// handoff hooks). Temporal records every finished step in the run's
-// history, so a worker that picks up a crashed run replays the history and
-// carries on from the step that was running: finished model turns and tool
-// calls are not repeated. An agent used as a tool ([helikon.AgentAsTool])
-// over an LLM agent runs as a child workflow, so its finished steps are not
-// repeated either; a call in it that asks a human pauses the whole run, as
+// handoff hooks). Temporal records each step's result in the run's history
+// once the server has it, so a worker that picks up a crashed run replays
+// the history and carries on from the step that was running: recorded
+// model turns and tool calls are not repeated (a step whose function
+// returned but whose result the server did not get yet runs again). An
+// agent used as a tool ([helikon.AgentAsTool]) over an LLM agent runs as a
+// child workflow, so its recorded steps are not repeated either; a call in it that asks a human pauses the whole run, as
 // in process. An agent tool over an orchestration agent (sequential,
 // parallel, loop, swarm, graph) runs inside its tool call's activity.
 //

@@ -381,7 +381,7 @@ func (h *workflowHost) callModel(a agentRef, turn int, req *helikon.ModelRequest
 // sub-run the worker runs as a child workflow takes three steps, all
 // recorded: its tool activity authorises it, the child workflow runs the
 // sub-agent, and a local activity settles the call with the child's
-// outcome; a crash repeats none of the child's finished steps.
+// outcome; a crash repeats none of the child's recorded steps.
 func (h *workflowHost) runTools(a agentRef, work []toolWork, parallel int) []toolDone {
 	out := make([]toolDone, len(work))
 	var run []int    // the calls that need a step
