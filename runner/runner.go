@@ -323,6 +323,14 @@ func (p *persister) append(ctx, actx context.Context, events []helikon.SessionEv
 		if logger == nil {
 			logger = slog.Default()
 		}
+		if actx.Err() != nil && actx == ctx {
+			// The run was cancelled (its client went away) mid-run: the
+			// batch goes with the final append, on a context of its own,
+			// which reports it if it fails too. Nothing failed yet.
+			logger.DebugContext(ctx, "runner: session append deferred to the run's end: the run's context ended",
+				"agent", p.agent, "events", len(events), "err", err)
+			return err
+		}
 		logger.ErrorContext(ctx, "runner: session append failed",
 			"agent", p.agent, "events", len(events), "err", err)
 		return err

@@ -434,3 +434,44 @@ func (s ctxSession) Snapshot(ctx context.Context) ([]helikon.Item, error) {
 	}
 	return s.MemorySession.Snapshot(ctx)
 }
+
+// ctxAppendSession is a session whose appends honour their context, as the
+// database-backed ones do.
+type ctxAppendSession struct{ *helikon.MemorySession }
+
+func (s ctxAppendSession) Append(ctx context.Context, evs ...helikon.SessionEvent) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return s.MemorySession.Append(ctx, evs...)
+}
+
+// A client that goes away cancels its run mid-run: the batch the cancelled
+// context refused is stored by the final append, and nothing is logged as
+// an error, since nothing was lost.
+func TestRunner_CancelledRunLogsNoAppendErrorWhenTheFinalAppendStoresIt(t *testing.T) {
+	var logs bytes.Buffer
+	r := runner.New(runner.WithLogger(slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))))
+	sess := ctxAppendSession{helikon.NewMemorySession()}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	slow := helikon.MustTool("slow", "Waits for the run to end.", func(tc *helikon.ToolContext, in struct{}) (string, error) {
+		cancel()
+		<-tc.Done()
+		return "", tc.Err()
+	})
+	agent, _ := helikon.NewAgent("worker", mock.Scripted(
+		mock.ToolCalls(mock.Call{ID: "s1", Name: "slow", Args: `{}`}),
+		mock.Text("never"),
+	), helikon.WithTools(slow))
+	_, err := r.Run(ctx, agent, helikon.NewRunContext(helikon.WithSession(sess)), helikon.UserText("go"))
+	if !errors.Is(err, helikon.ErrCancelled) {
+		t.Fatalf("err = %v", err)
+	}
+	if got := roles(snapshot(t, sess.MemorySession)); got != "user assistant+call tool" {
+		t.Fatalf("session: %s", got)
+	}
+	if strings.Contains(logs.String(), "level=ERROR") || !strings.Contains(logs.String(), "deferred") {
+		t.Fatalf("logs:\n%s", logs.String())
+	}
+}
