@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"iter"
 	"strings"
 	"testing"
 
@@ -265,6 +266,30 @@ func scenarios() []scenario {
 				mock.Text("done"),
 			), helikon.WithTools(addTool, leakTool)), WorkerPosture{Mode: helikon.PermissionBypass, Allow: []helikon.AllowRule{helikon.AllowTool("leak")}, Hooks: workerHooks()}
 		}},
+		// The target reports the transcript it got, which the handoff's
+		// filter stripped of the tool call and its result.
+		{"handoff with an input filter", func(t *testing.T) (*helikon.LLMAgent, WorkerPosture) {
+			b := mustAgent(t, "billing", countModel{})
+			return mustAgent(t, "triage", mock.Scripted(
+				mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":1,"b":2}`}),
+				mock.ToolCalls(mock.Call{ID: "h1", Name: "transfer_to_billing", Args: `{}`}),
+			), helikon.WithTools(addTool), helikon.WithHandoffs(helikon.Handoff{Agent: b, InputFilter: helikon.DropToolItems})), WorkerPosture{}
+		}},
+	}
+}
+
+// countModel answers with the roles of the messages it was sent.
+type countModel struct{}
+
+func (countModel) Capabilities() helikon.ModelCapabilities { return helikon.ModelCapabilities{} }
+
+func (countModel) Invoke(_ context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
+	roles := make([]string, len(req.Messages))
+	for i, m := range req.Messages {
+		roles[i] = string(m.Role)
+	}
+	return func(yield func(helikon.ModelEvent, error) bool) {
+		yield(helikon.TokenDelta{Text: "saw " + strings.Join(roles, ",")}, nil)
 	}
 }
 

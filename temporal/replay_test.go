@@ -31,6 +31,9 @@ import (
 // version (workflow.GetVersion).
 const historyDir = "testdata/histories"
 
+// unrecorded are, by release, the scenarios added after it.
+var unrecorded = map[string]map[string]bool{"v0": {"handoff with an input filter": true}}
+
 // releaseDirs are the directories of the histories to replay: the current
 // code's and each earlier release's.
 var releaseDirs = []string{historyDir, filepath.Join(historyDir, "v0")}
@@ -45,6 +48,9 @@ func TestReplay_RecordedHistoriesStillReplay(t *testing.T) {
 	}
 	for _, dir := range releaseDirs {
 		for _, sc := range scenarios() {
+			if unrecorded[filepath.Base(dir)][sc.name] {
+				continue // the release did not have the scenario
+			}
 			t.Run(filepath.Base(dir)+"/"+sc.name, func(t *testing.T) {
 				path := historyFile(dir, sc.name)
 				if _, err := os.Stat(path); err != nil {
@@ -62,13 +68,18 @@ func TestReplay_RecordedHistoriesStillReplay(t *testing.T) {
 }
 
 // recordHistories runs every scenario on the dev server and writes its
-// history.
+// history; HELIKON_RECORD_HISTORIES set to a scenario's name records that
+// one only.
 func recordHistories(t *testing.T) {
 	c := devClient(t)
 	if err := os.MkdirAll(historyDir, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	only := os.Getenv("HELIKON_RECORD_HISTORIES")
 	for _, sc := range scenarios() {
+		if only != "1" && only != sc.name {
+			continue
+		}
 		ag, posture := sc.build(t)
 		id := recordedID(sc.name)
 		r, err := NewRunner(c, startWorker(t, c, WithAgents(ag), WithPosture(posture)), WithWorkflowID(func(string) string { return id }))
