@@ -169,8 +169,9 @@ func WithWorkerOptions(o worker.Options) WorkerOption {
 // must not see (docs/durable.md, "Deploying agent changes"): start the
 // new version's workers, make it current (temporal worker deployment
 // set-current-version, or the client's WorkerDeploymentClient), and stop
-// the old version's workers once its runs have drained. Until a version
-// is made current, the deployment's runs wait. It applies after
+// the old version's workers once its runs have drained. While no version
+// is current, Temporal sends new runs to unversioned workers, so make the
+// first version current when turning versioning on. It applies after
 // [WithWorkerOptions], whose DeploymentOptions it replaces.
 func WithDeploymentVersion(deployment, buildID string) WorkerOption {
 	return func(c *workerConfig) {
