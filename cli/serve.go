@@ -13,19 +13,21 @@ import (
 
 func newServeCommand(o *options) *cobra.Command {
 	var (
-		addr string
-		ui   bool
+		addr   string
+		ui     bool
+		dbPath string
 	)
 	cmd := &cobra.Command{
-		Use:   "serve [--addr ADDR] [--ui=false]",
+		Use:   "serve [--addr ADDR] [--ui=false] [--db FILE]",
 		Short: "Serve every sidecar agent over HTTP with the agent server",
 		Long: `serve runs the helikon agent server (package server) with every agent of
 the sidecar until interrupted, with the dev web UI at /ui/ (chat with an
 agent, watch its runs live, approve or reject the calls that wait for
 approval; --ui=false turns it off). Each agent runs in its permission mode
 from agents.toml, plan when it sets none: network callers then reach only
-read_only tools. See docs/server.md for its routes and docs/devui.md for
-the UI.`,
+read_only tools. With --db FILE, sessions and the list of runs live in that
+SQLite file, so serve restarted on it lists the earlier runs. See
+docs/server.md for its routes and docs/devui.md for the UI.`,
 		Example: `  helikon serve --addr 127.0.0.1:8080`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := o.load()
@@ -55,6 +57,14 @@ the UI.`,
 			if ui {
 				opts = append(opts, server.WithDevUI())
 			}
+			if dbPath != "" {
+				db, dbOpts, err := serveDB(cmd.Context(), dbPath)
+				if err != nil {
+					return err
+				}
+				defer db.Close()
+				opts = append(opts, dbOpts...)
+			}
 			srv, err := server.New(agents, opts...)
 			if err != nil {
 				return err
@@ -75,5 +85,6 @@ the UI.`,
 	}
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
 	cmd.Flags().BoolVar(&ui, "ui", true, "serve the dev web UI at /ui/")
+	cmd.Flags().StringVar(&dbPath, "db", "", "keep sessions and the list of runs in this SQLite file, so a restart lists earlier runs")
 	return cmd
 }

@@ -125,6 +125,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.unavailable("claim the pause", err))
 		return
 	}
+	s.index(r.Context(), claimed)
 	lr, ctx, ok := s.launch(claimed, adm)
 	if !ok {
 		writeError(w, errorf(http.StatusServiceUnavailable, CodeShuttingDown, "", "the server is shutting down"))

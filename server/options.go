@@ -73,6 +73,7 @@ type config struct {
 	logger    *slog.Logger
 	devUI     bool
 	factory   AgentFactory
+	index     RunIndex
 }
 
 // AgentFactory builds the agent named name for one run. ctx is the

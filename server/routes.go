@@ -62,6 +62,9 @@ func (s *Server) runOf(w http.ResponseWriter, r *http.Request) (RunInfo, bool) {
 		return RunInfo{}, false
 	}
 	info, err := s.log.Info(r.Context(), id)
+	if err != nil {
+		info, err = s.indexed(r.Context(), id, err)
+	}
 	p := PrincipalOf(r.Context())
 	// Another principal's run is answered exactly as a run that does not
 	// exist, so the answer confirms no id.

@@ -104,6 +104,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.unavailable("create run", err))
 		return
 	}
+	s.index(r.Context(), info)
 	lr, ctx, ok := s.launch(info, adm)
 	if !ok {
 		writeError(w, errorf(http.StatusServiceUnavailable, CodeShuttingDown, "", "the server is shutting down"))
@@ -349,6 +350,8 @@ func (w *runWriter) finish(info RunInfo) {
 	}
 	if err := w.s.log.Update(w.ctx, info); err != nil {
 		w.s.logger.Error("server: finish run", "run", w.id, "principal", info.Owner, "err", err)
+	} else {
+		w.s.index(w.ctx, info)
 	}
 	if info.Error != nil && (info.Status == StatusFailed || info.Status == StatusCancelled) {
 		level := slog.LevelWarn

@@ -52,6 +52,9 @@ const maxInputRecord = 4096
 
 func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
 	lister, ok := s.log.(RunLister)
+	if s.runIndex != nil {
+		lister, ok = s.runIndex, true
+	}
 	if !ok {
 		writeError(w, errorf(http.StatusNotImplemented, CodeNotImplemented, "",
 			"the server's event log cannot list runs"))

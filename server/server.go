@@ -37,6 +37,7 @@ type Server struct {
 	grace    time.Duration
 	logger   *slog.Logger
 	factory  AgentFactory
+	runIndex RunIndex
 	mux      *http.ServeMux
 	openapi  []byte
 	devUI    http.Handler
@@ -96,7 +97,7 @@ func New(agents []helikon.Agent, opts ...Option) (*Server, error) {
 	s := &Server{
 		agents: make(map[string]helikon.Agent, len(agents)), list: AgentList{Agents: []AgentInfo{}},
 		sessions: c.sessions, contexts: c.contexts, auth: c.auth, log: c.log, runner: c.runner,
-		limits: c.limits.withDefaults(), keep: c.keep, ret: c.retention, grace: c.grace, logger: c.logger, factory: c.factory,
+		limits: c.limits.withDefaults(), keep: c.keep, ret: c.retention, grace: c.grace, logger: c.logger, factory: c.factory, runIndex: c.index,
 		live: make(map[string]*liveRun),
 	}
 	for _, a := range agents {
