@@ -27,6 +27,7 @@ func pauseOn(t *testing.T, f *fixture, agent string) context.Context {
 }
 
 func TestBrowser_RejectingAPausedCallRunsNothingAndTheModelSeesTheRefusal(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := pauseOn(t, f, "outbox")
 	const result = `#timeline li[data-tool="send_email"] > ol > li[data-type="tool_output_item"]`
@@ -51,6 +52,7 @@ func TestBrowser_RejectingAPausedCallRunsNothingAndTheModelSeesTheRefusal(t *tes
 // ScopeRun, what an "always" decision without a scope means): the model's
 // second, identical call runs without a second pause.
 func TestBrowser_AlwaysRunsTheSameCallAgainInTheRunWithoutAsking(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := pauseOn(t, f, "newsletter")
 	browsertest.Do(t, ctx, "always", chromedp.Click(chromedp.CSS(`.approvals button[data-kind="always"]`)),

@@ -35,6 +35,7 @@ const missingGlyphs = `((chars) => {
 // only show as a missing-glyph box: with Debian's DejaVu fonts alone, ⛔
 // and ⧉ did (the guardrail and agent tool icons).
 func TestBrowser_EveryCharacterTheUIShowsHasAGlyph(t *testing.T) {
+	t.Parallel()
 	var chars []string
 	for _, name := range []string{"assets/app.js", "assets/style.css"} {
 		src, err := os.ReadFile(name)

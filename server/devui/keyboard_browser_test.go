@@ -50,6 +50,7 @@ func tabTo(t *testing.T, ctx context.Context, sel string, limit int) []string {
 // tool call's timeline item and open its raw JSON with Enter, close it with
 // Escape. Every stop on the way shows a focus ring.
 func TestBrowser_KeyboardAloneChoosesAnAgentSendsAndOpensATimelineItem(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := browsertest.Open(t, nil)
 	dir := browsertest.Shots(t)

@@ -18,6 +18,7 @@ import (
 // then chooses the first again from the session picker with the keyboard:
 // the chat shows its earlier turn, and the next run builds on it.
 func TestBrowser_NewSessionStartsAfreshAndChoosingTheFirstContinuesIt(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := browsertest.Open(t, nil)
 	const done = `document.body.dataset.runStatus === "completed"`
@@ -89,6 +90,7 @@ func runsOf(t *testing.T, f *fixture, session string) server.RunList {
 // the Enter that sent the last message can land after the box was
 // cleared) is no part of the next message, in the chat or in the run.
 func TestBrowser_AMessageIsSentWithoutTheWhitespaceAroundIt(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := browsertest.Open(t, nil)
 	browsertest.Do(t, ctx, "send", chromedp.Navigate(f.ts.URL+"/ui/"), browsertest.Until(`document.body.dataset.ready === "true"`),

@@ -26,6 +26,7 @@ type list struct {
 // the items its run's events make, with their text, nested where the run
 // nests them, and what the chat says of the run.
 func TestBrowser_TheTimelineShowsHandoffsTripsDenialsRepairsAndFailures(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	const handoff = `#timeline > li[data-type="handoff_item"]`
 	tests := []struct {
