@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paigasus/helikon/internal/coredefault"
 	"iter"
 )
 
@@ -206,7 +207,9 @@ func NewAgent(name string, model Model, opts ...AgentOption) (*LLMAgent, error) 
 			return nil, fmt.Errorf("helikon: agent %q: two tools are named %q", name, t.Name())
 		}
 		a.toolIndex[t.Name()] = t
-		warnUndeclaredShell(name, t)
+		if coredefault.CheckTool != nil {
+			coredefault.CheckTool(name, t)
+		}
 		a.toolDefs = append(a.toolDefs, ToolDef{Name: t.Name(), Description: t.Description(), Parameters: t.InputSchema()})
 	}
 	if err := a.indexHandoffs(); err != nil {

@@ -128,16 +128,16 @@ func (t *AgentTool) run(tc *ToolContext, in agentToolArgs) (ToolOutput, error) {
 }
 
 // resumeCall resumes the sub-run a pause froze in f.
-func (t *AgentTool) resumeCall(tc *ToolContext, f *pauseFrame, ds *decisionSet) (ToolOutput, error) {
-	r, ok := t.agent.(resumer)
+func (t *AgentTool) resumeCall(tc *ToolContext, f *PauseFrame, ds *Decisions) (ToolOutput, error) {
+	r, ok := t.agent.(Resumer)
 	if !ok {
-		return ToolOutput{}, t.failed(notResumable(t.agent.Name(), f))
+		return ToolOutput{}, t.failed(NotResumable(t.agent.Name(), f))
 	}
 	sub, err := t.subContext(tc)
 	if err != nil {
 		return ToolOutput{}, err
 	}
-	return t.follow(tc, sub, r.resumeFrame(tc, sub, f, ds))
+	return t.follow(tc, sub, r.ResumeFrame(tc, sub, f, ds))
 }
 
 // subContext derives the sub-run's context, refusing one nested too deep.
@@ -159,26 +159,26 @@ func (t *AgentTool) subContext(tc *ToolContext) (*RunContext, error) {
 // its settled events into the caller's stream as [SubRunEvent]s. A sub-run
 // that paused pauses the call: the calling loop keeps its frame.
 func (t *AgentTool) follow(tc *ToolContext, sub *RunContext, stream iter.Seq[Event]) (ToolOutput, error) {
-	var o childOutcome
+	var o ChildOutcome
 	for ev := range stream {
-		o.see(ev)
+		o.See(ev)
 		if tc.call != nil && forwards(ev) {
 			tc.call.emit(SubRunEvent{CallID: tc.CallID, Tool: t.name, Agent: t.agent.Name(), Event: ev})
 		}
 	}
-	o.end(t.agent.Name())
-	if o.paused != nil {
-		return ToolOutput{}, &subRunPaused{frame: o.paused.root}
+	o.End(t.agent.Name())
+	if o.Paused != nil {
+		return ToolOutput{}, &subRunPaused{frame: o.Paused.root}
 	}
 	if sub.actions.Escalated() {
 		tc.rc.actions.Escalate()
 	}
-	subagentStopped(tc, tc.rc, t.agent.Name())
-	if o.err != nil {
-		return ToolOutput{}, t.failed(o.err)
+	SubagentStopped(tc, tc.rc, t.agent.Name())
+	if o.Err != nil {
+		return ToolOutput{}, t.failed(o.Err)
 	}
-	content, _ := json.Marshal(o.final) // a string always encodes
-	return ToolOutput{Content: content, Parts: []ContentPart{TextPart{Text: o.final}}}, nil
+	content, _ := json.Marshal(o.Final) // a string always encodes
+	return ToolOutput{Content: content, Parts: []ContentPart{TextPart{Text: o.Final}}}, nil
 }
 
 // failed wraps a sub-run failure so that the caller's loop reports it as

@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/paigasus/helikon/governance"
+	"github.com/paigasus/helikon/workflow"
 	"runtime"
 	"strings"
 	"testing"
@@ -91,7 +93,7 @@ func TestAgentAsTool_SubRunIsIsolatedButInheritsWhatCrosses(t *testing.T) {
 	}))
 	rc := helikon.NewRunContext(helikon.WithUser(ctxUser{ID: "u1"}), helikon.WithSession(parentSession), helikon.WithHookRegistry(hooks),
 		helikon.WithState(parentState), helikon.WithTracer(helikon.TracerHandle{SessionID: "s1", Tags: []string{"t"}}),
-		helikon.WithPermissionMode(helikon.PermissionAcceptEdits),
+		governance.WithPermissionMode(governance.PermissionAcceptEdits),
 		helikon.WithRunConfig(helikon.RunConfig{MaxTurns: 2}))
 
 	var seen *helikon.RunContext
@@ -126,7 +128,7 @@ func TestAgentAsTool_SubRunIsIsolatedButInheritsWhatCrosses(t *testing.T) {
 	if seen.Tracer().SessionID != "s1" {
 		t.Error("tracer did not cross")
 	}
-	if seen.PermissionMode() != helikon.PermissionAcceptEdits {
+	if governance.ModeOf(seen) != governance.PermissionAcceptEdits {
 		t.Error("permission mode did not cross")
 	}
 	if seen.Depth() != 1 {
@@ -151,7 +153,7 @@ func TestAgentAsTool_PermissionModeGovernsTheSubAgentsTools(t *testing.T) {
 	tool, _ := helikon.AgentAsTool(mustAgent(t, "writer", subModel, helikon.WithTools(write)))
 	caller := mustAgent(t, "caller", mock.Scripted(mock.ToolCalls(mock.Call{ID: "c", Name: "writer", Args: `{"input":"save it"}`}), mock.Text("ok")),
 		helikon.WithTools(tool))
-	rc := helikon.NewRunContext(helikon.WithPermissionMode(helikon.PermissionPlan))
+	rc := helikon.NewRunContext(governance.WithPermissionMode(governance.PermissionPlan))
 	res, err := helikon.Collect(caller.Run(context.Background(), rc, helikon.UserText("go")))
 	if err != nil {
 		t.Fatal(err)
@@ -260,7 +262,7 @@ func TestAgentAsTool_CancellationCrossesAndLeaksNothing(t *testing.T) {
 }
 
 func TestAgentAsTool_WrapsWorkflowAgents(t *testing.T) {
-	fan, _ := helikon.NewParallel("views", helikon.Step(answerer(t, "bull", "up")), helikon.Step(answerer(t, "bear", "down")))
+	fan, _ := workflow.NewParallel("views", workflow.Step(answerer(t, "bull", "up")), workflow.Step(answerer(t, "bear", "down")))
 	tool, err := helikon.AgentAsTool(fan, helikon.WithDescription("Get a bull and a bear view."))
 	if err != nil {
 		t.Fatal(err)

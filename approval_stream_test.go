@@ -3,6 +3,7 @@ package helikon_test
 import (
 	"context"
 	"errors"
+	"github.com/paigasus/helikon/governance"
 	"runtime"
 	"testing"
 	"time"
@@ -27,15 +28,15 @@ func (g gatedApprover) Decide(ctx context.Context, _ helikon.PermissionRequest, 
 
 type askAlways struct{}
 
-func (askAlways) Check(context.Context, *helikon.RunContext, helikon.PermissionRequest) helikon.PermissionDecision {
-	return helikon.PermissionDecision{Behavior: helikon.PermissionAskUser, Prompt: "allow?"}
+func (askAlways) Check(context.Context, *helikon.RunContext, helikon.PermissionRequest) governance.PermissionDecision {
+	return governance.PermissionDecision{Behavior: governance.PermissionAskUser, Prompt: "allow?"}
 }
 
 func TestApproval_RequestedIsStreamedWhileTheApproverDecides(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	seen := make(chan struct{})
-	rc := helikon.NewRunContext(helikon.WithPermissionPolicy(askAlways{}), helikon.WithApprovalHandler(gatedApprover{seen: seen}))
+	rc := helikon.NewRunContext(governance.WithPermissionPolicy(askAlways{}), helikon.WithApprovalHandler(gatedApprover{seen: seen}))
 	agent := mustAgent(t, "a", mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":1,"b":2}`}), mock.Text("3")),
 		helikon.WithTools(addTool))
 	var types []string
@@ -64,7 +65,7 @@ func TestApproval_RequestedIsStreamedWhileTheApproverDecides(t *testing.T) {
 
 func TestApproval_BreakingOutWhileAnApproverWaitsCancelsIt(t *testing.T) {
 	base := runtime.NumGoroutine()
-	rc := helikon.NewRunContext(helikon.WithPermissionPolicy(askAlways{}), helikon.WithApprovalHandler(gatedApprover{seen: make(chan struct{})}))
+	rc := helikon.NewRunContext(governance.WithPermissionPolicy(askAlways{}), helikon.WithApprovalHandler(gatedApprover{seen: make(chan struct{})}))
 	agent := mustAgent(t, "a", mock.Scripted(fourCalls("add"), mock.Text("never")), helikon.WithTools(addTool))
 	for ev := range agent.Run(context.Background(), rc, helikon.UserText("go")) {
 		if _, ok := ev.(helikon.ApprovalRequested); ok {
@@ -75,7 +76,7 @@ func TestApproval_BreakingOutWhileAnApproverWaitsCancelsIt(t *testing.T) {
 }
 
 func TestApproval_WithoutHandlerTheRequestComesFirstThenThePause(t *testing.T) {
-	rc := helikon.NewRunContext(helikon.WithPermissionPolicy(askAlways{}))
+	rc := helikon.NewRunContext(governance.WithPermissionPolicy(askAlways{}))
 	agent := mustAgent(t, "a", mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":1,"b":2}`}), mock.Text("no")),
 		helikon.WithTools(addTool))
 	res, err := helikon.Collect(agent.Run(context.Background(), rc, helikon.UserText("1+2")))

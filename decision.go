@@ -3,7 +3,6 @@ package helikon
 import (
 	"encoding/json"
 	"fmt"
-	"strings"
 )
 
 // DecisionKind says how a human answered a [PendingApproval].
@@ -49,9 +48,9 @@ type Decision struct {
 	Args json.RawMessage `json:"args,omitempty"`
 	// Message is what the model sees of a rejection.
 	Message string `json:"message,omitempty"`
-	// Rule is the allow rule an "always" decision grants, in the form
-	// [AllowRule.String] writes ("Bash(git)", "Read(src/**)", a tool
-	// name); empty grants the call's whole tool.
+	// Rule is the allow rule an "always" decision grants, in the form the
+	// run's [Granter] reads (the governance package's: "Bash(git)",
+	// "Read(src/**)", a tool name); empty grants the call's whole tool.
 	Rule string `json:"rule,omitempty"`
 	// Scope is how long the rule lasts; empty means [ScopeRun].
 	Scope DecisionScope `json:"scope,omitempty"`
@@ -77,54 +76,23 @@ func Always(id, rule string, scope DecisionScope) Decision {
 	return Decision{ID: id, Kind: DecisionAlways, Rule: rule, Scope: scope}
 }
 
-// ParseAllowRule reads an allow rule in the form [AllowRule.String] writes:
-// "Bash(program)" ([AllowBash]), "Read(pattern)" ([AllowRead]),
-// "Edit(pattern)" ([AllowEdit]) or a bare tool name ([AllowTool]).
-func ParseAllowRule(s string) (AllowRule, error) {
-	s = strings.TrimSpace(s)
-	if s == "" {
-		return AllowRule{}, fmt.Errorf("%w: empty allow rule", ErrInvalidDecision)
-	}
-	open := strings.IndexByte(s, '(')
-	if open < 0 {
-		if !toolNamePattern.MatchString(s) {
-			return AllowRule{}, fmt.Errorf("%w: allow rule %q is not a tool name", ErrInvalidDecision, s)
-		}
-		return AllowTool(s), nil
-	}
-	if !strings.HasSuffix(s, ")") || open == 0 {
-		return AllowRule{}, fmt.Errorf("%w: allow rule %q: want Tool(specifier)", ErrInvalidDecision, s)
-	}
-	spec := s[open+1 : len(s)-1]
-	if spec == "" {
-		return AllowRule{}, fmt.Errorf("%w: allow rule %q has an empty specifier", ErrInvalidDecision, s)
-	}
-	switch s[:open] {
-	case "Bash":
-		return AllowBash(spec), nil
-	case "Read":
-		return AllowRead(spec), nil
-	case "Edit":
-		return AllowEdit(spec), nil
-	}
-	return AllowRule{}, fmt.Errorf("%w: allow rule %q: unknown rule kind %q", ErrInvalidDecision, s, s[:open])
-}
-
-// decisionSet is the decisions of one resume, checked against the state.
-type decisionSet struct {
+// Decisions is the decisions of one resume, checked against the paused
+// state; [Resume] hands it down the paused agents ([Resumer]).
+type Decisions struct {
 	byID map[string]Decision
 	// grants are the allow rules of this resume's "always" decisions.
-	grants []AllowRule
+	grants []string
 }
 
 // newDecisionSet checks decisions against the state's pending approvals:
-// every id must be pending and named once, every decision well formed.
-func newDecisionSet(st *RunState, decisions []Decision) (*decisionSet, error) {
+// every id must be pending and named once, every decision well formed, and
+// every granted rule one rc's [Granter] reads.
+func newDecisionSet(rc *RunContext, st *RunState, decisions []Decision) (*Decisions, error) {
 	pending := make(map[string]PendingApproval, len(st.Pending))
 	for _, p := range st.Pending {
 		pending[p.ID] = p
 	}
-	ds := &decisionSet{byID: make(map[string]Decision, len(decisions))}
+	ds := &Decisions{byID: make(map[string]Decision, len(decisions))}
 	for _, d := range decisions {
 		p, ok := pending[d.ID]
 		if !ok {
@@ -148,8 +116,11 @@ func newDecisionSet(st *RunState, decisions []Decision) (*decisionSet, error) {
 			if rule == "" {
 				rule = p.Tool
 			}
-			r, err := ParseAllowRule(rule)
-			if err != nil {
+			g, ok := rc.auth.(Granter)
+			if !ok {
+				return nil, fmt.Errorf("%w: %q: the run's authorizer grants no rules", ErrInvalidDecision, d.ID)
+			}
+			if err := g.CheckGrant(rule); err != nil {
 				return nil, fmt.Errorf("%q: %w", d.ID, err)
 			}
 			switch d.Scope {
@@ -157,7 +128,7 @@ func newDecisionSet(st *RunState, decisions []Decision) (*decisionSet, error) {
 			default:
 				return nil, fmt.Errorf("%w: %q: unknown scope %q", ErrInvalidDecision, d.ID, d.Scope)
 			}
-			ds.grants = append(ds.grants, r)
+			ds.grants = append(ds.grants, rule)
 		default:
 			return nil, fmt.Errorf("%w: %q: unknown kind %q", ErrInvalidDecision, d.ID, d.Kind)
 		}

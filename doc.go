@@ -21,20 +21,20 @@
 //
 // Agents compose. A handoff ([WithHandoffs]) passes the rest of the
 // conversation to another agent; [AgentAsTool] calls an agent as a tool and
-// keeps control; [NewSequential], [NewParallel], [NewLoop], [NewSwarm] and
-// [NewGraph] build agents that drive sub-agents in order, concurrently, in a
-// bounded loop, as a pool with full-mesh handoffs, or along a dependency
-// graph. They are agents too, so they nest, and they hand results to each
-// other through the run's [State].
+// keeps control. The workflow package builds agents that drive sub-agents
+// in order, concurrently, in a bounded loop, as a swarm or along a graph,
+// on the sub-run API of this package ([OpenRun], [RunChild], [EmitPaused],
+// [Resumer]).
 //
 // Agent.Run returns an iter.Seq[Event]: range over it to stream, or drain it
 // with [Collect] / [CollectTyped]. A failure arrives in the stream as a
 // [RunFailed] event; Collect turns it into an error.
 //
-// Governance: tool calls pass PreToolUse hooks, then the permission pipeline
-// — deny rules ([DenyBash], [DenyEdit], …), guard rules
-// ([DestructiveGuards] are always on), allow rules, the [PermissionMode],
-// the [PermissionPolicy] and the [ApprovalHandler] — then PostToolUse hooks
+// Governance: tool calls pass PreToolUse hooks, then the run's
+// [Authorizer] (may the call run? allow, deny with a reason, or ask the
+// [ApprovalHandler]; without one the run pauses for a human decision), then
+// PostToolUse hooks and the run's [Redactor]. The governance package
+// implements both seams with permission modes, deny, allow and guard rules
 // and secret redaction. Input and output [Guardrail]s gate the text around
 // the run. See docs/governance.md.
 //

@@ -145,7 +145,7 @@ func (d *driver) start(ctx context.Context, input []Item, yield func(Event) bool
 	}
 	d.tc.setConversation(input)
 
-	if err := d.rc.gov.modeErr; err != nil {
+	if err := d.rc.optErr; err != nil {
 		yield(RunFailed{Err: &AgentError{Kind: KindConfig, Agent: d.a.name, Message: err.Error(), Err: err}})
 		return
 	}
@@ -443,6 +443,14 @@ func (o *callOutcome) emit(ev Event) {
 	o.events = append(o.events, ev)
 }
 
+// Ask implements [Asker]: the run reports ApprovalRequested as the
+// question goes to the approver, so a caller sees it while the approver
+// decides rather than after.
+func (o *callOutcome) Ask(ctx context.Context, req PermissionRequest, prompt, who string) Verdict {
+	o.approvalRequested(req, prompt, who)
+	return o.d.rc.askHandler(ctx, req, prompt, who)
+}
+
 func (o *callOutcome) approvalRequested(req PermissionRequest, prompt, who string) {
 	args := o.d.rc.redact(ToolOutput{Content: req.Args}).Content
 	o.approval = &PendingApproval{ID: newID("apr_"), Agent: o.d.a.name, CallID: req.CallID, Tool: req.Tool, Args: args, Prompt: prompt, AskedBy: who}
@@ -458,7 +466,7 @@ func (o *callOutcome) approvalRequested(req PermissionRequest, prompt, who strin
 // the cancellation; a run that cannot be cancelled runs the first call on
 // the driver's own goroutine.
 func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(Event) bool) (TransitionInput, bool) {
-	if d.rc.gov.approval != nil || ctx.Done() != nil {
+	if d.rc.approval != nil || ctx.Done() != nil {
 		return d.executeToolsLive(ctx, calls, yield)
 	}
 	outs := make([]callOutcome, len(calls))
@@ -620,18 +628,21 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 		args = pre.input
 	}
 	d.injectLater(pre.inject)
-	auth := d.rc.authorizeNotify(ctx, PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: args, Effect: EffectOf(tool), tool: tool}, out)
-	if auth.deferred {
-		out.paused = &frameCall{CallID: call.CallID, Name: call.Name, Status: callPending, Args: auth.args, Approval: out.approval}
+	auth := d.rc.authorize(ctx, PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: args, Effect: EffectOf(tool), Impl: tool}, out)
+	if auth.Args != nil {
+		args = auth.Args
+	}
+	if auth.Deferred {
+		out.paused = &frameCall{CallID: call.CallID, Name: call.Name, Status: callPending, Args: args, Approval: out.approval}
 		return
 	}
-	if !auth.allowed {
-		reason := d.rc.redactText(auth.reason)
+	if !auth.Allowed {
+		reason := d.rc.redactText(auth.Reason)
 		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: reason})
 		out.result = errorResult(call, "permission denied: "+reason)
 		return
 	}
-	d.invoke(ctx, tool, call, auth.args, out)
+	d.invoke(ctx, tool, call, args, out)
 }
 
 // invoke runs an authorised call: the tool › PostToolUse hook › redaction.

@@ -5,75 +5,19 @@ import (
 	"encoding/json"
 )
 
-// PermissionMode sets how tool calls are authorised when no rule decides.
-type PermissionMode int
-
-// The permission modes.
-const (
-	// PermissionDefault defers to the PermissionPolicy; permissive when none.
-	PermissionDefault PermissionMode = iota
-	// PermissionAcceptEdits auto-approves tools whose effect is Write.
-	PermissionAcceptEdits
-	// PermissionPlan denies every tool that is not ReadOnly.
-	PermissionPlan
-	// PermissionBypass allows everything; deny and guard rules still apply.
-	PermissionBypass
-	// PermissionDontAsk denies by default; only allow rules permit a call.
-	PermissionDontAsk
-)
-
-// String returns the mode's snake_case name.
-func (m PermissionMode) String() string {
-	switch m {
-	case PermissionAcceptEdits:
-		return "accept_edits"
-	case PermissionPlan:
-		return "plan"
-	case PermissionBypass:
-		return "bypass"
-	case PermissionDontAsk:
-		return "dont_ask"
-	}
-	return "default"
-}
-
-// PermissionBehavior is the verdict of a [PermissionDecision].
-type PermissionBehavior int
-
-// The permission behaviours.
-const (
-	PermissionAllow PermissionBehavior = iota
-	PermissionDeny
-	PermissionAskUser
-	PermissionReplace
-)
-
-// PermissionDecision is a [PermissionPolicy]'s verdict on one call.
-type PermissionDecision struct {
-	Behavior PermissionBehavior
-	// Reason explains a denial.
-	Reason string
-	// Prompt is shown to the approver for AskUser.
-	Prompt string
-	// Args replaces the call's arguments for Replace.
-	Args json.RawMessage
-}
-
 // PermissionRequest describes a tool call awaiting authorisation.
 type PermissionRequest struct {
 	Tool   string
 	CallID string
 	Args   json.RawMessage
 	Effect ToolEffect
-
-	// tool is the called tool, when the loop knows it; the pipeline reads
-	// its [ShellTool] and [FileTool] declarations.
-	tool Tool
-}
-
-// PermissionPolicy authorises tool calls (the canUseTool seam).
-type PermissionPolicy interface {
-	Check(ctx context.Context, rc *RunContext, req PermissionRequest) PermissionDecision
+	// Impl is the called tool, when the loop knows it; an [Authorizer]
+	// reads what the tool declares about itself from it.
+	Impl Tool
+	// Approved reports that a human already approved the call with these
+	// arguments (a [DecisionApproveWithArgs]): only what no human may
+	// override applies, and an ask is answered by the decision itself.
+	Approved bool
 }
 
 // ApprovalOutcome is an [ApprovalHandler]'s answer. Defer leaves the call

@@ -19,14 +19,14 @@ func (d *driver) handoff(ctx context.Context, target string, yield func(Event) b
 	child.depthBound = d.depthLimit
 	if f := d.paused.handoff; f != nil {
 		d.paused.handoff, d.paused.handoffUsage = nil, Usage{}
-		r, ok := h.Agent.(resumer)
+		r, ok := h.Agent.(Resumer)
 		if !ok {
-			return Abort{Err: notResumable(target, f)}, true
+			return Abort{Err: NotResumable(target, f)}, true
 		}
 		if !yield(AgentUpdated{Agent: target}) {
 			return nil, false
 		}
-		return d.followHandoff(ctx, target, child, r.resumeFrame(d.handoffContext(ctx), child, f, d.paused.ds), yield)
+		return d.followHandoff(ctx, target, child, r.ResumeFrame(d.handoffContext(ctx), child, f, d.paused.ds), yield)
 	}
 	// The hook decides before the stream reports the handoff, so a denied
 	// transfer never shows up as one.

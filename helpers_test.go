@@ -2,6 +2,7 @@ package helikon_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -41,4 +42,25 @@ func TestNewOutputType_HandWrittenSchemaIsEnforced(t *testing.T) {
 	if err != nil || res.FinalOutput != `{"answer":"yes"}` {
 		t.Fatalf("run: %v %q", err, res.FinalOutput)
 	}
+}
+
+// eventsOf returns the run's events of type T, in order.
+func eventsOf[T helikon.Event](res *helikon.RunResult) []T {
+	var out []T
+	for _, ev := range res.Events {
+		if e, ok := ev.(T); ok {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// toolNames returns the names of the tools a request offers, sorted.
+func toolNames(req *helikon.ModelRequest) []string {
+	var names []string
+	for _, td := range req.Tools {
+		names = append(names, td.Name)
+	}
+	slices.Sort(names)
+	return names
 }

@@ -3,6 +3,7 @@ package helikon_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/paigasus/helikon/governance"
 	"testing"
 
 	"github.com/paigasus/helikon"
@@ -13,11 +14,11 @@ import (
 // askAdd puts every call of add to a human.
 type askAdd struct{}
 
-func (askAdd) Check(context.Context, *helikon.RunContext, helikon.PermissionRequest) helikon.PermissionDecision {
-	return helikon.PermissionDecision{Behavior: helikon.PermissionAskUser, Prompt: "add?"}
+func (askAdd) Check(context.Context, *helikon.RunContext, helikon.PermissionRequest) governance.PermissionDecision {
+	return governance.PermissionDecision{Behavior: governance.PermissionAskUser, Prompt: "add?"}
 }
 
-var askAddContext = helikon.NewRunContext(helikon.WithPermissionPolicy(askAdd{}))
+var askAddContext = helikon.NewRunContext(governance.WithPermissionPolicy(askAdd{}))
 
 // pauseResumeS1 is S1 with its one call put to a human: the run pauses,
 // the state is encoded to JSON and decoded, and the run resumes approved

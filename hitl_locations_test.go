@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/paigasus/helikon/workflow"
+	"iter"
 	"strings"
 	"testing"
 
@@ -50,34 +52,34 @@ var pauseSites = []pauseSite{
 			helikon.WithTools(tool))
 	}, []string{"lead", "cleaner"}, "lead done"},
 	{"sequential step", func(t *testing.T, l *ledger, m *mock.Model) helikon.Agent {
-		seq, err := helikon.NewSequential("pipeline", helikon.Step(textAgent(t, "lister", "listed")), helikon.Step(cleanerAgent(t, l, m)),
-			helikon.Step(textAgent(t, "reporter", "reported")))
+		seq, err := workflow.NewSequential("pipeline", workflow.Step(textAgent(t, "lister", "listed")), workflow.Step(cleanerAgent(t, l, m)),
+			workflow.Step(textAgent(t, "reporter", "reported")))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return seq
 	}, []string{"pipeline", "cleaner"}, "reported"},
 	{"parallel branch", func(t *testing.T, l *ledger, m *mock.Model) helikon.Agent {
-		par, err := helikon.NewParallel("fan", helikon.Step(textAgent(t, "lister", "listed")), helikon.Step(cleanerAgent(t, l, m)))
+		par, err := workflow.NewParallel("fan", workflow.Step(textAgent(t, "lister", "listed")), workflow.Step(cleanerAgent(t, l, m)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return par
 	}, []string{"fan", "cleaner"}, `{"cleaner":"done","lister":"listed"}`},
 	{"graph node", func(t *testing.T, l *ledger, m *mock.Model) helikon.Agent {
-		g, err := helikon.NewGraph("dag",
-			helikon.Node("lister", textAgent(t, "lister", "listed")),
-			helikon.Node("cleaner", cleanerAgent(t, l, m)),
-			helikon.Node("auditor", textAgent(t, "auditor", "audited")),
-			helikon.Node("reporter", textAgent(t, "reporter", "reported")),
-			helikon.Edge("lister", "cleaner"), helikon.Edge("cleaner", "reporter"))
+		g, err := workflow.NewGraph("dag",
+			workflow.Node("lister", textAgent(t, "lister", "listed")),
+			workflow.Node("cleaner", cleanerAgent(t, l, m)),
+			workflow.Node("auditor", textAgent(t, "auditor", "audited")),
+			workflow.Node("reporter", textAgent(t, "reporter", "reported")),
+			workflow.Edge("lister", "cleaner"), workflow.Edge("cleaner", "reporter"))
 		if err != nil {
 			t.Fatal(err)
 		}
 		return g
 	}, []string{"dag", "cleaner"}, `{"auditor":"audited","reporter":"reported"}`},
 	{"loop step", func(t *testing.T, l *ledger, m *mock.Model) helikon.Agent {
-		loop, err := helikon.NewLoop("sweep", 1, helikon.Step(cleanerAgent(t, l, m)), helikon.Step(escalator(t)))
+		loop, err := workflow.NewLoop("sweep", 1, workflow.Step(cleanerAgent(t, l, m)), workflow.Step(escalator(t)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,7 +87,7 @@ var pauseSites = []pauseSite{
 	}, []string{"sweep", "cleaner"}, "escalated"},
 	{"swarm member", func(t *testing.T, l *ledger, m *mock.Model) helikon.Agent {
 		triage := mustAgent(t, "triage", mock.Scripted(mock.ToolCalls(mock.Call{ID: "h1", Name: "transfer_to_cleaner", Args: `{}`})))
-		sw, err := helikon.NewSwarm("team", helikon.Members(triage, cleanerAgent(t, l, m)))
+		sw, err := workflow.NewSwarm("team", workflow.Members(triage, cleanerAgent(t, l, m)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +188,7 @@ func TestParallel_TwoPausedBranchesResumeIndependently(t *testing.T) {
 	l := &ledger{}
 	a := mustAgent(t, "a", mock.Scripted(mock.ToolCalls(removeCall("c1", "a.tmp")), mock.Text("a done")), helikon.WithTools(l.tools()...))
 	b := mustAgent(t, "b", mock.Scripted(mock.ToolCalls(removeCall("c1", "b.tmp")), mock.Text("b done")), helikon.WithTools(l.tools()...))
-	par, err := helikon.NewParallel("fan", helikon.Step(a), helikon.Step(b), helikon.Step(textAgent(t, "c", "c done")))
+	par, err := workflow.NewParallel("fan", workflow.Step(a), workflow.Step(b), workflow.Step(textAgent(t, "c", "c done")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,12 +219,12 @@ func TestParallel_AFailureWinsOverAPause(t *testing.T) {
 	l := &ledger{}
 	cleaner := cleanerAgent(t, l, mock.Scripted(mock.ToolCalls(removeCall("c1", "a.tmp")), mock.Text("done")))
 	broken := mustAgent(t, "broken", mock.Scripted(mock.Fail(errors.New("provider down"))))
-	par, err := helikon.NewParallel("fan", helikon.Step(cleaner), helikon.Step(broken))
+	par, err := workflow.NewParallel("fan", workflow.Step(cleaner), workflow.Step(broken))
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = helikon.Collect(par.Run(context.Background(), hitlContext(), helikon.UserText("go")))
-	var we *helikon.WorkflowError
+	var we *workflow.WorkflowError
 	if !errors.As(err, &we) || len(we.Failed) != 1 || we.Failed[0].Key != "broken" {
 		t.Fatalf("err = %v", err)
 	}
@@ -241,7 +243,7 @@ func TestResume_ACustomAgentThatForwardsAPauseIsNotResumable(t *testing.T) {
 			}
 		}
 	})
-	seq, err := helikon.NewSequential("pipeline", helikon.Step(custom))
+	seq, err := workflow.NewSequential("pipeline", workflow.Step(custom))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -305,4 +307,21 @@ func TestResume_UsageOfAnAgentToolThatFinishedBeforeThePauseIsKept(t *testing.T)
 	if got.Usage != want.Usage || st.Usage.InputTokens <= 10 {
 		t.Fatalf("usage after resume %+v, uninterrupted %+v (at pause %+v)", got.Usage, want.Usage, st.Usage)
 	}
+}
+
+// funcAgent is an Agent whose run is a function, for tests that need a
+// sub-agent the model cannot express.
+type funcAgent struct {
+	name string
+	run  func(ctx context.Context, yield func(helikon.Event) bool)
+}
+
+func agentFunc(name string, run func(ctx context.Context, yield func(helikon.Event) bool)) helikon.Agent {
+	return &funcAgent{name: name, run: run}
+}
+
+func (a *funcAgent) Name() string        { return a.name }
+func (a *funcAgent) Description() string { return "" }
+func (a *funcAgent) Run(ctx context.Context, _ *helikon.RunContext, _ []helikon.Item) iter.Seq[helikon.Event] {
+	return func(yield func(helikon.Event) bool) { a.run(ctx, yield) }
 }

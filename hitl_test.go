@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/paigasus/helikon/governance"
 	"strings"
 	"sync"
 	"testing"
@@ -52,11 +53,11 @@ func (l *ledger) tools() []helikon.Tool {
 // askRemove asks a human about every "remove" call and allows the rest.
 type askRemove struct{}
 
-func (askRemove) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) helikon.PermissionDecision {
+func (askRemove) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) governance.PermissionDecision {
 	if req.Tool == "remove" {
-		return helikon.PermissionDecision{Behavior: helikon.PermissionAskUser, Prompt: "delete " + string(req.Args) + "?"}
+		return governance.PermissionDecision{Behavior: governance.PermissionAskUser, Prompt: "delete " + string(req.Args) + "?"}
 	}
-	return helikon.PermissionDecision{Behavior: helikon.PermissionAllow}
+	return governance.PermissionDecision{Behavior: governance.PermissionAllow}
 }
 
 func removeCall(id, path string) mock.Call {
@@ -64,7 +65,7 @@ func removeCall(id, path string) mock.Call {
 }
 
 func hitlContext(opts ...helikon.ContextOption) *helikon.RunContext {
-	return helikon.NewRunContext(append([]helikon.ContextOption{helikon.WithPermissionPolicy(askRemove{})}, opts...)...)
+	return helikon.NewRunContext(append([]helikon.ContextOption{governance.WithPermissionPolicy(askRemove{})}, opts...)...)
 }
 
 // pauseOnce runs agent until it pauses and returns the state after a JSON
@@ -162,7 +163,7 @@ func TestResume_DecisionKindsOnASingleAgent(t *testing.T) {
 		}, nil, []string{"remove b.tmp"}, "removed b.tmp", false},
 		{"replaced args pass the deny rules again", func(id string) helikon.Decision {
 			return helikon.ApproveWithArgs(id, json.RawMessage(`{"path":"secrets.env"}`))
-		}, []helikon.ContextOption{helikon.WithDenyRules(helikon.DenyTool("remove"))}, nil, "permission denied: deny rule remove", true},
+		}, []helikon.ContextOption{governance.WithDenyRules(governance.DenyTool("remove"))}, nil, "permission denied: deny rule remove", true},
 		{"reject shows the model the message", func(id string) helikon.Decision {
 			return helikon.Reject(id, "keep a.tmp, it is the audit log")
 		}, nil, nil, "rejected by the user: keep a.tmp, it is the audit log", true},
@@ -390,11 +391,11 @@ func TestRunPaused_RoundTripsAsAnEvent(t *testing.T) {
 // Replaced arguments pass the deny and guard rules again: a guard's Deny
 // refuses them, a guard's Ask is answered by the decision itself.
 func TestResume_ReplacedArgsPassTheGuardsAgain(t *testing.T) {
-	guards := helikon.WithGuardRules(
-		helikon.GuardRule{Name: "no-secrets", Action: helikon.GuardDeny, Call: func(r helikon.PermissionRequest) bool {
+	guards := governance.WithGuardRules(
+		governance.GuardRule{Name: "no-secrets", Action: governance.GuardDeny, Call: func(r helikon.PermissionRequest) bool {
 			return strings.Contains(string(r.Args), "secrets")
 		}},
-		helikon.GuardRule{Name: "ask-logs", Action: helikon.GuardAsk, Call: func(r helikon.PermissionRequest) bool {
+		governance.GuardRule{Name: "ask-logs", Action: governance.GuardAsk, Call: func(r helikon.PermissionRequest) bool {
 			return strings.Contains(string(r.Args), ".log")
 		}},
 	)
@@ -474,7 +475,7 @@ func TestResume_TheBudgetCountsTheSpendBeforeThePause(t *testing.T) {
 	// resumed run's first turn ends, so the third turn never starts. A
 	// meter that forgot the first turn would let the run complete.
 	budget := helikon.WithBudget(helikon.Budget{MaxTokens: 2 * st.Usage.Total()})
-	_, err := resume(t, agent, hitlContext(budget, helikon.WithAllowRules(helikon.AllowTool("remove"))), st, helikon.Approve(st.Pending[0].ID))
+	_, err := resume(t, agent, hitlContext(budget, governance.WithAllowRules(governance.AllowTool("remove"))), st, helikon.Approve(st.Pending[0].ID))
 	if !errors.Is(err, helikon.ErrBudgetExceeded) {
 		t.Fatalf("err = %v, want the budget exceeded", err)
 	}

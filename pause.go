@@ -17,23 +17,26 @@ type pausedRound struct {
 	round []frameCall
 	// handoff is the frame of the handoff target that paused, set while
 	// the run waits on it; on resume, the target resumes from it.
-	handoff *pauseFrame
+	handoff *PauseFrame
 	// handoffUsage is what the paused target spent.
 	handoffUsage Usage
 	// memo indexes a resumed round's calls by call id; it applies to the
 	// first round after the resume only.
 	memo map[string]*frameCall
 	// ds holds the decisions of the resume under way.
-	ds *decisionSet
+	ds *Decisions
 	// reported is what this run had reported to the run around it (an
 	// agent tool's caller) when it paused; resumed, it reports the rest.
 	reported Usage
 }
 
-// resumer is implemented by the agents that can continue a paused run from
-// the frame their own pause wrote.
-type resumer interface {
-	resumeFrame(ctx context.Context, rc *RunContext, f *pauseFrame, ds *decisionSet) iter.Seq[Event]
+// Resumer is an [Agent] that can continue a paused run from the frame its
+// own pause wrote ([EmitPaused]). ResumeFrame streams the rest of the run
+// under rc, with the resume's decisions d; a child it resumes gets d too
+// ([ResumePoint]). It fails with [NotResumable] a frame it did not write.
+type Resumer interface {
+	Agent
+	ResumeFrame(ctx context.Context, rc *RunContext, f *PauseFrame, ds *Decisions) iter.Seq[Event]
 }
 
 // settle turns a round's outcomes into the next transition input: the
@@ -75,27 +78,30 @@ func (d *driver) pause(state LoopState, yield func(Event) bool) {
 	// its whole run again.
 	spent := d.settleUsage()
 	usage := spent.Add(d.paused.handoffUsage)
-	f := &pauseFrame{
-		Kind: frameLLM, Agent: d.a.name, Usage: spent,
-		Checkpoint: &Checkpoint{Agent: d.a.name, State: state, Conversation: d.tc.conversationView(), Injections: d.injections},
-		Handoff:    d.paused.handoff,
+	f := &PauseFrame{
+		Kind: FrameLLM, Agent: d.a.name, Usage: spent,
+		llmFrame: llmFrame{
+			Checkpoint: &Checkpoint{Agent: d.a.name, State: state, Conversation: d.tc.conversationView(), Injections: d.injections},
+			Handoff:    d.paused.handoff,
+		},
 	}
 	if _, ok := state.(NeedsApproval); ok {
 		f.Round = d.paused.round
 	}
-	emitPaused(d.rc, d.a.name, f, usage, yield)
+	EmitPaused(d.rc, d.a.name, f, usage, yield)
 }
 
-// emitPaused yields the RunPaused of agent's frame f. A top-level run
+// EmitPaused ends agent's run paused for approval: it yields the RunPaused
+// of agent's frame f, with usage the whole run's spend. A top-level run
 // (depth 0) lists the pending approvals, names the run and the pause and
 // seals the state; a nested run's state only carries the frame up to the
 // parent that folds it into its own.
-func emitPaused(rc *RunContext, agent string, f *pauseFrame, usage Usage, yield func(Event) bool) {
+func EmitPaused(rc *RunContext, agent string, f *PauseFrame, usage Usage, yield func(Event) bool) {
 	st := &RunState{Version: RunStateVersion, Agent: agent, Usage: usage, root: f}
 	if rc.depth == 0 {
 		st.RunID, st.PauseID = newID("run_"), newID("pause_")
 		st.Pending = f.pending(nil, nil)
-		if err := st.seal(rc.gov.stateKey); err != nil {
+		if err := st.seal(rc.stateKey); err != nil {
 			yield(RunFailed{Err: &AgentError{Kind: KindOther, Agent: agent, Message: "seal run state: " + err.Error(), Err: err}, Usage: usage})
 			return
 		}
@@ -103,8 +109,8 @@ func emitPaused(rc *RunContext, agent string, f *pauseFrame, usage Usage, yield 
 	yield(RunPaused{Agent: agent, State: st, Usage: usage})
 }
 
-// resumeFrame continues the LLM agent's paused run from f.
-func (a *LLMAgent) resumeFrame(ctx context.Context, rc *RunContext, f *pauseFrame, ds *decisionSet) iter.Seq[Event] {
+// ResumeFrame continues the LLM agent's paused run from f.
+func (a *LLMAgent) ResumeFrame(ctx context.Context, rc *RunContext, f *PauseFrame, ds *Decisions) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
 		d := a.newDriver(orEphemeral(rc))
 		defer d.workers.stop()
@@ -112,9 +118,9 @@ func (a *LLMAgent) resumeFrame(ctx context.Context, rc *RunContext, f *pauseFram
 	}
 }
 
-func (d *driver) resumePaused(ctx context.Context, f *pauseFrame, ds *decisionSet, yield func(Event) bool) {
-	if f == nil || f.Kind != frameLLM || f.Agent != d.a.name || f.Checkpoint == nil {
-		yield(RunFailed{Err: notResumable(d.a.name, f)})
+func (d *driver) resumePaused(ctx context.Context, f *PauseFrame, ds *Decisions, yield func(Event) bool) {
+	if f == nil || f.Kind != FrameLLM || f.Agent != d.a.name || f.Checkpoint == nil {
+		yield(RunFailed{Err: NotResumable(d.a.name, f)})
 		return
 	}
 	d.paused.ds, d.paused.reported = ds, f.Usage
@@ -126,19 +132,20 @@ func (d *driver) resumePaused(ctx context.Context, f *pauseFrame, ds *decisionSe
 		}
 	case ApplyingHandoff:
 		if f.Handoff == nil {
-			yield(RunFailed{Err: notResumable(d.a.name, f)})
+			yield(RunFailed{Err: NotResumable(d.a.name, f)})
 			return
 		}
 		d.paused.handoff = f.Handoff
 	default:
-		yield(RunFailed{Err: notResumable(d.a.name, f)})
+		yield(RunFailed{Err: NotResumable(d.a.name, f)})
 		return
 	}
 	d.resume(ctx, f.Checkpoint, yield)
 }
 
-// notResumable reports a frame agent cannot resume.
-func notResumable(agent string, f *pauseFrame) *AgentError {
+// NotResumable is the failure of agent asked to resume frame f, which it
+// did not write: a [KindConfig] error wrapping [ErrNotResumable].
+func NotResumable(agent string, f *PauseFrame) *AgentError {
 	msg := ErrNotResumable.Error()
 	if f != nil {
 		msg += ": frame of " + f.Kind + " agent " + f.Agent
@@ -168,7 +175,7 @@ func (d *driver) resumeCall(ctx context.Context, tool Tool, call ToolCall, fc *f
 	}
 	dec, ok := ds.byID[fc.Approval.ID]
 	if !ok {
-		if !grantCovers(ds.grants, PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: fc.Args, Effect: EffectOf(tool)}) {
+		if !d.rc.granted(ds.grants, PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: fc.Args, Effect: EffectOf(tool), Impl: tool}) {
 			c := *fc
 			out.paused = &c
 			return
@@ -184,9 +191,9 @@ func (d *driver) resumeCall(ctx context.Context, tool Tool, call ToolCall, fc *f
 		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: msg})
 		out.result = errorResult(call, msg)
 	case DecisionApproveWithArgs:
-		req := PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: dec.Args, Effect: EffectOf(tool), tool: tool}
-		if a, ok := d.rescreen(ctx, req); !ok {
-			reason := d.rc.redactText(a.reason)
+		req := PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: dec.Args, Effect: EffectOf(tool), Impl: tool, Approved: true}
+		if a := d.rc.authorize(ctx, req, humanApproved{}); !a.Allowed {
+			reason := d.rc.redactText(a.Reason)
 			out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: reason})
 			out.result = errorResult(call, "permission denied: "+reason)
 			return
@@ -197,39 +204,24 @@ func (d *driver) resumeCall(ctx context.Context, tool Tool, call ToolCall, fc *f
 	}
 }
 
-// rescreen passes arguments a human wrote through the deny and guard rules.
-// A guard that would ask is answered by the human's decision itself.
-func (d *driver) rescreen(ctx context.Context, req PermissionRequest) (authorization, bool) {
-	human := *d.rc
-	human.gov.approval = humanApproved{}
-	var v callView
-	v.read(req)
-	a := authorization{args: req.Args}
-	ok := human.screen(ctx, &v, &a)
-	return a, ok
-}
-
-// humanApproved answers the guard asks of a human's own decision.
+// humanApproved answers the questions about a human's own decision: the
+// decision is the answer.
 type humanApproved struct{}
 
-func (humanApproved) Decide(context.Context, PermissionRequest, string) ApprovalOutcome {
-	return ApprovalOutcome{Allow: true}
+func (humanApproved) Ask(context.Context, PermissionRequest, string, string) Verdict {
+	return Verdict{Allowed: true}
 }
 
-// grantCovers reports whether this resume's "always" rules allow req.
-func grantCovers(grants []AllowRule, req PermissionRequest) bool {
-	if len(grants) == 0 {
-		return false
-	}
-	var v callView
-	v.read(req)
-	return allowed(grants, &v)
+// granted reports whether this resume's "always" rules allow req.
+func (rc *RunContext) granted(grants []string, req PermissionRequest) bool {
+	g, ok := rc.auth.(Granter)
+	return ok && len(grants) > 0 && g.Granted(grants, req)
 }
 
 // subRunPaused is the error an agent tool returns when its run paused: the
 // call pauses with it, keeping the sub-run's frame.
 type subRunPaused struct {
-	frame *pauseFrame
+	frame *PauseFrame
 }
 
 func (e *subRunPaused) Error() string { return "the agent tool's run paused for approval" }
@@ -244,7 +236,7 @@ func asSubRunPaused(err error) *subRunPaused {
 
 // subRunResumer is a tool that runs an agent and can resume its paused run.
 type subRunResumer interface {
-	resumeCall(tc *ToolContext, f *pauseFrame, ds *decisionSet) (ToolOutput, error)
+	resumeCall(tc *ToolContext, f *PauseFrame, ds *Decisions) (ToolOutput, error)
 }
 
 // minus returns u less o, field by field.

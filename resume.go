@@ -40,27 +40,15 @@ func Resume(ctx context.Context, agent Agent, rc *RunContext, state *RunState, d
 			fail(KindConfig, err)
 			return
 		}
-		r, ok := agent.(resumer)
+		r, ok := agent.(Resumer)
 		if !ok || name != state.Agent {
-			fail(KindConfig, notResumable(name, state.root))
+			fail(KindConfig, NotResumable(name, state.root))
 			return
 		}
 		allow := append([]string(nil), state.Allow...)
-		rules := make([]AllowRule, 0, len(allow)+len(ds.grants))
-		for _, s := range allow {
-			r, err := ParseAllowRule(s)
-			if err != nil {
-				fail(KindConfig, err)
-				return
-			}
-			rules = append(rules, r)
-		}
-		for _, g := range ds.grants {
-			rules = append(rules, g)
-			allow = append(allow, g.String())
-		}
-		if len(rules) > 0 {
-			rc = rc.Derive(WithAllowRules(rules...))
+		allow = append(allow, ds.grants...)
+		if len(allow) > 0 {
+			rc = rc.Derive(WithGrants(allow...))
 		}
 		if rc.budget.set() && rc.meter == nil {
 			// The run's budget counts what it spent before the pause.
@@ -68,13 +56,13 @@ func Resume(ctx context.Context, agent Agent, rc *RunContext, state *RunState, d
 			c.meter = &budgetMeter{limit: c.budget, used: state.Usage}
 			rc = &c
 		}
-		for ev := range r.resumeFrame(ctx, rc, state.root, ds) {
+		for ev := range r.ResumeFrame(ctx, rc, state.root, ds) {
 			if p, ok := ev.(RunPaused); ok && p.State != nil {
 				// The run pauses again: it is the same run, and what it was
 				// granted stays granted.
 				next := *p.State
 				next.RunID, next.Allow = state.RunID, allow
-				if err := next.seal(rc.gov.stateKey); err != nil {
+				if err := next.seal(rc.stateKey); err != nil {
 					fail(KindOther, err)
 					return
 				}
@@ -97,15 +85,15 @@ func (s *RunState) Check(rc *RunContext, decisions []Decision) error {
 	return err
 }
 
-func (s *RunState) check(rc *RunContext, decisions []Decision) (*decisionSet, error) {
+func (s *RunState) check(rc *RunContext, decisions []Decision) (*Decisions, error) {
 	switch {
 	case s == nil:
 		return nil, ErrNotResumable
 	case s.Version != RunStateVersion:
 		return nil, &RunStateVersionError{Version: s.Version}
 	}
-	if err := s.verify(rc.gov.stateKey); err != nil {
+	if err := s.verify(rc.stateKey); err != nil {
 		return nil, err
 	}
-	return newDecisionSet(s, decisions)
+	return newDecisionSet(rc, s, decisions)
 }

@@ -2,6 +2,7 @@ package helikon_test
 
 import (
 	"context"
+	"github.com/paigasus/helikon/workflow"
 	"testing"
 
 	"github.com/paigasus/helikon"
@@ -31,7 +32,7 @@ func TestRunCompleted_AgentIsTheAgentThatAnswered(t *testing.T) {
 			return mustAgent(t, "triage", mock.Scripted(transfer("budgeting")), helikon.WithHandoffs(helikon.HandoffTo(mid)))
 		}, "tax"},
 		{"sequential", func(t *testing.T) helikon.Agent {
-			s, err := helikon.NewSequential("pipe", helikon.Step(answerer(t, "research", "notes")), helikon.Step(answerer(t, "writer", "brief")))
+			s, err := workflow.NewSequential("pipe", workflow.Step(answerer(t, "research", "notes")), workflow.Step(answerer(t, "writer", "brief")))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -40,7 +41,7 @@ func TestRunCompleted_AgentIsTheAgentThatAnswered(t *testing.T) {
 		{"swarm", func(t *testing.T) helikon.Agent {
 			triage := mustAgent(t, "triage", mock.Scripted(transfer("investing")))
 			investing := mustAgent(t, "investing", mock.Scripted(mock.Text("Index funds.")), helikon.WithDescription("Investing."))
-			s, err := helikon.NewSwarm("support", helikon.Members(triage, investing))
+			s, err := workflow.NewSwarm("support", workflow.Members(triage, investing))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -20,8 +20,16 @@ type RunContext struct {
 	tracer  TracerHandle
 	state   *State
 	actions *Actions
-	gov     governance
-	depth   int
+	// auth and redactor govern the run's tool calls; grants are the
+	// allow rules "always" decisions added; optErr is a refused option's
+	// error, which fails every run on the context.
+	auth     Authorizer
+	redactor Redactor
+	grants   []string
+	optErr   error
+	approval ApprovalHandler
+	stateKey []byte // signs paused run states (WithRunStateKey)
+	depth    int
 	// depthBound is the tightest MaxAgentDepth of the runs this one is
 	// nested in (0: none), so a parent's bound holds along a handoff chain
 	// without its other knobs leaking into the target.
@@ -46,7 +54,7 @@ func (f contextOptionFunc) applyContext(rc *RunContext) { f(rc) }
 // NewRunContext returns a RunContext with an in-memory session, an empty
 // hook registry and fresh state, adjusted by opts.
 func NewRunContext(opts ...ContextOption) *RunContext {
-	rc := &RunContext{gov: defaultGovernance()}
+	rc := &RunContext{auth: defaultAuthorizer(), redactor: defaultRedactor()}
 	for _, o := range opts {
 		o.applyContext(rc)
 	}
@@ -205,8 +213,8 @@ func (tc *ToolContext) State() *State { return tc.rc.state }
 // Actions returns the handle a tool uses to signal its agent (Escalate).
 func (tc *ToolContext) Actions() *Actions { return tc.rc.actions }
 
-// PermissionMode returns the run's permission mode.
-func (tc *ToolContext) PermissionMode() PermissionMode { return tc.rc.gov.mode }
+// Authorizer returns the authorizer of the run that calls the tool.
+func (tc *ToolContext) Authorizer() Authorizer { return tc.rc.auth }
 
 // Depth returns the nesting depth of the run that calls the tool.
 func (tc *ToolContext) Depth() int { return tc.rc.depth }

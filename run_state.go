@@ -98,12 +98,12 @@ type RunState struct {
 	// Usage is what the run spent before it paused.
 	Usage Usage `json:"usage"`
 	// Allow lists the allow rules "always" decisions granted the run, in
-	// the form [AllowRule.String] writes.
+	// the form the run's [Granter] reads.
 	Allow []string `json:"allow,omitempty"`
 	// Checksum is "sha256:<hex>" or "hmac-sha256:<hex>" over the rest.
 	Checksum string `json:"checksum"`
 
-	root *pauseFrame
+	root *PauseFrame
 	// frameJSON is root encoded (compact), kept once computed or read, so
 	// that sealing, encoding and verifying encode the frame at most once.
 	frameJSON []byte
@@ -130,34 +130,40 @@ type PendingApproval struct {
 	AskedBy string `json:"asked_by"`
 }
 
-// pauseFrame is one agent's part of a paused run. Its Kind says which
-// agent type wrote it and which fields are set.
-type pauseFrame struct {
+// PauseFrame is one agent's part of a paused run ([RunState]). Its Kind
+// names the kind of agent that wrote it, which is the only kind that reads
+// it back ([Resumer]); Agent names the agent. An LLM agent's frame holds its
+// loop, the paused round's calls and the frame of a handoff target that
+// paused; a workflow agent's holds its children, the run's input and, for
+// the kinds that go step by step, the paused step and iteration.
+type PauseFrame struct {
 	Kind  string `json:"kind"`
 	Agent string `json:"agent"`
-	Usage Usage  `json:"usage"`
-	// An LLM agent's frame: its loop, the paused round's calls, and the
-	// frame of the agent it handed off to, if that one paused.
-	Checkpoint *Checkpoint  `json:"checkpoint,omitempty"`
-	Round      []frameCall  `json:"round,omitempty"`
-	Handoff    *pauseFrame  `json:"handoff,omitempty"`
-	Children   []childFrame `json:"children,omitempty"`
-	// A workflow's frame: the run's input, and for a sequential or loop
-	// agent the paused step and iteration.
-	Input     []Item `json:"input,omitempty"`
-	Step      int    `json:"step,omitempty"`
-	Iteration int    `json:"iteration,omitempty"`
+	// Usage is what the agent spent before the pause, without the share of
+	// its paused children, which report their whole runs again when
+	// resumed.
+	Usage Usage `json:"usage"`
+	llmFrame
+	// Children are a workflow's sub-agents, in its own order.
+	Children []ChildFrame `json:"children,omitempty"`
+	// Input is the workflow run's input.
+	Input []Item `json:"input,omitempty"`
+	// Step and Iteration are where a step-by-step workflow paused.
+	Step      int `json:"step,omitempty"`
+	Iteration int `json:"iteration,omitempty"`
 }
 
-// The frame kinds.
-const (
-	frameLLM        = "llm"
-	frameSequential = "sequential"
-	frameParallel   = "parallel"
-	frameGraph      = "graph"
-	frameLoop       = "loop"
-	frameSwarm      = "swarm"
-)
+// llmFrame is an LLM agent's part of its [PauseFrame]: its loop, the paused
+// round's calls, and the frame of the agent it handed off to, if that one
+// paused. Its fields are encoded in line with the frame's.
+type llmFrame struct {
+	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
+	Round      []frameCall `json:"round,omitempty"`
+	Handoff    *PauseFrame `json:"handoff,omitempty"`
+}
+
+// FrameLLM is the Kind of an LLM agent's [PauseFrame].
+const FrameLLM = "llm"
 
 // frameCall is one call of a paused round.
 type frameCall struct {
@@ -171,7 +177,7 @@ type frameCall struct {
 	Args     json.RawMessage  `json:"args,omitempty"`
 	Result   *ToolResult      `json:"result,omitempty"`
 	Approval *PendingApproval `json:"approval,omitempty"`
-	Sub      *pauseFrame      `json:"sub,omitempty"`
+	Sub      *PauseFrame      `json:"sub,omitempty"`
 }
 
 // The frameCall statuses.
@@ -181,25 +187,30 @@ const (
 	callNested  = "nested"
 )
 
-// childFrame is one sub-agent of a paused workflow.
-type childFrame struct {
-	Key    string      `json:"key"`
-	Status string      `json:"status"` // "done", "paused", "pending"
-	Output string      `json:"output,omitempty"`
-	Usage  Usage       `json:"usage"`
-	Frame  *pauseFrame `json:"frame,omitempty"`
+// ChildFrame is one sub-agent of a paused workflow.
+type ChildFrame struct {
+	// Key is the sub-agent's key in the workflow (a step key, a node name).
+	Key string `json:"key"`
+	// Status is [ChildDone], [ChildPaused] or [ChildPending].
+	Status string `json:"status"`
+	// Output is a finished child's final text.
+	Output string `json:"output,omitempty"`
+	Usage  Usage  `json:"usage"`
+	// Frame is a paused child's own frame.
+	Frame *PauseFrame `json:"frame,omitempty"`
 }
 
-// The childFrame statuses.
+// The ChildFrame statuses: finished (its output kept), paused (its frame
+// kept) and not yet run.
 const (
-	childDone    = "done"
-	childPaused  = "paused"
-	childPending = "pending"
+	ChildDone    = "done"
+	ChildPaused  = "paused"
+	ChildPending = "pending"
 )
 
 // pending appends the frame's pending approvals, with their agent path, to
 // out.
-func (f *pauseFrame) pending(path []string, out []PendingApproval) []PendingApproval {
+func (f *PauseFrame) pending(path []string, out []PendingApproval) []PendingApproval {
 	if f == nil {
 		return out
 	}
@@ -216,12 +227,16 @@ func (f *pauseFrame) pending(path []string, out []PendingApproval) []PendingAppr
 	}
 	out = f.Handoff.pending(path, out)
 	for _, ch := range f.Children {
-		if ch.Status == childPaused {
+		if ch.Status == ChildPaused {
 			out = ch.Frame.pending(path, out)
 		}
 	}
 	return out
 }
+
+// Frame returns the paused top-level agent's frame, which a parent that
+// ran the agent as a child keeps in its own ([ChildFrame]).
+func (s *RunState) Frame() *PauseFrame { return s.root }
 
 // plainState is the RunState's own fields, encoded ahead of the frame.
 type plainState RunState
@@ -367,7 +382,7 @@ func newID(prefix string) string {
 // corruption and careless edits but not a deliberate forger, who can
 // recompute it.
 func WithRunStateKey(key []byte) ContextOption {
-	return contextOptionFunc(func(rc *RunContext) { rc.gov.stateKey = bytes.Clone(key) })
+	return contextOptionFunc(func(rc *RunContext) { rc.stateKey = bytes.Clone(key) })
 }
 
 // errPauseUnsupported fails a child's run that paused where its parent

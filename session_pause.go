@@ -21,7 +21,7 @@ func ResumeClaimed(runID, pauseID, claim string) SessionEvent {
 }
 
 // PermissionGranted records an allow rule an "always" decision granted the
-// session ([ScopeSession]), in the form [AllowRule.String] writes.
+// session ([ScopeSession]), in the form the run's [Granter] reads.
 func PermissionGranted(runID, rule string) SessionEvent {
 	return SessionEvent{Kind: KindPermissionGranted, Time: now(), RunID: runID, Name: rule}
 }

@@ -48,7 +48,7 @@ func (s *Steps) Start(ctx context.Context, input []Item) (inject []string, failu
 	if d.rc.depth > d.depthLimit {
 		return nil, []Event{RunFailed{Err: agentErrorf(KindMaxAgentDepthExceeded, d.a.name, "depth %d exceeds %d", d.rc.depth, d.depthLimit)}}
 	}
-	if err := d.rc.gov.modeErr; err != nil {
+	if err := d.rc.optErr; err != nil {
 		return nil, []Event{RunFailed{Err: &AgentError{Kind: KindConfig, Agent: d.a.name, Message: err.Error(), Err: err}}}
 	}
 	if len(d.a.inputGuards) > 0 && !d.checkInput(ctx, input, collectInto(&failure)) {
@@ -153,10 +153,11 @@ func (s *Steps) settled(call ToolCall, out *callOutcome, sink *usageSink) ToolSt
 }
 
 // CheckDecisions checks decisions against the pending approvals as
-// [Resume] does: every id pending and named once, every decision well
-// formed. It returns the allow rules the "always" decisions grant.
-func CheckDecisions(pending []PendingApproval, decisions []Decision) ([]AllowRule, error) {
-	ds, err := newDecisionSet(&RunState{Pending: pending}, decisions)
+// [Resume] does under rc (nil: [Ephemeral]): every id pending and named
+// once, every decision well formed. It returns the allow rules the "always"
+// decisions grant.
+func CheckDecisions(rc *RunContext, pending []PendingApproval, decisions []Decision) ([]string, error) {
+	ds, err := newDecisionSet(orEphemeral(rc), &RunState{Pending: pending}, decisions)
 	if err != nil {
 		return nil, err
 	}
@@ -169,7 +170,7 @@ func CheckDecisions(pending []PendingApproval, decisions []Decision) ([]AllowRul
 // pass the deny and guard rules again; rejected, the model sees the
 // rejection. Check dec with [CheckDecisions] first.
 func (s *Steps) CallDecided(ctx context.Context, call ToolCall, pending PendingApproval, args json.RawMessage, dec Decision) ToolStep {
-	ds, err := newDecisionSet(&RunState{Pending: []PendingApproval{pending}}, []Decision{dec})
+	ds, err := newDecisionSet(s.d.rc, &RunState{Pending: []PendingApproval{pending}}, []Decision{dec})
 	if err != nil {
 		return ToolStep{Result: errorResult(call, err.Error())}
 	}

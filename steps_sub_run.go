@@ -69,7 +69,7 @@ func (s *Steps) SettleSubRun(ctx context.Context, call ToolCall, run SubRun, out
 	if !ok {
 		return ToolStep{Result: errorResult(call, "tool "+call.Name+" is not an agent tool"), Usage: usage}
 	}
-	subagentStopped(ctx, s.d.rc, tool.agent.Name())
+	SubagentStopped(ctx, s.d.rc, tool.agent.Name())
 	var o ToolOutput
 	var err error
 	if failure != nil {

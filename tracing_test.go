@@ -3,6 +3,7 @@ package helikon_test
 import (
 	"context"
 	"errors"
+	"github.com/paigasus/helikon/workflow"
 	"slices"
 	"strings"
 	"testing"
@@ -296,7 +297,7 @@ func TestTracing_WorkflowAgentChildrenNestUnderIt(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	research, _ := helikon.NewAgent("research", mock.Scripted(mock.Text("facts")))
 	write, _ := helikon.NewAgent("write", mock.Scripted(mock.Text("draft")))
-	pipeline, err := helikon.NewSequential("pipeline", helikon.Step(research), helikon.Step(write))
+	pipeline, err := workflow.NewSequential("pipeline", workflow.Step(research), workflow.Step(write))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +329,7 @@ func TestTracing_FailedWorkflowMarksItsSpan(t *testing.T) {
 	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
 	ok, _ := helikon.NewAgent("ok", mock.Scripted(mock.Text("fine")))
 	bad, _ := helikon.NewAgent("bad", mock.Scripted(mock.Fail(&helikon.ModelError{Kind: helikon.ModelUnavailable, Provider: "mock"})))
-	fan, err := helikon.NewParallel("fan", helikon.Step(ok), helikon.Step(bad))
+	fan, err := workflow.NewParallel("fan", workflow.Step(ok), workflow.Step(bad))
 	if err != nil {
 		t.Fatal(err)
 	}

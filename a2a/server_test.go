@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/paigasus/helikon/governance"
 	"io"
 	"iter"
 	"net/http"
@@ -335,11 +336,11 @@ func TestServer_StructuredOutputIsADataPart(t *testing.T) {
 // askWrites puts every call that is not read-only to a human.
 type askWrites struct{}
 
-func (askWrites) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) helikon.PermissionDecision {
+func (askWrites) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) governance.PermissionDecision {
 	if req.Effect == helikon.ReadOnly {
-		return helikon.PermissionDecision{Behavior: helikon.PermissionAllow}
+		return governance.PermissionDecision{Behavior: governance.PermissionAllow}
 	}
-	return helikon.PermissionDecision{Behavior: helikon.PermissionAskUser, Prompt: "pay this invoice?"}
+	return governance.PermissionDecision{Behavior: governance.PermissionAskUser, Prompt: "pay this invoice?"}
 }
 
 func payingAgent(t *testing.T, paid *counter) helikon.Agent {
@@ -353,7 +354,7 @@ func payingAgent(t *testing.T, paid *counter) helikon.Agent {
 	return newAgent(t, model, helikon.WithTools(pay))
 }
 
-var askingOptions = a2a.WithContextOptions(helikon.WithPermissionMode(helikon.PermissionDefault), helikon.WithPermissionPolicy(askWrites{}))
+var askingOptions = a2a.WithContextOptions(governance.WithPermissionMode(governance.PermissionDefault), governance.WithPermissionPolicy(askWrites{}))
 
 func TestServer_PausedRunIsInputRequiredUntilAMessageDecides(t *testing.T) {
 	tests := []struct {

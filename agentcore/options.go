@@ -26,13 +26,13 @@ type SessionFunc = hosting.Func
 type ContextFunc func(r *http.Request, session helikon.Session) (*helikon.RunContext, error)
 
 // DefaultContext is the safe default [ContextFunc]: every run starts in
-// [helikon.PermissionPlan], which admits only tools that declare
+// [governance.PermissionPlan], which admits only tools that declare
 // themselves [helikon.ReadOnly], so an invocation can never make the agent
 // write, send or run anything until the operator opts in with opts, which
 // are applied after it:
 //
 //	agentcore.WithContext(agentcore.DefaultContext(
-//		helikon.WithPermissionMode(helikon.PermissionDefault),
+//		governance.WithPermissionMode(governance.PermissionDefault),
 //		helikon.WithApprovalHandler(approver)))
 func DefaultContext(opts ...helikon.ContextOption) ContextFunc {
 	build := hosting.PlanContext(opts...)

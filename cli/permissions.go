@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"fmt"
+	"github.com/paigasus/helikon/governance"
 	"slices"
 	"sync"
 
@@ -13,7 +14,7 @@ import (
 // gate applies the sidecar's permission mode and approval list of whichever
 // agent makes a call. helikon's permission mode belongs to the run and
 // carries across handoffs, while the sidecar's belong to agents, so the
-// run is put in [helikon.PermissionDefault] and the gate, as its policy,
+// run is put in [governance.PermissionDefault] and the gate, as its policy,
 // decides each call by its caller's definition; a PreToolUse hook, which
 // fires just before the policy is asked, tells the gate who the caller is.
 type gate struct {
@@ -32,8 +33,8 @@ type gate struct {
 func runContext(f *sidecar.File, unset string, opts ...helikon.ContextOption) *helikon.RunContext {
 	g := &gate{f: f, unset: unset, callers: map[string]string{}}
 	base := []helikon.ContextOption{
-		helikon.WithPermissionMode(helikon.PermissionDefault),
-		helikon.WithPermissionPolicy(g),
+		governance.WithPermissionMode(governance.PermissionDefault),
+		governance.WithPermissionPolicy(g),
 		helikon.WithHookRegistry(helikon.NewHookRegistry(g)),
 	}
 	return helikon.NewRunContext(append(base, opts...)...)
@@ -51,14 +52,14 @@ func (g *gate) OnEvent(_ context.Context, _ *helikon.RunContext, ev *helikon.Hoo
 
 // Check decides a call by its caller's mode and approval list, and refuses
 // one whose caller it cannot tell (fail closed).
-func (g *gate) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) helikon.PermissionDecision {
+func (g *gate) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) governance.PermissionDecision {
 	g.mu.Lock()
 	agent, known := g.callers[req.CallID]
 	delete(g.callers, req.CallID)
 	g.mu.Unlock()
 	def := g.f.Agents[agent]
 	if !known || def == nil {
-		return helikon.PermissionDecision{Behavior: helikon.PermissionDeny,
+		return governance.PermissionDecision{Behavior: governance.PermissionDeny,
 			Reason: fmt.Sprintf("no agent of %s is known to make call %s", g.f.Path, req.CallID)}
 	}
 	mode := def.Mode
@@ -66,14 +67,14 @@ func (g *gate) Check(_ context.Context, _ *helikon.RunContext, req helikon.Permi
 		mode = g.unset
 	}
 	if mode == "plan" && req.Effect != helikon.ReadOnly {
-		return helikon.PermissionDecision{Behavior: helikon.PermissionDeny,
+		return governance.PermissionDecision{Behavior: governance.PermissionDeny,
 			Reason: fmt.Sprintf("agent %s runs in plan mode, which admits only read-only tools", agent)}
 	}
 	if slices.Contains(def.Ask, req.Tool) || slices.Contains(def.Ask, "*") {
-		return helikon.PermissionDecision{Behavior: helikon.PermissionAskUser,
+		return governance.PermissionDecision{Behavior: governance.PermissionAskUser,
 			Prompt: fmt.Sprintf("%s asks to call %s", agent, req.Tool)}
 	}
-	return helikon.PermissionDecision{Behavior: helikon.PermissionAllow}
+	return governance.PermissionDecision{Behavior: governance.PermissionAllow}
 }
 
 // refuser answers every approval with a denial, for commands with no one

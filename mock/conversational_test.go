@@ -3,6 +3,7 @@ package mock_test
 import (
 	"context"
 	"errors"
+	"github.com/paigasus/helikon/governance"
 	"strings"
 	"testing"
 
@@ -89,7 +90,7 @@ func TestConversational_ResumedRunGoesOnAfterThePausedCall(t *testing.T) {
 		}
 		return a
 	}
-	rc := helikon.NewRunContext(helikon.WithPermissionPolicy(askAll{}))
+	rc := helikon.NewRunContext(governance.WithPermissionPolicy(askAll{}))
 	var state *helikon.RunState
 	for ev := range build().Run(context.Background(), rc, helikon.UserText("pay bob")) {
 		if p, ok := ev.(helikon.RunPaused); ok {
@@ -115,6 +116,6 @@ func TestConversational_ResumedRunGoesOnAfterThePausedCall(t *testing.T) {
 
 type askAll struct{}
 
-func (askAll) Check(context.Context, *helikon.RunContext, helikon.PermissionRequest) helikon.PermissionDecision {
-	return helikon.PermissionDecision{Behavior: helikon.PermissionAskUser, Prompt: "pay?"}
+func (askAll) Check(context.Context, *helikon.RunContext, helikon.PermissionRequest) governance.PermissionDecision {
+	return governance.PermissionDecision{Behavior: governance.PermissionAskUser, Prompt: "pay?"}
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"github.com/paigasus/helikon/governance"
 	"iter"
 	"time"
 
@@ -66,8 +67,8 @@ func Pending(ctx context.Context, sess helikon.Session) ([]Pause, error) {
 // SessionGrants returns the allow rules "always" decisions granted the
 // session ([helikon.ScopeSession]). [Runner.ResumePaused] applies them by
 // itself; for a new run on the session, pass them with
-// [helikon.WithAllowRules].
-func SessionGrants(ctx context.Context, sess helikon.Session) ([]helikon.AllowRule, error) {
+// [governance.WithAllowRules].
+func SessionGrants(ctx context.Context, sess helikon.Session) ([]governance.AllowRule, error) {
 	evs, err := sess.Events(ctx, helikon.Beginning)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrLoadSession, err)
@@ -140,7 +141,7 @@ func (r *Runner) ResumePausedStreamed(ctx context.Context, agent helikon.Agent, 
 			return
 		}
 		if len(grants) > 0 {
-			rc = rc.Derive(helikon.WithAllowRules(grants...))
+			rc = rc.Derive(governance.WithAllowRules(grants...))
 		}
 		if err := claim(ctx, sess, p, decisions); err != nil {
 			fail(err)
@@ -239,10 +240,10 @@ func readPauses(evs []helikon.SessionEvent) *pauseLog {
 	return l
 }
 
-func (l *pauseLog) rules() ([]helikon.AllowRule, error) {
-	rules := make([]helikon.AllowRule, 0, len(l.grants))
+func (l *pauseLog) rules() ([]governance.AllowRule, error) {
+	rules := make([]governance.AllowRule, 0, len(l.grants))
 	for _, g := range l.grants {
-		r, err := helikon.ParseAllowRule(g)
+		r, err := governance.ParseAllowRule(g)
 		if err != nil {
 			return nil, fmt.Errorf("runner: session grant: %w", err)
 		}

@@ -3,6 +3,7 @@ package runner_test
 import (
 	"context"
 	"errors"
+	"github.com/paigasus/helikon/governance"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -19,8 +20,8 @@ type pathArgs struct {
 // askRemove puts every call of "remove" to a human.
 type askRemove struct{}
 
-func (askRemove) Check(context.Context, *helikon.RunContext, helikon.PermissionRequest) helikon.PermissionDecision {
-	return helikon.PermissionDecision{Behavior: helikon.PermissionAskUser, Prompt: "delete?"}
+func (askRemove) Check(context.Context, *helikon.RunContext, helikon.PermissionRequest) governance.PermissionDecision {
+	return governance.PermissionDecision{Behavior: governance.PermissionAskUser, Prompt: "delete?"}
 }
 
 // cleaner returns an agent whose "remove" tool counts its runs in n.
@@ -38,7 +39,7 @@ func cleaner(t testing.TB, m helikon.Model, n *atomic.Int32) *helikon.LLMAgent {
 }
 
 func pausingContext(sess helikon.Session, opts ...helikon.ContextOption) *helikon.RunContext {
-	return helikon.NewRunContext(append([]helikon.ContextOption{helikon.WithSession(sess), helikon.WithPermissionPolicy(askRemove{})}, opts...)...)
+	return helikon.NewRunContext(append([]helikon.ContextOption{helikon.WithSession(sess), governance.WithPermissionPolicy(askRemove{})}, opts...)...)
 }
 
 // pauseInSession runs the cleaner under a runner until it pauses and
@@ -189,7 +190,7 @@ func TestResumePaused_SessionScopeAlwaysIsRecordedAndApplied(t *testing.T) {
 	}
 	// A later run on the session with the grants applied does not ask.
 	m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c9", Name: "remove", Args: `{"path":"b.tmp"}`}), mock.Text("done again"))
-	res, err := runner.New().Run(context.Background(), cleaner(t, m, &n), pausingContext(sess, helikon.WithAllowRules(grants...)), helikon.UserText("more"))
+	res, err := runner.New().Run(context.Background(), cleaner(t, m, &n), pausingContext(sess, governance.WithAllowRules(grants...)), helikon.UserText("more"))
 	if err != nil || res.FinalOutput != "done again" || n.Load() != 2 {
 		t.Fatalf("later run: %v ran %d", err, n.Load())
 	}

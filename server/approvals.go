@@ -88,7 +88,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	}
 	// Decisions the core would fail the whole run for cost the caller a
 	// 400 instead.
-	if _, err := helikon.CheckDecisions(info.Pending, q.Decisions); err != nil {
+	if _, err := helikon.CheckDecisions(nil, info.Pending, q.Decisions); err != nil {
 		writeError(w, errorf(http.StatusBadRequest, CodeBadRequest, "decisions", err.Error()))
 		return
 	}

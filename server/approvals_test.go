@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"github.com/paigasus/helikon/governance"
 	"net/http"
 	"slices"
 	"strings"
@@ -22,17 +23,17 @@ import (
 // askSideEffects puts every call that is not read-only to a human.
 type askSideEffects struct{}
 
-func (askSideEffects) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) helikon.PermissionDecision {
+func (askSideEffects) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) governance.PermissionDecision {
 	if req.Effect == helikon.ReadOnly {
-		return helikon.PermissionDecision{Behavior: helikon.PermissionAllow}
+		return governance.PermissionDecision{Behavior: governance.PermissionAllow}
 	}
-	return helikon.PermissionDecision{Behavior: helikon.PermissionAskUser, Prompt: "send this email?"}
+	return governance.PermissionDecision{Behavior: governance.PermissionAskUser, Prompt: "send this email?"}
 }
 
 // askingContext runs requests with a policy that asks and no approval
 // handler, so asked calls pause the run.
 var askingContext = server.WithContextProvider(server.DefaultContext(
-	helikon.WithPermissionMode(helikon.PermissionDefault), helikon.WithPermissionPolicy(askSideEffects{})))
+	governance.WithPermissionMode(governance.PermissionDefault), governance.WithPermissionPolicy(askSideEffects{})))
 
 // mailAgent calls send_email once, then answers "sent"; sends counts the
 // emails that went out.

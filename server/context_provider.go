@@ -25,13 +25,13 @@ func (f ContextFunc) RunContext(r *http.Request, session helikon.Session) (*heli
 
 // DefaultContext is the server's default [ContextProvider], and the safe
 // one for network callers: every run starts in
-// [helikon.PermissionPlan], which admits only tools that declare
+// [governance.PermissionPlan], which admits only tools that declare
 // themselves [helikon.ReadOnly], so a request can never make an agent
 // write a file, send a message or run a command. opts are applied after
 // that, so an operator who has vetted the agent's tools opts in
 // explicitly, for instance with
 //
-//	server.DefaultContext(helikon.WithPermissionMode(helikon.PermissionDefault),
+//	server.DefaultContext(governance.WithPermissionMode(governance.PermissionDefault),
 //		helikon.WithApprovalHandler(aclApprover))
 //
 // Deny rules, guard rules, hooks and a run config (a timeout, a budget) go

@@ -59,7 +59,7 @@
 // reaches all, and the server's log audits it. The [ContextProvider] then
 // builds the run's RunContext from the
 // request; the default, [DefaultContext], runs every request in
-// helikon.PermissionPlan, so network callers can only make agents use
+// governance.PermissionPlan, so network callers can only make agents use
 // read-only tools. For production:
 //
 //   - authenticate every caller, and derive the permission mode, the

@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"github.com/paigasus/helikon/governance"
 	"iter"
 	"net/http"
 	"slices"
@@ -116,7 +117,7 @@ func TestContext_DefaultDeniesSideEffectsUnlessTheOperatorOptsIn(t *testing.T) {
 		allowed bool
 	}{
 		{"default", nil, false},
-		{"opt-in", []server.Option{server.WithContextProvider(server.DefaultContext(helikon.WithPermissionMode(helikon.PermissionDefault)))}, true},
+		{"opt-in", []server.Option{server.WithContextProvider(server.DefaultContext(governance.WithPermissionMode(governance.PermissionDefault)))}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var ran atomic.Bool

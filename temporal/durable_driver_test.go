@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/paigasus/helikon/governance"
 	"iter"
 	"strings"
 	"testing"
@@ -235,7 +236,7 @@ func scenarios() []scenario {
 			return mustAgent(t, "ops", mock.Scripted(
 				mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":1,"b":2}`}, mock.Call{ID: "c2", Name: "leak", Args: `{}`}),
 				mock.Text("done"),
-			), helikon.WithTools(addTool, leakTool), helikon.WithHooks(injectHook{})), WorkerPosture{Deny: []helikon.DenyRule{helikon.DenyTool("add")}}
+			), helikon.WithTools(addTool, leakTool), helikon.WithHooks(injectHook{})), WorkerPosture{Deny: []governance.DenyRule{governance.DenyTool("add")}}
 		}},
 		// A durable run's input guardrails finish before the first turn,
 		// as WithBlockingInputGuardrails has them in process
@@ -264,7 +265,7 @@ func scenarios() []scenario {
 			return mustAgent(t, "ops", mock.Scripted(
 				mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":1,"b":2}`}, mock.Call{ID: "c2", Name: "leak", Args: `{}`}),
 				mock.Text("done"),
-			), helikon.WithTools(addTool, leakTool)), WorkerPosture{Mode: helikon.PermissionBypass, Allow: []helikon.AllowRule{helikon.AllowTool("leak")}, Hooks: workerHooks()}
+			), helikon.WithTools(addTool, leakTool)), WorkerPosture{Mode: governance.PermissionBypass, Allow: []governance.AllowRule{governance.AllowTool("leak")}, Hooks: workerHooks()}
 		}},
 		// The target reports the transcript it got, which the handoff's
 		// filter stripped of the tool call and its result.

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paigasus/helikon/governance"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -135,7 +136,7 @@ func TestRunner_WorkerHooksRunAndTheirDenialIsAuthoritative(t *testing.T) {
 	)
 	ag := mustAgent(t, "ops", m, helikon.WithTools(addTool, countingLeak(&leaks)))
 	queue := startWorker(t, c, WithAgents(ag), WithPosture(WorkerPosture{
-		Mode: helikon.PermissionBypass, Allow: []helikon.AllowRule{helikon.AllowTool("leak")}, Hooks: workerHooks(),
+		Mode: governance.PermissionBypass, Allow: []governance.AllowRule{governance.AllowTool("leak")}, Hooks: workerHooks(),
 	}))
 	r, err := NewRunner(c, queue)
 	if err != nil {

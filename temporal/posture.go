@@ -2,6 +2,7 @@ package temporal
 
 import (
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/governance"
 )
 
 // WorkerPosture is the governance a [Worker] applies to every tool call it
@@ -13,15 +14,15 @@ import (
 // guards on, output redaction on.
 type WorkerPosture struct {
 	// Mode is the permission mode of every run.
-	Mode helikon.PermissionMode
-	// Deny, Allow and Guards are the rule lists ([helikon.WithDenyRules],
-	// [helikon.WithAllowRules], [helikon.WithGuardRules]).
-	Deny   []helikon.DenyRule
-	Allow  []helikon.AllowRule
-	Guards []helikon.GuardRule
+	Mode governance.PermissionMode
+	// Deny, Allow and Guards are the rule lists ([governance.WithDenyRules],
+	// [governance.WithAllowRules], [governance.WithGuardRules]).
+	Deny   []governance.DenyRule
+	Allow  []governance.AllowRule
+	Guards []governance.GuardRule
 	// Policy decides calls no rule settles; Approver answers the calls it
 	// puts to a human. Both run on the worker, inside the tool's activity.
-	Policy   helikon.PermissionPolicy
+	Policy   governance.PermissionPolicy
 	Approver helikon.ApprovalHandler
 	// WithoutDestructiveGuards turns the built-in destructive guards off.
 	WithoutDestructiveGuards bool
@@ -39,30 +40,30 @@ type WorkerPosture struct {
 // says whether the run-level hooks are among them (an agent tool's
 // sub-run has none, as in process).
 func (p WorkerPosture) options(hooks bool) []helikon.ContextOption {
-	opts := []helikon.ContextOption{helikon.WithPermissionMode(p.Mode)}
+	opts := []helikon.ContextOption{governance.WithPermissionMode(p.Mode)}
 	if len(p.Deny) > 0 {
-		opts = append(opts, helikon.WithDenyRules(p.Deny...))
+		opts = append(opts, governance.WithDenyRules(p.Deny...))
 	}
 	if len(p.Allow) > 0 {
-		opts = append(opts, helikon.WithAllowRules(p.Allow...))
+		opts = append(opts, governance.WithAllowRules(p.Allow...))
 	}
 	if len(p.Guards) > 0 {
-		opts = append(opts, helikon.WithGuardRules(p.Guards...))
+		opts = append(opts, governance.WithGuardRules(p.Guards...))
 	}
 	if p.Policy != nil {
-		opts = append(opts, helikon.WithPermissionPolicy(p.Policy))
+		opts = append(opts, governance.WithPermissionPolicy(p.Policy))
 	}
 	if p.Approver != nil {
 		opts = append(opts, helikon.WithApprovalHandler(p.Approver))
 	}
 	if p.WithoutDestructiveGuards {
-		opts = append(opts, helikon.WithoutDefaultGuards())
+		opts = append(opts, governance.WithoutDefaultGuards())
 	}
 	if p.WithoutRedaction {
-		opts = append(opts, helikon.WithoutOutputRedaction())
+		opts = append(opts, governance.WithoutOutputRedaction())
 	}
 	if len(p.ExtraSecrets) > 0 {
-		opts = append(opts, helikon.WithExtraSecrets(p.ExtraSecrets...))
+		opts = append(opts, governance.WithExtraSecrets(p.ExtraSecrets...))
 	}
 	if hooks && p.Hooks != nil {
 		opts = append(opts, helikon.WithHookRegistry(p.Hooks))

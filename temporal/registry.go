@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paigasus/helikon/governance"
 
 	"github.com/paigasus/helikon"
 )
@@ -91,13 +92,13 @@ func (r *registry) steps(ctx context.Context, in stepIn) (*helikon.Steps, error)
 	}
 	var opts []helikon.ContextOption
 	if len(in.Allow) > 0 {
-		rules := make([]helikon.AllowRule, len(in.Allow))
+		rules := make([]governance.AllowRule, len(in.Allow))
 		for i, s := range in.Allow {
-			if rules[i], err = helikon.ParseAllowRule(s); err != nil {
+			if rules[i], err = governance.ParseAllowRule(s); err != nil {
 				return nil, err
 			}
 		}
-		opts = append(opts, helikon.WithAllowRules(rules...))
+		opts = append(opts, governance.WithAllowRules(rules...))
 	}
 	if len(in.Seed) > 0 && r.factory == nil {
 		return nil, fmt.Errorf("%w: the worker has no context factory to read it", ErrBadSeed)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paigasus/helikon/governance"
 	"iter"
 	"strings"
 	"sync/atomic"
@@ -122,13 +123,13 @@ func TestRunner_ContinuesTheSessionsConversation(t *testing.T) {
 func TestRunner_CallersPermissionsDoNotCrossToTheWorker(t *testing.T) {
 	c := devClient(t)
 	ag := mustAgent(t, "a", mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":1,"b":2}`}), mock.Text("done")), helikon.WithTools(addTool))
-	queue := startWorker(t, c, WithAgents(ag), WithPosture(WorkerPosture{Deny: []helikon.DenyRule{helikon.DenyTool("add")}}))
+	queue := startWorker(t, c, WithAgents(ag), WithPosture(WorkerPosture{Deny: []governance.DenyRule{governance.DenyTool("add")}}))
 	r, err := NewRunner(c, queue)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The caller allows everything; the worker's posture still decides.
-	rc := helikon.NewRunContext(helikon.WithPermissionMode(helikon.PermissionBypass), helikon.WithAllowRules(helikon.AllowTool("add")))
+	rc := helikon.NewRunContext(governance.WithPermissionMode(governance.PermissionBypass), governance.WithAllowRules(governance.AllowTool("add")))
 	res, err := r.Run(context.Background(), ag, rc, helikon.UserText("go"))
 	if err != nil {
 		t.Fatal(err)

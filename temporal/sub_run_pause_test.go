@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paigasus/helikon/workflow"
 	"log/slog"
 	"strings"
 	"sync/atomic"
@@ -323,7 +324,7 @@ func TestWorkflow_OrchestrationAgentToolCannotPauseTheRun(t *testing.T) {
 		mock.ToolCalls(mock.Call{ID: "s1", Name: "transfer", Args: `{"a":100,"b":0}`}),
 		mock.Text("teller done"),
 	), helikon.WithTools(transfer))
-	desk, err := helikon.NewSequential("desk", helikon.Step(teller))
+	desk, err := workflow.NewSequential("desk", workflow.Step(teller))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -225,9 +225,9 @@ func (h *workflowHost) await(_ agentRef, pending []helikon.PendingApproval, usag
 		}
 		return out
 	}
-	if grants, err := helikon.CheckDecisions(pending, h.decided); err == nil {
+	if grants, err := helikon.CheckDecisions(nil, pending, h.decided); err == nil {
 		for _, g := range grants {
-			h.allow = append(h.allow, g.String())
+			h.allow = append(h.allow, g)
 		}
 	}
 	return h.decided
@@ -243,7 +243,7 @@ func (h *workflowHost) validateDecisions(_ workflow.Context, in decideIn) error 
 	if in.PauseID != h.pauseID {
 		return fmt.Errorf("temporal: pause %q is not the one under way (%q)", in.PauseID, h.pauseID)
 	}
-	_, err := helikon.CheckDecisions(h.pending, in.Decisions)
+	_, err := helikon.CheckDecisions(nil, h.pending, in.Decisions)
 	return err
 }
 

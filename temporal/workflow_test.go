@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paigasus/helikon/governance"
 	"log/slog"
 	"strings"
 	"sync"
@@ -257,11 +258,11 @@ func (g *gauge) leave() {
 // askPolicy asks a human about every call of the named tool.
 type askPolicy string
 
-func (p askPolicy) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) helikon.PermissionDecision {
+func (p askPolicy) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) governance.PermissionDecision {
 	if req.Tool == string(p) {
-		return helikon.PermissionDecision{Behavior: helikon.PermissionAskUser, Prompt: "run " + req.Tool + "?"}
+		return governance.PermissionDecision{Behavior: governance.PermissionAskUser, Prompt: "run " + req.Tool + "?"}
 	}
-	return helikon.PermissionDecision{}
+	return governance.PermissionDecision{}
 }
 
 // pauseScenario is a turn with two calls, one the policy asks about, then

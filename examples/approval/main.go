@@ -17,6 +17,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paigasus/helikon/governance"
 	"io"
 	"iter"
 	"log"
@@ -46,11 +47,11 @@ func main() {
 // askBash puts every Bash call to a human and allows everything else.
 type askBash struct{}
 
-func (askBash) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) helikon.PermissionDecision {
+func (askBash) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) governance.PermissionDecision {
 	if req.Tool == "Bash" {
-		return helikon.PermissionDecision{Behavior: helikon.PermissionAskUser, Prompt: "Run this shell command?"}
+		return governance.PermissionDecision{Behavior: governance.PermissionAskUser, Prompt: "Run this shell command?"}
 	}
-	return helikon.PermissionDecision{Behavior: helikon.PermissionAllow}
+	return governance.PermissionDecision{Behavior: governance.PermissionAllow}
 }
 
 type bashArgs struct {
@@ -99,7 +100,7 @@ func run(ctx context.Context, in io.Reader, out io.Writer, dir string) error {
 	// The runner stores the paused run in the session: any process holding
 	// the session could resume it by id, after a restart too.
 	r := runner.New()
-	rc := helikon.NewRunContext(helikon.WithSession(helikon.NewMemorySession()), helikon.WithPermissionPolicy(askBash{}))
+	rc := helikon.NewRunContext(helikon.WithSession(helikon.NewMemorySession()), governance.WithPermissionPolicy(askBash{}))
 	stream := r.RunStreamed(ctx, cleaner, rc, helikon.UserText("Clean up the workspace."))
 	for {
 		paused, err := show(out, stream)

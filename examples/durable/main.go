@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paigasus/helikon/governance"
 	"io"
 	"log"
 	"log/slog"
@@ -85,7 +86,7 @@ func run(ctx context.Context, w io.Writer) error {
 	// The worker: it runs the agent's steps, under its own posture.
 	worker, err := temporal.NewWorker(c, "budget",
 		temporal.WithAgents(agent),
-		temporal.WithPosture(temporal.WorkerPosture{Mode: helikon.PermissionDefault}),
+		temporal.WithPosture(temporal.WorkerPosture{Mode: governance.PermissionDefault}),
 		temporal.WithContextFactory(func(_ context.Context, seed json.RawMessage) (any, error) {
 			var a account
 			if err := json.Unmarshal(seed, &a); err != nil || a.Tenant == "" {

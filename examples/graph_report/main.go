@@ -12,6 +12,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/paigasus/helikon/workflow"
 	"io"
 	"log"
 	"os"
@@ -85,13 +86,13 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	report, err := helikon.NewGraph("finance_report",
-		helikon.WithDescription("Fans spending and income analysis into a combined summary."),
-		helikon.Node("spending", spending),
-		helikon.Node("income", income),
-		helikon.Node("summary", summary),
-		helikon.Edge("spending", "summary"),
-		helikon.Edge("income", "summary"))
+	report, err := workflow.NewGraph("finance_report",
+		workflow.WithDescription("Fans spending and income analysis into a combined summary."),
+		workflow.Node("spending", spending),
+		workflow.Node("income", income),
+		workflow.Node("summary", summary),
+		workflow.Edge("spending", "summary"),
+		workflow.Edge("income", "summary"))
 	if err != nil {
 		return err
 	}

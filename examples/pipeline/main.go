@@ -12,6 +12,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/paigasus/helikon/workflow"
 	"io"
 	"log"
 	"os"
@@ -66,10 +67,10 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	pipeline, err := helikon.NewSequential("client_note",
-		helikon.WithDescription("Research, then write."),
-		helikon.Step(researcher),
-		helikon.Step(writer))
+	pipeline, err := workflow.NewSequential("client_note",
+		workflow.WithDescription("Research, then write."),
+		workflow.Step(researcher),
+		workflow.Step(writer))
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/paigasus/helikon/workflow"
 	"io"
 	"log"
 	"os"
@@ -72,10 +73,10 @@ func run(ctx context.Context, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	swarm, err := helikon.NewSwarm("support_swarm",
-		helikon.WithDescription("A personal-finance support swarm covering budgeting and investing."),
-		helikon.Members(triage, budgeting, investing), // triage, the first, is the entry
-		helikon.WithMaxHandoffs(6))
+	swarm, err := workflow.NewSwarm("support_swarm",
+		workflow.WithDescription("A personal-finance support swarm covering budgeting and investing."),
+		workflow.Members(triage, budgeting, investing), // triage, the first, is the entry
+		workflow.WithMaxHandoffs(6))
 	if err != nil {
 		return err
 	}

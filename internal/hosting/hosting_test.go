@@ -3,6 +3,7 @@ package hosting_test
 import (
 	"context"
 	"errors"
+	"github.com/paigasus/helikon/governance"
 	"testing"
 
 	"github.com/paigasus/helikon"
@@ -52,18 +53,18 @@ func TestPlanContext_StartsInPlanOptsAfterSessionLast(t *testing.T) {
 	tests := []struct {
 		name string
 		opts []helikon.ContextOption
-		want helikon.PermissionMode
+		want governance.PermissionMode
 	}{
-		{"default is plan", nil, helikon.PermissionPlan},
-		{"opts loosen it", []helikon.ContextOption{helikon.WithPermissionMode(helikon.PermissionDefault)}, helikon.PermissionDefault},
-		{"an option's session is replaced", []helikon.ContextOption{helikon.WithSession(other)}, helikon.PermissionPlan},
+		{"default is plan", nil, governance.PermissionPlan},
+		{"opts loosen it", []helikon.ContextOption{governance.WithPermissionMode(governance.PermissionDefault)}, governance.PermissionDefault},
+		{"an option's session is replaced", []helikon.ContextOption{helikon.WithSession(other)}, governance.PermissionPlan},
 	}
 	for _, tt := range tests {
 		build := hosting.PlanContext(tt.opts...)
 		for range 2 { // the builder is reused per request
 			rc := build(s)
-			if rc.PermissionMode() != tt.want {
-				t.Errorf("%s: mode %v, want %v", tt.name, rc.PermissionMode(), tt.want)
+			if governance.ModeOf(rc) != tt.want {
+				t.Errorf("%s: mode %v, want %v", tt.name, governance.ModeOf(rc), tt.want)
 			}
 			if rc.Session() != s {
 				t.Errorf("%s: the run does not use the request's session", tt.name)

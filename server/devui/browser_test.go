@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/paigasus/helikon/governance"
 	"iter"
 	"net/http"
 	"net/http/httptest"
@@ -75,11 +76,11 @@ type mailArgs struct {
 // askWrites asks a human about every call that is not read-only.
 type askWrites struct{}
 
-func (askWrites) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) helikon.PermissionDecision {
+func (askWrites) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) governance.PermissionDecision {
 	if req.Effect == helikon.ReadOnly {
-		return helikon.PermissionDecision{Behavior: helikon.PermissionAllow}
+		return governance.PermissionDecision{Behavior: governance.PermissionAllow}
 	}
-	return helikon.PermissionDecision{Behavior: helikon.PermissionAskUser, Prompt: "send this email?"}
+	return governance.PermissionDecision{Behavior: governance.PermissionAskUser, Prompt: "send this email?"}
 }
 
 type pathArgs struct {
@@ -147,8 +148,8 @@ func newFixture(t *testing.T, opts ...server.Option) *fixture {
 		answer: mock.Deltas("Plan: spend less than 2,098."),
 	}, helikon.WithTools(research))))
 	agents = append(agents, scriptedAgents(f, lookup, send)...)
-	asking := server.DefaultContext(helikon.WithPermissionMode(helikon.PermissionDefault), helikon.WithPermissionPolicy(askWrites{}),
-		helikon.WithDenyRules(helikon.DenyTool("delete_files")), helikon.WithPrices(prices))
+	asking := server.DefaultContext(governance.WithPermissionMode(governance.PermissionDefault), governance.WithPermissionPolicy(askWrites{}),
+		governance.WithDenyRules(governance.DenyTool("delete_files")), helikon.WithPrices(prices))
 	srv, err := server.New(agents, append([]server.Option{server.WithDevUI(), server.WithContextProvider(asking)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)

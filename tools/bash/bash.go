@@ -28,7 +28,7 @@ type Args struct {
 // Bash is the Bash tool: it runs a command line through an
 // [ExecutionBackend] and returns its exit code, stdout and stderr (each
 // capped, head and tail kept). Its description tells the model the
-// backend's containment label. It declares [helikon.ShellTool], so the
+// backend's containment label. It declares [governance.ShellTool], so the
 // deny, allow and guard rules of the permission pipeline read its
 // command, and its effect is SideEffect.
 type Bash struct {

@@ -8,7 +8,7 @@
 // cgroup v2 per call where this process may make one, so no process
 // outlives the call whatever it does to its group or session, and
 // through the process group elsewhere (the guarantees label says
-// which). It declares [helikon.ShellTool], so every
+// which). It declares [governance.ShellTool], so every
 // DenyBash, AllowBash and guard rule reads its command, and its own allow
 // and deny lists use the same shell matcher. Its effect is SideEffect.
 //

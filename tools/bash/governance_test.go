@@ -1,6 +1,7 @@
 package bash
 
 import (
+	"github.com/paigasus/helikon/governance"
 	"os"
 	"path/filepath"
 	"testing"
@@ -23,7 +24,7 @@ func TestBash_ThePermissionPipelineGovernsIt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := helikon.NewRunContext(helikon.WithDenyRules(helikon.DenyBash("rm")))
+	rc := helikon.NewRunContext(governance.WithDenyRules(governance.DenyBash("rm")))
 	res, err := helikon.Collect(agent.Run(t.Context(), rc, helikon.UserText("go")))
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/paigasus/helikon/governance"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -339,7 +340,7 @@ func TestBash_AllowAndDenyListsReuseTheShellMatcher(t *testing.T) {
 
 func TestBash_DeclaresShellToolEffectAndLabel(t *testing.T) {
 	b := hostTool(t, openSandbox(t), nil)
-	var st helikon.ShellTool = b
+	var st governance.ShellTool = b
 	if cmd, err := st.ShellCommand([]byte(`{"command":"rm -rf /"}`)); err != nil || cmd != "rm -rf /" {
 		t.Errorf("ShellCommand = %q, %v", cmd, err)
 	}

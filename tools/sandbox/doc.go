@@ -8,7 +8,7 @@
 // call with a [helikon.ToolError] of kind Denied, and nothing outside the
 // root is read or written.
 //
-// The tools declare what they do: [helikon.FileTool] names the file each
+// The tools declare what they do: [governance.FileTool] names the file each
 // call touches, so every DenyRead, DenyEdit, AllowRead, AllowEdit and guard
 // rule applies to them whatever they are called, and [helikon.EffectTool]
 // says Read is ReadOnly and the others Write.

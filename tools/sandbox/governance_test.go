@@ -2,6 +2,7 @@ package sandbox_test
 
 import (
 	"context"
+	"github.com/paigasus/helikon/governance"
 	"os"
 	"path/filepath"
 	"testing"
@@ -34,7 +35,7 @@ func TestSandboxTools_TheDenyRulesGovernThem(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rc := helikon.NewRunContext(helikon.WithDenyRules(helikon.DenyRead(".env"), helikon.DenyEdit("dist/**")))
+	rc := helikon.NewRunContext(governance.WithDenyRules(governance.DenyRead(".env"), governance.DenyEdit("dist/**")))
 	res, err := helikon.Collect(agent.Run(context.Background(), rc, helikon.UserText("go")))
 	if err != nil {
 		t.Fatal(err)

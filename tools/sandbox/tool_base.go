@@ -3,6 +3,7 @@ package sandbox
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/paigasus/helikon/governance"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/paigasus/helikon"
@@ -35,7 +36,7 @@ func (b *base) Call(tc *helikon.ToolContext, args json.RawMessage) (helikon.Tool
 
 // FileAccess returns the one file the call names, relative to the sandbox
 // root when it lies inside, as given otherwise (the call is then denied).
-func (b *base) FileAccess(args json.RawMessage) ([]helikon.FileAccess, error) {
+func (b *base) FileAccess(args json.RawMessage) ([]governance.FileAccess, error) {
 	if len(args) > maxArgsBytes {
 		return nil, fmt.Errorf("arguments of %d bytes, past %d", len(args), maxArgsBytes)
 	}
@@ -52,7 +53,7 @@ func (b *base) FileAccess(args json.RawMessage) ([]helikon.FileAccess, error) {
 	if c, err := b.sb.clean(b.Name(), p); err == nil {
 		p = c
 	}
-	return []helikon.FileAccess{{Path: p, Write: b.write}}, nil
+	return []governance.FileAccess{{Path: p, Write: b.write}}, nil
 }
 
 // Effect returns ReadOnly for Read and Write for the tools that write.

@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"fmt"
+	"github.com/paigasus/helikon/governance"
 	"os"
 	"path/filepath"
 	"strings"
@@ -270,12 +271,12 @@ func TestTools_DeclareEffectAndFileAccess(t *testing.T) {
 		if got := helikon.EffectOf(c.tool); got != c.effect {
 			t.Errorf("%s effect %v, want %v", c.tool.Name(), got, c.effect)
 		}
-		ft, ok := c.tool.(helikon.FileTool)
+		ft, ok := c.tool.(governance.FileTool)
 		if !ok {
-			t.Fatalf("%s is not a helikon.FileTool", c.tool.Name())
+			t.Fatalf("%s is not a governance.FileTool", c.tool.Name())
 		}
 		got, err := ft.FileAccess([]byte(`{"file_path":"./src/../app/.env"}`))
-		if err != nil || len(got) != 1 || got[0] != (helikon.FileAccess{Path: "app/.env", Write: c.write}) {
+		if err != nil || len(got) != 1 || got[0] != (governance.FileAccess{Path: "app/.env", Write: c.write}) {
 			t.Errorf("%s FileAccess = %+v, %v", c.tool.Name(), got, err)
 		}
 		for _, bad := range []string{`{}`, `{"file_path":""}`, `not json`} {

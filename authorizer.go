@@ -1,0 +1,184 @@
+package helikon
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/paigasus/helikon/internal/coredefault"
+)
+
+// Authorizer decides whether a tool call may run. It is the seam a
+// governance package plugs into the loop (the governance package of this
+// module implements it with permission modes, deny, allow and guard rules
+// and the shell matcher): the loop asks it once per call, after the
+// PreToolUse hooks and before the tool runs.
+//
+// Authorize returns the [Verdict] on req. To put the call to a human it
+// asks through ask, which resolves the question with the run's
+// [ApprovalHandler] or, without one, leaves the call to a later decision
+// (the run pauses: [RunPaused]); Authorize then returns that answer, or goes
+// on deciding when the answer only cleared one of its steps.
+type Authorizer interface {
+	Authorize(ctx context.Context, rc *RunContext, req PermissionRequest, ask Asker) Verdict
+}
+
+// Verdict is an [Authorizer]'s answer on one call.
+type Verdict struct {
+	// Allowed lets the call run.
+	Allowed bool
+	// Args are the arguments the call runs with; nil keeps the call's own.
+	Args json.RawMessage
+	// Reason says why a call may not run; the model sees it.
+	Reason string
+	// Deferred leaves the call to a human decision after the run pauses.
+	Deferred bool
+}
+
+// Asker puts a tool call to the run's approver. prompt is the question;
+// askedBy names who asks ("guard git-force-push", "the permission
+// policy"). The answer allows the call, refuses it with a reason, or defers
+// it.
+type Asker interface {
+	Ask(ctx context.Context, req PermissionRequest, prompt, askedBy string) Verdict
+}
+
+// Granter is an [Authorizer] that honours the rule an "always" decision
+// grants ([DecisionAlways]). The rules are strings in the form its own allow
+// rules print, kept by the run ([RunContext.Grants]) and by its paused
+// states ([RunState].Allow). Without a Granter, an "always" decision is
+// refused with [ErrInvalidDecision].
+type Granter interface {
+	// CheckGrant reports an error for a rule it cannot read.
+	CheckGrant(rule string) error
+	// Granted reports whether rules, taken together, allow req by
+	// themselves.
+	Granted(rules []string, req PermissionRequest) bool
+}
+
+// Redactor scrubs secrets from what leaves a tool before it reaches the
+// model, the stream, the session or the logs: a tool's output, and the
+// texts the loop derives from a call (an error, a panic value, a denial
+// reason, the arguments of an approval request).
+type Redactor interface {
+	RedactOutput(out ToolOutput) ToolOutput
+	RedactText(s string) string
+}
+
+// WithAuthorizer makes a decide whether the run's tool calls may run,
+// replacing any authorizer the context had.
+func WithAuthorizer(a Authorizer) ContextOption {
+	return contextOptionFunc(func(rc *RunContext) { rc.auth = a })
+}
+
+// WithAuthorizerFrom replaces the context's authorizer with what f makes
+// of it (prev is nil when the context has none), so the options of a
+// governance package can refine one another. An error from f keeps the
+// previous authorizer and fails every run on the context with a
+// [KindConfig] error wrapping it.
+func WithAuthorizerFrom(f func(prev Authorizer) (Authorizer, error)) ContextOption {
+	return contextOptionFunc(func(rc *RunContext) {
+		a, err := f(rc.auth)
+		if err != nil {
+			rc.optErr = err
+			return
+		}
+		rc.auth = a
+	})
+}
+
+// WithRedactor makes r scrub what leaves the run's tools, replacing any
+// redactor the context had; nil turns redaction off.
+func WithRedactor(r Redactor) ContextOption {
+	return contextOptionFunc(func(rc *RunContext) { rc.redactor = r })
+}
+
+// WithRedactorFrom replaces the context's redactor with what f makes of it
+// (prev is nil when the context has none).
+func WithRedactorFrom(f func(prev Redactor) Redactor) ContextOption {
+	return contextOptionFunc(func(rc *RunContext) { rc.redactor = f(rc.redactor) })
+}
+
+// WithGrants adds allow rules that "always" decisions granted to the run,
+// in the form the run's [Granter] reads. They propagate to handoff targets
+// and sub-agents.
+func WithGrants(rules ...string) ContextOption {
+	return contextOptionFunc(func(rc *RunContext) {
+		rc.grants = append(rc.grants[:len(rc.grants):len(rc.grants)], rules...)
+	})
+}
+
+// WithApprovalHandler installs the handler that answers an [Authorizer]'s
+// questions. Without one, or when it answers Defer, the run pauses for a
+// human decision ([RunPaused]).
+func WithApprovalHandler(h ApprovalHandler) ContextOption {
+	return contextOptionFunc(func(rc *RunContext) { rc.approval = h })
+}
+
+// Authorizer returns the run's authorizer, or nil when every call may run.
+func (rc *RunContext) Authorizer() Authorizer { return rc.auth }
+
+// Redactor returns the run's redactor, or nil when nothing is redacted.
+func (rc *RunContext) Redactor() Redactor { return rc.redactor }
+
+// Grants returns the allow rules "always" decisions granted the run.
+func (rc *RunContext) Grants() []string { return rc.grants }
+
+// ApprovalHandler returns the run's approval handler, or nil.
+func (rc *RunContext) ApprovalHandler() ApprovalHandler { return rc.approval }
+
+// authorize asks the run's authorizer about req, with ask putting
+// questions to the approver; without an authorizer every call runs.
+func (rc *RunContext) authorize(ctx context.Context, req PermissionRequest, ask Asker) Verdict {
+	if rc.auth == nil {
+		return Verdict{Allowed: true}
+	}
+	return rc.auth.Authorize(ctx, rc, req, ask)
+}
+
+// redact is the last transform on tool output before it reaches the model
+// and the session.
+func (rc *RunContext) redact(out ToolOutput) ToolOutput {
+	if rc.redactor == nil {
+		return out
+	}
+	return rc.redactor.RedactOutput(out)
+}
+
+// redactText redacts a message bound for the model, the events, the
+// session or the log: a tool's error, a panic value, a denial reason.
+func (rc *RunContext) redactText(s string) string {
+	if rc.redactor == nil {
+		return s
+	}
+	return rc.redactor.RedactText(s)
+}
+
+// askHandler answers a question with the run's approval handler; without
+// one, or when it defers, the call waits for a human decision.
+func (rc *RunContext) askHandler(ctx context.Context, req PermissionRequest, prompt, who string) Verdict {
+	if rc.approval == nil {
+		return Verdict{Deferred: true, Reason: who + " asks for approval"}
+	}
+	out := rc.approval.Decide(ctx, req, prompt)
+	if out.Defer {
+		return Verdict{Deferred: true, Reason: who + " asks for approval; the approver deferred"}
+	}
+	v := Verdict{Allowed: out.Allow, Reason: out.Reason}
+	if !v.Allowed && v.Reason == "" {
+		v.Reason = "denied by approver"
+	}
+	return v
+}
+
+// defaultAuthorizer is the authorizer of a context that sets none: the
+// governance package's defaults when the program links it.
+func defaultAuthorizer() Authorizer {
+	a, _ := coredefault.Authorizer.(Authorizer)
+	return a
+}
+
+// defaultRedactor is the redactor of a context that sets none.
+func defaultRedactor() Redactor {
+	r, _ := coredefault.Redactor.(Redactor)
+	return r
+}

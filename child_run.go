@@ -1,0 +1,177 @@
+package helikon
+
+import (
+	"context"
+	"iter"
+)
+
+// This file is the sub-run API: what an agent that drives sub-agents (the
+// workflow package's Sequential, Parallel, Loop, Swarm and Graph, or a kind
+// of its own) needs from the core to open its run, run a child, fold the
+// child's stream into its own, and pause and resume.
+//
+// The stream convention is the handoff driver's: a child's RunStarted is
+// swallowed (an AgentUpdated names the child instead), its RunCompleted and
+// RunFailed stay inside (the parent folds the usage and reports one outcome
+// of its own), and every other event passes through.
+
+// OpenRun opens the run of agent, an agent that drives sub-agents (a
+// workflow): it checks the depth bound, applies the [RunConfig] timeout,
+// opens the agent's invoke_agent span, which its children's spans nest
+// under, and, unless the run is resumed from a pause, emits RunStarted. It
+// returns the run's context, its [RunContext] (rc, or [Ephemeral] for nil)
+// and the yield to send the run's events through (it closes the span on
+// the run's terminal event). When ok is false the run is already over.
+// done releases the timeout and the span and must be called.
+//
+// OpenRun, [RunChild], [ChildOutcome] and [EmitPaused] are the sub-run
+// API the workflow package builds its agents on; a new kind of workflow
+// agent uses them the same way.
+func OpenRun(ctx context.Context, rc *RunContext, agent, description string, resumed bool, yield func(Event) bool) (_ context.Context, _ *RunContext, _ func(Event) bool, done func(), ok bool) {
+	started := !resumed
+	if rc == nil {
+		rc = Ephemeral()
+	}
+	var cfg RunConfig
+	if rc.config != nil {
+		cfg = *rc.config
+	}
+	cfg = cfg.withDefaults()
+	if limit := rc.depthLimit(cfg.MaxAgentDepth); rc.depth > limit {
+		yield(RunFailed{Err: agentErrorf(KindMaxAgentDepthExceeded, agent, "depth %d exceeds %d", rc.depth, limit)})
+		return ctx, rc, yield, func() {}, false
+	}
+	done = func() {}
+	if cfg.Timeout > 0 {
+		ctx, done = context.WithTimeout(ctx, cfg.Timeout)
+	}
+	// The agent's own invoke_agent span, which its children nest under.
+	ctx, tr := startAgentTrace(ctx, rc, agent, description, nil)
+	if tr != nil {
+		// Children's terminal events stay inside, so the only RunCompleted
+		// or RunFailed this yield sees is the agent's own: its span takes
+		// the summed usage and the failure from it.
+		var (
+			usage  Usage
+			runErr error
+		)
+		inner, release := yield, done
+		yield = func(ev Event) bool {
+			switch e := ev.(type) {
+			case RunCompleted:
+				usage = e.Usage
+			case RunFailed:
+				usage, runErr = e.Usage, e.Err
+			case RunPaused:
+				usage = e.Usage
+			}
+			return inner(ev)
+		}
+		done = func() { tr.end(usage, runErr); release() }
+	}
+	if started && !yield(RunStarted{Agent: agent}) {
+		done()
+		return ctx, rc, yield, func() {}, false
+	}
+	return ctx, rc, yield, done, true
+}
+
+// ChildOutcome is what a parent keeps of one sub-agent's run: feed it
+// every event of the child's stream with [ChildOutcome.See], then call
+// [ChildOutcome.End].
+type ChildOutcome struct {
+	// Final is the child's last message text: its final output.
+	Final string
+	// Agent names the agent that ended the child's run (its
+	// RunCompleted.Agent).
+	Agent string
+	// Structured reports a final output that is structured.
+	Structured bool
+	// Usage is what the child spent.
+	Usage Usage
+	// Err is the child's failure.
+	Err error
+	// Finished reports that the child's stream ended with a terminal event
+	// (or End settled it).
+	Finished bool
+	// Paused is the state of a child that paused for approval. Err is set
+	// too, so a parent that cannot pause fails instead.
+	Paused *RunState
+}
+
+// See folds ev into o and reports whether the parent forwards it: a
+// child's RunStarted, RunCompleted, RunFailed and RunPaused stay inside.
+func (o *ChildOutcome) See(ev Event) bool {
+	switch e := ev.(type) {
+	case RunStarted:
+		return false
+	case RunCompleted:
+		o.Usage, o.Agent, o.Structured, o.Finished = e.Usage, e.Agent, e.Structured, true
+		return false
+	case RunFailed:
+		o.Err, o.Finished = e.Err, true
+		return false
+	case RunPaused:
+		o.Paused, o.Usage, o.Finished = e.State, e.Usage, true
+		o.Err = &AgentError{Kind: KindOther, Agent: e.Agent, Message: errPauseUnsupported.Error(), Err: errPauseUnsupported}
+		return false
+	case MessageOutput:
+		o.Final = e.Item.Text()
+	}
+	return true
+}
+
+// End settles o once the stream of the child named agent is over; a
+// stream that stopped without a terminal event counts as a failure.
+func (o *ChildOutcome) End(agent string) {
+	if !o.Finished {
+		o.Err = agentErrorf(KindOther, agent, "run ended without RunCompleted or RunFailed")
+		o.Finished = true
+	}
+}
+
+// ResumePoint is where a paused child resumes: the frame its pause wrote
+// and the decisions of the resume.
+type ResumePoint struct {
+	Frame     *PauseFrame
+	Decisions *Decisions
+}
+
+// ChildStream runs agent on input under rc, or, with from, resumes it from
+// its pause; an agent that cannot resume fails with [ErrNotResumable].
+func ChildStream(ctx context.Context, agent Agent, rc *RunContext, input []Item, from *ResumePoint) iter.Seq[Event] {
+	if from == nil {
+		return agent.Run(ctx, rc, input)
+	}
+	r, ok := agent.(Resumer)
+	if !ok {
+		return func(yield func(Event) bool) { yield(RunFailed{Err: NotResumable(agent.Name(), from.Frame)}) }
+	}
+	return r.ResumeFrame(ctx, rc, from.Frame, from.Decisions)
+}
+
+// RunChild runs agent under a child of rc (or resumes it, with from),
+// forwarding its events after an AgentUpdated. ok is false when the
+// consumer stopped.
+func RunChild(ctx context.Context, rc *RunContext, agent Agent, input []Item, from *ResumePoint, yield func(Event) bool) (o ChildOutcome, child *RunContext, ok bool) {
+	if !yield(AgentUpdated{Agent: agent.Name()}) {
+		return o, nil, false
+	}
+	child = rc.Child()
+	for ev := range ChildStream(ctx, agent, child, input, from) {
+		if o.See(ev) && !yield(ev) {
+			return o, child, false
+		}
+	}
+	o.End(agent.Name())
+	SubagentStopped(ctx, rc, agent.Name())
+	return o, child, true
+}
+
+// SubagentStopped fires the run-level OnSubagentStop hooks. A stop cannot
+// be refused, so the decisions are ignored.
+func SubagentStopped(ctx context.Context, rc *RunContext, agent string) {
+	if rc.hooks.Len() > 0 {
+		fireHooks(ctx, rc, nil, &HookEvent{Kind: OnSubagentStop, Agent: agent})
+	}
+}

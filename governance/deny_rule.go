@@ -1,0 +1,94 @@
+package governance
+
+import "github.com/paigasus/helikon"
+
+// DenyRule refuses matching tool calls. Deny rules are the first step of the
+// permission pipeline, so they override every mode, Bypass included, and
+// every allow rule.
+//
+// Build one with [DenyTool], [DenyBash], [DenyRead] or [DenyEdit] and install
+// it with [WithDenyRules]. A rule that cannot read the call it concerns (a
+// Bash call whose arguments are not a JSON object, a command nested past
+// the matcher's depth) matches: deny rules fail closed.
+type DenyRule struct{ r rule }
+
+// DenyTool denies every call of the tool named name.
+func DenyTool(name string) DenyRule { return DenyRule{rule{kind: ruleTool, name: name}} }
+
+// DenyBash denies a call of the Bash tool when any sub-command of its
+// command runs program, directly or under a wrapper, or is that wrapper:
+// DenyBash("rm") catches `echo ok && rm -rf .`, `sudo rm -rf /`,
+// `bash -c 'rm -rf /'` and `echo $(rm -rf /)` alike; DenyBash("sudo")
+// catches `sudo ls`. program is a base name ("rm" also matches /bin/rm).
+func DenyBash(program string) DenyRule { return DenyRule{rule{kind: ruleBash, name: program}} }
+
+// DenyRead denies a call of the Read tool whose path matches pattern, a
+// gitignore-style glob: DenyRead(".env") blocks reads of .env at any depth.
+// Matching is lexical and case-insensitive, with .. collapsed; an absolute
+// path, or one climbing out of the root, matches an anchored deny pattern at
+// any depth.
+func DenyRead(pattern string) DenyRule {
+	return DenyRule{rule{kind: ruleRead, name: pattern, glob: compileGlob(pattern)}}
+}
+
+// DenyEdit denies a call of the Write or Edit tools (and MultiEdit,
+// NotebookEdit) whose path matches pattern; see [DenyRead] for the syntax.
+// DenyEdit("dist/**") blocks writes under dist.
+func DenyEdit(pattern string) DenyRule {
+	return DenyRule{rule{kind: ruleEdit, name: pattern, glob: compileGlob(pattern)}}
+}
+
+// String returns the rule in the Tool(specifier) form: "Bash(rm)",
+// "Read(.env)", "Edit(dist/**)", "WebFetch".
+func (r DenyRule) String() string { return r.r.String() }
+
+// matches reports whether the rule denies the call.
+func (r DenyRule) matches(v *callView) bool {
+	switch r.r.kind {
+	case ruleTool:
+		return v.req.Tool == r.r.name
+	case ruleBash:
+		if !v.shell {
+			return false
+		}
+		if v.unreadable {
+			return true
+		}
+		for _, s := range v.scripts() {
+			if s.MayRun(r.r.name) {
+				return true
+			}
+		}
+		return false
+	default:
+		if !v.file {
+			return false
+		}
+		if v.unreadable {
+			return true
+		}
+		for _, f := range v.files {
+			if r.r.matchesFile(f, true) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// WithDenyRules adds deny rules to the run. They propagate to handoff
+// targets and sub-agents.
+func WithDenyRules(rules ...DenyRule) helikon.ContextOption {
+	return refine(func(s *settings) error {
+		s.deny = append(s.deny[:len(s.deny):len(s.deny)], rules...)
+		return nil
+	})
+}
+
+// DenyRules returns the run's deny rules.
+func DenyRules(rc *helikon.RunContext) []DenyRule {
+	if s := of(rc); s != nil {
+		return s.deny
+	}
+	return nil
+}

@@ -1,0 +1,198 @@
+package governance
+
+import (
+	"strings"
+)
+
+// redTeamCorpus is the red-team corpus: every class of issue 10, each row
+// judged by the pipeline and run in real bash (see redRow).
+func redTeamCorpus() []redRow {
+	var rows []redRow
+	add := func(cfg byte, want, bash string, cmds ...string) {
+		for _, c := range cmds {
+			rows = append(rows, redRow{cfg: cfg, want: want, bash: bash, cmd: c})
+		}
+	}
+
+	// Operators, substitutions and quoting: resolved precisely.
+	add('D', "deny", "rm",
+		"echo ok && rm -rf build", "false || rm -rf build", "ls; rm -rf build", "ls | rm -rf build",
+		"ls |& rm -rf build", "rm -rf build & wait", "echo ok\nrm -rf build", "echo $(rm -rf build)",
+		"echo `rm -rf build`", "cat <(rm -rf build)", "echo x > >(rm -rf build)", "(rm -rf build)",
+		"{ rm -rf build; }", "if true; then rm -rf build; fi", "while true; do rm -rf build; break; done",
+		"case x in x) rm -rf build;; esac", "for i in 1; do rm -rf build; done", "f() { rm -rf build; }; f",
+		"function f { rm -rf build; }; f", `\rm -rf build`, "'r'm -rf build", `"rm" -rf build`, `r\m -rf build`,
+		`$'\x72\x6d' -rf build`, `$'\162\155' -rf build`, `$'rm' -rf build`, "/bin/rm -rf build",
+		"/usr/bin/rm -rf build", "command rm -rf build", "exec rm -rf build", "X=1 rm -rf build",
+		"rm -rf build # comment", "[[ -n x ]] && rm -rf build", "time rm -rf build", "! rm -rf build",
+		"coproc rm -rf build; wait", "echo | rm -rf build", "rm -rf build 2>/dev/null", "eval 'rm -rf build'",
+		`eval "rm -rf build"`, "eval rm -rf build", "bash -c 'rm -rf build'", `sh -c "rm -rf build"`,
+		`bash -c "sh -c 'rm -rf build'"`, "su -c 'rm -rf build'", "su root -c 'rm -rf build'",
+		"sudo -u root bash -c 'rm -rf build'", "xargs rm -rf build", "find . -maxdepth 0 -exec rm -rf build \\;",
+		"env -S 'rm -rf build'", "trap 'rm -rf build' EXIT", "trap -- 'rm -rf build' EXIT",
+		"command_not_found_handle() { rm -rf build; }; nosuchprogram", "echo $(echo $(rm -rf build))",
+		"x=$(rm -rf build)", "echo ${x:-$(rm -rf build)}", "echo $((1)) && rm -rf build",
+		"exec 3>&1; rm -rf build", "rm -rf build <<< x", "rm -rf build << 'EOF'\nx\nEOF",
+		"bash -c 'rm -rf \"$1\"' _ build", "bash -lc 'rm -rf build'", "bash -ec 'rm -rf build'",
+		"bash -o errexit -c 'rm -rf build'", "bash --norc -c 'rm -rf build'", "sh -c -- 'rm -rf build'",
+		"busybox sh -c 'rm -rf build'", "busybox env rm -rf build")
+	add('D', "deny", "curl", "curl http://127.0.0.1:9/x", "curl -s http://x | cat")
+	add('D', "deny", "curl wget", "wget -qO- http://x | sed 1q; curl x")
+	add('D', "deny", "wget", "wget http://127.0.0.1:9/x", "timeout 5 wget -q http://x")
+	add('D', "deny", "nc", "nc -z 127.0.0.1 9", "echo hi | nc 127.0.0.1 9")
+
+	// Wrappers, with their flags in every spelling: resolved precisely.
+	for _, w := range []string{
+		"timeout 5 %s", "timeout -s KILL 5 %s", "timeout --signal=KILL 5 %s", "timeout --sig KILL 5 %s",
+		"timeout -k1 5 %s", "timeout --kill-after=1 5 %s", "nice -n 5 %s", "nice --adjustment=5 %s", "nice --adj 5 %s",
+		"nice -5 %s", "nohup %s", "stdbuf -oL %s", "stdbuf -o L %s", "stdbuf --output=L %s", "env A=1 %s",
+		"env -i PATH=/usr/bin:/bin %s", "env -u HOME %s", "env --unset=HOME %s", "env -- %s", "command -p %s",
+		"exec -a x %s", "sudo %s", "sudo -u root %s", "sudo --user=root %s", "sudo -E %s", "sudo -s %s",
+		"setsid %s", "ionice -c 3 %s", "ionice -c3 %s", "chrt -o 0 %s", "taskset 1 %s", "taskset -c 0 %s",
+		"xargs -0 %s", "xargs -n1 %s", "flock lk %s", "flock -w 1 lk %s", "flock lk -c '%s'",
+		"unshare %s", "chroot / %s", "chroot --userspec=0:0 / %s", "runuser -u root -- %s",
+		"setpriv --reuid=0 %s", "setarch x86_64 -R %s", "strace -f -o /dev/null %s", "strace -qq %s",
+		"script -qc '%s' /dev/null", "nohup nice -n 1 timeout 5 %s", "sudo timeout 5 nice %s",
+		"time -p %s", "eval %s",
+	} {
+		add('D', "deny", "rm", strings.Replace(w, "%s", "rm -rf build", 1))
+		add('G', "guard", "rm:-rf_/", strings.Replace(w, "%s", "rm -rf /", 1))
+	}
+
+	// Shells and their -c forms; a shell fed commands on its standard
+	// input or by a heredoc runs what its words do not show, and asks.
+	for _, sh := range []string{"sh", "bash", "dash", "zsh", "mksh", "tcsh", "fish", "rbash", "yash", "posh", "busybox sh"} {
+		add('D', "deny", "rm", sh+" -c 'rm -rf build'")
+		add('D', "ask", "rm", "echo 'rm -rf build' | "+sh, sh+" <<< 'rm -rf build'",
+			sh+" << 'EOF'\nrm -rf build\nEOF", "printf 'rm -rf build\\n' > c.txt; "+sh+" < c.txt")
+	}
+	add('D', "ask", "rm", "echo cm0gLXJmIGJ1aWxk | base64 -d | sh", "echo cm0gLXJmIGJ1aWxk | base64 -d | bash -s",
+		"echo 'rm -rf build' | sudo bash", "echo 'rm -rf build' | sudo -s", "echo 'rm -rf build' | su",
+		"echo 'rm -rf build' | chroot /", "echo 'rm -rf build' | unshare",
+		"echo 'rm -rf build' | env bash", "bash /dev/stdin <<< 'rm -rf build'", "bash <(echo rm -rf build)",
+		"sh - <<< 'rm -rf build'", "cat <<'EOF' | sh\nrm -rf build\nEOF")
+
+	// Dynamic command words.
+	add('D', "ask", "rm", "CMD=rm; $CMD -rf build", `"$(echo rm)" -rf build`, "`echo rm` -rf build",
+		`$(printf '\x72\x6d') -rf build`, `a=(rm -rf build); "${a[@]}"`, `set -- rm -rf build; "$@"`,
+		`set -- rm -rf build; $*`, `f() { "$@"; }; f rm -rf build`, "x=rm; y=x; ${!y} -rf build",
+		"${CMD:-rm} -rf build", "r=r; ${r}m -rf build", "x=z; ${x/z/r}m -rf build", "a[0]=rm; ${a[$((0))]} -rf build",
+		"p=/bin; $p/rm -rf build", `"$(command -v rm)" -rf build`, `$(echo /bin/rm) -rf build`,
+		"read c <<< rm; $c -rf build", "echo rm | { read c; $c -rf build; }", "sudo $(echo rm) -rf build",
+		"env $(echo rm) -rf build", "echo rm | xargs -I{} sh -c '{} -rf build'", "echo rm | xargs -I % sh -c '% -rf build'",
+		"echo rm | xargs -i bash -c '{} -rf build'", "declare -n r=c; c=rm; $r -rf build",
+		"printf -v c rm; $c -rf build")
+
+	// Brace expansion and globs in a command word.
+	add('D', "ask", "rm", "{rm,-rf,build}", "{r,}m -rf build", "/bin/{rm,true} -rf build", "/bin/r[m] -rf build",
+		"/usr/bin/r[m] -rf build", "/usr/bin/rm? -rf build || /usr/bin/r*m -rf build")
+
+	// A glob in the directory of a command word whose base name is plain
+	// still names the program.
+	add('D', "deny", "rm", "/?sr/bin/rm -rf build", "/usr/*/rm -rf build")
+
+	// Aliases, hash tables, risky variables, sourcing streams.
+	add('D', "ask", "rm", "shopt -s expand_aliases\nalias x=rm\nx -rf build", "shopt -s expand_aliases\nalias ls='rm -rf build'\nls",
+		"hash -p /bin/rm ls; ls -rf build", "echo 'rm -rf build' > e.sh; BASH_ENV=./e.sh bash -c true",
+		"echo 'rm -rf build' > e.sh; export BASH_ENV=./e.sh; bash -c true", "echo 'rm -rf build' > e.sh; env BASH_ENV=./e.sh bash -c true",
+		"PATH=./bin:$PATH; ls", "PATH=./bin:$PATH ls", "export PATH=$PWD/bin:$PATH; ls", "env PATH=./bin:/usr/bin:/bin ls",
+		"source /dev/stdin <<< 'rm -rf build'", ". <(echo rm -rf build)", "source <(echo rm -rf build)",
+		". /dev/fd/0 <<< 'rm -rf build'", "source /proc/self/fd/0 <<< 'rm -rf build'", "f=/dev/stdin; . $f <<< 'rm -rf build'",
+		"trap \"$(echo rm -rf build)\" EXIT", "c='rm -rf build'; trap \"$c\" EXIT",
+		"PS4='$(rm -rf build)'; set -x; true", "PROMPT_COMMAND='rm -rf build' bash -i <<< true 2>/dev/null")
+	add('D', "ask", "-", "alias x=rm", "shopt -s expand_aliases", "export PATH=/tmp:$PATH")
+
+	// Interpreters: inline code, code on standard input, awk programs that
+	// run commands, git configuration that runs a command.
+	add('D', "ask", "rm",
+		`python3 -c 'import os; os.system("rm -rf build")'`, `echo 'import os; os.system("rm -rf build")' | python3`,
+		"python3 - <<'EOF'\nimport os\nos.system('rm -rf build')\nEOF", `python3 -Sc 'import os; os.system("rm -rf build")'`,
+		`perl -e 'system("rm -rf build")'`, `perl -we 'system("rm -rf build")'`, `echo 'system("rm -rf build")' | perl`,
+		`perl -E 'system("rm -rf build")'`, `ruby -e 'system("rm -rf build")'`, `echo 'system("rm -rf build")' | ruby`,
+		`node -e 'require("child_process").execSync("rm -rf build")'`, `node --eval 'require("child_process").execSync("rm -rf build")'`,
+		`echo 'require("child_process").execSync("rm -rf build")' | node`, `php -r 'system("rm -rf build");'`,
+		`echo '<?php system("rm -rf build");' | php`, `lua5.4 -e 'os.execute("rm -rf build")'`,
+		`echo 'os.execute("rm -rf build")' | lua5.4`, `awk 'BEGIN{system("rm -rf build")}'`,
+		`gawk 'BEGIN{system("rm -rf build")}'`, `mawk 'BEGIN{system("rm -rf build")}'`,
+		`busybox awk 'BEGIN{system("rm -rf build")}'`, `awk 'BEGIN{print "rm -rf build" | "sh"}'`,
+		`echo x | awk '{system("rm -rf build")}'`, `awk -v x=1 'BEGIN{system("rm -rf build")}'`,
+		`git -c alias.x='!rm -rf build' x`, `git -c core.sshCommand='rm -rf build' fetch ssh://h/r 2>/dev/null`,
+		`git -c core.fsmonitor='rm -rf build' status`, `git -c core.editor='rm -rf build' commit --allow-empty 2>/dev/null`,
+		`git -c alias.st='!rm -rf build' st`, `git --config-env=alias.x=C x 2>/dev/null; C='!rm -rf build' git --config-env=alias.x=C x`,
+		"GIT_SSH_COMMAND='rm -rf build' git fetch ssh://h/r 2>/dev/null", "GIT_EDITOR='rm -rf build' git commit --allow-empty 2>/dev/null")
+	add('D', "ask", "-", "git config core.hooksPath hooks", "git config --global core.pager 'rm -rf build'",
+		"git config alias.x '!rm -rf build'")
+
+	// Operands a guard reads, in every spelling.
+	add('G', "guard", "W:/etc/hosts", "echo x > /etc/hosts", "echo x >> /etc/hosts", "echo x &> /etc/hosts",
+		"echo x >| /etc/hosts", "exec 3>/etc/hosts", "echo x > /e?c/hosts", "echo x > /e*/hosts")
+	add('G', "guard", "W:/usr", "echo x >> /usr/local/bin/tool")
+	add('G', "guard", "tee:/etc/passwd", "printf x | tee -a /etc/passwd", "echo x | sudo tee /etc/passwd")
+	add('G', "guard", "cp:/etc", "cp a.txt /etc/", "cp -t /etc a.txt", "cp -vt /etc a.txt", "cp -t/etc a.txt",
+		"cp --target-directory=/etc a.txt", "cp --target /etc a.txt", "cp a.txt /e*/")
+	add('G', "guard", "mv:/etc/hosts", "mv /etc/hosts x", "mv -f /etc/hosts ./x")
+	add('G', "guard", "install:/usr/local/bin", "install -Dt /usr/local/bin a.txt", "install -m 755 a.txt /usr/local/bin/x")
+	add('G', "guard", "W:/etc", "sed -i -e s/a/b/ /etc/hosts", "sed -i --expression=s/a/b/ /etc/hosts", "sed -i s/a/b/ /etc/hosts",
+		"sed -ie s/a/b/ /etc/hosts", "sed --in-place s/a/b/ /etc/hosts", "perl -pi -e s/a/b/ /etc/hosts")
+	add('G', "guard", "chmod:/etc/hosts", "chmod --reference=a.txt /etc/hosts", "chmod 777 /etc/hosts", "chmod -R 777 /etc/hosts")
+	add('G', "guard", "chown:/usr", "chown -R nobody /usr")
+	add('G', "guard", "rsync:/etc", "rsync -a a.txt /etc/")
+	add('G', "guard", "tar:/etc", "tar -xf x.tar -C /etc", "tar -C/etc -xf x.tar", "tar xf x.tar -C /etc", "tar --directory=/etc -xf x.tar")
+	add('G', "guard", "curl:/etc/hosts", "curl -o /etc/hosts http://x", "curl -o/etc/hosts http://x", "curl --output /etc/hosts http://x", "curl -so /etc/hosts http://x")
+	add('G', "guard", "wget:/etc/hosts", "wget -O /etc/hosts http://x", "wget --output-document=/etc/hosts http://x", "wget -qO/etc/hosts http://x")
+	add('G', "guard", "wget:/usr/bin", "wget -P /usr/bin http://x")
+	add('G', "guard", "dd:of=/etc/hosts", "dd if=/dev/zero of=/etc/hosts")
+	add('G', "guard", "dd:of=/dev/sda", "dd of=/dev/sda if=/dev/zero")
+	add('G', "guard", "ln:/etc/hosts", "ln -sf /tmp/x /etc/hosts")
+	add('G', "guard", "ln:/usr/bin/y", "ln -s x /usr/bin/y")
+	add('G', "guard", "truncate:/etc/hosts", "truncate -s 0 /etc/hosts")
+	add('G', "guard", "shred:/etc/hosts", "shred -u /etc/hosts")
+	add('G', "guard", "W:/etc/hostname", "find /etc/hostname -delete")
+	add('G', "guard", "rm:/", `rm -rf "${HOME:?}"`, `rm -rf "$HOME"/`, "rm -rf ~root", "rm -rf ~/", "rm --recur /",
+		"rm --recursive --force /", "rm -r --no-pres /tmp/x", "rm -rf -- /", "rm -rf /tmp/..", "rm -rf //", "rm -fr /.",
+		"rm -rf /*", "rm -rf /**", "rm -rf /?*", "rm -rf ~/?*", "rm -rf ~/*", "rm -rf $HOME/*", "rm -R /")
+
+	// Writes to files something runs later.
+	add('G', "guard", "W:~/.bashrc", "echo 'rm -rf /' >> ~/.bashrc", `echo x >> "$HOME/.bashrc"`)
+	add('G', "guard", "W:~/.zshrc", "echo x > ~/.zshrc")
+	add('G', "guard", "cp:.profile", "cp a.txt ~/.profile")
+	add('G', "guard", "tee:config.fish", "echo x | tee -a ~/.config/fish/config.fish")
+	add('G', "guard", "W:~/.config/systemd/user/x.service", "echo x > ~/.config/systemd/user/x.service")
+	add('G', "guard", "W:~/.gitconfig", "echo x > ~/.gitconfig")
+	add('G', "guard", "W:.envrc", "echo x > .envrc")
+	add('G', "guard", "W:.git/hooks/pre-commit", "echo 'rm -rf /' > .git/hooks/pre-commit")
+	add('G', "guard", "W:.git/config", "echo x >> .git/config", "echo x >> ./.git/config", "echo x >> .g?t/config")
+	add('G', "guard", "W:~/.ssh/authorized_keys", "echo key >> ~/.ssh/authorized_keys")
+	add('G', "guard", "crontab", "echo '* * * * * rm -rf /' | crontab -")
+	add('G', "guard", "W:/var/spool/cron", "echo x > /var/spool/cron/crontabs/root")
+	add('G', "guard", "W:/proc/sysrq-trigger", "echo b > /proc/sysrq-trigger")
+	add('G', "guard", "W:.env", "echo K=v > .env")
+	add('G', "guard", "W:.env.local", "echo K=v >> .env.local")
+
+	// Operands not known before the shell runs, where a guard reads them.
+	add('G', "ask", "rm", `rm -rf "$DIR"`, `rm -rf "$DIR"/*`, "rm -rf $(echo /)", "rm -rf /{bin,etc}", "rm -rf ./{a,b}",
+		"d=/; rm -rf $d", "rm -rf `echo /`")
+	add('G', "ask", "cp:/etc", `D=/etc; cp a.txt "$D"`, "cp a.txt $(echo /etc)")
+	add('G', "ask", "tee:/etc/hosts", `tee "$(echo /etc/hosts)" < /dev/null`)
+	add('G', "ask", "W:/etc/hosts", `f=/etc/hosts; echo x > "$f"`, "echo x > $(echo /etc/hosts)")
+
+	// Commands that must stay allowed under the deny rules and the guards.
+	for _, cfg := range []byte{'D', 'G'} {
+		add(cfg, "allow", "-", "git status", "ls -la", "echo rm -rf /", "grep -rn curl .", "cat a.txt | wc -l",
+			"awk '{print $1}' a.txt", "awk -F: '$3 > 5' a.txt", "sed -n 1p a.txt", "find . -name '*.txt'",
+			"echo a | xargs echo", "echo x > /dev/null", "ls > out.txt", "python3 --version", "node --version",
+			"git log --oneline -3", "bash script.sh", "source script.sh", ". ./script.sh", "sh -c 'echo hi'",
+			`bash -c "ls -la"`, "env FOO=1 ls", "timeout 5 ls", "echo $HOME", "ls $DIR", `cat "$F"`,
+			"for f in *.txt; do echo $f; done", "x=$(git rev-parse HEAD 2>/dev/null); echo $x", "printf '%s\\n' a b",
+			"echo 'rm -rf /' > notes.txt", `echo "$(date)"`, "ls /bin/r?", "test -f a.txt && echo y",
+			"echo \"curl is $(command -v curl)\"", "python3 -m json.tool < /dev/null || true", "perl -v",
+			"sudo ls", "echo build/*", "trap - EXIT", "git diff --stat", "wc -c < a.txt", "ls -d ~/")
+	}
+	add('G', "allow", "rm", "rm -rf ./build", "rm -rf build/*", `rm -rf "$HOME/build"`, "rm -rf ~/build", "rm a.txt")
+	add('G', "allow", "cp", "cp a.txt b.txt")
+	add('G', "allow", "mv", "mv a.txt b.txt")
+	add('G', "allow", "tar", "tar -czf out.tgz build")
+	add('G', "allow", "curl", "curl -o out.html http://x")
+	add('G', "allow", "chmod", "chmod 644 a.txt")
+	return rows
+}

@@ -1,0 +1,320 @@
+package governance
+
+import (
+	"strings"
+
+	"github.com/paigasus/helikon/internal/shellmatch"
+)
+
+// argSpec is what the write guards need to know of a program's flags:
+// which take a value, so operands are told from flag values.
+type argSpec struct {
+	short string   // one-letter flags that take a value
+	long  []string // long flags that take a value
+}
+
+// scanArgs walks args as GNU getopt would, calling fn with each operand
+// (flag "") and each flag's value (flag its one-letter or long name, GNU
+// abbreviations expanded). It stops when fn returns true and reports
+// whether it did.
+func scanArgs(c *shellmatch.Command, spec argSpec, fn func(flag, val string, dyn bool) bool) bool {
+	args := c.Args
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		dyn := c.ArgDynamic(i)
+		switch {
+		case a == "--":
+			for j := i + 1; j < len(args); j++ {
+				if fn("", args[j], c.ArgDynamic(j)) {
+					return true
+				}
+			}
+			return false
+		case strings.HasPrefix(a, "--"):
+			name, val, attached := strings.Cut(a[2:], "=")
+			full := longName(spec.long, name)
+			if attached {
+				if fn(full, val, dyn) {
+					return true
+				}
+				continue
+			}
+			if full != "" && i+1 < len(args) {
+				i++
+				if fn(full, args[i], c.ArgDynamic(i)) {
+					return true
+				}
+			}
+		case len(a) > 1 && a[0] == '-':
+			for j := 1; j < len(a); j++ {
+				if strings.IndexByte(spec.short, a[j]) < 0 {
+					if fn(a[j:j+1], "", dyn) {
+						return true
+					}
+					continue
+				}
+				if j+1 < len(a) {
+					if fn(a[j:j+1], a[j+1:], dyn) {
+						return true
+					}
+				} else if i+1 < len(args) {
+					i++
+					if fn(a[j:j+1], args[i], c.ArgDynamic(i)) {
+						return true
+					}
+				}
+				break
+			}
+		default:
+			if fn("", a, dyn) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// longName expands name, a long flag or a GNU abbreviation of one, to the
+// value-taking flag it names, or "".
+func longName(long []string, name string) string {
+	for _, l := range long {
+		if l == name {
+			return l
+		}
+	}
+	for _, l := range long {
+		if len(name) >= 2 && strings.HasPrefix(l, name) {
+			return l
+		}
+	}
+	return ""
+}
+
+// writeSpecs are the programs whose operands or flag values name files
+// they write, by how.
+var writeSpecs = map[string]struct {
+	spec argSpec
+	// how: 'a' every operand; 'l' the last operand, or the -t value; 'f'
+	// every operand after the first, or all with a reference flag; 's' the
+	// operands after the script, or all with -e/-f; 'v' only flag values.
+	how byte
+	// flags are the flags whose value is a written file.
+	flags string
+	// longFlags are the long flags whose value is a written file.
+	longFlags []string
+}{
+	"tee":      {how: 'a'},
+	"touch":    {spec: argSpec{short: "dtr", long: []string{"date", "reference", "time"}}, how: 'a'},
+	"mkdir":    {spec: argSpec{short: "m", long: []string{"mode", "context"}}, how: 'a'},
+	"rmdir":    {how: 'a'},
+	"rm":       {how: 'a'},
+	"unlink":   {how: 'a'},
+	"shred":    {spec: argSpec{short: "ns", long: []string{"iterations", "size", "random-source"}}, how: 'a'},
+	"truncate": {spec: argSpec{short: "sr", long: []string{"size", "reference"}}, how: 'a'},
+	"mv":       {spec: argSpec{short: "St", long: []string{"suffix", "target-directory"}}, how: 'a', flags: "t", longFlags: []string{"target-directory"}},
+	"cp":       {spec: argSpec{short: "St", long: []string{"suffix", "target-directory"}}, how: 'l', flags: "t", longFlags: []string{"target-directory"}},
+	"install":  {spec: argSpec{short: "gmoSt", long: []string{"group", "mode", "owner", "suffix", "target-directory", "strip-program"}}, how: 'l', flags: "t", longFlags: []string{"target-directory"}},
+	"ln":       {spec: argSpec{short: "St", long: []string{"suffix", "target-directory"}}, how: 'l', flags: "t", longFlags: []string{"target-directory"}},
+	"rsync":    {spec: argSpec{short: "efTB", long: []string{"rsh", "filter", "temp-dir", "block-size", "exclude", "include", "exclude-from", "include-from", "files-from", "partial-dir", "backup-dir", "compare-dest", "copy-dest", "link-dest", "chmod", "chown", "rsync-path"}}, how: 'l', longFlags: []string{"backup-dir", "partial-dir"}},
+	"scp":      {spec: argSpec{short: "cFiJloPSD"}, how: 'l'},
+	"chmod":    {spec: argSpec{long: []string{"reference"}}, how: 'f'},
+	"chown":    {spec: argSpec{long: []string{"reference", "from"}}, how: 'f'},
+	"chgrp":    {spec: argSpec{long: []string{"reference"}}, how: 'f'},
+	"chattr":   {how: 'f'},
+	"setfacl":  {spec: argSpec{short: "mMxX", long: []string{"modify", "modify-file", "remove", "remove-file", "set", "set-file"}}, how: 'a'},
+	"sed":      {spec: argSpec{short: "efl", long: []string{"expression", "file", "line-length"}}, how: 's'},
+	"perl":     {spec: argSpec{short: "eEIM"}, how: 's'},
+	"curl":     {spec: argSpec{short: "oDcKdHuUxXTAeEbFmrwyYz", long: []string{"output", "output-dir", "dump-header", "cookie-jar", "trace", "trace-ascii", "stderr", "etag-save", "hsts", "alt-svc", "config", "data", "header", "user", "proxy", "request", "upload-file", "user-agent", "referer", "cert", "cookie", "form", "max-time", "range", "write-out", "url"}}, how: 'v', flags: "oDc", longFlags: []string{"output", "output-dir", "dump-header", "cookie-jar", "trace", "trace-ascii", "stderr", "etag-save", "hsts", "alt-svc"}},
+	"wget":     {spec: argSpec{short: "OPoaeUTtwi", long: []string{"output-document", "directory-prefix", "output-file", "append-output", "execute", "user-agent", "timeout", "tries", "wait", "input-file", "header", "load-cookies", "save-cookies"}}, how: 'v', flags: "OPoa", longFlags: []string{"output-document", "directory-prefix", "output-file", "append-output", "save-cookies"}},
+	"sort":     {spec: argSpec{short: "oktST", long: []string{"output", "key", "field-separator", "buffer-size", "temporary-directory"}}, how: 'v', flags: "o", longFlags: []string{"output"}},
+	"unzip":    {spec: argSpec{short: "d"}, how: 'v', flags: "d"},
+	"patch":    {spec: argSpec{short: "opdiDBrVYzF", long: []string{"output", "directory", "input", "reject-file"}}, how: 'v', flags: "ord", longFlags: []string{"output", "reject-file", "directory"}},
+	"strace":   {spec: argSpec{short: "o"}, how: 'v', flags: "o"},
+}
+
+// commandWrites calls fn with the files c writes: its redirect targets and
+// the operands and flag values that file-writing programs write to. It
+// stops when fn returns true and reports whether it did.
+func commandWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool {
+	for i, w := range c.Writes {
+		if fn(w, c.WriteDynamic(i)) {
+			return true
+		}
+	}
+	switch c.Program {
+	case "dd":
+		for i, a := range c.Args {
+			if of, ok := strings.CutPrefix(a, "of="); ok && fn(of, c.ArgDynamic(i)) {
+				return true
+			}
+		}
+		return false
+	case "tar":
+		return tarWrites(c, fn)
+	case "find":
+		return findWrites(c, fn)
+	case "crontab":
+		return crontabWrites(c, fn)
+	}
+	ws, ok := writeSpecs[c.Program]
+	if !ok {
+		return false
+	}
+	if (c.Program == "sed" || c.Program == "perl") && !hasInPlace(c.Args) {
+		return false
+	}
+	var (
+		n           int    // operands seen
+		last        string // the last operand
+		lastDyn     bool
+		target      bool // a -t flag named the destination
+		scriptGiven bool // sed -e/-f or perl -e: every operand is a file
+		reference   bool // chmod --reference: every operand is a file
+	)
+	hit := scanArgs(c, ws.spec, func(flag, val string, dyn bool) bool {
+		if flag != "" {
+			switch {
+			case val != "" && (strings.Contains(ws.flags, flag) && len(flag) == 1 || contains(ws.longFlags, flag)):
+				if flag == "t" || flag == "target-directory" {
+					target = true
+				}
+				return fn(val, dyn)
+			case flag == "e" || flag == "f" || flag == "expression" || flag == "file" || flag == "E":
+				scriptGiven = true
+			case flag == "reference":
+				reference = true
+			}
+			return false
+		}
+		n++
+		switch ws.how {
+		case 'a':
+			return fn(val, dyn)
+		case 'l':
+			last, lastDyn = val, dyn
+		case 'f':
+			if n > 1 || reference {
+				return fn(val, dyn)
+			}
+		case 's':
+			if n > 1 || scriptGiven {
+				return fn(val, dyn)
+			}
+		}
+		return false
+	})
+	if hit {
+		return true
+	}
+	if ws.how == 'l' && !target && n >= 1 {
+		return fn(last, lastDyn)
+	}
+	return false
+}
+
+func contains(list []string, s string) bool {
+	for _, l := range list {
+		if l == s {
+			return true
+		}
+	}
+	return false
+}
+
+// tarWrites calls fn with where tar extracts (-C) and, when it creates or
+// appends, the archive it writes (-f). The first word may be a cluster
+// without its dash (tar xzf a.tgz).
+func tarWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool {
+	creating := false
+	for i, a := range c.Args {
+		if strings.HasPrefix(a, "--") {
+			creating = creating || a == "--create" || a == "--append" || a == "--update" || strings.HasPrefix(a, "--cat")
+			continue
+		}
+		if strings.HasPrefix(a, "-") || i == 0 {
+			creating = creating || strings.ContainsAny(a, "cruA")
+		}
+	}
+	for i := 0; i < len(c.Args); i++ {
+		a := c.Args[i]
+		switch {
+		case a == "--directory" || a == "-C" || (a == "--file" || a == "-f") && creating:
+			if i+1 < len(c.Args) && fn(c.Args[i+1], c.ArgDynamic(i+1)) {
+				return true
+			}
+			i++
+		case strings.HasPrefix(a, "--directory="):
+			if fn(a[len("--directory="):], c.ArgDynamic(i)) {
+				return true
+			}
+		case strings.HasPrefix(a, "--file=") && creating:
+			if fn(a[len("--file="):], c.ArgDynamic(i)) {
+				return true
+			}
+		case strings.HasPrefix(a, "-C"):
+			if fn(a[2:], c.ArgDynamic(i)) {
+				return true
+			}
+		case (strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") || i == 0) && creating && strings.HasSuffix(a, "f") && i+1 < len(c.Args):
+			if fn(c.Args[i+1], c.ArgDynamic(i+1)) {
+				return true
+			}
+			i++
+		}
+	}
+	return false
+}
+
+// findWrites calls fn with the start points of a find that deletes, and
+// the files its -fprint family writes.
+func findWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool {
+	deletes := false
+	for i, a := range c.Args {
+		switch a {
+		case "-delete":
+			deletes = true
+		case "-fprint", "-fprint0", "-fprintf", "-fls":
+			if i+1 < len(c.Args) && fn(c.Args[i+1], c.ArgDynamic(i+1)) {
+				return true
+			}
+		}
+	}
+	if !deletes {
+		return false
+	}
+	for i, a := range c.Args {
+		if strings.HasPrefix(a, "-") && a != "-" || a == "(" || a == "!" {
+			if a == "-H" || a == "-L" || a == "-P" {
+				continue
+			}
+			break
+		}
+		if fn(a, c.ArgDynamic(i)) {
+			return true
+		}
+	}
+	return false
+}
+
+// crontabPath stands for the cron spool a crontab install writes.
+const crontabPath = "/var/spool/cron/crontabs"
+
+// crontabWrites reports a crontab that installs or edits a table as a
+// write to the cron spool; listing one writes nothing.
+func crontabWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool {
+	for _, a := range c.Args {
+		if a == "-l" {
+			return false
+		}
+	}
+	return fn(crontabPath, false)
+}
+
+func hasInPlace(args []string) bool {
+	for _, a := range args {
+		if strings.HasPrefix(a, "-i") || strings.HasPrefix(a, "--in-place") || (len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'i')) {
+			return true
+		}
+	}
+	return false
+}

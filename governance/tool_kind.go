@@ -1,0 +1,101 @@
+package governance
+
+import (
+	"encoding/json"
+	"github.com/paigasus/helikon"
+	"log/slog"
+	"strings"
+	"sync"
+)
+
+// ShellTool is a [Tool] that runs a shell command line. Declaring it puts
+// the tool under the shell rules, whatever its name: [DenyBash],
+// [AllowBash], the Command and Write tests of [GuardRule] and the default
+// [DestructiveGuards] all read the command line ShellCommand returns.
+//
+// ShellCommand returns the command line the call with args would run. It
+// must not run anything. An error fails the call closed: the permission
+// pipeline denies it, naming the tool.
+//
+// A tool named Bash that does not implement ShellTool is treated as one
+// whose command is its "command" string argument.
+type ShellTool interface {
+	helikon.Tool
+	ShellCommand(args json.RawMessage) (string, error)
+}
+
+// FileTool is a [Tool] that reads or writes files. Declaring it puts the
+// tool under the path rules, whatever its name: [DenyRead] and [AllowRead]
+// match the paths it reads, [DenyEdit] and [AllowEdit] the paths it writes,
+// and the Write test of [GuardRule] and the default [DestructiveGuards] see
+// every path it writes.
+//
+// FileAccess returns the files the call with args would touch. It must not
+// touch them. An error fails the call closed: the permission pipeline
+// denies it, naming the tool.
+//
+// Tools named Read (which reads) and Write, Edit, MultiEdit or NotebookEdit
+// (which write) that do not implement FileTool are treated as ones whose
+// path is their "file_path", "path" or "notebook_path" string argument.
+type FileTool interface {
+	helikon.Tool
+	FileAccess(args json.RawMessage) ([]FileAccess, error)
+}
+
+// FileAccess is one file a [FileTool] call touches.
+type FileAccess struct {
+	// Path is the file, as the tool will resolve it.
+	Path string
+	// Write reports that the call creates, changes or removes the file.
+	Write bool
+}
+
+// shellLikeKeys are argument names that suggest a tool runs a command.
+var shellLikeKeys = [...]string{"command", "cmd", "script"}
+
+// shellLikeNames are name fragments that suggest a tool runs a command.
+var shellLikeNames = [...]string{"shell", "bash", "command", "exec", "terminal", "cmd", "script"}
+
+// warnedUndeclared holds the names of tools already warned about, so each
+// is reported once per process.
+var warnedUndeclared sync.Map
+
+// warnUndeclaredShell logs once when t looks like it runs shell commands
+// but declares neither [ShellTool] nor [FileTool], since no shell rule or
+// guard then protects its calls.
+func warnUndeclaredShell(agent string, t helikon.Tool) {
+	switch t.(type) {
+	case ShellTool, FileTool:
+		return
+	}
+	if _, builtin := builtinClass(t.Name()); builtin {
+		return
+	}
+	why := shellLikeness(t)
+	if why == "" {
+		return
+	}
+	if _, seen := warnedUndeclared.LoadOrStore(t.Name(), true); seen {
+		return
+	}
+	slog.Warn("helikon: tool looks like it runs shell commands but does not declare governance.ShellTool; no shell rule or guard protects it",
+		"agent", agent, "tool", t.Name(), "because", why)
+}
+
+// shellLikeness says why t looks like a shell tool, or "".
+func shellLikeness(t helikon.Tool) string {
+	if s := t.InputSchema(); s != nil {
+		for _, k := range shellLikeKeys {
+			if p, ok := s.Properties[k]; ok && p != nil && (p.Type == "string" || p.Type == "") {
+				return "its arguments have a " + k + " string"
+			}
+		}
+	}
+	name := strings.ToLower(t.Name())
+	for _, frag := range shellLikeNames {
+		if strings.Contains(name, frag) {
+			return "its name contains " + frag
+		}
+	}
+	return ""
+}

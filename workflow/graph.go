@@ -1,0 +1,397 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+	"github.com/paigasus/helikon"
+	"iter"
+	"slices"
+)
+
+// GraphAgent runs a directed acyclic graph of agents: nodes are agents,
+// edges are dependencies, and a node runs once all its predecessors have
+// completed. Ready nodes run concurrently, each in its own goroutine, as
+// their predecessors finish (a Kahn wavefront).
+//
+// A node's input is the run's input followed by one labelled user message
+// per predecessor ("Output of <name>:" and its final text), in declaration
+// order. Its final text is also written to the run's [State] under its
+// name. When every node has run, the graph ends with one [MessageOutput]
+// of its own built from the sinks (nodes without successors): a single
+// sink's text verbatim, several merged into a JSON object keyed by node name
+// with sorted keys, so the output does not depend on completion order.
+//
+// Failure is collect-all: a failed node's descendants are skipped,
+// independent branches run to completion, then one RunFailed names the
+// failed and the skipped nodes (a [*WorkflowError] under the
+// [*AgentError]). Breaking out of the stream cancels the running nodes and
+// waits for them. Run-level hooks fire from the nodes' goroutines, so they
+// must be safe for concurrent use.
+//
+// A node that pauses for approval ([RunPaused]) holds up its descendants;
+// independent nodes run on until nothing else can run, and then, unless a
+// node failed (a failure wins), the graph pauses, keeping the finished
+// nodes' outputs. [Resume] resumes the paused nodes and runs the wavefront
+// on from there.
+type GraphAgent struct {
+	composite
+	nodes []graphNode
+	sinks []int
+}
+
+type graphNode struct {
+	key          string
+	agent        helikon.Agent
+	preds, succs []int // node indices, ascending
+}
+
+// GraphOption configures [NewGraph]: [Node], [Edge] and [WithDescription].
+type GraphOption interface {
+	applyGraph(*graphConfig)
+}
+
+type graphConfig struct {
+	description string
+	nodes       []NodeOption
+	edges       []EdgeOption
+}
+
+// NodeOption is one node of a graph; build it with [Node].
+type NodeOption struct {
+	name  string
+	agent helikon.Agent
+}
+
+// Node adds agent to a graph as node name. The name is also the [State] key
+// of the node's final text and its label in successors' input.
+func Node(name string, agent helikon.Agent) NodeOption { return NodeOption{name: name, agent: agent} }
+
+// EdgeOption is one dependency of a graph; build it with [Edge].
+type EdgeOption struct{ from, to string }
+
+// Edge makes node to depend on node from: to runs after from completes and
+// sees its output. Repeating an edge has no further effect.
+func Edge(from, to string) EdgeOption { return EdgeOption{from: from, to: to} }
+
+func (o NodeOption) applyGraph(c *graphConfig) { c.nodes = append(c.nodes, o) }
+func (o EdgeOption) applyGraph(c *graphConfig) { c.edges = append(c.edges, o) }
+
+// NewGraph builds a [GraphAgent]. It fails with a [*BuildError] for an empty
+// name, no nodes ([ErrNoSubAgents]), a nil agent or empty node name
+// ([ErrInvalidOption]), two nodes with one name ([ErrDuplicateKey]), an edge
+// naming no node ([ErrUnknownKey]) or a cycle ([ErrCycle], with the nodes of
+// one cycle in its Keys).
+//
+//	report, err := workflow.NewGraph("finance_report",
+//		workflow.Node("spending", spending),
+//		workflow.Node("income", income),
+//		workflow.Node("summary", summary),
+//		workflow.Edge("spending", "summary"),
+//		workflow.Edge("income", "summary"))
+func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
+	if name == "" {
+		return nil, buildErr(name, helikon.ErrInvalidOption, "name is required")
+	}
+	var c graphConfig
+	for _, o := range opts {
+		o.applyGraph(&c)
+	}
+	if len(c.nodes) == 0 {
+		return nil, buildErr(name, helikon.ErrNoSubAgents, "no nodes; add them with Node")
+	}
+	g := &GraphAgent{composite: composite{name: name, description: c.description}, nodes: make([]graphNode, len(c.nodes))}
+	index := make(map[string]int, len(c.nodes))
+	for i, n := range c.nodes {
+		switch {
+		case n.agent == nil:
+			return nil, buildErr(name, helikon.ErrInvalidOption, fmt.Sprintf("node %q has no agent", n.name), n.name)
+		case n.name == "":
+			return nil, buildErr(name, helikon.ErrInvalidOption, fmt.Sprintf("node %d has an empty name", i))
+		}
+		if _, dup := index[n.name]; dup {
+			return nil, buildErr(name, helikon.ErrDuplicateKey, fmt.Sprintf("two nodes are named %q", n.name), n.name)
+		}
+		index[n.name] = i
+		g.nodes[i] = graphNode{key: n.name, agent: n.agent}
+	}
+	for _, e := range c.edges {
+		from, okFrom := index[e.from]
+		to, okTo := index[e.to]
+		switch {
+		case !okFrom:
+			return nil, buildErr(name, helikon.ErrUnknownKey, fmt.Sprintf("edge %q → %q: no node is named %q", e.from, e.to, e.from), e.from)
+		case !okTo:
+			return nil, buildErr(name, helikon.ErrUnknownKey, fmt.Sprintf("edge %q → %q: no node is named %q", e.from, e.to, e.to), e.to)
+		}
+		if !slices.Contains(g.nodes[to].preds, from) {
+			g.nodes[to].preds = append(g.nodes[to].preds, from)
+			g.nodes[from].succs = append(g.nodes[from].succs, to)
+		}
+	}
+	for i := range g.nodes {
+		slices.Sort(g.nodes[i].preds)
+		slices.Sort(g.nodes[i].succs)
+		if len(g.nodes[i].succs) == 0 {
+			g.sinks = append(g.sinks, i)
+		}
+	}
+	if cycle := g.findCycle(); cycle != nil {
+		return nil, buildErr(name, helikon.ErrCycle, fmt.Sprintf("the edges form a cycle: %s → %s", joinArrow(cycle), cycle[0]), cycle...)
+	}
+	return g, nil
+}
+
+// findCycle runs Kahn's algorithm; if nodes remain, every one of them has a
+// remaining predecessor, so walking predecessors from any of them must
+// revisit a node, and the walk between the two visits is a cycle.
+func (g *GraphAgent) findCycle() []string {
+	indeg := make([]int, len(g.nodes))
+	var queue []int
+	for i, n := range g.nodes {
+		if indeg[i] = len(n.preds); indeg[i] == 0 {
+			queue = append(queue, i)
+		}
+	}
+	for len(queue) > 0 {
+		i := queue[0]
+		queue = queue[1:]
+		for _, s := range g.nodes[i].succs {
+			if indeg[s]--; indeg[s] == 0 {
+				queue = append(queue, s)
+			}
+		}
+	}
+	start := slices.IndexFunc(indeg, func(d int) bool { return d > 0 })
+	if start < 0 {
+		return nil
+	}
+	seenAt := map[int]int{}
+	var walk []int
+	for i := start; ; {
+		if at, seen := seenAt[i]; seen {
+			walk = walk[at:]
+			break
+		}
+		seenAt[i] = len(walk)
+		walk = append(walk, i)
+		for _, p := range g.nodes[i].preds {
+			if indeg[p] > 0 {
+				i = p
+				break
+			}
+		}
+	}
+	// The walk followed edges backwards; report them forwards.
+	slices.Reverse(walk)
+	names := make([]string, len(walk))
+	for k, i := range walk {
+		names[k] = g.nodes[i].key
+	}
+	return names
+}
+
+func joinArrow(names []string) string {
+	s := names[0]
+	for _, n := range names[1:] {
+		s += " → " + n
+	}
+	return s
+}
+
+// The lifecycle of a node within one run.
+const (
+	nodePending = iota
+	nodeRunning
+	nodeDone
+	nodeFailed
+	nodeSkipped
+	nodePaused
+)
+
+// Run streams one run of the graph. See [Agent].
+func (g *GraphAgent) Run(ctx context.Context, rc *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
+	return func(yield func(helikon.Event) bool) {
+		ctx, rc, yield, done, ok := g.begin(ctx, rc, yield)
+		if !ok {
+			return
+		}
+		defer done()
+		g.runNodes(ctx, rc, input, nil, nil, yield)
+	}
+}
+
+// ResumeFrame resumes the nodes that paused and runs on from there; the
+// nodes that finished keep their outputs.
+func (g *GraphAgent) ResumeFrame(ctx context.Context, rc *helikon.RunContext, f *helikon.PauseFrame, ds *helikon.Decisions) iter.Seq[helikon.Event] {
+	return g.resumeChildren(ctx, rc, f, ds, frameGraph, g.nodeKeys(), g.runNodes)
+}
+
+// runNodes runs the graph's wavefront: from the roots, or, resuming, from
+// the paused nodes with the finished ones as prior records them.
+func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, yield func(helikon.Event) bool) {
+	f := newFanIn(ctx, len(g.nodes))
+	defer f.close()
+
+	n := len(g.nodes)
+	status := make([]int, n)
+	waiting := make([]int, n)
+	outs := f.outs
+	children := make([]*helikon.RunContext, n)
+	resumeAt := make([]*helikon.ResumePoint, n)
+	running := 0
+	start := func(i int) bool {
+		node := &g.nodes[i]
+		if !yield(helikon.AgentUpdated{Agent: node.agent.Name()}) {
+			return false
+		}
+		status[i] = nodeRunning
+		running++
+		children[i] = rc.Child()
+		f.start(i, node.agent, children[i], g.nodeInput(input, i, outs), resumeAt[i])
+		return true
+	}
+	for i, ch := range prior {
+		switch ch.Status {
+		case helikon.ChildDone:
+			status[i] = nodeDone
+			outs[i] = helikon.ChildOutcome{Final: ch.Output, Usage: ch.Usage, Finished: true}
+			rc.State().Set(g.nodes[i].key, ch.Output)
+		case helikon.ChildPaused:
+			resumeAt[i] = &helikon.ResumePoint{Frame: ch.Frame, Decisions: ds}
+		}
+	}
+	for i, node := range g.nodes {
+		for _, p := range node.preds {
+			if status[p] != nodeDone {
+				waiting[i]++
+			}
+		}
+	}
+	for i := range g.nodes {
+		if waiting[i] == 0 && status[i] == nodePending && !start(i) {
+			return
+		}
+	}
+	for running > 0 {
+		i, ok := f.next(yield)
+		if !ok {
+			return
+		}
+		running--
+		node := &g.nodes[i]
+		helikon.SubagentStopped(ctx, rc, node.agent.Name())
+		if outs[i].Paused != nil {
+			// Its descendants wait for it; independent nodes run on.
+			status[i] = nodePaused
+			continue
+		}
+		if outs[i].Err != nil {
+			status[i] = nodeFailed
+			g.skipDescendants(i, status)
+			continue
+		}
+		status[i] = nodeDone
+		rc.State().Set(node.key, outs[i].Final)
+		for _, s := range node.succs {
+			if waiting[s]--; waiting[s] == 0 && status[s] == nodePending && !start(s) {
+				return
+			}
+		}
+	}
+
+	var total helikon.Usage
+	wf := &WorkflowError{Agent: g.name}
+	escalated := false
+	for i, node := range g.nodes {
+		total = total.Add(outs[i].Usage)
+		switch status[i] {
+		case nodeFailed:
+			wf.Failed = append(wf.Failed, ChildFailure{Key: node.key, Err: outs[i].Err})
+		case nodeSkipped:
+			wf.Skipped = append(wf.Skipped, node.key)
+		}
+		if children[i] != nil {
+			escalated = escalated || children[i].Actions().Escalated()
+		}
+	}
+	if escalated {
+		rc.Actions().Escalate()
+	}
+	if wf.Failed != nil {
+		yield(helikon.RunFailed{Err: wf.aggregate(ctx)})
+		return
+	}
+	if slices.Contains(status, nodePaused) {
+		g.pause(rc, input, status, outs, total, yield)
+		return
+	}
+	var final string
+	if len(g.sinks) == 1 {
+		final = outs[g.sinks[0]].Final
+	} else {
+		outputs := make(map[string]string, len(g.sinks))
+		for _, i := range g.sinks {
+			outputs[g.nodes[i].key] = outs[i].Final
+		}
+		final = mergedOutput(outputs)
+	}
+	if !yield(finalMessage(g.name, final)) {
+		return
+	}
+	yield(helikon.RunCompleted{Agent: g.name, Usage: total})
+}
+
+// nodeKeys returns the nodes' names in declaration order.
+func (g *GraphAgent) nodeKeys() []string {
+	keys := make([]string, len(g.nodes))
+	for i, n := range g.nodes {
+		keys[i] = n.key
+	}
+	return keys
+}
+
+// pause ends a graph run whose paused nodes hold up the rest: finished
+// nodes keep their outputs, paused ones their frames, the others wait.
+func (g *GraphAgent) pause(rc *helikon.RunContext, input []helikon.Item, status []int, outs []helikon.ChildOutcome, total helikon.Usage, yield func(helikon.Event) bool) {
+	fr := &helikon.PauseFrame{Kind: frameGraph, Agent: g.name, Input: input, Children: make([]helikon.ChildFrame, len(g.nodes))}
+	for i, node := range g.nodes {
+		ch := helikon.ChildFrame{Key: node.key, Status: helikon.ChildPending}
+		switch status[i] {
+		case nodeDone:
+			ch.Status, ch.Output, ch.Usage = helikon.ChildDone, outs[i].Final, outs[i].Usage
+			fr.Usage = fr.Usage.Add(outs[i].Usage)
+		case nodePaused:
+			ch.Status, ch.Frame, ch.Usage = helikon.ChildPaused, outs[i].Paused.Frame(), outs[i].Usage
+		}
+		fr.Children[i] = ch
+	}
+	helikon.EmitPaused(rc, g.name, fr, total, yield)
+}
+
+// nodeInput is node i's input: the run's input, then one labelled message
+// per predecessor carrying its final text.
+func (g *GraphAgent) nodeInput(input []helikon.Item, i int, outs []helikon.ChildOutcome) []helikon.Item {
+	preds := g.nodes[i].preds
+	if len(preds) == 0 {
+		return input
+	}
+	in := make([]helikon.Item, len(input), len(input)+len(preds))
+	copy(in, input)
+	for _, p := range preds {
+		in = append(in, helikon.Item{Role: helikon.RoleUser, Content: []helikon.ContentPart{helikon.TextPart{
+			Text: "Output of " + g.nodes[p].key + ":\n" + outs[p].Final,
+		}}})
+	}
+	return in
+}
+
+// skipDescendants marks every pending node reachable from i as skipped. None
+// of them can have started: each waits on i.
+func (g *GraphAgent) skipDescendants(i int, status []int) {
+	for _, s := range g.nodes[i].succs {
+		if status[s] == nodePending {
+			status[s] = nodeSkipped
+			g.skipDescendants(s, status)
+		}
+	}
+}

@@ -1,0 +1,212 @@
+package workflow_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"github.com/paigasus/helikon/workflow"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
+)
+
+func TestGraph_DiamondFeedsPredecessorsIntoTheSink(t *testing.T) {
+	summaryModel := mock.Scripted(mock.Text("You saved $900 this month."))
+	g, err := workflow.NewGraph("finance_report",
+		workflow.WithDescription("Spending and income into a summary."),
+		workflow.Node("spending", answerer(t, "spending-analyst", "spent $2,100")),
+		workflow.Node("income", answerer(t, "income-analyst", "earned $3,000")),
+		workflow.Node("summary", mustAgent(t, "summarizer", summaryModel, readsState("spending"))),
+		workflow.Edge("spending", "summary"),
+		workflow.Edge("income", "summary"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := helikon.Ephemeral()
+	res, err := helikon.Collect(g.Run(context.Background(), rc, helikon.UserText("How did November go?")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.FinalOutput != "You saved $900 this month." || res.LastAgent != "finance_report" {
+		t.Fatalf("final = %q by %q", res.FinalOutput, res.LastAgent)
+	}
+	msgs := summaryModel.Requests()[0].Messages
+	var texts []string
+	for _, it := range msgs {
+		texts = append(texts, string(it.Role)+": "+it.Text())
+	}
+	want := []string{
+		"system: Notes: spent $2,100",
+		"user: How did November go?",
+		"user: Output of spending:\nspent $2,100",
+		"user: Output of income:\nearned $3,000",
+	}
+	if !slicesEqual(texts, want) {
+		t.Errorf("summary saw %q\nwant %q", texts, want)
+	}
+	for k, v := range map[string]string{"spending": "spent $2,100", "income": "earned $3,000", "summary": "You saved $900 this month."} {
+		if rc.State().String(k) != v {
+			t.Errorf("state[%s] = %q", k, rc.State().String(k))
+		}
+	}
+	if res.Usage != (helikon.Usage{InputTokens: 30, OutputTokens: 15}) {
+		t.Errorf("usage = %+v", res.Usage)
+	}
+	if countEvents[helikon.RunStarted](res.Events) != 1 || countEvents[helikon.RunCompleted](res.Events) != 1 || countEvents[helikon.AgentUpdated](res.Events) != 3 {
+		t.Errorf("events = %v", typesOf(res.Events))
+	}
+	// The summary starts only after both predecessors finished.
+	last := map[string]int{}
+	for i, ev := range res.Events {
+		if m, ok := ev.(helikon.MessageOutput); ok {
+			last[m.Item.Agent] = i
+		}
+		if u, ok := ev.(helikon.AgentUpdated); ok && u.Agent == "summarizer" {
+			if _, a := last["spending-analyst"]; !a {
+				t.Error("summary started before spending finished")
+			}
+			if _, b := last["income-analyst"]; !b {
+				t.Error("summary started before income finished")
+			}
+		}
+	}
+}
+
+func TestGraph_ReadyNodesRunConcurrently(t *testing.T) {
+	root := barrier(2)
+	g, _ := workflow.NewGraph("g", workflow.Node("a", root("a")), workflow.Node("b", root("b")),
+		workflow.Node("c", answerer(t, "c", "joined")), workflow.Edge("a", "c"), workflow.Edge("b", "c"))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if res, err := helikon.Collect(g.Run(ctx, nil, nil)); err != nil || res.FinalOutput != "joined" {
+		t.Fatalf("ready nodes did not run at once: %v", err)
+	}
+}
+
+func TestGraph_SeveralSinksMergeDeterministically(t *testing.T) {
+	want := `{"left":"L","middle":"M","right":"R"}`
+	for run := range 8 {
+		delayed := func(name, text string) helikon.Agent {
+			return mustAgent(t, name, mock.New([]mock.Script{mock.Text(text)}, mock.WithDelay(time.Duration(rand.IntN(6))*time.Millisecond)))
+		}
+		g, err := workflow.NewGraph("g",
+			workflow.Node("root", delayed("root", "R0")),
+			workflow.Node("right", delayed("r", "R")),
+			workflow.Node("left", delayed("l", "L")),
+			workflow.Node("middle", delayed("m", "M")),
+			workflow.Edge("root", "left"), workflow.Edge("root", "right"), workflow.Edge("root", "middle"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := helikon.Collect(g.Run(context.Background(), nil, helikon.UserText("go")))
+		if err != nil || res.FinalOutput != want {
+			t.Fatalf("run %d: %v, final = %q, want %q", run, err, res.FinalOutput, want)
+		}
+	}
+}
+
+func TestGraph_FailedNodeSkipsDescendantsWhileIndependentBranchesFinish(t *testing.T) {
+	// a ─→ b ─→ d        c ─→ e
+	//      └──→ f ←── c
+	dModel, fModel := mock.Scripted(mock.Text("never")), mock.Scripted(mock.Text("never"))
+	g, err := workflow.NewGraph("g",
+		workflow.Node("a", answerer(t, "a", "A")),
+		workflow.Node("b", mustAgent(t, "b", mock.Scripted(mock.Fail(errors.New("b broke"))))),
+		workflow.Node("c", mustAgent(t, "c", mock.New([]mock.Script{mock.Text("C")}, mock.WithDelay(5*time.Millisecond)))),
+		workflow.Node("d", mustAgent(t, "d", dModel)),
+		workflow.Node("e", answerer(t, "e", "E")),
+		workflow.Node("f", mustAgent(t, "f", fModel)),
+		workflow.Edge("a", "b"), workflow.Edge("b", "d"), workflow.Edge("b", "f"), workflow.Edge("c", "f"), workflow.Edge("c", "e"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := helikon.Ephemeral()
+	res, err := helikon.Collect(g.Run(context.Background(), rc, helikon.UserText("go")))
+	var wf *workflow.WorkflowError
+	if !errors.As(err, &wf) {
+		t.Fatalf("err = %v, want a WorkflowError", err)
+	}
+	if len(wf.Failed) != 1 || wf.Failed[0].Key != "b" || !slicesEqual(wf.Skipped, []string{"d", "f"}) {
+		t.Fatalf("failed %+v, skipped %v", wf.Failed, wf.Skipped)
+	}
+	if !strings.Contains(err.Error(), "b (") || !strings.Contains(err.Error(), "skipped: d, f") {
+		t.Errorf("message %q does not name the failed and skipped nodes", err)
+	}
+	var ae *helikon.AgentError
+	if errors.As(err, &ae); ae.Kind != helikon.KindModel || ae.Agent != "g" {
+		t.Errorf("aggregate = kind %s by %q, want the one failure's kind by the graph", ae.Kind, ae.Agent)
+	}
+	if len(dModel.Requests())+len(fModel.Requests()) != 0 {
+		t.Error("a skipped node ran")
+	}
+	if rc.State().String("e") != "E" || rc.State().String("c") != "C" {
+		t.Errorf("the independent branch did not finish: %v", rc.State().Snapshot())
+	}
+	if countEvents[helikon.RunFailed](res.Events) != 1 {
+		t.Errorf("events = %v", typesOf(res.Events))
+	}
+}
+
+func TestGraph_NestsAsANodeAndInASequence(t *testing.T) {
+	inner, _ := workflow.NewGraph("inner", workflow.Node("x", answerer(t, "x", "X")), workflow.Node("y", answerer(t, "y", "Y")))
+	outer, _ := workflow.NewGraph("outer", workflow.Node("inner", inner), workflow.Node("end", answerer(t, "end", "done")), workflow.Edge("inner", "end"))
+	rc := helikon.Ephemeral()
+	res, err := helikon.Collect(outer.Run(context.Background(), rc, nil))
+	if err != nil || res.FinalOutput != "done" {
+		t.Fatalf("run: %v, %q", err, res.FinalOutput)
+	}
+	if rc.State().String("inner") != `{"x":"X","y":"Y"}` {
+		t.Errorf("state[inner] = %q", rc.State().String("inner"))
+	}
+}
+
+func TestGraph_BuildErrors(t *testing.T) {
+	a, b, c := answerer(t, "a", "x"), answerer(t, "b", "x"), answerer(t, "c", "x")
+	tests := []struct {
+		name     string
+		opts     []workflow.GraphOption
+		want     error
+		wantKeys []string
+	}{
+		{"empty", nil, helikon.ErrNoSubAgents, nil},
+		{"duplicate node", []workflow.GraphOption{workflow.Node("a", a), workflow.Node("a", b)}, helikon.ErrDuplicateKey, []string{"a"}},
+		{"unknown source", []workflow.GraphOption{workflow.Node("a", a), workflow.Edge("zz", "a")}, helikon.ErrUnknownKey, []string{"zz"}},
+		{"unknown target", []workflow.GraphOption{workflow.Node("a", a), workflow.Edge("a", "zz")}, helikon.ErrUnknownKey, []string{"zz"}},
+		{"nil agent", []workflow.GraphOption{workflow.Node("a", nil)}, helikon.ErrInvalidOption, []string{"a"}},
+		{"self loop", []workflow.GraphOption{workflow.Node("a", a), workflow.Edge("a", "a")}, helikon.ErrCycle, []string{"a"}},
+		{"three-cycle behind an entry", []workflow.GraphOption{
+			workflow.Node("in", a), workflow.Node("b", b), workflow.Node("c", c), workflow.Node("d", answerer(t, "d", "x")),
+			workflow.Edge("in", "b"), workflow.Edge("b", "c"), workflow.Edge("c", "d"), workflow.Edge("d", "b")},
+			helikon.ErrCycle, []string{"b", "c", "d"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := workflow.NewGraph("g", tt.opts...)
+			var be *helikon.BuildError
+			if !errors.Is(err, tt.want) || !errors.As(err, &be) {
+				t.Fatalf("err = %v, want a BuildError matching %v", err, tt.want)
+			}
+			if tt.wantKeys != nil && !sameRotation(be.Keys, tt.wantKeys) {
+				t.Errorf("keys = %v, want %v", be.Keys, tt.wantKeys)
+			}
+		})
+	}
+}
+
+// sameRotation reports whether got is want, possibly starting elsewhere in
+// the cycle.
+func sameRotation(got, want []string) bool {
+	if len(got) != len(want) {
+		return false
+	}
+	for shift := range got {
+		if fmt.Sprint(append(append([]string{}, got[shift:]...), got[:shift]...)) == fmt.Sprint(want) {
+			return true
+		}
+	}
+	return false
+}

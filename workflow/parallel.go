@@ -1,0 +1,145 @@
+package workflow
+
+import (
+	"context"
+	"github.com/paigasus/helikon"
+	"iter"
+)
+
+// ParallelAgent runs its branches concurrently, each on the run's input and
+// each in its own goroutine. As a branch completes its final text is written
+// to the run's [State] under the branch's key. The final output is
+// deterministic whatever order the branches finish in: one [MessageOutput]
+// carrying a JSON object {key: output} with sorted keys.
+//
+// Failure is collect-all: a failed branch lets its siblings finish, then one
+// RunFailed reports every failure (a [*WorkflowError] under the
+// [*AgentError]). The branches' events are interleaved as they arrive, each
+// branch announced by an [AgentUpdated] when it starts; every event reaches
+// the consumer on the goroutine ranging over the stream. Breaking out of
+// the range cancels the branches and waits for them. Run-level hooks fire
+// from the branches' goroutines, so they must be safe for concurrent use.
+//
+// A branch that pauses for approval ([RunPaused]) lets the other branches
+// finish; then, unless one failed (a failure wins), the workflow pauses,
+// keeping the finished branches' outputs. [Resume] runs only the paused
+// branches again and merges their outputs with the kept ones.
+type ParallelAgent struct {
+	composite
+	steps []step
+}
+
+// NewParallel builds a [ParallelAgent] from [Step] and [KeyedStep] options.
+// Keys must be unique, since concurrent branches writing one key would race;
+// this and the other checks of [NewSequential] fail with a [*BuildError]
+// before any branch can start.
+//
+//	lenses, err := workflow.NewParallel("multi-lens",
+//		workflow.KeyedStep("optimist", optimist),
+//		workflow.KeyedStep("pessimist", pessimist))
+func NewParallel(name string, opts ...WorkflowOption) (*ParallelAgent, error) {
+	c, steps, err := buildSteps(name, opts)
+	if err != nil {
+		return nil, err
+	}
+	return &ParallelAgent{composite: c, steps: steps}, nil
+}
+
+// Run streams one run of the branches. See [Agent].
+func (p *ParallelAgent) Run(ctx context.Context, rc *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
+	return func(yield func(helikon.Event) bool) {
+		ctx, rc, yield, done, ok := p.begin(ctx, rc, yield)
+		if !ok {
+			return
+		}
+		defer done()
+		p.runBranches(ctx, rc, input, nil, nil, yield)
+	}
+}
+
+// ResumeFrame resumes the branches that paused; the others keep the
+// outputs they finished with.
+func (p *ParallelAgent) ResumeFrame(ctx context.Context, rc *helikon.RunContext, f *helikon.PauseFrame, ds *helikon.Decisions) iter.Seq[helikon.Event] {
+	return p.resumeChildren(ctx, rc, f, ds, frameParallel, stepKeys(p.steps), p.runBranches)
+}
+
+// runBranches runs every branch, or, resuming, every branch that paused
+// (prior holds how each branch stood at the pause).
+func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, yield func(helikon.Event) bool) {
+	f := newFanIn(ctx, len(p.steps))
+	defer f.close()
+	children := make([]*helikon.RunContext, len(p.steps))
+	running := 0
+	for i, st := range p.steps {
+		var from *helikon.ResumePoint
+		if prior != nil {
+			if prior[i].Status == helikon.ChildDone {
+				f.outs[i] = helikon.ChildOutcome{Final: prior[i].Output, Usage: prior[i].Usage, Finished: true}
+				rc.State().Set(st.key, prior[i].Output)
+				continue
+			}
+			from = &helikon.ResumePoint{Frame: prior[i].Frame, Decisions: ds}
+		}
+		if !yield(helikon.AgentUpdated{Agent: st.agent.Name()}) {
+			return
+		}
+		children[i] = rc.Child()
+		f.start(i, st.agent, children[i], input, from)
+		running++
+	}
+	for range running {
+		i, ok := f.next(yield)
+		if !ok {
+			return
+		}
+		st := p.steps[i]
+		if f.outs[i].Err == nil {
+			rc.State().Set(st.key, f.outs[i].Final)
+		}
+		helikon.SubagentStopped(ctx, rc, st.agent.Name())
+	}
+
+	var total helikon.Usage
+	var failed []ChildFailure
+	var paused bool
+	outputs := make(map[string]string, len(p.steps))
+	escalated := false
+	for i, o := range f.outs {
+		total = total.Add(o.Usage)
+		escalated = escalated || (children[i] != nil && children[i].Actions().Escalated())
+		switch {
+		case o.Paused != nil:
+			paused = true
+		case o.Err != nil:
+			failed = append(failed, ChildFailure{Key: p.steps[i].key, Err: o.Err})
+		default:
+			outputs[p.steps[i].key] = o.Final
+		}
+	}
+	if escalated {
+		rc.Actions().Escalate()
+	}
+	if failed != nil {
+		yield(helikon.RunFailed{Err: (&WorkflowError{Agent: p.name, Failed: failed}).aggregate(ctx)})
+		return
+	}
+	if paused {
+		fr := &helikon.PauseFrame{Kind: frameParallel, Agent: p.name, Input: input, Children: make([]helikon.ChildFrame, len(p.steps))}
+		for i, o := range f.outs {
+			ch := helikon.ChildFrame{Key: p.steps[i].key, Usage: o.Usage}
+			if o.Paused != nil {
+				ch.Status, ch.Frame = helikon.ChildPaused, o.Paused.Frame()
+			} else {
+				ch.Status, ch.Output = helikon.ChildDone, o.Final
+				fr.Usage = fr.Usage.Add(o.Usage)
+			}
+			fr.Children[i] = ch
+		}
+		helikon.EmitPaused(rc, p.name, fr, total, yield)
+		return
+	}
+	if !yield(finalMessage(p.name, mergedOutput(outputs))) {
+		return
+	}
+	yield(helikon.RunCompleted{Agent: p.name, Usage: total})
+}

@@ -1,0 +1,236 @@
+package workflow_test
+
+import (
+	"context"
+	"errors"
+	"github.com/paigasus/helikon/workflow"
+	"iter"
+	"math/rand/v2"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
+)
+
+func TestParallel_OutputIsDeterministicWhateverOrderBranchesFinish(t *testing.T) {
+	keys := []string{"realist", "optimist", "pessimist", "contrarian"}
+	want := `{"contrarian":"contrarian says <no> & more","optimist":"optimist says <no> & more",` +
+		`"pessimist":"pessimist says <no> & more","realist":"realist says <no> & more"}`
+	finishOrders := map[string]bool{}
+	for run := range 12 {
+		var opts []workflow.WorkflowOption
+		for _, k := range keys {
+			delay := time.Duration(rand.IntN(8)) * time.Millisecond
+			m := mock.New([]mock.Script{mock.Text(k + " says <no> & more")}, mock.WithDelay(delay))
+			opts = append(opts, workflow.KeyedStep(k, mustAgent(t, "agent-"+k, m)))
+		}
+		p, err := workflow.NewParallel("lenses", opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rc := helikon.Ephemeral()
+		res, err := helikon.Collect(p.Run(context.Background(), rc, helikon.UserText("outlook?")))
+		if err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		if res.FinalOutput != want || res.LastAgent != "lenses" {
+			t.Fatalf("run %d: final = %q by %q\nwant %q", run, res.FinalOutput, res.LastAgent, want)
+		}
+		for _, k := range keys {
+			if rc.State().String(k) != k+" says <no> & more" {
+				t.Fatalf("run %d: state[%s] = %q", run, k, rc.State().String(k))
+			}
+		}
+		order := ""
+		for _, ev := range res.Events {
+			if m, ok := ev.(helikon.MessageOutput); ok && m.Item.Agent != "lenses" {
+				order += m.Item.Agent + ","
+			}
+		}
+		finishOrders[order] = true
+	}
+	if len(finishOrders) < 2 {
+		t.Logf("the delays gave one completion order only: %v", finishOrders)
+	}
+}
+
+func TestParallel_OutputIsDeterministicUnderForcedCompletionOrders(t *testing.T) {
+	keys := []string{"d", "b", "a", "c"}
+	for _, perm := range [][]int{{0, 1, 2, 3}, {3, 2, 1, 0}, {2, 0, 3, 1}, {1, 3, 0, 2}} {
+		// Branch keys[perm[j]] finishes j-th: it waits for turn j, then
+		// opens turn j+1.
+		turns := make([]chan struct{}, len(keys)+1)
+		for i := range turns {
+			turns[i] = make(chan struct{})
+		}
+		close(turns[0])
+		var opts []workflow.WorkflowOption
+		for j, k := range perm {
+			key := keys[k]
+			opts = append(opts, workflow.KeyedStep(key, agentFunc("agent-"+key, func(ctx context.Context, yield func(helikon.Event) bool) {
+				<-turns[j]
+				defer close(turns[j+1])
+				msg := helikon.Item{Role: helikon.RoleAssistant, Agent: key, Content: []helikon.ContentPart{helikon.TextPart{Text: "out-" + key}}}
+				if yield(helikon.MessageOutput{Item: msg}) {
+					yield(helikon.RunCompleted{Usage: helikon.Usage{InputTokens: 1}})
+				}
+			})))
+		}
+		p, _ := workflow.NewParallel("p", opts...)
+		res, err := helikon.Collect(p.Run(context.Background(), nil, nil))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `{"a":"out-a","b":"out-b","c":"out-c","d":"out-d"}`; res.FinalOutput != want {
+			t.Errorf("order %v: final = %q, want %q", perm, res.FinalOutput, want)
+		}
+		var arrived []string
+		for _, ev := range res.Events {
+			if m, ok := ev.(helikon.MessageOutput); ok && m.Item.Agent != "p" {
+				arrived = append(arrived, m.Item.Agent)
+			}
+		}
+		var want []string
+		for _, k := range perm {
+			want = append(want, keys[k])
+		}
+		if !slicesEqual(arrived, want) {
+			t.Errorf("branches finished %v, want the forced order %v", arrived, want)
+		}
+		if res.Usage.InputTokens != 4 {
+			t.Errorf("usage = %+v", res.Usage)
+		}
+	}
+}
+
+func TestParallel_EventsUsageAndLifecycle(t *testing.T) {
+	p, err := workflow.NewParallel("p",
+		workflow.Step(answerer(t, "a", "A")), workflow.Step(answerer(t, "b", "B")), workflow.Step(answerer(t, "c", "C")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := helikon.Collect(p.Run(context.Background(), nil, helikon.UserText("go")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := res.Events[0].(helikon.RunStarted); !ok {
+		t.Fatalf("first event %T", res.Events[0])
+	}
+	n := len(res.Events)
+	if m, ok := res.Events[n-2].(helikon.MessageOutput); !ok || m.Item.Text() != `{"a":"A","b":"B","c":"C"}` {
+		t.Fatalf("second-to-last event = %#v, want the merged output", res.Events[n-2])
+	}
+	if c, ok := res.Events[n-1].(helikon.RunCompleted); !ok || c.Usage != (helikon.Usage{InputTokens: 30, OutputTokens: 15}) {
+		t.Fatalf("last event = %#v, want RunCompleted with three turns of usage", res.Events[n-1])
+	}
+	if countEvents[helikon.RunStarted](res.Events) != 1 || countEvents[helikon.RunCompleted](res.Events) != 1 {
+		t.Errorf("events = %v", typesOf(res.Events))
+	}
+	if countEvents[helikon.AgentUpdated](res.Events) != 3 || countEvents[helikon.TokenDelta](res.Events) != 3 || countEvents[helikon.MessageOutput](res.Events) != 4 {
+		t.Errorf("branch events missing: %v", typesOf(res.Events))
+	}
+}
+
+func TestParallel_FailureIsCollectAll(t *testing.T) {
+	boom := &helikon.ModelError{Kind: helikon.ModelUnavailable, Message: "down"}
+	slowOK := mock.New([]mock.Script{mock.Text("slow ok")}, mock.WithDelay(5*time.Millisecond))
+	p, err := workflow.NewParallel("p",
+		workflow.Step(mustAgent(t, "fails-fast", mock.Scripted(mock.Fail(boom)))),
+		workflow.Step(mustAgent(t, "slow", slowOK)),
+		workflow.Step(mustAgent(t, "turns", mock.Scripted(mock.Text("x"), mock.Text("y")), helikon.WithRunConfig(helikon.RunConfig{MaxTurns: 1}),
+			helikon.WithOutput[struct{ N int }]())))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := helikon.Ephemeral()
+	res, err := helikon.Collect(p.Run(context.Background(), rc, helikon.UserText("go")))
+	var wf *workflow.WorkflowError
+	if !errors.As(err, &wf) {
+		t.Fatalf("err = %v, want a WorkflowError", err)
+	}
+	if len(wf.Failed) != 2 || wf.Failed[0].Key != "fails-fast" || wf.Failed[1].Key != "turns" {
+		t.Fatalf("failed = %+v", wf.Failed)
+	}
+	var me *helikon.ModelError
+	if !errors.As(err, &me) || !errors.Is(err, helikon.ErrMaxTurnsExceeded) {
+		t.Errorf("err = %v: the branch failures are not reachable", err)
+	}
+	var ae *helikon.AgentError
+	if errors.As(err, &ae); ae.Kind != helikon.KindOther || ae.Agent != "p" {
+		t.Errorf("aggregate = %+v, want kind other (mixed causes) by p", ae)
+	}
+	// The sibling finished and kept its result.
+	if rc.State().String("slow") != "slow ok" {
+		t.Errorf("state = %v", rc.State().Snapshot())
+	}
+	if countEvents[helikon.RunFailed](res.Events) != 1 || countEvents[helikon.RunCompleted](res.Events) != 0 {
+		t.Errorf("events = %v", typesOf(res.Events))
+	}
+	if _, last := res.Events[len(res.Events)-1].(helikon.RunFailed); !last {
+		t.Error("RunFailed is not the last event")
+	}
+}
+
+// barrier returns agents that each complete only once n of them have
+// started: run one at a time, they wait out the context instead.
+func barrier(n int) func(name string) helikon.Agent {
+	var wg sync.WaitGroup
+	wg.Add(n)
+	all := make(chan struct{})
+	go func() { wg.Wait(); close(all) }()
+	return func(name string) helikon.Agent {
+		return agentFunc(name, func(ctx context.Context, yield func(helikon.Event) bool) {
+			wg.Done()
+			select {
+			case <-all:
+				yield(helikon.RunCompleted{})
+			case <-ctx.Done():
+				yield(helikon.RunFailed{Err: ctx.Err()})
+			}
+		})
+	}
+}
+
+func TestParallel_BranchesRunConcurrently(t *testing.T) {
+	branch := barrier(3)
+	p, _ := workflow.NewParallel("p", workflow.Step(branch("b0")), workflow.Step(branch("b1")), workflow.Step(branch("b2")))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := helikon.Collect(p.Run(ctx, nil, nil)); err != nil {
+		t.Fatalf("branches did not all run at once: %v", err)
+	}
+}
+
+func TestParallel_PanickingBranchFailsAlone(t *testing.T) {
+	p, _ := workflow.NewParallel("p",
+		workflow.Step(agentFunc("bad", func(context.Context, func(helikon.Event) bool) { panic("kaboom") })),
+		workflow.Step(answerer(t, "good", "fine")))
+	rc := helikon.Ephemeral()
+	_, err := helikon.Collect(p.Run(context.Background(), rc, nil))
+	var wf *workflow.WorkflowError
+	if !errors.As(err, &wf) || len(wf.Failed) != 1 || wf.Failed[0].Key != "bad" {
+		t.Fatalf("err = %v", err)
+	}
+	if rc.State().String("good") != "fine" {
+		t.Error("the healthy branch did not finish")
+	}
+}
+
+// funcAgent is an Agent whose run is a function, for tests that need a
+// sub-agent the model cannot express.
+type funcAgent struct {
+	name string
+	run  func(ctx context.Context, yield func(helikon.Event) bool)
+}
+
+func agentFunc(name string, run func(ctx context.Context, yield func(helikon.Event) bool)) helikon.Agent {
+	return &funcAgent{name: name, run: run}
+}
+
+func (a *funcAgent) Name() string        { return a.name }
+func (a *funcAgent) Description() string { return "" }
+func (a *funcAgent) Run(ctx context.Context, _ *helikon.RunContext, _ []helikon.Item) iter.Seq[helikon.Event] {
+	return func(yield func(helikon.Event) bool) { a.run(ctx, yield) }
+}

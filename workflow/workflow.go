@@ -1,0 +1,394 @@
+package workflow
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"github.com/paigasus/helikon"
+	"iter"
+	"log/slog"
+	"runtime/debug"
+	"strings"
+	"sync"
+)
+
+// This file holds what the orchestration agents ([SequentialAgent],
+// [ParallelAgent], [LoopAgent], [SwarmAgent], [GraphAgent]) share: their
+// identity, their options, the way they open a run, fold a child's stream
+// into their own, and fan concurrent children into one consumer.
+//
+// The stream convention is the handoff driver's: a child's RunStarted is
+// swallowed (an AgentUpdated names the child instead), its RunCompleted and
+// RunFailed stay inside (the parent folds the usage and reports one outcome
+// of its own), and every other event passes through.
+
+// composite is the identity every orchestration agent carries.
+type composite struct {
+	name, description string
+}
+
+// Name returns the agent's name.
+func (c *composite) Name() string { return c.name }
+
+// Description returns what the agent does.
+func (c *composite) Description() string { return c.description }
+
+// WorkflowOption configures [NewSequential], [NewParallel] and [NewLoop]:
+// [Step], [KeyedStep] and [WithDescription].
+type WorkflowOption interface {
+	applyWorkflow(*workflowConfig)
+}
+
+type workflowConfig struct {
+	description string
+	steps       []StepOption
+}
+
+// StepOption is one sub-agent of a workflow agent with the [State] key its
+// final text is written under. Build it with [Step] or [KeyedStep].
+type StepOption struct {
+	key   string
+	agent helikon.Agent
+	keyed bool
+}
+
+// Step adds agent to a workflow agent, keyed by the agent's name: after it
+// completes, its final text is in the run's [State] under that name.
+func Step(agent helikon.Agent) StepOption { return StepOption{agent: agent} }
+
+// KeyedStep adds agent under an explicit state key, for two steps that share
+// a name or a key that reads better in instructions.
+func KeyedStep(key string, agent helikon.Agent) StepOption {
+	return StepOption{key: key, agent: agent, keyed: true}
+}
+
+func (o StepOption) applyWorkflow(c *workflowConfig) { c.steps = append(c.steps, o) }
+
+// step is a validated [StepOption].
+type step struct {
+	key   string
+	agent helikon.Agent
+}
+
+// buildSteps validates a workflow agent's options: a name, at least one
+// step, no nil agent, no empty or repeated key.
+func buildSteps(name string, opts []WorkflowOption) (composite, []step, error) {
+	if name == "" {
+		return composite{}, nil, buildErr(name, helikon.ErrInvalidOption, "name is required")
+	}
+	var c workflowConfig
+	for _, o := range opts {
+		o.applyWorkflow(&c)
+	}
+	if len(c.steps) == 0 {
+		return composite{}, nil, buildErr(name, helikon.ErrNoSubAgents, "no steps; add them with Step or KeyedStep")
+	}
+	steps := make([]step, len(c.steps))
+	seen := make(map[string]bool, len(c.steps))
+	for i, s := range c.steps {
+		if s.agent == nil {
+			return composite{}, nil, buildErr(name, helikon.ErrInvalidOption, fmt.Sprintf("step %d has no agent", i))
+		}
+		key := s.key
+		if !s.keyed {
+			key = s.agent.Name()
+		}
+		if key == "" {
+			return composite{}, nil, buildErr(name, helikon.ErrInvalidOption, fmt.Sprintf("step %d has an empty key", i))
+		}
+		if seen[key] {
+			return composite{}, nil, buildErr(name, helikon.ErrDuplicateKey,
+				fmt.Sprintf("two steps write state key %q; give one a KeyedStep", key), key)
+		}
+		seen[key] = true
+		steps[i] = step{key: key, agent: s.agent}
+	}
+	return composite{name: name, description: c.description}, steps, nil
+}
+
+// begin opens a composite agent's run: the depth check, the run's timeout,
+// then RunStarted. When ok is false the run is already over. done releases
+// the timeout and must be called.
+func (c *composite) begin(ctx context.Context, rc *helikon.RunContext, yield func(helikon.Event) bool) (_ context.Context, _ *helikon.RunContext, _ func(helikon.Event) bool, done func(), ok bool) {
+	return helikon.OpenRun(ctx, rc, c.name, c.description, false, yield)
+}
+
+// open is begin for a resumed run, which opens without a RunStarted.
+func (c *composite) open(ctx context.Context, rc *helikon.RunContext, yield func(helikon.Event) bool) (_ context.Context, _ *helikon.RunContext, _ func(helikon.Event) bool, done func(), ok bool) {
+	return helikon.OpenRun(ctx, rc, c.name, c.description, true, yield)
+}
+
+// runStep runs one step of a sequential workflow (or resumes it, with
+// from), adds its usage to total and writes its final text to state. It
+// returns the step's run context and how its run ended; a step that paused
+// has o.Paused set and its usage left out of total. ok is false when the
+// run is over: the step failed (RunFailed was emitted) or the consumer
+// stopped.
+func (c *composite) runStep(ctx context.Context, rc *helikon.RunContext, st step, input []helikon.Item, from *helikon.ResumePoint, total *helikon.Usage, yield func(helikon.Event) bool) (child *helikon.RunContext, o helikon.ChildOutcome, ok bool) {
+	if err := ctx.Err(); err != nil {
+		yield(helikon.RunFailed{Err: cancelled(c.name, err)})
+		return nil, o, false
+	}
+	o, child, ok = helikon.RunChild(ctx, rc, st.agent, input, from, yield)
+	if !ok {
+		return nil, o, false
+	}
+	if o.Paused != nil {
+		return child, o, true
+	}
+	*total = total.Add(o.Usage)
+	if o.Err != nil {
+		yield(helikon.RunFailed{Err: o.Err})
+		return nil, o, false
+	}
+	rc.State().Set(st.key, o.Final)
+	return child, o, true
+}
+
+// stepKeys returns the steps' keys in order.
+func stepKeys(steps []step) []string {
+	keys := make([]string, len(steps))
+	for i, st := range steps {
+		keys[i] = st.key
+	}
+	return keys
+}
+
+// resumeChildren resumes a parallel or graph agent from its frame f, which
+// must hold one child per key, in order, each paused one with its frame;
+// run continues from the children's standing.
+func (c *composite) resumeChildren(ctx context.Context, rc *helikon.RunContext, f *helikon.PauseFrame, ds *helikon.Decisions, kind string, keys []string,
+	run func(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, yield func(helikon.Event) bool)) iter.Seq[helikon.Event] {
+	return func(yield func(helikon.Event) bool) {
+		ctx, rc, yield, done, ok := c.open(ctx, rc, yield)
+		if !ok {
+			return
+		}
+		defer done()
+		valid := f != nil && f.Kind == kind && f.Agent == c.name && len(f.Children) == len(keys)
+		for i := 0; valid && i < len(keys); i++ {
+			ch := f.Children[i]
+			valid = ch.Key == keys[i] && (ch.Status == helikon.ChildPaused) == (ch.Frame != nil)
+		}
+		if !valid {
+			yield(helikon.RunFailed{Err: helikon.NotResumable(c.name, f)})
+			return
+		}
+		run(ctx, rc, f.Input, f.Children, ds, yield)
+	}
+}
+
+// fanIn runs sub-agents as goroutines and funnels their events to the one
+// goroutine that consumes the parent's stream, so only that goroutine ever
+// calls yield. Each child's goroutine folds the child's lifecycle events
+// into its outcome itself and sends only what the parent forwards. A
+// goroutine whose child has ended waits for the next child to
+// start (a graph's successor), so a chain of nodes reuses one goroutine and
+// its grown stack. close cancels the children still running and waits for
+// every goroutine.
+type fanIn struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	events chan childEvent
+	stop   chan struct{}
+	jobs   chan func() // children to run, for goroutines whose child ended
+	idle   int         // goroutines waiting on jobs; owned by the consumer
+	wg     sync.WaitGroup
+	// outs[i] is child i's outcome, written by its goroutine before the end
+	// marker and read by the consumer after it.
+	outs []helikon.ChildOutcome
+}
+
+// childEvent is one event of child i; a nil ev marks the end of its stream.
+type childEvent struct {
+	i  int
+	ev helikon.Event
+}
+
+// newFanIn returns a fanIn for at most n children.
+func newFanIn(ctx context.Context, n int) *fanIn {
+	ctx, cancel := context.WithCancel(ctx)
+	return &fanIn{
+		ctx: ctx, cancel: cancel,
+		// A few events of slack per child keeps a branch streaming while
+		// the consumer handles another's events; beyond that, a slow
+		// consumer slows the children down.
+		events: make(chan childEvent, 4*n),
+		stop:   make(chan struct{}),
+		jobs:   make(chan func(), n),
+		outs:   make([]helikon.ChildOutcome, n),
+	}
+}
+
+// start runs agent as child i (or resumes it, with from), on a goroutine
+// whose child has ended if there is one.
+func (f *fanIn) start(i int, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *helikon.ResumePoint) {
+	if f.idle > 0 {
+		f.idle--
+		f.jobs <- func() { f.run(i, agent, rc, input, from) } // never blocks: jobs holds n
+		return
+	}
+	f.wg.Go(func() {
+		growStack(0)
+		f.run(i, agent, rc, input, from)
+		for job := range f.jobs {
+			job()
+		}
+	})
+}
+
+// run forwards child i's events, settles its outcome, then marks its end.
+func (f *fanIn) run(i int, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *helikon.ResumePoint) {
+	o := &f.outs[i]
+	defer func() {
+		// A panicking child fails alone rather than taking the process
+		// down from a goroutine its caller cannot recover in.
+		if r := recover(); r != nil {
+			slog.Error("helikon: sub-agent panicked", "agent", agent.Name(), "panic", r, "stack", string(debug.Stack()))
+			o.See(helikon.RunFailed{Err: agentErrorf(helikon.KindOther, agent.Name(), "panic: %v", r)})
+		}
+		o.End(agent.Name())
+		f.send(childEvent{i: i})
+	}()
+	for ev := range helikon.ChildStream(f.ctx, agent, rc, input, from) {
+		if o.See(ev) && !f.send(childEvent{i: i, ev: ev}) {
+			return
+		}
+	}
+}
+
+// next forwards the children's events until one child's stream ends and
+// returns that child's index; its outcome is then in f.outs. ok is false
+// when the consumer stopped.
+func (f *fanIn) next(yield func(helikon.Event) bool) (i int, ok bool) {
+	for {
+		e := <-f.events
+		if e.ev == nil {
+			f.idle++ // its goroutine now waits on jobs
+			return e.i, true
+		}
+		if !yield(e.ev) {
+			return e.i, false
+		}
+	}
+}
+
+func (f *fanIn) send(e childEvent) bool {
+	select {
+	case f.events <- e:
+		return true
+	case <-f.stop:
+		return false
+	}
+}
+
+func (f *fanIn) close() {
+	close(f.stop)
+	f.cancel()
+	close(f.jobs)
+	f.wg.Wait()
+}
+
+// WorkflowError is the aggregate failure of a [ParallelAgent] or
+// [GraphAgent]: every sub-agent that failed and, for a graph, every node
+// skipped because an ancestor failed. It is the cause of the run's
+// [*AgentError] (reach it with errors.As); errors.Is sees through it to each
+// sub-agent's failure.
+type WorkflowError struct {
+	// Agent names the workflow agent.
+	Agent string
+	// Failed lists the failed sub-agents in declaration order.
+	Failed []ChildFailure
+	// Skipped lists, in declaration order, the graph nodes that never ran.
+	Skipped []string
+}
+
+// ChildFailure is one failed sub-agent of a [WorkflowError].
+type ChildFailure struct {
+	// Key is the sub-agent's state key (branch key or node name).
+	Key string
+	Err error
+}
+
+// Error names the failed and skipped sub-agents.
+func (e *WorkflowError) Error() string {
+	var b strings.Builder
+	b.WriteString("failed: ")
+	for i, f := range e.Failed {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(f.Key + " (" + f.Err.Error() + ")")
+	}
+	if len(e.Skipped) > 0 {
+		b.WriteString("; skipped: " + strings.Join(e.Skipped, ", "))
+	}
+	return b.String()
+}
+
+// Unwrap returns the failures.
+func (e *WorkflowError) Unwrap() []error {
+	errs := make([]error, len(e.Failed))
+	for i, f := range e.Failed {
+		errs[i] = f.Err
+	}
+	return errs
+}
+
+// aggregate wraps a WorkflowError in the AgentError a RunFailed carries. Its
+// kind is Cancelled when the run's context ended, the failures' kind when
+// they agree, Other otherwise.
+func (e *WorkflowError) aggregate(ctx context.Context) *helikon.AgentError {
+	kind := helikon.KindCancelled
+	if ctx.Err() == nil {
+		kind = kindOf(e.Failed[0].Err)
+		for _, f := range e.Failed[1:] {
+			if kindOf(f.Err) != kind {
+				kind = helikon.KindOther
+				break
+			}
+		}
+	}
+	return &helikon.AgentError{Kind: kind, Agent: e.Agent, Message: e.Error(), Err: e}
+}
+
+// mergedOutput is the final text of several sub-agents: a JSON object with
+// one string member per key. encoding/json sorts map keys, so the text does
+// not depend on completion order; HTML escaping is off to keep the text as
+// the sub-agents wrote it.
+func mergedOutput(outputs map[string]string) string {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(outputs) // a map of strings always encodes
+	return strings.TrimSuffix(b.String(), "\n")
+}
+
+// finalMessage is the assistant message a composite agent ends with.
+func finalMessage(agent, text string) helikon.MessageOutput {
+	return helikon.MessageOutput{Item: helikon.Item{Role: helikon.RoleAssistant, Agent: agent, Content: []helikon.ContentPart{helikon.TextPart{Text: text}}}}
+}
+
+// growStack grows a fresh goroutine's stack to what an agent run needs
+// while the stack is still shallow. The run would otherwise outgrow the
+// initial stack deep inside the loop, and the runtime would copy and adjust
+// every frame on the way: in BenchmarkParallel3Branches that was a fifth of
+// the CPU time. With this frame on top of the initial stack, a CPU profile
+// of that benchmark shows no more stack growth inside the run.
+//
+//go:noinline
+func growStack(i int) byte {
+	var buf [8 << 10]byte
+	buf[i] = 1
+	return buf[(i+1)%len(buf)]
+}
+
+// The frame kinds of this package's agents ([helikon.PauseFrame].Kind).
+const (
+	frameSequential = "sequential"
+	frameParallel   = "parallel"
+	frameGraph      = "graph"
+	frameLoop       = "loop"
+	frameSwarm      = "swarm"
+)

@@ -1,0 +1,122 @@
+package workflow_test
+
+import (
+	"context"
+	"fmt"
+	"github.com/paigasus/helikon/workflow"
+	"testing"
+	"time"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
+)
+
+// The multi-agent benchmarks build their agents inside the loop, as the
+// baseline does, because a mock model plays each script once: every figure
+// is construction plus run, and the ratios compare like with like.
+
+var benchInput = helikon.UserText("go")
+
+func benchAgent(name string) *helikon.LLMAgent {
+	a, _ := helikon.NewAgent(name, mock.Scripted(mock.Text(name)))
+	return a
+}
+
+func collectWant(ctx context.Context, a helikon.Agent, want string) error {
+	res, err := helikon.Collect(a.Run(ctx, nil, benchInput))
+	if err != nil {
+		return err
+	}
+	if res.FinalOutput != want {
+		return fmt.Errorf("final output %q, want %q", res.FinalOutput, want)
+	}
+	return nil
+}
+
+// runSingle is the baseline: one agent, one model turn that answers.
+func runSingle(ctx context.Context) error {
+	return collectWant(ctx, benchAgent("solo"), "solo")
+}
+
+// runSequential3 runs three one-turn agents one after another on the
+// caller's goroutine.
+func runSequential3(ctx context.Context) error {
+	s, err := workflow.NewSequential("s", workflow.Step(benchAgent("a")), workflow.Step(benchAgent("b")), workflow.Step(benchAgent("c")))
+	if err != nil {
+		return err
+	}
+	return collectWant(ctx, s, "c")
+}
+
+// runParallel3 runs the same three agents as concurrent branches.
+func runParallel3(ctx context.Context) error {
+	p, err := workflow.NewParallel("p", workflow.Step(benchAgent("a")), workflow.Step(benchAgent("b")), workflow.Step(benchAgent("c")))
+	if err != nil {
+		return err
+	}
+	return collectWant(ctx, p, `{"a":"a","b":"b","c":"c"}`)
+}
+
+// runGraphDiamond runs top → left, right → bottom, one answering turn per
+// node.
+func runGraphDiamond(ctx context.Context) error {
+	g, err := workflow.NewGraph("g",
+		workflow.Node("top", benchAgent("top")), workflow.Node("left", benchAgent("left")),
+		workflow.Node("right", benchAgent("right")), workflow.Node("bottom", benchAgent("bottom")),
+		workflow.Edge("top", "left"), workflow.Edge("top", "right"),
+		workflow.Edge("left", "bottom"), workflow.Edge("right", "bottom"))
+	if err != nil {
+		return err
+	}
+	return collectWant(ctx, g, "bottom")
+}
+
+func bench(b *testing.B, run func(context.Context) error) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		if err := run(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkSingleAgentOneTurn(b *testing.B) { bench(b, runSingle) }
+func BenchmarkSequential3Steps(b *testing.B)   { bench(b, runSequential3) }
+func BenchmarkParallel3Branches(b *testing.B)  { bench(b, runParallel3) }
+func BenchmarkGraphDiamond4Nodes(b *testing.B) { bench(b, runGraphDiamond) }
+
+// BenchmarkVsSingle times each pattern and the single-agent baseline
+// alternately within every iteration, so load drift on a shared machine
+// hits both alike, and reports the ratio (x-single) next to both times. Its
+// own ns/op is the pair's.
+func BenchmarkVsSingle(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		run  func(context.Context) error
+	}{
+		{"Sequential3Steps", runSequential3},
+		{"Parallel3Branches", runParallel3},
+		{"GraphDiamond4Nodes", runGraphDiamond},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			ctx := context.Background()
+			var single, pattern time.Duration
+			for b.Loop() {
+				t0 := time.Now()
+				if err := runSingle(ctx); err != nil {
+					b.Fatal(err)
+				}
+				t1 := time.Now()
+				if err := bc.run(ctx); err != nil {
+					b.Fatal(err)
+				}
+				single += t1.Sub(t0)
+				pattern += time.Since(t1)
+			}
+			b.ReportMetric(float64(single.Nanoseconds())/float64(b.N), "ns-single/op")
+			b.ReportMetric(float64(pattern.Nanoseconds())/float64(b.N), "ns-pattern/op")
+			b.ReportMetric(float64(pattern)/float64(single), "x-single")
+		})
+	}
+}
