@@ -19,7 +19,7 @@ import (
 
 // redisLog opens a Redis event log under prefix; Close is the test's
 // business when it kills a replica, else cleanup does it.
-func redisLog(t *testing.T, prefix string, opts ...redislog.Option) *redislog.Log {
+func redisLog(t testing.TB, prefix string, opts ...redislog.Option) *redislog.Log {
 	t.Helper()
 	addr := os.Getenv("HELIKON_REDIS_ADDR")
 	if addr == "" {
