@@ -93,6 +93,20 @@ func WithContextOptions(opts ...helikon.ContextOption) ServerOption {
 	return func(c *serverConfig) error { c.newContext = hosting.PlanContext(opts...); return nil }
 }
 
+// WithRunContext sets how each run's [helikon.RunContext] is built from
+// its session, for what [WithContextOptions] cannot say (a mode per agent,
+// a context derived from the session). The context it returns must use
+// the session it is given.
+func WithRunContext(f func(session helikon.Session) *helikon.RunContext) ServerOption {
+	return func(c *serverConfig) error {
+		if f == nil {
+			return fmt.Errorf("a2a: %w: nil run context function", ErrInvalidOption)
+		}
+		c.newContext = f
+		return nil
+	}
+}
+
 // WithAuthenticator names each request's caller. Without it every caller
 // is the same anonymous principal.
 func WithAuthenticator(a Authenticator) ServerOption {

@@ -473,4 +473,6 @@ func TestServer_ADeadSessionBackendFailsTheTaskAndSaysSo(t *testing.T) {
 
 type sessionFunc func(ctx context.Context, id string) (helikon.Session, error)
 
-func (f sessionFunc) Session(ctx context.Context, id string) (helikon.Session, error) { return f(ctx, id) }
+func (f sessionFunc) Session(ctx context.Context, id string) (helikon.Session, error) {
+	return f(ctx, id)
+}

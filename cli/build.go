@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/a2a"
 	"github.com/paigasus/helikon/cli/sidecar"
 	"github.com/paigasus/helikon/cli/starlarktool"
 	"github.com/paigasus/helikon/mock"
@@ -39,17 +41,17 @@ func hasKey(vars []string) bool {
 type builder struct {
 	f      *sidecar.File
 	caseID string
-	built  map[string]*helikon.LLMAgent
+	built  map[string]helikon.Agent
 	tools  map[string]helikon.Tool
 }
 
 func newBuilder(f *sidecar.File, caseID string) *builder {
-	return &builder{f: f, caseID: caseID, built: map[string]*helikon.LLMAgent{}, tools: map[string]helikon.Tool{}}
+	return &builder{f: f, caseID: caseID, built: map[string]helikon.Agent{}, tools: map[string]helikon.Tool{}}
 }
 
 // agent builds the named agent and, recursively, its handoff targets. The
 // sidecar rejected cycles at load, so the recursion ends.
-func (b *builder) agent(name string) (*helikon.LLMAgent, error) {
+func (b *builder) agent(name string) (helikon.Agent, error) {
 	if a, ok := b.built[name]; ok {
 		return a, nil
 	}
@@ -58,6 +60,14 @@ func (b *builder) agent(name string) (*helikon.LLMAgent, error) {
 		return nil, fmt.Errorf("%s: no agent %q (the agents are %s)", b.f.Path, name, nameList(b.f.AgentNames()))
 	}
 	key := "agents." + name
+	if def.A2A != "" {
+		a, err := remoteAgent(name, def.A2A)
+		if err != nil {
+			return nil, b.f.Errorf(key+".a2a", "%v", err)
+		}
+		b.built[name] = a
+		return a, nil
+	}
 	model, err := b.model(key+".model", def.Model, name)
 	if err != nil {
 		return nil, err
@@ -167,4 +177,15 @@ func asModel[M helikon.Model](m M, err error) (helikon.Model, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// remoteTimeout bounds reading a remote A2A agent's card at build time.
+const remoteTimeout = 10 * time.Second
+
+// remoteAgent reaches the A2A agent at url, reading its card now so that
+// an unreachable remote fails at start, not on the first handoff.
+func remoteAgent(name, url string) (helikon.Agent, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), remoteTimeout)
+	defer cancel()
+	return a2a.NewRemoteAgent(ctx, url, a2a.WithName(name))
 }

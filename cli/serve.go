@@ -8,17 +8,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/a2a"
 	"github.com/paigasus/helikon/server"
 )
 
 func newServeCommand(o *options) *cobra.Command {
 	var (
-		addr   string
-		ui     bool
-		dbPath string
+		addr    string
+		ui      bool
+		dbPath  string
+		withA2A bool
 	)
 	cmd := &cobra.Command{
-		Use:   "serve [--addr ADDR] [--ui=false] [--db FILE]",
+		Use:   "serve [--addr ADDR] [--ui=false] [--db FILE] [--a2a]",
 		Short: "Serve every sidecar agent over HTTP with the agent server",
 		Long: `serve runs the helikon agent server (package server) with every agent of
 the sidecar until interrupted, with the dev web UI at /ui/ (chat with an
@@ -26,7 +28,9 @@ agent, watch its runs live, approve or reject the calls that wait for
 approval; --ui=false turns it off). Each agent runs in its permission mode
 from agents.toml, plan when it sets none: network callers then reach only
 read_only tools. With --db FILE, sessions and the list of runs live in that
-SQLite file, so serve restarted on it lists the earlier runs. See
+SQLite file, so serve restarted on it lists the earlier runs. With --a2a,
+each agent is also an A2A agent at /a2a/NAME/ (its card at
+/a2a/NAME/.well-known/agent-card.json; docs/a2a.md). See
 docs/server.md for its routes and docs/devui.md for the UI.`,
 		Example: `  helikon serve --addr 127.0.0.1:8080`,
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -50,9 +54,12 @@ docs/server.md for its routes and docs/devui.md for the UI.`,
 			// agent without a mode runs in plan mode, the server's default
 			// for network callers. A call that needs approval pauses the
 			// run until a decision arrives (the dev UI asks).
+			newContext := func(session helikon.Session) *helikon.RunContext {
+				return runContext(f, "plan", helikon.WithSession(session))
+			}
 			opts := []server.Option{server.WithContextProvider(server.ContextFunc(
 				func(_ *http.Request, session helikon.Session) (*helikon.RunContext, error) {
-					return runContext(f, "plan", helikon.WithSession(session)), nil
+					return newContext(session), nil
 				}))}
 			if ui {
 				opts = append(opts, server.WithDevUI())
@@ -65,20 +72,37 @@ docs/server.md for its routes and docs/devui.md for the UI.`,
 				defer db.Close()
 				opts = append(opts, dbOpts...)
 			}
-			srv, err := server.New(agents, opts...)
-			if err != nil {
-				return err
-			}
 			// Listen before printing: the printed address answers at once,
-			// and --addr 127.0.0.1:0 prints the port the system chose.
+			// and --addr 127.0.0.1:0 prints the port the system chose. The
+			// A2A agent cards need the address too.
 			var lc net.ListenConfig
 			ln, err := lc.Listen(cmd.Context(), "tcp", addr)
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(o.io.Err, "helikon: serving %d agents at http://%s\n", len(agents), ln.Addr())
+			base := "http://" + ln.Addr().String()
+			if withA2A {
+				mounts, closeA2A, err := a2aMounts(agents, base, newContext)
+				if err != nil {
+					ln.Close()
+					return err
+				}
+				defer closeA2A()
+				opts = append(opts, mounts...)
+			}
+			srv, err := server.New(agents, opts...)
+			if err != nil {
+				ln.Close()
+				return err
+			}
+			fmt.Fprintf(o.io.Err, "helikon: serving %d agents at %s\n", len(agents), base)
 			if ui {
-				fmt.Fprintf(o.io.Err, "helikon: dev UI at http://%s/ui/\n", ln.Addr())
+				fmt.Fprintf(o.io.Err, "helikon: dev UI at %s/ui/\n", base)
+			}
+			if withA2A {
+				for _, a := range agents {
+					fmt.Fprintf(o.io.Err, "helikon: A2A agent %s at %s/a2a/%s/ (card: %s)\n", a.Name(), base, a.Name(), a2a.CardPath)
+				}
 			}
 			return srv.ServeListener(cmd.Context(), ln)
 		},
@@ -86,5 +110,29 @@ docs/server.md for its routes and docs/devui.md for the UI.`,
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
 	cmd.Flags().BoolVar(&ui, "ui", true, "serve the dev web UI at /ui/")
 	cmd.Flags().StringVar(&dbPath, "db", "", "keep sessions and the list of runs in this SQLite file, so a restart lists earlier runs")
+	cmd.Flags().BoolVar(&withA2A, "a2a", false, "also serve each agent over the Agent2Agent protocol at /a2a/NAME/")
 	return cmd
+}
+
+// a2aMounts serves each agent over A2A under /a2a/NAME/ of the agent
+// server, its runs built as the agent server's are. close stops their runs.
+func a2aMounts(agents []helikon.Agent, base string, newContext func(helikon.Session) *helikon.RunContext) (mounts []server.Option, close func(), err error) {
+	var servers []*a2a.Server
+	close = func() {
+		for _, s := range servers {
+			s.Close()
+		}
+	}
+	for _, a := range agents {
+		prefix := "/a2a/" + a.Name()
+		s, err := a2a.NewServer(a, a2a.WithURL(base+prefix+"/"), a2a.WithRunContext(newContext),
+			a2a.WithAuthenticator(func(r *http.Request) (string, error) { return server.PrincipalOf(r.Context()).ID, nil }))
+		if err != nil {
+			close()
+			return nil, nil, err
+		}
+		servers = append(servers, s)
+		mounts = append(mounts, server.WithMount(prefix+"/", http.StripPrefix(prefix, s)))
+	}
+	return mounts, close, nil
 }

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"log/slog"
+	"net/http"
 	"time"
 
 	"github.com/paigasus/helikon"
@@ -74,6 +75,22 @@ type config struct {
 	devUI     bool
 	factory   AgentFactory
 	index     RunIndex
+	mounts    []mount
+}
+
+// mount is a handler of the caller's served under a path prefix.
+type mount struct {
+	prefix string
+	h      http.Handler
+}
+
+// WithMount serves h for every path under prefix (which ends in "/", as
+// "/a2a/"), behind the server's [Authenticator]: h finds the caller with
+// [PrincipalOf]. It is how other protocols share the server's address and
+// its principals, an A2A server of package a2a for one. A prefix that
+// would take one of the server's own routes makes [New] fail.
+func WithMount(prefix string, h http.Handler) Option {
+	return func(c *config) { c.mounts = append(c.mounts, mount{prefix, h}) }
 }
 
 // AgentFactory builds the agent named name for one run. ctx is the

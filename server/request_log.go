@@ -29,6 +29,11 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 
 func (w *statusWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// Flush flushes the response: handlers that stream by asserting
+// [http.Flusher] rather than through [http.ResponseController] (a mounted
+// A2A server's SDK does) must find one.
+func (w *statusWriter) Flush() { _ = http.NewResponseController(w.ResponseWriter).Flush() }
+
 // logFailed logs a request answered with an error status: at ERROR for
 // the server's own failures (5xx), at INFO for the caller's (4xx), with the
 // principal and, on a run's routes, the run id.

@@ -27,6 +27,9 @@ func (s *Server) routes() *http.ServeMux {
 		mux.Handle("/ui", route{http.MethodGet: redirectTo("ui/")})
 		mux.Handle("/{$}", route{http.MethodGet: redirectTo("ui/")})
 	}
+	for _, m := range s.mounts {
+		mux.Handle(m.prefix, m.h)
+	}
 	mux.HandleFunc("/", httphost.NotFound)
 	return mux
 }

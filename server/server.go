@@ -24,6 +24,7 @@ var ErrConfig = errors.New("server: invalid configuration")
 // one with [New], mount [Server.Handler] in any mux or middleware stack (or
 // let [Server.Serve] run it), and [Server.Shutdown] it when done.
 type Server struct {
+	mounts   []mount
 	agents   map[string]helikon.Agent
 	list     AgentList
 	sessions SessionProvider
@@ -120,6 +121,12 @@ func New(agents []helikon.Agent, opts ...Option) (*Server, error) {
 	if c.grace < 0 {
 		return nil, fmt.Errorf("%w: negative grace period", ErrConfig)
 	}
+	for _, m := range c.mounts {
+		if err := checkMount(m); err != nil {
+			return nil, err
+		}
+	}
+	s.mounts = c.mounts
 	if s.sessions == nil {
 		s.sessions = NewMemorySessions()
 	}
@@ -156,6 +163,23 @@ func New(agents []helikon.Agent, opts ...Option) (*Server, error) {
 	s.sweepStop, s.sweepDone = make(chan struct{}), make(chan struct{})
 	go s.sweep()
 	return s, nil
+}
+
+// checkMount refuses a mount without a handler or whose prefix is not a
+// path under the root that leaves the server's own routes alone.
+func checkMount(m mount) error {
+	if m.h == nil {
+		return fmt.Errorf("%w: mount %q has no handler", ErrConfig, m.prefix)
+	}
+	if len(m.prefix) < 3 || m.prefix[0] != '/' || m.prefix[len(m.prefix)-1] != '/' {
+		return fmt.Errorf("%w: mount prefix %q is not a path like /name/", ErrConfig, m.prefix)
+	}
+	first := strings.SplitN(m.prefix[1:], "/", 2)[0]
+	switch first {
+	case "agents", "runs", "openapi.json", "ui":
+		return fmt.Errorf("%w: mount prefix %q would take the server's /%s routes", ErrConfig, m.prefix, first)
+	}
+	return nil
 }
 
 // validSegment reports whether name can stand as one URL path segment

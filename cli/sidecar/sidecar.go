@@ -47,6 +47,10 @@ type Agent struct {
 	// Ask names the tools whose calls wait for a person's approval; "*"
 	// asks about every tool.
 	Ask []string
+	// A2A is the base URL of a remote agent served over the Agent2Agent
+	// protocol: the agent is that remote (package a2a), with no model,
+	// instructions, tools or handoffs of its own here.
+	A2A string
 	// Line is where the agent's table starts.
 	Line int
 }
@@ -135,6 +139,7 @@ type rawAgent struct {
 	Settings     *Settings `toml:"settings"`
 	Mode         string    `toml:"mode"`
 	Ask          []string  `toml:"ask"`
+	A2A          string    `toml:"a2a"`
 }
 
 type rawTool struct {

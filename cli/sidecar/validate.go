@@ -2,6 +2,7 @@ package sidecar
 
 import (
 	"fmt"
+	"net/url"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -85,6 +86,11 @@ func (v *validator) agents(raw map[string]*rawAgent) {
 		}
 		a := &Agent{Name: name, Description: ra.Description, Tools: ra.Tools, Handoffs: ra.Handoffs,
 			Settings: ra.Settings, Mode: ra.Mode, Ask: ra.Ask, Line: v.f.lines.line(key)}
+		if ra.A2A != "" {
+			v.remote(key, a, ra)
+			v.f.Agents[name] = a
+			continue
+		}
 		v.instructions(key, a, ra.Instructions)
 		if ra.Model == nil {
 			v.errorf(key, "missing model: add model = { provider = \"mock\", script = \"script.json\" } or an openai/anthropic model")
@@ -283,5 +289,28 @@ func (v *validator) eval() {
 	}
 	if t := e.ToolTrajectory; t != nil && t.Mode != "" && !slices.Contains([]string{"exact", "in_order", "any_order"}, t.Mode) {
 		v.errorf("eval.tool_trajectory.mode", "unknown mode %q (want exact, in_order or any_order)", t.Mode)
+	}
+}
+
+// remote checks an agent that is a remote A2A agent: an http(s) base URL,
+// and nothing that only a local agent has.
+func (v *validator) remote(key string, a *Agent, ra *rawAgent) {
+	u, err := url.Parse(ra.A2A)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		v.errorf(key+".a2a", "a2a is the remote agent's base URL, http(s)://host[:port]/…, not %q", ra.A2A)
+	} else {
+		a.A2A = ra.A2A
+	}
+	local := []struct {
+		name string
+		set  bool
+	}{
+		{"model", ra.Model != nil}, {"instructions", ra.Instructions != nil}, {"tools", len(ra.Tools) > 0},
+		{"handoffs", len(ra.Handoffs) > 0}, {"settings", ra.Settings != nil}, {"mode", ra.Mode != ""}, {"ask", len(ra.Ask) > 0},
+	}
+	for _, k := range local {
+		if k.set {
+			v.errorf(key+"."+k.name, "a remote A2A agent (a2a = …) has no %s here: its server decides; remove the key", k.name)
+		}
 	}
 }
