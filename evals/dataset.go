@@ -37,6 +37,10 @@ type Case struct {
 	ExpectedTools []string `json:"expected_tools,omitempty"`
 	// Metadata is free-form and carried through to reports and sinks.
 	Metadata map[string]any `json:"metadata,omitempty"`
+	// Recording names the recording ([record.Recorder]) the case replays
+	// with [RecordingFactory]; [LoadDataset] resolves a relative path from
+	// the dataset's directory.
+	Recording string `json:"recording,omitempty"`
 	// Line is the case's 1-based line in its file.
 	Line int `json:"line"`
 }
@@ -107,8 +111,9 @@ func WithMaxCases(n int) DatasetOption {
 
 // LoadDataset reads the JSONL dataset at path. Each non-blank line is one
 // JSON object with a required "input" string and the optional members
-// "id", "expected", "expected_tools" and "metadata"; any other member is an
-// error, so that a misspelt field does not silently leave a case unchecked.
+// "id", "expected", "expected_tools", "metadata" and "recording"; any
+// other member is an error, so that a misspelt field does not silently
+// leave a case unchecked.
 // Errors are [*DatasetError]s naming the file, line and column.
 func LoadDataset(path string, opts ...DatasetOption) (*Dataset, error) {
 	f, err := os.Open(path)
@@ -121,6 +126,11 @@ func LoadDataset(path string, opts ...DatasetOption) (*Dataset, error) {
 		return nil, err
 	}
 	ds.Name = filepath.Base(path)
+	for i, c := range ds.Cases {
+		if c.Recording != "" && !filepath.IsAbs(c.Recording) {
+			ds.Cases[i].Recording = filepath.Join(filepath.Dir(path), c.Recording)
+		}
+	}
 	return ds, nil
 }
 
@@ -254,8 +264,10 @@ func parseCase(line []byte) (c Case, col int, err error) {
 			ferr = decodeTools(raw, &c.ExpectedTools)
 		case "metadata":
 			ferr = decodeMetadata(raw, &c.Metadata)
+		case "recording":
+			ferr = decodeString(raw, &c.Recording)
 		default:
-			return c, keyCol, fmt.Errorf("unknown member %q (want id, input, expected, expected_tools, metadata)", key)
+			return c, keyCol, fmt.Errorf("unknown member %q (want id, input, expected, expected_tools, metadata, recording)", key)
 		}
 		if ferr != nil {
 			return c, valCol, fmt.Errorf("%s: %w", key, ferr)

@@ -12,6 +12,7 @@ import (
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/evals"
 	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/record"
 )
 
 // TestRecorder_ALiveRunReplaysIdentically records a run whose model stands
@@ -73,5 +74,61 @@ func TestRecorder_ALiveRunReplaysIdentically(t *testing.T) {
 	}
 	if !strings.Contains(replayed.Cases[1].Error, "slow down") {
 		t.Errorf("replayed error %q", replayed.Cases[1].Error)
+	}
+}
+
+// TestRecordingFactory_CasesReplayTheirRecordingAndReportDrift records a
+// dataset, names the file in each case, and replays it strictly: the same
+// verdicts with the tool not run, then a drift when the instructions
+// change, named in the case's error.
+func TestRecordingFactory_CasesReplayTheirRecordingAndReportDrift(t *testing.T) {
+	dir := t.TempDir()
+	lines := `{"id":"sum","input":"what is 40+2?","expected":"sum is 42","expected_tools":["add"],"recording":"calc.json"}` + "\n"
+	if err := os.WriteFile(filepath.Join(dir, "cases.jsonl"), []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := evals.LoadDataset(filepath.Join(dir, "cases.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.Cases[0].Recording != filepath.Join(dir, "calc.json") {
+		t.Fatalf("recording path %q", ds.Cases[0].Recording)
+	}
+	rec := evals.NewRecorder()
+	ran := 0
+	counting := helikon.MustTool("add", "Add two integers.", func(tc *helikon.ToolContext, in addArgs) (addOut, error) {
+		ran++
+		return addOut{Sum: in.A + in.B}, nil
+	})
+	exec := func(f evals.AgentFactory) *evals.Report {
+		t.Helper()
+		r, err := evals.NewRun(ds, evals.WithAgentFactory(f), evals.WithEvaluators(evals.NewExactMatch()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep, err := r.Execute(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	live := exec(func(c *evals.Case) (helikon.Agent, error) {
+		return helikon.NewAgent("calc", rec.Model(c.ID, mock.New(s1("sum is 42"))), helikon.WithInstructions("Add."), helikon.WithTools(rec.Tool(c.ID, counting)))
+	})
+	if err := rec.WriteFile(ds.Cases[0].Recording); err != nil {
+		t.Fatal(err)
+	}
+	replay := func(instructions string) *evals.Report {
+		return exec(evals.RecordingFactory(func(c *evals.Case, rp *record.Replay) (helikon.Agent, error) {
+			return helikon.NewAgent("calc", rp.Model(), helikon.WithInstructions(instructions), helikon.WithTools(rp.Tool(counting)))
+		}))
+	}
+	same := replay("Add.")
+	if ran != 1 || live.Cases[0].Status() != evals.StatusPassed || same.Cases[0].Status() != evals.StatusPassed || same.Cases[0].Output != "sum is 42" {
+		t.Fatalf("tool ran %d times; live %+v, replay %+v", ran, live.Cases[0], same.Cases[0])
+	}
+	drifted := replay("Add, then double.")
+	if drifted.Cases[0].Status() != evals.StatusError || !strings.Contains(drifted.Cases[0].Error, "instructions") {
+		t.Errorf("drifted case: %s %q", drifted.Cases[0].Status(), drifted.Cases[0].Error)
 	}
 }

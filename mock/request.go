@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
+
+	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/paigasus/helikon"
 )
@@ -49,7 +52,45 @@ type responseFormat struct {
 // RequestOf returns req in its recorded form. Messages and tools are
 // copied, so the caller may rewrite the result (to redact it) without
 // touching req.
-func RequestOf(req *helikon.ModelRequest) (*Request, error) {
+func RequestOf(req *helikon.ModelRequest) (*Request, error) { return new(RequestEncoder).Encode(req) }
+
+// RequestEncoder is [RequestOf] that keeps each tool schema's JSON, so a
+// run's every call does not encode the same schemas again (they were most
+// of a recorded call's cost). A schema changed in place after its first
+// use keeps its first JSON. The zero value is ready; it is safe for
+// concurrent use.
+type RequestEncoder struct {
+	mu      sync.Mutex
+	schemas map[*jsonschema.Schema]json.RawMessage
+}
+
+// maxCachedSchemas bounds a RequestEncoder's cache; past it the cache
+// starts again.
+const maxCachedSchemas = 1024
+
+// schema returns s's JSON.
+func (e *RequestEncoder) schema(s *jsonschema.Schema) (json.RawMessage, error) {
+	e.mu.Lock()
+	b, ok := e.schemas[s]
+	e.mu.Unlock()
+	if ok {
+		return b, nil
+	}
+	b, err := json.Marshal(s)
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	if e.schemas == nil || len(e.schemas) >= maxCachedSchemas {
+		e.schemas = map[*jsonschema.Schema]json.RawMessage{}
+	}
+	e.schemas[s] = b
+	e.mu.Unlock()
+	return b, nil
+}
+
+// Encode returns req in its recorded form.
+func (e *RequestEncoder) Encode(req *helikon.ModelRequest) (*Request, error) {
 	out := &Request{}
 	msgs := req.Messages
 	for len(msgs) > 0 && msgs[0].Role == helikon.RoleSystem {
@@ -64,7 +105,7 @@ func RequestOf(req *helikon.ModelRequest) (*Request, error) {
 	for _, t := range req.Tools {
 		spec := ToolSpec{Name: t.Name, Description: t.Description}
 		if t.Parameters != nil {
-			b, err := json.Marshal(t.Parameters)
+			b, err := e.schema(t.Parameters)
 			if err != nil {
 				return nil, fmt.Errorf("mock: tool %s schema: %w", t.Name, err)
 			}

@@ -2,6 +2,7 @@ package mock
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"time"
 
@@ -92,7 +93,13 @@ const MaxDeltaDelay = time.Minute
 
 // LoadScriptFile reads and parses a script file.
 func LoadScriptFile(path string) (*ScriptFile, error) {
-	data, err := os.ReadFile(path)
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("mock: %w", err)
+	}
+	defer fh.Close()
+	// One byte past the bound is enough for ParseScriptFile to refuse it.
+	data, err := io.ReadAll(io.LimitReader(fh, MaxScriptFileBytes+1))
 	if err != nil {
 		return nil, fmt.Errorf("mock: %w", err)
 	}
