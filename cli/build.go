@@ -43,6 +43,9 @@ type builder struct {
 	caseID string
 	built  map[string]helikon.Agent
 	tools  map[string]helikon.Tool
+	// rr records or replays the models and tools built (run's --record
+	// and --replay); nil otherwise.
+	rr *recordReplay
 }
 
 func newBuilder(f *sidecar.File, caseID string) *builder {
@@ -121,8 +124,8 @@ func (b *builder) tool(name string) (helikon.Tool, error) {
 	if err != nil {
 		return nil, b.f.Errorf("tools."+name, "%v", err)
 	}
-	b.tools[name] = t
-	return t, nil
+	b.tools[name] = b.rr.wrapTool(t)
+	return b.tools[name], nil
 }
 
 // model builds a model definition for agent (empty for the eval judge).
@@ -132,6 +135,9 @@ func (b *builder) tool(name string) (helikon.Tool, error) {
 // agent serves every run, and a run resumed after an approval goes on
 // where it paused; the judge's counts its calls.
 func (b *builder) model(key string, m sidecar.Model, agent string) (helikon.Model, error) {
+	if rm, ok := b.rr.replayModel(); ok {
+		return rm, nil
+	}
 	if vars, ok := apiKeys[m.Provider]; ok && !hasKey(vars) {
 		return nil, b.f.Errorf(key, "provider %s reads %s, which is not set: export %s=… or use provider = \"mock\"",
 			m.Provider, strings.Join(vars, " or "), vars[0])
@@ -167,7 +173,7 @@ func (b *builder) model(key string, m sidecar.Model, agent string) (helikon.Mode
 	if err != nil {
 		return nil, b.f.Errorf(key, "%v", err)
 	}
-	return model, nil
+	return b.rr.wrapModel(model), nil
 }
 
 // asModel keeps a failed constructor's nil typed pointer from becoming a

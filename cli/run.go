@@ -23,6 +23,7 @@ const maxQuestionBytes = 1 << 20
 func newRunCommand(o *options) *cobra.Command {
 	var agent string
 	var asJSON bool
+	var rf recordFlags
 	cmd := &cobra.Command{
 		Use:   "run [--agent NAME] [--json] [QUESTION…]",
 		Short: "Run one agent once on a question (or stdin), streaming the answer",
@@ -32,8 +33,15 @@ from stdin. The answer streams to stdout; tool calls and handoffs are shown
 on stderr. --json prints every run event as a JSON line instead. A call the
 agent's ask list names is asked about on the terminal; when stdin is not a
 terminal (or held the question) it is refused, saying so, and the run goes
-on without it.`,
+on without it.
+
+--record FILE keeps every model call (request, stream, timing) and tool
+output of the run in FILE, secrets redacted; --replay FILE plays it back
+with no key and no tool run, failing when a request drifted from the
+recording (docs/record-replay.md).`,
 		Example: `  helikon run --agent triage "How much did I spend in January?"
+  helikon run --record testdata/january.json "How much did I spend in January?"
+  helikon run --replay testdata/january.json "How much did I spend in January?"
   echo "How much did I spend in January?" | helikon run --json`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f, err := o.load()
@@ -59,7 +67,15 @@ on without it.`,
 			if q == "" {
 				return fmt.Errorf("no question: pass it as an argument or on stdin")
 			}
-			build := func(name string) (helikon.Agent, error) { return newBuilder(f, "").agent(name) }
+			rr, err := rf.open()
+			if err != nil {
+				return err
+			}
+			build := func(name string) (helikon.Agent, error) {
+				b := newBuilder(f, "")
+				b.rr = rr
+				return b.agent(name)
+			}
 			a, err := build(name)
 			if err != nil {
 				return err
@@ -73,6 +89,9 @@ on without it.`,
 			}
 			ctx := cmd.Context()
 			end := drive(ctx, rc, a.Run(ctx, rc, helikon.UserText(q)), show, build, ask)
+			if err := rr.finish(); err != nil {
+				return err
+			}
 			switch {
 			case end.err != nil:
 				return failed(end.err)
@@ -84,6 +103,7 @@ on without it.`,
 	}
 	cmd.Flags().StringVar(&agent, "agent", "", "the agent to run (default: the alphabetically first)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run's events as JSON lines")
+	rf.add(cmd)
 	return cmd
 }
 
