@@ -109,12 +109,13 @@ func (v *callView) read(req helikon.PermissionRequest) {
 			v.files = fs
 		}
 	}
-	if isShell || isFile {
-		return
-	}
+	// What a built-in name implies is read for the kind the tool does not
+	// declare itself, so declaring one kind never drops the rules of the
+	// other: a tool named Bash that reports its files still has its
+	// command read by the shell rules.
 	var buf [2][]byte
-	switch class, _ := builtinClass(req.Tool); class {
-	case classBash:
+	switch class, _ := builtinClass(req.Tool); {
+	case class == classBash && !isShell:
 		v.shell = true
 		vals, err := argStrings(req.Args, "command", buf[:0])
 		if err != nil {
@@ -124,7 +125,7 @@ func (v *callView) read(req helikon.PermissionRequest) {
 		for _, b := range vals {
 			v.addScript(shellmatch.ParseBytes(b))
 		}
-	case classRead, classEdit:
+	case (class == classRead || class == classEdit) && !isFile:
 		v.file = true
 		vals := buf[:0]
 		var err error

@@ -109,6 +109,13 @@ func (g *settings) Authorize(ctx context.Context, rc *helikon.RunContext, req he
 		}
 	}
 	if g.policy == nil {
+		// Only the default mode is permissive without a policy: under
+		// accept-edits, what is neither an edit nor a read (a shell
+		// command, which may write anywhere) is put to the approver.
+		if g.mode == PermissionAcceptEdits && req.Effect != helikon.ReadOnly {
+			g.ask(ctx, ask, req, "permission mode accept_edits: allow "+req.Tool+"?", "permission mode accept_edits", &a)
+			return a
+		}
 		a.Allowed = true
 		return a
 	}
