@@ -41,7 +41,7 @@ const (
 	// start: a script that ran in it instead of in a worker would end it.
 	// Its workers inherit the limits and keep them where they are lower
 	// than their own, so it is above their memory caps.
-	hostHeadroom = 320 << 20
+	hostHeadroom = 640 << 20
 	// hostMaxRSS bounds the host's peak resident size: it holds only
 	// arguments, results and errors, each under its cap.
 	hostMaxRSS = 96 << 20
@@ -81,7 +81,7 @@ var (
 	// deepCase has the smallest memory cap, so the least stack (8 MiB),
 	// and steps enough to nest a value 300,000 deep.
 	deepCase = hostileCase{Memory: 64 << 20, Timeout: 20 * time.Second, Steps: 5_000_000, Want: starlarktool.LimitMemory}
-	timeCase = hostileCase{Memory: 256 << 20, Timeout: 300 * time.Millisecond, Want: starlarktool.LimitTime}
+	timeCase = hostileCase{Memory: 512 << 20, Timeout: 300 * time.Millisecond, Want: starlarktool.LimitTime}
 )
 
 // deepList is a run that builds a list nested 300,000 deep in about
