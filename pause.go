@@ -227,11 +227,13 @@ type subRunPaused struct {
 func (e *subRunPaused) Error() string { return "the agent tool's run paused for approval" }
 
 func asSubRunPaused(err error) *subRunPaused {
-	var p *subRunPaused
-	if err != nil && errors.As(err, &p) {
-		return p
+	// errors.AsType, unlike errors.As, needs no target on the heap: this
+	// runs on every tool call, and almost every call has no error at all.
+	if err == nil {
+		return nil
 	}
-	return nil
+	p, _ := errors.AsType[*subRunPaused](err)
+	return p
 }
 
 // subRunResumer is a tool that runs an agent and can resume its paused run.

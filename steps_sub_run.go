@@ -86,8 +86,11 @@ func (s *Steps) SettleSubRun(ctx context.Context, call ToolCall, run SubRun, out
 
 // asSubRunDeferred returns the sub-run a deferred agent tool asked for.
 func asSubRunDeferred(err error) *SubRun {
-	var d *subRunDeferred
-	if errors.As(err, &d) {
+	// Checked on every tool call: no error costs nothing (see asSubRunPaused).
+	if err == nil {
+		return nil
+	}
+	if d, ok := errors.AsType[*subRunDeferred](err); ok {
 		return &d.run
 	}
 	return nil
