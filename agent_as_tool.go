@@ -73,7 +73,7 @@ func AgentAsTool(agent Agent, opts ...AgentToolOption) (*AgentTool, error) {
 		return nil, buildErr("", ErrInvalidOption, "agent tool: agent is nil")
 	}
 	t := &AgentTool{agent: agent, name: agent.Name(), description: agent.Description()}
-	if !toolNamePattern.MatchString(t.name) {
+	if !toolNamePattern().MatchString(t.name) {
 		t.name = Slug(t.name)
 	}
 	for _, o := range opts {

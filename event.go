@@ -3,6 +3,7 @@ package helikon
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 )
 
 // Event is one element of an agent's stream. The variants:
@@ -313,28 +314,30 @@ func (e *RunFailed) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var eventDecoders = map[string]func([]byte) (Event, error){
-	"run_started":              decodeAs[RunStarted, Event],
-	"turn_started":             decodeAs[TurnStarted, Event],
-	"model_responded":          decodeAs[ModelResponded, Event],
-	"sub_run_event":            decodeAs[SubRunEvent, Event],
-	"token_delta":              decodeAs[TokenDelta, Event],
-	"reasoning_delta":          decodeAs[ReasoningDelta, Event],
-	"tool_call_delta":          decodeAs[ToolCallDelta, Event],
-	"message_output":           decodeAs[MessageOutput, Event],
-	"tool_call_item":           decodeAs[ToolCallItem, Event],
-	"tool_output_item":         decodeAs[ToolOutputItem, Event],
-	"handoff_item":             decodeAs[HandoffItem, Event],
-	"agent_updated":            decodeAs[AgentUpdated, Event],
-	"guardrail_triggered":      decodeAs[GuardrailTriggered, Event],
-	"approval_requested":       decodeAs[ApprovalRequested, Event],
-	"permission_denied":        decodeAs[PermissionDenied, Event],
-	"repair_started":           decodeAs[RepairStarted, Event],
-	"structured_output_failed": decodeAs[StructuredOutputFailed, Event],
-	"run_completed":            decodeAs[RunCompleted, Event],
-	"run_failed":               decodeAs[RunFailed, Event],
-	"run_paused":               decodeAs[RunPaused, Event],
-}
+var eventDecoders = sync.OnceValue(func() map[string]func([]byte) (Event, error) {
+	return map[string]func([]byte) (Event, error){
+		"run_started":              decodeAs[RunStarted, Event],
+		"turn_started":             decodeAs[TurnStarted, Event],
+		"model_responded":          decodeAs[ModelResponded, Event],
+		"sub_run_event":            decodeAs[SubRunEvent, Event],
+		"token_delta":              decodeAs[TokenDelta, Event],
+		"reasoning_delta":          decodeAs[ReasoningDelta, Event],
+		"tool_call_delta":          decodeAs[ToolCallDelta, Event],
+		"message_output":           decodeAs[MessageOutput, Event],
+		"tool_call_item":           decodeAs[ToolCallItem, Event],
+		"tool_output_item":         decodeAs[ToolOutputItem, Event],
+		"handoff_item":             decodeAs[HandoffItem, Event],
+		"agent_updated":            decodeAs[AgentUpdated, Event],
+		"guardrail_triggered":      decodeAs[GuardrailTriggered, Event],
+		"approval_requested":       decodeAs[ApprovalRequested, Event],
+		"permission_denied":        decodeAs[PermissionDenied, Event],
+		"repair_started":           decodeAs[RepairStarted, Event],
+		"structured_output_failed": decodeAs[StructuredOutputFailed, Event],
+		"run_completed":            decodeAs[RunCompleted, Event],
+		"run_failed":               decodeAs[RunFailed, Event],
+		"run_paused":               decodeAs[RunPaused, Event],
+	}
+})
 
 // UnmarshalEvent decodes one event by its "type" member.
 func UnmarshalEvent(data []byte) (Event, error) {
@@ -342,7 +345,7 @@ func UnmarshalEvent(data []byte) (Event, error) {
 	if err != nil {
 		return nil, fmt.Errorf("helikon: event: %w", err)
 	}
-	dec, ok := eventDecoders[typ]
+	dec, ok := eventDecoders()[typ]
 	if !ok {
 		return nil, &unknownTypeError{kind: "event", typ: typ}
 	}

@@ -4,12 +4,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // toolNamePattern is the name shape every provider accepts.
-var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var toolNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
 
 // ToolOption configures a tool built by [NewTool].
 type ToolOption func(*toolConfig)
@@ -33,8 +34,8 @@ func WithInputSchema(s *jsonschema.Schema) ToolOption { return func(c *toolConfi
 // loop shows the model once. Out is marshalled to JSON as the tool's output;
 // an Out of type [ToolOutput] is returned as is.
 func NewTool[In, Out any](name, description string, fn func(tc *ToolContext, in In) (Out, error), opts ...ToolOption) (Tool, error) {
-	if !toolNamePattern.MatchString(name) {
-		return nil, fmt.Errorf("helikon: tool name %q must match %s", name, toolNamePattern)
+	if !toolNamePattern().MatchString(name) {
+		return nil, fmt.Errorf("helikon: tool name %q must match %s", name, toolNamePattern())
 	}
 	if fn == nil {
 		return nil, fmt.Errorf("helikon: tool %q: nil function", name)

@@ -3,6 +3,7 @@ package helikon
 import (
 	"encoding/json"
 	"fmt"
+	"sync"
 )
 
 // LoopState is the phase of an LLM agent's loop. The loop is data: a
@@ -147,17 +148,19 @@ func (s Failed) MarshalJSON() ([]byte, error) {
 	return marshalTagged("failed", a(s))
 }
 
-var stateDecoders = map[string]func([]byte) (LoopState, error){
-	"calling_model":    decodeAs[CallingModel, LoopState],
-	"executing_tools":  decodeAs[ExecutingTools, LoopState],
-	"applying_handoff": decodeAs[ApplyingHandoff, LoopState],
-	"finalizing":       decodeAs[Finalizing, LoopState],
-	"repairing_output": decodeAs[RepairingOutput, LoopState],
-	"compacting":       decodeAs[Compacting, LoopState],
-	"needs_approval":   decodeAs[NeedsApproval, LoopState],
-	"done":             decodeAs[Done, LoopState],
-	"failed":           decodeAs[Failed, LoopState],
-}
+var stateDecoders = sync.OnceValue(func() map[string]func([]byte) (LoopState, error) {
+	return map[string]func([]byte) (LoopState, error){
+		"calling_model":    decodeAs[CallingModel, LoopState],
+		"executing_tools":  decodeAs[ExecutingTools, LoopState],
+		"applying_handoff": decodeAs[ApplyingHandoff, LoopState],
+		"finalizing":       decodeAs[Finalizing, LoopState],
+		"repairing_output": decodeAs[RepairingOutput, LoopState],
+		"compacting":       decodeAs[Compacting, LoopState],
+		"needs_approval":   decodeAs[NeedsApproval, LoopState],
+		"done":             decodeAs[Done, LoopState],
+		"failed":           decodeAs[Failed, LoopState],
+	}
+})
 
 // UnmarshalLoopState decodes a state by its "type" member.
 func UnmarshalLoopState(data []byte) (LoopState, error) {
@@ -165,7 +168,7 @@ func UnmarshalLoopState(data []byte) (LoopState, error) {
 	if err != nil {
 		return nil, fmt.Errorf("helikon: loop state: %w", err)
 	}
-	dec, ok := stateDecoders[typ]
+	dec, ok := stateDecoders()[typ]
 	if !ok {
 		return nil, &unknownTypeError{kind: "loop state", typ: typ}
 	}

@@ -3,6 +3,7 @@ package helikon
 import (
 	"context"
 	"iter"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -274,14 +275,16 @@ func (e Finish) MarshalJSON() ([]byte, error) {
 	return marshalTagged("finish", a(e))
 }
 
-var modelEventDecoders = map[string]func([]byte) (ModelEvent, error){
-	"token_delta":     decodeAs[TokenDelta, ModelEvent],
-	"reasoning_delta": decodeAs[ReasoningDelta, ModelEvent],
-	"tool_call_delta": decodeAs[ToolCallDelta, ModelEvent],
-	"usage":           decodeAs[Usage, ModelEvent],
-	"response_info":   decodeAs[ResponseInfo, ModelEvent],
-	"finish":          decodeAs[Finish, ModelEvent],
-}
+var modelEventDecoders = sync.OnceValue(func() map[string]func([]byte) (ModelEvent, error) {
+	return map[string]func([]byte) (ModelEvent, error){
+		"token_delta":     decodeAs[TokenDelta, ModelEvent],
+		"reasoning_delta": decodeAs[ReasoningDelta, ModelEvent],
+		"tool_call_delta": decodeAs[ToolCallDelta, ModelEvent],
+		"usage":           decodeAs[Usage, ModelEvent],
+		"response_info":   decodeAs[ResponseInfo, ModelEvent],
+		"finish":          decodeAs[Finish, ModelEvent],
+	}
+})
 
 // UnmarshalModelEvent decodes one model event by its "type" member.
 func UnmarshalModelEvent(data []byte) (ModelEvent, error) {
@@ -289,7 +292,7 @@ func UnmarshalModelEvent(data []byte) (ModelEvent, error) {
 	if err != nil {
 		return nil, err
 	}
-	dec, ok := modelEventDecoders[typ]
+	dec, ok := modelEventDecoders()[typ]
 	if !ok {
 		return nil, &unknownTypeError{kind: "model event", typ: typ}
 	}

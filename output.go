@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -22,7 +23,7 @@ type OutputType struct {
 	decode  func([]byte) error
 }
 
-var nonNameChars = regexp.MustCompile(`[^a-zA-Z0-9_-]+`)
+var nonNameChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]+`) })
 
 // OutputTypeOf captures T's schema as an OutputType.
 func OutputTypeOf[T any]() (*OutputType, error) {
@@ -31,9 +32,9 @@ func OutputTypeOf[T any]() (*OutputType, error) {
 		return nil, fmt.Errorf("helikon: output type: %w", err)
 	}
 	var zero T
-	name := nonNameChars.ReplaceAllString(reflect.TypeOf(&zero).Elem().Name(), "_")
+	name := nonNameChars().ReplaceAllString(reflect.TypeOf(&zero).Elem().Name(), "_")
 	if s.Title != "" {
-		name = nonNameChars.ReplaceAllString(s.Title, "_")
+		name = nonNameChars().ReplaceAllString(s.Title, "_")
 	}
 	if name == "" {
 		name = "StructuredOutput"

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/internal/shellmatch"
@@ -132,7 +133,7 @@ func AllowRules(rc *helikon.RunContext) []AllowRule {
 
 // toolNamePattern is the name shape every provider accepts, which a bare
 // tool name in an allow rule must have.
-var toolNamePattern = regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`)
+var toolNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
 
 // ParseAllowRule reads an allow rule in the form [AllowRule.String] writes:
 // "Bash(program)" ([AllowBash]), "Read(pattern)" ([AllowRead]),
@@ -144,7 +145,7 @@ func ParseAllowRule(s string) (AllowRule, error) {
 	}
 	open := strings.IndexByte(s, '(')
 	if open < 0 {
-		if !toolNamePattern.MatchString(s) {
+		if !toolNamePattern().MatchString(s) {
 			return AllowRule{}, fmt.Errorf("%w: allow rule %q is not a tool name", helikon.ErrInvalidDecision, s)
 		}
 		return AllowTool(s), nil

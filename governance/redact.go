@@ -102,7 +102,7 @@ func (r *redactor) load() {
 	vals = append(vals, r.extra...)
 	seen := map[string]bool{}
 	for _, v := range vals {
-		if len(v) < minSecretLen || commonWords[strings.ToLower(v)] || seen[v] {
+		if len(v) < minSecretLen || commonWords()[strings.ToLower(v)] || seen[v] {
 			continue
 		}
 		seen[v] = true
@@ -164,14 +164,16 @@ func (r *redactor) RedactText(s string) string {
 
 // commonWords are values too ordinary to scan for even when a secret-named
 // variable holds them.
-var commonWords = map[string]bool{
-	"password": true, "changeme": true, "changeit": true, "undefined": true, "localhost": true,
-	"development": true, "production": true, "staging": true, "disabled": true, "enabled": true,
-	"required": true, "optional": true, "default": true, "username": true, "example": true,
-	"placeholder": true, "redacted": true, "anonymous": true, "password1": true, "12345678": true,
-	"123456789": true, "qwertyuiop": true, "abcdefgh": true, "testtest": true, "test1234": true,
-	"secret123": true, "letmein1": true, "administrator": true, "unknown1": true, "notasecret": true,
-}
+var commonWords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"password": true, "changeme": true, "changeit": true, "undefined": true, "localhost": true,
+		"development": true, "production": true, "staging": true, "disabled": true, "enabled": true,
+		"required": true, "optional": true, "default": true, "username": true, "example": true,
+		"placeholder": true, "redacted": true, "anonymous": true, "password1": true, "12345678": true,
+		"123456789": true, "qwertyuiop": true, "abcdefgh": true, "testtest": true, "test1234": true,
+		"secret123": true, "letmein1": true, "administrator": true, "unknown1": true, "notasecret": true,
+	}
+})
 
 // scrub redacts text, raw JSON when json is set. It returns text itself
 // when nothing matched.
