@@ -172,16 +172,37 @@ const maxModelBatch = 256
 // queued (a slow model never holds back one already sent); a busy consumer
 // takes them in batches, so a fast stream costs a lock per event and a
 // wake-up per batch.
+//
+// It also records whether the model's worker returned and whether the
+// driver gave up on it: one allocation for the stream's shared state rather
+// than one per variable the two goroutines share.
 type modelQueue struct {
 	mu     sync.Mutex
 	items  []modelEvent
 	closed bool
 	ready  chan struct{} // a token when items or closed changed
 	space  chan struct{} // a token when the consumer drained the queue
+
+	// wmu guards returned and abandoned; finished is closed when the
+	// model's worker returns.
+	wmu       sync.Mutex
+	returned  bool
+	abandoned bool
+	finished  chan struct{}
 }
 
+// firstBatch is the capacity the queue starts with: enough for a model
+// turn of a tool call or a short answer (a delta or two, usage, finish)
+// without regrowing, and it is reused for every later batch.
+const firstBatch = 8
+
 func newModelQueue() *modelQueue {
-	return &modelQueue{ready: make(chan struct{}, 1), space: make(chan struct{}, 1)}
+	return &modelQueue{
+		items:    make([]modelEvent, 0, firstBatch),
+		ready:    make(chan struct{}, 1),
+		space:    make(chan struct{}, 1),
+		finished: make(chan struct{}),
+	}
 }
 
 func signal(ch chan struct{}) {
@@ -243,22 +264,16 @@ func (d *driver) modelStream(ctx context.Context, req *ModelRequest) iter.Seq2[M
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		q := newModelQueue()
-		var (
-			mu        sync.Mutex
-			returned  bool
-			abandoned bool
-		)
-		finished := make(chan struct{})
 		d.workers.grow(1)
 		d.workers.jobs <- func() {
 			defer func() {
-				mu.Lock()
-				returned = true
-				if abandoned {
+				q.wmu.Lock()
+				q.returned = true
+				if q.abandoned {
 					stragglerDone()
 				}
-				mu.Unlock()
-				close(finished)
+				q.wmu.Unlock()
+				close(q.finished)
 			}()
 			defer q.close()
 			for ev, err := range d.a.model.Invoke(ctx, req) {
@@ -278,12 +293,12 @@ func (d *driver) modelStream(ctx context.Context, req *ModelRequest) iter.Seq2[M
 				for _, e := range batch {
 					if !yield(e.ev, e.err) {
 						cancel()
-						d.leaveModel(g, finished, &mu, &returned, &abandoned)
+						d.leaveModel(g, q)
 						return
 					}
 				}
 				if closed {
-					<-finished
+					<-q.finished
 					return
 				}
 				clear(batch)
@@ -292,7 +307,7 @@ func (d *driver) modelStream(ctx context.Context, req *ModelRequest) iter.Seq2[M
 				done = nil
 				g.start()
 			case <-g.expired():
-				d.abandonModel(&mu, &returned, &abandoned)
+				d.abandonModel(q)
 				yield(nil, ctx.Err())
 				return
 			}
@@ -303,28 +318,28 @@ func (d *driver) modelStream(ctx context.Context, req *ModelRequest) iter.Seq2[M
 // leaveModel waits, after the consumer has gone, for the model to notice
 // its cancelled context: at most the grace period, then the model's worker
 // is left to the straggler registry.
-func (d *driver) leaveModel(g *graceTimer, finished <-chan struct{}, mu *sync.Mutex, returned, abandoned *bool) {
+func (d *driver) leaveModel(g *graceTimer, q *modelQueue) {
 	g.start()
 	if !g.bound {
-		<-finished
+		<-q.finished
 		return
 	}
 	select {
-	case <-finished:
+	case <-q.finished:
 	case <-g.expired():
-		d.abandonModel(mu, returned, abandoned)
+		d.abandonModel(q)
 	}
 }
 
 // abandonModel hands a model stream that outlived its grace period to the
 // straggler registry, unless it returned in the meantime.
-func (d *driver) abandonModel(mu *sync.Mutex, returned, abandoned *bool) {
-	mu.Lock()
-	defer mu.Unlock()
-	if *returned {
+func (d *driver) abandonModel(q *modelQueue) {
+	q.wmu.Lock()
+	defer q.wmu.Unlock()
+	if q.returned {
 		return
 	}
-	*abandoned = true
+	q.abandoned = true
 	d.workers.abandoned = true
 	stragglerAdd(1)
 	provider, model := DescribeModel(d.a.model)
