@@ -27,6 +27,11 @@
 // lose; Claim, a script that tests the pause id, hands it to exactly one
 // replica.
 //
+// A replica serves the tails of the runs it drives from the records it
+// appended, kept in process while the run runs there (no XREAD per
+// event), and reads Redis from the run's pause or end on, and for runs
+// other replicas drive.
+//
 // # Orphaned runs
 //
 // Each Log is one replica: it keeps <prefix>replica:<id> alive with a

@@ -50,6 +50,8 @@ type Log struct {
 	stop chan struct{}
 	wg   sync.WaitGroup
 	once sync.Once
+
+	local localRuns
 }
 
 var (
@@ -165,6 +167,7 @@ func (l *Log) Create(ctx context.Context, info server.RunInfo) error {
 	if ok == 0 {
 		return fmt.Errorf("%w: %s", server.ErrRunExists, info.ID)
 	}
+	l.local.drive(info.ID, 0)
 	return nil
 }
 
@@ -179,6 +182,7 @@ func (l *Log) Append(ctx context.Context, runID string, rec server.Record) error
 	if err != nil {
 		return fmt.Errorf("redislog: append to %s: %w", runID, err)
 	}
+	l.local.appended(runID, rec)
 	return nil
 }
 
@@ -209,6 +213,9 @@ func (l *Log) Update(ctx context.Context, info server.RunInfo) error {
 	}
 	keys := []string{l.infoKey(info.ID), l.eventsKey(info.ID)}
 	ok, err := updateScript.Run(ctx, l.client, keys, data, string(info.Status), info.PauseID, final).Int()
+	// Paused or ended (or refused), the run's tails read the rest, and
+	// its end, from Redis.
+	l.local.release(info.ID)
 	switch {
 	case err != nil:
 		return fmt.Errorf("redislog: update %s: %w", info.ID, err)
@@ -257,6 +264,7 @@ func (l *Log) Claim(ctx context.Context, runID, pauseID string) (server.RunInfo,
 	if ok == 0 {
 		return server.RunInfo{}, fmt.Errorf("%w: %s (claimed by another)", server.ErrNotPaused, runID)
 	}
+	l.local.drive(runID, info.LastEvent)
 	return info, nil
 }
 
@@ -386,12 +394,18 @@ func parseSeq(id string) (int64, error) {
 // with XREAD BLOCK until it has finished.
 func (l *Log) Tail(ctx context.Context, runID string, after int64) iter.Seq2[[]server.Record, error] {
 	return func(yield func([]server.Record, error) bool) {
-		if _, _, err := l.read(ctx, runID); err != nil {
+		after = max(after, 0)
+		if r := l.local.get(runID); r != nil && after >= r.base {
+			// A run this replica drives: from its records in process
+			// while it runs here, then from Redis.
+			if !r.tail(ctx, &after, yield) {
+				return
+			}
+		} else if _, _, err := l.read(ctx, runID); err != nil {
 			yield(nil, err)
 			return
 		}
 		key := l.eventsKey(runID)
-		after = max(after, 0)
 		for {
 			streams, err := l.client.XRead(ctx, &redis.XReadArgs{
 				Streams: []string{key, strconv.FormatInt(after, 10) + "-0"},
