@@ -75,7 +75,9 @@ func stop(tb testing.TB, cmd *exec.Cmd) {
 // BenchmarkColdStartToPing measures exec-to-/ping-ready of the stripped
 // static binary, in the default build, the one without SQLite and
 // Bedrock (under 12 MB) and the Bedrock-only one, paired in each iteration with exec-to-exit of an empty Go program built
-// the same way. It reports the medians and their ratio.
+// the same way and with exec-to-/ping-ready of a bare net/http server
+// answering /ping (the issue-41 baseline). It reports the medians and the
+// ratios.
 func BenchmarkColdStartToPing(b *testing.B) {
 	dir := b.TempDir()
 	empty := filepath.Join(dir, "empty.go")
@@ -83,10 +85,20 @@ func BenchmarkColdStartToPing(b *testing.B) {
 		b.Fatal(err)
 	}
 	emptyBin := build(b, dir, empty, "")
+	// The bare server is the issue's baseline: net/http answering /ping, built the same way.
+	bareDir := filepath.Join(dir, "bare")
+	if err := os.MkdirAll(bareDir, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	bare := filepath.Join(bareDir, "bare.go")
+	if err := os.WriteFile(bare, []byte(bareServer), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	bareBin := build(b, dir, bare, "")
 	for _, tags := range []string{"", "nosqlite,nobedrock", "nosqlite,noopenai,noanthropic,nogemini"} {
 		b.Run(cmp.Or(tags, "default"), func(b *testing.B) {
 			bin := build(b, dir, "github.com/paigasus/helikon/examples/agentcore", tags)
-			var ready, bare []time.Duration
+			var ready, bare, bareReady []time.Duration
 			for b.Loop() {
 				t0 := time.Now()
 				if err := exec.Command(emptyBin).Run(); err != nil {
@@ -95,6 +107,9 @@ func BenchmarkColdStartToPing(b *testing.B) {
 				bare = append(bare, time.Since(t0))
 				cmd, d := startBinary(b, bin, freeAddr(b))
 				ready = append(ready, d)
+				stop(b, cmd)
+				cmd, d = startBinary(b, bareBin, freeAddr(b))
+				bareReady = append(bareReady, d)
 				stop(b, cmd)
 			}
 			median := func(ds []time.Duration) time.Duration {
@@ -105,6 +120,8 @@ func BenchmarkColdStartToPing(b *testing.B) {
 			b.ReportMetric(float64(median(ready).Microseconds())/1000, "ms-ready-median")
 			b.ReportMetric(float64(median(bare).Microseconds())/1000, "ms-empty-program-median")
 			b.ReportMetric(float64(median(ready))/float64(median(bare)), "x-empty-program")
+			b.ReportMetric(float64(median(bareReady).Microseconds())/1000, "ms-bare-server-median")
+			b.ReportMetric(float64(median(ready))/float64(median(bareReady)), "x-bare-server")
 			// After the loop: b.Loop's first call clears metrics reported before it.
 			if fi, err := os.Stat(bin); err == nil {
 				b.ReportMetric(float64(fi.Size())/1e6, "MB-binary")
@@ -112,3 +129,20 @@ func BenchmarkColdStartToPing(b *testing.B) {
 		})
 	}
 }
+
+// bareServer is a net/http program answering /ping on -addr and nothing
+// else: what a container start costs without the SDK.
+const bareServer = `package main
+
+import (
+	"flag"
+	"net/http"
+)
+
+func main() {
+	addr := flag.String("addr", "127.0.0.1:8080", "listen address")
+	flag.Parse()
+	http.HandleFunc("/ping", func(w http.ResponseWriter, _ *http.Request) { _, _ = w.Write([]byte("{\"status\":\"Healthy\"}")) })
+	_ = http.ListenAndServe(*addr, nil)
+}
+`
