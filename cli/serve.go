@@ -64,12 +64,14 @@ docs/server.md for its routes and docs/devui.md for the UI.`,
 			if ui {
 				opts = append(opts, server.WithDevUI())
 			}
+			var sessions server.SessionProvider = server.NewMemorySessions()
 			if dbPath != "" {
-				db, dbOpts, err := serveDB(cmd.Context(), dbPath)
+				db, dbSessions, dbOpts, err := serveDB(cmd.Context(), dbPath)
 				if err != nil {
 					return err
 				}
 				defer db.Close()
+				sessions = dbSessions
 				opts = append(opts, dbOpts...)
 			}
 			// Listen before printing: the printed address answers at once,
@@ -82,7 +84,7 @@ docs/server.md for its routes and docs/devui.md for the UI.`,
 			}
 			base := "http://" + ln.Addr().String()
 			if withA2A {
-				mounts, closeA2A, err := a2aMounts(agents, base, newContext)
+				mounts, closeA2A, err := a2aMounts(agents, base, sessions, newContext)
 				if err != nil {
 					ln.Close()
 					return err
@@ -115,8 +117,10 @@ docs/server.md for its routes and docs/devui.md for the UI.`,
 }
 
 // a2aMounts serves each agent over A2A under /a2a/NAME/ of the agent
-// server, its runs built as the agent server's are. close stops their runs.
-func a2aMounts(agents []helikon.Agent, base string, newContext func(helikon.Session) *helikon.RunContext) (mounts []server.Option, close func(), err error) {
+// server, its runs built as the agent server's are and its sessions kept
+// where the server's are (the A2A ids are scoped apart). close stops
+// their runs.
+func a2aMounts(agents []helikon.Agent, base string, sessions server.SessionProvider, newContext func(helikon.Session) *helikon.RunContext) (mounts []server.Option, close func(), err error) {
 	var servers []*a2a.Server
 	close = func() {
 		for _, s := range servers {
@@ -125,7 +129,7 @@ func a2aMounts(agents []helikon.Agent, base string, newContext func(helikon.Sess
 	}
 	for _, a := range agents {
 		prefix := "/a2a/" + a.Name()
-		s, err := a2a.NewServer(a, a2a.WithURL(base+prefix+"/"), a2a.WithRunContext(newContext),
+		s, err := a2a.NewServer(a, a2a.WithURL(base+prefix+"/"), a2a.WithRunContext(newContext), a2a.WithSessions(sessions),
 			a2a.WithAuthenticator(func(r *http.Request) (string, error) { return server.PrincipalOf(r.Context()).ID, nil }))
 		if err != nil {
 			close()

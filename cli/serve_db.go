@@ -14,19 +14,19 @@ import (
 // serveDB opens the SQLite file of serve --db: the sessions live there,
 // and the index of runs beside them, so a restarted serve lists the runs
 // of the one before. The caller closes the returned database.
-func serveDB(ctx context.Context, path string) (*sql.DB, []server.Option, error) {
+func serveDB(ctx context.Context, path string) (*sql.DB, server.SessionProvider, []server.Option, error) {
 	db, err := sqlite.OpenDB(ctx, path)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if err := sqlite.Migrate(ctx, db); err != nil {
 		db.Close()
-		return nil, nil, fmt.Errorf("serve --db %s: %w", path, err)
+		return nil, nil, nil, fmt.Errorf("serve --db %s: %w", path, err)
 	}
 	idx, err := sqliteindex.New(ctx, db)
 	if err != nil {
 		db.Close()
-		return nil, nil, fmt.Errorf("serve --db %s: %w", path, err)
+		return nil, nil, nil, fmt.Errorf("serve --db %s: %w", path, err)
 	}
 	sessions := server.SessionFunc(func(ctx context.Context, id string) (helikon.Session, error) {
 		if id == "" {
@@ -34,5 +34,5 @@ func serveDB(ctx context.Context, path string) (*sql.DB, []server.Option, error)
 		}
 		return sqlite.OpenWithoutMigrate(db, id)
 	})
-	return db, []server.Option{server.WithSessionProvider(sessions), server.WithRunIndex(idx)}, nil
+	return db, sessions, []server.Option{server.WithSessionProvider(sessions), server.WithRunIndex(idx)}, nil
 }
