@@ -38,9 +38,22 @@ func (r rule) String() string {
 }
 
 // matchesFile reports whether a path rule matches one file access: Read
-// rules match the files a call reads, Edit rules the files it writes.
+// rules match the files a call reads, Edit rules the files it writes. When
+// the tool reported where the path resolves through symlinks, a deny rule
+// (failClosed) matches if either path matches, and an allow rule only if
+// both do: a link never turns a denied file into an allowed one.
 func (r rule) matchesFile(f FileAccess, failClosed bool) bool {
-	return (r.kind == ruleEdit) == f.Write && r.glob.match(f.Path, failClosed)
+	if (r.kind == ruleEdit) != f.Write {
+		return false
+	}
+	m := r.glob.match(f.Path, failClosed)
+	if f.Resolved == "" || f.Resolved == f.Path {
+		return m
+	}
+	if failClosed {
+		return m || r.glob.match(f.Resolved, true)
+	}
+	return m && r.glob.match(f.Resolved, false)
 }
 
 // toolClass is what a built-in tool name implies about a tool that
@@ -172,7 +185,7 @@ func (v *callView) scripts() []*shellmatch.Script {
 // when fn returns true and reports whether it did.
 func (v *callView) writes(fn func(p string, dyn bool) bool) bool {
 	for _, f := range v.files {
-		if f.Write && fn(f.Path, false) {
+		if f.Write && (fn(f.Path, false) || (f.Resolved != "" && f.Resolved != f.Path && fn(f.Resolved, false))) {
 			return true
 		}
 	}

@@ -46,6 +46,14 @@ type FileTool interface {
 type FileAccess struct {
 	// Path is the file, as the tool will resolve it.
 	Path string
+	// Resolved is Path with every symlink in it followed, when the tool
+	// can tell (empty otherwise). Deny rules and guards match either
+	// path, allow rules both, so a link such as "g -> .git" does not
+	// carry a write past a rule about ".git/**". A tool that cannot
+	// decide where a path resolves (a symlink loop, a link leaving its
+	// root) returns an error from FileAccess instead, which denies the
+	// call.
+	Resolved string
 	// Write reports that the call creates, changes or removes the file.
 	Write bool
 }

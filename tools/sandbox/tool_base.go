@@ -35,7 +35,10 @@ func (b *base) Call(tc *helikon.ToolContext, args json.RawMessage) (helikon.Tool
 }
 
 // FileAccess returns the one file the call names, relative to the sandbox
-// root when it lies inside, as given otherwise (the call is then denied).
+// root when it lies inside, as given otherwise (the call is then denied),
+// with where it resolves through symlinks inside the root. A path whose
+// resolution cannot be decided (a symlink loop, a link leaving the root) is
+// an error, which the governance pipeline turns into a denial.
 func (b *base) FileAccess(args json.RawMessage) ([]governance.FileAccess, error) {
 	if len(args) > maxArgsBytes {
 		return nil, fmt.Errorf("arguments of %d bytes, past %d", len(args), maxArgsBytes)
@@ -50,10 +53,15 @@ func (b *base) FileAccess(args json.RawMessage) ([]governance.FileAccess, error)
 		return nil, fmt.Errorf("arguments: no file_path")
 	}
 	p := *a.FilePath
-	if c, err := b.sb.clean(b.Name(), p); err == nil {
-		p = c
+	c, err := b.sb.clean(b.Name(), p)
+	if err != nil {
+		return []governance.FileAccess{{Path: p, Write: b.write}}, nil
 	}
-	return []governance.FileAccess{{Path: p, Write: b.write}}, nil
+	r, err := b.sb.resolve(c)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", c, err)
+	}
+	return []governance.FileAccess{{Path: c, Resolved: r, Write: b.write}}, nil
 }
 
 // Effect returns ReadOnly for Read and Write for the tools that write.

@@ -276,7 +276,7 @@ func TestTools_DeclareEffectAndFileAccess(t *testing.T) {
 			t.Fatalf("%s is not a governance.FileTool", c.tool.Name())
 		}
 		got, err := ft.FileAccess([]byte(`{"file_path":"./src/../app/.env"}`))
-		if err != nil || len(got) != 1 || got[0] != (governance.FileAccess{Path: "app/.env", Write: c.write}) {
+		if err != nil || len(got) != 1 || got[0] != (governance.FileAccess{Path: "app/.env", Resolved: "app/.env", Write: c.write}) {
 			t.Errorf("%s FileAccess = %+v, %v", c.tool.Name(), got, err)
 		}
 		for _, bad := range []string{`{}`, `{"file_path":""}`, `not json`} {
