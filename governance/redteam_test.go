@@ -109,6 +109,13 @@ func containsWord(s, w string) bool {
 }
 
 func TestRedTeam_BashMeaningOfEveryRow(t *testing.T) {
+	// It checks the corpus itself (each row's meaning in real bash, in a
+	// sandbox), not the matcher the other red-team tests hold to it, and
+	// took 12–57 s of the README's test command on the loaded 2-core
+	// machine: CI runs it, a plain go test ./... does not.
+	if os.Getenv("HELIKON_SLOW_TESTS") != "1" && os.Getenv("CI") != "true" {
+		t.Skip("verifies every corpus row in real bash (12–57 s): set HELIKON_SLOW_TESTS=1 (CI=true and .ci/run do)")
+	}
 	rows := redTeamCorpus()
 	var cmds []string
 	var idx []int
