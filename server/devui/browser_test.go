@@ -339,7 +339,12 @@ func TestBrowser_ApprovingAPausedCallFromTheKeyboardContinuesTheRun(t *testing.T
 	dir := browsertest.Shots(t)
 	browsertest.Do(t, ctx, "pause", chromedp.Navigate(f.ts.URL+"/ui/"), browsertest.Until(`document.body.dataset.ready === "true"`),
 		chromedp.SetValue(chromedp.CSS("#agent"), "mailer"),
-		chromedp.SendKeys(chromedp.CSS("#input"), "mail bob"+kb.Enter),
+		// Sent with the button, not Enter: chromedp dispatches a key's
+		// down and char events separately, and on a loaded machine the
+		// pause could move the focus to Approve between them, so the
+		// sending Enter approved the call (seen under -race in CI).
+		chromedp.SendKeys(chromedp.CSS("#input"), "mail bob"),
+		chromedp.Click(chromedp.CSS("#send")),
 		browsertest.Until(`document.body.dataset.runStatus === "paused"`),
 		// The card takes the focus, so Enter approves.
 		browsertest.Until(`document.activeElement !== null && document.activeElement.dataset.kind === "approve"`))
