@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -117,7 +118,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeRPCError(w, -32700, err.Error())
 		return
 	}
-	r.Body = io.NopCloser(strings.NewReader(string(body)))
+	r.Body = io.NopCloser(bytes.NewReader(body)) // already read whole; no second copy
 	r = r.WithContext(withPrincipal(r.Context(), principal))
 	s.rpc.ServeHTTP(w, r)
 }
