@@ -109,6 +109,19 @@
     set(k, v) { try { localStorage.setItem("helikon." + k, JSON.stringify(v)); } catch { /* private mode */ } },
   };
 
+  // ---- extensions -----------------------------------------------------
+  // Each further view (trace.js, request.js, …) lives in its own file and
+  // listens here: "run" (a run view opened: {id, agent}), "clear" (the
+  // views were cleared), "event" (each raw event of the open run, as it
+  // arrives: ev, run) and "turn" (a model call's timeline item was added:
+  // {run, item, ev, nested}).
+  const hooks = new Map();
+  function emit(name, ...args) {
+    for (const fn of hooks.get(name) || []) {
+      try { fn(...args); } catch (err) { console.error("helikon: " + name + " hook", err); }
+    }
+  }
+
   function newID() {
     if (crypto.randomUUID) return crypto.randomUUID();
     const b = crypto.getRandomValues(new Uint8Array(16));
@@ -262,6 +275,7 @@
       $("run-id").textContent = run.id;
       if (run.input) addMessage("user", "you", run.input);
       setRunStatus("running");
+      emit("run", run);
       this.follower = new Follower(run.agent, run.id, (ev) => this.enqueue(ev), (err) => this.ended(err));
       this.follower.run();
       $("cancel").hidden = false;
@@ -279,6 +293,7 @@
 
     enqueue(ev) {
       if (this.closed) return;
+      if (ev.type !== "_end") emit("event", ev, this.run);
       this.queue.push(ev);
       if (!this.scheduled) {
         this.scheduled = true;
@@ -383,6 +398,7 @@
           if (top) this.endBubble();
           sc.turn = this.item("model", "◆", "Model call · turn " + d.turn, d.agent || "", ev, sc.parent);
           Object.assign(sc.turn, { agent: d.agent || "", deltas: 0, chars: 0, reasoning: 0, callDeltas: 0, usage: null, model: "" });
+          emit("turn", { run: this.run, item: sc.turn, ev, nested: !top });
           break;
         case "model_responded": {
           let t = sc.turn;
@@ -390,6 +406,7 @@
             // A resumed stream may start past its turn's opening.
             t = sc.turn = this.item("model", "◆", "Model call · turn " + d.turn, d.agent || "", ev, sc.parent);
             Object.assign(t, { agent: d.agent || "", deltas: 0, chars: 0, reasoning: 0, callDeltas: 0 });
+            emit("turn", { run: this.run, item: t, ev, nested: !top });
           } else {
             t.events.push(ev);
           }
@@ -696,6 +713,7 @@
     $("run-total").textContent = "";
     setStatus("");
     delete document.body.dataset.runStatus;
+    emit("clear");
   }
 
   // openSession shows a session's conversation: earlier runs from their
@@ -789,6 +807,12 @@
     $("theme").textContent = dark ? "Light theme" : "Dark theme";
     $("theme").setAttribute("aria-pressed", String(dark));
   }
+
+  window.helikon = {
+    $, el, call, request, enc, pretty, block, usageText, partsText, showRaw, openRun, refreshRuns,
+    current: () => (state.view ? state.view.run : null),
+    on(name, fn) { if (!hooks.has(name)) hooks.set(name, []); hooks.get(name).push(fn); },
+  };
 
   // ---- wiring -----------------------------------------------------------
   $("composer").addEventListener("submit", (e) => { e.preventDefault(); send(); });
