@@ -215,7 +215,7 @@ func (v *callView) unresolved(g *settings) string {
 	for i := range g.guards {
 		writeGuards = writeGuards || g.guards[i].Write != nil
 	}
-	if !denyRules && !writeGuards && len(g.guards) == 0 {
+	if !denyRules && !writeGuards && len(g.guards) == 0 && g.written == nil {
 		return ""
 	}
 	for _, s := range v.scripts() {

@@ -9,6 +9,8 @@
 //     [DestructiveGuards] are on unless removed), matched against what a
 //     call does: the command line a [ShellTool] runs, parsed by a shell
 //     matcher, and the files a [FileTool] touches;
+//   - an opt-in guard that asks before a shell call runs a file the run
+//     wrote ([WithWrittenFileGuard]);
 //   - a [PermissionPolicy] for what no rule or mode decides;
 //   - secret redaction of tool output ([WithExtraSecrets]).
 //

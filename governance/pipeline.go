@@ -20,6 +20,9 @@ type settings struct {
 	allow           []AllowRule
 	guards          []GuardRule
 	noDefaultGuards bool
+	// written, when set, is the run's record of the files it wrote, for
+	// the guard of WithWrittenFileGuard; copies of the settings share it.
+	written *writtenFiles
 }
 
 // defaults is the authorizer of a context no option of this package
@@ -76,8 +79,19 @@ func of(c interface{ Authorizer() helikon.Authorizer }) *settings {
 func (g *settings) Authorize(ctx context.Context, rc *helikon.RunContext, req helikon.PermissionRequest, ask helikon.Asker) helikon.Verdict {
 	var v callView
 	v.read(req)
+	a := g.authorize(ctx, rc, &v, ask)
+	if a.Allowed && g.written != nil {
+		g.written.record(&v)
+	}
+	return a
+}
+
+// authorize is Authorize on the call v reads; v ends holding the call as
+// it will run (with a policy's replaced arguments).
+func (g *settings) authorize(ctx context.Context, rc *helikon.RunContext, v *callView, ask helikon.Asker) helikon.Verdict {
+	req := v.req
 	a := helikon.Verdict{Args: req.Args}
-	if !g.screen(ctx, &v, &a, ask) {
+	if !g.screen(ctx, v, &a, ask) {
 		return a
 	}
 	if req.Approved {
@@ -86,7 +100,7 @@ func (g *settings) Authorize(ctx context.Context, rc *helikon.RunContext, req he
 	}
 	// An approved guard only clears the guard step.
 	a.Allowed, a.Reason = false, ""
-	if allowed(g.allow, &v) || g.grantsAllow(rc, &v) {
+	if allowed(g.allow, v) || g.grantsAllow(rc, v) {
 		a.Allowed = true
 		return a
 	}
@@ -127,7 +141,7 @@ func (g *settings) Authorize(ctx context.Context, rc *helikon.RunContext, req he
 		req.Args = d.Args
 		a.Args = d.Args
 		v.read(req)
-		a.Allowed = g.screen(ctx, &v, &a, ask)
+		a.Allowed = g.screen(ctx, v, &a, ask)
 	case PermissionAskUser:
 		g.ask(ctx, ask, req, d.Prompt, "the permission policy", &a)
 	default:
@@ -198,6 +212,12 @@ func (g *settings) screen(ctx context.Context, v *callView, a *helikon.Verdict, 
 	if deny != nil {
 		a.Reason = "guard " + deny.Name
 		return false
+	}
+	if askRule == nil && g.written != nil {
+		if runs := g.written.runs(v); runs != "" {
+			g.ask(ctx, ask, v.req, "guard "+GuardRunWrittenFile+": allow "+v.req.Tool+"? ("+runs+")", "guard "+GuardRunWrittenFile, a)
+			return a.Allowed
+		}
 	}
 	// What the matcher cannot see is asked about, never silently allowed.
 	why := v.unresolved(g)

@@ -42,6 +42,21 @@ type FileTool interface {
 	FileAccess(args json.RawMessage) ([]FileAccess, error)
 }
 
+// PathResolver is a [ShellTool] whose commands start in a workspace
+// directory this process can see. The rules use it to follow symlinks in
+// the paths a command names, as the file tools do for theirs.
+//
+// ResolvePath returns where p, a path a command names (relative to the
+// workspace, or absolute), leads with every symlink in it followed:
+// slash-separated and relative to the workspace when it lies inside it, p
+// cleaned when it lies outside (where the tool does not look). It fails
+// when it cannot decide — a symlink loop, a link leaving the workspace, an
+// error other than "does not exist" — and the rules then fail closed. It
+// must not create or change anything.
+type PathResolver interface {
+	ResolvePath(p string) (string, error)
+}
+
 // FileAccess is one file a [FileTool] call touches.
 type FileAccess struct {
 	// Path is the file, as the tool will resolve it.

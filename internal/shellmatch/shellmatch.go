@@ -36,6 +36,10 @@ type Command struct {
 	// not a plain literal ($CMD, $(…)) or when the command is only
 	// redirections.
 	Program string
+	// Path is the program word as written, unquoted ("./x.sh",
+	// "/bin/rm", "rm"), when it is a plain literal; a word with a "/"
+	// runs that file rather than one found on $PATH.
+	Path string
 	// Args are the arguments after the program, unquoted. A word that is not
 	// a plain literal keeps a loose form: $NAME for a parameter, "" for
 	// anything else.
@@ -353,6 +357,7 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 	if w0.known() {
 		if w0.text != "" {
 			c.Program = path.Base(w0.text)
+			c.Path = w0.text
 		}
 	} else {
 		c.Dynamic = true

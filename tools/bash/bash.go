@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path"
 	"strings"
 	"time"
 
@@ -125,6 +126,18 @@ func (b *Bash) ShellCommand(args json.RawMessage) (string, error) {
 		return "", errors.New("arguments: no command")
 	}
 	return *a.Command, nil
+}
+
+// ResolvePath implements [governance.PathResolver]: on a backend that runs
+// commands in a [sandbox.Sandbox] ([HostBackend], [OsSandboxBackend]) it
+// follows the symlinks of p in that directory with
+// [sandbox.Sandbox.ResolvePath]; on any other backend it returns p
+// cleaned, and the rules see the paths of commands as written.
+func (b *Bash) ResolvePath(p string) (string, error) {
+	if lb, ok := b.backend.(interface{ local() *local }); ok && lb.local().sb != nil {
+		return lb.local().sb.ResolvePath(p)
+	}
+	return path.Clean(p), nil
 }
 
 // Guarantees returns the backend's guarantees.

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/paigasus/helikon/tools/sandbox"
 )
 
 // DefaultTimeout bounds a command whose request and backend set none.
@@ -18,8 +20,11 @@ const DefaultTimeout = 2 * time.Minute
 // local runs commands as child processes of this one. HostBackend and
 // OsSandboxBackend are configurations of it.
 type local struct {
-	shell   string
-	dir     string
+	shell string
+	dir   string
+	// sb is the workspace dir names, through which the permission
+	// rules resolve the paths a command names.
+	sb      *sandbox.Sandbox
 	env     []string
 	timeout time.Duration
 	// prefix is the text that sets the resource limits, put before

@@ -83,3 +83,31 @@ func (s *Sandbox) resolve(rel string) (string, error) {
 	}
 	return path.Join(cur...), nil
 }
+
+// ResolvePath returns where p, a path relative to the sandbox directory
+// or absolute, leads with every symlink in it followed: slash-separated
+// and relative to the directory when it lies inside it, p cleaned when it
+// lies outside (lexically: absolute elsewhere, or climbing out with ..).
+// Components past the first that does not exist are kept as written. It
+// fails when it cannot decide: a symlink loop, a link leading outside the
+// directory, an error other than "does not exist". It implements
+// [governance.PathResolver] for tools whose commands run in the sandbox
+// directory (tools/bash), so the rules follow links in their paths as
+// they do in the file tools'.
+func (s *Sandbox) ResolvePath(p string) (string, error) {
+	if p == "" || len(p) > MaxPathBytes || strings.IndexByte(p, 0) >= 0 {
+		return "", fmt.Errorf("cannot resolve a path of %d bytes", len(p))
+	}
+	if path.IsAbs(p) {
+		rel, err := filepath.Rel(s.dir, filepath.Clean(p))
+		if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return path.Clean(p), nil
+		}
+		p = filepath.ToSlash(rel)
+	}
+	c := path.Clean(p)
+	if c == ".." || strings.HasPrefix(c, "../") {
+		return c, nil
+	}
+	return s.resolve(c)
+}

@@ -1,0 +1,382 @@
+package governance
+
+import (
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/shellmatch"
+)
+
+// GuardRunWrittenFile names the guard [WithWrittenFileGuard] installs, in
+// prompts and reasons.
+const GuardRunWrittenFile = "run-written-file"
+
+// The bounds of one run's record of written files: past either, every
+// call that runs a file asks.
+const (
+	maxWrittenFiles = 4096
+	maxWrittenBytes = 1 << 20
+)
+
+// WithWrittenFileGuard asks before a shell call runs a file the run wrote
+// or changed: a script written by the Write tool or a redirect and then
+// run with bash x.sh, ./x.sh, source x.sh, make -f x.mk, python3 x.py, …,
+// also under env, exec, sudo, xargs or find -exec. A written script would
+// otherwise carry past every shell rule, which reads the command line, not
+// the file. The guard asks like a [GuardRule] with action [GuardAsk]:
+// neither [PermissionBypass] nor an allow rule skips it.
+//
+// The run's written files are the paths every call it allowed writes, as
+// the rules see them (the files of a [FileTool], the redirect targets and
+// written operands of a shell call), with where they resolve through
+// symlinks when the tool can tell ([FileAccess].Resolved, [PathResolver]).
+// They are kept by the run's authorizer, which handoff targets and
+// sub-agents share, so a new [helikon.RunContext] starts an empty record.
+// What the guard cannot see — a program that writes another at run time,
+// eval of a computed string, code a build tool finds by itself — is listed
+// in docs/governance.md.
+func WithWrittenFileGuard() helikon.ContextOption {
+	return refine(func(s *settings) error { s.written = &writtenFiles{}; return nil })
+}
+
+// writtenFiles is one run's record of the files its calls wrote. Keys are
+// cleaned and lower-cased (a false alarm on a case-sensitive disk, never a
+// miss on a case-insensitive one).
+type writtenFiles struct {
+	mu    sync.Mutex
+	paths map[string]struct{} // relative to the workspace, or absolute
+	bases map[string]struct{} // the last component of every path, and of
+	// writes whose directory is unknown (made after a cd)
+	dirless map[string]struct{} // base names of writes whose directory is unknown
+	globs   []string            // written paths holding glob characters
+	abs     []string            // the absolute or ~ paths among paths
+	n, size int
+	full    bool // past the bounds: nothing more is recorded
+	// unknown says why a write's target is not known ("" when every one
+	// is): a path named by an expansion, or the bounds passed.
+	unknown string
+}
+
+// empty reports whether nothing was recorded.
+func (w *writtenFiles) empty() bool { return w.n == 0 && w.unknown == "" }
+
+// add records one written path.
+func (w *writtenFiles) add(p string, dirless bool) {
+	if p == "" || w.full {
+		return
+	}
+	if w.n >= maxWrittenFiles || w.size+len(p) > maxWrittenBytes {
+		w.full = true
+		w.unknown = "more than " + itoa(maxWrittenFiles) + " written files or " + itoa(maxWrittenBytes>>10) + " KiB of their paths"
+		return
+	}
+	if w.paths == nil {
+		w.paths, w.bases, w.dirless = map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
+	}
+	k := fileKey(p)
+	w.n++
+	w.size += len(k)
+	base := path.Base(k)
+	w.bases[base] = struct{}{}
+	switch {
+	case dirless:
+		w.dirless[base] = struct{}{}
+	case hasGlob(k):
+		w.globs = append(w.globs, k)
+	default:
+		w.paths[k] = struct{}{}
+		if strings.HasPrefix(k, "/") || strings.HasPrefix(k, "~") || strings.HasPrefix(k, "$home") {
+			w.abs = append(w.abs, k)
+		}
+	}
+}
+
+func itoa(n int) string {
+	var b [20]byte
+	i := len(b)
+	for {
+		i--
+		b[i] = byte('0' + n%10)
+		if n /= 10; n == 0 {
+			break
+		}
+	}
+	return string(b[i:])
+}
+
+// fileKey is how a path is compared.
+func fileKey(p string) string { return strings.ToLower(path.Clean(p)) }
+
+// noContent are the programs among the writers whose writes leave no code
+// behind to run: they remove files, make empty ones or change metadata.
+var noContent = map[string]bool{"mkdir": true, "rmdir": true, "rm": true, "unlink": true, "shred": true, "chmod": true,
+	"chown": true, "chgrp": true, "chattr": true, "setfacl": true, "touch": true, "truncate": true}
+
+// record adds what the call writes, the call being allowed.
+func (w *writtenFiles) record(v *callView) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	res, _ := v.req.Impl.(PathResolver)
+	for _, f := range v.files {
+		if f.Write {
+			w.add(f.Path, false)
+			w.add(f.Resolved, false)
+		}
+	}
+	for _, s := range v.scripts() {
+		moved := changesDir(s)
+		for i := range s.Commands {
+			c := &s.Commands[i]
+			if noContent[c.Program] && len(c.Writes) == 0 {
+				continue
+			}
+			each := func(p string, dyn bool) bool {
+				if noContent[c.Program] && !contains(c.Writes, p) {
+					return false
+				}
+				switch {
+				case isStream(p):
+				case dyn:
+					if w.unknown == "" {
+						w.unknown = "a write to " + quoteReason(p) + ", a path not known before the shell ran"
+					}
+				case moved && !path.IsAbs(p):
+					w.add(p, true)
+				default:
+					w.add(p, false)
+					if res != nil {
+						if r, err := res.ResolvePath(p); err == nil && r != p {
+							w.add(r, false)
+						}
+					}
+				}
+				return false
+			}
+			commandWrites(c, each)
+			outputFlagWrites(c, each)
+			if unpacksHere(c) {
+				each(".", false) // every file of the working directory
+			}
+		}
+	}
+}
+
+// outputFlagWrites calls fn with the value of -o/--output of a program
+// the write guards do not know (a compiler's output, say): for the record
+// of written files only, where a false entry costs nothing.
+func outputFlagWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) {
+	if _, known := writeSpecs[c.Program]; known || c.Program == "" {
+		return
+	}
+	for i, a := range c.Args {
+		switch {
+		case (a == "-o" || a == "--output") && i+1 < len(c.Args):
+			fn(c.Args[i+1], c.ArgDynamic(i+1))
+		case strings.HasPrefix(a, "--output="):
+			fn(a[len("--output="):], c.ArgDynamic(i))
+		case len(a) > 2 && strings.HasPrefix(a, "-o") && a[2] != '-':
+			fn(a[2:], c.ArgDynamic(i))
+		}
+	}
+}
+
+// unpacksHere reports whether c writes files its words do not name into
+// its working directory: tar or unzip extracting without a directory,
+// patch or git apply/am applying a patch.
+func unpacksHere(c *shellmatch.Command) bool {
+	switch c.Program {
+	case "tar":
+		extract := false
+		for i, a := range c.Args {
+			if a == "-C" || a == "--directory" || strings.HasPrefix(a, "--directory=") || strings.HasPrefix(a, "-C") {
+				return false
+			}
+			extract = extract || a == "--extract" || a == "--get" ||
+				(strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") || i == 0) && strings.ContainsRune(a, 'x')
+		}
+		return extract
+	case "unzip", "7z", "bsdtar", "cpio":
+		for _, a := range c.Args {
+			if strings.HasPrefix(a, "-d") || strings.HasPrefix(a, "-o") && c.Program == "7z" {
+				return false
+			}
+		}
+		return true
+	case "patch":
+		return true
+	case "git":
+		for _, a := range c.Args {
+			if !strings.HasPrefix(a, "-") {
+				return a == "apply" || a == "am"
+			}
+		}
+	}
+	return false
+}
+
+// changesDir reports whether a command of s changes the working directory,
+// after which its relative paths no longer start at the workspace.
+func changesDir(s *shellmatch.Script) bool {
+	for i := range s.Commands {
+		switch s.Commands[i].Program {
+		case "cd", "pushd", "popd":
+			return true
+		}
+	}
+	return false
+}
+
+// has reports whether the record holds p, a file a command runs, and
+// whether the command's working directory is unknown (moved): then any
+// written file of the same name counts.
+func (w *writtenFiles) has(p string, moved bool) bool {
+	k := fileKey(p)
+	base := path.Base(k)
+	if _, ok := w.dirless[base]; ok {
+		return true
+	}
+	if moved && !path.IsAbs(k) {
+		_, ok := w.bases[base]
+		return ok
+	}
+	// The file, or a directory holding it (tar -C, cp -r, unzip -d).
+	if _, ok := w.paths["."]; ok && !path.IsAbs(k) {
+		return true
+	}
+	for q := k; ; {
+		if _, ok := w.paths[q]; ok {
+			return true
+		}
+		i := strings.LastIndexByte(q, '/')
+		if i <= 0 {
+			break
+		}
+		q = q[:i]
+	}
+	// An absolute path may name a relative entry inside the workspace,
+	// and a relative one an absolute entry.
+	if path.IsAbs(k) {
+		for i := 1; i < len(k); i++ {
+			if k[i] == '/' {
+				if _, ok := w.paths[k[i+1:]]; ok {
+					return true
+				}
+			}
+		}
+	} else {
+		for _, a := range w.abs {
+			if strings.HasSuffix(a, "/"+k) {
+				return true
+			}
+		}
+	}
+	for _, g := range w.globs {
+		if ok, _ := path.Match(g, k); ok {
+			return true
+		}
+	}
+	if hasGlob(k) {
+		for q := range w.paths {
+			if ok, _ := path.Match(k, q); ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// holds reports whether the record has a file beneath dir, a package
+// directory python -m runs.
+func (w *writtenFiles) holds(dir string) bool {
+	prefix := fileKey(dir) + "/"
+	for q := range w.paths {
+		if strings.HasPrefix(q, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+// runs names the file written by the run (or by the call itself, which
+// writes before it runs) that the call runs, or says why it cannot tell;
+// "" when it runs none.
+func (w *writtenFiles) runs(v *callView) string {
+	if !v.shell || v.nScripts == 0 {
+		return ""
+	}
+	// What the call writes itself comes first: echo … > x.sh; bash x.sh.
+	var own writtenFiles
+	own.record(v)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.empty() && own.empty() {
+		return ""
+	}
+	res, _ := v.req.Impl.(PathResolver)
+	why := ""
+	for _, s := range v.scripts() {
+		moved := changesDir(s)
+		for i := range s.Commands {
+			c := &s.Commands[i]
+			if c.Path != "" && !strings.Contains(c.Path, "/") {
+				// A program found on $PATH: written under a bin
+				// directory outside the workspace.
+				for _, set := range [2]*writtenFiles{w, &own} {
+					for _, a := range set.abs {
+						if path.Base(a) == strings.ToLower(c.Path) {
+							why = "it runs " + quoteReason(c.Path) + ", and this run wrote " + quoteReason(a)
+						}
+					}
+				}
+			}
+			c.CodeFiles(func(f shellmatch.CodeFile) bool {
+				why = w.runsFile(&own, f, moved, res)
+				return why != ""
+			})
+			if why != "" {
+				return why
+			}
+		}
+	}
+	return ""
+}
+
+// runsFile checks one file a command runs against the record and own.
+func (w *writtenFiles) runsFile(own *writtenFiles, f shellmatch.CodeFile, moved bool, res PathResolver) string {
+	if f.Dynamic {
+		return "it runs a file named by " + quoteReason(f.Path) + ", not known before the shell runs, and this run wrote files"
+	}
+	for _, set := range [2]*writtenFiles{w, own} {
+		if set.unknown != "" {
+			return "it runs " + quoteReason(f.Path) + ", and this run made " + set.unknown
+		}
+	}
+	names := [2]string{f.Path}
+	if f.Module {
+		names[1] = f.Path + ".py"
+	}
+	if f.Module && (w.holds(f.Path) || own.holds(f.Path)) {
+		return "it runs module " + quoteReason(f.Path) + ", which this run wrote or changed"
+	}
+	for _, p := range names {
+		if p == "" {
+			continue
+		}
+		forms := [2]string{p}
+		if res != nil && !moved {
+			r, err := res.ResolvePath(p)
+			if err != nil {
+				return "it runs " + quoteReason(p) + ", whose path cannot be resolved (" + err.Error() + "), and this run wrote files"
+			}
+			forms[1] = r
+		}
+		for _, q := range forms {
+			if q != "" && (w.has(q, moved) || own.has(q, moved)) {
+				return "it runs " + quoteReason(p) + ", which this run wrote or changed"
+			}
+		}
+	}
+	return ""
+}
