@@ -1,8 +1,11 @@
 package governance
 
 import (
-	"github.com/paigasus/helikon"
+	"path"
 	"strconv"
+	"strings"
+
+	"github.com/paigasus/helikon"
 
 	"github.com/paigasus/helikon/internal/shellmatch"
 )
@@ -100,6 +103,22 @@ type callView struct {
 	scriptArr  [2]*shellmatch.Script
 	moreScript []*shellmatch.Script // when a call has more than two commands
 	files      []FileAccess
+	// res resolves the paths of a shell tool's commands through its
+	// workspace, when the tool can.
+	res PathResolver
+	// expanded: shellWrites holds the shell call's writes with the forms
+	// the rules also match (resolved, joined to a cd's directory), and
+	// resolveWhy says why one of them could not be resolved.
+	expanded    bool
+	shellWrites []shellWrite
+	resolveWhy  string
+}
+
+// shellWrite is one path a shell call writes, and whether it is known
+// before the shell runs.
+type shellWrite struct {
+	p   string
+	dyn bool
 }
 
 func (v *callView) read(req helikon.PermissionRequest) {
@@ -108,6 +127,7 @@ func (v *callView) read(req helikon.PermissionRequest) {
 	ft, isFile := req.Impl.(FileTool)
 	if isShell {
 		v.shell = true
+		v.res, _ = req.Impl.(PathResolver)
 		if cmd, err := st.ShellCommand(req.Args); err != nil {
 			v.fail("cannot tell what command it runs: " + err.Error())
 		} else {
@@ -189,6 +209,24 @@ func (v *callView) writes(fn func(p string, dyn bool) bool) bool {
 			return true
 		}
 	}
+	return v.shellWritten(fn)
+}
+
+// shellWritten calls fn with every path a shell call writes: each redirect
+// target and written operand as written and, when the tool resolves paths
+// ([PathResolver]) or a command changes directory, where it resolves
+// through the workspace's symlinks and where it lies under each directory
+// a cd names. It stops when fn returns true and reports whether it did.
+func (v *callView) shellWritten(fn func(p string, dyn bool) bool) bool {
+	if v.res != nil || v.movesDir() {
+		v.expand()
+		for _, w := range v.shellWrites {
+			if fn(w.p, w.dyn) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, s := range v.scripts() {
 		for i := range s.Commands {
 			if commandWrites(&s.Commands[i], fn) {
@@ -199,6 +237,152 @@ func (v *callView) writes(fn func(p string, dyn bool) bool) bool {
 	return false
 }
 
+// movesDir reports whether a command of the call changes directory or
+// makes a link, after which its paths may lead elsewhere than written.
+func (v *callView) movesDir() bool {
+	for _, s := range v.scripts() {
+		for i := range s.Commands {
+			switch s.Commands[i].Program {
+			case "cd", "pushd", "popd", "ln":
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// expand fills shellWrites and resolveWhy, once.
+func (v *callView) expand() {
+	if v.expanded {
+		return
+	}
+	v.expanded = true
+	for _, s := range v.scripts() {
+		dirs, lost := cdDirs(s)
+		links := newLinks(s)
+		for i := range s.Commands {
+			commandWrites(&s.Commands[i], func(p string, dyn bool) bool {
+				v.shellWrites = append(v.shellWrites, shellWrite{p, dyn})
+				if dyn || isStream(p) {
+					return false
+				}
+				relative := !path.IsAbs(p) && !strings.HasPrefix(p, "~") && !strings.HasPrefix(p, "$HOME")
+				if relative && lost != "" && v.resolveWhy == "" {
+					v.resolveWhy = "a write to " + quoteReason(p) + " after " + lost
+				}
+				v.resolveWrite(p)
+				forms := []string{p}
+				if relative {
+					for _, d := range dirs {
+						q := path.Join(d, p)
+						forms = append(forms, q)
+						v.shellWrites = append(v.shellWrites, shellWrite{q, false})
+						v.resolveWrite(q)
+					}
+				}
+				// Through a link the same command makes before it
+				// writes (ln -s .git g && … > g/hooks/x).
+				for _, l := range links {
+					for _, q := range forms {
+						if rest, ok := strings.CutPrefix(path.Clean(q), l[0]+"/"); ok {
+							t := path.Join(l[1], rest)
+							v.shellWrites = append(v.shellWrites, shellWrite{t, false})
+							v.resolveWrite(t)
+						}
+					}
+				}
+				return false
+			})
+		}
+	}
+}
+
+// newLinks returns the symbolic links the ln commands of s make, as
+// {link, target} with the target as the link's directory sees it; for
+// "ln -s T D" also {D/base(T), T}, in case D is a directory.
+func newLinks(s *shellmatch.Script) [][2]string {
+	var out [][2]string
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		if c.Program != "ln" {
+			continue
+		}
+		var ops []string
+		for j, a := range c.Args {
+			if len(a) > 1 && a[0] == '-' || c.ArgDynamic(j) {
+				continue
+			}
+			ops = append(ops, a)
+		}
+		if len(ops) != 2 {
+			continue
+		}
+		target, link := ops[0], path.Clean(ops[1])
+		for _, l := range [2]string{link, path.Join(link, path.Base(target))} {
+			t := target
+			if !path.IsAbs(t) {
+				t = path.Join(path.Dir(l), t)
+			}
+			out = append(out, [2]string{l, t})
+		}
+	}
+	return out
+}
+
+// resolveWrite adds where p resolves through the workspace, or notes why
+// it cannot be told.
+func (v *callView) resolveWrite(p string) {
+	if v.res == nil {
+		return
+	}
+	r, err := v.res.ResolvePath(p)
+	switch {
+	case err != nil:
+		if v.resolveWhy == "" {
+			v.resolveWhy = "a write to " + quoteReason(p) + ", whose path the workspace cannot resolve (" + err.Error() + ")"
+		}
+	case r != p:
+		v.shellWrites = append(v.shellWrites, shellWrite{r, false})
+	}
+}
+
+// cdDirs returns the directories the cd and pushd commands of s name, each
+// joined to the one before, and why one is not known before the shell runs
+// ("" when every one is): a bare cd, cd -, popd, a dynamic operand.
+func cdDirs(s *shellmatch.Script) (dirs []string, lost string) {
+	cur := "."
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		switch c.Program {
+		case "popd":
+			lost = "popd, to a directory not known before the shell runs"
+			continue
+		case "cd", "pushd":
+		default:
+			continue
+		}
+		target, dyn := "", false
+		for j, a := range c.Args {
+			if a == "--" || len(a) > 1 && a[0] == '-' {
+				continue
+			}
+			target, dyn = a, c.ArgDynamic(j)
+			break
+		}
+		switch {
+		case target == "" || target == "-" || dyn:
+			lost = c.Program + " to a directory not known before the shell runs"
+			continue
+		case path.IsAbs(target) || strings.HasPrefix(target, "~"):
+			cur = path.Clean(target)
+		default:
+			cur = path.Join(cur, target)
+		}
+		dirs = append(dirs, cur)
+	}
+	return dirs, lost
+}
+
 // unresolved names what a shell call hides from the rules that concern it,
 // or returns "": a construct whose program the matcher cannot determine
 // (when any shell deny rule or guard is installed), and a written path or
@@ -207,11 +391,12 @@ func (v *callView) unresolved(g *settings) string {
 	if !v.shell {
 		return ""
 	}
-	denyRules := false
+	denyRules, editRules := false, false
 	for _, r := range g.deny {
 		denyRules = denyRules || r.r.kind == ruleBash
+		editRules = editRules || r.r.kind == ruleEdit
 	}
-	writeGuards := !g.noDefaultGuards
+	writeGuards := !g.noDefaultGuards || editRules
 	for i := range g.guards {
 		writeGuards = writeGuards || g.guards[i].Write != nil
 	}
@@ -225,6 +410,12 @@ func (v *callView) unresolved(g *settings) string {
 	}
 	if !writeGuards {
 		return ""
+	}
+	if v.res != nil || v.movesDir() {
+		v.expand()
+		if v.resolveWhy != "" {
+			return v.resolveWhy
+		}
 	}
 	why := ""
 	for _, s := range v.scripts() {

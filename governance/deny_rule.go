@@ -33,7 +33,12 @@ func DenyRead(pattern string) DenyRule {
 
 // DenyEdit denies a call of the Write or Edit tools (and MultiEdit,
 // NotebookEdit) whose path matches pattern; see [DenyRead] for the syntax.
-// DenyEdit("dist/**") blocks writes under dist.
+// DenyEdit("dist/**") blocks writes under dist. It also denies a shell
+// call that writes a matching path as the write guards see it (redirect
+// targets and the written operands of rm, cp, mv, tee, …, followed
+// through the workspace's symlinks when the tool is a [PathResolver]),
+// or a directory an anchored pattern could match beneath (rm -rf dist);
+// a written path not known before the shell runs is asked about.
 func DenyEdit(pattern string) DenyRule {
 	return DenyRule{rule{kind: ruleEdit, name: pattern, glob: compileGlob(pattern)}}
 }
@@ -61,6 +66,15 @@ func (r DenyRule) matches(v *callView) bool {
 		}
 		return false
 	default:
+		// An edit rule also matches what a shell call writes, as the
+		// write guards see it (symlinks and cd followed); a target not
+		// known before the shell runs is asked about (unresolved).
+		if r.r.kind == ruleEdit && v.shell && !v.unreadable &&
+			v.shellWritten(func(p string, dyn bool) bool {
+				return !dyn && !isStream(p) && (r.r.glob.match(p, true) || r.r.glob.matchBeneath(p))
+			}) {
+			return true
+		}
 		if !v.file {
 			return false
 		}

@@ -99,6 +99,47 @@ func (g *pathGlob) match(p string, failClosed bool) bool {
 	return false
 }
 
+// matchBeneath reports whether an anchored glob could match a path
+// beneath p, which a write to p may reach when p is a directory (rm -rf
+// src under "src/**"). Unanchored patterns ("*.pem") are left to the
+// written paths themselves: any directory may hold such a file.
+func (g *pathGlob) matchBeneath(p string) bool {
+	if !g.anchored {
+		return false
+	}
+	parts, where := splitPath(p)
+	switch {
+	case g.absolute:
+		return where == pathAbs && partsBeneath(g.parts, parts)
+	case where == pathInRoot:
+		return partsBeneath(g.parts, parts)
+	}
+	for i := range parts {
+		if partsBeneath(g.parts, parts[i:]) {
+			return true
+		}
+	}
+	return false
+}
+
+// partsBeneath reports whether pat could match parts followed by at least
+// one more component.
+func partsBeneath(pat, parts []string) bool {
+	for len(parts) > 0 {
+		if len(pat) == 0 {
+			return false
+		}
+		if pat[0] == "**" {
+			return true
+		}
+		if !matchComponent(pat[0], parts[0]) {
+			return false
+		}
+		pat, parts = pat[1:], parts[1:]
+	}
+	return len(pat) > 0
+}
+
 // matchParts matches pattern components against a path's leading
 // components; the rest of the path lies beneath what matched.
 func matchParts(pat, parts []string) bool {

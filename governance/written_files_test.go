@@ -157,8 +157,8 @@ func TestWrittenFileGuard_BypassAndAllowRulesDoNotSkipIt(t *testing.T) {
 	}
 }
 
-// linkedBash is a Bash tool whose workspace has the link s -> src and a
-// symlink loop at loop.
+// linkedBash is a Bash tool whose workspace has the links s -> src and
+// g -> .git and a symlink loop at loop.
 type linkedBash struct{ kindTool }
 
 func (linkedBash) ShellCommand(args json.RawMessage) (string, error) {
@@ -173,6 +173,10 @@ func (linkedBash) ResolvePath(p string) (string, error) {
 		return "", errors.New("more than 40 symlinks (a loop?) at loop")
 	case strings.HasPrefix(p, "s/"):
 		return "src/" + p[2:], nil
+	case p == "s":
+		return "src", nil
+	case strings.HasPrefix(p, "g/"):
+		return ".git/" + p[2:], nil
 	}
 	return p, nil
 }

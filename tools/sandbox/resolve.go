@@ -3,6 +3,7 @@ package sandbox
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"path/filepath"
@@ -21,7 +22,15 @@ const maxLinkHops = 40
 // outside the root, or an error other than "does not exist". The governance
 // rules see the result, so a link "g -> .git" cannot carry a write past a
 // guard on ".git/**".
-func (s *Sandbox) resolve(rel string) (string, error) {
+func (s *Sandbox) resolve(rel string) (string, error) { return s.walk(rel, false) }
+
+// maxGlobEntries bounds the directory a glob component is matched in.
+const maxGlobEntries = 4096
+
+// walk is resolve; with globs, a component holding glob characters (a
+// shell operand) ends the walk, after checking that it matches no symlink
+// of its directory: the shell would follow it where the rules cannot.
+func (s *Sandbox) walk(rel string, globs bool) (string, error) {
 	todo := strings.Split(rel, "/")
 	var cur []string
 	hops := 0
@@ -40,6 +49,12 @@ func (s *Sandbox) resolve(rel string) (string, error) {
 			continue
 		}
 		next := path.Join(append(cur, c)...)
+		if globs && !missing && strings.ContainsAny(c, "*?[") {
+			if err := s.checkGlob(path.Join(append(cur, ".")...), c); err != nil {
+				return "", err
+			}
+			missing = true
+		}
 		if missing {
 			cur = append(cur, c)
 			continue
@@ -88,9 +103,12 @@ func (s *Sandbox) resolve(rel string) (string, error) {
 // or absolute, leads with every symlink in it followed: slash-separated
 // and relative to the directory when it lies inside it, p cleaned when it
 // lies outside (lexically: absolute elsewhere, or climbing out with ..).
-// Components past the first that does not exist are kept as written. It
-// fails when it cannot decide: a symlink loop, a link leading outside the
-// directory, an error other than "does not exist". It implements
+// Components past the first that does not exist are kept as written, and
+// so are a component holding glob characters and those after it, once the
+// glob is found to match no symlink of its directory. It fails when it
+// cannot decide: a symlink loop, a link leading outside the directory, a
+// glob matching a symlink, an error other than "does not exist". It
+// implements
 // [governance.PathResolver] for tools whose commands run in the sandbox
 // directory (tools/bash), so the rules follow links in their paths as
 // they do in the file tools'.
@@ -109,5 +127,33 @@ func (s *Sandbox) ResolvePath(p string) (string, error) {
 	if c == ".." || strings.HasPrefix(c, "../") {
 		return c, nil
 	}
-	return s.resolve(c)
+	return s.walk(c, true)
+}
+
+// checkGlob fails when pattern, a glob component, matches a symlink in dir.
+func (s *Sandbox) checkGlob(dir, pattern string) error {
+	f, err := s.root.Open(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot list %s: %w", dir, err)
+	}
+	defer f.Close()
+	entries, err := f.ReadDir(maxGlobEntries + 1)
+	if err != nil && len(entries) == 0 && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("cannot list %s: %w", dir, err)
+	}
+	if len(entries) > maxGlobEntries {
+		return fmt.Errorf("the glob %s is matched in a directory of more than %d entries", pattern, maxGlobEntries)
+	}
+	for _, e := range entries {
+		if e.Type()&fs.ModeSymlink == 0 {
+			continue
+		}
+		if ok, _ := path.Match(pattern, e.Name()); ok {
+			return fmt.Errorf("the glob %s matches the symlink %s", pattern, path.Join(dir, e.Name()))
+		}
+	}
+	return nil
 }
