@@ -81,7 +81,9 @@ type chatDecoder struct {
 	// named is set once ResponseInfo has been yielded (or can no longer
 	// come first, because content has).
 	named bool
-	// vals is scratch for [jsonscan.Object].
+	// doc indexes a chunk in its one validating pass, so the fast path's
+	// reads of nested members scan nothing again; vals is its scratch.
+	doc  jsonscan.Document
 	vals [8][]byte
 }
 
@@ -250,16 +252,16 @@ var (
 // refusals, errors, anything unusual) is reported unhandled and takes the
 // general path, which decides alike.
 func (d *chatDecoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
-	v := d.vals[:]
-	if !jsonscan.Object(data, chatTopKeys, v) || !jsonscan.IsNull(v[1]) || !jsonscan.IsNull(v[2]) {
+	doc, v := &d.doc, d.vals[:]
+	if !doc.Reset(data) || !doc.Object(doc.Root(), chatTopKeys, v) || !jsonscan.IsNull(v[1]) || !jsonscan.IsNull(v[2]) {
 		return false, true
 	}
-	choice, only := jsonscan.FirstElem(v[0])
-	if !only || !jsonscan.Nested(choice, chatChoiceKeys, v) ||
+	choice, only := doc.FirstElem(v[0])
+	if !only || !doc.Object(choice, chatChoiceKeys, v) ||
 		string(v[0]) != "0" || !jsonscan.IsNull(v[2]) || jsonscan.IsNull(v[1]) {
 		return false, true
 	}
-	if !jsonscan.Nested(v[1], chatDeltaKeys, v) || !(jsonscan.IsNull(v[4]) || string(v[4]) == `""`) {
+	if !doc.Object(v[1], chatDeltaKeys, v) || !(jsonscan.IsNull(v[4]) || string(v[4]) == `""`) {
 		return false, true
 	}
 	// Exactly one of content, reasoning_content, reasoning and tool_calls.
@@ -294,16 +296,16 @@ func (d *chatDecoder) fast(data []byte, yield func(helikon.ModelEvent, error) bo
 // fastCall handles a tool_calls array holding one argument delta of a call
 // already started.
 func (d *chatDecoder) fastCall(calls []byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
-	v := d.vals[:]
-	call, only := jsonscan.FirstElem(calls)
-	if !only || !jsonscan.Nested(call, chatCallKeys, v) || !jsonscan.IsNull(v[1]) {
+	doc, v := &d.doc, d.vals[:]
+	call, only := doc.FirstElem(calls)
+	if !only || !doc.Object(call, chatCallKeys, v) || !jsonscan.IsNull(v[1]) {
 		return false, true
 	}
 	idx, ok := jsonscan.Int(v[0])
 	if !ok || idx >= len(d.callIDs) || d.callIDs[idx] == "" {
 		return false, true
 	}
-	if !jsonscan.Nested(v[2], chatFnKeys, v) || !jsonscan.IsNull(v[0]) {
+	if !doc.Object(v[2], chatFnKeys, v) || !jsonscan.IsNull(v[0]) {
 		return false, true
 	}
 	if d.buf, ok = jsonscan.AppendString(d.buf[:0], v[1]); !ok {

@@ -71,7 +71,7 @@ func (d *Document) Object(v []byte, keys []string, vals [][]byte) bool {
 	}
 	// The value was validated whole, so its structure is known good: only
 	// whitespace lies between the tokens the index does not cover.
-	b := d.b
+	b, lens := d.b, keyLengths(keys)
 	i := skipSpace(b, off+1)
 	if b[i] == '}' {
 		return true
@@ -80,7 +80,7 @@ func (d *Document) Object(v []byte, keys []string, vals [][]byte) bool {
 		kEnd := int(d.ends[i])
 		j := skipSpace(b, skipSpace(b, kEnd)+1) // past the ':'
 		vEnd := int(d.ends[j])
-		if kEnd <= i || vEnd <= j || !take(b[i+1:kEnd-1], b[j:vEnd], keys, vals) {
+		if kEnd <= i || vEnd <= j || !take(b[i+1:kEnd-1], b[j:vEnd], keys, vals, lens) {
 			return false
 		}
 		i = skipSpace(b, vEnd)

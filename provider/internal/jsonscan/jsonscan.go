@@ -13,6 +13,7 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -27,21 +28,21 @@ import (
 // unescaping). A read that reports true therefore agrees with what
 // encoding/json makes of obj when keys are the fields it decodes into.
 func Object(obj []byte, keys []string, vals [][]byte) bool {
-	return object(obj, keys, vals, validate)
+	return object(obj, keys, vals, false)
 }
-
-// validate is skipValue without an index, in the shape object takes.
-func validate(b []byte, i, depth int) int { return skipValue(b, i, depth, nil) }
 
 // Nested is [Object] for a value that an earlier Object, Nested or
 // [FirstElem] read returned, and so has validated already: it applies the
 // same key rules but skips member values without validating them again.
 func Nested(obj []byte, keys []string, vals [][]byte) bool {
-	return object(obj, keys, vals, skipValidated)
+	return object(obj, keys, vals, true)
 }
 
-func object(obj []byte, keys []string, vals [][]byte, skip func([]byte, int, int) int) bool {
+// object is [Object], or [Nested] when validated: a flag rather than a
+// skip function, so the member loop makes no indirect call.
+func object(obj []byte, keys []string, vals [][]byte, validated bool) bool {
 	clear(vals[:len(keys)])
+	lens := keyLengths(keys)
 	i := skipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
@@ -64,8 +65,13 @@ func object(obj []byte, keys []string, vals [][]byte, skip func([]byte, int, int
 			return false
 		}
 		i = skipSpace(obj, i+1)
-		vEnd := skip(obj, i, 1)
-		if vEnd < 0 || !take(k, obj[i:vEnd], keys, vals) {
+		var vEnd int
+		if validated {
+			vEnd = skipValidated(obj, i)
+		} else {
+			vEnd = skipValue(obj, i, 1, nil)
+		}
+		if vEnd < 0 || !take(k, obj[i:vEnd], keys, vals, lens) {
 			return false
 		}
 		i = skipSpace(obj, vEnd)
@@ -85,9 +91,16 @@ func object(obj []byte, keys []string, vals [][]byte, skip func([]byte, int, int
 
 // take stores v when k is one of keys, and reports false for a repeated
 // key or one encoding/json could match to a listed key without being equal
-// to it.
-func take(k, v []byte, keys []string, vals [][]byte) bool {
+// to it. Only a key of a listed key's length can equal it or fold to it in
+// ASCII: lens, from [keyLengths], rules most keys out at once.
+func take(k, v []byte, keys []string, vals [][]byte, lens uint64) bool {
+	if len(k) < 64 && lens&(1<<len(k)) == 0 {
+		return plainASCII(k)
+	}
 	for j, key := range keys {
+		if len(key) != len(k) {
+			continue
+		}
 		if string(k) == key {
 			if vals[j] != nil {
 				return false
@@ -95,20 +108,45 @@ func take(k, v []byte, keys []string, vals [][]byte) bool {
 			vals[j] = v
 			return true
 		}
-	}
-	for _, c := range k {
-		// An escape or a non-ASCII letter (the Kelvin sign folds to 'k')
-		// could spell a listed key; such keys never occur in practice.
-		if c == '\\' || c >= utf8.RuneSelf {
-			return false
-		}
-	}
-	for _, key := range keys {
 		if asciiEqualFold(k, key) {
 			return false
 		}
 	}
+	// An escape or a non-ASCII letter (the Kelvin sign folds to 'k') could
+	// spell a listed key; such keys never occur in practice.
+	return plainASCII(k)
+}
+
+// plainASCII reports whether k holds neither a '\\' nor a byte outside
+// ASCII, eight bytes at a time.
+func plainASCII(k []byte) bool {
+	i := 0
+	for ; i+8 <= len(k); i += 8 {
+		x := binary.LittleEndian.Uint64(k[i:])
+		e := x ^ ('\\' * ones)
+		if (x|(e-ones)&^e)&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(k); i++ {
+		if c := k[i]; c == '\\' || c >= utf8.RuneSelf {
+			return false
+		}
+	}
 	return true
+}
+
+// keyLengths returns the set of the lengths of keys, as bits, for [take]; a
+// key of 64 bytes or more sets every bit.
+func keyLengths(keys []string) uint64 {
+	var lens uint64
+	for _, k := range keys {
+		if len(k) >= 64 {
+			return ^uint64(0)
+		}
+		lens |= 1 << len(k)
+	}
+	return lens
 }
 
 func asciiEqualFold(a []byte, b string) bool {
@@ -142,7 +180,7 @@ func FirstElem(arr []byte) (elem []byte, only bool) {
 	if i >= len(arr) || arr[i] == ']' {
 		return nil, false
 	}
-	end := skipValidated(arr, i, 0)
+	end := skipValidated(arr, i)
 	if end < 0 {
 		return nil, false
 	}
@@ -181,16 +219,20 @@ func AppendString(buf, v []byte) ([]byte, bool) {
 		if c != '\\' {
 			// The plain run, a word at a time while no byte ends it,
 			// noting whether any byte is outside ASCII.
-			j, high := i, uint64(0)
+			j, high, ended := i, uint64(0), false
 			for j+8 <= len(v) {
 				x := binary.LittleEndian.Uint64(v[j:])
-				if special(x) != 0 {
+				if sp := special(x); sp != 0 {
+					n := bits.TrailingZeros64(sp) &^ 7 // bits before the ending byte
+					high |= x & (1<<n - 1)
+					j += n >> 3
+					ended = true
 					break
 				}
 				high |= x
 				j += 8
 			}
-			for j < len(v) && v[j] != '\\' && v[j] != '"' && v[j] >= 0x20 {
+			for !ended && j < len(v) && v[j] != '\\' && v[j] != '"' && v[j] >= 0x20 {
 				high |= uint64(v[j])
 				j++
 			}
@@ -269,7 +311,8 @@ func hex4(v []byte, i int) (rune, bool) {
 }
 
 func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
+	// Most calls land on a token at once: one comparison for that case.
+	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
 	}
 	return i
@@ -286,16 +329,7 @@ const maxDepth = 256
 func skipString(b []byte, i int) int {
 	j := i + 1
 	for {
-		for j+8 <= len(b) && special(binary.LittleEndian.Uint64(b[j:])) == 0 {
-			j += 8
-		}
-		// The word at j holds a byte that ends the run, or fewer than
-		// eight bytes are left.
-		for ; j < len(b); j++ {
-			if c := b[j]; c == '"' || c == '\\' || c < 0x20 {
-				break
-			}
-		}
+		j = runEnd(b, j)
 		if j >= len(b) || b[j] < 0x20 {
 			return -1
 		}
@@ -319,6 +353,25 @@ func skipString(b []byte, i int) int {
 	}
 }
 
+// runEnd returns the index of the first '"', '\\' or control character of
+// b at or after j, or len(b): eight bytes at a time, the word holding the
+// byte giving its place (see [special]), so no byte loop follows but in
+// the last seven bytes of b.
+func runEnd(b []byte, j int) int {
+	for j+8 <= len(b) {
+		if s := special(binary.LittleEndian.Uint64(b[j:])); s != 0 {
+			return j + bits.TrailingZeros64(s)>>3
+		}
+		j += 8
+	}
+	for ; j < len(b); j++ {
+		if c := b[j]; c == '"' || c == '\\' || c < 0x20 {
+			break
+		}
+	}
+	return j
+}
+
 // SWAR ("SIMD within a register") constants: a byte of x is zero exactly
 // when x-ones&^x&highs has its high bit set, and below n (n <= 0x80) when
 // x-n*ones&^x&highs has; a borrow only ever flags bytes above a byte that
@@ -340,7 +393,7 @@ func special(x uint64) uint64 {
 // skipValidated returns the index just past the value starting at b[i],
 // which a validating read has already accepted: it only matches brackets
 // and quotes.
-func skipValidated(b []byte, i, _ int) int {
+func skipValidated(b []byte, i int) int {
 	if i >= len(b) {
 		return -1
 	}
