@@ -31,6 +31,15 @@ const maxGlobEntries = 4096
 // shell operand) ends the walk, after checking that it matches no symlink
 // of its directory: the shell would follow it where the rules cannot.
 func (s *Sandbox) walk(rel string, globs bool) (string, error) {
+	if !(globs && strings.ContainsAny(rel, "*?[")) && s.noLinks(rel) {
+		return rel, nil
+	}
+	return s.walkLinks(rel, globs)
+}
+
+// walkLinks is walk a component at a time: an Lstat of each prefix, and
+// the links' targets read and walked in turn.
+func (s *Sandbox) walkLinks(rel string, globs bool) (string, error) {
 	todo := strings.Split(rel, "/")
 	var cur []string
 	hops := 0

@@ -25,6 +25,9 @@ type Sandbox struct {
 	// escape is the error os.Root wraps when a path leaves the root. The
 	// standard library does not export it, so Open learns it by asking.
 	escape error
+	// dirf is the root's directory, opened through it, from which
+	// noLinks resolves a path in one system call (nil: not used here).
+	dirf *os.File
 }
 
 // Open opens dir as a Sandbox. dir must exist and be a directory.
@@ -43,7 +46,7 @@ func Open(dir string) (*Sandbox, error) {
 		root.Close()
 		return nil, fmt.Errorf("sandbox: os.Root did not refuse \"..\" (%v); refusing to run unconfined", probe)
 	}
-	return &Sandbox{root: root, dir: abs, escape: pe.Err}, nil
+	return &Sandbox{root: root, dir: abs, escape: pe.Err, dirf: openDirHandle(root)}, nil
 }
 
 // Dir returns the absolute path of the sandbox directory.
@@ -53,7 +56,12 @@ func (s *Sandbox) Dir() string { return s.dir }
 func (s *Sandbox) Root() *os.Root { return s.root }
 
 // Close releases the directory. Tools built on s fail afterwards.
-func (s *Sandbox) Close() error { return s.root.Close() }
+func (s *Sandbox) Close() error {
+	if s.dirf != nil {
+		s.dirf.Close()
+	}
+	return s.root.Close()
+}
 
 // Tools returns Read, Write, Edit and MultiEdit on s with default options.
 func (s *Sandbox) Tools() ([]helikon.Tool, error) {
