@@ -19,9 +19,9 @@
 //     (33–256 characters) names the conversation.
 //   - MCP protocol: the container listens on 0.0.0.0:8000 and serves
 //     stateless streamable HTTP at /mcp, accepting the Mcp-Session-Id header
-//     the platform generates. See [NewMCP]. A JSON-RPC message it refuses is
-//     answered with a JSON-RPC error (-32700 not JSON, -32600 not a
-//     message, -32601 an unknown method), as package mcp answers it.
+//     the platform generates. That is package agentcore/mcpserver, kept
+//     apart so that a program serving the HTTP protocol does not link the
+//     MCP SDK.
 //   - Images are linux/arm64.
 //
 // The smallest use:

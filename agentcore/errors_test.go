@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 	"time"
@@ -40,26 +39,6 @@ func TestNew_RefusesANonPositiveBodyReadTimeout(t *testing.T) {
 	}
 }
 
-func TestMCPServer_UnknownRouteIsTheJSONErrorShape(t *testing.T) {
-	srv, err := agentcore.NewMCP(calc(t), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ts := httptest.NewServer(srv.Handler())
-	defer ts.Close()
-	resp, err := http.Get(ts.URL + "/invocations")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	got := decode[agentcore.ErrorBody](t, resp.Body)
-	if resp.StatusCode != http.StatusNotFound || got.Error == nil || got.Error.Code != "not_found" {
-		t.Fatalf("%s %+v", resp.Status, got.Error)
-	}
-}
-
-// A session store that is down, and a context builder that refuses the
-// request, are answered in the error shape before any run starts.
 func TestInvocation_DeadBackendsAreTypedRejections(t *testing.T) {
 	down := errors.New("connection refused")
 	tests := []struct {

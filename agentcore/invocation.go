@@ -79,14 +79,14 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 		httphost.Write(w, e)
 		return
 	}
-	session, err := s.cfg.sessions.Session(r.Context(), sid)
+	session, err := s.cfg.Sessions.Session(r.Context(), sid)
 	if err != nil {
-		s.cfg.logger.Error("agentcore: session provider failed", "session", sid, "err", err)
+		s.cfg.Logger.Error("agentcore: session provider failed", "session", sid, "err", err)
 		httphost.Write(w, httphost.Errorf(http.StatusServiceUnavailable, httphost.CodeUnavailable, "",
 			"the session store is unavailable: "+err.Error()))
 		return
 	}
-	rc, err := s.cfg.context(r, session)
+	rc, err := s.cfg.Context(r, session)
 	if err != nil {
 		httphost.Write(w, httphost.Errorf(http.StatusForbidden, httphost.CodeForbidden, "", err.Error()))
 		return
@@ -95,7 +95,7 @@ func (s *Server) invoke(w http.ResponseWriter, r *http.Request) {
 	defer release()
 	// The run's context is the request's: a client that walks away
 	// cancels the run, and the runner still records what it produced.
-	stream := s.cfg.runner.RunStreamed(r.Context(), s.agent, rc, input)
+	stream := s.cfg.Runner.RunStreamed(r.Context(), s.agent, rc, input)
 	if acceptsEventStream(r) {
 		s.stream(w, stream)
 		return
@@ -138,7 +138,7 @@ const DefaultBodyReadTimeout = time.Minute
 // decode reads the bounded body and returns the run's input, or the
 // rejection.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request) ([]helikon.Item, *Error) {
-	body, e := httphost.ReadBody(w, r, s.cfg.maxBody, s.cfg.bodyTimeout)
+	body, e := httphost.ReadBody(w, r, s.cfg.MaxBody, s.cfg.BodyTimeout)
 	if e != nil {
 		return nil, e
 	}

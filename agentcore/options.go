@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/agentcore/internal/settings"
 	"github.com/paigasus/helikon/internal/hosting"
 	"github.com/paigasus/helikon/runner"
 )
@@ -22,7 +23,7 @@ type SessionFunc = hosting.Func
 
 // ContextFunc builds an invocation's [helikon.RunContext] from the request
 // and the run's session, which the RunContext must use. In MCP mode (see
-// [NewMCP]) r is nil: an MCP call has no request of its own.
+// agentcore/mcpserver) r is nil: an MCP call has no request of its own.
 type ContextFunc func(r *http.Request, session helikon.Session) (*helikon.RunContext, error)
 
 // DefaultContext is the safe default [ContextFunc]: every run starts in
@@ -35,66 +36,40 @@ type ContextFunc func(r *http.Request, session helikon.Session) (*helikon.RunCon
 //		governance.WithPermissionMode(governance.PermissionDefault),
 //		helikon.WithApprovalHandler(approver)))
 func DefaultContext(opts ...helikon.ContextOption) ContextFunc {
-	build := hosting.PlanContext(opts...)
-	return func(_ *http.Request, session helikon.Session) (*helikon.RunContext, error) {
-		return build(session), nil
-	}
+	return settings.PlanContext(opts...)
 }
 
 // DefaultMaxBodyBytes bounds an invocation's body unless [WithMaxBodyBytes]
 // says otherwise.
 const DefaultMaxBodyBytes = 4 << 20
 
-// Option configures [New].
-type Option func(*config)
-
-type config struct {
-	sessions SessionProvider
-	context  ContextFunc
-	runner   *runner.Runner
-	maxBody  int64
-	logger   *slog.Logger
-	// bodyTimeout bounds reading an invocation's body.
-	bodyTimeout time.Duration
-}
+// Option configures [New] and the MCP protocol's server
+// (agentcore/mcpserver.New).
+type Option func(*settings.Config)
 
 // WithSessions sets the session provider (default: one in-memory session
 // per session id for the life of the process — fine for a test, lost when
 // AgentCore stops the microVM; use a session backend in production).
-func WithSessions(p SessionProvider) Option { return func(c *config) { c.sessions = p } }
+func WithSessions(p SessionProvider) Option { return func(c *settings.Config) { c.Sessions = p } }
 
 // WithContext sets how each run's RunContext is built (default:
 // [DefaultContext]).
-func WithContext(f ContextFunc) Option { return func(c *config) { c.context = f } }
+func WithContext(f ContextFunc) Option { return func(c *settings.Config) { c.Context = f } }
 
 // WithRunner sets the runner that loads and persists sessions (default:
 // runner.New()).
-func WithRunner(r *runner.Runner) Option { return func(c *config) { c.runner = r } }
+func WithRunner(r *runner.Runner) Option { return func(c *settings.Config) { c.Runner = r } }
 
 // WithMaxBodyBytes bounds an invocation's body; a larger one is answered
 // 413.
-func WithMaxBodyBytes(n int64) Option { return func(c *config) { c.maxBody = n } }
+func WithMaxBodyBytes(n int64) Option { return func(c *settings.Config) { c.MaxBody = n } }
 
 // WithBodyReadTimeout bounds how long reading an invocation's body may
 // take (default [DefaultBodyReadTimeout]); a slower body is answered 408
 // and its connection closed. It must be positive.
-func WithBodyReadTimeout(d time.Duration) Option { return func(c *config) { c.bodyTimeout = d } }
+func WithBodyReadTimeout(d time.Duration) Option {
+	return func(c *settings.Config) { c.BodyTimeout = d }
+}
 
 // WithLogger sets the logger (default: slog.Default()).
-func WithLogger(l *slog.Logger) Option { return func(c *config) { c.logger = l } }
-
-// defaults fills in what the options left unset.
-func (c *config) defaults() {
-	if c.sessions == nil {
-		c.sessions = hosting.NewMemory()
-	}
-	if c.context == nil {
-		c.context = DefaultContext()
-	}
-	if c.runner == nil {
-		c.runner = runner.New()
-	}
-	if c.logger == nil {
-		c.logger = slog.Default()
-	}
-}
+func WithLogger(l *slog.Logger) Option { return func(c *settings.Config) { c.Logger = l } }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/agentcore/internal/settings"
 	"github.com/paigasus/helikon/internal/httphost"
 )
 
@@ -19,7 +20,7 @@ const DefaultAddr = "0.0.0.0:8080"
 // [Server.ListenAndServe].
 type Server struct {
 	agent helikon.Agent
-	cfg   config
+	cfg   settings.Config
 	ping  *pinger
 	mux   *http.ServeMux
 }
@@ -30,17 +31,17 @@ func New(agent helikon.Agent, opts ...Option) (*Server, error) {
 	if agent == nil {
 		return nil, errors.New("agentcore: nil agent")
 	}
-	cfg := config{maxBody: DefaultMaxBodyBytes, bodyTimeout: DefaultBodyReadTimeout}
+	cfg := settings.Config{MaxBody: DefaultMaxBodyBytes, BodyTimeout: DefaultBodyReadTimeout}
 	for _, o := range opts {
 		o(&cfg)
 	}
-	if cfg.maxBody <= 0 {
+	if cfg.MaxBody <= 0 {
 		return nil, errors.New("agentcore: the body limit must be positive")
 	}
-	if cfg.bodyTimeout <= 0 {
+	if cfg.BodyTimeout <= 0 {
 		return nil, errors.New("agentcore: the body read timeout must be positive")
 	}
-	cfg.defaults()
+	cfg.Defaults()
 	s := &Server{agent: agent, cfg: cfg, ping: newPinger(time.Now), mux: http.NewServeMux()}
 	// Patterns carry no method, so that a wrong method gets the JSON 405
 	// (with Allow), and "/" answers every other path with the JSON 404.

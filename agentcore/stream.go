@@ -25,7 +25,7 @@ func (s *Server) stream(w http.ResponseWriter, events iter.Seq[helikon.Event]) {
 	for ev := range events {
 		data, err := json.Marshal(ev)
 		if err != nil {
-			s.cfg.logger.Error("agentcore: encode event", "err", err)
+			s.cfg.Logger.Error("agentcore: encode event", "err", err)
 			continue
 		}
 		buf = append(buf[:0], "event: "...)

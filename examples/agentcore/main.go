@@ -1,6 +1,7 @@
 // Command agentcore serves an agent on AWS Bedrock AgentCore Runtime's
 // container contract: GET /ping and POST /invocations on 0.0.0.0:8080, or,
-// with -mcp, the agent as an MCP tool at /mcp on 0.0.0.0:8000.
+// with -mcp, the agent as an MCP tool at /mcp on 0.0.0.0:8000 (a binary
+// built with -tags mcp: the default build leaves the MCP SDK out).
 //
 // It runs on an echoing stand-in model by default (no key, no network);
 // HELIKON_PROVIDER=openai, anthropic, gemini or bedrock (with the
@@ -45,7 +46,7 @@ import (
 func main() {
 	addr := flag.String("addr", "", "listen address (default 0.0.0.0:8080, or 0.0.0.0:8000 with -mcp)")
 	sessions := flag.String("sessions", os.Getenv("HELIKON_SESSIONS"), "SQLite file for the sessions (default: in memory)")
-	mcpMode := flag.Bool("mcp", false, "serve the MCP protocol (/mcp on port 8000) instead of HTTP")
+	mcpMode := flag.Bool("mcp", false, "serve the MCP protocol (/mcp on port 8000) instead of HTTP; needs a build with -tags mcp")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
@@ -75,13 +76,7 @@ func run(ctx context.Context, addr, sessionsPath string, mcpMode bool) error {
 		opts = append(opts, agentcore.WithSessions(sessions))
 	}
 	if mcpMode {
-		srv, err := agentcore.NewMCP(agent, opts)
-		if err != nil {
-			return err
-		}
-		addr = cmp.Or(addr, agentcore.DefaultMCPAddr)
-		fmt.Fprintf(os.Stderr, "agentcore: serving %q over MCP on %s/mcp\n", agent.Name(), addr)
-		return srv.ListenAndServe(ctx, addr)
+		return serveMCP(ctx, agent, addr, opts)
 	}
 	srv, err := agentcore.New(agent, opts...)
 	if err != nil {

@@ -31,3 +31,24 @@ func TestAgentcoreExample_ProviderTagLeavesOnlyItsProviderOut(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentcoreExample_MCPProtocolOnlyWithTheMCPTag: the default build
+// serves the HTTP protocol without linking the MCP SDK; -tags mcp adds the
+// MCP protocol (and -mcp then serves it).
+func TestAgentcoreExample_MCPProtocolOnlyWithTheMCPTag(t *testing.T) {
+	for _, tt := range []struct {
+		tags string
+		want bool
+	}{{"", false}, {"mcp", true}} {
+		out, err := exec.Command("go", "list", "-deps", "-tags", tt.tags, ".").CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list: %v\n%s", err, out)
+		}
+		deps := strings.Fields(string(out))
+		for _, pkg := range []string{"github.com/modelcontextprotocol/go-sdk/mcp", "github.com/paigasus/helikon/agentcore/mcpserver"} {
+			if got := slices.Contains(deps, pkg); got != tt.want {
+				t.Errorf("-tags %q: %s linked = %v, want %v", tt.tags, pkg, got, tt.want)
+			}
+		}
+	}
+}

@@ -1,10 +1,11 @@
-package agentcore_test
+package mcpserver_test
 
 import (
 	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -12,7 +13,9 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/agentcore"
+	"github.com/paigasus/helikon/agentcore/mcpserver"
 	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/session/sqlite"
 )
 
 // platform stands in for AgentCore in front of the container: it adds the
@@ -54,7 +57,7 @@ func TestMCP_PlatformSessionIDIsTheConversation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := agentcore.NewMCP(agent, []agentcore.Option{agentcore.WithSessions(sqliteSessions(t))})
+	srv, err := mcpserver.New(agent, []agentcore.Option{agentcore.WithSessions(sqliteSessions(t))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +94,7 @@ func TestMCP_RefusalsAreJSONRPCErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := agentcore.NewMCP(agent, nil)
+	srv, err := mcpserver.New(agent, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,5 +140,49 @@ func TestMCP_RefusalsAreJSONRPCErrors(t *testing.T) {
 				t.Errorf("%s %s %+v; want %d, JSON-RPC error %d, id %s", resp.Status, resp.Header.Get("Content-Type"), got, tt.status, tt.code, tt.id)
 			}
 		})
+	}
+}
+
+// The MCP protocol's other paths answer the agent server's JSON error shape.
+func TestServer_UnknownRouteIsTheJSONErrorShape(t *testing.T) {
+	agent, err := helikon.NewAgent("greeter", mock.Scripted(), helikon.WithDescription("Greets."))
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, err := mcpserver.New(agent, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv.Handler())
+	defer ts.Close()
+	resp, err := http.Get(ts.URL + "/invocations")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var got agentcore.ErrorBody
+	if err := json.NewDecoder(resp.Body).Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusNotFound || got.Error == nil || got.Error.Code != "not_found" {
+		t.Fatalf("%s %+v", resp.Status, got.Error)
+	}
+}
+
+const sessionID = "0123456789abcdef0123456789abcdef-01" // 35 characters
+
+// sqliteSessions is a session provider on one SQLite file.
+func sqliteSessions(t *testing.T) agentcore.SessionFunc {
+	t.Helper()
+	db, err := sqlite.OpenDB(context.Background(), filepath.Join(t.TempDir(), "sessions.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return func(ctx context.Context, id string) (helikon.Session, error) {
+		if id == "" {
+			return helikon.NewMemorySession(), nil
+		}
+		return sqlite.Open(ctx, db, id)
 	}
 }
