@@ -99,7 +99,7 @@ func stallingTool(l ledger, name, description, prefix string) helikon.Tool {
 		}
 		if first {
 			select {
-			case <-time.After(30 * time.Second):
+			case <-time.After(2 * time.Minute):
 			case <-tc.Done():
 				return "", tc.Err()
 			}
@@ -235,10 +235,13 @@ func (p *workerProcess) kill(t *testing.T) {
 	}
 }
 
-// waitFor polls the ledger until it holds line.
+// waitFor polls the ledger until it holds line. The bound is generous: after
+// a kill, a fresh worker, the retried step, a finished child and the parent's
+// next task must all run, and under the race detector at a load of 40 on two
+// cores that took longer than 30 s (CI, 2026-12-02).
 func waitFor(t *testing.T, l ledger, line string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for l.count(line) == 0 {
 		if time.Now().After(deadline) {
 			t.Fatalf("ledger never recorded %q: %v", line, l.lines())
