@@ -45,18 +45,8 @@ func (noAsk) Ask(context.Context, helikon.PermissionRequest, string, string) hel
 // same check on the lexical path, for an existing file at depths 1, 3 and
 // 8 and a file to be created under a missing directory.
 func BenchmarkWritePermissionCheck(b *testing.B) {
-	f := newFixture(b)
+	f, paths := depthFixture(b)
 	defer f.sb.Close()
-	deep := strings.Repeat("d/", 7) + "f.go"
-	for _, p := range []string{"f.go", "a/b/f.go", deep} {
-		full := filepath.Join(f.sb.Dir(), p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte("x"), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
 	w, err := NewWrite(f.sb)
 	if err != nil {
 		b.Fatal(err)
@@ -71,7 +61,7 @@ func BenchmarkWritePermissionCheck(b *testing.B) {
 			}
 		}
 	}
-	for _, p := range []string{"f.go", "a/b/f.go", deep, "a/new/dir/f.go"} {
+	for _, p := range paths {
 		args := json.RawMessage(fmt.Sprintf(`{"file_path":%q,"content":"x"}`, p))
 		b.Run(fmt.Sprintf("depth=%d", strings.Count(p, "/")+1), func(b *testing.B) {
 			b.ReportAllocs()
@@ -85,19 +75,9 @@ func BenchmarkWritePermissionCheck(b *testing.B) {
 // with resolve, which first asks the kernel in one openat2 whether the
 // path holds a link at all.
 func BenchmarkResolve(b *testing.B) {
-	f := newFixture(b)
+	f, paths := depthFixture(b)
 	defer f.sb.Close()
-	deep := strings.Repeat("d/", 7) + "f.go"
-	for _, p := range []string{"f.go", "a/b/f.go", deep} {
-		full := filepath.Join(f.sb.Dir(), p)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte("x"), 0o644); err != nil {
-			b.Fatal(err)
-		}
-	}
-	for _, p := range []string{"f.go", "a/b/f.go", deep, "a/new/dir/f.go"} {
+	for _, p := range paths {
 		b.Run(fmt.Sprintf("depth=%d", strings.Count(p, "/")+1), func(b *testing.B) {
 			b.ReportAllocs()
 			benchpair.Run(b, "walk", func() {
@@ -111,4 +91,21 @@ func BenchmarkResolve(b *testing.B) {
 			})
 		})
 	}
+}
+
+// depthFixture makes files at depths 1, 3 and 8, and returns them with a
+// file to create under a missing directory.
+func depthFixture(b *testing.B) (*fixture, []string) {
+	f := newFixture(b)
+	deep := strings.Repeat("d/", 7) + "f.go"
+	for _, p := range []string{"f.go", "a/b/f.go", deep} {
+		full := filepath.Join(f.sb.Dir(), p)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte("x"), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return f, []string{"f.go", "a/b/f.go", deep, "a/new/dir/f.go"}
 }
