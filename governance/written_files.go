@@ -54,6 +54,8 @@ type writtenFiles struct {
 	abs     []string            // the absolute or ~ paths among paths
 	n, size int
 	full    bool // past the bounds: nothing more is recorded
+	// ran, in the run's record, holds the files its allowed calls run.
+	ran *writtenFiles
 	// unknown says why a write's target is not known ("" when every one
 	// is): a path named by an expansion, or the bounds passed.
 	unknown string
@@ -118,6 +120,45 @@ var noContent = map[string]bool{"mkdir": true, "rmdir": true, "rm": true, "unlin
 func (w *writtenFiles) record(v *callView) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	w.addWrites(v)
+	w.addRuns(v)
+}
+
+// addRuns notes the files the call runs, for the check of a later write
+// (the calls of one turn are authorized concurrently, so the write that
+// leaves a script for a run in the same turn may come second).
+func (w *writtenFiles) addRuns(v *callView) {
+	if !v.shell {
+		return
+	}
+	if w.ran == nil {
+		w.ran = &writtenFiles{}
+	}
+	for _, s := range v.scripts() {
+		moved := changesDir(s)
+		for i := range s.Commands {
+			s.Commands[i].CodeFiles(func(f shellmatch.CodeFile) bool {
+				if f.Dynamic {
+					return false
+				}
+				rel := moved && !path.IsAbs(f.Path)
+				w.ran.add(f.Path, rel)
+				if f.Module {
+					w.ran.add(f.Path+".py", rel)
+				}
+				if v.res != nil && !rel {
+					if r, err := v.res.ResolvePath(f.Path); err == nil && r != f.Path {
+						w.ran.add(r, false)
+					}
+				}
+				return false
+			})
+		}
+	}
+}
+
+// addWrites adds what the call writes.
+func (w *writtenFiles) addWrites(v *callView) {
 	res, _ := v.req.Impl.(PathResolver)
 	for _, f := range v.files {
 		if f.Write {
@@ -303,15 +344,22 @@ func (w *writtenFiles) holds(dir string) bool {
 // writes before it runs) that the call runs, or says why it cannot tell;
 // "" when it runs none.
 func (w *writtenFiles) runs(v *callView) string {
-	if !v.shell || v.nScripts == 0 {
+	if !v.shell && !v.file {
 		return ""
 	}
 	// What the call writes itself comes first: echo … > x.sh; bash x.sh.
 	var own writtenFiles
-	own.record(v)
+	own.addWrites(v)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.empty() && own.empty() {
+	if w.ran != nil && !w.ran.empty() {
+		for k := range own.paths {
+			if w.ran.has(k, false) || w.ran.holds(k) {
+				return "it writes " + quoteReason(k) + ", which a call of this run runs (the calls of one turn run at once)"
+			}
+		}
+	}
+	if !v.shell || v.nScripts == 0 || w.empty() && own.empty() {
 		return ""
 	}
 	res, _ := v.req.Impl.(PathResolver)

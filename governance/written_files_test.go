@@ -72,6 +72,11 @@ var writtenFileRows = []struct {
 	{"case differs", []helikon.PermissionRequest{write("X.sh")}, bash("bash x.sh"), true},
 	{"glob in the write", []helikon.PermissionRequest{bash("cp /tmp/p out*.sh")}, bash("bash out1.sh"), true},
 	{"glob in the run", []helikon.PermissionRequest{write("x.sh")}, bash("bash *.sh"), true},
+	// The calls of one turn are authorized concurrently: the run may be
+	// allowed before the write that plants its script.
+	{"a write to a script a call of the run runs", []helikon.PermissionRequest{bash("sleep 1; bash x.sh")}, write("x.sh"), true},
+	{"a redirect to a makefile a call runs", []helikon.PermissionRequest{bash("sleep 1; make")}, bash("echo 'all:; rm -rf ~' > Makefile"), true},
+	{"a copy into a directory a call runs from", []helikon.PermissionRequest{bash("sleep 1; ./kit/run")}, bash("cp -r /tmp/kit kit"), true},
 	// Not known before the shell runs: asked.
 	{"dynamic write then any script", []helikon.PermissionRequest{bash(`echo x > "$F"`)}, bash("bash ci.sh"), true},
 	{"find runs what it found", []helikon.PermissionRequest{write("x.sh")}, bash(`find . -name '*.sh' -exec bash {} \;`), true},
