@@ -77,6 +77,35 @@ func ExampleDestructiveGuards() {
 	// paused: Bash awaits a decision (guard recursive-remove-root-or-home)
 }
 
+// A function is a permission policy through PolicyFunc. This one asks a
+// human before any command that is not a plain listing and allows the
+// rest; with no ApprovalHandler installed, the ask pauses the run.
+func ExamplePolicyFunc() {
+	policy := governance.PolicyFunc(func(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) governance.PermissionDecision {
+		var in struct{ Command string }
+		if err := json.Unmarshal(req.Args, &in); err != nil || !strings.HasPrefix(in.Command, "ls ") {
+			return governance.PermissionDecision{Behavior: governance.PermissionAskUser, Prompt: "Run " + in.Command + "?"}
+		}
+		return governance.PermissionDecision{Behavior: governance.PermissionAllow}
+	})
+	runShell(helikon.NewRunContext(governance.WithPermissionPolicy(policy)), "ls -la", "git push")
+	// Output:
+	// approval requested: Bash
+	// paused: Bash awaits a decision (the permission policy)
+}
+
+// WithWrittenFileGuard asks before a command runs a file the run wrote:
+// here a script the first call writes with a redirect and the second runs.
+func ExampleWithWrittenFileGuard() {
+	runShell(helikon.NewRunContext(governance.WithWrittenFileGuard()), "echo 'rm -rf ~' > tidy.sh")
+	rc := helikon.NewRunContext(governance.WithWrittenFileGuard())
+	runShell(rc, "echo 'rm -rf ~' > tidy.sh", "bash tidy.sh")
+	// Output:
+	// allowed: ran: echo 'rm -rf ~' > tidy.sh
+	// approval requested: Bash
+	// paused: Bash awaits a decision (guard run-written-file)
+}
+
 // Under DontAsk only allow rules let a call through. AllowBash rules form
 // one list: every sub-command must run a listed program.
 func ExampleAllowBash() {

@@ -29,9 +29,28 @@ type PermissionDecision struct {
 	Args json.RawMessage
 }
 
-// PermissionPolicy authorises tool calls (the canUseTool seam).
+// PermissionPolicy authorises tool calls (the canUseTool seam). The
+// pipeline consults it for the calls no rule or mode decides; a plain
+// function becomes one with [PolicyFunc].
 type PermissionPolicy interface {
 	Check(ctx context.Context, rc *helikon.RunContext, req helikon.PermissionRequest) PermissionDecision
+}
+
+// PolicyFunc adapts a function to a [PermissionPolicy], as
+// http.HandlerFunc adapts one to an http.Handler:
+//
+//	governance.WithPermissionPolicy(governance.PolicyFunc(
+//		func(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) governance.PermissionDecision {
+//			if req.Tool == "Bash" {
+//				return governance.PermissionDecision{Behavior: governance.PermissionAskUser, Prompt: "Run this command?"}
+//			}
+//			return governance.PermissionDecision{Behavior: governance.PermissionAllow}
+//		}))
+type PolicyFunc func(ctx context.Context, rc *helikon.RunContext, req helikon.PermissionRequest) PermissionDecision
+
+// Check calls f(ctx, rc, req).
+func (f PolicyFunc) Check(ctx context.Context, rc *helikon.RunContext, req helikon.PermissionRequest) PermissionDecision {
+	return f(ctx, rc, req)
 }
 
 // WithPermissionPolicy installs the policy consulted for calls no rule or

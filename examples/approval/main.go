@@ -45,14 +45,12 @@ func main() {
 }
 
 // askBash puts every Bash call to a human and allows everything else.
-type askBash struct{}
-
-func (askBash) Check(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) governance.PermissionDecision {
+var askBash = governance.PolicyFunc(func(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) governance.PermissionDecision {
 	if req.Tool == "Bash" {
 		return governance.PermissionDecision{Behavior: governance.PermissionAskUser, Prompt: "Run this shell command?"}
 	}
 	return governance.PermissionDecision{Behavior: governance.PermissionAllow}
-}
+})
 
 type bashArgs struct {
 	Command string `json:"command" jsonschema:"the shell command to run"`
@@ -100,7 +98,7 @@ func run(ctx context.Context, in io.Reader, out io.Writer, dir string) error {
 	// The runner stores the paused run in the session: any process holding
 	// the session could resume it by id, after a restart too.
 	r := runner.New()
-	rc := helikon.NewRunContext(helikon.WithSession(helikon.NewMemorySession()), governance.WithPermissionPolicy(askBash{}))
+	rc := helikon.NewRunContext(helikon.WithSession(helikon.NewMemorySession()), governance.WithPermissionPolicy(askBash))
 	stream := r.RunStreamed(ctx, cleaner, rc, helikon.UserText("Clean up the workspace."))
 	for {
 		paused, err := show(out, stream)
