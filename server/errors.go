@@ -24,15 +24,18 @@ type ErrorBody = httphost.ErrorBody
 
 // The error codes the server itself uses.
 const (
-	CodeBadRequest       = httphost.CodeBadRequest
-	CodeInvalidJSON      = httphost.CodeInvalidJSON
-	CodeMissingField     = httphost.CodeMissingField
-	CodeBodyTooLarge     = httphost.CodeBodyTooLarge
-	CodeBodyTimeout      = httphost.CodeBodyTimeout
-	CodeHeaderTooLarge   = httphost.CodeHeaderTooLarge
-	CodeNotFound         = httphost.CodeNotFound
-	CodeAgentNotFound    = "agent_not_found"
-	CodeRunNotFound      = "run_not_found"
+	CodeBadRequest     = httphost.CodeBadRequest
+	CodeInvalidJSON    = httphost.CodeInvalidJSON
+	CodeMissingField   = httphost.CodeMissingField
+	CodeBodyTooLarge   = httphost.CodeBodyTooLarge
+	CodeBodyTimeout    = httphost.CodeBodyTimeout
+	CodeHeaderTooLarge = httphost.CodeHeaderTooLarge
+	CodeNotFound       = httphost.CodeNotFound
+	CodeAgentNotFound  = "agent_not_found"
+	CodeRunNotFound    = "run_not_found"
+	// CodeEventsGone answers the events of a run only the run index
+	// still remembers (410): its record remains, its events do not.
+	CodeEventsGone       = "events_gone"
 	CodeMethodNotAllowed = httphost.CodeMethodNotAllowed
 	CodeNotAcceptable    = "not_acceptable"
 	CodeUnauthorized     = "unauthorized"

@@ -130,6 +130,7 @@ func (s *schemas) build() error {
 		{"RunAccepted", reflect.TypeFor[RunAccepted]()},
 		{"AgentList", reflect.TypeFor[AgentList]()},
 		{"RunList", reflect.TypeFor[RunList]()},
+		{"SessionList", reflect.TypeFor[SessionList]()},
 		{"ErrorBody", reflect.TypeFor[ErrorBody]()},
 		{"Item", reflect.TypeFor[helikon.Item]()},
 		{"AgentError", reflect.TypeFor[helikon.AgentError]()},
@@ -238,6 +239,7 @@ var errorDescriptions = map[string]string{
 	"406": "the client accepts neither text/event-stream nor a WebSocket upgrade",
 	"408": "body_timeout: the body did not arrive within a minute",
 	"409": "run_elsewhere: the run is driven by another replica and the cancel cannot reach it (the event log relays no cancels, or its replica does not listen); run_not_paused: the run is not paused (at the pause named)",
+	"410": "events_gone: only the run index still remembers the run (the server restarted on the in-memory log); GET the run for its record",
 	"413": "the body is larger than the server accepts",
 	"431": "header_too_large: the request's headers are over 64 KiB",
 	"429": "too many concurrent runs on the server or the session; Retry-After says when to try again",
@@ -306,7 +308,7 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 					"101": obj{"description": "WebSocket: one message per event (components/schemas/Event), with its position as seq"},
 					"200": obj{"description": "the run's events", "headers": runIDHeader, "content": eventStream},
 					"204": obj{"description": "the run has ended and Last-Event-ID (or after) is its terminal event: nothing more to send", "headers": runIDHeader},
-				}, "400", "404", "406", "503"),
+				}, "400", "404", "406", "410", "503"),
 			}},
 			"/agents/{name}/runs/{id}/cancel": obj{"post": obj{
 				"operationId": "cancelRun", "summary": "Cancel a run; a finished run is answered as it is",
@@ -340,6 +342,11 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 						"schema": obj{"type": "integer", "minimum": 1, "maximum": MaxRunListLimit}},
 				},
 				"responses": responses(obj{"200": obj{"description": "the runs", "content": jsonBody("RunList")}}, "400", "404", "501", "503"),
+			}},
+			"/sessions": obj{"get": obj{
+				"operationId": "listSessions", "summary": "The caller's sessions, the latest used first",
+				"description": "The sessions of the caller's newest 1,000 runs (from the run index when the server keeps one, so the list survives a restart). A session id belongs to the principal that used it: the list holds only the caller's own, an admin's included.",
+				"responses":   responses(obj{"200": obj{"description": "the sessions", "content": jsonBody("SessionList")}}, "501", "503"),
 			}},
 			"/openapi.json": obj{"get": obj{
 				"operationId": "openAPI", "summary": "This document",

@@ -20,6 +20,7 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("/agents/{name}/runs/{id}/cancel", route{http.MethodPost: s.cancelRun})
 	mux.Handle("/agents/{name}/runs/{id}/approvals", route{http.MethodGet: s.listApprovals, http.MethodPost: s.decide})
 	mux.Handle("/runs", route{http.MethodGet: s.listRuns})
+	mux.Handle("/sessions", route{http.MethodGet: s.listSessions})
 	mux.Handle("/openapi.json", route{http.MethodGet: s.openAPI})
 	if s.devUI != nil {
 		mux.Handle("/ui/", s.devUI)
@@ -59,12 +60,20 @@ func (s *Server) openAPI(w http.ResponseWriter, _ *http.Request) {
 // runOf resolves {name} and {id} to the run's record, answering 404 for an
 // unknown agent or a run of another agent.
 func (s *Server) runOf(w http.ResponseWriter, r *http.Request) (RunInfo, bool) {
+	info, _, ok := s.lookupRun(w, r)
+	return info, ok
+}
+
+// lookupRun is runOf that also reports whether the event log holds the
+// run (else only the run index does: its events are gone).
+func (s *Server) lookupRun(w http.ResponseWriter, r *http.Request) (_ RunInfo, logged, _ bool) {
 	name, id := r.PathValue("name"), r.PathValue("id")
 	if _, ok := s.agents[name]; !ok {
 		writeError(w, agentNotFound(name))
-		return RunInfo{}, false
+		return RunInfo{}, false, false
 	}
 	info, err := s.log.Info(r.Context(), id)
+	logged = err == nil
 	if err != nil {
 		info, err = s.indexed(r.Context(), id, err)
 	}
@@ -77,16 +86,16 @@ func (s *Server) runOf(w http.ResponseWriter, r *http.Request) (RunInfo, bool) {
 	switch {
 	case errors.Is(err, ErrRunNotFound):
 		writeError(w, errorf(http.StatusNotFound, CodeRunNotFound, "", "agent "+name+" has no run "+id))
-		return RunInfo{}, false
+		return RunInfo{}, false, false
 	case err != nil:
 		writeError(w, s.unavailable("read run", err))
-		return RunInfo{}, false
+		return RunInfo{}, false, false
 	}
 	if p.ID != info.Owner {
 		s.audit(r, p, "run", id, "owner", info.Owner)
 	}
 	w.Header().Set("X-Run-Id", id)
-	return info, true
+	return info, logged, true
 }
 
 // audit logs an admin principal's use of what is not its own.
@@ -126,8 +135,15 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 			"this route serves text/event-stream, or a WebSocket upgrade"))
 		return
 	}
-	info, ok := s.runOf(w, r)
+	info, logged, ok := s.lookupRun(w, r)
 	if !ok {
+		return
+	}
+	if !logged {
+		// Only the run index remembers the run: its events went with
+		// the log of the server that ran it.
+		writeError(w, errorf(http.StatusGone, CodeEventsGone, "",
+			"the events of run "+info.ID+" are no longer kept (the event log that held them is gone); GET the run for its record"))
 		return
 	}
 	if upgrade {

@@ -176,7 +176,7 @@ func checkMount(m mount) error {
 	}
 	first := strings.SplitN(m.prefix[1:], "/", 2)[0]
 	switch first {
-	case "agents", "runs", "openapi.json", "ui":
+	case "agents", "runs", "sessions", "openapi.json", "ui":
 		return fmt.Errorf("%w: mount prefix %q would take the server's /%s routes", ErrConfig, m.prefix, first)
 	}
 	return nil

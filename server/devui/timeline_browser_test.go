@@ -95,7 +95,10 @@ func TestBrowser_TheTimelineShowsHandoffsTripsDenialsRepairsAndFailures(t *testi
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := browsertest.Open(t, nil)
+			// Each case on a session of its own: the page opens the
+			// latest of the server's sessions, an earlier case's.
 			browsertest.Do(t, ctx, "run "+tt.agent, chromedp.Navigate(f.ts.URL+"/ui/"), browsertest.Until(`document.body.dataset.ready === "true"`),
+				chromedp.Click(chromedp.CSS("#new-session")), browsertest.Until(`document.querySelector("#chat > *") === null`),
 				chromedp.SetValue(chromedp.CSS("#agent"), tt.agent),
 				chromedp.SendKeys(chromedp.CSS("#input"), tt.input+kb.Enter),
 				browsertest.Until(`["completed", "failed", "error"].includes(document.body.dataset.runStatus)`))

@@ -68,7 +68,10 @@ func TestIndex_ARestartedServerListsTheRunsOfTheOneBefore(t *testing.T) {
 	var ids []string
 	serve(t, path, func(url string) {
 		for _, input := range []string{"first", "second"} {
-			resp, err := http.Post(url+"/agents/greeter/runs", "application/json", strings.NewReader(`{"input":"`+input+`"}`))
+			req, _ := http.NewRequest("POST", url+"/agents/greeter/runs", strings.NewReader(`{"input":"`+input+`"}`))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("X-Session-Id", "s-"+input)
+			resp, err := http.DefaultClient.Do(req)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -94,6 +97,17 @@ func TestIndex_ARestartedServerListsTheRunsOfTheOneBefore(t *testing.T) {
 		}
 		if status, _ := getJSON[server.ErrorBody](t, url+"/agents/greeter/runs/nope"); status != http.StatusNotFound {
 			t.Fatalf("an unknown run: %d", status)
+		}
+		// Its events went with the log of the server before: said so.
+		status, gone := getJSON[server.ErrorBody](t, url+"/agents/greeter/runs/"+ids[0]+"/events")
+		if status != http.StatusGone || gone.Error.Code != server.CodeEventsGone {
+			t.Fatalf("after the restart the first run's events: %d %+v", status, gone)
+		}
+		// The sessions come from the index too.
+		status, sessions := getJSON[server.SessionList](t, url+"/sessions")
+		if status != http.StatusOK || len(sessions.Sessions) != 2 || sessions.Sessions[0].ID != "s-second" ||
+			sessions.Sessions[0].Label != "second" || sessions.Sessions[1].ID != "s-first" {
+			t.Fatalf("after the restart GET /sessions: %d %+v", status, sessions)
 		}
 	})
 }

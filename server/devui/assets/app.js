@@ -228,7 +228,7 @@
           }
         } catch (err) {
           if (this.done) return;
-          if (err.status === 404 || err.status === 401 || ++failures > 5) { this.done = true; this.onEnd(err); return; }
+          if (err.status === 404 || err.status === 401 || err.status === 410 || ++failures > 5) { this.done = true; this.onEnd(err); return; }
         }
         if (!this.done) await new Promise((r) => setTimeout(r, 500 * failures + 100));
       }
@@ -566,6 +566,7 @@
 
     finish(err) {
       this.endBubble();
+      if (err && err.status === 410 && this.run.record) { this.fromRecord(this.run.record, err); return; }
       const last = this.root.lastElementChild;
       const type = last ? last.dataset.type : "";
       const s = err ? "error" : type === "run_completed" ? "completed" : "failed";
@@ -574,6 +575,20 @@
       refreshRuns();
     }
   }
+
+  // fromRecord shows a past run whose events the server no longer keeps
+  // (it restarted on an in-memory event log; its run index kept the
+  // record): what it was asked, what it answered, how it ended.
+  RunView.prototype.fromRecord = function (r, err) {
+    const res = r.result || {};
+    if (res.final_output) addMessage("assistant", res.last_agent || r.agent, res.final_output);
+    else if (r.error) addNote(failureText(r.error), true);
+    const it = this.item("note", "•", "Events not kept", "record only", { type: "record", data: r }, this.root);
+    it.li.append(el("div", { class: "label" }, err.detail || "the server no longer keeps this run's events"));
+    if (res.usage) it.li.append(el("div", { class: "label" }, usageText(res.usage)));
+    setRunStatus(r.status || "completed");
+    setStatus((r.status || "") + " · events no longer kept: showing the run's record");
+  };
 
   // errorText says why a run failed: the error's message, else its schema
   // errors (an invalid structured output carries only those).
@@ -682,19 +697,42 @@
     if (state.agentNames.has(want)) sel.value = want;
   }
 
-  function sessions() { return store.get("sessions", []); }
+  // The session picker lists the caller's sessions as the server knows
+  // them (GET /sessions: scoped to the token's principal, kept across a
+  // restart with a run index), plus sessions started here that have no run
+  // yet.
+  const sessionList = { server: [], fresh: [] };
+
+  function sessionLabel(s) {
+    const what = s.label || s.id.slice(0, 8);
+    return (what.length > 48 ? what.slice(0, 47) + "…" : what) + " · " + when(s.updated_at);
+  }
 
   function renderSessions(current) {
-    const list = sessions();
-    $("session").replaceChildren(...list.map((s) => el("option", { value: s.id }, s.label)));
-    if (current) $("session").value = current;
+    const known = new Set(sessionList.server.map((s) => s.id));
+    sessionList.fresh = sessionList.fresh.filter((f) => !known.has(f.id));
+    const opts = [
+      ...sessionList.fresh.map((f) => el("option", { value: f.id }, "New session · " + f.at)),
+      ...sessionList.server.map((s) => el("option", { value: s.id, title: s.label + " (" + s.runs + (s.runs === 1 ? " run)" : " runs)") }, sessionLabel(s))),
+    ];
+    const keep = current || $("session").value;
+    $("session").replaceChildren(...opts);
+    if (keep && opts.some((o) => o.value === keep)) $("session").value = keep;
+  }
+
+  async function loadSessions() {
+    try {
+      sessionList.server = (await call("GET", "sessions")).sessions || [];
+    } catch (err) {
+      sessionList.server = [];
+      if (err.status !== 501) setStatus("cannot list sessions: " + err.message);
+    }
+    renderSessions();
   }
 
   function addSession(id) {
-    const list = sessions();
-    if (!list.some((s) => s.id === id)) {
-      list.unshift({ id, label: id.slice(0, 8) + " · " + new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) });
-      store.set("sessions", list.slice(0, 50));
+    if (!sessionList.server.some((s) => s.id === id) && !sessionList.fresh.some((f) => f.id === id)) {
+      sessionList.fresh.unshift({ id, at: new Date().toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" }) });
     }
     renderSessions(id);
   }
@@ -739,7 +777,7 @@
     else if (state.view) state.view.close();
     $("timeline").replaceChildren();
     if (state.agentNames.has(r.agent)) $("agent").value = r.agent;
-    state.view = new RunView({ id: r.id, agent: r.agent, input: r.input || "" });
+    state.view = new RunView({ id: r.id, agent: r.agent, input: r.input || "", record: r });
     markCurrentRun(r.id);
   }
 
@@ -792,6 +830,7 @@
       state.view = new RunView({ id: acc.run_id, agent, input: text });
       setStatus("running");
       refreshRuns();
+      loadSessions();
     } catch (err) {
       if (!$("input").value.trim()) $("input").value = text; // give the words back to retry
       setStatus("could not start the run: " + err.message);
@@ -843,11 +882,12 @@
       setStatus("cannot reach the agent server: " + err.message);
       return;
     }
-    if (!sessions().length) addSession(newID());
-    else {
-      renderSessions(sessions()[0].id);
-      await openSession(sessions()[0].id);
-    }
+    // Session names once kept in this browser's storage: another token
+    // in the same tab saw them, so they are no longer kept.
+    try { localStorage.removeItem("helikon.sessions"); } catch { /* storage off */ }
+    await loadSessions();
+    if (!sessionList.server.length) addSession(newID());
+    else await openSession(sessionList.server[0].id);
     await refreshRuns();
     document.body.dataset.ready = "true";
   })();
