@@ -24,8 +24,10 @@ import (
 // Failure is collect-all: a failed node's descendants are skipped,
 // independent branches run to completion, then one RunFailed names the
 // failed and the skipped nodes (a [*WorkflowError] under the
-// [*AgentError]). Breaking out of the stream cancels the running nodes and
-// waits for them. Run-level hooks fire from the nodes' goroutines, so they
+// [*AgentError]). Breaking out of the stream stops the running nodes and
+// waits for them: their context is cancelled, or, when the run's context
+// can never be cancelled, each stops at its next event, as a single agent's
+// run on such a context does. Run-level hooks fire from the nodes' goroutines, so they
 // must be safe for concurrent use.
 //
 // A node that pauses for approval ([RunPaused]) holds up its descendants;

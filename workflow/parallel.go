@@ -17,7 +17,9 @@ import (
 // [*AgentError]). The branches' events are interleaved as they arrive, each
 // branch announced by an [AgentUpdated] when it starts; every event reaches
 // the consumer on the goroutine ranging over the stream. Breaking out of
-// the range cancels the branches and waits for them. Run-level hooks fire
+// the range stops the branches and waits for them: their context is
+// cancelled, or, when the run's context can never be cancelled, each stops
+// at its next event, as a single agent's run on such a context does. Run-level hooks fire
 // from the branches' goroutines, so they must be safe for concurrent use.
 //
 // A branch that pauses for approval ([RunPaused]) lets the other branches

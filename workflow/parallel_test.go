@@ -3,10 +3,13 @@ package workflow_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"github.com/paigasus/helikon/workflow"
 	"iter"
 	"math/rand/v2"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -233,4 +236,41 @@ func (a *funcAgent) Name() string        { return a.name }
 func (a *funcAgent) Description() string { return "" }
 func (a *funcAgent) Run(ctx context.Context, _ *helikon.RunContext, _ []helikon.Item) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) { a.run(ctx, yield) }
+}
+
+// On a context that can never be cancelled the branches get no cancellable
+// context of their own (it would cost each child run a goroutine per model
+// call); breaking out of the range must still stop every branch, at its
+// next event, and leave no goroutine behind.
+func TestParallel_BreakOnAnUncancellableContextStopsEveryBranchAtItsNextEvent(t *testing.T) {
+	base := runtime.NumGoroutine()
+	const events = 10_000
+	var stopped [3]atomic.Bool
+	branch := func(i int) helikon.Agent {
+		return agentFunc(fmt.Sprint("b", i), func(ctx context.Context, yield func(helikon.Event) bool) {
+			for range events {
+				if !yield(helikon.AgentUpdated{Agent: "tick"}) {
+					stopped[i].Store(true)
+					return
+				}
+			}
+			yield(helikon.RunCompleted{})
+		})
+	}
+	p, err := workflow.NewParallel("p", workflow.Step(branch(0)), workflow.Step(branch(1)), workflow.Step(branch(2)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := 0
+	for range p.Run(context.Background(), nil, nil) {
+		if seen++; seen == 5 {
+			break
+		}
+	}
+	for i := range stopped {
+		if !stopped[i].Load() {
+			t.Errorf("branch %d ran all %d events after the consumer left", i, events)
+		}
+	}
+	settleGoroutines(t, base)
 }

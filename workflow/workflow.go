@@ -1,16 +1,18 @@
 package workflow
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
-	"github.com/paigasus/helikon"
 	"iter"
 	"log/slog"
+	"maps"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
+	"unicode/utf8"
+
+	"github.com/paigasus/helikon"
 )
 
 // This file holds what the orchestration agents ([SequentialAgent],
@@ -185,8 +187,16 @@ func (c *composite) resumeChildren(ctx context.Context, rc *helikon.RunContext, 
 // into its outcome itself and sends only what the parent forwards. A
 // goroutine whose child has ended waits for the next child to
 // start (a graph's successor), so a chain of nodes reuses one goroutine and
-// its grown stack. close cancels the children still running and waits for
+// its grown stack. close stops the children still running and waits for
 // every goroutine.
+//
+// The children share a context derived from the parent's for close to
+// cancel, unless the parent's context can never be cancelled: then, as a
+// single agent's run on it does, a child stops at its next event once the
+// consumer has gone (the event it sends is refused), and it runs on a
+// context its model and tools need no watcher goroutine for. A cancellable
+// context costs every child run a goroutine per model call, which on a
+// parent that cannot be cancelled buys only an earlier stop.
 type fanIn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -208,7 +218,10 @@ type childEvent struct {
 
 // newFanIn returns a fanIn for at most n children.
 func newFanIn(ctx context.Context, n int) *fanIn {
-	ctx, cancel := context.WithCancel(ctx)
+	cancel := func() {}
+	if ctx.Done() != nil {
+		ctx, cancel = context.WithCancel(ctx)
+	}
 	return &fanIn{
 		ctx: ctx, cancel: cancel,
 		// A few events of slack per child keeps a branch streaming while
@@ -275,6 +288,19 @@ func (f *fanIn) next(yield func(helikon.Event) bool) (i int, ok bool) {
 }
 
 func (f *fanIn) send(e childEvent) bool {
+	// Two non-blocking steps first, each cheaper than the select below:
+	// refuse the event once the consumer has gone, else queue it while
+	// the buffer has room.
+	select {
+	case <-f.stop:
+		return false
+	default:
+	}
+	select {
+	case f.events <- e:
+		return true
+	default:
+	}
 	select {
 	case f.events <- e:
 		return true
@@ -354,15 +380,81 @@ func (e *WorkflowError) aggregate(ctx context.Context) *helikon.AgentError {
 }
 
 // mergedOutput is the final text of several sub-agents: a JSON object with
-// one string member per key. encoding/json sorts map keys, so the text does
-// not depend on completion order; HTML escaping is off to keep the text as
-// the sub-agents wrote it.
+// one string member per key, keys sorted, so the text does not depend on
+// completion order. It is what encoding/json writes for the map with HTML
+// escaping off (keeping the text as the sub-agents wrote it), without its
+// reflection, which cost a Parallel run of three one-turn agents about as
+// much as one of the agents.
 func mergedOutput(outputs map[string]string) string {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(outputs) // a map of strings always encodes
-	return strings.TrimSuffix(b.String(), "\n")
+	keys := slices.Sorted(maps.Keys(outputs))
+	n := 2
+	for k, v := range outputs {
+		n += len(k) + len(v) + 6
+	}
+	b := make([]byte, 0, n)
+	b = append(b, '{')
+	for i, k := range keys {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = appendJSONString(b, k)
+		b = append(b, ':')
+		b = appendJSONString(b, outputs[k])
+	}
+	return string(append(b, '}'))
+}
+
+// appendJSONString appends s as encoding/json writes a string with HTML
+// escaping off: '"', '\\' and control characters escaped (\b \f \n \r \t
+// by name), invalid UTF-8 as \ufffd, and U+2028 and U+2029 escaped.
+func appendJSONString(b []byte, s string) []byte {
+	const hex = "0123456789abcdef"
+	b = append(b, '"')
+	start := 0
+	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf {
+			if c >= 0x20 && c != '"' && c != '\\' {
+				i++
+				continue
+			}
+			b = append(b, s[start:i]...)
+			switch c {
+			case '"', '\\':
+				b = append(b, '\\', c)
+			case '\b':
+				b = append(b, '\\', 'b')
+			case '\f':
+				b = append(b, '\\', 'f')
+			case '\n':
+				b = append(b, '\\', 'n')
+			case '\r':
+				b = append(b, '\\', 'r')
+			case '\t':
+				b = append(b, '\\', 't')
+			default:
+				b = append(b, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xF])
+			}
+			i++
+			start = i
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && size == 1:
+			b = append(b, s[start:i]...)
+			b = append(b, `\ufffd`...)
+		case r == '\u2028' || r == '\u2029':
+			b = append(b, s[start:i]...)
+			b = append(b, '\\', 'u', '2', '0', '2', hex[r&0xF])
+		default:
+			i += size
+			continue
+		}
+		i += size
+		start = i
+	}
+	b = append(b, s[start:]...)
+	return append(b, '"')
 }
 
 // finalMessage is the assistant message a composite agent ends with.
