@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/paigasus/helikon/internal/storedargs"
 )
 
 // Role says who authored an [Item].
@@ -164,14 +166,14 @@ func (p ToolUsePart) MarshalJSON() ([]byte, error) {
 	if len(p.Args) == 0 {
 		p.Args = json.RawMessage("{}")
 	}
-	if argsStorable(p.Args) {
+	if storedargs.Storable(p.Args, MaxStoredArgsDepth) {
 		return marshalTagged("tool_use", a(p))
 	}
 	return marshalTagged("tool_use", struct {
 		CallID string `json:"call_id"`
 		Name   string `json:"name"`
-		storedArgs
-	}{p.CallID, p.Name, storeArgs(p.Args)})
+		storedargs.Form
+	}{p.CallID, p.Name, storedargs.Store(p.Args, MaxStoredArgsDepth)})
 }
 
 // MarshalJSON encodes the part with "type": "tool_result".
@@ -246,7 +248,7 @@ func (w *partWire) part() (ContentPart, error) {
 		}
 		return p, nil
 	case "tool_use":
-		return ToolUsePart{CallID: w.CallID, Name: w.Name, Args: restoreArgs(w.Args, w.ArgsText, w.ArgsBytes)}, nil
+		return ToolUsePart{CallID: w.CallID, Name: w.Name, Args: storedargs.Restore(w.Args, w.ArgsText, w.ArgsBytes)}, nil
 	case "tool_result":
 		content, err := w.Content.parts()
 		if err != nil {

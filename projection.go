@@ -63,17 +63,12 @@ func (p *Projection) MarshalJSON() ([]byte, error) {
 	return json.Marshal(projectionWire{Seq: p.Seq(), Items: items})
 }
 
-// UnmarshalJSON decodes what MarshalJSON encodes, in one pass over the
-// items when they are in the form the encoder writes.
+// UnmarshalJSON decodes what MarshalJSON encodes.
 func (p *Projection) UnmarshalJSON(data []byte) error {
-	seq, items, ok := decodeProjection(data)
-	if !ok {
-		var w projectionWire
-		if err := json.Unmarshal(data, &w); err != nil {
-			return err
-		}
-		seq, items = w.Seq, w.Items
+	var w projectionWire
+	if err := json.Unmarshal(data, &w); err != nil {
+		return err
 	}
-	*p = Projection{items: items, frozen: len(items), next: seq + 1}
+	*p = Projection{items: w.Items, frozen: len(w.Items), next: w.Seq + 1}
 	return nil
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"slices"
 	"time"
+
+	"github.com/paigasus/helikon/internal/storedargs"
 )
 
 // Session persists a conversation as an append-only log of [SessionEvent]s.
@@ -88,16 +90,28 @@ type SessionEvent struct {
 	State   json.RawMessage `json:"state,omitempty"`
 }
 
+// MaxStoredArgsDepth is the deepest nesting of tool-call arguments that
+// JSON encodings of [SessionEvent] and [ToolUsePart] keep as a JSON value.
+// Arguments nested deeper, and arguments that are not valid JSON (a model
+// cut off at max_tokens sends `{"a":1,"b":`), are kept byte for byte in a
+// string member instead: "args_text", or "args_bytes" (base64) when they
+// are not valid UTF-8 (which a JSON decoder would replace with U+FFFD).
+// Decoding restores the exact bytes in Args either way, so every session
+// backend stores what the model sent, as [MemorySession] does, and the
+// event stays decodable by decoders (and databases) with a nesting limit
+// of their own.
+const MaxStoredArgsDepth = 128
+
 // MarshalJSON encodes the event. Tool-call arguments that are not valid
 // JSON, or nest deeper than [MaxStoredArgsDepth], are encoded byte for byte
 // in "args_text" (or "args_bytes") instead of "args", so that an event a
 // model's cut-off output produced is stored whole.
 func (e SessionEvent) MarshalJSON() ([]byte, error) {
 	type plain SessionEvent
-	if argsStorable(e.Args) {
+	if storedargs.Storable(e.Args, MaxStoredArgsDepth) {
 		return json.Marshal(plain(e))
 	}
-	stored := storeArgs(e.Args)
+	stored := storedargs.Store(e.Args, MaxStoredArgsDepth)
 	e.Args = nil
 	return json.Marshal(struct {
 		plain
@@ -106,38 +120,11 @@ func (e SessionEvent) MarshalJSON() ([]byte, error) {
 	}{plain(e), stored.ArgsText, stored.ArgsBytes})
 }
 
-// UnmarshalJSON decodes the event, resolving content parts by "type".
+// UnmarshalJSON decodes the event, resolving content parts by "type" and
+// restoring arguments kept in "args_text" or "args_bytes". The session
+// backends of this module read their logs with a one-pass decoder that
+// agrees with it.
 func (e *SessionEvent) UnmarshalJSON(data []byte) error {
-	if decodeEvent(data, e) {
-		return nil
-	}
-	return decodeEventGeneral(data, e)
-}
-
-// EventDecoder decodes the stored events of one log, one after another, as
-// [SessionEvent.UnmarshalJSON] does, and shares the identifiers the events
-// repeat (agent and tool names, call ids) among them instead of giving
-// each event its own copy. The events' short texts (escaped or not) and
-// arguments share allocations too, in chunks growing from 512 bytes to
-// 16 KiB as a read goes on, so a one-part message costs two allocations
-// instead of four. A string keeps its whole chunk alive: a loaded
-// projection keeps nearly all of them anyway, but a caller that scans a
-// long log and keeps a few events keeps up to 16 KiB for each. A session
-// backend keeps one for a load of a log; the zero EventDecoder is ready to
-// use. It is not safe for concurrent use.
-type EventDecoder struct{ shared sharedStrings }
-
-// Decode decodes data, the JSON of a [SessionEvent], into e.
-func (d *EventDecoder) Decode(data []byte, e *SessionEvent) error {
-	if decodeEventNames(data, e, &d.shared) {
-		return nil
-	}
-	return decodeEventGeneral(data, e)
-}
-
-// decodeEventGeneral is the general decoder of a stored event: reflection
-// into wire structs, then each content part by its "type".
-func decodeEventGeneral(data []byte, e *SessionEvent) error {
 	type plain SessionEvent
 	var raw struct {
 		plain
@@ -154,7 +141,7 @@ func decodeEventGeneral(data []byte, e *SessionEvent) error {
 	}
 	*e = SessionEvent(raw.plain)
 	e.Content = parts
-	e.Args = restoreArgs(e.Args, raw.ArgsText, raw.ArgsBytes)
+	e.Args = storedargs.Restore(e.Args, raw.ArgsText, raw.ArgsBytes)
 	return nil
 }
 

@@ -2,6 +2,7 @@ package postgres_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"testing"
 	"time"
@@ -9,7 +10,6 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/paigasus/helikon"
-	"github.com/paigasus/helikon/internal/legacydecode"
 	"github.com/paigasus/helikon/session/postgres"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
@@ -85,7 +85,7 @@ func legacyEvents(ctx context.Context, pool *pgxpool.Pool, id string) ([]helikon
 			return nil, err
 		}
 		var ev helikon.SessionEvent
-		if err := legacydecode.Event(payload, &ev); err != nil {
+		if err := json.Unmarshal(payload, &ev); err != nil {
 			return nil, err
 		}
 		ev.Seq = helikon.SequenceID(seq)

@@ -12,7 +12,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/paigasus/helikon"
-	"github.com/paigasus/helikon/internal/legacydecode"
 	rsession "github.com/paigasus/helikon/session/redis"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
@@ -100,7 +99,7 @@ func legacyEvents(ctx context.Context, client *redis.Client, stream string) ([]h
 			return nil, err
 		}
 		var ev helikon.SessionEvent
-		if err := legacydecode.Event([]byte(payload), &ev); err != nil {
+		if err := json.Unmarshal([]byte(payload), &ev); err != nil {
 			return nil, err
 		}
 		ev.Seq = helikon.SequenceID(seq)

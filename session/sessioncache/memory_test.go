@@ -10,6 +10,7 @@ import (
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/runner"
+	"github.com/paigasus/helikon/session/internal/eventcodec"
 	"github.com/paigasus/helikon/session/sessioncache"
 )
 
@@ -23,13 +24,12 @@ type stored struct {
 
 func (s *stored) Events(_ context.Context, after helikon.SequenceID) ([]helikon.SessionEvent, error) {
 	var evs []helikon.SessionEvent
-	var dec helikon.EventDecoder // one per read, as the backends keep one
+	var dec eventcodec.Decoder // one per read, as the backends keep one
 	for i := int(after) + 1; i < len(s.payloads); i++ {
-		var ev helikon.SessionEvent
-		if err := dec.Decode(s.payloads[i], &ev); err != nil {
+		ev, err := dec.Decode(int64(i), s.payloads[i])
+		if err != nil {
 			return nil, err
 		}
-		ev.Seq = helikon.SequenceID(i)
 		evs = append(evs, ev)
 	}
 	return evs, nil

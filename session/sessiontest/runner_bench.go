@@ -33,10 +33,9 @@ type HistoryStore struct {
 	SaveSnapshot     func(ctx context.Context, id string) error
 	// LegacyEvents, when set, reads the whole log of id as the backend did
 	// before loads became incremental and one-pass: the same query, every
-	// payload through the general decoder (package internal/legacydecode
-	// reaches it). The benchmarks measure it, projected with
-	// [helikon.Project], as "before", side by side with today's load in
-	// the same iterations.
+	// payload through the general decoder (the event's UnmarshalJSON).
+	// The benchmarks measure it, projected with [helikon.Project], as
+	// "before", side by side with today's load in the same iterations.
 	LegacyEvents func(ctx context.Context, id string) ([]helikon.SessionEvent, error)
 	// LegacyLayout, when set, rewrites the log of id as the backend
 	// stored it before (where its layout has changed since), so that

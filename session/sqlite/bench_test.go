@@ -3,11 +3,11 @@ package sqlite_test
 import (
 	"context"
 	"database/sql"
+	"encoding/json"
 	"fmt"
 	"testing"
 
 	"github.com/paigasus/helikon"
-	"github.com/paigasus/helikon/internal/legacydecode"
 	"github.com/paigasus/helikon/session/sessiontest"
 	"github.com/paigasus/helikon/session/sqlite"
 )
@@ -113,7 +113,7 @@ func legacyEvents(ctx context.Context, db *sql.DB, id string) ([]helikon.Session
 			return nil, err
 		}
 		var ev helikon.SessionEvent
-		if err := legacydecode.Event(payload, &ev); err != nil {
+		if err := json.Unmarshal(payload, &ev); err != nil {
 			return nil, err
 		}
 		ev.Seq = helikon.SequenceID(seq)

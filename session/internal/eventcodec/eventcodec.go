@@ -38,22 +38,45 @@ func Encode(events []helikon.SessionEvent) ([]Record, error) {
 	return recs, nil
 }
 
-// Decoder restores the stored events of one read, in order. It calls the
-// event's own one-pass decoder directly (it validates what it reads, so
-// the general decoder's scan of the whole payload first is not needed) and
-// shares the names the events repeat ([helikon.EventDecoder]). The zero
-// Decoder is ready to use; it is not safe for concurrent use.
-type Decoder struct{ d helikon.EventDecoder }
+// Decoder restores the stored events of one read, in order, with the
+// one-pass decoder (which validates what it reads, so encoding/json's scan
+// of the whole payload first is not needed), falling back to the event's
+// own UnmarshalJSON for a payload it does not handle. The events of one
+// read share the identifiers they repeat (agent and tool names, call ids)
+// instead of each getting its own copy, and their short texts (escaped or
+// not) and arguments share allocations too, in chunks growing from 512
+// bytes to 16 KiB as a read goes on, so a one-part message costs two
+// allocations instead of four. A string keeps its whole chunk alive: a
+// loaded projection keeps nearly all of them anyway, but a caller that
+// scans a long log and keeps a few events keeps up to 16 KiB for each. A
+// backend keeps one Decoder for a load of a log; the zero Decoder is ready
+// to use. It is not safe for concurrent use.
+type Decoder struct{ shared sharedStrings }
 
 // Decode restores the event stored at position seq. payload may be reused
 // by the caller once Decode returns.
 func (d *Decoder) Decode(seq int64, payload []byte) (helikon.SessionEvent, error) {
 	var ev helikon.SessionEvent
-	if err := d.d.Decode(payload, &ev); err != nil {
+	if err := d.decode(payload, &ev); err != nil {
 		return ev, &DecodeError{Seq: seq, Err: err}
 	}
 	ev.Seq = helikon.SequenceID(seq)
 	return ev, nil
+}
+
+// decode decodes data, the JSON of a [helikon.SessionEvent], into e.
+func (d *Decoder) decode(data []byte, e *helikon.SessionEvent) error {
+	if decodeEventNames(data, e, &d.shared) {
+		return nil
+	}
+	// Its own variable: e handed to json.Unmarshal would escape, and cost
+	// the one-pass path an allocation per event.
+	ev := new(helikon.SessionEvent)
+	if err := json.Unmarshal(data, ev); err != nil {
+		return err
+	}
+	*e = *ev
+	return nil
 }
 
 // DecodeError reports a stored event that does not decode.

@@ -71,10 +71,7 @@ func LoadProjection(ctx context.Context, store SnapshotStore, each EachFunc, eve
 			return nil, err
 		}
 		if payload != nil {
-			// The projection's own decoder, without encoding/json's two
-			// scans of the whole payload first: its one-pass path checks
-			// what it reads, and hands anything else to json.Unmarshal.
-			if err := p.UnmarshalJSON(payload); err != nil {
+			if p, err = decodeSnapshot(payload); err != nil {
 				return nil, fmt.Errorf("decode snapshot: %w", err)
 			}
 		}
@@ -122,4 +119,19 @@ func Items(p *helikon.Projection, err error) ([]helikon.Item, error) {
 		return nil, err
 	}
 	return p.Items(), nil
+}
+
+// decodeSnapshot restores a stored projection with the one-pass decoder,
+// without encoding/json's two scans of the whole payload first, falling
+// back to the projection's own UnmarshalJSON for a payload it does not
+// handle.
+func decodeSnapshot(payload []byte) (*helikon.Projection, error) {
+	if seq, items, ok := decodeProjection(payload); ok {
+		return helikon.NewProjection(items, seq), nil
+	}
+	p := &helikon.Projection{}
+	if err := json.Unmarshal(payload, p); err != nil {
+		return nil, err
+	}
+	return p, nil
 }

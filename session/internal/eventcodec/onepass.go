@@ -1,4 +1,4 @@
-package helikon
+package eventcodec
 
 import (
 	"encoding/base64"
@@ -10,32 +10,32 @@ import (
 	"unicode/utf8"
 	"unsafe"
 
-	"github.com/paigasus/helikon/internal/legacydecode"
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/storedargs"
 )
 
-// decodeEvent is the one-pass decoder of a stored [SessionEvent]: it reads
-// the JSON its MarshalJSON writes, member by member, into the event and its
-// content parts, without the reflection, the intermediate wire structs and
-// the second pass over each part of the general decoder. It handles the
-// exact form the encoder writes and anything close to it; given anything
-// else (an unknown member, a null, a number with a fraction, a syntax
-// error) it reports false, and the caller decodes with the general
-// decoder, which decides. The fuzz test holds the two to the same results.
-func decodeEvent(data []byte, e *SessionEvent) bool { return decodeEventNames(data, e, nil) }
-
-// decodeEventNames is decodeEvent taking the identifiers it reads (agent,
-// tool and handoff names, call ids) from shared when it holds them, and
-// the bytes of its other short strings from shared's chunks.
-func decodeEventNames(data []byte, e *SessionEvent, shared *sharedStrings) bool {
+// decodeEventNames is the one-pass decoder of a stored [helikon.SessionEvent]:
+// it reads the JSON its MarshalJSON writes, member by member, into the
+// event and its content parts, without the reflection, the intermediate
+// wire structs and the second pass over each part of the general decoder
+// (the event's UnmarshalJSON). It handles the exact form the encoder writes
+// and anything close to it; given anything else (an unknown member, a null,
+// a number with a fraction, a syntax error) it reports false, and the
+// caller decodes with the general decoder, which decides. The fuzz test
+// holds the two to the same results. It takes the identifiers it reads
+// (agent, tool and handoff names, call ids) from shared when it holds them,
+// and the bytes of its other short strings from shared's chunks (nil
+// shared: every string is its own).
+func decodeEventNames(data []byte, e *helikon.SessionEvent, shared *sharedStrings) bool {
 	d := fastDecoder{data: data, shared: shared}
-	var ev SessionEvent
+	var ev helikon.SessionEvent
 	var argsText string
 	var argsBytes []byte
 	ok := d.object(func(key []byte) bool {
 		switch string(key) {
 		case "seq":
 			n, ok := d.int()
-			ev.Seq = SequenceID(n)
+			ev.Seq = helikon.SequenceID(n)
 			return ok
 		case "type":
 			var ok bool
@@ -85,17 +85,17 @@ func decodeEventNames(data []byte, e *SessionEvent, shared *sharedStrings) bool 
 	if !ok || !d.end() {
 		return false
 	}
-	ev.Args = restoreArgs(ev.Args, argsText, argsBytes)
+	ev.Args = storedargs.Restore(ev.Args, argsText, argsBytes)
 	*e = ev
 	return true
 }
 
 // eventKinds lets the decoder use the constants instead of allocating a
 // string per event.
-var eventKinds = []SessionEventKind{KindUserMessage, KindAssistantMessage, KindToolCalled, KindToolReturned, KindHandoffOccurred, KindCompacted}
+var eventKinds = []helikon.SessionEventKind{helikon.KindUserMessage, helikon.KindAssistantMessage, helikon.KindToolCalled, helikon.KindToolReturned, helikon.KindHandoffOccurred, helikon.KindCompacted}
 
 // kind reads an event kind.
-func (d *fastDecoder) kind() (SessionEventKind, bool) {
+func (d *fastDecoder) kind() (helikon.SessionEventKind, bool) {
 	if d.peek() == '"' {
 		save := d.pos
 		if raw, ok := d.plainString(); ok {
@@ -108,7 +108,7 @@ func (d *fastDecoder) kind() (SessionEventKind, bool) {
 		d.pos = save
 	}
 	s, ok := d.string()
-	return SessionEventKind(s), ok
+	return helikon.SessionEventKind(s), ok
 }
 
 // maxName is the longest identifier a sharedStrings keeps among its
@@ -655,7 +655,7 @@ func (d *fastDecoder) skip() bool {
 }
 
 // parts reads an array of content parts, or null for none.
-func (d *fastDecoder) parts() ([]ContentPart, bool) {
+func (d *fastDecoder) parts() ([]helikon.ContentPart, bool) {
 	if d.peek() == 'n' && hasPrefix(d.data[d.pos:], "null") {
 		d.pos += 4
 		return nil, true
@@ -669,7 +669,7 @@ func (d *fastDecoder) parts() ([]ContentPart, bool) {
 	defer func() { d.depth-- }()
 	d.pos++
 	// Count the parts first, to size the slice: most hold one or two.
-	parts := make([]ContentPart, 0, 2)
+	parts := make([]helikon.ContentPart, 0, 2)
 	if d.peek() == ']' {
 		d.pos++
 		return parts, true
@@ -694,14 +694,14 @@ func (d *fastDecoder) parts() ([]ContentPart, bool) {
 
 // part reads one content part, every member of every part type at once,
 // as the general decoder's wire struct does.
-func (d *fastDecoder) part() (ContentPart, bool) {
+func (d *fastDecoder) part() (helikon.ContentPart, bool) {
 	var (
 		typ, text, url, mediaType, sig, id, callID, name, argsText string
 		data                                                       []byte
 		dataSet                                                    bool
 		args                                                       json.RawMessage
 		argsBytes                                                  []byte
-		content                                                    []ContentPart
+		content                                                    []helikon.ContentPart
 		isError                                                    bool
 	)
 	ok := d.object(func(key []byte) bool {
@@ -755,9 +755,9 @@ func (d *fastDecoder) part() (ContentPart, bool) {
 	}
 	switch typ {
 	case "text":
-		return TextPart{Text: text}, true
+		return helikon.TextPart{Text: text}, true
 	case "image":
-		p := ImagePart{URL: url, MediaType: mediaType}
+		p := helikon.ImagePart{URL: url, MediaType: mediaType}
 		if dataSet {
 			sub := fastDecoder{data: data}
 			if p.Data, ok = sub.bytes(); !ok {
@@ -766,7 +766,7 @@ func (d *fastDecoder) part() (ContentPart, bool) {
 		}
 		return p, true
 	case "reasoning":
-		p := ReasoningPart{Text: text, Signature: sig, ID: id}
+		p := helikon.ReasoningPart{Text: text, Signature: sig, ID: id}
 		if dataSet {
 			sub := fastDecoder{data: data}
 			if p.Data, ok = sub.string(); !ok {
@@ -775,19 +775,19 @@ func (d *fastDecoder) part() (ContentPart, bool) {
 		}
 		return p, true
 	case "tool_use":
-		return ToolUsePart{CallID: callID, Name: name, Args: restoreArgs(args, argsText, argsBytes)}, true
+		return helikon.ToolUsePart{CallID: callID, Name: name, Args: storedargs.Restore(args, argsText, argsBytes)}, true
 	case "tool_result":
-		return ToolResultPart{CallID: callID, Name: name, Content: content, IsError: isError}, true
+		return helikon.ToolResultPart{CallID: callID, Name: name, Content: content, IsError: isError}, true
 	}
 	return nil, false
 }
 
-// decodeProjection is the one-pass decoder of a [Projection]'s JSON, with
-// the same contract as [decodeEvent].
-func decodeProjection(data []byte) (SequenceID, []Item, bool) {
+// decodeProjection is the one-pass decoder of a [helikon.Projection]'s JSON,
+// with the same contract as [decodeEventNames].
+func decodeProjection(data []byte) (helikon.SequenceID, []helikon.Item, bool) {
 	d := fastDecoder{data: data, shared: new(sharedStrings)}
 	var seq int64
-	var items []Item
+	var items []helikon.Item
 	ok := d.object(func(key []byte) bool {
 		switch string(key) {
 		case "seq":
@@ -804,22 +804,22 @@ func decodeProjection(data []byte) (SequenceID, []Item, bool) {
 	if !ok || !d.end() {
 		return 0, nil, false
 	}
-	return SequenceID(seq), items, true
+	return helikon.SequenceID(seq), items, true
 }
 
 // items reads an array of items, sized by a count of its elements.
-func (d *fastDecoder) items() ([]Item, bool) {
+func (d *fastDecoder) items() ([]helikon.Item, bool) {
 	if d.peek() != '[' {
 		return nil, false
 	}
 	d.pos++
-	items := make([]Item, 0, 16)
+	items := make([]helikon.Item, 0, 16)
 	if d.peek() == ']' {
 		d.pos++
 		return items, true
 	}
 	for {
-		var it Item
+		var it helikon.Item
 		ok := d.object(func(key []byte) bool {
 			switch string(key) {
 			case "role":
@@ -851,10 +851,10 @@ func (d *fastDecoder) items() ([]Item, bool) {
 	}
 }
 
-var roles = []Role{RoleUser, RoleAssistant, RoleTool, RoleSystem}
+var roles = []helikon.Role{helikon.RoleUser, helikon.RoleAssistant, helikon.RoleTool, helikon.RoleSystem}
 
 // role reads a role, using the constants for the known ones.
-func (d *fastDecoder) role() (Role, bool) {
+func (d *fastDecoder) role() (helikon.Role, bool) {
 	if d.peek() == '"' {
 		save := d.pos
 		if raw, ok := d.plainString(); ok {
@@ -867,16 +867,5 @@ func (d *fastDecoder) role() (Role, bool) {
 		d.pos = save
 	}
 	s, ok := d.string()
-	return Role(s), ok
-}
-
-// generalOnly decodes a stored event with the general decoder alone.
-type generalOnly struct{ e *SessionEvent }
-
-func (g *generalOnly) UnmarshalJSON(data []byte) error { return decodeEventGeneral(data, g.e) }
-
-func init() {
-	legacydecode.Event = func(data []byte, dst any) error {
-		return json.Unmarshal(data, &generalOnly{dst.(*SessionEvent)})
-	}
+	return helikon.Role(s), ok
 }

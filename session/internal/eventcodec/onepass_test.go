@@ -1,4 +1,4 @@
-package helikon
+package eventcodec
 
 import (
 	"encoding/json"
@@ -9,39 +9,44 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/internal/benchpair"
 	"github.com/paigasus/helikon/internal/cputime"
 )
 
-// slowDecode is the general decoder the fast path stands in for.
-func slowDecode(data []byte) (SessionEvent, error) {
-	var e SessionEvent
-	err := decodeEventGeneral(data, &e)
+// slowDecode is the general decoder the fast path stands in for: the
+// event's own UnmarshalJSON.
+func slowDecode(data []byte) (helikon.SessionEvent, error) {
+	var e helikon.SessionEvent
+	err := json.Unmarshal(data, &e)
 	return e, err
 }
+
+// decodeEvent is the one-pass decoder with no strings shared.
+func decodeEvent(data []byte, e *helikon.SessionEvent) bool { return decodeEventNames(data, e, nil) }
 
 // decodeCorpus is what the encoder writes for every kind of event, and
 // hand-written variations the fast path must give up on or agree with.
 func decodeCorpus(t testing.TB) [][]byte {
-	evs := []SessionEvent{
-		UserMessage(TextPart{Text: "héllo \"q\" \\ \n\t\u2028 \x00 <tag> 😀"}, ImagePart{MediaType: "image/png", Data: []byte{0x89, 'P', 0}}, ImagePart{URL: "https://x/a.png"}),
-		AssistantMessage([]ContentPart{
-			ReasoningPart{Text: "t", Signature: "s", Data: "opaque", ID: "rs"},
-			TextPart{Text: "x"},
-			ToolUsePart{CallID: "c", Name: "n", Args: json.RawMessage(`{"a":[1,2.5,true,null,"s"]}`)},
-			ToolUsePart{CallID: "c2", Name: "n", Args: json.RawMessage(`{"a":`)},
+	evs := []helikon.SessionEvent{
+		helikon.UserMessage(helikon.TextPart{Text: "héllo \"q\" \\ \n\t\u2028 \x00 <tag> 😀"}, helikon.ImagePart{MediaType: "image/png", Data: []byte{0x89, 'P', 0}}, helikon.ImagePart{URL: "https://x/a.png"}),
+		helikon.AssistantMessage([]helikon.ContentPart{
+			helikon.ReasoningPart{Text: "t", Signature: "s", Data: "opaque", ID: "rs"},
+			helikon.TextPart{Text: "x"},
+			helikon.ToolUsePart{CallID: "c", Name: "n", Args: json.RawMessage(`{"a":[1,2.5,true,null,"s"]}`)},
+			helikon.ToolUsePart{CallID: "c2", Name: "n", Args: json.RawMessage(`{"a":`)},
 		}, "agent"),
-		ToolCalled("c", "lookup", json.RawMessage(` {"q": "x\u00e9"} `)),
-		ToolCalled("c", "lookup", json.RawMessage("{\"bad\":\"\xff\"")),
-		ToolReturned("c", TextPart{Text: `{"total":42}`}),
-		{Kind: KindToolReturned, CallID: "c", IsError: true, Content: []ContentPart{ToolResultPart{CallID: "i", Content: []ContentPart{TextPart{Text: "boom"}}}}},
-		HandoffOccurred("a", "b"),
-		{Kind: KindCompacted, Summary: "s", OriginalCount: 5, KeptCount: 2},
-		{Kind: KindUserMessage, Content: []ContentPart{}},
+		helikon.ToolCalled("c", "lookup", json.RawMessage(` {"q": "x\u00e9"} `)),
+		helikon.ToolCalled("c", "lookup", json.RawMessage("{\"bad\":\"\xff\"")),
+		helikon.ToolReturned("c", helikon.TextPart{Text: `{"total":42}`}),
+		{Kind: helikon.KindToolReturned, CallID: "c", IsError: true, Content: []helikon.ContentPart{helikon.ToolResultPart{CallID: "i", Content: []helikon.ContentPart{helikon.TextPart{Text: "boom"}}}}},
+		helikon.HandoffOccurred("a", "b"),
+		{Kind: helikon.KindCompacted, Summary: "s", OriginalCount: 5, KeptCount: 2},
+		{Kind: helikon.KindUserMessage, Content: []helikon.ContentPart{}},
 	}
 	var out [][]byte
 	for i, ev := range evs {
-		ev.Seq = SequenceID(i)
+		ev.Seq = helikon.SequenceID(i)
 		ev.Time = time.Date(2026, 3, 14, 15, 9, 26, 535897932, time.FixedZone("X", 3600))
 		data, err := json.Marshal(ev)
 		if err != nil {
@@ -97,7 +102,7 @@ func decodeCorpus(t testing.TB) [][]byte {
 // agree checks the fast path against the general decoder on data: when
 // the fast path accepts, the general one accepts too, with the same event.
 func agree(t *testing.T, data []byte) {
-	var fast SessionEvent
+	var fast helikon.SessionEvent
 	if !decodeEvent(data, &fast) {
 		return
 	}
@@ -110,39 +115,39 @@ func agree(t *testing.T, data []byte) {
 	}
 }
 
-// agreeShared checks that an [EventDecoder] that has decoded the corpus
+// agreeShared checks that a [Decoder] that has decoded the corpus
 // decodes data as the general decoder does.
 func agreeShared(t *testing.T, corpus [][]byte, data []byte) {
-	var d EventDecoder
+	var d Decoder
 	for _, c := range corpus {
-		var ev SessionEvent
-		_ = d.Decode(c, &ev)
+		var ev helikon.SessionEvent
+		_ = d.decode(c, &ev)
 	}
-	var shared SessionEvent
-	sharedErr := d.Decode(data, &shared)
+	var shared helikon.SessionEvent
+	sharedErr := d.decode(data, &shared)
 	slow, err := slowDecode(data)
 	if (sharedErr == nil) != (err == nil) || (err == nil && !reflect.DeepEqual(shared, slow)) {
-		t.Fatalf("EventDecoder and the general decoder disagree on %q:\nshared %#v, %v\nslow %#v, %v", data, shared, sharedErr, slow, err)
+		t.Fatalf("Decoder and the general decoder disagree on %q:\nshared %#v, %v\nslow %#v, %v", data, shared, sharedErr, slow, err)
 	}
 }
 
 // The identifiers a log repeats decode into one string: a cached session
 // holds one copy of its agent's name, not one per answer.
-func TestEventDecoder_RepeatedNamesShareOneString(t *testing.T) {
-	var d EventDecoder
-	decoded := map[string][]SessionEvent{}
+func TestDecoder_RepeatedNamesShareOneString(t *testing.T) {
+	var d Decoder
+	decoded := map[string][]helikon.SessionEvent{}
 	for i := range 3 {
-		for _, ev := range []SessionEvent{
-			ToolCalled(fmt.Sprint("call_", i), "lookup_spending", json.RawMessage(`{}`)),
-			ToolReturned(fmt.Sprint("call_", i), TextPart{Text: "{}"}),
-			AssistantMessage([]ContentPart{TextPart{Text: "ok"}}, "budget-assistant"),
+		for _, ev := range []helikon.SessionEvent{
+			helikon.ToolCalled(fmt.Sprint("call_", i), "lookup_spending", json.RawMessage(`{}`)),
+			helikon.ToolReturned(fmt.Sprint("call_", i), helikon.TextPart{Text: "{}"}),
+			helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "ok"}}, "budget-assistant"),
 		} {
 			data, err := json.Marshal(ev)
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got SessionEvent
-			if err := d.Decode(data, &got); err != nil {
+			var got helikon.SessionEvent
+			if err := d.decode(data, &got); err != nil {
 				t.Fatal(err)
 			}
 			decoded[string(ev.Kind)] = append(decoded[string(ev.Kind)], got)
@@ -164,16 +169,16 @@ func TestEventDecoder_RepeatedNamesShareOneString(t *testing.T) {
 
 // The texts and arguments of one log's events share allocations, and what
 // a caller does to one event's arguments never reaches another event.
-func TestEventDecoder_SharedBytesStayEachEventsOwn(t *testing.T) {
-	var d EventDecoder
-	var got []SessionEvent
+func TestDecoder_SharedBytesStayEachEventsOwn(t *testing.T) {
+	var d Decoder
+	var got []helikon.SessionEvent
 	for i := range 3 {
-		data, err := json.Marshal(ToolCalled(fmt.Sprint("call_", i), "t", json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))))
+		data, err := json.Marshal(helikon.ToolCalled(fmt.Sprint("call_", i), "t", json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))))
 		if err != nil {
 			t.Fatal(err)
 		}
-		var ev SessionEvent
-		if err := d.Decode(data, &ev); err != nil {
+		var ev helikon.SessionEvent
+		if err := d.decode(data, &ev); err != nil {
 			t.Fatal(err)
 		}
 		got = append(got, ev)
@@ -194,8 +199,8 @@ func TestEventDecoder_SharedBytesStayEachEventsOwn(t *testing.T) {
 	} {
 		msg := []byte(`{"type":"user_message","ts":"2026-12-02T01:00:00Z","content":[{"type":"text","text":"` + text + `"}]}`)
 		n := testing.AllocsPerRun(100, func() {
-			var ev SessionEvent
-			_ = d.Decode(msg, &ev)
+			var ev helikon.SessionEvent
+			_ = d.decode(msg, &ev)
 		})
 		if n > 2 {
 			t.Errorf("a one-part user message (%s) decodes in %.1f allocations, want at most 2 (the part slice and its box; the text shares)", text, n)
@@ -209,14 +214,14 @@ func TestDecodeEvent_AgreesWithTheGeneralDecoder(t *testing.T) {
 	for _, data := range corpus {
 		agree(t, data)
 		agreeShared(t, corpus, data)
-		var ev SessionEvent
+		var ev helikon.SessionEvent
 		if decodeEvent(data, &ev) {
 			accepted++
 		}
 	}
 	// The encoder's own output must take the fast path.
 	for i, data := range corpus[:9] {
-		var ev SessionEvent
+		var ev helikon.SessionEvent
 		if !decodeEvent(data, &ev) && !strings.Contains(string(data), `"args_bytes"`) {
 			t.Errorf("encoder output %d took the slow path: %s", i, data)
 		}
@@ -248,12 +253,12 @@ func FuzzDecodeEvent(f *testing.F) {
 // untimed rounds (cpu-ns-*/event), which a loaded machine inflates less.
 func BenchmarkDecodeEvent_FastVsGeneral(b *testing.B) {
 	var payloads [][]byte
-	for _, ev := range []SessionEvent{
-		UserMessage(TextPart{Text: "How am I doing on my dining budget this month?"}),
-		AssistantMessage([]ContentPart{TextPart{Text: "Let me look at this month's dining transactions."}}, "budget-assistant"),
-		ToolCalled("call_1", "lookup_spending", json.RawMessage(`{"category":"Dining","month":"2026-11"}`)),
-		ToolReturned("call_1", TextPart{Text: `{"total":312.4,"count":18,"budget":400}`}),
-		AssistantMessage([]ContentPart{TextPart{Text: "You spent $312.40 on dining in 18 transactions, 78% of your $400 budget, with 9 days to go."}}, "budget-assistant"),
+	for _, ev := range []helikon.SessionEvent{
+		helikon.UserMessage(helikon.TextPart{Text: "How am I doing on my dining budget this month?"}),
+		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "Let me look at this month's dining transactions."}}, "budget-assistant"),
+		helikon.ToolCalled("call_1", "lookup_spending", json.RawMessage(`{"category":"Dining","month":"2026-11"}`)),
+		helikon.ToolReturned("call_1", helikon.TextPart{Text: `{"total":312.4,"count":18,"budget":400}`}),
+		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "You spent $312.40 on dining in 18 transactions, 78% of your $400 budget, with 9 days to go."}}, "budget-assistant"),
 	} {
 		data, err := json.Marshal(ev)
 		if err != nil {
@@ -263,7 +268,7 @@ func BenchmarkDecodeEvent_FastVsGeneral(b *testing.B) {
 	}
 	onePass := func() {
 		for _, p := range payloads {
-			var ev SessionEvent
+			var ev helikon.SessionEvent
 			if !decodeEvent(p, &ev) {
 				b.Fatal("one-pass decoder refused the encoder's output")
 			}
@@ -271,19 +276,19 @@ func BenchmarkDecodeEvent_FastVsGeneral(b *testing.B) {
 	}
 	general := func() {
 		for _, p := range payloads {
-			var ev SessionEvent
-			if err := json.Unmarshal(p, &generalOnly{&ev}); err != nil {
+			var ev helikon.SessionEvent
+			if err := json.Unmarshal(p, &ev); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
-	// shared is the round as a load decodes it: one EventDecoder for the
+	// shared is the round as a load decodes it: one Decoder for the
 	// log (new for each round, so only what one round repeats is shared).
 	shared := func() {
-		var d EventDecoder
+		var d Decoder
 		for _, p := range payloads {
-			var ev SessionEvent
-			if err := d.Decode(p, &ev); err != nil {
+			var ev helikon.SessionEvent
+			if err := d.decode(p, &ev); err != nil {
 				b.Fatal(err)
 			}
 		}
@@ -309,22 +314,25 @@ func BenchmarkDecodeEvent_FastVsGeneral(b *testing.B) {
 	}
 }
 
-func slowProjection(data []byte) (SequenceID, []Item, error) {
-	var w projectionWire
+func slowProjection(data []byte) (helikon.SequenceID, []helikon.Item, error) {
+	var w struct {
+		Seq   helikon.SequenceID `json:"seq"`
+		Items []helikon.Item     `json:"items"`
+	}
 	err := json.Unmarshal(data, &w)
 	return w.Seq, w.Items, err
 }
 
 func projectionCorpus(t testing.TB) [][]byte {
-	var evs []SessionEvent
+	var evs []helikon.SessionEvent
 	for _, data := range decodeCorpus(t)[:9] {
-		var ev SessionEvent
+		var ev helikon.SessionEvent
 		if err := json.Unmarshal(data, &ev); err != nil {
 			t.Fatal(err)
 		}
 		evs = append(evs, ev)
 	}
-	var p Projection
+	var p helikon.Projection
 	p.Apply(evs...)
 	data, err := json.Marshal(&p)
 	if err != nil {
@@ -356,7 +364,7 @@ func TestDecodeProjection_AgreesWithTheGeneralDecoderAndRoundTrips(t *testing.T)
 	if _, _, ok := decodeProjection(corpus[0]); !ok {
 		t.Fatalf("encoder output took the slow path: %s", corpus[0])
 	}
-	var p Projection
+	var p helikon.Projection
 	if err := json.Unmarshal(corpus[0], &p); err != nil {
 		t.Fatal(err)
 	}
