@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/agentgraph"
 )
 
 // eventVariants are the event types a run's stream carries, with their
@@ -143,6 +144,9 @@ func (s *schemas) build() error {
 			return err
 		}
 	}
+	if err := s.addRecursive("AgentNode", reflect.TypeFor[agentgraph.Node]()); err != nil {
+		return err
+	}
 	// A RunState also carries its frozen loop, opaque to clients.
 	s.components["RunState"].Properties["frame"] = &jsonschema.Schema{Description: "the paused loop, opaque: give it back only through the approvals route"}
 	// Usage marshals with "type": "usage", as the model event it also is.
@@ -175,6 +179,26 @@ func (s *schemas) build() error {
 }
 
 func partName(t reflect.Type) string { return t.Name() }
+
+// addRecursive derives the schema of a struct type that contains itself
+// (jsonschema-go refuses the cycle) as component name: its fields are
+// derived from an unnamed copy of the struct, in which every use of t
+// refers to the component.
+func (s *schemas) addRecursive(name string, t reflect.Type) error {
+	fields := make([]reflect.StructField, t.NumField())
+	for i := range fields {
+		fields[i] = t.Field(i)
+	}
+	own := maps.Clone(s.shared)
+	own[t] = ref(name)
+	sc, err := jsonschema.ForType(reflect.StructOf(fields), &jsonschema.ForOptions{TypeSchemas: own})
+	if err != nil {
+		return err
+	}
+	nullableRefs(sc)
+	s.components[name] = sc
+	return nil
+}
 
 // nullableRefs rewrites what jsonschema-go derives for a pointer to a
 // type mapped to a $ref, {"type": ["null"], "$ref": …}, which under JSON
@@ -296,6 +320,12 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 				"operationId": "getRun", "summary": "A run's status and, once it ended, its result",
 				"parameters": []any{name, id},
 				"responses":  responses(obj{"200": runInfo}, "404", "503"),
+			}},
+			"/agents/{name}/graph": obj{"get": obj{
+				"operationId": "agentGraph", "summary": "The agent's structure",
+				"description": "What the agent runs, nested: an LLM agent's model, tools, agents called as tools and handoff targets; a workflow's members and the edges between them. An agent met again in the tree (a handoff cycle) is a reference by name; the tree is bounded (1,000 nodes, 32 levels).",
+				"parameters":  []any{name},
+				"responses":   responses(obj{"200": obj{"description": "the agent's structure", "content": jsonBody("AgentNode")}}, "404"),
 			}},
 			"/agents/{name}/runs/{id}/events": obj{"get": obj{
 				"operationId": "runEvents", "summary": "Replay a run's events, then follow it live",

@@ -14,6 +14,7 @@ import (
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
 	mux.Handle("/agents", route{http.MethodGet: s.listAgents})
+	mux.Handle("/agents/{name}/graph", route{http.MethodGet: s.agentGraph})
 	mux.Handle("/agents/{name}/runs", route{http.MethodPost: s.startRun})
 	mux.Handle("/agents/{name}/runs/{id}", route{http.MethodGet: s.getRun})
 	mux.Handle("/agents/{name}/runs/{id}/events", route{http.MethodGet: s.runEvents})

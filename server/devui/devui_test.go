@@ -152,10 +152,17 @@ func TestAssets_HaveNoInlineCodeAndNeverParseHTML(t *testing.T) {
 			t.Errorf("index.html has an inline script: %s", tag)
 		}
 	}
-	_, js := fetch(t, "GET", ts.URL+"/ui/app.js")
-	for _, sink := range []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", "DOMParser"} {
-		if strings.Contains(string(js), sink) {
-			t.Errorf("app.js uses %s", sink)
+	// Every script the page loads, each view's file as well as app.js.
+	scripts := regexp.MustCompile(`<script src="([^"]+)"`).FindAllStringSubmatch(string(page), -1)
+	if len(scripts) < 3 {
+		t.Fatalf("index.html loads %d scripts", len(scripts))
+	}
+	for _, m := range scripts {
+		_, js := fetch(t, "GET", ts.URL+"/ui/"+m[1])
+		for _, sink := range []string{"innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function", "DOMParser"} {
+			if strings.Contains(string(js), sink) {
+				t.Errorf("%s uses %s", m[1], sink)
+			}
 		}
 	}
 }
@@ -167,6 +174,14 @@ func TestSize_IsTheFirstLoadUnder150KB(t *testing.T) {
 	}
 	if n := ui.Size(); n <= 0 || n > 150_000 {
 		t.Fatalf("first load is %d bytes", n)
+	}
+	// Size counts every embedded file; the page must load nothing else.
+	ts := newUI(t)
+	_, page := fetch(t, "GET", ts.URL+"/ui/")
+	for _, m := range regexp.MustCompile(`(?:src|href)="([^"#]+)"`).FindAllStringSubmatch(string(page), -1) {
+		if resp, _ := fetch(t, "GET", ts.URL+"/ui/"+m[1]); resp.StatusCode != http.StatusOK {
+			t.Errorf("index.html loads %s, which the UI does not serve (%d)", m[1], resp.StatusCode)
+		}
 	}
 	t.Logf("first load: %d bytes (gzip)", ui.Size())
 }

@@ -341,7 +341,7 @@
       const titleEl = document.createTextNode(title);
       const btn = el("button", { type: "button", title: "Show raw JSON" }, iconEl, titleEl);
       const metaEl = el("span", { class: "meta" }, meta || "");
-      const li = el("li", { class: "tl k-" + kind, "data-type": ev ? ev.type : kind }, el("div", { class: "head" }, btn, metaEl));
+      const li = el("li", { class: "tl k-" + kind, "data-type": ev ? ev.type : kind, "data-agent": this.agentNow }, el("div", { class: "head" }, btn, metaEl));
       const it = { li, meta: metaEl, events, kids: null, title, iconEl, titleEl };
       btn.addEventListener("click", () => showRaw(title, it.events));
       parent.append(li);
@@ -385,6 +385,12 @@
       const top = !sc.nested;
       if (top && this.approvals && ev.type !== "run_paused") { this.approvals.resolved(); this.approvals = null; }
       const under = (it) => (it ? this.kidsOf(it) : sc.parent);
+      // The agent whose event this is, for the agent graph's filter: the
+      // scope's agent, which run starts, turns, agent updates and
+      // handoffs change.
+      if (ev.type !== "sub_run_event" && typeof d.agent === "string" && d.agent) sc.agent = d.agent;
+      this.agentNow = (ev.type === "handoff_item" && d.from) || sc.agent || this.run.agent;
+      if (ev.type === "handoff_item" && d.to) sc.agent = d.to;
       switch (ev.type) {
         case "sub_run_event": {
           const inner = d.event || {};
