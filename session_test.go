@@ -3,6 +3,7 @@ package helikon_test
 import (
 	"context"
 	"encoding/json"
+	"slices"
 	"testing"
 	"time"
 
@@ -76,5 +77,39 @@ func TestSessionEvent_JSONKeepsNanosecondsAndParts(t *testing.T) {
 	}
 	if !got.Time.Equal(ev.Time) || got.Kind != helikon.KindToolReturned || got.Content[0].(helikon.TextPart).Text != "ok" {
 		t.Fatalf("round trip: %+v from %s", got, b)
+	}
+}
+
+func TestProject_CompactedKeepsNewestKeptCountMessages(t *testing.T) {
+	user := func(text string) helikon.SessionEvent { return helikon.UserMessage(helikon.TextPart{Text: text}) }
+	assistant := func(text string) helikon.SessionEvent {
+		return helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: text}}, "a")
+	}
+	base := []helikon.SessionEvent{user("u1"), assistant("a1"), user("u2"), assistant("a2")}
+	marker := func(kept int) helikon.SessionEvent {
+		m := helikon.Compacted("S", 4)
+		m.KeptCount = kept
+		return m
+	}
+	for _, tc := range []struct {
+		name string
+		kept int
+		want []string
+	}{
+		{"none", 0, []string{"system:S", "user:u3"}},
+		{"two", 2, []string{"system:S", "user:u2", "assistant:a2", "user:u3"}},
+		{"more than there are", 9, []string{"system:S", "user:u1", "assistant:a1", "user:u2", "assistant:a2", "user:u3"}},
+		{"negative is none", -1, []string{"system:S", "user:u3"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			evs := append(append(append([]helikon.SessionEvent{}, base...), marker(tc.kept)), user("u3"))
+			var got []string
+			for _, it := range helikon.Project(evs) {
+				got = append(got, string(it.Role)+":"+it.Text())
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Fatalf("Project = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -87,7 +87,7 @@
 // mid-conversation, even with a tool result whose call was trimmed, which
 // some providers reject; an old compaction summary can be trimmed too.
 // Choose n well above the compaction window of a
-// [helikon.CompactingSession] wrapping the session, or keep the default
+// [github.com/paigasus/helikon/session/compaction.Session] wrapping the session, or keep the default
 // and bound the context with compaction alone.
 //
 // Run the session keyspace under maxmemory-policy noeviction: an evicted

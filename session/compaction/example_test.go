@@ -1,4 +1,4 @@
-package helikon_test
+package compaction_test
 
 import (
 	"context"
@@ -8,13 +8,14 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/session/compaction"
 )
 
-func ExampleNewCompactingSession() {
+func ExampleNew() {
 	ctx := context.Background()
 	// Any model summarises; a scripted one stands in here.
 	summariser := mock.Scripted(mock.Text("User is tracking a $500 dining budget; $412.50 spent so far."))
-	session, err := helikon.NewCompactingSession(helikon.NewMemorySession(), summariser, 50)
+	session, err := compaction.New(helikon.NewMemorySession(), summariser, 50)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -43,8 +44,8 @@ func ExampleNewCompactingSession() {
 func ExampleWithKeepRecentTurns() {
 	ctx := context.Background()
 	summariser := mock.Scripted(mock.Text("Earlier: the user set a $500 dining budget."))
-	session, err := helikon.NewCompactingSession(helikon.NewMemorySession(), summariser, 25,
-		helikon.WithKeepRecentTurns(1))
+	session, err := compaction.New(helikon.NewMemorySession(), summariser, 25,
+		compaction.WithKeepRecentTurns(1))
 	if err != nil {
 		log.Fatal(err)
 	}

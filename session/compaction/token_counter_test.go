@@ -1,10 +1,11 @@
-package helikon_test
+package compaction_test
 
 import (
 	"encoding/json"
 	"testing"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session/compaction"
 )
 
 func TestHeuristicTokenCounter_CeilOfCharsOverFour(t *testing.T) {
@@ -45,7 +46,7 @@ func TestHeuristicTokenCounter_CeilOfCharsOverFour(t *testing.T) {
 		}}}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := (helikon.HeuristicTokenCounter{}).Count(tc.items); got != tc.want {
+			if got := (compaction.HeuristicTokenCounter{}).Count(tc.items); got != tc.want {
 				t.Fatalf("Count = %d, want %d", got, tc.want)
 			}
 		})
@@ -62,6 +63,6 @@ func BenchmarkHeuristicTokenCounter_100Items(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		helikon.HeuristicTokenCounter{}.Count(items)
+		compaction.HeuristicTokenCounter{}.Count(items)
 	}
 }

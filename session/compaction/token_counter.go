@@ -1,15 +1,16 @@
-package helikon
+package compaction
 
 import (
 	"encoding/json"
+	"github.com/paigasus/helikon"
 	"unicode/utf8"
 )
 
 // TokenCounter estimates how many tokens a conversation occupies in a
-// model's context window. [CompactingSession] uses one to decide when to
+// model's context window. [Session] uses one to decide when to
 // summarise. Implementations must be safe for concurrent use.
 type TokenCounter interface {
-	Count(items []Item) int
+	Count(items []helikon.Item) int
 }
 
 // HeuristicTokenCounter estimates one token per four characters:
@@ -21,7 +22,7 @@ type TokenCounter interface {
 type HeuristicTokenCounter struct{}
 
 // Count returns the estimate for items.
-func (HeuristicTokenCounter) Count(items []Item) int {
+func (HeuristicTokenCounter) Count(items []helikon.Item) int {
 	chars := 0
 	for _, it := range items {
 		chars += partChars(it.Content)
@@ -29,17 +30,17 @@ func (HeuristicTokenCounter) Count(items []Item) int {
 	return (chars + 3) / 4
 }
 
-func partChars(parts []ContentPart) int {
+func partChars(parts []helikon.ContentPart) int {
 	n := 0
 	for _, p := range parts {
 		switch p := p.(type) {
-		case TextPart:
+		case helikon.TextPart:
 			n += utf8.RuneCountInString(p.Text)
-		case ReasoningPart:
+		case helikon.ReasoningPart:
 			n += utf8.RuneCountInString(p.Text)
-		case ToolUsePart:
+		case helikon.ToolUsePart:
 			n += utf8.RuneCountInString(p.Name) + compactChars(p.Args)
-		case ToolResultPart:
+		case helikon.ToolResultPart:
 			n += partChars(p.Content)
 		}
 	}

@@ -1,4 +1,4 @@
-package helikon_test
+package compaction_test
 
 import (
 	"bytes"
@@ -15,6 +15,7 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/session/compaction"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
 
@@ -53,9 +54,9 @@ func assistant(text string) helikon.SessionEvent {
 // words returns a text of n four-character tokens by the heuristic.
 func words(n int) string { return strings.Repeat("abcd", n) }
 
-func mustCompacting(t *testing.T, inner helikon.Session, model helikon.Model, threshold int, opts ...helikon.CompactionOption) *helikon.CompactingSession {
+func mustCompacting(t *testing.T, inner helikon.Session, model helikon.Model, threshold int, opts ...compaction.Option) *compaction.Session {
 	t.Helper()
-	s, err := helikon.NewCompactingSession(inner, model, threshold, opts...)
+	s, err := compaction.New(inner, model, threshold, opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,8 +95,8 @@ func itemTexts(items []helikon.Item) []string {
 	return out
 }
 
-func logTo(buf *bytes.Buffer) helikon.CompactionOption {
-	return helikon.WithCompactionLogger(slog.New(slog.NewTextHandler(buf, nil)))
+func logTo(buf *bytes.Buffer) compaction.Option {
+	return compaction.WithLogger(slog.New(slog.NewTextHandler(buf, nil)))
 }
 
 func TestCompactingSession_Conformance(t *testing.T) {
@@ -112,19 +113,19 @@ func TestNewCompactingSession_RejectsBadConfiguration(t *testing.T) {
 		inner     helikon.Session
 		model     helikon.Model
 		threshold int
-		opts      []helikon.CompactionOption
+		opts      []compaction.Option
 	}{
 		{"nil inner", nil, model, 10, nil},
 		{"nil model", inner, nil, 10, nil},
 		{"zero threshold", inner, model, 0, nil},
 		{"negative threshold", inner, model, -5, nil},
-		{"nil counter", inner, model, 10, []helikon.CompactionOption{helikon.WithTokenCounter(nil)}},
-		{"blank prompt", inner, model, 10, []helikon.CompactionOption{helikon.WithCompactionPrompt(" \n")}},
-		{"negative keep", inner, model, 10, []helikon.CompactionOption{helikon.WithKeepRecentTurns(-1)}},
-		{"nil logger", inner, model, 10, []helikon.CompactionOption{helikon.WithCompactionLogger(nil)}},
+		{"nil counter", inner, model, 10, []compaction.Option{compaction.WithTokenCounter(nil)}},
+		{"blank prompt", inner, model, 10, []compaction.Option{compaction.WithPrompt(" \n")}},
+		{"negative keep", inner, model, 10, []compaction.Option{compaction.WithKeepRecentTurns(-1)}},
+		{"nil logger", inner, model, 10, []compaction.Option{compaction.WithLogger(nil)}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if _, err := helikon.NewCompactingSession(tc.inner, tc.model, tc.threshold, tc.opts...); !errors.Is(err, helikon.ErrInvalidCompaction) {
+			if _, err := compaction.New(tc.inner, tc.model, tc.threshold, tc.opts...); !errors.Is(err, compaction.ErrInvalid) {
 				t.Fatalf("err = %v, want ErrInvalidCompaction", err)
 			}
 		})
@@ -146,14 +147,14 @@ func TestCompactingSession_UnderThresholdNeverCallsModel(t *testing.T) {
 func TestCompactingSession_OverThresholdAppendsSummaryMarker(t *testing.T) {
 	model := mock.Scripted(mock.Text("the user asked about dining"))
 	inner := helikon.NewMemorySession()
-	s := mustCompacting(t, inner, model, 50, helikon.WithCompactionSettings(helikon.ModelSettings{MaxOutputTokens: 256}))
+	s := mustCompacting(t, inner, model, 50, compaction.WithSettings(helikon.ModelSettings{MaxOutputTokens: 256}))
 	mustAppend(t, s, user(words(30)), assistant(words(30)))
 
 	reqs := model.Requests()
 	if len(reqs) != 1 {
 		t.Fatalf("model called %d times, want 1", len(reqs))
 	}
-	if got, want := itemTexts(reqs[0].Messages), []string{"user:" + words(30), "assistant:" + words(30), "user:" + helikon.DefaultCompactionPrompt}; !equal(got, want) {
+	if got, want := itemTexts(reqs[0].Messages), []string{"user:" + words(30), "assistant:" + words(30), "user:" + compaction.DefaultPrompt}; !equal(got, want) {
 		t.Fatalf("summary request = %q, want the projected history then the prompt", got)
 	}
 	if reqs[0].Settings.MaxOutputTokens != 256 {
@@ -174,7 +175,7 @@ func TestCompactingSession_OverThresholdAppendsSummaryMarker(t *testing.T) {
 
 func TestCompactingSession_CustomPromptIsTheTrailingUserMessage(t *testing.T) {
 	model := mock.Scripted(mock.Text("s"))
-	s := mustCompacting(t, helikon.NewMemorySession(), model, 10, helikon.WithCompactionPrompt("Summarise in French."))
+	s := mustCompacting(t, helikon.NewMemorySession(), model, 10, compaction.WithPrompt("Summarise in French."))
 	mustAppend(t, s, user(words(20)))
 	msgs := model.Requests()[0].Messages
 	if last := msgs[len(msgs)-1]; last.Role != helikon.RoleUser || last.Text() != "Summarise in French." {
@@ -204,7 +205,7 @@ func TestCompactingSession_RunningEstimateAvoidsReads(t *testing.T) {
 	inner := newSpy()
 	counter := &countingCounter{}
 	model := mock.Scripted(mock.Text("summary"))
-	s := mustCompacting(t, inner, model, 100, helikon.WithTokenCounter(counter))
+	s := mustCompacting(t, inner, model, 100, compaction.WithTokenCounter(counter))
 	mustAppend(t, s, user(words(10))) // first append: authoritative
 	if r := inner.reads.Load(); r != 1 {
 		t.Fatalf("first append read the log %d times, want 1", r)
@@ -231,7 +232,7 @@ type countingCounter struct{ calls atomic.Int64 }
 
 func (c *countingCounter) Count(items []helikon.Item) int {
 	c.calls.Add(1)
-	return helikon.HeuristicTokenCounter{}.Count(items)
+	return compaction.HeuristicTokenCounter{}.Count(items)
 }
 
 func TestCompactingSession_FailedSummariesAreLoggedAndSwallowed(t *testing.T) {
@@ -267,7 +268,7 @@ func TestCompactingSession_InnerFailuresPropagate(t *testing.T) {
 		inner.failAppendN = 1
 		model := mock.Scripted(mock.Text("s"))
 		s := mustCompacting(t, inner, model, 10)
-		if err := s.Append(t.Context(), user(words(20))); err == nil || errors.Is(err, helikon.ErrCompactionFailed) {
+		if err := s.Append(t.Context(), user(words(20))); err == nil || errors.Is(err, compaction.ErrFailed) {
 			t.Fatalf("Append = %v, want the inner failure, not a compaction failure", err)
 		}
 		if len(model.Requests()) != 0 {
@@ -279,7 +280,7 @@ func TestCompactingSession_InnerFailuresPropagate(t *testing.T) {
 		readErr := errors.New("replica lagging")
 		inner.failReads = readErr
 		s := mustCompacting(t, inner, mock.Scripted(mock.Text("s")), 10)
-		if err := s.Append(t.Context(), user(words(20))); !errors.Is(err, readErr) || !errors.Is(err, helikon.ErrCompactionFailed) {
+		if err := s.Append(t.Context(), user(words(20))); !errors.Is(err, readErr) || !errors.Is(err, compaction.ErrFailed) {
 			t.Fatalf("Append = %v, want the read failure", err)
 		}
 		evs, _ := inner.MemorySession.Events(t.Context(), helikon.Beginning)
@@ -291,7 +292,7 @@ func TestCompactingSession_InnerFailuresPropagate(t *testing.T) {
 		inner := newSpy()
 		inner.failAppendN = 2
 		s := mustCompacting(t, inner, mock.Scripted(mock.Text("s")), 10)
-		if err := s.Append(t.Context(), user(words(20))); !errors.Is(err, helikon.ErrCompactionFailed) || !strings.Contains(err.Error(), "disk full") {
+		if err := s.Append(t.Context(), user(words(20))); !errors.Is(err, compaction.ErrFailed) || !strings.Contains(err.Error(), "disk full") {
 			t.Fatalf("Append = %v, want the marker append failure", err)
 		}
 	})
@@ -316,7 +317,7 @@ func TestCompactingSession_ConvergenceGuards(t *testing.T) {
 	})
 	t.Run("empty projection", func(t *testing.T) {
 		model := mock.Scripted(mock.Text("unused"))
-		s := mustCompacting(t, helikon.NewMemorySession(), model, 10, helikon.WithTokenCounter(constCounter(11)))
+		s := mustCompacting(t, helikon.NewMemorySession(), model, 10, compaction.WithTokenCounter(constCounter(11)))
 		mustAppend(t, s, helikon.HandoffOccurred("a", "b"))
 		if n := len(model.Requests()); n != 0 {
 			t.Fatalf("an empty projection was summarised (%d model calls)", n)
@@ -372,7 +373,7 @@ func toolTurn(n string, size int) []helikon.SessionEvent {
 func TestCompactingSession_KeepRecentTurnsVerbatim(t *testing.T) {
 	model := mock.Scripted(mock.Text("S1"), mock.Text("S2"))
 	inner := helikon.NewMemorySession()
-	s := mustCompacting(t, inner, model, 60, helikon.WithKeepRecentTurns(1))
+	s := mustCompacting(t, inner, model, 60, compaction.WithKeepRecentTurns(1))
 	mustAppend(t, s, toolTurn("1", 20)...)
 	mustAppend(t, s, toolTurn("2", 20)...)
 	mustAppend(t, s, toolTurn("3", 20)...) // 27 tokens a turn: over 60 with the third
@@ -383,7 +384,7 @@ func TestCompactingSession_KeepRecentTurnsVerbatim(t *testing.T) {
 	wantFolded := []string{
 		"user:q1" + words(20), "assistant:checking+call:c1", "tool:result:c1", "assistant:answer 1",
 		"user:q2" + words(20), "assistant:checking+call:c2", "tool:result:c2", "assistant:answer 2",
-		"user:" + helikon.DefaultCompactionPrompt,
+		"user:" + compaction.DefaultPrompt,
 	}
 	if got := itemTexts(reqs[0].Messages); !equal(got, wantFolded) {
 		t.Fatalf("summary request = %q, want the two older turns then the prompt", got)
@@ -412,39 +413,13 @@ func TestCompactingSession_KeepRecentTurnsVerbatim(t *testing.T) {
 // to a full summary, so compaction still makes progress.
 func TestCompactingSession_KeepRecentFallsBackWhenTurnsAloneTooBig(t *testing.T) {
 	model := mock.Scripted(mock.Text("S"))
-	s := mustCompacting(t, helikon.NewMemorySession(), model, 20, helikon.WithKeepRecentTurns(3))
+	s := mustCompacting(t, helikon.NewMemorySession(), model, 20, compaction.WithKeepRecentTurns(3))
 	mustAppend(t, s, user(words(30)), assistant("a"))
 	if len(model.Requests()) != 1 {
 		t.Fatal("one oversized turn was not compacted")
 	}
 	if got := snapshotTexts(t, s); !equal(got, []string{"system:S"}) {
 		t.Fatalf("Snapshot = %q, want the lone summary", got)
-	}
-}
-
-func TestProject_CompactedKeepsNewestKeptCountMessages(t *testing.T) {
-	base := []helikon.SessionEvent{user("u1"), assistant("a1"), user("u2"), assistant("a2")}
-	marker := func(kept int) helikon.SessionEvent {
-		m := helikon.Compacted("S", 4)
-		m.KeptCount = kept
-		return m
-	}
-	for _, tc := range []struct {
-		name string
-		kept int
-		want []string
-	}{
-		{"none", 0, []string{"system:S", "user:u3"}},
-		{"two", 2, []string{"system:S", "user:u2", "assistant:a2", "user:u3"}},
-		{"more than there are", 9, []string{"system:S", "user:u1", "assistant:a1", "user:u2", "assistant:a2", "user:u3"}},
-		{"negative is none", -1, []string{"system:S", "user:u3"}},
-	} {
-		t.Run(tc.name, func(t *testing.T) {
-			evs := append(append(append([]helikon.SessionEvent{}, base...), marker(tc.kept)), user("u3"))
-			if got := itemTexts(helikon.Project(evs)); !equal(got, tc.want) {
-				t.Fatalf("Project = %q, want %q", got, tc.want)
-			}
-		})
 	}
 }
 
@@ -483,7 +458,7 @@ func (summaryModel) Invoke(context.Context, *helikon.ModelRequest) iter.Seq2[hel
 // The common path: an append under the threshold only updates the
 // running estimate.
 func BenchmarkCompactingSession_AppendUnderThreshold(b *testing.B) {
-	s, err := helikon.NewCompactingSession(discardSession{}, summaryModel{}, math.MaxInt-1)
+	s, err := compaction.New(discardSession{}, summaryModel{}, math.MaxInt-1)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -515,7 +490,7 @@ func BenchmarkCompactingSession_Compact100(b *testing.B) {
 		if err := inner.Append(ctx, log...); err != nil {
 			b.Fatal(err)
 		}
-		s, err := helikon.NewCompactingSession(inner, summaryModel{}, 500)
+		s, err := compaction.New(inner, summaryModel{}, 500)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,47 +1,48 @@
-package helikon
+package compaction
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/paigasus/helikon"
 	"log/slog"
 	"math"
 	"strings"
 	"sync"
 )
 
-// DefaultCompactionPrompt is the instruction a [CompactingSession] sends
+// DefaultPrompt is the instruction a [Session] sends
 // after the conversation to ask for its summary.
-const DefaultCompactionPrompt = "Summarise the conversation so far so that you can continue it from the summary alone. " +
+const DefaultPrompt = "Summarise the conversation so far so that you can continue it from the summary alone. " +
 	"Keep every fact, decision, user preference, name, number and identifier later turns may need, " +
 	"the results of tool calls, open questions, and the state of any task in progress. " +
 	"Write a concise briefing in plain prose, with no preamble."
 
-// ErrInvalidCompaction reports a [CompactingSession] configured with a
+// ErrInvalid reports a [Session] configured with a
 // missing session or model or a threshold that is not positive.
-var ErrInvalidCompaction = errors.New("helikon: invalid compacting session")
+var ErrInvalid = errors.New("compaction: invalid compacting session")
 
-// ErrCompactionFailed reports that [CompactingSession.Append] stored the
+// ErrFailed reports that [Session.Append] stored the
 // events but could not read the log or append the summary marker
 // afterwards. The events must not be appended again.
-var ErrCompactionFailed = errors.New("helikon: events stored, but compaction failed")
+var ErrFailed = errors.New("compaction: events stored, but compaction failed")
 
-// CompactingSession wraps a [Session] and summarises the conversation with
+// Session wraps a [helikon.Session] and summarises the conversation with
 // a model once it grows past a token threshold, so that the history sent to
 // a model stays bounded however long the conversation runs.
 //
 // On every Append the wrapper first stores the events in the inner
 // session. It then adds their estimate to a running count; only when that
 // count exceeds the threshold does it read the log, project it
-// ([Project]) and count it with its [TokenCounter] for the authoritative
+// ([helikon.Project]) and count it with its [TokenCounter] for the authoritative
 // figure. The running count starts unknown, so the first Append of a
 // wrapper over an already-populated session (a resumed conversation)
 // always does the authoritative count and compacts the backlog.
 //
 // When the count exceeds the threshold, the projected messages and a
-// trailing user message holding the prompt ([DefaultCompactionPrompt] or
-// [WithCompactionPrompt]) go to the model, and its text becomes a
-// [Compacted] marker appended to the inner session. The marker projects to
+// trailing user message holding the prompt ([DefaultPrompt] or
+// [WithPrompt]) go to the model, and its text becomes a
+// [helikon.Compacted] marker appended to the inner session. The marker projects to
 // one system message: a running summary of the whole history, which the
 // next compaction summarises again along with what came after it. With
 // [WithKeepRecentTurns] the newest turns stay verbatim after the summary.
@@ -49,7 +50,7 @@ var ErrCompactionFailed = errors.New("helikon: events stored, but compaction fai
 // Compaction is best-effort: a model failure or a blank summary is logged
 // at warn level and the Append still succeeds, while a failure to read the
 // inner log or to append the marker is returned, matching
-// [ErrCompactionFailed] (the events themselves were stored). Compaction is skipped
+// [ErrFailed] (the events themselves were stored). Compaction is skipped
 // when there is nothing to fold (no messages, or only a summary) and while
 // a tool call awaits its result, so a call is never separated from its
 // result.
@@ -64,16 +65,16 @@ var ErrCompactionFailed = errors.New("helikon: events stored, but compaction fai
 // hoist to the top of the request: it reaches the model as an instruction
 // rather than at its position in the conversation.
 //
-// A CompactingSession is safe for concurrent use, but compactions
+// A Session is safe for concurrent use, but compactions
 // serialise on the wrapper; it is meant for the usual single writer per
 // session (one run at a time). Concurrent writers should share the inner
 // session, not one wrapper.
-type CompactingSession struct {
-	inner     Session
-	model     Model
+type Session struct {
+	inner     helikon.Session
+	model     helikon.Model
 	threshold int
 	counter   TokenCounter
-	settings  ModelSettings
+	settings  helikon.ModelSettings
 	prompt    string
 	keepTurns int
 	logger    *slog.Logger
@@ -82,48 +83,48 @@ type CompactingSession struct {
 	estimate int // running token estimate; math.MaxInt when unknown
 }
 
-var _ Session = (*CompactingSession)(nil)
+var _ helikon.Session = (*Session)(nil)
 
-// CompactionOption configures a [CompactingSession].
-type CompactionOption func(*CompactingSession)
+// Option configures a [Session].
+type Option func(*Session)
 
 // WithTokenCounter replaces the [HeuristicTokenCounter].
-func WithTokenCounter(c TokenCounter) CompactionOption {
-	return func(s *CompactingSession) { s.counter = c }
+func WithTokenCounter(c TokenCounter) Option {
+	return func(s *Session) { s.counter = c }
 }
 
-// WithCompactionSettings sets the model settings of summary requests.
-func WithCompactionSettings(ms ModelSettings) CompactionOption {
-	return func(s *CompactingSession) { s.settings = ms }
+// WithSettings sets the model settings of summary requests.
+func WithSettings(ms helikon.ModelSettings) Option {
+	return func(s *Session) { s.settings = ms }
 }
 
-// WithCompactionPrompt replaces [DefaultCompactionPrompt].
-func WithCompactionPrompt(prompt string) CompactionOption {
-	return func(s *CompactingSession) { s.prompt = prompt }
+// WithPrompt replaces [DefaultPrompt].
+func WithPrompt(prompt string) Option {
+	return func(s *Session) { s.prompt = prompt }
 }
 
 // WithKeepRecentTurns keeps the newest n turns (a turn starts at a user
 // message) verbatim after the summary instead of folding everything. When
 // those turns alone exceed the threshold, fewer are kept, down to none.
-func WithKeepRecentTurns(n int) CompactionOption {
-	return func(s *CompactingSession) { s.keepTurns = n }
+func WithKeepRecentTurns(n int) Option {
+	return func(s *Session) { s.keepTurns = n }
 }
 
-// WithCompactionLogger sets where compaction warnings go (default
+// WithLogger sets where compaction warnings go (default
 // [slog.Default]).
-func WithCompactionLogger(l *slog.Logger) CompactionOption {
-	return func(s *CompactingSession) { s.logger = l }
+func WithLogger(l *slog.Logger) Option {
+	return func(s *Session) { s.logger = l }
 }
 
-// NewCompactingSession wraps inner so that model summarises it once its
+// New wraps inner so that model summarises it once its
 // projected history counts more than threshold tokens.
-func NewCompactingSession(inner Session, model Model, threshold int, opts ...CompactionOption) (*CompactingSession, error) {
-	s := &CompactingSession{
+func New(inner helikon.Session, model helikon.Model, threshold int, opts ...Option) (*Session, error) {
+	s := &Session{
 		inner:     inner,
 		model:     model,
 		threshold: threshold,
 		counter:   HeuristicTokenCounter{},
-		prompt:    DefaultCompactionPrompt,
+		prompt:    DefaultPrompt,
 		logger:    slog.Default(),
 		estimate:  math.MaxInt,
 	}
@@ -132,36 +133,36 @@ func NewCompactingSession(inner Session, model Model, threshold int, opts ...Com
 	}
 	switch {
 	case inner == nil:
-		return nil, fmt.Errorf("%w: nil inner session", ErrInvalidCompaction)
+		return nil, fmt.Errorf("%w: nil inner session", ErrInvalid)
 	case model == nil:
-		return nil, fmt.Errorf("%w: nil model", ErrInvalidCompaction)
+		return nil, fmt.Errorf("%w: nil model", ErrInvalid)
 	case threshold <= 0:
-		return nil, fmt.Errorf("%w: threshold %d must be positive", ErrInvalidCompaction, threshold)
+		return nil, fmt.Errorf("%w: threshold %d must be positive", ErrInvalid, threshold)
 	case s.counter == nil:
-		return nil, fmt.Errorf("%w: nil token counter", ErrInvalidCompaction)
+		return nil, fmt.Errorf("%w: nil token counter", ErrInvalid)
 	case strings.TrimSpace(s.prompt) == "":
-		return nil, fmt.Errorf("%w: empty prompt", ErrInvalidCompaction)
+		return nil, fmt.Errorf("%w: empty prompt", ErrInvalid)
 	case s.keepTurns < 0:
-		return nil, fmt.Errorf("%w: keep-recent turns %d must not be negative", ErrInvalidCompaction, s.keepTurns)
+		return nil, fmt.Errorf("%w: keep-recent turns %d must not be negative", ErrInvalid, s.keepTurns)
 	case s.logger == nil:
-		return nil, fmt.Errorf("%w: nil logger", ErrInvalidCompaction)
+		return nil, fmt.Errorf("%w: nil logger", ErrInvalid)
 	}
 	return s, nil
 }
 
 // Events reads the inner session.
-func (s *CompactingSession) Events(ctx context.Context, after SequenceID) ([]SessionEvent, error) {
+func (s *Session) Events(ctx context.Context, after helikon.SequenceID) ([]helikon.SessionEvent, error) {
 	return s.inner.Events(ctx, after)
 }
 
 // Snapshot reads the inner session's projection.
-func (s *CompactingSession) Snapshot(ctx context.Context) ([]Item, error) {
+func (s *Session) Snapshot(ctx context.Context) ([]helikon.Item, error) {
 	return s.inner.Snapshot(ctx)
 }
 
 // Append stores events in the inner session, then compacts if the history
 // has grown past the threshold.
-func (s *CompactingSession) Append(ctx context.Context, events ...SessionEvent) error {
+func (s *Session) Append(ctx context.Context, events ...helikon.SessionEvent) error {
 	if err := s.inner.Append(ctx, events...); err != nil {
 		return err
 	}
@@ -177,17 +178,17 @@ func (s *CompactingSession) Append(ctx context.Context, events ...SessionEvent) 
 // addEstimate adds the new events' count to the running estimate. A
 // marker in the batch changes what the history projects to, so it makes
 // the estimate unknown.
-func (s *CompactingSession) addEstimate(events []SessionEvent) {
+func (s *Session) addEstimate(events []helikon.SessionEvent) {
 	if s.estimate == math.MaxInt {
 		return
 	}
 	for _, ev := range events {
-		if ev.Kind == KindCompacted {
+		if ev.Kind == helikon.KindCompacted {
 			s.estimate = math.MaxInt
 			return
 		}
 	}
-	if n := s.counter.Count(Project(events)); n > math.MaxInt-s.estimate {
+	if n := s.counter.Count(helikon.Project(events)); n > math.MaxInt-s.estimate {
 		s.estimate = math.MaxInt
 	} else {
 		s.estimate += n
@@ -196,12 +197,12 @@ func (s *CompactingSession) addEstimate(events []SessionEvent) {
 
 // compact does the authoritative count and, when it is over the threshold
 // and there is something to fold, appends a summary marker.
-func (s *CompactingSession) compact(ctx context.Context) error {
-	events, err := s.inner.Events(ctx, Beginning)
+func (s *Session) compact(ctx context.Context) error {
+	events, err := s.inner.Events(ctx, helikon.Beginning)
 	if err != nil {
-		return fmt.Errorf("%w: read the log: %w", ErrCompactionFailed, err)
+		return fmt.Errorf("%w: read the log: %w", ErrFailed, err)
 	}
-	items := Project(events)
+	items := helikon.Project(events)
 	s.estimate = s.counter.Count(items)
 	if s.estimate <= s.threshold {
 		return nil
@@ -212,34 +213,34 @@ func (s *CompactingSession) compact(ctx context.Context) error {
 	}
 	summary, err := s.summarise(ctx, items[:cut])
 	if err != nil {
-		s.logger.WarnContext(ctx, "helikon: compaction skipped: summary request failed",
+		s.logger.WarnContext(ctx, "compaction: skipped: summary request failed",
 			"error", err, "tokens", s.estimate, "threshold", s.threshold)
 		return nil
 	}
 	if strings.TrimSpace(summary) == "" {
-		s.logger.WarnContext(ctx, "helikon: compaction skipped: the model returned a blank summary",
+		s.logger.WarnContext(ctx, "compaction: skipped: the model returned a blank summary",
 			"tokens", s.estimate, "threshold", s.threshold)
 		return nil
 	}
-	marker := Compacted(summary, len(events))
+	marker := helikon.Compacted(summary, len(events))
 	marker.KeptCount = len(items) - cut
 	if err := s.inner.Append(ctx, marker); err != nil {
-		return fmt.Errorf("%w: append the summary: %w", ErrCompactionFailed, err)
+		return fmt.Errorf("%w: append the summary: %w", ErrFailed, err)
 	}
 	kept := items[cut:]
-	s.estimate = s.counter.Count(append([]Item{SystemItem(summary)}, kept...))
+	s.estimate = s.counter.Count(append([]helikon.Item{helikon.SystemItem(summary)}, kept...))
 	return nil
 }
 
 // cut returns how many leading items to fold into the summary, or 0 when
 // compaction should wait: nothing but a previous summary would be folded,
 // or (when folding everything) a tool call still awaits its result.
-func (s *CompactingSession) cut(items []Item) int {
+func (s *Session) cut(items []helikon.Item) int {
 	// Positions where a turn starts; keeping from one of them never splits
 	// a call from its result, since both belong to the turn they occur in.
 	var turns []int
 	for i, it := range items {
-		if it.Role == RoleUser {
+		if it.Role == helikon.RoleUser {
 			turns = append(turns, i)
 		}
 	}
@@ -257,9 +258,9 @@ func (s *CompactingSession) cut(items []Item) int {
 // foldable reports whether a prefix holds more than a previous summary:
 // re-summarising a lone summary gains nothing and, if it stays over the
 // threshold, would repeat on every append.
-func foldable(prefix []Item) bool {
+func foldable(prefix []helikon.Item) bool {
 	for _, it := range prefix {
-		if it.Role != RoleSystem {
+		if it.Role != helikon.RoleSystem {
 			return true
 		}
 	}
@@ -270,19 +271,19 @@ func foldable(prefix []Item) bool {
 // result has not been logged yet. A call left unanswered by an earlier turn
 // (a crash mid-tool) does not count: it will never be answered, and folding
 // it into a summary is what repairs the transcript.
-func awaitingResult(items []Item) bool {
+func awaitingResult(items []helikon.Item) bool {
 	pending := map[string]bool{}
 	for _, it := range items {
 		switch it.Role {
-		case RoleUser:
+		case helikon.RoleUser:
 			clear(pending)
-		case RoleAssistant:
+		case helikon.RoleAssistant:
 			for _, u := range it.ToolUses() {
 				pending[u.CallID] = true
 			}
-		case RoleTool:
+		case helikon.RoleTool:
 			for _, p := range it.Content {
-				if r, ok := p.(ToolResultPart); ok {
+				if r, ok := p.(helikon.ToolResultPart); ok {
 					delete(pending, r.CallID)
 				}
 			}
@@ -292,15 +293,15 @@ func awaitingResult(items []Item) bool {
 }
 
 // summarise asks the model to summarise items and returns its text.
-func (s *CompactingSession) summarise(ctx context.Context, items []Item) (string, error) {
-	msgs := make([]Item, 0, len(items)+1)
-	msgs = append(append(msgs, items...), UserText(s.prompt)...)
+func (s *Session) summarise(ctx context.Context, items []helikon.Item) (string, error) {
+	msgs := make([]helikon.Item, 0, len(items)+1)
+	msgs = append(append(msgs, items...), helikon.UserText(s.prompt)...)
 	var b strings.Builder
-	for ev, err := range s.model.Invoke(ctx, &ModelRequest{Messages: msgs, Settings: s.settings}) {
+	for ev, err := range s.model.Invoke(ctx, &helikon.ModelRequest{Messages: msgs, Settings: s.settings}) {
 		if err != nil {
 			return "", err
 		}
-		if d, ok := ev.(TokenDelta); ok {
+		if d, ok := ev.(helikon.TokenDelta); ok {
 			b.WriteString(d.Text)
 		}
 	}
