@@ -44,6 +44,5 @@
 // fails a run that spends too much. Runs emit OpenTelemetry spans following
 // the GenAI semantic conventions through the program's tracer provider (or
 // [WithTracerProvider]); with none installed they cost nothing. Session
-// persistence around a run is a runner's job: see the runner package and
-// [SessionRecorder].
+// persistence around a run is a runner's job: see the runner package.
 package helikon

@@ -324,7 +324,7 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 		case TokenDelta:
 			text.WriteString(e.Text)
 		case ReasoningDelta:
-			reasoning = appendReasoning(reasoning, e)
+			reasoning = e.AppendTo(reasoning)
 		case ToolCallDelta:
 			calls = appendCallDelta(calls, e)
 		case Usage:
@@ -395,18 +395,6 @@ func appendCallDelta(calls []pendingCall, e ToolCallDelta) []pendingCall {
 		args = json.RawMessage(e.ArgsDelta)
 	}
 	return append(calls, pendingCall{id: e.CallID, name: e.Name, args: args})
-}
-
-func appendReasoning(parts []ReasoningPart, e ReasoningDelta) []ReasoningPart {
-	n := len(parts)
-	if n == 0 || parts[n-1].Signature != "" || parts[n-1].Data != "" || (e.ID != "" && parts[n-1].ID != e.ID) {
-		return append(parts, ReasoningPart{Text: e.Text, Signature: e.Signature, Data: e.Data, ID: e.ID})
-	}
-	last := &parts[n-1]
-	last.Text += e.Text
-	last.Signature += e.Signature
-	last.Data += e.Data
-	return parts
 }
 
 // callOutcome is one tool call's settled result and the governance events it

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log"
-	"strings"
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
@@ -63,27 +62,4 @@ func ExampleWithBudget() {
 	// true
 	// budget exceeded (agent calc): token budget of 20 spent (30 used)
 	// 30 tokens, $0.000120
-}
-
-func ExampleSessionRecorder() {
-	input := helikon.UserText("40+2?")
-	agent, err := helikon.NewAgent("calc", mock.Scripted(
-		mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":40,"b":2}`}),
-		mock.Text("sum is 42"),
-	), helikon.WithTools(addTool))
-	if err != nil {
-		log.Fatal(err)
-	}
-	rec := helikon.NewSessionRecorder(input)
-	for ev := range agent.Run(context.Background(), nil, input) {
-		rec.Observe(ev)
-	}
-	for _, ev := range rec.Drain() {
-		fmt.Println(strings.TrimSpace(string(ev.Kind) + " " + ev.CallID))
-	}
-	// Output:
-	// user_message
-	// tool_called c1
-	// tool_returned c1
-	// assistant_message
 }

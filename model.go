@@ -181,6 +181,21 @@ type ReasoningDelta struct {
 	ID        string `json:"id,omitempty"`
 }
 
+// AppendTo adds the delta to the reasoning parts of a turn so far: it
+// extends the last part, or opens a new one when the last is complete (it
+// has a Signature or Data) or belongs to another reasoning item (ID).
+func (e ReasoningDelta) AppendTo(parts []ReasoningPart) []ReasoningPart {
+	n := len(parts)
+	if n == 0 || parts[n-1].Signature != "" || parts[n-1].Data != "" || (e.ID != "" && parts[n-1].ID != e.ID) {
+		return append(parts, ReasoningPart{Text: e.Text, Signature: e.Signature, Data: e.Data, ID: e.ID})
+	}
+	last := &parts[n-1]
+	last.Text += e.Text
+	last.Signature += e.Signature
+	last.Data += e.Data
+	return parts
+}
+
 // ToolCallDelta is a piece of a tool call. The first delta of a call carries
 // its Name; every delta carries the CallID, so calls may interleave.
 type ToolCallDelta struct {

@@ -26,7 +26,7 @@ type CaseResult struct {
 	// Duration is the case's wall time, evaluators included.
 	Duration time.Duration `json:"duration_ns"`
 	// Trace is the run in the canonical [helikon.SessionEvent] form the
-	// session backends store, as [helikon.SessionRecorder] records it.
+	// session backends store, as [runner.SessionRecorder] records it.
 	Trace []helikon.SessionEvent `json:"trace,omitempty"`
 }
 

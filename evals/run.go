@@ -250,7 +250,7 @@ func (r *Run) prepare(c *Case) (agent helikon.Agent, rc *helikon.RunContext, err
 func (r *Run) drive(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, c *Case, res *CaseResult) (out *Outcome, err error) {
 	// An S1 run streams about a dozen events.
 	out = &Outcome{Events: make([]helikon.Event, 0, 16)}
-	var rec helikon.SessionRecorder
+	var rec runner.SessionRecorder
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("evals: the run panicked: %v", p)

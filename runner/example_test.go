@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"strings"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
@@ -52,4 +53,27 @@ func ExampleRunner_Resume() {
 	}
 	fmt.Println(res.FinalOutput)
 	// Output: 42
+}
+
+func ExampleSessionRecorder() {
+	input := helikon.UserText("40+2?")
+	agent, err := helikon.NewAgent("calc", mock.Scripted(
+		mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":40,"b":2}`}),
+		mock.Text("sum is 42"),
+	), helikon.WithTools(addTool))
+	if err != nil {
+		log.Fatal(err)
+	}
+	rec := runner.NewSessionRecorder(input)
+	for ev := range agent.Run(context.Background(), nil, input) {
+		rec.Observe(ev)
+	}
+	for _, ev := range rec.Drain() {
+		fmt.Println(strings.TrimSpace(string(ev.Kind) + " " + ev.CallID))
+	}
+	// Output:
+	// user_message
+	// tool_called c1
+	// tool_returned c1
+	// assistant_message
 }

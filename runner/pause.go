@@ -263,7 +263,7 @@ func (e *pauseEntry) pause() (Pause, error) {
 // lastEvents is the last batch of a run's recording. A paused run leaves
 // its waiting calls open, with the pause's record after them: the resume
 // records their results. Any other run's end closes every open call.
-func lastEvents(rec *helikon.SessionRecorder, final helikon.Event) []helikon.SessionEvent {
+func lastEvents(rec *SessionRecorder, final helikon.Event) []helikon.SessionEvent {
 	p, ok := final.(helikon.RunPaused)
 	if !ok || p.State == nil || p.State.RunID == "" {
 		return rec.Drain()

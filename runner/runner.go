@@ -72,7 +72,7 @@ func (r *Runner) Run(ctx context.Context, agent helikon.Agent, rc *helikon.RunCo
 //
 // Before the run it reads the history with the session's Snapshot; a read
 // failure ends the stream with a RunFailed wrapping [ErrLoadSession]. As the
-// run goes, a [helikon.SessionRecorder] turns its events into session
+// run goes, a [SessionRecorder] turns its events into session
 // events, which the runner appends at every turn boundary where no tool
 // call is outstanding, and once more when the run ends (with a synthetic
 // error result for any call the run's end interrupted). That last append
@@ -103,7 +103,7 @@ func (r *Runner) Resume(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 // user message or tool results that no assistant answered yet, and the
 // agent runs over that history with no new input. A tool call the log holds
 // without a result (a log written by another process that crashed) first
-// gets the same synthetic error result [helikon.SessionRecorder.Drain]
+// gets the same synthetic error result [SessionRecorder.Drain]
 // gives interrupted calls. A log that is empty or ends with the assistant's
 // answer fails the stream with [ErrNothingToResume].
 //
@@ -242,7 +242,7 @@ func (r *Runner) follow(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 // recorder by value: one allocation for both.
 type runState struct {
 	ctx     context.Context
-	rec     helikon.SessionRecorder
+	rec     SessionRecorder
 	yield   func(helikon.Event) bool
 	p       persister
 	final   helikon.Event // the agent's terminal event, held until persisted
@@ -368,7 +368,7 @@ func interruptedResults(history []helikon.Item) []helikon.Item {
 		if !answered[u.CallID] {
 			out = append(out, helikon.Item{Role: helikon.RoleTool, Content: []helikon.ContentPart{helikon.ToolResultPart{
 				CallID: u.CallID, Name: u.Name, IsError: true,
-				Content: []helikon.ContentPart{helikon.TextPart{Text: helikon.InterruptedToolResult}},
+				Content: []helikon.ContentPart{helikon.TextPart{Text: InterruptedToolResult}},
 			}}})
 		}
 	}

@@ -268,7 +268,7 @@ func TestRunner_InterruptedToolCallGetsSyntheticResult(t *testing.T) {
 	}
 	last := evs[len(evs)-1]
 	if last.Kind != helikon.KindToolReturned || last.CallID != "call_1" || !last.IsError ||
-		last.Content[0].(helikon.TextPart).Text != helikon.InterruptedToolResult {
+		last.Content[0].(helikon.TextPart).Text != runner.InterruptedToolResult {
 		t.Fatalf("last session event %+v", last)
 	}
 	if got := roles(snapshot(t, sess)); got != "user assistant+call tool" {

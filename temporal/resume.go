@@ -109,7 +109,7 @@ func (r *Runner) decide(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 	if !live {
 		wait = sendWait(r.c, wr, pauseID)
 	}
-	r.follow(ctx, rc, name, wr, wait, offset, &helikon.SessionRecorder{}, live, yield)
+	r.follow(ctx, rc, name, wr, wait, offset, &runner.SessionRecorder{}, live, yield)
 }
 
 // resumeFailure is the RunFailed of a resume that did not reach the run.

@@ -163,7 +163,7 @@ func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 			yield(helikon.RunFailed{Err: err})
 			return
 		}
-		r.follow(ctx, rc, agent.Name(), wr, wait, 0, helikon.NewSessionRecorder(input), live, yield)
+		r.follow(ctx, rc, agent.Name(), wr, wait, 0, runner.NewSessionRecorder(input), live, yield)
 	}
 }
 
@@ -175,7 +175,7 @@ func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 // results when it resumes.
 // wait, when not nil, waits for the run's wait update (see [WaitUpdate]),
 // which tells a follower that does not stream of a pause.
-func (r *Runner) follow(ctx context.Context, rc *helikon.RunContext, agent string, wr client.WorkflowRun, wait waitFunc, offset int, rec *helikon.SessionRecorder, live bool, yield func(helikon.Event) bool) {
+func (r *Runner) follow(ctx context.Context, rc *helikon.RunContext, agent string, wr client.WorkflowRun, wait waitFunc, offset int, rec *runner.SessionRecorder, live bool, yield func(helikon.Event) bool) {
 	var final helikon.Event
 	stopped := false
 	f := follower{c: r.c, wr: wr, wait: wait, agent: agent, next: offset, yield: func(ev helikon.Event) bool {

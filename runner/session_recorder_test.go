@@ -1,4 +1,4 @@
-package helikon_test
+package runner_test
 
 import (
 	"context"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/runner"
 )
 
 // kinds lists the kinds of events, with the call id for tool events.
@@ -27,7 +28,7 @@ func kinds(evs []helikon.SessionEvent) []string {
 
 func record(t *testing.T, agent helikon.Agent, input []helikon.Item) []helikon.SessionEvent {
 	t.Helper()
-	rec := helikon.NewSessionRecorder(input)
+	rec := runner.NewSessionRecorder(input)
 	for ev := range agent.Run(context.Background(), nil, input) {
 		rec.Observe(ev)
 	}
@@ -75,7 +76,7 @@ func TestSessionRecorder_DrainGivesInterruptedCallASyntheticResult(t *testing.T)
 	agent, _ := helikon.NewAgent("worker", mock.Scripted(
 		mock.ToolCalls(mock.Call{ID: "s1", Name: "add", Args: `{"a":1,"b":2}`}),
 	), helikon.WithTools(addTool))
-	rec := helikon.NewSessionRecorder(helikon.UserText("go"))
+	rec := runner.NewSessionRecorder(helikon.UserText("go"))
 	// The consumer stops at the call: the run ends with the call in flight.
 	for ev := range agent.Run(context.Background(), nil, helikon.UserText("go")) {
 		rec.Observe(ev)
@@ -91,7 +92,7 @@ func TestSessionRecorder_DrainGivesInterruptedCallASyntheticResult(t *testing.T)
 		t.Fatalf("recorded %v, want %v", kinds(got), want)
 	}
 	res := got[2]
-	if !res.IsError || res.Name != "add" || res.Content[0].(helikon.TextPart).Text != helikon.InterruptedToolResult {
+	if !res.IsError || res.Name != "add" || res.Content[0].(helikon.TextPart).Text != runner.InterruptedToolResult {
 		t.Fatalf("synthetic result %+v", res)
 	}
 	items := helikon.Project(got)
@@ -124,7 +125,7 @@ func TestSessionRecorder_KeepsReasoningOfToolOnlyTurnsBeforeTheCalls(t *testing.
 }
 
 func TestSessionRecorder_TakeReturnsEachEventOnce(t *testing.T) {
-	rec := helikon.NewSessionRecorder(helikon.UserText("a"))
+	rec := runner.NewSessionRecorder(helikon.UserText("a"))
 	first := rec.Take()
 	rec.Observe(helikon.ToolCallItem{Item: helikon.Item{Role: helikon.RoleAssistant, Content: []helikon.ContentPart{
 		helikon.ToolUsePart{CallID: "c", Name: "t", Args: json.RawMessage(`{}`)}}}})
@@ -142,13 +143,16 @@ func TestSessionRecorder_TakeReturnsEachEventOnce(t *testing.T) {
 
 func TestSessionRecorder_ZeroValueRecordsLikeNewSessionRecorder(t *testing.T) {
 	newAgent := func() helikon.Agent {
-		agent, _ := helikon.NewAgent("calc", mock.New(s1Scripts()), helikon.WithTools(addTool))
+		agent, _ := helikon.NewAgent("calc", mock.Scripted(
+			mock.ToolCalls(mock.Call{ID: "call_1", Name: "add", Args: `{"a":40,"b":2}`}),
+			mock.Text("sum is 42"),
+		), helikon.WithTools(addTool))
 		return agent
 	}
 	input := helikon.UserText("what is 40+2?")
 	want := record(t, newAgent(), input)
 
-	var rec helikon.SessionRecorder
+	var rec runner.SessionRecorder
 	rec.Record(input)
 	var got []helikon.SessionEvent
 	for ev := range newAgent().Run(context.Background(), nil, input) {
@@ -169,7 +173,7 @@ func TestSessionRecorder_ZeroValueRecordsLikeNewSessionRecorder(t *testing.T) {
 }
 
 func TestSessionRecorder_ZeroValueTakesNothing(t *testing.T) {
-	var rec helikon.SessionRecorder
+	var rec runner.SessionRecorder
 	if evs := rec.Take(); len(evs) != 0 {
 		t.Fatalf("Take on a zero recorder: %v", kinds(evs))
 	}

@@ -1,11 +1,13 @@
-package helikon
+package runner
+
+import "github.com/paigasus/helikon"
 
 // InterruptedToolResult is the text of the error result
 // [SessionRecorder.Drain] gives a tool call that never returned.
 const InterruptedToolResult = "interrupted: the run ended before the tool returned"
 
-// SessionRecorder turns a run's [Event] stream into the [SessionEvent]s a
-// [Session] stores: the run's input, assistant messages (with their author
+// SessionRecorder turns a run's [helikon.Event] stream into the [helikon.SessionEvent]s a
+// [helikon.Session] stores: the run's input, assistant messages (with their author
 // and reasoning), tool calls, tool results and handoffs. Runners feed it
 // every event of a run and append what it records; the server, evals and
 // durable runners reuse it so that every backend logs runs the same way.
@@ -15,15 +17,15 @@ const InterruptedToolResult = "interrupted: the run ended before the tool return
 // not safe for concurrent use; one run owns it. It must not be copied after
 // first use.
 type SessionRecorder struct {
-	events []SessionEvent
+	events []helikon.SessionEvent
 	// open lists the calls recorded without a result yet, in call order.
 	open []openCall
 	// The first events and calls of a run fit in the recorder itself.
-	eventBuf [4]SessionEvent
+	eventBuf [4]helikon.SessionEvent
 	openBuf  [4]openCall
 	// reasoning holds the current turn's reasoning deltas until the
 	// assistant message they belong to is recorded.
-	reasoning []ReasoningPart
+	reasoning []helikon.ReasoningPart
 }
 
 type openCall struct{ id, name string }
@@ -31,7 +33,7 @@ type openCall struct{ id, name string }
 // NewSessionRecorder returns a recorder seeded with the run's new input (the
 // part of the conversation the session does not hold yet). System items
 // are not recorded: instructions are rendered afresh on every run.
-func NewSessionRecorder(input []Item) *SessionRecorder {
+func NewSessionRecorder(input []helikon.Item) *SessionRecorder {
 	r := &SessionRecorder{}
 	r.Record(input)
 	return r
@@ -40,7 +42,7 @@ func NewSessionRecorder(input []Item) *SessionRecorder {
 // Record records items that enter the conversation from outside the run's
 // stream, as [NewSessionRecorder] records the run's input. System items are
 // not recorded.
-func (r *SessionRecorder) Record(items []Item) {
+func (r *SessionRecorder) Record(items []helikon.Item) {
 	for _, it := range items {
 		r.recordItem(it)
 	}
@@ -49,22 +51,22 @@ func (r *SessionRecorder) Record(items []Item) {
 // add appends ev to the recorded events. A recorder's first events go to
 // its own buffer: binding it here rather than in a constructor keeps the
 // zero value usable.
-func (r *SessionRecorder) add(ev SessionEvent) {
+func (r *SessionRecorder) add(ev helikon.SessionEvent) {
 	if r.events == nil {
 		r.events = r.eventBuf[:0]
 	}
 	r.events = append(r.events, ev)
 }
 
-func (r *SessionRecorder) recordItem(it Item) {
+func (r *SessionRecorder) recordItem(it helikon.Item) {
 	switch it.Role {
-	case RoleUser:
-		r.add(UserMessage(it.Content...))
-	case RoleAssistant:
+	case helikon.RoleUser:
+		r.add(helikon.UserMessage(it.Content...))
+	case helikon.RoleAssistant:
 		r.recordAssistant(it, true)
-	case RoleTool:
+	case helikon.RoleTool:
 		for _, p := range it.Content {
-			if res, ok := p.(ToolResultPart); ok {
+			if res, ok := p.(helikon.ToolResultPart); ok {
 				r.recordResult(res)
 			}
 		}
@@ -74,45 +76,45 @@ func (r *SessionRecorder) recordItem(it Item) {
 // recordAssistant records an assistant item: its text and reasoning as one
 // message, then, with calls, each tool use as a call. (In a run's stream the
 // calls arrive as their own ToolCallItem events.)
-func (r *SessionRecorder) recordAssistant(it Item, calls bool) {
+func (r *SessionRecorder) recordAssistant(it helikon.Item, calls bool) {
 	var uses int
 	for _, p := range it.Content {
-		if _, ok := p.(ToolUsePart); ok {
+		if _, ok := p.(helikon.ToolUsePart); ok {
 			uses++
 		}
 	}
 	content := it.Content
 	if uses > 0 {
-		content = make([]ContentPart, 0, len(it.Content)-uses)
+		content = make([]helikon.ContentPart, 0, len(it.Content)-uses)
 		for _, p := range it.Content {
-			if _, ok := p.(ToolUsePart); !ok {
+			if _, ok := p.(helikon.ToolUsePart); !ok {
 				content = append(content, p)
 			}
 		}
 	}
 	if len(content) > 0 {
-		r.add(AssistantMessage(content, it.Agent))
+		r.add(helikon.AssistantMessage(content, it.Agent))
 	}
 	if !calls {
 		return
 	}
 	for _, p := range it.Content {
-		if u, ok := p.(ToolUsePart); ok {
+		if u, ok := p.(helikon.ToolUsePart); ok {
 			r.recordCall(u)
 		}
 	}
 }
 
-func (r *SessionRecorder) recordCall(u ToolUsePart) {
-	r.add(ToolCalled(u.CallID, u.Name, u.Args))
+func (r *SessionRecorder) recordCall(u helikon.ToolUsePart) {
+	r.add(helikon.ToolCalled(u.CallID, u.Name, u.Args))
 	if r.open == nil {
 		r.open = r.openBuf[:0]
 	}
 	r.open = append(r.open, openCall{u.CallID, u.Name})
 }
 
-func (r *SessionRecorder) recordResult(res ToolResultPart) {
-	ev := ToolReturned(res.CallID, res.Content...)
+func (r *SessionRecorder) recordResult(res helikon.ToolResultPart) {
+	ev := helikon.ToolReturned(res.CallID, res.Content...)
 	ev.Name, ev.IsError = res.Name, res.IsError
 	r.add(ev)
 	for i, c := range r.open {
@@ -125,44 +127,44 @@ func (r *SessionRecorder) recordResult(res ToolResultPart) {
 
 // Observe records what ev adds to the conversation; other events are
 // ignored.
-func (r *SessionRecorder) Observe(ev Event) {
+func (r *SessionRecorder) Observe(ev helikon.Event) {
 	switch e := ev.(type) {
-	case TurnStarted:
+	case helikon.TurnStarted:
 		if len(r.reasoning) > 0 {
 			r.reasoning = r.reasoning[:0]
 		}
-	case ReasoningDelta:
-		r.reasoning = appendReasoning(r.reasoning, e)
-	case MessageOutput:
+	case helikon.ReasoningDelta:
+		r.reasoning = e.AppendTo(r.reasoning)
+	case helikon.MessageOutput:
 		// The settled message already holds the turn's reasoning.
 		if len(r.reasoning) > 0 {
 			r.reasoning = r.reasoning[:0]
 		}
 		r.recordAssistant(e.Item, false)
-	case ToolCallItem:
+	case helikon.ToolCallItem:
 		if len(r.reasoning) > 0 {
 			// A turn that only called tools: its reasoning precedes the
 			// calls, as providers that sign reasoning require.
-			content := make([]ContentPart, len(r.reasoning))
+			content := make([]helikon.ContentPart, len(r.reasoning))
 			for i, p := range r.reasoning {
 				content[i] = p
 			}
-			r.add(AssistantMessage(content, e.Item.Agent))
+			r.add(helikon.AssistantMessage(content, e.Item.Agent))
 			r.reasoning = r.reasoning[:0]
 		}
 		for _, p := range e.Item.Content {
-			if u, ok := p.(ToolUsePart); ok {
+			if u, ok := p.(helikon.ToolUsePart); ok {
 				r.recordCall(u)
 			}
 		}
-	case ToolOutputItem:
+	case helikon.ToolOutputItem:
 		for _, p := range e.Item.Content {
-			if res, ok := p.(ToolResultPart); ok {
+			if res, ok := p.(helikon.ToolResultPart); ok {
 				r.recordResult(res)
 			}
 		}
-	case HandoffItem:
-		r.add(HandoffOccurred(e.From, e.To))
+	case helikon.HandoffItem:
+		r.add(helikon.HandoffOccurred(e.From, e.To))
 	}
 }
 
@@ -174,7 +176,7 @@ func (r *SessionRecorder) Settled() bool { return len(r.open) == 0 }
 // Calls still open stay tracked: their results, when they come, are
 // recorded as usual. Runners that persist as a run goes take at points
 // where the recorder is [SessionRecorder.Settled].
-func (r *SessionRecorder) Take() []SessionEvent {
+func (r *SessionRecorder) Take() []helikon.SessionEvent {
 	n := len(r.events)
 	out := r.events[:n:n]
 	// Later events go to the rest of the same array, past what out sees.
@@ -186,9 +188,9 @@ func (r *SessionRecorder) Take() []SessionEvent {
 // error result saying the call was interrupted, so the log always projects
 // to a provider-valid conversation, and returns what [SessionRecorder.Take]
 // would.
-func (r *SessionRecorder) Drain() []SessionEvent {
+func (r *SessionRecorder) Drain() []helikon.SessionEvent {
 	for _, c := range r.open {
-		ev := ToolReturned(c.id, TextPart{Text: InterruptedToolResult})
+		ev := helikon.ToolReturned(c.id, helikon.TextPart{Text: InterruptedToolResult})
 		ev.Name, ev.IsError = c.name, true
 		r.add(ev)
 	}
