@@ -7,6 +7,8 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/paigasus/helikon/internal/argcheck"
 )
 
 // toolNamePattern is the name shape every provider accepts.
@@ -48,14 +50,14 @@ func NewTool[In, Out any](name, description string, fn func(tc *ToolContext, in 
 	s := cfg.schema
 	if derived {
 		var err error
-		if s, err = schemaFor[In](); err != nil {
+		if s, err = argcheck.SchemaFor[In](); err != nil {
 			return nil, fmt.Errorf("helikon: tool %q: derive schema: %w", name, err)
 		}
 	}
 	if s.Type != "object" {
 		return nil, fmt.Errorf("helikon: tool %q: arguments must be a JSON object (a Go struct), got schema type %q", name, s.Type)
 	}
-	checker, err := newArgChecker(s, derived)
+	checker, err := argcheck.New(s, derived)
 	if err != nil {
 		return nil, fmt.Errorf("helikon: tool %q: %w", name, err)
 	}
@@ -78,7 +80,7 @@ func Tools(tools ...Tool) []Tool { return tools }
 type funcTool[In, Out any] struct {
 	name, desc string
 	schema     *jsonschema.Schema
-	checker    *argChecker
+	checker    *argcheck.Checker
 	effect     ToolEffect
 	fn         func(*ToolContext, In) (Out, error)
 }
@@ -90,7 +92,7 @@ func (t *funcTool[In, Out]) Effect() ToolEffect              { return t.effect }
 
 func (t *funcTool[In, Out]) Call(tc *ToolContext, args json.RawMessage) (ToolOutput, error) {
 	var in In
-	if errs := t.checker.decode(args, &in); errs != nil {
+	if errs := t.checker.Decode(args, &in); errs != nil {
 		return ToolOutput{}, &ToolError{Kind: ToolInvalidArgs, Tool: t.name, SchemaErrors: errs}
 	}
 	out, err := t.fn(tc, in)

@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/paigasus/helikon/internal/argcheck"
 )
 
 // OutputType is a structured-output contract: the schema the final answer
@@ -19,7 +21,7 @@ type OutputType struct {
 	// Schema is the raw schema; providers normalise it for their strict
 	// modes (see package schema).
 	Schema  *jsonschema.Schema
-	checker *argChecker
+	checker *argcheck.Checker
 	decode  func([]byte) error
 }
 
@@ -27,7 +29,7 @@ var nonNameChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustComp
 
 // OutputTypeOf captures T's schema as an OutputType.
 func OutputTypeOf[T any]() (*OutputType, error) {
-	s, err := schemaFor[T]()
+	s, err := argcheck.SchemaFor[T]()
 	if err != nil {
 		return nil, fmt.Errorf("helikon: output type: %w", err)
 	}
@@ -39,7 +41,7 @@ func OutputTypeOf[T any]() (*OutputType, error) {
 	if name == "" {
 		name = "StructuredOutput"
 	}
-	checker, err := newArgChecker(s, false)
+	checker, err := argcheck.New(s, false)
 	if err != nil {
 		return nil, fmt.Errorf("helikon: output type %s: %w", name, err)
 	}
@@ -51,7 +53,7 @@ func OutputTypeOf[T any]() (*OutputType, error) {
 
 // NewOutputType builds an OutputType from a hand-written schema.
 func NewOutputType(name string, s *jsonschema.Schema) (*OutputType, error) {
-	checker, err := newArgChecker(s, false)
+	checker, err := argcheck.New(s, false)
 	if err != nil {
 		return nil, fmt.Errorf("helikon: output type %s: %w", name, err)
 	}
@@ -66,7 +68,7 @@ func (o *OutputType) ResponseFormat() *ResponseFormat {
 // Check validates text against the schema and returns the errors, or nil.
 func (o *OutputType) Check(text string) []string {
 	b := []byte(text)
-	if errs := o.checker.validate(b); errs != nil {
+	if errs := o.checker.Validate(b); errs != nil {
 		return errs
 	}
 	if o.decode != nil {

@@ -1,4 +1,4 @@
-package helikon
+package argcheck
 
 import (
 	"strings"
@@ -15,18 +15,18 @@ type flatArgs struct {
 }
 
 func TestArgChecker_FastAndFullPathsAgree(t *testing.T) {
-	s, err := schemaFor[flatArgs]()
+	s, err := SchemaFor[flatArgs]()
 	if err != nil {
 		t.Fatal(err)
 	}
-	fast, err := newArgChecker(s, true)
+	fast, err := New(s, true)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if fast.flat == nil {
 		t.Fatal("a flat struct did not get the fast path")
 	}
-	full, _ := newArgChecker(s, false)
+	full, _ := New(s, false)
 	tests := []struct {
 		in      string
 		wantErr string // "" = valid
@@ -47,9 +47,9 @@ func TestArgChecker_FastAndFullPathsAgree(t *testing.T) {
 		{``, "name"},
 	}
 	for _, tt := range tests {
-		for _, c := range []*argChecker{fast, full} {
+		for _, c := range []*Checker{fast, full} {
 			var v flatArgs
-			errs := c.decode([]byte(tt.in), &v)
+			errs := c.Decode([]byte(tt.in), &v)
 			if tt.wantErr == "" {
 				if errs != nil {
 					t.Errorf("%s (fast=%v): unexpected errors %v", tt.in, c.flat != nil, errs)
@@ -70,13 +70,13 @@ func TestArgChecker_NestedStructsTakeTheFullPath(t *testing.T) {
 	type outer struct {
 		In inner `json:"in"`
 	}
-	s, _ := schemaFor[outer]()
-	c, _ := newArgChecker(s, true)
+	s, _ := SchemaFor[outer]()
+	c, _ := New(s, true)
 	if c.flat != nil {
 		t.Fatal("nested struct got the flat fast path")
 	}
 	var v outer
-	if errs := c.decode([]byte(`{"in":{}}`), &v); errs == nil {
+	if errs := c.Decode([]byte(`{"in":{}}`), &v); errs == nil {
 		t.Error("missing nested required field passed")
 	}
 }
@@ -85,13 +85,13 @@ func FuzzArgChecker_FastPathNeverAcceptsWhatFullRejects(f *testing.F) {
 	for _, seed := range []string{`{"name":"a","count":1,"ratio":0.5,"on":true}`, `{"name":"a","count":1,"ratio":0.5,"on":true,"note":null}`, `{}`, `{"name":1}`} {
 		f.Add(seed)
 	}
-	s, _ := schemaFor[flatArgs]()
-	fast, _ := newArgChecker(s, true)
-	full, _ := newArgChecker(s, false)
+	s, _ := SchemaFor[flatArgs]()
+	fast, _ := New(s, true)
+	full, _ := New(s, false)
 	f.Fuzz(func(t *testing.T, in string) {
 		var a, b flatArgs
-		ea := fast.decode([]byte(in), &a)
-		eb := full.decode([]byte(in), &b)
+		ea := fast.Decode([]byte(in), &a)
+		eb := full.Decode([]byte(in), &b)
 		if (ea == nil) != (eb == nil) {
 			t.Fatalf("%q: fast %v, full %v", in, ea, eb)
 		}

@@ -1,4 +1,7 @@
-package helikon
+// Package argcheck validates a JSON value (a tool call's arguments, a
+// structured output) against a JSON Schema, and decodes it: the core's
+// function tools and output types run every value through a [Checker].
+package argcheck
 
 import (
 	"bytes"
@@ -10,32 +13,35 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// argChecker validates a JSON value against a schema. When the schema was
+// Checker validates a JSON value against a schema. When the schema was
 // derived from a flat Go struct, a zero-allocation scan plus the decode into
 // the struct proves validity (decoding enforces the types and the Go-implied
 // bounds; the scan enforces required keys, non-null values and no unknown
 // keys). Anything the fast path cannot prove falls back to full JSON-Schema
 // validation, which also produces the error messages the model sees.
-type argChecker struct {
+type Checker struct {
 	resolved *jsonschema.Resolved
 	flat     *flatObject
 }
 
-func newArgChecker(s *jsonschema.Schema, derived bool) (*argChecker, error) {
+// New returns the checker of s. derived says s was derived from the Go
+// type values decode into ([SchemaFor]), which lets a flat struct's values
+// take the fast path.
+func New(s *jsonschema.Schema, derived bool) (*Checker, error) {
 	rs, err := s.Resolve(nil)
 	if err != nil {
 		return nil, fmt.Errorf("resolve schema: %w", err)
 	}
-	c := &argChecker{resolved: rs}
+	c := &Checker{resolved: rs}
 	if derived {
 		c.flat = flatObjectOf(s)
 	}
 	return c, nil
 }
 
-// decode validates data and decodes it into dst (a pointer). It returns the
+// Decode validates data and decodes it into dst (a pointer). It returns the
 // schema errors on a miss.
-func (c *argChecker) decode(data []byte, dst any) []string {
+func (c *Checker) Decode(data []byte, dst any) []string {
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}")
 	}
@@ -44,7 +50,7 @@ func (c *argChecker) decode(data []byte, dst any) []string {
 			return nil
 		}
 	}
-	if errs := c.validate(data); errs != nil {
+	if errs := c.Validate(data); errs != nil {
 		return errs
 	}
 	if err := json.Unmarshal(data, dst); err != nil {
@@ -53,8 +59,8 @@ func (c *argChecker) decode(data []byte, dst any) []string {
 	return nil
 }
 
-// validate checks data against the schema without decoding it anywhere.
-func (c *argChecker) validate(data []byte) []string {
+// Validate checks data against the schema without decoding it anywhere.
+func (c *Checker) Validate(data []byte) []string {
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
 		return []string{"not valid JSON: " + err.Error()}
@@ -251,8 +257,8 @@ func skipWS(data []byte, i int) int {
 	return i
 }
 
-// schemaFor derives the JSON Schema of T.
-func schemaFor[T any]() (*jsonschema.Schema, error) {
+// SchemaFor derives the JSON Schema of T.
+func SchemaFor[T any]() (*jsonschema.Schema, error) {
 	var zero T
 	t := reflect.TypeOf(&zero).Elem()
 	return jsonschema.ForType(t, &jsonschema.ForOptions{})
