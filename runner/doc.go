@@ -1,7 +1,7 @@
 // Package runner is Helikon's default [helikon.Runner]: it runs an agent in
 // the calling goroutine and wires the run's lifecycle around it. Before a
 // run it loads the session's history and prepends it to the input; during
-// the run a [helikon.SessionRecorder] turns the event stream into session
+// the run a [SessionRecorder] turns the event stream into session
 // events, appended at every settled turn boundary and at the end; the
 // RunContext's RunConfig.Timeout bounds the whole run. [Runner.Resume]
 // continues a conversation a crash or a cancellation left unanswered.

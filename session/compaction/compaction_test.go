@@ -99,14 +99,14 @@ func logTo(buf *bytes.Buffer) compaction.Option {
 	return compaction.WithLogger(slog.New(slog.NewTextHandler(buf, nil)))
 }
 
-func TestCompactingSession_Conformance(t *testing.T) {
+func TestSession_Conformance(t *testing.T) {
 	sessiontest.Run(t, func(*testing.T) helikon.Session {
 		// Never over the threshold: the suite sees the inner log unchanged.
 		return mustCompacting(t, helikon.NewMemorySession(), mock.Scripted(), math.MaxInt)
 	})
 }
 
-func TestNewCompactingSession_RejectsBadConfiguration(t *testing.T) {
+func TestNew_RejectsBadConfiguration(t *testing.T) {
 	inner, model := helikon.NewMemorySession(), mock.Scripted()
 	for _, tc := range []struct {
 		name      string
@@ -132,7 +132,7 @@ func TestNewCompactingSession_RejectsBadConfiguration(t *testing.T) {
 	}
 }
 
-func TestCompactingSession_UnderThresholdNeverCallsModel(t *testing.T) {
+func TestSession_UnderThresholdNeverCallsModel(t *testing.T) {
 	model := mock.Scripted()
 	s := mustCompacting(t, helikon.NewMemorySession(), model, 100)
 	mustAppend(t, s, user(words(40)), assistant(words(40)))
@@ -144,7 +144,7 @@ func TestCompactingSession_UnderThresholdNeverCallsModel(t *testing.T) {
 	}
 }
 
-func TestCompactingSession_OverThresholdAppendsSummaryMarker(t *testing.T) {
+func TestSession_OverThresholdAppendsSummaryMarker(t *testing.T) {
 	model := mock.Scripted(mock.Text("the user asked about dining"))
 	inner := helikon.NewMemorySession()
 	s := mustCompacting(t, inner, model, 50, compaction.WithSettings(helikon.ModelSettings{MaxOutputTokens: 256}))
@@ -173,7 +173,7 @@ func TestCompactingSession_OverThresholdAppendsSummaryMarker(t *testing.T) {
 	}
 }
 
-func TestCompactingSession_CustomPromptIsTheTrailingUserMessage(t *testing.T) {
+func TestSession_CustomPromptIsTheTrailingUserMessage(t *testing.T) {
 	model := mock.Scripted(mock.Text("s"))
 	s := mustCompacting(t, helikon.NewMemorySession(), model, 10, compaction.WithPrompt("Summarise in French."))
 	mustAppend(t, s, user(words(20)))
@@ -185,7 +185,7 @@ func TestCompactingSession_CustomPromptIsTheTrailingUserMessage(t *testing.T) {
 
 // The running estimate starts unknown: the first append to a wrapper over a
 // populated log reads and counts it, and compacts the backlog.
-func TestCompactingSession_FirstAppendCompactsExistingBacklog(t *testing.T) {
+func TestSession_FirstAppendCompactsExistingBacklog(t *testing.T) {
 	inner := newSpy()
 	mustAppend(t, inner.MemorySession, user(words(40)), assistant(words(40)))
 	model := mock.Scripted(mock.Text("backlog summary"))
@@ -201,7 +201,7 @@ func TestCompactingSession_FirstAppendCompactsExistingBacklog(t *testing.T) {
 
 // Below the threshold, appends add to the running estimate without reading
 // the log; the authoritative count runs only once the estimate is over.
-func TestCompactingSession_RunningEstimateAvoidsReads(t *testing.T) {
+func TestSession_RunningEstimateAvoidsReads(t *testing.T) {
 	inner := newSpy()
 	counter := &countingCounter{}
 	model := mock.Scripted(mock.Text("summary"))
@@ -235,7 +235,7 @@ func (c *countingCounter) Count(items []helikon.Item) int {
 	return compaction.HeuristicTokenCounter{}.Count(items)
 }
 
-func TestCompactingSession_FailedSummariesAreLoggedAndSwallowed(t *testing.T) {
+func TestSession_FailedSummariesAreLoggedAndSwallowed(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		script mock.Script
@@ -262,7 +262,7 @@ func TestCompactingSession_FailedSummariesAreLoggedAndSwallowed(t *testing.T) {
 	}
 }
 
-func TestCompactingSession_InnerFailuresPropagate(t *testing.T) {
+func TestSession_InnerFailuresPropagate(t *testing.T) {
 	t.Run("user events", func(t *testing.T) {
 		inner := newSpy()
 		inner.failAppendN = 1
@@ -300,7 +300,7 @@ func TestCompactingSession_InnerFailuresPropagate(t *testing.T) {
 
 // A summary still over the threshold cannot bring the count down; the
 // guards stop compaction from re-summarising a lone summary or nothing.
-func TestCompactingSession_ConvergenceGuards(t *testing.T) {
+func TestSession_ConvergenceGuards(t *testing.T) {
 	t.Run("summary over threshold compacts once per append", func(t *testing.T) {
 		model := mock.Scripted(mock.Text(words(40)), mock.Text("unused"))
 		s := mustCompacting(t, helikon.NewMemorySession(), model, 10)
@@ -331,7 +331,7 @@ func (c constCounter) Count([]helikon.Item) int { return int(c) }
 
 // Folding everything while a tool call awaits its result would leave the
 // result without its call; compaction waits for the result.
-func TestCompactingSession_WaitsForPendingToolResult(t *testing.T) {
+func TestSession_WaitsForPendingToolResult(t *testing.T) {
 	model := mock.Scripted(mock.Text("summary"))
 	inner := helikon.NewMemorySession()
 	s := mustCompacting(t, inner, model, 10)
@@ -350,7 +350,7 @@ func TestCompactingSession_WaitsForPendingToolResult(t *testing.T) {
 }
 
 // A call a crashed run never answered must not block compaction forever.
-func TestCompactingSession_UnansweredCallOfAnEarlierTurnDoesNotBlock(t *testing.T) {
+func TestSession_UnansweredCallOfAnEarlierTurnDoesNotBlock(t *testing.T) {
 	model := mock.Scripted(mock.Text("summary"))
 	s := mustCompacting(t, helikon.NewMemorySession(), model, 10)
 	mustAppend(t, s, user(words(5)), helikon.ToolCalled("lost", "lookup", json.RawMessage(`{}`)))
@@ -370,7 +370,7 @@ func toolTurn(n string, size int) []helikon.SessionEvent {
 	}
 }
 
-func TestCompactingSession_KeepRecentTurnsVerbatim(t *testing.T) {
+func TestSession_KeepRecentTurnsVerbatim(t *testing.T) {
 	model := mock.Scripted(mock.Text("S1"), mock.Text("S2"))
 	inner := helikon.NewMemorySession()
 	s := mustCompacting(t, inner, model, 60, compaction.WithKeepRecentTurns(1))
@@ -411,7 +411,7 @@ func TestCompactingSession_KeepRecentTurnsVerbatim(t *testing.T) {
 
 // When the newest turns alone are over the threshold, fewer are kept, down
 // to a full summary, so compaction still makes progress.
-func TestCompactingSession_KeepRecentFallsBackWhenTurnsAloneTooBig(t *testing.T) {
+func TestSession_KeepRecentFallsBackWhenTurnsAloneTooBig(t *testing.T) {
 	model := mock.Scripted(mock.Text("S"))
 	s := mustCompacting(t, helikon.NewMemorySession(), model, 20, compaction.WithKeepRecentTurns(3))
 	mustAppend(t, s, user(words(30)), assistant("a"))
@@ -457,7 +457,7 @@ func (summaryModel) Invoke(context.Context, *helikon.ModelRequest) iter.Seq2[hel
 
 // The common path: an append under the threshold only updates the
 // running estimate.
-func BenchmarkCompactingSession_AppendUnderThreshold(b *testing.B) {
+func BenchmarkSession_AppendUnderThreshold(b *testing.B) {
 	s, err := compaction.New(discardSession{}, summaryModel{}, math.MaxInt-1)
 	if err != nil {
 		b.Fatal(err)
@@ -477,7 +477,7 @@ func BenchmarkCompactingSession_AppendUnderThreshold(b *testing.B) {
 
 // The compaction path on a 100-event log: read, project, count, summarise
 // and append the marker.
-func BenchmarkCompactingSession_Compact100(b *testing.B) {
+func BenchmarkSession_Compact100(b *testing.B) {
 	log := make([]helikon.SessionEvent, 0, 100)
 	for i := range 50 {
 		log = append(log, user(fmt.Sprintf("question %d: %s", i, words(20))), assistant(words(20)))
