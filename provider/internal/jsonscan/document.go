@@ -1,5 +1,7 @@
 package jsonscan
 
+import "encoding/binary"
+
 // MaxDocument is the largest input [Document.Reset] indexes. Larger events (a chunk
 // carrying an image, say) are rare and go to encoding/json, so the index
 // stays small however large a stream's events get.
@@ -22,6 +24,14 @@ type Document struct {
 	// value is told apart.
 	ends []int32
 	root []byte
+	// prev is a copy of the last object Reset accepted, and starts where
+	// each of its members began (the index of the name's quote), so that a
+	// next input beginning with the same members — a stream's id, model
+	// and the like repeat in every chunk — is validated from the first
+	// member that may differ: the bytes before it, and their index
+	// entries, are those of prev.
+	prev   []byte
+	starts []int32
 }
 
 // Reset validates b as exactly one JSON value, whitespace around it aside,
@@ -31,21 +41,117 @@ type Document struct {
 // back to encoding/json. b must not change while the Document reads it.
 func (d *Document) Reset(b []byte) bool {
 	d.b, d.root = nil, nil
+	ok := d.index(b)
+	if !ok {
+		d.prev, d.starts = d.prev[:0], d.starts[:0]
+	}
+	return ok
+}
+
+func (d *Document) index(b []byte) bool {
 	if len(b) > MaxDocument {
 		return false
 	}
 	if cap(d.ends) < len(b) {
 		d.ends = make([]int32, len(b), max(len(b), 2*cap(d.ends)))
+		d.prev, d.starts = d.prev[:0], d.starts[:0] // their index entries are gone
 	}
 	d.ends = d.ends[:len(b)]
-	clear(d.ends)
 	i := skipSpace(b, 0)
-	end := skipValue(b, i, 0, d.ends)
+	var end int
+	if from := d.resumable(b); from > 0 {
+		clear(d.ends[from:])
+		end = d.members(b, from)
+	} else {
+		clear(d.ends)
+		d.starts = d.starts[:0]
+		if i < len(b) && b[i] == '{' {
+			j := skipSpace(b, i+1)
+			if j < len(b) && b[j] == '}' {
+				end = j + 1
+			} else {
+				end = d.members(b, j)
+			}
+		} else {
+			end = skipValue(b, i, 0, d.ends)
+			d.prev = d.prev[:0]
+		}
+	}
 	if end < 0 || skipSpace(b, end) != len(b) {
 		return false
 	}
+	d.ends[i] = int32(end)
 	d.b, d.root = b, b[i:end]
+	if len(d.starts) > 0 {
+		d.prev = append(d.prev[:0], b...)
+	}
 	return true
+}
+
+// resumable returns where to resume validating b: the start of the last
+// member of prev that b's common prefix with prev reaches, or 0 for
+// validating it all.
+func (d *Document) resumable(b []byte) int {
+	if len(d.starts) < 2 {
+		return 0
+	}
+	n := commonPrefix(b, d.prev)
+	j := len(d.starts) - 1
+	for j > 0 && int(d.starts[j]) > n {
+		j--
+	}
+	from := int(d.starts[j])
+	d.starts = d.starts[:j] // members notes the member at from again
+	if j == 0 {
+		return 0
+	}
+	return from
+}
+
+// members validates, from i, the members of the root object, as
+// skipContainer does, noting where each starts.
+func (d *Document) members(b []byte, i int) int {
+	for {
+		d.starts = append(d.starts, int32(i))
+		if i >= len(b) || b[i] != '"' {
+			return -1
+		}
+		k := i
+		if i = skipString(b, i); i < 0 {
+			return -1
+		}
+		d.ends[k] = int32(i)
+		if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+			return -1
+		}
+		if i = skipValue(b, skipSpace(b, i+1), 1, d.ends); i < 0 {
+			return -1
+		}
+		if i = skipSpace(b, i); i >= len(b) {
+			return -1
+		}
+		switch b[i] {
+		case '}':
+			return i + 1
+		case ',':
+			i = skipSpace(b, i+1)
+		default:
+			return -1
+		}
+	}
+}
+
+// commonPrefix returns the length of the longest common prefix of a and b.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i+8 <= n && binary.LittleEndian.Uint64(a[i:]) == binary.LittleEndian.Uint64(b[i:]) {
+		i += 8
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 // Root returns the value Reset indexed, without the whitespace around it.

@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -77,4 +78,40 @@ func TestDocument_RejectsWhatObjectRejects(t *testing.T) {
 			t.Errorf("Object(%q) accepted a key encoding/json could read differently", dup)
 		}
 	}
+}
+
+// A Document that read other inputs first, and resumes after the members
+// an input shares with the one before, indexes exactly what a fresh one
+// does.
+func FuzzDocument_ResumedIndexEqualsAFreshOne(f *testing.F) {
+	chunk := func(id, content string) string {
+		return `{"id":"` + id + `","object":"chat.completion.chunk","created":1,"model":"m","choices":[{"index":0,"delta":{"content":"` + content + `"},"finish_reason":null}]}`
+	}
+	hi, there := chunk("a", "Hi"), chunk("a", " there")
+	f.Add(hi, there, hi)
+	f.Add(hi, chunk("b", "Hi"), there)
+	f.Add(hi, hi+"x", there)
+	f.Add(hi, chunk("a", `\u12`), there)
+	f.Add(there, `{"id":"a"}`, hi)
+	f.Add(`{"a":1,"b":2,"c":3}`, `{"a":1,"b":2,"c":`, `{"a":1,"b":2,"c":3}`)
+	f.Add(`{"a":1,"b":2,"c":3}`, `{"a":1,"b":2}`, `{"a":1,"b":2,"c":[1]}`)
+	f.Add(`{"a":1,"b":2,"c":3}`, `{"a":1,"b":2,"b":2}`, `{"a":1}`)
+	f.Add(`{"a":1,"b":{"x":[1,2]},"c":3}`, `{"a":1,"b":{"x":[1,2]},"c":[}`, `{"a":1,"b":{"x":[1,2]},"c":{}}`)
+	f.Add(` {"a":1, "b":2}`, ` {"a":1, "b":2} `, `[1]`)
+	f.Fuzz(func(t *testing.T, first, second, third string) {
+		var reused Document
+		reused.Reset([]byte(first))
+		for _, next := range []string{second, third} {
+			// Copies, as a stream's reader reuses its buffer.
+			var fresh Document
+			in, in2 := []byte(next), []byte(next)
+			okR, okF := reused.Reset(in), fresh.Reset(in2)
+			if okR != okF {
+				t.Fatalf("after %q, %q: Reset(%q) = %v, fresh %v", first, second, next, okR, okF)
+			}
+			if okR && (string(reused.Root()) != string(fresh.Root()) || !slices.Equal(reused.ends, fresh.ends)) {
+				t.Fatalf("after %q, %q: the index of %q differs from a fresh one's", first, second, next)
+			}
+		}
+	})
 }
