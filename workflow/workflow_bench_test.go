@@ -90,7 +90,18 @@ func BenchmarkGraphDiamond4Nodes(b *testing.B) { bench(b, runGraphDiamond) }
 // alternately within every iteration, so load drift on a shared machine
 // hits both alike, and reports the ratio (x-single) next to both times. Its
 // own ns/op is the pair's.
-func BenchmarkVsSingle(b *testing.B) {
+func BenchmarkVsSingle(b *testing.B) { vsSingle(b, context.Background()) }
+
+// BenchmarkVsSingleCancellable is BenchmarkVsSingle on a context that can
+// be cancelled, as a server request's is: the single run and every child
+// run then read their model on a worker goroutine.
+func BenchmarkVsSingleCancellable(b *testing.B) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	vsSingle(b, ctx)
+}
+
+func vsSingle(b *testing.B, ctx context.Context) {
 	for _, bc := range []struct {
 		name string
 		run  func(context.Context) error
@@ -100,7 +111,6 @@ func BenchmarkVsSingle(b *testing.B) {
 		{"GraphDiamond4Nodes", runGraphDiamond},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
-			ctx := context.Background()
 			var single, pattern time.Duration
 			for b.Loop() {
 				t0 := time.Now()
