@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/a2a"
 	"github.com/paigasus/helikon/cli/sidecar"
@@ -166,7 +168,12 @@ func (b *builder) model(key string, m sidecar.Model, agent string) (helikon.Mode
 		// The AWS chain resolves credentials lazily, at the first call;
 		// only the region must be known now. Loading reads the environment
 		// and the shared config files, nothing over the network.
-		model, err = asModel(bedrock.FromEnv(context.Background(), m.ID))
+		var cfg aws.Config
+		if cfg, err = config.LoadDefaultConfig(context.Background()); err != nil {
+			err = fmt.Errorf("bedrock: load AWS config: %w", err)
+		} else {
+			model, err = asModel(bedrock.New(cfg, m.ID))
+		}
 	default:
 		err = fmt.Errorf("provider %s is unknown; use openai, anthropic, gemini, bedrock or mock", m.Provider)
 	}

@@ -5,15 +5,15 @@
 //
 // It runs on an echoing stand-in model by default (no key, no network);
 // HELIKON_PROVIDER=openai, anthropic, gemini or bedrock (with the
-// provider's key variable, or for bedrock AWS_REGION and the AWS credential
-// chain) switches it to a real model. With -sessions PATH (or
-// HELIKON_SESSIONS, for example a file on the runtime's session storage
-// mount) conversations live in SQLite; otherwise in memory, and are lost
-// when AgentCore stops the microVM. Built with -tags nosqlite the binary
-// leaves SQLite out (3.9 MB of its 17.6 linux/arm64) and takes its
+// provider's key variable, or for bedrock AWS_REGION and the execution role
+// AgentCore serves from the microVM's metadata service, or
+// AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY) switches it to a real
+// model. With -sessions PATH (or HELIKON_SESSIONS, for example a file on
+// the runtime's session storage mount) conversations live in SQLite;
+// otherwise in memory, and are lost when AgentCore stops the microVM.
+// Built with -tags nosqlite the binary leaves SQLite out and takes its
 // sessions from memory only; -tags noopenai, noanthropic, nogemini or
-// nobedrock leave a provider out (Bedrock's AWS SDK is 3.7 MB of the
-// 17.6).
+// nobedrock leave a provider out. README.md gives each build's size.
 //
 //	go run ./examples/agentcore -addr 127.0.0.1:8080 &
 //	curl -s localhost:8080/ping
@@ -40,7 +40,6 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/agentcore"
-	"github.com/paigasus/helikon/examples/internal/envmodel"
 )
 
 func main() {
@@ -56,7 +55,7 @@ func main() {
 }
 
 func run(ctx context.Context, addr, sessionsPath string, mcpMode bool) error {
-	model, err := envmodel.Select(echoModel{})
+	model, err := selectModel(echoModel{})
 	if err != nil {
 		return err
 	}

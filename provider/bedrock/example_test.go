@@ -21,7 +21,8 @@ import (
 // Example streams one structured answer from Claude on Bedrock, which gets
 // native JSON-schema output. A local server replays a recorded
 // ConverseStream (its binary event stream) so the example runs without AWS
-// credentials; a program calls bedrock.FromEnv(ctx, modelID) instead.
+// credentials; a program passes bedrock.New the aws.Config that
+// config.LoadDefaultConfig(ctx) returns instead.
 func Example() {
 	data, err := os.ReadFile("testdata/native_structured_output.eventstream.b64")
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"os"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/paigasus/helikon/provider/bedrock"
 	"github.com/paigasus/helikon/provider/providertest"
 )
@@ -17,7 +18,11 @@ func TestLive_TextAndToolCall(t *testing.T) {
 	if (os.Getenv("AWS_ACCESS_KEY_ID") == "" && os.Getenv("AWS_PROFILE") == "") || os.Getenv("AWS_REGION") == "" || id == "" {
 		t.Skip("live test: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_PROFILE), AWS_REGION and HELIKON_BEDROCK_MODEL to run against the real Bedrock API")
 	}
-	m, err := bedrock.FromEnv(t.Context(), id)
+	cfg, err := config.LoadDefaultConfig(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := bedrock.New(cfg, id)
 	if err != nil {
 		t.Fatal(err)
 	}

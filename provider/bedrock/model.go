@@ -11,7 +11,6 @@ import (
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/paigasus/helikon"
 )
@@ -22,7 +21,7 @@ type ConverseStreamer interface {
 	ConverseStream(ctx context.Context, in *bedrockruntime.ConverseStreamInput, opts ...func(*bedrockruntime.Options)) (*bedrockruntime.ConverseStreamOutput, error)
 }
 
-// Option configures a model built by [FromEnv], [New] or [NewFromClient].
+// Option configures a model built by [New] or [NewFromClient].
 type Option func(*settings)
 
 type settings struct {
@@ -64,8 +63,7 @@ func WithCapabilities(caps helikon.ModelCapabilities) Option {
 // structured output goes (default [slog.Default]).
 func WithLogger(l *slog.Logger) Option { return func(s *settings) { s.logger = l } }
 
-// WithClientOptions adjusts the bedrockruntime client [FromEnv] and [New]
-// build, e.g. its BaseEndpoint.
+// WithClientOptions adjusts the bedrockruntime client [New] builds, e.g. its BaseEndpoint.
 func WithClientOptions(opts ...func(*bedrockruntime.Options)) Option {
 	return func(s *settings) { s.clientOpts = append(s.clientOpts, opts...) }
 }
@@ -77,7 +75,7 @@ type Model struct {
 	family Family
 	client ConverseStreamer
 	cfgReg string
-	// creds, set by New and FromEnv, is resolved before each call, so a
+	// creds, set by New, is resolved before each call, so a
 	// missing credential fails as such rather than as a transport error
 	// deep inside the SDK's signing.
 	creds  aws.CredentialsProvider
@@ -85,32 +83,31 @@ type Model struct {
 	warned sync.Once
 }
 
-// ErrNoRegion is returned by [FromEnv] when the AWS configuration names no
+// ErrNoRegion is returned by [New] when the AWS configuration names no
 // region.
 var ErrNoRegion = errors.New("bedrock: no AWS region: set AWS_REGION (or a region in the AWS_PROFILE's config); credentials come from the AWS chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO, roles)")
 
-// FromEnv loads the standard AWS configuration (environment, shared config
-// and credentials files, SSO, web identity, container and instance roles)
-// and returns a model on it; it fails with [ErrNoRegion] when no region is
-// configured. Credentials resolve lazily: none found surfaces as the
-// first Invoke's error, a final one wrapping [ErrNoCredentials] and naming
-// the variables to set, before anything is sent; credentials the service
-// refuses come back as its AccessDenied or signature error.
-func FromEnv(ctx context.Context, modelID string, opts ...Option) (*Model, error) {
-	cfg, err := config.LoadDefaultConfig(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("bedrock: load AWS config: %w", err)
-	}
+// New returns a model on a bedrockruntime client built from cfg; it fails
+// with [ErrNoRegion] when cfg names no region. The standard AWS
+// configuration (environment, shared config and credentials files, SSO, web
+// identity, container and instance roles) is the SDK's config package's:
+//
+//	cfg, err := config.LoadDefaultConfig(ctx)
+//	if err != nil {
+//		return err
+//	}
+//	model, err := bedrock.New(cfg, modelID)
+//
+// Credentials resolve lazily: none found surfaces as the first Invoke's
+// error, a final one wrapping [ErrNoCredentials] and naming the variables
+// to set, before anything is sent; credentials the service refuses come
+// back as its AccessDenied or signature error. The client does not retry:
+// retries are [helikon]'s retry.Model's to make, on the typed errors this
+// adapter reports.
+func New(cfg aws.Config, modelID string, opts ...Option) (*Model, error) {
 	if cfg.Region == "" {
 		return nil, ErrNoRegion
 	}
-	return New(cfg, modelID, opts...)
-}
-
-// New returns a model on a bedrockruntime client built from cfg. The
-// client does not retry: retries are [helikon]'s retry.Model's to make, on
-// the typed errors this adapter reports.
-func New(cfg aws.Config, modelID string, opts ...Option) (*Model, error) {
 	var s settings
 	for _, o := range opts {
 		o(&s)

@@ -515,3 +515,10 @@ func TestStream_IncompleteOrContradictoryStreamsFailOnBothPaths(t *testing.T) {
 		})
 	}
 }
+
+func TestNew_ConfigWithoutARegionIsErrNoRegion(t *testing.T) {
+	_, err := bedrock.New(aws.Config{Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")}, claude)
+	if !errors.Is(err, bedrock.ErrNoRegion) || !strings.Contains(err.Error(), "AWS_REGION") {
+		t.Fatalf("err = %v, want ErrNoRegion naming AWS_REGION", err)
+	}
+}
