@@ -1,3 +1,11 @@
+//go:build openapi
+
+// The OpenAPI conformance tests check every route's requests and responses
+// against the served document with pb33f/libopenapi-validator, whose
+// packages take about 300 CPU-seconds to compile on a cold build cache
+// (half of the README's test command's compile work): they run with
+// -tags openapi, which .ci/run passes to its -race pass.
+
 package server_test
 
 import (
