@@ -22,7 +22,13 @@ type toolConfig struct {
 	schema *jsonschema.Schema
 }
 
-// WithEffect declares what the tool does to the world (default SideEffect).
+// WithEffect declares what the tool does to the world (default
+// [SideEffect]). The permission modes read it: a tool that only reads
+// should say [ReadOnly], so plan mode (the agent server's default) runs it
+// and accept-edits mode does not ask about it:
+//
+//	lookup, err := helikon.NewTool("lookup_order", "Look an order up.", lookupOrder,
+//		helikon.WithEffect(helikon.ReadOnly))
 func WithEffect(e ToolEffect) ToolOption { return func(c *toolConfig) { c.effect = e } }
 
 // WithInputSchema replaces the schema derived from the argument type. The
@@ -35,6 +41,10 @@ func WithInputSchema(s *jsonschema.Schema) ToolOption { return func(c *toolConfi
 // returns a [ToolError] of kind InvalidArgs listing what was wrong, which the
 // loop shows the model once. Out is marshalled to JSON as the tool's output;
 // an Out of type [ToolOutput] is returned as is.
+//
+// Options: [WithEffect] declares what the tool does to the world (default
+// [SideEffect]: plan mode refuses it, accept-edits mode without a policy
+// asks about it), and [WithInputSchema] replaces the derived schema.
 func NewTool[In, Out any](name, description string, fn func(tc *ToolContext, in In) (Out, error), opts ...ToolOption) (Tool, error) {
 	if !toolNamePattern().MatchString(name) {
 		return nil, fmt.Errorf("helikon: tool name %q must match %s", name, toolNamePattern())
