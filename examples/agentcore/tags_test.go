@@ -52,3 +52,25 @@ func TestAgentcoreExample_MCPProtocolOnlyWithTheMCPTag(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentcoreExample_BedrockWithoutTheSDKCredentialChain: the default
+// build's Bedrock takes the container's credentials without the AWS SDK's
+// config package, whose credential chain links the STS, SSO, SSO-OIDC and
+// sign-in clients (3.9 MB, and their schemas and endpoint tables at init).
+func TestAgentcoreExample_BedrockWithoutTheSDKCredentialChain(t *testing.T) {
+	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "github.com/paigasus/helikon/provider/bedrock") {
+		t.Fatal("the default build does not link provider/bedrock")
+	}
+	for _, pkg := range deps {
+		for _, heavy := range []string{"aws-sdk-go-v2/config", "aws-sdk-go-v2/service/sts", "aws-sdk-go-v2/service/sso", "aws-sdk-go-v2/service/signin"} {
+			if strings.HasPrefix(pkg, "github.com/aws/"+heavy) {
+				t.Errorf("the default build links %s", pkg)
+			}
+		}
+	}
+}
