@@ -61,12 +61,17 @@
 //
 // # Why aws-sdk-go-v2
 //
-// Bedrock needs SigV4 signing, the AWS credential chain (profiles, SSO,
-// web identity, container and instance roles) and the binary event-stream
-// framing: the SDK's service/bedrockruntime brings all three, maintained by
-// AWS, where a hand-written client would re-implement the credential chain.
-// Its cost is binary size, measured in the README. The client [New]
-// builds does not retry (retry.Model does, on the typed errors).
+// Bedrock needs SigV4 signing, AWS credentials (profiles, SSO, web
+// identity, container and instance roles) and the binary event-stream
+// framing: the SDK's service/bedrockruntime and its credential providers
+// bring all three, maintained by AWS, where a hand-written client would
+// re-implement them. The package takes an aws.Config rather than loading
+// one, so that the SDK's config package, whose credential chain links the
+// STS, SSO, SSO-OIDC and sign-in clients, is linked only into a program
+// that asks for it. The SDK's cost is binary size and package
+// initialisation (its bedrockruntime schemas are built at init), measured
+// in examples/agentcore/README.md. The client [New] builds does not retry
+// (retry.Model does, on the typed errors).
 //
 // The adapter uses the SDK for the request (serialising, signing, sending)
 // and for error responses, and reads the response's event stream itself,
