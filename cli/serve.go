@@ -18,9 +18,10 @@ func newServeCommand(o *options) *cobra.Command {
 		ui      bool
 		dbPath  string
 		withA2A bool
+		dataset string
 	)
 	cmd := &cobra.Command{
-		Use:   "serve [--addr ADDR] [--ui=false] [--db FILE] [--a2a]",
+		Use:   "serve [--addr ADDR] [--ui=false] [--db FILE] [--eval-dataset FILE] [--a2a]",
 		Short: "Serve every sidecar agent over HTTP with the agent server",
 		Long: `serve runs the helikon agent server (package server) with every agent of
 the sidecar until interrupted, with the dev web UI at /ui/ (chat with an
@@ -28,7 +29,10 @@ agent, watch its runs live, approve or reject the calls that wait for
 approval; --ui=false turns it off). Each agent runs in its permission mode
 from agents.toml, plan when it sets none: network callers then reach only
 read_only tools. With --db FILE, sessions and the list of runs live in that
-SQLite file, so serve restarted on it lists the earlier runs. With --a2a,
+SQLite file, so serve restarted on it lists the earlier runs. The dev UI's
+"Save as case" appends a completed run to the JSONL dataset that
+--eval-dataset FILE (or dataset in the [eval] table) names, for helikon
+eval run; without one the button says how to turn it on. With --a2a,
 each agent is also an A2A agent at /a2a/NAME/ (its card at
 /a2a/NAME/.well-known/agent-card.json; docs/a2a.md). See
 docs/server.md for its routes and docs/devui.md for the UI.`,
@@ -63,6 +67,12 @@ docs/server.md for its routes and docs/devui.md for the UI.`,
 				}))}
 			if ui {
 				opts = append(opts, server.WithDevUI())
+			}
+			if dataset == "" && f.Eval != nil {
+				dataset = f.Eval.Dataset
+			}
+			if dataset != "" {
+				opts = append(opts, server.WithCaseSink(datasetSink{path: dataset}))
 			}
 			var sessions server.SessionProvider = server.NewMemorySessions()
 			if dbPath != "" {
@@ -112,6 +122,7 @@ docs/server.md for its routes and docs/devui.md for the UI.`,
 	cmd.Flags().StringVar(&addr, "addr", "127.0.0.1:8080", "the address to listen on")
 	cmd.Flags().BoolVar(&ui, "ui", true, "serve the dev web UI at /ui/")
 	cmd.Flags().StringVar(&dbPath, "db", "", "keep sessions and the list of runs in this SQLite file, so a restart lists earlier runs")
+	cmd.Flags().StringVar(&dataset, "eval-dataset", "", "append the runs the dev UI saves as cases to this JSONL dataset (default: dataset in [eval])")
 	cmd.Flags().BoolVar(&withA2A, "a2a", false, "also serve each agent over the Agent2Agent protocol at /a2a/NAME/")
 	return cmd
 }

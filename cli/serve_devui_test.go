@@ -75,9 +75,9 @@ func TestServe_TheSampleChatsInChromiumAtThePrintedDevUIAddress(t *testing.T) {
 // startServe runs helikon serve on sidecar on a port the system picks and
 // returns the dev UI address it printed; stop interrupts it and checks it
 // ended cleanly (it is called at the test's end if the test does not).
-func startServe(t *testing.T, sidecar string) (url string, stop func()) {
+func startServe(t *testing.T, sidecar string, flags ...string) (url string, stop func()) {
 	t.Helper()
-	cmd := exec.Command(helikonBin, "--agents", sidecar, "serve", "--addr", "127.0.0.1:0")
+	cmd := exec.Command(helikonBin, append([]string{"--agents", sidecar, "serve", "--addr", "127.0.0.1:0"}, flags...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -156,6 +156,8 @@ func TestOpenAPI_DocumentIsValid31AndDescribesEveryRouteAndResponse(t *testing.T
 	exchange(t, v, "GET", u+"/runs?limit=0", "") // 400
 	exchange(t, v, "GET", u+"/sessions", "")
 	exchange(t, v, "GET", u+"/agents/greeter/graph", "")
+	exchange(t, v, "GET", u+"/eval/dataset", "")                     // 501: no case sink
+	exchange(t, v, "POST", u+"/agents/greeter/runs/"+id+"/case", "") // 501
 	exchange(t, v, "GET", u+"/agents/stuck/runs/"+stuck, "")
 	_, body = exchange(t, v, "GET", u+"/agents/greeter/runs/"+id+"/events", "", "Accept", "text/event-stream")
 	checkFrames(t, event, body)

@@ -75,6 +75,7 @@ type config struct {
 	devUI     bool
 	factory   AgentFactory
 	index     RunIndex
+	cases     CaseSink
 	mounts    []mount
 }
 

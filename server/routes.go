@@ -20,6 +20,8 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("/agents/{name}/runs/{id}/events", route{http.MethodGet: s.runEvents})
 	mux.Handle("/agents/{name}/runs/{id}/cancel", route{http.MethodPost: s.cancelRun})
 	mux.Handle("/agents/{name}/runs/{id}/approvals", route{http.MethodGet: s.listApprovals, http.MethodPost: s.decide})
+	mux.Handle("/agents/{name}/runs/{id}/case", route{http.MethodPost: s.saveCase})
+	mux.Handle("/eval/dataset", route{http.MethodGet: s.evalDataset})
 	mux.Handle("/runs", route{http.MethodGet: s.listRuns})
 	mux.Handle("/sessions", route{http.MethodGet: s.listSessions})
 	mux.Handle("/openapi.json", route{http.MethodGet: s.openAPI})

@@ -39,6 +39,7 @@ type Server struct {
 	logger   *slog.Logger
 	factory  AgentFactory
 	runIndex RunIndex
+	cases    CaseSink
 	mux      *http.ServeMux
 	openapi  []byte
 	devUI    http.Handler
@@ -98,7 +99,7 @@ func New(agents []helikon.Agent, opts ...Option) (*Server, error) {
 	s := &Server{
 		agents: make(map[string]helikon.Agent, len(agents)), list: AgentList{Agents: []AgentInfo{}},
 		sessions: c.sessions, contexts: c.contexts, auth: c.auth, log: c.log, runner: c.runner,
-		limits: c.limits.withDefaults(), keep: c.keep, ret: c.retention, grace: c.grace, logger: c.logger, factory: c.factory, runIndex: c.index,
+		limits: c.limits.withDefaults(), keep: c.keep, ret: c.retention, grace: c.grace, logger: c.logger, factory: c.factory, runIndex: c.index, cases: c.cases,
 		live: make(map[string]*liveRun),
 	}
 	for _, a := range agents {
@@ -176,7 +177,7 @@ func checkMount(m mount) error {
 	}
 	first := strings.SplitN(m.prefix[1:], "/", 2)[0]
 	switch first {
-	case "agents", "runs", "sessions", "openapi.json", "ui":
+	case "agents", "runs", "sessions", "eval", "openapi.json", "ui":
 		return fmt.Errorf("%w: mount prefix %q would take the server's /%s routes", ErrConfig, m.prefix, first)
 	}
 	return nil

@@ -99,7 +99,11 @@ type Tool struct {
 
 // Eval is the [eval] table.
 type Eval struct {
-	Evaluators     []string            `toml:"evaluators"`
+	Evaluators []string `toml:"evaluators"`
+	// Dataset is the JSONL file the dev UI of helikon serve appends runs
+	// saved as cases to, resolved against the sidecar's directory; it may
+	// not exist yet.
+	Dataset        string              `toml:"dataset"`
 	JSONSchema     *EvalJSONSchema     `toml:"json_schema"`
 	LLMJudge       *EvalLLMJudge       `toml:"llm_judge"`
 	ToolTrajectory *EvalToolTrajectory `toml:"tool_trajectory"`

@@ -262,6 +262,9 @@ func (v *validator) eval() {
 	if e == nil {
 		return
 	}
+	if e.Dataset != "" && !filepath.IsAbs(e.Dataset) {
+		e.Dataset = filepath.Join(v.f.Dir, e.Dataset)
+	}
 	for _, name := range e.Evaluators {
 		if !slices.Contains(Evaluators, name) {
 			v.errorf("eval.evaluators", "unknown evaluator %q (want one of %s)", name, strings.Join(Evaluators, ", "))
