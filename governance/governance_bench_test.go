@@ -3,9 +3,12 @@ package governance
 import (
 	"context"
 	"encoding/json"
-	"github.com/paigasus/helikon"
 	"strconv"
+	"strings"
 	"testing"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/benchpair"
 )
 
 // BenchmarkToolCallGovernance is the full governance pipeline for one
@@ -46,5 +49,34 @@ func benchGovernance(b *testing.B, args func(int) json.RawMessage) {
 		if out := redactOf(rc, output); len(out.Content) != len(output.Content) {
 			b.Fatal("output changed")
 		}
+	}
+}
+
+// BenchmarkWrittenFileGuard pairs the permission check of a Bash call
+// without the written-file guard against the same check with it, on a run
+// that has written 200 files, for a command that runs no file and one that
+// runs a script the run did not write.
+func BenchmarkWrittenFileGuard(b *testing.B) {
+	ctx := context.Background()
+	yes := &approver{allow: true}
+	plain := helikon.NewRunContext(helikon.WithApprovalHandler(yes))
+	guarded := helikon.NewRunContext(helikon.WithApprovalHandler(yes), WithWrittenFileGuard())
+	for i := range 200 {
+		authorize(guarded, ctx, write("src/file"+strconv.Itoa(i)+".go"))
+	}
+	for _, cmd := range []string{"git status && ls -la src | grep -v tmp > /dev/null", "bash scripts/ci.sh --fast"} {
+		req := bash(cmd)
+		b.Run(strings.Fields(cmd)[0], func(b *testing.B) {
+			b.ReportAllocs()
+			benchpair.Run(b, "off", func() {
+				if !authorize(plain, ctx, req).allowed {
+					b.Fatal("refused")
+				}
+			}, "guard", func() {
+				if !authorize(guarded, ctx, req).allowed {
+					b.Fatal("refused")
+				}
+			})
+		})
 	}
 }
