@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"os"
 	"slices"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/redistest"
 	"github.com/paigasus/helikon/server"
 	"github.com/paigasus/helikon/server/redislog"
 	"github.com/paigasus/helikon/session/sessiontest"
@@ -149,5 +152,37 @@ func TestRedis_RunsListsTheRunsOfEveryReplica(t *testing.T) {
 	if resp.StatusCode != http.StatusOK || len(list.Runs) != 2 || list.Runs[0].ID != second.ID || list.Runs[1].ID != first.ID ||
 		list.Runs[0].Input != "on b" || list.Runs[0].Status != server.StatusCompleted {
 		t.Fatalf("GET /runs on replica a: %d %+v", resp.StatusCode, list.Runs)
+	}
+}
+
+func TestRedis_RedisDyingMidRunEndsTheStreamWithTheLoss(t *testing.T) {
+	addr, kill := redistest.Private(t)
+	client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: 1, DialTimeout: time.Second})
+	t.Cleanup(func() { client.Close() })
+	events, err := redislog.New(context.Background(), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = events.Close() })
+	_, ts := start(t, []helikon.Agent{newAgent(t, "slow", 300*time.Millisecond)}, server.WithEventLog(events))
+
+	resp := post(t, ts.URL+"/agents/slow/runs?stream=sse", `{"input":"hi"}`)
+	defer resp.Body.Close()
+	var got []frame
+	for f := range frames(resp.Body) {
+		if got = append(got, f); len(got) == 2 {
+			kill() // Redis dies mid-run.
+		}
+	}
+	// The client is told, in a terminal frame, that the rest of the run
+	// was not stored; it never sees a record Redis did not store.
+	last := got[len(got)-1]
+	if len(got) < 3 || last.event != "run_failed" || last.id != "" || !strings.Contains(last.data, "not stored") {
+		t.Fatalf("frames after Redis died: %+v; want a synthetic run_failed naming the records not stored", got)
+	}
+	for i, f := range got[:len(got)-1] {
+		if f.id != strconv.Itoa(i+1) {
+			t.Fatalf("frame %d has id %q", i+1, f.id)
+		}
 	}
 }

@@ -27,10 +27,33 @@
 // lose; Claim, a script that tests the pause id, hands it to exactly one
 // replica.
 //
+// # Batched writes
+//
+// Append on a run this replica drives queues the record and returns; a
+// flusher goroutine (a Log has two, each run goes through one, so its
+// writes stay in order) sends what its runs queued since its last round
+// trip as one pipeline, one script call per run (a script that appends the
+// run's records and, when Update queued a status change behind them,
+// stores it and the end marker in the same atomic step). Nothing waits on
+// a timer: records queued while a pipeline is out go in the next one, so
+// a quiet run's record leaves at once and a busy server's runs share
+// round trips. Update returns once Redis has stored it; queued records go
+// out whatever becomes of the caller's context, and Close sends what is
+// queued before it releases the lease. Appends wait once 32 MiB of record
+// data is queued.
+//
 // A replica serves the tails of the runs it drives from the records it
 // appended, kept in process while the run runs there (no XREAD per
 // event), and reads Redis from the run's pause or end on, and for runs
-// other replicas drive.
+// other replicas drive. A record reaches those tails only once Redis has
+// stored it, so no client sees a record, or a terminal event, that
+// another replica could not replay.
+//
+// When Redis does not store a batch (it is down, or the run was ended by
+// another replica), the run's tails end with a [*WriteError] naming the
+// records lost, and so do its next Append and its Update; Update then
+// stores the run as failed, with that error, if Redis is back. A run's
+// records reach Redis in order or not at all past the first one lost.
 //
 // # Orphaned runs
 //

@@ -2,6 +2,7 @@ package redislog
 
 import (
 	"context"
+	"errors"
 	"sync"
 
 	"github.com/paigasus/helikon/server"
@@ -10,17 +11,30 @@ import (
 // A replica serves the tails of the runs it drives from the records it
 // appends, kept in process while the run is running here, instead of
 // reading each batch back from Redis: an SSE run's stream then costs no
-// XREAD per event, only the run's writes and one read at its end. Once the
-// run pauses or ends (Update), or when a tail starts before what this
-// replica appended (a continuation's tail from the start), tails read
+// XREAD per event. A record reaches these tails only once Redis has stored
+// it (see batch.go), so what a client sees is what any replica can replay.
+// Once the run pauses or ends (Update), or when a tail starts before what
+// this replica appended (a continuation's tail from the start), tails read
 // Redis as before.
 
 // localRun is a run this replica drives: the records it appended since it
-// started driving it (base is the position before the first).
+// started driving it (base is the position before the first), those Redis
+// stored (recs) and those still on their way (pending).
 type localRun struct {
-	mu       sync.Mutex
-	base     int64
-	recs     []server.Record
+	id string
+
+	mu      sync.Mutex
+	base    int64
+	recs    []server.Record // stored: what tails see
+	pending []server.Record // accepted by Append, not yet sent
+	bytes   int             // of pending, counted against the log's bound
+	last    int64           // position of the last record Append accepted
+	update  *update         // a status change queued behind pending
+	queued  bool            // on its flusher's queue
+	flusher int             // which of the Log's flushers sends its writes
+	// err is the first write that failed: tails end with it, and Append
+	// refuses the run's records from then on.
+	err      error
 	released bool // Update was called: read Redis from here on
 	waiters  map[chan struct{}]struct{}
 }
@@ -28,6 +42,7 @@ type localRun struct {
 type localRuns struct {
 	mu   sync.Mutex
 	runs map[string]*localRun
+	next int // the flusher of the next run driven
 }
 
 // drive starts keeping runID's records, appended after position base.
@@ -37,7 +52,8 @@ func (l *localRuns) drive(runID string, base int64) {
 	if l.runs == nil {
 		l.runs = make(map[string]*localRun)
 	}
-	l.runs[runID] = &localRun{base: base, waiters: make(map[chan struct{}]struct{})}
+	l.runs[runID] = &localRun{id: runID, base: base, last: base, flusher: l.next, waiters: make(map[chan struct{}]struct{})}
+	l.next = (l.next + 1) % flushers
 }
 
 func (l *localRuns) get(runID string) *localRun {
@@ -46,36 +62,46 @@ func (l *localRuns) get(runID string) *localRun {
 	return l.runs[runID]
 }
 
-// appended keeps rec, which Redis has stored, and wakes the run's tails.
-func (l *localRuns) appended(runID string, rec server.Record) {
-	r := l.get(runID)
-	if r == nil {
-		return
+// forget stops driving r: later calls on its run go to Redis directly.
+func (l *localRuns) forget(r *localRun) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.runs[r.id] == r {
+		delete(l.runs, r.id)
 	}
+}
+
+// stored makes recs, which Redis has stored, visible to r's tails; with
+// end, r's tails go on in Redis after them.
+func (r *localRun) stored(recs []server.Record, end bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if int64(len(r.recs))+r.base+1 != rec.Seq {
-		r.released = true // not the next record: let Redis say
-	} else {
-		r.recs = append(r.recs, rec)
-	}
+	r.recs = append(r.recs, recs...)
+	r.released = r.released || end
 	r.wake()
 }
 
-// release stops keeping runID's records (it paused or ended) and sends its
-// tails to Redis for the rest.
-func (l *localRuns) release(runID string) {
-	l.mu.Lock()
-	r := l.runs[runID]
-	delete(l.runs, runID)
-	l.mu.Unlock()
-	if r == nil {
-		return
-	}
+// failed records that Redis stored recs but not the rest of a batch,
+// for err. Every record r holds unsent is lost with the batch, so a
+// [*WriteError] is widened to the last record Append accepted, and the
+// run's writes fail with it from then on. A run that has ended (another
+// replica found it orphaned) or is gone sends its tails to Redis, which
+// says what became of it; other failures end them with err.
+func (r *localRun) failed(recs []server.Record, err error) error {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.released = true
+	r.recs = append(r.recs, recs...)
+	if we, ok := errors.AsType[*WriteError](err); ok && we.From <= we.To {
+		we.To = max(we.To, r.last)
+	}
+	if r.err == nil {
+		r.err = err
+	}
+	if errors.Is(err, server.ErrRunEnded) || errors.Is(err, server.ErrRunNotFound) {
+		r.released = true
+	}
 	r.wake()
+	return r.err
 }
 
 // wake pokes every tail; r.mu is held.
@@ -89,7 +115,8 @@ func (r *localRun) wake() {
 }
 
 // tail yields r's records after position *after, updating it, until r is
-// released (true: go on in Redis) or yield stops or ctx ends (false).
+// released (true: go on in Redis) or yield stops, ctx ends or a write
+// fails (false).
 func (r *localRun) tail(ctx context.Context, after *int64, yield func([]server.Record, error) bool) bool {
 	wake := make(chan struct{}, 1)
 	r.mu.Lock()
@@ -103,7 +130,7 @@ func (r *localRun) tail(ctx context.Context, after *int64, yield func([]server.R
 	for {
 		r.mu.Lock()
 		// Records are only appended, so the batch stays valid unlocked.
-		recs, released := r.recs, r.released
+		recs, released, err := r.recs, r.released, r.err
 		r.mu.Unlock()
 		if n := int64(len(recs)) + r.base; n > *after {
 			batch := recs[*after-r.base : len(recs) : len(recs)]
@@ -113,8 +140,12 @@ func (r *localRun) tail(ctx context.Context, after *int64, yield func([]server.R
 			}
 			continue
 		}
-		if released {
+		switch {
+		case released:
 			return true
+		case err != nil:
+			yield(nil, err)
+			return false
 		}
 		select {
 		case <-wake:
@@ -123,4 +154,11 @@ func (r *localRun) tail(ctx context.Context, after *int64, yield func([]server.R
 			return false
 		}
 	}
+}
+
+// writeErr returns the write failure that lost records of r, if any.
+func (r *localRun) writeErr() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.err
 }

@@ -52,6 +52,15 @@ type Log struct {
 	once sync.Once
 
 	local localRuns
+
+	// The flushers' queues (batch.go), the record bytes queued, and a
+	// channel closed whenever a pipeline went out, for appends waiting
+	// for room.
+	qmu         sync.Mutex
+	flushers    [flushers]flusher
+	queuedBytes int
+	room        chan struct{}
+	closed      bool
 }
 
 var (
@@ -78,7 +87,11 @@ func New(ctx context.Context, client redis.UniversalClient, opts ...Option) (*Lo
 		return nil, errors.New("redislog: client is required")
 	}
 	l := &Log{client: client, prefix: DefaultPrefix, lease: DefaultLease, replica: uuid.NewString(),
-		handlers: map[int]func(string){}, stop: make(chan struct{})}
+		handlers: map[int]func(string){}, stop: make(chan struct{}),
+		room: make(chan struct{})}
+	for i := range l.flushers {
+		l.flushers[i].kick = make(chan struct{}, 1)
+	}
 	for _, o := range opts {
 		o(l)
 	}
@@ -93,19 +106,27 @@ func New(ctx context.Context, client redis.UniversalClient, opts ...Option) (*Lo
 		l.wg.Wait()
 		return nil, fmt.Errorf("redislog: take lease: %w", err)
 	}
-	l.wg.Add(1)
+	l.wg.Add(1 + flushers)
 	go l.keepLease()
+	for i := range l.flushers {
+		go l.flush(&l.flushers[i])
+	}
 	return l, nil
 }
 
 // Replica returns the id of this replica's lease.
 func (l *Log) Replica() string { return l.replica }
 
-// Close stops renewing the lease and releases it: runs this replica still
-// drives read as interrupted from then on. It does not close the client.
+// Close sends the records and status changes still queued, then stops
+// renewing the lease and releases it: runs this replica still drives read
+// as interrupted from then on, and writes (Append, Update) fail with
+// [ErrClosed]. It does not close the client.
 func (l *Log) Close() error {
 	var err error
 	l.once.Do(func() {
+		l.qmu.Lock()
+		l.closed = true
+		l.qmu.Unlock()
 		close(l.stop)
 		_ = l.sub.Close()
 		l.wg.Wait()
@@ -114,6 +135,12 @@ func (l *Log) Close() error {
 		err = l.client.Del(ctx, l.replicaKey(l.replica)).Err()
 	})
 	return err
+}
+
+func (l *Log) isClosed() bool {
+	l.qmu.Lock()
+	defer l.qmu.Unlock()
+	return l.closed
 }
 
 func (l *Log) renew(ctx context.Context) error {
@@ -171,66 +198,93 @@ func (l *Log) Create(ctx context.Context, info server.RunInfo) error {
 	return nil
 }
 
-// Append stores the run's next record as stream entry "<seq>-0"; Redis
-// refuses an entry that does not come after the last one.
+// Append stores the run's next record as stream entry "<seq>-0". For a
+// run this replica drives it queues the record and returns: the record
+// goes to Redis with the run's next batch (see the package doc), and a
+// batch Redis did not store fails this call for a later record, and
+// Update, with a [*WriteError]. Other runs' records are written at once.
 func (l *Log) Append(ctx context.Context, runID string, rec server.Record) error {
-	err := l.client.XAdd(ctx, &redis.XAddArgs{
-		Stream: l.eventsKey(runID),
-		ID:     strconv.FormatInt(rec.Seq, 10) + "-0",
-		Values: []any{"t", rec.Type, "d", []byte(rec.Data)},
-	}).Err()
-	if err != nil {
-		return fmt.Errorf("redislog: append to %s: %w", runID, err)
+	if r := l.local.get(runID); r != nil {
+		return l.queue(ctx, r, rec)
 	}
-	l.local.appended(runID, rec)
-	return nil
+	if l.isClosed() {
+		return ErrClosed
+	}
+	return l.writeNow(ctx, runID, []server.Record{rec}, nil)
 }
 
-// updateScript stores a run's record unless the run has already ended (a
-// replica that outlived its lease finds its run interrupted and leaves
-// that verdict alone); a final status also ends the stream with the end
-// marker. KEYS the info hash and the events stream, which share a hash
-// slot; ARGV the record JSON, its status, its pause id and whether the
-// status is final.
-var updateScript = redis.NewScript(`
-local st = redis.call('HGET', KEYS[1], 'status')
-if not st then return -1 end
-if st ~= 'running' and st ~= 'paused' then return 0 end
-redis.call('HSET', KEYS[1], 'info', ARGV[1], 'status', ARGV[2], 'pause', ARGV[3])
-if ARGV[4] == '1' then redis.call('XADD', KEYS[2], '*', 'end', '1') end
-return 1`)
-
 // Update stores the run's record when its status changes; a final status
-// ends the run's stream and lists it for pruning.
+// ends the run's stream and lists it for pruning. For a run this replica
+// drives, the change goes in one atomic write with the run's records
+// still queued, and Update returns once Redis has stored both.
 func (l *Log) Update(ctx context.Context, info server.RunInfo) error {
+	if l.isClosed() {
+		// The lease is gone: the run is another replica's to call
+		// interrupted.
+		return ErrClosed
+	}
 	data, err := json.Marshal(info)
 	if err != nil {
 		return err
 	}
-	final := "0"
-	if info.Status.Final() {
-		final = "1"
+	up := &update{data: data, status: info.Status, pause: info.PauseID, at: time.Now()}
+	if info.FinishedAt != nil {
+		up.at = *info.FinishedAt
 	}
-	keys := []string{l.infoKey(info.ID), l.eventsKey(info.ID)}
-	ok, err := updateScript.Run(ctx, l.client, keys, data, string(info.Status), info.PauseID, final).Int()
 	// Paused or ended (or refused), the run's tails read the rest, and
 	// its end, from Redis.
-	l.local.release(info.ID)
-	switch {
-	case err != nil:
-		return fmt.Errorf("redislog: update %s: %w", info.ID, err)
-	case ok == -1:
-		return fmt.Errorf("%w: %s", server.ErrRunNotFound, info.ID)
-	case ok == 0:
-		return fmt.Errorf("%w: %s", server.ErrRunEnded, info.ID)
-	case final == "0":
-		return nil
+	var lost error
+	if r := l.local.get(info.ID); r != nil {
+		up.done = make(chan error, 1)
+		if l.queueUpdate(r, up) {
+			select {
+			case err := <-up.done:
+				if !unstored(err) {
+					return err
+				}
+				lost = err // stored below, directly, if Redis is back
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		} else {
+			lost = r.writeErr()
+		}
+		l.local.forget(r)
+		defer r.stored(nil, true)
+		if we, ok := errors.AsType[*WriteError](lost); ok && we.From <= we.To {
+			// Records of the run were lost: whatever it says, the run
+			// is stored failed, saying so, and Update reports it.
+			if up.data, err = json.Marshal(lostRecords(info, lost)); err != nil {
+				return errors.Join(lost, err)
+			}
+			up.status, up.pause = server.StatusFailed, ""
+		}
 	}
-	at := time.Now()
-	if info.FinishedAt != nil {
-		at = *info.FinishedAt
+	if err := l.writeNow(ctx, info.ID, nil, up); err != nil {
+		return errors.Join(lost, fmt.Errorf("redislog: update %s: %w", info.ID, err))
 	}
-	return l.listFinished(ctx, info.ID, at)
+	return lost
+}
+
+// unstored reports whether err is a write Redis failed to store, not one
+// it refused.
+func unstored(err error) bool {
+	_, ok := errors.AsType[*WriteError](err)
+	return ok && !errors.Is(err, server.ErrRunEnded) && !errors.Is(err, server.ErrRunNotFound)
+}
+
+// lostRecords is info as stored for a run whose records a write lost.
+func lostRecords(info server.RunInfo, lost error) server.RunInfo {
+	if info.FinishedAt == nil {
+		now := time.Now().UTC()
+		info.FinishedAt = &now
+	}
+	info.Status, info.PauseID, info.Pending = server.StatusFailed, "", nil
+	info.Error = &helikon.AgentError{Kind: helikon.KindOther, Agent: info.Agent, Message: "event log: " + lost.Error()}
+	if info.Result == nil {
+		info.Result = &server.RunOutput{}
+	}
+	return info
 }
 
 // claimScript moves a run paused at a pause back to running, owned by the
@@ -266,16 +320,6 @@ func (l *Log) Claim(ctx context.Context, runID, pauseID string) (server.RunInfo,
 	}
 	l.local.drive(runID, info.LastEvent)
 	return info, nil
-}
-
-// listFinished adds the run to the finished set. It is a command of its
-// own: the set lives in another hash slot than the run's keys.
-func (l *Log) listFinished(ctx context.Context, runID string, at time.Time) error {
-	err := l.client.ZAdd(ctx, l.finishedKey(), redis.Z{Score: float64(at.UnixMilli()), Member: runID}).Err()
-	if err != nil {
-		return fmt.Errorf("redislog: list finished run %s: %w", runID, err)
-	}
-	return nil
 }
 
 // Info returns the run's record. A running run whose replica's lease has
@@ -374,8 +418,9 @@ func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, erro
 		return server.RunInfo{}, fmt.Errorf("redislog: interrupt %s: %w", runID, err)
 	}
 	if out.FinishedAt != nil {
-		if err := l.listFinished(ctx, runID, *out.FinishedAt); err != nil {
-			return server.RunInfo{}, err
+		err := l.client.ZAdd(ctx, l.finishedKey(), redis.Z{Score: float64(out.FinishedAt.UnixMilli()), Member: runID}).Err()
+		if err != nil {
+			return server.RunInfo{}, fmt.Errorf("redislog: list finished run %s: %w", runID, err)
 		}
 	}
 	return out, nil
@@ -395,23 +440,47 @@ func parseSeq(id string) (int64, error) {
 func (l *Log) Tail(ctx context.Context, runID string, after int64) iter.Seq2[[]server.Record, error] {
 	return func(yield func([]server.Record, error) bool) {
 		after = max(after, 0)
+		key := l.eventsKey(runID)
+		read := func(p redis.Cmdable, block time.Duration) *redis.XStreamSliceCmd {
+			return p.XRead(ctx, &redis.XReadArgs{Streams: []string{key, strconv.FormatInt(after, 10) + "-0"},
+				Count: batchSize, Block: block})
+		}
+		var first *redis.XStreamSliceCmd
 		if r := l.local.get(runID); r != nil && after >= r.base {
 			// A run this replica drives: from its records in process
 			// while it runs here, then from Redis.
 			if !r.tail(ctx, &after, yield) {
 				return
 			}
-		} else if _, _, err := l.read(ctx, runID); err != nil {
-			yield(nil, err)
-			return
+		} else {
+			// One round trip tells an unknown run, and reads what the
+			// stream holds without waiting.
+			var exists *redis.IntCmd
+			_, _ = l.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+				exists = p.Exists(ctx, l.infoKey(runID))
+				first = read(p, -1)
+				return nil
+			})
+			switch n, err := exists.Result(); {
+			case err != nil:
+				yield(nil, fmt.Errorf("redislog: read %s: %w", runID, err))
+				return
+			case n == 0:
+				yield(nil, fmt.Errorf("%w: %s", server.ErrRunNotFound, runID))
+				return
+			}
 		}
-		key := l.eventsKey(runID)
 		for {
-			streams, err := l.client.XRead(ctx, &redis.XReadArgs{
-				Streams: []string{key, strconv.FormatInt(after, 10) + "-0"},
-				Count:   batchSize, Block: blockFor,
-			}).Result()
+			cmd := first
+			if cmd == nil {
+				cmd = read(l.client, blockFor)
+			}
+			streams, err := cmd.Result()
 			switch {
+			case errors.Is(err, redis.Nil) && cmd == first:
+				// Nothing yet: wait for it.
+				first = nil
+				continue
 			case errors.Is(err, redis.Nil):
 				// Nothing new within blockFor: a finished run's end
 				// marker is there to read; Info notices an orphan.
@@ -427,6 +496,7 @@ func (l *Log) Tail(ctx context.Context, runID string, after int64) iter.Seq2[[]s
 				yield(nil, fmt.Errorf("redislog: tail %s: %w", runID, err))
 				return
 			}
+			first = nil
 			batch, last, end, err := decode(streams)
 			if err != nil {
 				yield(nil, fmt.Errorf("redislog: tail %s: %w", runID, err))
