@@ -120,7 +120,7 @@ func pauseOn(t *testing.T, r *Runner, input string) (string, []helikon.PendingAp
 // resume approves a paused run and returns its outcome.
 func resume(t *testing.T, r *Runner, runID string, pending []helikon.PendingApproval) (*helikon.RunResult, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	return r.ResumePaused(ctx, mustAgent(t, "desk", deskModel{}), nil, runID, decideAll(pending, false))
 }
@@ -248,7 +248,7 @@ func TestDeploy_PinnedRunFinishesOnTheVersionThatStartedIt(t *testing.T) {
 func setCurrent(t *testing.T, c client.Client, deployment, buildID string) {
 	t.Helper()
 	h := c.WorkerDeploymentClient().GetHandle(deployment)
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(2 * time.Minute)
 	for {
 		_, err := h.SetCurrentVersion(context.Background(), client.WorkerDeploymentSetCurrentVersionOptions{BuildID: buildID})
 		if err == nil {
@@ -277,7 +277,7 @@ func TestDeploy_RunRecordedInAnUnknownStepModeFailsNamingBothModes(t *testing.T)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	res, err := r.Run(ctx, ag, nil, helikon.UserText("go"))
 	var ae *helikon.AgentError
