@@ -293,6 +293,23 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 			break
 		}
 		name := path.Base(words[0].text)
+		if dynamicLoader(name) {
+			// ld-linux-x86-64.so.2 /bin/rm … runs rm, even a file
+			// without the execute bit: a wrapper. Its flags that load
+			// code of their own are not followed.
+			name = "ld.so"
+			for _, a := range words[1:] {
+				if t := a.text; !strings.HasPrefix(t, "--") || t == "--" {
+					break
+				} else if f, _, _ := strings.Cut(t[2:], "="); f == "preload" || f == "audit" || f == "library-path" {
+					s.unresolved("the dynamic loader loading the libraries --" + f + " names")
+					break
+				}
+			}
+		}
+		if why, ok := runsLater[name]; ok {
+			s.unresolved(name + ", which " + why)
+		}
 		if w, ok := wrapperSpecs[name]; ok {
 			if w.assigns {
 				s.checkAssignWords(words[1:])

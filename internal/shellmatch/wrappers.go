@@ -60,6 +60,9 @@ var wrapperSpecs = map[string]wrapperSpec{
 	"chrt":    {skip: 1},
 	"taskset": {skip: 1},
 	"busybox": {},
+	"toybox":  {},
+	"ld.so": {long: []string{"library-path", "inhibit-rpath", "audit", "preload", "argv0",
+		"glibc-hwcaps-prepend", "glibc-hwcaps-mask"}},
 	"xargs": {short: "adEILnPs", long: []string{"arg-file", "delimiter", "eof", "replace",
 		"max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}},
 	"eval":   {joinAll: true},
@@ -343,4 +346,21 @@ func (sh shellSpec) commandString(args []word) (cmd string, lit, found bool) {
 func IsShell(program string) bool {
 	_, ok := shellSpecs[program]
 	return ok
+}
+
+// dynamicLoader reports whether name is an ELF dynamic loader
+// (ld-linux-x86-64.so.2, ld-linux-aarch64.so.1, ld64.so.2,
+// ld-musl-x86_64.so.1, ld.so), which runs the program its operand names.
+func dynamicLoader(name string) bool {
+	return name == "ld.so" || (strings.HasPrefix(name, "ld-") || strings.HasPrefix(name, "ld64.so")) && strings.Contains(name, ".so")
+}
+
+// runsLater are programs that run commands their words do not show as a
+// command: built from their input or arguments (GNU parallel), or read from
+// their standard input or a file and run later (at, batch).
+var runsLater = map[string]string{
+	"parallel": "runs commands built from its arguments and input",
+	"sem":      "runs commands built from its arguments and input",
+	"at":       "runs commands read from its input or a file, later",
+	"batch":    "runs commands read from its input or a file, later",
 }
