@@ -2,6 +2,8 @@ package cli_test
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,5 +85,20 @@ func TestServe_WithoutADatasetSaveAsCaseSaysHowToTurnItOn(t *testing.T) {
 	}
 	if msg := browsertest.Text(t, ctx, "#chat .case-note"); !strings.Contains(msg, "--eval-dataset FILE") || !strings.Contains(msg, "[eval] table of agents.toml") {
 		t.Errorf("the UI says %q", msg)
+	}
+}
+
+// TestServe_TheEvalDatasetFlagNamesTheDataset: --eval-dataset turns saving
+// on (and wins over [eval] dataset).
+func TestServe_TheEvalDatasetFlagNamesTheDataset(t *testing.T) {
+	url, _ := startServe(t, filepath.Join(sampleDir(t), "agents.toml"), "--eval-dataset", filepath.Join(t.TempDir(), "flagged.jsonl"))
+	resp, err := http.Get(strings.TrimSuffix(url, "ui/") + "eval/dataset")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var body struct{ Dataset string }
+	if err := json.NewDecoder(resp.Body).Decode(&body); err != nil || resp.StatusCode != http.StatusOK || body.Dataset != "flagged.jsonl" {
+		t.Errorf("GET /eval/dataset: %d %+v %v", resp.StatusCode, body, err)
 	}
 }
