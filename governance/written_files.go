@@ -197,6 +197,7 @@ func (w *writtenFiles) addWrites(v *callView) {
 			}
 			commandWrites(c, each)
 			outputFlagWrites(c, each)
+			implicitWrites(c, each)
 			if unpacksHere(c) {
 				each(".", false) // every file of the working directory
 			}
@@ -221,6 +222,65 @@ func outputFlagWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) {
 			fn(a[2:], c.ArgDynamic(i))
 		}
 	}
+}
+
+// implicitWrites calls fn with the files c writes under names its words
+// do not spell: a C compiler's a.out when no -o names the output, a
+// download whose file name the URL or the server picks (wget without -O,
+// curl -O/-J) — recorded as a write not known before the shell runs — and a
+// decompressor's output beside its operand (gunzip run.gz writes run).
+func implicitWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) {
+	name := c.Program
+	if i := strings.LastIndexByte(name, '-'); i > 0 && isVersion(name[i+1:]) {
+		name = name[:i] // gcc-12, clang-17
+	}
+	switch name {
+	case "cc", "gcc", "clang", "c++", "g++", "clang++", "tcc", "c89", "c99", "gfortran":
+		for _, a := range c.Args {
+			if strings.HasPrefix(a, "-o") || a == "--output" || strings.HasPrefix(a, "--output=") || a == "-c" || a == "-S" || a == "-E" {
+				return
+			}
+		}
+		fn("a.out", false)
+	case "wget", "curl":
+		named := false
+		for _, a := range c.Args {
+			switch {
+			case name == "wget" && (a == "--output-document" || strings.HasPrefix(a, "--output-document=") || a == "--spider"):
+				return
+			case name == "wget" && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'O'):
+				return
+			case name == "curl" && (a == "--remote-name" || a == "--remote-name-all" || a == "--remote-header-name"):
+				named = true
+			case name == "curl" && len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsAny(a, "OJ"):
+				named = true
+			}
+		}
+		if name == "wget" || named {
+			fn(name+" saving under a name the URL or the server picks", true)
+		}
+	case "gunzip", "bunzip2", "unxz", "unlzma", "unzstd", "uncompress", "gzip", "bzip2", "xz", "zstd", "lz4":
+		decompress := strings.HasPrefix(name, "un") || name == "gunzip"
+		for _, a := range c.Args {
+			if a == "-c" || a == "--stdout" || a == "--to-stdout" {
+				return
+			}
+			decompress = decompress || a == "-d" || a == "--decompress" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'd')
+		}
+		if !decompress {
+			return
+		}
+		for i, a := range c.Args {
+			if ext := path.Ext(a); !strings.HasPrefix(a, "-") && ext != "" {
+				fn(strings.TrimSuffix(a, ext), c.ArgDynamic(i))
+			}
+		}
+	}
+}
+
+// isVersion reports whether s is a version suffix (12, 3.11).
+func isVersion(s string) bool {
+	return s != "" && strings.Trim(s, "0123456789.") == ""
 }
 
 // unpacksHere reports whether c writes files its words do not name into
