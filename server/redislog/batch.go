@@ -241,7 +241,7 @@ func (l *Log) writeNow(ctx context.Context, runID string, recs []server.Record, 
 // flusher; it waits while the log holds maxQueuedBytes unsent.
 func (l *Log) queue(ctx context.Context, r *localRun, rec server.Record) error {
 	l.qmu.Lock()
-	for l.queuedBytes > maxQueuedBytes && !l.closed {
+	for l.queuedBytes > l.maxQueued && !l.closed {
 		room := l.room
 		l.qmu.Unlock()
 		select {

@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/paigasus/helikon/internal/redistest"
 	"github.com/paigasus/helikon/server"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
@@ -73,5 +75,54 @@ func TestWriteScript_ABatchSentTwiceIsStoredOnce(t *testing.T) {
 	n, err := client.XLen(ctx, l.eventsKey(info.ID)).Result()
 	if err != nil || n != 3 {
 		t.Fatalf("the stream holds %d entries (%v), want the 2 records and one end marker", n, err)
+	}
+}
+
+// A Redis that stops taking writes makes appends wait once the bound is
+// queued, and a waiting append gives up with its context, unaccepted.
+func TestQueue_AppendsWaitBeyondTheBoundAndGiveUpWithTheirContext(t *testing.T) {
+	addr, _ := redistest.Private(t)
+	client := redis.NewClient(&redis.Options{Addr: addr})
+	defer client.Close()
+	ctx := context.Background()
+	l, err := New(ctx, client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	l.maxQueued = 1024
+	info := server.RunInfo{ID: uuid.NewString(), Agent: "a", Status: server.StatusRunning, CreatedAt: time.Now().UTC()}
+	if err := l.Create(ctx, info); err != nil {
+		t.Fatal(err)
+	}
+	data := []byte(`{"type":"token_delta","text":"` + strings.Repeat("x", 600) + `"}`)
+	rec := func(seq int64) server.Record { return server.Record{Seq: seq, Type: "token_delta", Data: data} }
+	if err := client.Do(ctx, "CLIENT", "PAUSE", "5000", "WRITE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	for seq := int64(1); seq <= 2; seq++ {
+		if err := l.Append(ctx, info.ID, rec(seq)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
+	defer cancel()
+	if err := l.Append(short, info.ID, rec(3)); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("Append beyond the bound = %v, want it to wait and give up with its context", err)
+	}
+	if err := client.Do(ctx, "CLIENT", "UNPAUSE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	// The record it gave up on was not accepted: it is the next one.
+	if err := l.Append(ctx, info.ID, rec(3)); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now().UTC()
+	info.Status, info.FinishedAt, info.LastEvent = server.StatusCompleted, &now, 3
+	if err := l.Update(ctx, info); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := client.XLen(ctx, l.eventsKey(info.ID)).Result(); err != nil || n != 4 {
+		t.Fatalf("the stream holds %d entries (%v), want 3 records and the end marker", n, err)
 	}
 }

@@ -59,6 +59,7 @@ type Log struct {
 	qmu         sync.Mutex
 	flushers    [flushers]flusher
 	queuedBytes int
+	maxQueued   int // maxQueuedBytes; tests lower it
 	room        chan struct{}
 	closed      bool
 }
@@ -88,7 +89,7 @@ func New(ctx context.Context, client redis.UniversalClient, opts ...Option) (*Lo
 	}
 	l := &Log{client: client, prefix: DefaultPrefix, lease: DefaultLease, replica: uuid.NewString(),
 		handlers: map[int]func(string){}, stop: make(chan struct{}),
-		room: make(chan struct{})}
+		room: make(chan struct{}), maxQueued: maxQueuedBytes}
 	for i := range l.flushers {
 		l.flushers[i].kick = make(chan struct{}, 1)
 	}
