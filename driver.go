@@ -300,11 +300,15 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 	} else if len(f.inject) > 0 {
 		d.injections = append(d.injections, f.inject...)
 	}
+	injected := d.injections
 	if len(d.injections) > 0 {
 		for _, msg := range d.injections {
 			req.Messages = append(req.Messages, SystemItem(msg))
 		}
 		d.injections = nil
+	}
+	if d.rc.callObserver != nil {
+		d.observeCall(ctx, state, req, injected)
 	}
 
 	var (

@@ -40,6 +40,8 @@ type RunContext struct {
 	budget     Budget
 	// meter counts the spend of the top-level run when a budget is set.
 	meter *budgetMeter
+	// callObserver sees every model call (WithModelCallObserver).
+	callObserver func(context.Context, *ModelCall)
 }
 
 // ContextOption configures a [RunContext].
