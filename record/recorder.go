@@ -88,7 +88,7 @@ func (m *recordingModel) Invoke(ctx context.Context, req *helikon.ModelRequest) 
 			yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: "record", Message: err.Error(), Err: err})
 			return
 		}
-		redactRequest(m.rec.redactor, rq)
+		RedactRequest(m.rec.redactor, rq)
 		s.Request = rq
 		m.rec.add(m.caseID, s)
 		last := m.rec.now()

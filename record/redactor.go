@@ -15,9 +15,10 @@ type Redactor interface {
 	RedactText(s string) string
 }
 
-// redactRequest rewrites req's texts, arguments and tool results through
-// r. req is the recorder's own copy ([mock.RequestOf]).
-func redactRequest(r Redactor, req *mock.Request) {
+// RedactRequest rewrites req's texts, arguments and tool results through
+// r, as a recording keeps them. req must be the caller's own copy
+// ([mock.RequestOf]); a nil r leaves it as it is.
+func RedactRequest(r Redactor, req *mock.Request) {
 	if r == nil {
 		return
 	}

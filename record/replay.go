@@ -139,7 +139,7 @@ func (rp *Replay) compare(n int, req *helikon.ModelRequest) (*DriftError, error)
 	if err != nil {
 		return nil, err
 	}
-	redactRequest(rp.redactor, got)
+	RedactRequest(rp.redactor, got)
 	changes := diffRequests(rp.scripts[n].Request, got)
 	if len(changes) == 0 {
 		return nil, nil
