@@ -131,6 +131,9 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusServiceUnavailable, CodeShuttingDown, "", "the server is shutting down"))
 		return
 	}
+	if s.calls.kept(claimed.ID) {
+		rc = s.capture(claimed.ID, rc)
+	}
 	events := helikon.Resume(ctx, agent, rc, state, q.Decisions)
 	if claimed.SessionID != "" {
 		events = s.runner.ResumePausedStreamed(ctx, agent, rc, claimed.PausedRunID, q.Decisions)

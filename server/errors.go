@@ -42,6 +42,7 @@ const (
 	CodeForbidden        = httphost.CodeForbidden
 	CodeTooManyRuns      = "too_many_runs"
 	CodeShuttingDown     = "shutting_down"
+	CodeNotForkable      = "not_forkable"
 	CodeUnavailable      = httphost.CodeUnavailable
 	CodeInternal         = httphost.CodeInternal
 )

@@ -77,6 +77,8 @@ type RunInfo struct {
 	// LastEvent is the position of the run's last event when its status
 	// last changed (it paused or ended).
 	LastEvent int64 `json:"last_event,omitempty" jsonschema:"position of the run's last event when it paused or ended"`
+	// ForkOf names the run and call a forked run started from.
+	ForkOf *ForkOrigin `json:"fork_of,omitempty" jsonschema:"the run and model call this run was forked from"`
 }
 
 // RunOutput is what a run produced.

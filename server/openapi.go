@@ -140,6 +140,8 @@ func (s *schemas) build() error {
 		{"Approvals", reflect.TypeFor[Approvals]()},
 		{"ApprovalRequest", reflect.TypeFor[ApprovalRequest]()},
 		{"RunState", reflect.TypeFor[helikon.RunState]()},
+		{"ModelCalls", reflect.TypeFor[ModelCalls]()},
+		{"ForkRequest", reflect.TypeFor[ForkRequest]()},
 	}
 	for _, p := range plain {
 		if err := s.add(p.name, p.t, ""); err != nil {
@@ -264,7 +266,7 @@ var errorDescriptions = map[string]string{
 	"405": "wrong method; Allow names the right one",
 	"406": "the client accepts neither text/event-stream nor a WebSocket upgrade",
 	"408": "body_timeout: the body did not arrive within a minute",
-	"409": "case_exists, run_not_completed, input_truncated: the run cannot be saved as a case (again); run_elsewhere: the run is driven by another replica and the cancel cannot reach it (the event log relays no cancels, or its replica does not listen); run_not_paused: the run is not paused (at the pause named)",
+	"409": "case_exists, run_not_completed, input_truncated: the run cannot be saved as a case (again); run_elsewhere: the run is driven by another replica and the cancel cannot reach it (the event log relays no cancels, or its replica does not listen); run_not_paused: the run is not paused (at the pause named); not_forkable: the run kept no forkable call of that index, or its agent is not an LLM agent",
 	"410": "events_gone: only the run index still remembers the run (the server restarted on the in-memory log); GET the run for its record",
 	"413": "the body is larger than the server accepts",
 	"431": "header_too_large: the request's headers are over 64 KiB",
@@ -292,7 +294,7 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 	runInfo := obj{"description": "the run's record", "headers": runIDHeader, "content": jsonBody("RunInfo")}
 	eventStream := obj{"text/event-stream": obj{"schema": obj{"type": "string",
 		"description": "Server-Sent Events: one frame per event, event: its type, id: its position, data: the Event JSON (components/schemas/Event)"}}}
-	return obj{
+	doc := obj{
 		"openapi": "3.1.0",
 		"info": obj{"title": "Helikon agent server", "version": "1.0.0",
 			"description": "Runs agents over HTTP, Server-Sent Events and WebSocket; every run is kept in an event log and can be replayed."},
@@ -307,6 +309,8 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 				"parameters": []any{name,
 					obj{"name": "stream", "in": "query", "schema": obj{"type": "string", "enum": []any{"sse"}}},
 					obj{"name": "mode", "in": "query", "schema": obj{"type": "string", "enum": []any{"async"}}},
+					obj{"name": "capture", "in": "query", "description": "calls: keep what each model call is given, for GET .../calls and forks",
+						"schema": obj{"type": "string", "enum": []any{"calls"}}},
 					obj{"name": "X-Session-Id", "in": "header", "description": "pins the run to a session; runs on one session run one at a time",
 						"schema": obj{"type": "string", "maxLength": 256}},
 				},
@@ -399,6 +403,8 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 		},
 		"components": obj{"schemas": components},
 	}
+	maps.Copy(doc["paths"].(obj), debugPaths(name, id))
+	return doc
 }
 
 func mergeContent(a, b obj) obj {

@@ -22,6 +22,8 @@ func (s *Server) routes() *http.ServeMux {
 	mux.Handle("/agents/{name}/runs/{id}/approvals", route{http.MethodGet: s.listApprovals, http.MethodPost: s.decide})
 	mux.Handle("/agents/{name}/runs/{id}/case", route{http.MethodPost: s.saveCase})
 	mux.Handle("/eval/dataset", route{http.MethodGet: s.evalDataset})
+	mux.Handle("/agents/{name}/runs/{id}/calls", route{http.MethodGet: s.listCalls})
+	mux.Handle("/agents/{name}/runs/{id}/fork", route{http.MethodPost: s.fork})
 	mux.Handle("/runs", route{http.MethodGet: s.listRuns})
 	mux.Handle("/sessions", route{http.MethodGet: s.listSessions})
 	mux.Handle("/openapi.json", route{http.MethodGet: s.openAPI})

@@ -67,6 +67,11 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
+	keepCalls, e := wantsCalls(r)
+	if e != nil {
+		writeError(w, e)
+		return
+	}
 	q, e := decodeBody[RunRequest](w, r, s.limits)
 	if e != nil {
 		writeError(w, e)
@@ -115,6 +120,9 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		// async run outlives its request.
 		stop := context.AfterFunc(r.Context(), lr.cancel)
 		defer stop()
+	}
+	if keepCalls {
+		rc = s.capture(id, rc)
 	}
 	events := s.runner.RunStreamed(ctx, agent, rc, input)
 	if md == oneShot {

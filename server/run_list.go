@@ -143,6 +143,11 @@ func inputRecord(q *RunRequest) string {
 			}
 		}
 	}
+	return truncateInput(text)
+}
+
+// truncateInput cuts text to maxInputRecord bytes on a rune boundary.
+func truncateInput(text string) string {
 	if len(text) <= maxInputRecord {
 		return text
 	}

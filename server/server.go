@@ -43,6 +43,7 @@ type Server struct {
 	mux      *http.ServeMux
 	openapi  []byte
 	devUI    http.Handler
+	calls    callStore // the model calls of runs started with capture=calls
 
 	// runCtx parents every run; cancelling it cancels them all.
 	runCtx     context.Context
