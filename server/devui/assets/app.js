@@ -830,7 +830,7 @@
     $("send").disabled = true;
     $("input").value = "";
     try {
-      const acc = await call("POST", "agents/" + enc(agent) + "/runs?mode=async", { input: text }, { "X-Session-Id": session });
+      const acc = await call("POST", "agents/" + enc(agent) + "/runs?mode=async&capture=calls", { input: text }, { "X-Session-Id": session });
       if (state.view) state.view.close();
       $("timeline").replaceChildren();
       state.view = new RunView({ id: acc.run_id, agent, input: text });
