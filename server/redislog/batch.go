@@ -60,6 +60,7 @@ type WriteError struct {
 	Err      error
 }
 
+// Error names the run and the records, or the status change, not stored.
 func (e *WriteError) Error() string {
 	if e.From > e.To {
 		return fmt.Sprintf("redislog: run %s: status not stored: %v", e.RunID, e.Err)
@@ -67,6 +68,7 @@ func (e *WriteError) Error() string {
 	return fmt.Sprintf("redislog: run %s: records %d to %d not stored: %v", e.RunID, e.From, e.To, e.Err)
 }
 
+// Unwrap returns the Redis error behind the loss.
 func (e *WriteError) Unwrap() error { return e.Err }
 
 // ErrClosed reports a write to a [Log] that has been closed.
