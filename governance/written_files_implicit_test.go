@@ -49,3 +49,39 @@ func TestWrittenFileGuard_AsksAfterWritesUnderNamesTheWordsDoNotSpell(t *testing
 		}
 	}
 }
+
+// TestWrittenFileGuard_AWriteThroughALinkCountsForWhatItPointsAt pins the
+// link aliases: a hard link (which no resolver sees) or a symlink made by
+// the run, written through later, changes the file it points at, which
+// must then ask when run.
+func TestWrittenFileGuard_AWriteThroughALinkCountsForWhatItPointsAt(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		calls []string // the last one is the run
+		asks  bool
+	}{
+		{[]string{"ln ci.sh h", "echo evil > h", "bash ci.sh"}, true},
+		{[]string{"ln -f -- ci.sh h", "echo evil > h", "./ci.sh"}, true},
+		{[]string{"ln -s ci.sh h", "echo evil > h", "bash ci.sh"}, true},
+		{[]string{"cp -l ci.sh h", "echo evil > h", "bash ci.sh"}, true},
+		{[]string{"cp --link ci.sh h", "echo evil > h", "bash ci.sh"}, true},
+		{[]string{"ln -t tmp ci.sh", "echo evil > tmp/ci.sh", "bash ci.sh"}, true},
+		{[]string{"ln ci.sh h && echo evil > h", "bash ci.sh"}, true},
+		{[]string{"cp ci.sh h", "echo evil > h", "bash ci.sh"}, false}, // a copy, not a link
+	} {
+		for _, guard := range []bool{true, false} {
+			opts := []helikon.ContextOption{helikon.WithApprovalHandler(&approver{allow: true})}
+			if guard {
+				opts = append(opts, WithWrittenFileGuard())
+			}
+			rc := helikon.NewRunContext(opts...)
+			for _, c := range tt.calls[:len(tt.calls)-1] {
+				authorize(rc, ctx, bash(c))
+			}
+			a := authorize(rc, ctx, bash(tt.calls[len(tt.calls)-1]))
+			if got := a.asked && a.who == "guard "+GuardRunWrittenFile; got != (tt.asks && guard) {
+				t.Errorf("guard=%v: %q: asked by the guard = %v (asked=%v by %q), want %v", guard, tt.calls, got, a.asked, a.who, tt.asks && guard)
+			}
+		}
+	}
+}
