@@ -163,7 +163,7 @@ func (t *AgentTool) follow(tc *ToolContext, sub *RunContext, stream iter.Seq[Eve
 	for ev := range stream {
 		o.See(ev)
 		if tc.call != nil && forwards(ev) {
-			tc.call.emit(SubRunEvent{CallID: tc.CallID, Tool: t.name, Agent: t.agent.Name(), Event: ev})
+			tc.call.emit(SubRunEvent{CallID: tc.CallID, Tool: t.name, Agent: t.agent.Name(), Event: ev, At: EventTime(ev)})
 		}
 	}
 	o.End(t.agent.Name())

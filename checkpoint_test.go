@@ -13,6 +13,8 @@ import (
 
 var errStop = errors.New("stop here")
 
+// marshalEvents renders evs as JSON without their times, which differ
+// between any two runs.
 func marshalEvents(t *testing.T, evs []helikon.Event) []string {
 	t.Helper()
 	out := make([]string, len(evs))
@@ -21,9 +23,42 @@ func marshalEvents(t *testing.T, evs []helikon.Event) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[i] = string(b)
+		out[i] = withoutTimes(t, b)
 	}
 	return out
+}
+
+// withoutTimes re-encodes the JSON object data without the members that
+// hold times ("at", "first_token_at", "started_at", "ended_at"), at any
+// depth.
+func withoutTimes(t *testing.T, data []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	var strip func(any)
+	strip = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, k := range []string{"at", "first_token_at", "started_at", "ended_at"} {
+				delete(v, k)
+			}
+			for _, c := range v {
+				strip(c)
+			}
+		case []any:
+			for _, c := range v {
+				strip(c)
+			}
+		}
+	}
+	strip(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // rehydrationScripts is a run with two tool rounds (one of them parallel)

@@ -21,7 +21,8 @@ import (
 // under, and, unless the run is resumed from a pause, emits RunStarted. It
 // returns the run's context, its [RunContext] (rc, or [Ephemeral] for nil)
 // and the yield to send the run's events through (it closes the span on
-// the run's terminal event). When ok is false the run is already over.
+// the run's terminal event) and stamps every event that has no time yet
+// ([StampEvent]). When ok is false the run is already over.
 // done releases the timeout and the span and must be called.
 //
 // OpenRun, [RunChild], [ChildOutcome] and [EmitPaused] are the sub-run
@@ -29,6 +30,9 @@ import (
 // agent uses them the same way.
 func OpenRun(ctx context.Context, rc *RunContext, agent, description string, resumed bool, yield func(Event) bool) (_ context.Context, _ *RunContext, _ func(Event) bool, done func(), ok bool) {
 	started := !resumed
+	// The agent's own events (its RunStarted, AgentUpdated, outcome) are
+	// stamped as they pass; its LLM children's arrive stamped.
+	yield = stamping(yield)
 	if rc == nil {
 		rc = Ephemeral()
 	}
@@ -38,7 +42,7 @@ func OpenRun(ctx context.Context, rc *RunContext, agent, description string, res
 	}
 	cfg = cfg.withDefaults()
 	if limit := rc.depthLimit(cfg.MaxAgentDepth); rc.depth > limit {
-		yield(RunFailed{Err: agentErrorf(KindMaxAgentDepthExceeded, agent, "depth %d exceeds %d", rc.depth, limit)})
+		yield(RunFailed{At: now(), Err: agentErrorf(KindMaxAgentDepthExceeded, agent, "depth %d exceeds %d", rc.depth, limit)})
 		return ctx, rc, yield, func() {}, false
 	}
 	done = func() {}
@@ -145,7 +149,7 @@ func ChildStream(ctx context.Context, agent Agent, rc *RunContext, input []Item,
 	}
 	r, ok := agent.(Resumer)
 	if !ok {
-		return func(yield func(Event) bool) { yield(RunFailed{Err: NotResumable(agent.Name(), from.Frame)}) }
+		return func(yield func(Event) bool) { yield(RunFailed{At: now(), Err: NotResumable(agent.Name(), from.Frame)}) }
 	}
 	return r.ResumeFrame(ctx, rc, from.Frame, from.Decisions)
 }
@@ -154,7 +158,7 @@ func ChildStream(ctx context.Context, agent Agent, rc *RunContext, input []Item,
 // forwarding its events after an AgentUpdated. ok is false when the
 // consumer stopped.
 func RunChild(ctx context.Context, rc *RunContext, agent Agent, input []Item, from *ResumePoint, yield func(Event) bool) (o ChildOutcome, child *RunContext, ok bool) {
-	if !yield(AgentUpdated{Agent: agent.Name()}) {
+	if !yield(AgentUpdated{At: now(), Agent: agent.Name()}) {
 		return o, nil, false
 	}
 	child = rc.Child()

@@ -136,17 +136,17 @@ func (d *driver) start(ctx context.Context, input []Item, yield func(Event) bool
 	ctx, yield = d.observe(ctx, yield)
 	defer d.endObserve()
 	if d.rc.depth > d.depthLimit {
-		yield(RunFailed{Err: agentErrorf(KindMaxAgentDepthExceeded, d.a.name, "depth %d exceeds %d", d.rc.depth, d.depthLimit)})
+		yield(RunFailed{At: now(), Err: agentErrorf(KindMaxAgentDepthExceeded, d.a.name, "depth %d exceeds %d", d.rc.depth, d.depthLimit)})
 		return
 	}
 	if err := d.renderSystem(ctx); err != nil {
-		yield(RunFailed{Err: err})
+		yield(RunFailed{At: now(), Err: err})
 		return
 	}
 	d.tc.setConversation(input)
 
 	if err := d.rc.optErr; err != nil {
-		yield(RunFailed{Err: &AgentError{Kind: KindConfig, Agent: d.a.name, Message: err.Error(), Err: err}})
+		yield(RunFailed{At: now(), Err: &AgentError{Kind: KindConfig, Agent: d.a.name, Message: err.Error(), Err: err}})
 		return
 	}
 	if len(d.a.inputGuards) > 0 {
@@ -160,7 +160,7 @@ func (d *driver) start(ctx context.Context, input []Item, yield func(Event) bool
 		}
 	}
 	if f := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnRunStart, Agent: d.a.name}); f.denied {
-		yield(RunFailed{Err: &AgentError{Kind: KindHook, Agent: d.a.name, Message: f.reason}})
+		yield(RunFailed{At: now(), Err: &AgentError{Kind: KindHook, Agent: d.a.name, Message: f.reason}})
 		return
 	} else {
 		d.injections = f.inject
@@ -177,7 +177,7 @@ func (d *driver) resume(ctx context.Context, cp *Checkpoint, yield func(Event) b
 	ctx, yield = d.observe(ctx, yield)
 	defer d.endObserve()
 	if cp == nil || cp.State == nil {
-		yield(RunFailed{Err: agentErrorf(KindOther, d.a.name, "resume: empty checkpoint")})
+		yield(RunFailed{At: now(), Err: agentErrorf(KindOther, d.a.name, "resume: empty checkpoint")})
 		return
 	}
 	d.obs.spent = progressOf(cp.State).Usage
@@ -186,7 +186,7 @@ func (d *driver) resume(ctx context.Context, cp *Checkpoint, yield func(Event) b
 		d.obs.spent = d.paused.reported
 	}
 	if err := d.renderSystem(ctx); err != nil {
-		yield(RunFailed{Err: err})
+		yield(RunFailed{At: now(), Err: err})
 		return
 	}
 	d.tc.setConversation(cp.Conversation)
@@ -219,6 +219,7 @@ func (d *driver) renderSystem(ctx context.Context) error {
 func (d *driver) loop(ctx context.Context, state LoopState, in TransitionInput, act NextAction, yield func(Event) bool) {
 	for {
 		if in != nil {
+			d.tc.Now = now()
 			out := Transition(state, in, &d.tc)
 			d.tc.extendConversation(out.Appends)
 			for _, ev := range out.Events {
@@ -230,7 +231,7 @@ func (d *driver) loop(ctx context.Context, state LoopState, in TransitionInput, 
 			if d.cfg.OnCheckpoint != nil && act.Kind != ActTerminate && act.Kind != ActPause {
 				cp := &Checkpoint{Agent: d.a.name, State: state, Conversation: d.tc.conversationView(), Injections: d.injections}
 				if err := d.cfg.OnCheckpoint(ctx, cp); err != nil {
-					yield(RunFailed{Err: &AgentError{Kind: KindOther, Agent: d.a.name, Message: "checkpoint: " + err.Error(), Err: err}})
+					yield(RunFailed{At: now(), Err: &AgentError{Kind: KindOther, Agent: d.a.name, Message: "checkpoint: " + err.Error(), Err: err}})
 					return
 				}
 			}
@@ -279,15 +280,15 @@ func (d *driver) finish(ctx context.Context, state LoopState, yield func(Event) 
 			}
 		}
 		fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnRunComplete, Agent: d.a.name})
-		done := RunCompleted{Agent: d.a.name, Usage: s.Usage, Structured: d.a.output != nil}
+		done := RunCompleted{Agent: d.a.name, Usage: s.Usage, Structured: d.a.output != nil, At: now()}
 		if d.handedOff {
 			done.Agent, done.Structured = d.lastAgent, d.lastStructured
 		}
 		yield(done)
 	case Failed:
-		yield(RunFailed{Err: s.Err})
+		yield(RunFailed{At: now(), Err: s.Err})
 	default:
-		yield(RunFailed{Err: agentErrorf(KindOther, d.a.name, "run stopped in non-terminal state %T", state)})
+		yield(RunFailed{At: now(), Err: agentErrorf(KindOther, d.a.name, "run stopped in non-terminal state %T", state)})
 	}
 }
 
@@ -342,6 +343,9 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 			continue
 		default:
 			continue
+		}
+		if resp.FirstTokenAt.IsZero() {
+			resp.FirstTokenAt = now()
 		}
 		if !yield(ev.(Event)) {
 			return nil, false
@@ -446,7 +450,7 @@ func (o *callOutcome) Ask(ctx context.Context, req PermissionRequest, prompt, wh
 func (o *callOutcome) approvalRequested(req PermissionRequest, prompt, who string) {
 	args := o.d.rc.redact(ToolOutput{Content: req.Args}).Content
 	o.approval = &PendingApproval{ID: newID("apr_"), Agent: o.d.a.name, CallID: req.CallID, Tool: req.Tool, Args: args, Prompt: prompt, AskedBy: who}
-	o.emit(ApprovalRequested{ID: o.approval.ID, Agent: o.d.a.name, CallID: req.CallID, Tool: req.Tool, Args: args, Prompt: prompt, AskedBy: who})
+	o.emit(ApprovalRequested{At: now(), ID: o.approval.ID, Agent: o.d.a.name, CallID: req.CallID, Tool: req.Tool, Args: args, Prompt: prompt, AskedBy: who})
 }
 
 // executeTools runs the calls of one turn, concurrently when there are
@@ -612,7 +616,7 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 	pre := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: PreToolUse, Agent: d.a.name, Tool: call.Name, CallID: call.CallID, Args: args})
 	if pre.denied {
 		reason := d.rc.redactText(pre.reason)
-		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: reason})
+		out.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: reason})
 		out.result = errorResult(call, "denied: "+reason)
 		return
 	}
@@ -630,7 +634,7 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 	}
 	if !auth.Allowed {
 		reason := d.rc.redactText(auth.Reason)
-		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: reason})
+		out.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: reason})
 		out.result = errorResult(call, "permission denied: "+reason)
 		return
 	}
@@ -640,8 +644,11 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 // invoke runs an authorised call: the tool › PostToolUse hook › redaction.
 func (d *driver) invoke(ctx context.Context, tool Tool, call ToolCall, args json.RawMessage, out *callOutcome) {
 	tc := &ToolContext{Context: ctx, rc: d.rc, CallID: call.CallID, ToolName: call.Name, Agent: d.a.name, depthLimit: d.depthLimit, call: out}
+	started := now()
 	output, err := safeCall(tool, tc, args)
+	ended := now()
 	d.settleCall(ctx, call, args, output, err, out)
+	out.result.StartedAt, out.result.EndedAt = started, ended
 }
 
 // settleCall turns a tool's answer into the call's outcome: a paused agent
@@ -666,7 +673,7 @@ func (d *driver) settleCall(ctx context.Context, call ToolCall, args json.RawMes
 	post := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: PostToolUse, Agent: d.a.name, Tool: call.Name, CallID: call.CallID, Args: args, Output: output})
 	if post.denied {
 		reason := d.rc.redactText(post.reason)
-		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: reason})
+		out.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: reason})
 		out.result = errorResult(call, "denied: "+reason)
 		return
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+	"time"
 )
 
 // Event is one element of an agent's stream. The variants:
@@ -21,6 +22,10 @@ import (
 //   - nesting: [SubRunEvent], an event of an agent tool's sub-run
 //     ([AgentAsTool]) forwarded into the caller's stream
 //
+// Every event but the raw deltas carries At, the time the run emitted it
+// (UTC; JSON "at", RFC 3339 with nanoseconds), read once per step of the
+// run rather than per event; [EventTime] reads it from any variant.
+//
 // Every Event marshals to JSON with a "type" member and decodes with
 // [UnmarshalEvent]. New variants may be added; consumers should have a
 // default arm.
@@ -31,12 +36,16 @@ type Event interface {
 // RunStarted opens an agent's run.
 type RunStarted struct {
 	Agent string `json:"agent"`
+	// At is when the run emitted the event (see [EventTime]).
+	At time.Time `json:"at,omitzero"`
 }
 
 // TurnStarted opens a model turn (counted from 1).
 type TurnStarted struct {
 	Agent string `json:"agent,omitempty"`
 	Turn  int    `json:"turn"`
+	// At is when the run emitted the event (see [EventTime]).
+	At time.Time `json:"at,omitzero"`
 }
 
 // ModelResponded reports one settled model response, ahead of the items
@@ -58,40 +67,64 @@ type ModelResponded struct {
 	// run's price table prices the model ([WithPrices]) or the provider
 	// reported a cost.
 	Usage Usage `json:"usage"`
+	// At is when the response settled: its last event arrived.
+	At time.Time `json:"at,omitzero"`
+	// FirstTokenAt is when the response's first streamed delta arrived;
+	// zero when the model does not stream ([ModelCapabilities].Streaming).
+	// The call's time to first token is FirstTokenAt less the At of the
+	// event before it (its [TurnStarted], or the previous round's last
+	// event), its duration At less that.
+	FirstTokenAt time.Time `json:"first_token_at,omitzero"`
 }
 
 // MessageOutput carries a settled assistant message.
 type MessageOutput struct {
 	Item Item `json:"item"`
+	// At is when the run emitted the event (see [EventTime]).
+	At time.Time `json:"at,omitzero"`
 }
 
 // ToolCallItem carries one settled tool call (an assistant item holding one
 // [ToolUsePart]).
 type ToolCallItem struct {
 	Item Item `json:"item"`
+	// At is when the run emitted the event (see [EventTime]).
+	At time.Time `json:"at,omitzero"`
 }
 
 // ToolOutputItem carries one tool result (a tool item holding one
 // [ToolResultPart]).
 type ToolOutputItem struct {
 	Item Item `json:"item"`
+	// At is when the tool returned (for a result the run made up, such as
+	// a call a handoff left unrun, when the run settled it).
+	At time.Time `json:"at,omitzero"`
+	// StartedAt is when the tool began executing; zero when it did not
+	// run. Parallel calls of one round overlap in [StartedAt, At).
+	StartedAt time.Time `json:"started_at,omitzero"`
 }
 
 // HandoffItem records control passing from one agent to another.
 type HandoffItem struct {
 	From string `json:"from"`
 	To   string `json:"to"`
+	// At is when the run emitted the event (see [EventTime]).
+	At time.Time `json:"at,omitzero"`
 }
 
 // AgentUpdated says which agent now drives the run.
 type AgentUpdated struct {
 	Agent string `json:"agent"`
+	// At is when the run emitted the event (see [EventTime]).
+	At time.Time `json:"at,omitzero"`
 }
 
 // GuardrailTriggered reports a tripped guardrail; the run then fails.
 type GuardrailTriggered struct {
 	Kind GuardrailKind `json:"kind"`
 	Info any           `json:"info,omitempty"`
+	// At is when the run emitted the event (see [EventTime]).
+	At time.Time `json:"at,omitzero"`
 }
 
 // ApprovalRequested reports a tool call put to a human: to the
@@ -107,6 +140,8 @@ type ApprovalRequested struct {
 	Prompt string          `json:"prompt,omitempty"`
 	// AskedBy names the rule or mode that asked.
 	AskedBy string `json:"asked_by,omitempty"`
+	// At is when the run emitted the event (see [EventTime]).
+	At time.Time `json:"at,omitzero"`
 }
 
 // PermissionDenied reports a tool call the governance layer refused.
@@ -114,11 +149,15 @@ type PermissionDenied struct {
 	CallID string `json:"call_id,omitempty"`
 	Tool   string `json:"tool"`
 	Reason string `json:"reason"`
+	// At is when the run emitted the event (see [EventTime]).
+	At time.Time `json:"at,omitzero"`
 }
 
 // RepairStarted opens the repair turn after a structured-output miss.
 type RepairStarted struct {
 	Attempt int `json:"attempt"`
+	// At is when the run emitted the event (see [EventTime]).
+	At time.Time `json:"at,omitzero"`
 }
 
 // StructuredOutputFailed reports a final answer that did not match the
@@ -126,6 +165,8 @@ type RepairStarted struct {
 type StructuredOutputFailed struct {
 	SchemaErrors []string `json:"schema_errors"`
 	FinalText    string   `json:"final_text"`
+	// At is when the run emitted the event (see [EventTime]).
+	At time.Time `json:"at,omitzero"`
 }
 
 // RunCompleted ends a successful run with its summed usage.
@@ -140,6 +181,8 @@ type RunCompleted struct {
 	// Structured reports that the final output is structured output the
 	// answering agent validated against its output type ([WithOutput]).
 	Structured bool `json:"structured,omitempty"`
+	// At is when the run emitted the event (see [EventTime]).
+	At time.Time `json:"at,omitzero"`
 }
 
 // RunFailed ends a failed run. Err is usually an [*AgentError] or wraps one
@@ -148,6 +191,8 @@ type RunCompleted struct {
 type RunFailed struct {
 	Err   error `json:"-"`
 	Usage Usage `json:"usage"`
+	// At is when the run emitted the event (see [EventTime]).
+	At time.Time `json:"at,omitzero"`
 }
 
 // RunPaused ends a run that waits for human decisions on the calls its
@@ -156,6 +201,8 @@ type RunPaused struct {
 	Agent string    `json:"agent,omitempty"`
 	State *RunState `json:"state"`
 	Usage Usage     `json:"usage"`
+	// At is when the run emitted the event (see [EventTime]).
+	At time.Time `json:"at,omitzero"`
 }
 
 func (RunStarted) isEvent()             {}
@@ -293,7 +340,8 @@ func (e RunFailed) MarshalJSON() ([]byte, error) {
 	return marshalTagged("run_failed", struct {
 		Error *AgentError `json:"error"`
 		Usage Usage       `json:"usage"`
-	}{toAgentError(e.Err), e.Usage})
+		At    time.Time   `json:"at,omitzero"`
+	}{toAgentError(e.Err), e.Usage, e.At})
 }
 
 // UnmarshalJSON decodes a run_failed event; Err becomes an [*AgentError]
@@ -302,6 +350,7 @@ func (e *RunFailed) UnmarshalJSON(data []byte) error {
 	var raw struct {
 		Error *AgentError `json:"error"`
 		Usage Usage       `json:"usage"`
+		At    time.Time   `json:"at"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
@@ -311,6 +360,7 @@ func (e *RunFailed) UnmarshalJSON(data []byte) error {
 	}
 	e.Err = raw.Error
 	e.Usage = raw.Usage
+	e.At = raw.At
 	return nil
 }
 

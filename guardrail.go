@@ -73,8 +73,9 @@ func (d *driver) checkOne(ctx context.Context, g Guardrail, in GuardrailInput) (
 
 // tripped emits GuardrailTriggered, then the run's failure.
 func (d *driver) tripped(tw *Tripwire, err error, yield func(Event) bool) {
-	if yield(GuardrailTriggered{Kind: tw.Kind, Info: tw.Info}) {
-		yield(RunFailed{Err: &AgentError{Kind: KindGuardrail, Agent: d.a.name, Message: guardrailMessage(tw), Err: err}})
+	at := now()
+	if yield(GuardrailTriggered{Kind: tw.Kind, Info: tw.Info, At: at}) {
+		yield(RunFailed{At: at, Err: &AgentError{Kind: KindGuardrail, Agent: d.a.name, Message: guardrailMessage(tw), Err: err}})
 	}
 }
 

@@ -23,7 +23,7 @@ func (d *driver) handoff(ctx context.Context, target string, yield func(Event) b
 		if !ok {
 			return Abort{Err: NotResumable(target, f)}, true
 		}
-		if !yield(AgentUpdated{Agent: target}) {
+		if !yield(AgentUpdated{At: now(), Agent: target}) {
 			return nil, false
 		}
 		return d.followHandoff(ctx, target, child, r.ResumeFrame(d.handoffContext(ctx), child, f, d.paused.ds), yield)
@@ -33,7 +33,7 @@ func (d *driver) handoff(ctx context.Context, target string, yield func(Event) b
 	if f := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnHandoff, Agent: d.a.name, From: d.a.name, To: target}); f.denied {
 		return Abort{Err: &AgentError{Kind: KindHook, Agent: d.a.name, Message: f.reason}}, true
 	}
-	if !yield(HandoffItem{From: d.a.name, To: target}) || !yield(AgentUpdated{Agent: target}) {
+	if !yield(HandoffItem{At: now(), From: d.a.name, To: target}) || !yield(AgentUpdated{At: now(), Agent: target}) {
 		return nil, false
 	}
 	transcript := d.tc.conversationView()

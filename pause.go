@@ -102,11 +102,11 @@ func EmitPaused(rc *RunContext, agent string, f *PauseFrame, usage Usage, yield 
 		st.RunID, st.PauseID = newID("run_"), newID("pause_")
 		st.Pending = f.pending(nil, nil)
 		if err := st.seal(rc.stateKey); err != nil {
-			yield(RunFailed{Err: &AgentError{Kind: KindOther, Agent: agent, Message: "seal run state: " + err.Error(), Err: err}, Usage: usage})
+			yield(RunFailed{At: now(), Err: &AgentError{Kind: KindOther, Agent: agent, Message: "seal run state: " + err.Error(), Err: err}, Usage: usage})
 			return
 		}
 	}
-	yield(RunPaused{Agent: agent, State: st, Usage: usage})
+	yield(RunPaused{At: now(), Agent: agent, State: st, Usage: usage})
 }
 
 // ResumeFrame continues the LLM agent's paused run from f.
@@ -120,7 +120,7 @@ func (a *LLMAgent) ResumeFrame(ctx context.Context, rc *RunContext, f *PauseFram
 
 func (d *driver) resumePaused(ctx context.Context, f *PauseFrame, ds *Decisions, yield func(Event) bool) {
 	if f == nil || f.Kind != FrameLLM || f.Agent != d.a.name || f.Checkpoint == nil {
-		yield(RunFailed{Err: NotResumable(d.a.name, f)})
+		yield(RunFailed{At: now(), Err: NotResumable(d.a.name, f)})
 		return
 	}
 	d.paused.ds, d.paused.reported = ds, f.Usage
@@ -132,12 +132,12 @@ func (d *driver) resumePaused(ctx context.Context, f *PauseFrame, ds *Decisions,
 		}
 	case ApplyingHandoff:
 		if f.Handoff == nil {
-			yield(RunFailed{Err: NotResumable(d.a.name, f)})
+			yield(RunFailed{At: now(), Err: NotResumable(d.a.name, f)})
 			return
 		}
 		d.paused.handoff = f.Handoff
 	default:
-		yield(RunFailed{Err: NotResumable(d.a.name, f)})
+		yield(RunFailed{At: now(), Err: NotResumable(d.a.name, f)})
 		return
 	}
 	d.resume(ctx, f.Checkpoint, yield)
@@ -188,13 +188,13 @@ func (d *driver) resumeCall(ctx context.Context, tool Tool, call ToolCall, fc *f
 		if dec.Message != "" {
 			msg += ": " + dec.Message
 		}
-		out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: msg})
+		out.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: msg})
 		out.result = errorResult(call, msg)
 	case DecisionApproveWithArgs:
 		req := PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: dec.Args, Effect: EffectOf(tool), Impl: tool, Approved: true}
 		if a := d.rc.authorize(ctx, req, humanApproved{}); !a.Allowed {
 			reason := d.rc.redactText(a.Reason)
-			out.emit(PermissionDenied{CallID: call.CallID, Tool: call.Name, Reason: reason})
+			out.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: reason})
 			out.result = errorResult(call, "permission denied: "+reason)
 			return
 		}

@@ -33,7 +33,7 @@ func Resume(ctx context.Context, agent Agent, rc *RunContext, state *RunState, d
 			name = agent.Name()
 		}
 		fail := func(kind ErrorKind, err error) {
-			yield(RunFailed{Err: &AgentError{Kind: kind, Agent: name, Message: err.Error(), Err: err}})
+			yield(RunFailed{At: now(), Err: &AgentError{Kind: kind, Agent: name, Message: err.Error(), Err: err}})
 		}
 		ds, err := state.check(rc, decisions)
 		if err != nil {

@@ -46,17 +46,17 @@ func (s *Steps) ParallelToolCalls() int { return s.d.cfg.ParallelToolCalls }
 func (s *Steps) Start(ctx context.Context, input []Item) (inject []string, failure []Event) {
 	d := s.d
 	if d.rc.depth > d.depthLimit {
-		return nil, []Event{RunFailed{Err: agentErrorf(KindMaxAgentDepthExceeded, d.a.name, "depth %d exceeds %d", d.rc.depth, d.depthLimit)}}
+		return nil, []Event{RunFailed{At: now(), Err: agentErrorf(KindMaxAgentDepthExceeded, d.a.name, "depth %d exceeds %d", d.rc.depth, d.depthLimit)}}
 	}
 	if err := d.rc.optErr; err != nil {
-		return nil, []Event{RunFailed{Err: &AgentError{Kind: KindConfig, Agent: d.a.name, Message: err.Error(), Err: err}}}
+		return nil, []Event{RunFailed{At: now(), Err: &AgentError{Kind: KindConfig, Agent: d.a.name, Message: err.Error(), Err: err}}}
 	}
 	if len(d.a.inputGuards) > 0 && !d.checkInput(ctx, input, collectInto(&failure)) {
 		return nil, failure
 	}
 	f := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnRunStart, Agent: d.a.name})
 	if f.denied {
-		return nil, []Event{RunFailed{Err: &AgentError{Kind: KindHook, Agent: d.a.name, Message: f.reason}}}
+		return nil, []Event{RunFailed{At: now(), Err: &AgentError{Kind: KindHook, Agent: d.a.name, Message: f.reason}}}
 	}
 	return f.inject, nil
 }

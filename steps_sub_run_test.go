@@ -87,5 +87,5 @@ func render(t *testing.T, r helikon.ToolResult) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return string(b)
+	return withoutTimes(t, b)
 }

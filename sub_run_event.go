@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"time"
 )
 
 // SubRunEvent is one event of the run of an agent used as a tool
@@ -27,6 +28,8 @@ type SubRunEvent struct {
 	Tool   string `json:"tool"`
 	Agent  string `json:"agent"`
 	Event  Event  `json:"event"`
+	// At is the wrapped event's time.
+	At time.Time `json:"at,omitzero"`
 }
 
 // MaxSubRunNesting bounds how deeply [UnmarshalEvent] follows
@@ -54,6 +57,7 @@ type subRunWire struct {
 	Tool   string          `json:"tool"`
 	Agent  string          `json:"agent"`
 	Event  json.RawMessage `json:"event"`
+	At     time.Time       `json:"at"`
 }
 
 // UnmarshalJSON decodes a sub_run_event and its wrapped event, following
@@ -87,7 +91,7 @@ func (e *SubRunEvent) UnmarshalJSON(data []byte) error {
 	}
 	for i := len(chain) - 1; i >= 0; i-- {
 		w := chain[i]
-		inner = SubRunEvent{CallID: w.CallID, Tool: w.Tool, Agent: w.Agent, Event: inner}
+		inner = SubRunEvent{CallID: w.CallID, Tool: w.Tool, Agent: w.Agent, Event: inner, At: w.At}
 	}
 	*e = inner.(SubRunEvent)
 	return nil

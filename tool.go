@@ -2,6 +2,7 @@ package helikon
 
 import (
 	"encoding/json"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
@@ -102,6 +103,10 @@ type ToolResult struct {
 	// InvalidArgs marks a result that reports a schema miss; the loop allows
 	// one such miss per tool before failing the run.
 	InvalidArgs bool `json:"invalid_args,omitempty"`
+	// StartedAt and EndedAt are when the tool began and returned; zero
+	// when it did not run. Its [ToolOutputItem] carries them.
+	StartedAt time.Time `json:"started_at,omitzero"`
+	EndedAt   time.Time `json:"ended_at,omitzero"`
 }
 
 // UnmarshalJSON decodes the result, resolving content parts by "type".
@@ -112,6 +117,8 @@ func (r *ToolResult) UnmarshalJSON(data []byte) error {
 		Content     wireParts `json:"content"`
 		IsError     bool      `json:"is_error"`
 		InvalidArgs bool      `json:"invalid_args"`
+		StartedAt   time.Time `json:"started_at"`
+		EndedAt     time.Time `json:"ended_at"`
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
@@ -120,7 +127,8 @@ func (r *ToolResult) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
-	*r = ToolResult{CallID: raw.CallID, Name: raw.Name, Content: parts, IsError: raw.IsError, InvalidArgs: raw.InvalidArgs}
+	*r = ToolResult{CallID: raw.CallID, Name: raw.Name, Content: parts, IsError: raw.IsError, InvalidArgs: raw.InvalidArgs,
+		StartedAt: raw.StartedAt, EndedAt: raw.EndedAt}
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strings"
+	"time"
 )
 
 // TransitionInput is what the driver feeds [Transition]: [Start],
@@ -26,6 +27,9 @@ type ModelResponse struct {
 	ResponseID string
 	// ResponseModel is the model that answered, as the provider names it.
 	ResponseModel string
+	// FirstTokenAt is when the first streamed delta arrived (zero: the
+	// model does not stream); its [ModelResponded] carries it.
+	FirstTokenAt time.Time
 }
 
 // ToolResults are the settled outcomes of an ExecutingTools phase, in the
@@ -87,6 +91,11 @@ type TransitionCtx struct {
 	Output       *OutputType
 	// Handoffs maps each transfer tool's name to its target agent's name.
 	Handoffs map[string]string
+	// Now is the time of the transition, which the events it emits carry
+	// as their At (a tool result's own end time aside). The driver reads
+	// the clock once per step and sets it; a durable runner sets its
+	// replay-safe clock's time; zero leaves the events unstamped.
+	Now time.Time
 
 	// buf is the driver's array holding System and then Conversation
 	// (conversation_buffer.go); nil outside the driver.
@@ -152,7 +161,7 @@ func Transition(state LoopState, in TransitionInput, tc *TransitionCtx) Transiti
 		}
 		return TransitionOutcome{
 			Next:   next,
-			Events: []Event{RunStarted{Agent: tc.Agent}, TurnStarted{Agent: tc.Agent, Turn: 1}},
+			Events: []Event{RunStarted{Agent: tc.Agent, At: tc.Now}, TurnStarted{Agent: tc.Agent, Turn: 1, At: tc.Now}},
 			Action: ActionFor(next, tc, nil),
 		}
 	case CallingModel:
@@ -241,16 +250,17 @@ func afterModel(p Progress, resp ModelResponse, tc *TransitionCtx, ph phase, att
 	out.Events = append(out.Events, ModelResponded{
 		Agent: tc.Agent, Turn: p.Turn, Model: model,
 		ResponseID: resp.ResponseID, Finish: resp.Finish, Usage: resp.Usage,
+		At: tc.Now, FirstTokenAt: resp.FirstTokenAt,
 	})
 	text := resp.Message.Text()
 	if text != "" {
-		out.Events = append(out.Events, MessageOutput{Item: resp.Message})
+		out.Events = append(out.Events, MessageOutput{Item: resp.Message, At: tc.Now})
 	}
 	for _, c := range resp.Calls {
 		out.Events = append(out.Events, ToolCallItem{Item: Item{
 			Role: RoleAssistant, Agent: tc.Agent,
 			Content: []ContentPart{ToolUsePart{CallID: c.CallID, Name: c.Name, Args: c.Args}},
-		}})
+		}, At: tc.Now})
 	}
 
 	if len(resp.Calls) > 0 {
@@ -269,7 +279,7 @@ func afterModel(p Progress, resp ModelResponse, tc *TransitionCtx, ph phase, att
 				}
 				it := r.item()
 				out.Appends = append(out.Appends, it)
-				out.Events = append(out.Events, ToolOutputItem{Item: it})
+				out.Events = append(out.Events, ToolOutputItem{Item: it, At: tc.Now})
 			}
 			out.Next = ApplyingHandoff{Progress: p, Target: target}
 			out.Action = NextAction{Kind: ActHandoff, Target: target}
@@ -299,10 +309,10 @@ func afterModel(p Progress, resp ModelResponse, tc *TransitionCtx, ph phase, att
 		out.Appends = append(out.Appends, Item{Role: RoleUser, Content: []ContentPart{TextPart{
 			Text: strings.Replace(repairPrompt, "%s", strings.Join(errs, "; "), 1),
 		}}})
-		out.Events = append(out.Events, RepairStarted{Attempt: attempt + 1})
+		out.Events = append(out.Events, RepairStarted{Attempt: attempt + 1, At: tc.Now})
 		return nextTurn(out, p, tc, func(p Progress) LoopState { return RepairingOutput{Progress: p, Attempt: attempt + 1} })
 	default:
-		out.Events = append(out.Events, StructuredOutputFailed{SchemaErrors: errs, FinalText: text})
+		out.Events = append(out.Events, StructuredOutputFailed{SchemaErrors: errs, FinalText: text, At: tc.Now})
 		out.Next = Failed{Err: &AgentError{
 			Kind: KindInvalidStructuredOutput, Agent: tc.Agent, SchemaErrors: errs, FinalText: text,
 		}, Usage: p.Usage}
@@ -317,7 +327,11 @@ func afterTools(s ExecutingTools, res ToolResults, tc *TransitionCtx) Transition
 	for _, r := range res.Results {
 		it := r.item()
 		out.Appends = append(out.Appends, it)
-		out.Events = append(out.Events, ToolOutputItem{Item: it})
+		at := r.EndedAt
+		if at.IsZero() {
+			at = tc.Now
+		}
+		out.Events = append(out.Events, ToolOutputItem{Item: it, At: at, StartedAt: r.StartedAt})
 	}
 	for _, r := range res.Results {
 		if !r.InvalidArgs {
@@ -348,7 +362,7 @@ func nextTurn(out TransitionOutcome, p Progress, tc *TransitionCtx, mk func(Prog
 	}
 	next := mk(p)
 	out.Next = next
-	out.Events = append(out.Events, TurnStarted{Agent: tc.Agent, Turn: p.Turn})
+	out.Events = append(out.Events, TurnStarted{Agent: tc.Agent, Turn: p.Turn, At: tc.Now})
 	out.Action = ActionFor(next, tc, out.Appends)
 	return out
 }

@@ -260,12 +260,12 @@ func (r *RemoteAgent) AsTool(opts ...helikon.AgentToolOption) (*helikon.AgentToo
 // Run sends the remote one message and streams back what it says.
 func (r *RemoteAgent) Run(ctx context.Context, _ *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
-		if !yield(helikon.RunStarted{Agent: r.name}) {
+		if !yield(helikon.RunStarted{At: time.Now().UTC(), Agent: r.name}) {
 			return
 		}
 		msg, err := messageFrom(input)
 		if err != nil {
-			yield(helikon.RunFailed{Err: r.agentError(ctx, err)})
+			yield(helikon.RunFailed{At: time.Now().UTC(), Err: r.agentError(ctx, err)})
 			return
 		}
 		runCtx, cancel := context.WithTimeoutCause(ctx, r.cfg.timeout, ErrTimeout)
@@ -413,13 +413,13 @@ func (rs *remoteRun) end(st a2apb.TaskStatus) (bool, bool) {
 	default:
 		sentinel = ErrTaskFailed
 	}
-	rs.yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindOther, Agent: rs.agent.name,
+	rs.yield(helikon.RunFailed{At: time.Now().UTC(), Err: &helikon.AgentError{Kind: helikon.KindOther, Agent: rs.agent.name,
 		Err: &RemoteError{Agent: rs.agent.name, TaskID: rs.taskID, State: string(st.State), Message: textOf(st.Message), Err: sentinel}}})
 	return true, true
 }
 
 func (rs *remoteRun) protocol(what string) (bool, bool) {
-	rs.yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindOther, Agent: rs.agent.name,
+	rs.yield(helikon.RunFailed{At: time.Now().UTC(), Err: &helikon.AgentError{Kind: helikon.KindOther, Agent: rs.agent.name,
 		Err: &RemoteError{Agent: rs.agent.name, TaskID: rs.taskID, State: rs.state, Message: what, Err: ErrProtocol}}})
 	return true, true
 }
@@ -443,10 +443,10 @@ func (rs *remoteRun) finish(parts []a2apb.Part) bool {
 	}
 	item := helikon.Item{Role: helikon.RoleAssistant, Agent: rs.agent.name,
 		Content: []helikon.ContentPart{helikon.TextPart{Text: text.String()}}}
-	if !rs.yield(helikon.MessageOutput{Item: item}) {
+	if !rs.yield(helikon.MessageOutput{At: time.Now().UTC(), Item: item}) {
 		return false
 	}
-	return rs.yield(helikon.RunCompleted{Agent: rs.agent.name, Structured: structured})
+	return rs.yield(helikon.RunCompleted{At: time.Now().UTC(), Agent: rs.agent.name, Structured: structured})
 }
 
 // fail ends the run with a transport-level error, typed by its cause.
@@ -461,7 +461,7 @@ func (rs *remoteRun) fail(ctx context.Context, err error) {
 		}
 	}
 	rs.agent.cancelTask(ctx, rs.taskID)
-	rs.yield(helikon.RunFailed{Err: rs.agent.agentError(ctx, err)})
+	rs.yield(helikon.RunFailed{At: time.Now().UTC(), Err: rs.agent.agentError(ctx, err)})
 }
 
 func textOf(m *a2apb.Message) string {

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"iter"
+	"time"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/cli/sidecar"
@@ -23,7 +24,7 @@ func (a *freshAgent) Run(ctx context.Context, rc *helikon.RunContext, input []he
 	return func(yield func(helikon.Event) bool) {
 		ag, err := a.build()
 		if err != nil {
-			yield(helikon.RunFailed{Err: err})
+			yield(helikon.RunFailed{At: time.Now().UTC(), Err: err})
 			return
 		}
 		for ev := range ag.Run(ctx, rc, input) {

@@ -105,12 +105,12 @@ func (r *Runner) ResumePausedStreamed(ctx context.Context, agent helikon.Agent, 
 		}
 		defer cancel()
 		fail := func(err error) {
-			yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindConfig, Agent: agent.Name(), Message: err.Error(), Err: err}})
+			yield(helikon.RunFailed{At: time.Now().UTC(), Err: &helikon.AgentError{Kind: helikon.KindConfig, Agent: agent.Name(), Message: err.Error(), Err: err}})
 		}
 		sess := rc.Session()
 		evs, err := sess.Events(ctx, helikon.Beginning)
 		if err != nil {
-			yield(helikon.RunFailed{Err: loadError(ctx, agent, err)})
+			yield(helikon.RunFailed{At: time.Now().UTC(), Err: loadError(ctx, agent, err)})
 			return
 		}
 		l := readPauses(evs)

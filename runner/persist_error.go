@@ -3,6 +3,7 @@ package runner
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/paigasus/helikon"
 )
@@ -67,12 +68,12 @@ func (e *PersistError) Fail(final helikon.Event) helikon.Event {
 	e.Terminal = final
 	switch ev := final.(type) {
 	case helikon.RunCompleted:
-		return helikon.RunFailed{Err: e, Usage: ev.Usage}
+		return helikon.RunFailed{At: time.Now().UTC(), Err: e, Usage: ev.Usage}
 	case helikon.RunPaused:
-		return helikon.RunFailed{Err: e, Usage: ev.Usage}
+		return helikon.RunFailed{At: time.Now().UTC(), Err: e, Usage: ev.Usage}
 	case helikon.RunFailed:
 		e.RunErr = ev.Err
-		return helikon.RunFailed{Err: e, Usage: ev.Usage}
+		return helikon.RunFailed{At: time.Now().UTC(), Err: e, Usage: ev.Usage}
 	}
 	return final
 }

@@ -163,12 +163,12 @@ func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 	defer cancel()
 	history, err := rc.Session().Snapshot(ctx)
 	if err != nil {
-		yield(helikon.RunFailed{Err: loadError(ctx, agent, err)})
+		yield(helikon.RunFailed{At: time.Now().UTC(), Err: loadError(ctx, agent, err)})
 		return
 	}
 	conv, fresh, err := plan(agent, history, input)
 	if err != nil {
-		yield(helikon.RunFailed{Err: err})
+		yield(helikon.RunFailed{At: time.Now().UTC(), Err: err})
 		return
 	}
 	r.drive(ctx, agent, rc, conv, fresh, yield)
@@ -179,7 +179,7 @@ func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 // be called.
 func prepare(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, yield func(helikon.Event) bool) (_ context.Context, _ *helikon.RunContext, cancel context.CancelFunc, ok bool) {
 	if agent == nil {
-		yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindConfig, Message: ErrNoAgent.Error(), Err: ErrNoAgent}})
+		yield(helikon.RunFailed{At: time.Now().UTC(), Err: &helikon.AgentError{Kind: helikon.KindConfig, Message: ErrNoAgent.Error(), Err: ErrNoAgent}})
 		return ctx, rc, nil, false
 	}
 	if rc == nil {
@@ -230,7 +230,7 @@ func (r *Runner) follow(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 		if err == nil {
 			err = errors.New("agent stream ended without a terminal event")
 		}
-		final = helikon.RunFailed{Err: &helikon.AgentError{Kind: kindOf(ctx), Agent: agent.Name(), Message: err.Error(), Err: err}}
+		final = helikon.RunFailed{At: time.Now().UTC(), Err: &helikon.AgentError{Kind: kindOf(ctx), Agent: agent.Name(), Message: err.Error(), Err: err}}
 	}
 	if persistErr != nil {
 		final = persistErr.Fail(final)

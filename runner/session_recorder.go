@@ -126,8 +126,21 @@ func (r *SessionRecorder) recordResult(res helikon.ToolResultPart) {
 }
 
 // Observe records what ev adds to the conversation; other events are
-// ignored.
+// ignored. What it records carries ev's time ([helikon.EventTime]) when ev
+// has one.
 func (r *SessionRecorder) Observe(ev helikon.Event) {
+	n := len(r.events)
+	r.observe(ev)
+	if len(r.events) > n {
+		if at := helikon.EventTime(ev); !at.IsZero() {
+			for i := n; i < len(r.events); i++ {
+				r.events[i].Time = at
+			}
+		}
+	}
+}
+
+func (r *SessionRecorder) observe(ev helikon.Event) {
 	switch e := ev.(type) {
 	case helikon.TurnStarted:
 		if len(r.reasoning) > 0 {

@@ -340,7 +340,7 @@ func (w *runWriter) append(ev helikon.Event) bool {
 
 // fail ends a run that failed before its agent ran, with its one event.
 func (w *runWriter) fail(info RunInfo, ae *helikon.AgentError) {
-	w.append(helikon.RunFailed{Err: ae})
+	w.append(helikon.RunFailed{At: time.Now().UTC(), Err: ae})
 	info.Error, info.Result = ae, &RunOutput{}
 	info.Status = StatusFailed
 	if ae.Kind == helikon.KindCancelled {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/coder/websocket"
 
@@ -78,7 +79,7 @@ func (s *Server) syntheticFailure(ctx context.Context, runID string, tailErr err
 		ae = info.Error
 	}
 	var usage helikon.Usage
-	data, _ := json.Marshal(helikon.RunFailed{Err: ae, Usage: usage})
+	data, _ := json.Marshal(helikon.RunFailed{At: time.Now().UTC(), Err: ae, Usage: usage})
 	return Record{Type: "run_failed", Data: data}
 }
 

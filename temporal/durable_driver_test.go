@@ -294,6 +294,8 @@ func (countModel) Invoke(_ context.Context, req *helikon.ModelRequest) iter.Seq2
 	}
 }
 
+// encodeAll renders evs as JSON without their times, which differ between
+// any two runs (and between the workflow's clock and the process's).
 func encodeAll(t *testing.T, evs []helikon.Event) []string {
 	t.Helper()
 	out := make([]string, len(evs))
@@ -302,9 +304,57 @@ func encodeAll(t *testing.T, evs []helikon.Event) []string {
 		if err != nil {
 			t.Fatal(err)
 		}
-		out[i] = string(b)
+		out[i] = withoutTimes(t, b)
 	}
 	return out
+}
+
+// withoutTimes re-encodes the JSON object data without the members that
+// hold times, at any depth.
+func withoutTimes(t *testing.T, data []byte) string {
+	t.Helper()
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	var strip func(any)
+	strip = func(v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for _, k := range []string{"at", "first_token_at", "started_at", "ended_at"} {
+				delete(v, k)
+			}
+			for _, c := range v {
+				strip(c)
+			}
+		case []any:
+			for _, c := range v {
+				strip(c)
+			}
+		}
+	}
+	strip(v)
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// checkStamped fails t unless every event of evs but the raw deltas
+// carries a time.
+func checkStamped(t *testing.T, evs []helikon.Event) {
+	t.Helper()
+	for i, ev := range evs {
+		switch ev.(type) {
+		case helikon.TokenDelta, helikon.ReasoningDelta, helikon.ToolCallDelta:
+			continue
+		}
+		if helikon.EventTime(ev).IsZero() {
+			b, _ := json.Marshal(ev)
+			t.Fatalf("event %d carries no time: %s", i, b)
+		}
+	}
 }
 
 func TestDurableDriver_YieldsTheInProcessLoopsEvents(t *testing.T) {

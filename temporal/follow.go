@@ -76,7 +76,7 @@ func (f *follower) run(ctx context.Context, live bool) {
 	poll, pausePoll := minPoll, minPausePoll
 	f.read = live
 	gone := func() {
-		f.yield(helikon.RunFailed{Err: &helikon.AgentError{
+		f.yield(helikon.RunFailed{At: time.Now().UTC(), Err: &helikon.AgentError{
 			Kind: helikon.KindCancelled, Agent: f.agent,
 			Message: fmt.Sprintf("stopped following; the run goes on durably as workflow %s", f.wr.GetID()),
 			Err:     ctx.Err(),
@@ -97,7 +97,7 @@ func (f *follower) run(ctx context.Context, live bool) {
 			}
 			if err != nil {
 				if ctx.Err() == nil {
-					f.yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindOther, Agent: f.agent, Message: "read the run's events: " + err.Error(), Err: err}})
+					f.yield(helikon.RunFailed{At: time.Now().UTC(), Err: &helikon.AgentError{Kind: helikon.KindOther, Agent: f.agent, Message: "read the run's events: " + err.Error(), Err: err}})
 					return
 				}
 			} else if n > 0 {
@@ -110,7 +110,7 @@ func (f *follower) run(ctx context.Context, live bool) {
 			return
 		}
 		if f.res != nil {
-			f.yield(helikon.RunFailed{Err: closedError(f.res, f.agent), Usage: f.res.out.Usage})
+			f.yield(helikon.RunFailed{At: time.Now().UTC(), Err: closedError(f.res, f.agent), Usage: f.res.out.Usage})
 			return
 		}
 		var t *time.Timer

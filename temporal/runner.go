@@ -152,7 +152,7 @@ func (r *Runner) Cancel(ctx context.Context, workflowID string) error {
 func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, live bool) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
 		if agent == nil {
-			yield(helikon.RunFailed{Err: &helikon.AgentError{Kind: helikon.KindConfig, Message: "temporal: runner: agent is required"}})
+			yield(helikon.RunFailed{At: time.Now().UTC(), Err: &helikon.AgentError{Kind: helikon.KindConfig, Message: "temporal: runner: agent is required"}})
 			return
 		}
 		if rc == nil {
@@ -160,7 +160,7 @@ func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 		}
 		wr, wait, err := r.start(ctx, agent.Name(), rc, input, live)
 		if err != nil {
-			yield(helikon.RunFailed{Err: err})
+			yield(helikon.RunFailed{At: time.Now().UTC(), Err: err})
 			return
 		}
 		r.follow(ctx, rc, agent.Name(), wr, wait, 0, runner.NewSessionRecorder(input), live, yield)

@@ -285,6 +285,10 @@ func (h *workflowHost) page(from int) (rawPage, error) {
 }
 
 func (h *workflowHost) emit(ev helikon.Event) {
+	// The workflow's clock, which replays the same: the loop's own events
+	// get the time the workflow emits them; tool results and model
+	// responses carry the times the activities measured.
+	ev = helikon.StampEvent(ev, workflow.Now(h.ctx).UTC())
 	if m, ok := ev.(helikon.MessageOutput); ok {
 		h.lastAgent = m.Item.Agent
 	}

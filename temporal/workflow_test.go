@@ -105,6 +105,7 @@ func testWorkflowScenario(t *testing.T, sc scenario, mode stepMode) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkStamped(t, evs)
 	got, w := encodeAll(t, evs), encodeAll(t, settled(want.Events))
 	if strings.Join(got, "\n") != strings.Join(w, "\n") {
 		t.Fatalf("workflow events differ from the in-process loop's\n got:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(w, "\n"))

@@ -393,7 +393,7 @@ func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, erro
 		if out.Result == nil {
 			out.Result = &server.RunOutput{}
 		}
-		rec, err := json.Marshal(helikon.RunFailed{Err: out.Error})
+		rec, err := json.Marshal(helikon.RunFailed{At: time.Now().UTC(), Err: out.Error})
 		if err != nil {
 			return err
 		}

@@ -1,0 +1,163 @@
+package helikon
+
+import "time"
+
+// EventTime returns the time the run emitted ev (its At), or the zero time
+// for the raw deltas, which carry none, and for events built without one.
+func EventTime(ev Event) time.Time {
+	switch e := ev.(type) {
+	case RunStarted:
+		return e.At
+	case TurnStarted:
+		return e.At
+	case ModelResponded:
+		return e.At
+	case MessageOutput:
+		return e.At
+	case ToolCallItem:
+		return e.At
+	case ToolOutputItem:
+		return e.At
+	case HandoffItem:
+		return e.At
+	case AgentUpdated:
+		return e.At
+	case GuardrailTriggered:
+		return e.At
+	case ApprovalRequested:
+		return e.At
+	case PermissionDenied:
+		return e.At
+	case RepairStarted:
+		return e.At
+	case StructuredOutputFailed:
+		return e.At
+	case RunCompleted:
+		return e.At
+	case RunFailed:
+		return e.At
+	case RunPaused:
+		return e.At
+	case SubRunEvent:
+		return e.At
+	}
+	return time.Time{}
+}
+
+// StampEvent returns ev with At set to at when it carries no time yet; the
+// raw deltas, which carry none, and events already stamped come back as
+// they are. Agents that build events outside the LLM loop (workflow
+// agents, runners, remote agents) stamp them with it as they emit them; a
+// durable runner passes its replay-safe clock's time.
+func StampEvent(ev Event, at time.Time) Event {
+	switch e := ev.(type) {
+	case RunStarted:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	case TurnStarted:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	case ModelResponded:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	case MessageOutput:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	case ToolCallItem:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	case ToolOutputItem:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	case HandoffItem:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	case AgentUpdated:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	case GuardrailTriggered:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	case ApprovalRequested:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	case PermissionDenied:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	case RepairStarted:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	case StructuredOutputFailed:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	case RunCompleted:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	case RunFailed:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	case RunPaused:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	case SubRunEvent:
+		if e.At.IsZero() {
+			e.At = at
+			return e
+		}
+	}
+	return ev
+}
+
+// stamping returns yield wrapped to stamp, with the time it is emitted,
+// every event that reaches it without a time. Events the LLM loop built
+// carry theirs already and pass at the cost of a type switch.
+func stamping(yield func(Event) bool) func(Event) bool {
+	return func(ev Event) bool {
+		if needsStamp(ev) {
+			ev = StampEvent(ev, now())
+		}
+		return yield(ev)
+	}
+}
+
+// needsStamp reports whether ev is an event that carries a time and has
+// none yet.
+func needsStamp(ev Event) bool {
+	switch ev.(type) {
+	case TokenDelta, ReasoningDelta, ToolCallDelta:
+		return false
+	}
+	return EventTime(ev).IsZero()
+}
