@@ -3,6 +3,7 @@ package helikon
 import (
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"regexp"
 	"sync"
 
@@ -67,7 +68,11 @@ func NewTool[In, Out any](name, description string, fn func(tc *ToolContext, in 
 	if s.Type != "object" {
 		return nil, fmt.Errorf("helikon: tool %q: arguments must be a JSON object (a Go struct), got schema type %q", name, s.Type)
 	}
-	checker, err := argcheck.New(s, derived)
+	var from reflect.Type
+	if derived {
+		from = reflect.TypeFor[In]()
+	}
+	checker, err := argcheck.New(s, from)
 	if err != nil {
 		return nil, fmt.Errorf("helikon: tool %q: %w", name, err)
 	}

@@ -41,7 +41,7 @@ func OutputTypeOf[T any]() (*OutputType, error) {
 	if name == "" {
 		name = "StructuredOutput"
 	}
-	checker, err := argcheck.New(s, false)
+	checker, err := argcheck.New(s, nil)
 	if err != nil {
 		return nil, fmt.Errorf("helikon: output type %s: %w", name, err)
 	}
@@ -53,7 +53,7 @@ func OutputTypeOf[T any]() (*OutputType, error) {
 
 // NewOutputType builds an OutputType from a hand-written schema.
 func NewOutputType(name string, s *jsonschema.Schema) (*OutputType, error) {
-	checker, err := argcheck.New(s, false)
+	checker, err := argcheck.New(s, nil)
 	if err != nil {
 		return nil, fmt.Errorf("helikon: output type %s: %w", name, err)
 	}

@@ -8,46 +8,61 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Checker validates a JSON value against a schema. When the schema was
-// derived from a flat Go struct, a zero-allocation scan plus the decode into
-// the struct proves validity (decoding enforces the types and the Go-implied
-// bounds; the scan enforces required keys, non-null values and no unknown
-// keys). Anything the fast path cannot prove falls back to full JSON-Schema
-// validation, which also produces the error messages the model sees.
+// derived from a flat Go struct, a zero-allocation scan proves validity
+// while it decodes each value into its field (the scan enforces required
+// keys, non-null values, no unknown keys and the JSON kind of each value;
+// the decode the Go-implied bounds). A value the one pass does not decode
+// itself (an escaped string, say) leaves the decoding to encoding/json
+// after the scan, and anything the scan cannot prove falls back to full
+// JSON-Schema validation, which also produces the error messages the model
+// sees.
 type Checker struct {
 	resolved *jsonschema.Resolved
 	flat     *flatObject
 }
 
-// New returns the checker of s. derived says s was derived from the Go
-// type values decode into ([SchemaFor]), which lets a flat struct's values
-// take the fast path.
-func New(s *jsonschema.Schema, derived bool) (*Checker, error) {
+// New returns the checker of s. derived is the Go type values decode into
+// when s was derived from it ([SchemaFor]); a flat struct's values then
+// take the fast path. nil: s was given.
+func New(s *jsonschema.Schema, derived reflect.Type) (*Checker, error) {
 	rs, err := s.Resolve(nil)
 	if err != nil {
 		return nil, fmt.Errorf("resolve schema: %w", err)
 	}
 	c := &Checker{resolved: rs}
-	if derived {
+	if derived != nil {
 		c.flat = flatObjectOf(s)
+		c.flat.bind(derived)
 	}
 	return c, nil
 }
 
-// Decode validates data and decodes it into dst (a pointer). It returns the
-// schema errors on a miss.
+// Decode validates data and decodes it into dst (a pointer to a value of
+// the derived type). It returns the schema errors on a miss.
 func (c *Checker) Decode(data []byte, dst any) []string {
 	if len(bytes.TrimSpace(data)) == 0 {
 		data = []byte("{}")
 	}
-	if c.flat != nil && c.flat.scan(data) {
-		if err := json.Unmarshal(data, dst); err == nil {
-			return nil
+	if f := c.flat; f != nil {
+		if f.fields {
+			v := reflect.ValueOf(dst).Elem()
+			if f.scan(data, v) {
+				return nil
+			}
+			v.SetZero()
+		}
+		if f.scan(data, reflect.Value{}) {
+			if err := json.Unmarshal(data, dst); err == nil {
+				return nil
+			}
 		}
 	}
 	if errs := c.Validate(data); errs != nil {
@@ -86,13 +101,73 @@ func splitErrors(err error) []string {
 type flatObject struct {
 	props    []flatProp
 	required uint64 // bit i set when props[i] is required
+	// fields is set when every property has a field of the derived Go
+	// type that scan can decode into (see bind).
+	fields bool
 }
 
 type flatProp struct {
 	name     []byte
 	kind     byte // 's' string, 'n' number, 'i' integer, 'b' boolean
 	nullable bool
+	// field is the index of the property's field in the derived struct,
+	// and fkind its kind, once bound.
+	field int
+	fkind reflect.Kind
 }
+
+// bind maps each property to the field of t (a struct) encoding/json
+// would decode it into, and sets f.fields when every property has a plain
+// field of a scalar kind: a string, an integer, a float or a bool, not a
+// pointer, not promoted from an embedded struct. f may be nil.
+func (f *flatObject) bind(t reflect.Type) {
+	if f == nil || t.Kind() != reflect.Struct {
+		return
+	}
+	names := make(map[string]int, t.NumField())
+	for i := range t.NumField() {
+		sf := t.Field(i)
+		if sf.Anonymous {
+			return // promoted fields: leave it to encoding/json
+		}
+		if !sf.IsExported() {
+			continue
+		}
+		name := sf.Name
+		if tag, ok := sf.Tag.Lookup("json"); ok {
+			if tag == "-" {
+				continue
+			}
+			if n, _, _ := strings.Cut(tag, ","); n != "" {
+				name = n
+			}
+		}
+		if _, dup := names[name]; dup {
+			return
+		}
+		names[name] = i
+	}
+	for k := range f.props {
+		p := &f.props[k]
+		i, ok := names[string(p.name)]
+		if !ok || p.nullable {
+			return
+		}
+		fk := t.Field(i).Type.Kind()
+		switch {
+		case p.kind == 's' && fk == reflect.String,
+			p.kind == 'b' && fk == reflect.Bool,
+			(p.kind == 'i' || p.kind == 'n') && (isInt(fk) || isUint(fk) || fk == reflect.Float64 || fk == reflect.Float32):
+		default:
+			return
+		}
+		p.field, p.fkind = i, fk
+	}
+	f.fields = true
+}
+
+func isInt(k reflect.Kind) bool  { return k >= reflect.Int && k <= reflect.Int64 }
+func isUint(k reflect.Kind) bool { return k >= reflect.Uint && k <= reflect.Uint64 }
 
 func flatObjectOf(s *jsonschema.Schema) *flatObject {
 	if s.Type != "object" || len(s.Properties) == 0 || len(s.Properties) > 64 ||
@@ -147,7 +222,12 @@ func scalarKind(p *jsonschema.Schema) (kind byte, nullable, ok bool) {
 
 // scan reports whether data is an object that has every required key, no
 // unknown key, and values whose JSON kind matches the property's type.
-func (f *flatObject) scan(data []byte) bool {
+// With a valid dst (the derived struct, addressable; f.fields set) it also
+// decodes each value into its field, and reports false for a value it
+// does not decode itself as encoding/json would (an escaped string, a
+// number out of its field's range), leaving dst partly written.
+func (f *flatObject) scan(data []byte, dst reflect.Value) bool {
+	decode := dst.IsValid()
 	i := skipWS(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return false
@@ -199,25 +279,47 @@ func (f *flatObject) scan(data []byte) bool {
 				return false
 			}
 			i++
+			start, plain := i, true
 			for i < len(data) && data[i] != '"' {
-				if data[i] == '\\' {
+				switch b := data[i]; {
+				case b == '\\':
+					plain = false
 					i++
+				case b < 0x20 || b >= 0x80:
+					plain = false
 				}
 				i++
 			}
 			if i >= len(data) {
 				return false
 			}
+			if decode {
+				if !plain {
+					return false // escapes, control bytes, UTF-8: encoding/json decides
+				}
+				dst.Field(p.field).SetString(string(data[start:i]))
+			}
 			i++
 		case c == 't' || c == 'f':
 			if p.kind != 'b' {
 				return false
 			}
+			start := i
 			for i < len(data) && data[i] >= 'a' && data[i] <= 'z' {
 				i++
 			}
+			if decode {
+				switch string(data[start:i]) {
+				case "true":
+					dst.Field(p.field).SetBool(true)
+				case "false":
+					dst.Field(p.field).SetBool(false)
+				default:
+					return false
+				}
+			}
 		case c == 'n':
-			if !p.nullable {
+			if !p.nullable || decode {
 				return false
 			}
 			i += 4
@@ -225,8 +327,12 @@ func (f *flatObject) scan(data []byte) bool {
 			if p.kind != 'n' && p.kind != 'i' {
 				return false
 			}
+			start := i
 			for i < len(data) && strings.IndexByte("+-0123456789.eE", data[i]) >= 0 {
 				i++
+			}
+			if decode && !setNumber(dst.Field(p.field), p.fkind, data[start:i]) {
+				return false
 			}
 		default:
 			return false
@@ -263,3 +369,89 @@ func SchemaFor[T any]() (*jsonschema.Schema, error) {
 	t := reflect.TypeOf(&zero).Elem()
 	return jsonschema.ForType(t, &jsonschema.ForOptions{})
 }
+
+// setNumber decodes the JSON number num into v, a field of kind k, as
+// encoding/json would; false when num is not a JSON number or does not
+// fit the field (encoding/json then reports it).
+func setNumber(v reflect.Value, k reflect.Kind, num []byte) bool {
+	integral, ok := jsonNumber(num)
+	if !ok {
+		return false
+	}
+	s := unsafeString(num)
+	switch {
+	case isInt(k):
+		if !integral {
+			return false
+		}
+		n, err := strconv.ParseInt(s, 10, v.Type().Bits())
+		if err != nil {
+			return false
+		}
+		v.SetInt(n)
+	case isUint(k):
+		if !integral || num[0] == '-' {
+			return false
+		}
+		n, err := strconv.ParseUint(s, 10, v.Type().Bits())
+		if err != nil {
+			return false
+		}
+		v.SetUint(n)
+	default:
+		x, err := strconv.ParseFloat(s, v.Type().Bits())
+		if err != nil {
+			return false
+		}
+		v.SetFloat(x)
+	}
+	return true
+}
+
+// jsonNumber reports whether b is a number in JSON's grammar, and whether
+// it is integral (no fraction, no exponent).
+func jsonNumber(b []byte) (integral, ok bool) {
+	i := 0
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return false, false
+	}
+	integral = true
+	if i < len(b) && b[i] == '.' {
+		integral = false
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return false, false
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		integral = false
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return false, false
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	return integral, i == len(b)
+}
+
+// unsafeString views b as a string for the parse functions, which keep
+// nothing of it.
+func unsafeString(b []byte) string { return unsafe.String(unsafe.SliceData(b), len(b)) }
