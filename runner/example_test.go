@@ -2,6 +2,7 @@ package runner_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 	"strings"
@@ -76,4 +77,43 @@ func ExampleSessionRecorder() {
 	// tool_called c1
 	// tool_returned c1
 	// assistant_message
+}
+
+func ExampleRunner_Fork() {
+	ctx := context.Background()
+	add := helikon.MustTool("add", "Add two integers.", func(_ *helikon.ToolContext, in struct{ A, B int }) (int, error) {
+		return in.A + in.B, nil
+	})
+	// The model says what the tool returned.
+	answer := func(sum string) mock.Script { return mock.Text("the sum is " + sum) }
+	agent, err := helikon.NewAgent("calc", mock.Scripted(
+		mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"A":40,"B":2}`}), answer("42"), // the run
+		answer("99"), // the fork's one call
+	), helikon.WithTools(add))
+	if err != nil {
+		log.Fatal(err)
+	}
+	var points [][]byte
+	rc := helikon.NewRunContext(helikon.WithModelCallObserver(func(_ context.Context, c *helikon.ModelCall) {
+		b, _ := json.Marshal(c.Checkpoint)
+		points = append(points, b)
+	}))
+	r := runner.New()
+	res, err := r.Run(ctx, agent, rc, helikon.UserText("what is 40+2?"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	var cp helikon.Checkpoint
+	if err := json.Unmarshal(points[1], &cp); err != nil { // before the second call
+		log.Fatal(err)
+	}
+	fork, err := r.Fork(ctx, agent, nil, &cp, runner.ForkEdit{ToolResults: map[string]string{"c1": "99"}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.FinalOutput)
+	fmt.Println(fork.FinalOutput)
+	// Output:
+	// the sum is 42
+	// the sum is 99
 }

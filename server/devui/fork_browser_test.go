@@ -4,6 +4,7 @@ import (
 	"context"
 	"iter"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -150,4 +151,34 @@ func TestBrowser_AForkFromATurnBoundaryRunsOnWithTheEditedResultAndComparesSideB
 	if answer := browsertest.Text(t, ctx, "#chat .msg.assistant .text"); !strings.Contains(answer, "slow=99") {
 		t.Errorf("the fork's run answers %q", answer)
 	}
+}
+
+func TestBrowser_ThousandDeltasWithTheTraceOpen(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ctx := browsertest.Open(t, nil)
+	browsertest.Do(t, ctx, "stream 1,000 deltas with the trace shown", chromedp.Navigate(f.ts.URL+"/ui/"), browsertest.Until(`document.body.dataset.ready === "true"`),
+		chromedp.Click(chromedp.CSS("#tab-trace")),
+		browsertest.Until(`(window.helikonPerf = [], window.longTasks = [], new PerformanceObserver((l) => { for (const e of l.getEntries()) window.longTasks.push(e.duration) }).observe({ type: "longtask" }), true)`),
+		chromedp.SetValue(chromedp.CSS("#agent"), "streamer"),
+		chromedp.SetValue(chromedp.CSS("#input"), "stream"),
+		chromedp.Click(chromedp.CSS("#send")),
+		browsertest.Until(`document.body.dataset.runStatus === "completed"`),
+		browsertest.Until(`document.querySelector('#trace .tr[data-kind="model"]') !== null`))
+	longTasks := browsertest.Eval[[]float64](t, ctx, "window.longTasks")
+	own := browsertest.Eval[[]float64](t, ctx, "window.helikonPerf")
+	longest, ownLongest := 0.0, 0.0
+	for _, d := range longTasks {
+		longest = max(longest, d)
+	}
+	for _, d := range own {
+		ownLongest = max(ownLongest, d)
+	}
+	if n := browsertest.Eval[int](t, ctx, `document.querySelectorAll("#trace .tr").length`); n != 2 {
+		t.Errorf("the trace of a one-turn run has %d rows, want the run and its model call", n)
+	}
+	// Reported, never asserted: timings depend on the machine's load.
+	load, _ := os.ReadFile("/proc/loadavg")
+	t.Logf("1,000 deltas, trace shown: %d long tasks (>50 ms), longest %.0f ms; the UI's own slices: %d, longest %.1f ms; load %s",
+		len(longTasks), longest, len(own), ownLongest, strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
 }

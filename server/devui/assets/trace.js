@@ -221,7 +221,7 @@
           const start = r.start != null ? r.start : t0;
           const end = open ? t1 : r.end;
           const out = {
-            id: r.id, parent: r.parent, kind: r.kind, label: r.label, depth: r.depth, status: r.status || (!open ? "" : this.paused ? "waiting" : live ? "running" : "open"),
+            id: r.id, parent: r.parent, kind: r.kind, label: r.label, depth: r.depth, status: r.status || (!open || !this.stamped ? "" : this.paused ? "waiting" : live ? "running" : "open"),
             open, duration: start != null && end != null ? Math.max(0, end - start) : null,
             left: span && start != null ? (start - t0) / span : 0, width: span && start != null && end != null ? Math.max(0, end - start) / span : 0,
           };
