@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 )
 
 // Run streams one run of the agent over input. See [Agent].
@@ -18,7 +20,6 @@ func (a *LLMAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter.S
 		// The closure does not assign rc: a captured variable it assigned
 		// would cost the stream its own allocation.
 		d := a.newDriver(orEphemeral(rc))
-		defer d.workers.stop()
 		d.start(ctx, input, yield)
 	}
 }
@@ -30,7 +31,6 @@ func (a *LLMAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter.S
 func (a *LLMAgent) Resume(ctx context.Context, rc *RunContext, cp *Checkpoint) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
 		d := a.newDriver(orEphemeral(rc))
-		defer d.workers.stop()
 		d.resume(ctx, cp, yield)
 	}
 }
@@ -67,50 +67,24 @@ type driver struct {
 	// run starts from it (see pause.go).
 	paused pausedRound
 
-	workers workerPool
-	obs     observer
+	obs observer
+	// cancel stops everything the run runs when its consumer goes, for a
+	// run whose context can be cancelled (see stopper); gone is closed
+	// when the run gives up on calls that ignore cancellation.
+	cancel context.CancelFunc
+	gone   chan struct{}
+	// spreadTimer is the timer that spreads the tool round under way, round,
+	// to workers (see toolRound).
+	spreadTimer *time.Timer
+	round       atomic.Pointer[toolRound]
+	// queue carries the model's stream when it runs on a worker.
+	queue *modelQueue
+	// turn accumulates the current model turn's stream.
+	turn turnState
 
 	// toolIndex is the agent's tools by name, as of the last model call
 	// (see refreshTools).
 	toolIndex map[string]Tool
-}
-
-// workerPool holds the goroutines that run a run's parallel tool calls. They
-// live as long as the run, so their stacks, once grown by a first round of
-// calls, serve every later round; the driver stops and waits for them when
-// the run ends.
-type workerPool struct {
-	jobs chan func()
-	n    int
-	wg   sync.WaitGroup
-	// abandoned is set when a worker was left running a straggling call.
-	abandoned bool
-}
-
-// grow makes sure at least n workers are running.
-func (p *workerPool) grow(n int) {
-	if p.jobs == nil {
-		p.jobs = make(chan func())
-	}
-	for ; p.n < n; p.n++ {
-		p.wg.Go(func() {
-			for job := range p.jobs {
-				job()
-			}
-		})
-	}
-}
-
-// stop ends every worker and waits for them, except when the run gave up
-// on calls that ignored cancellation: their workers end when the calls
-// return, accounted for by the straggler registry.
-func (p *workerPool) stop() {
-	if p.jobs != nil {
-		close(p.jobs)
-		if !p.abandoned {
-			p.wg.Wait()
-		}
-	}
 }
 
 func (a *LLMAgent) newDriver(rc *RunContext) *driver {
@@ -128,52 +102,67 @@ func (a *LLMAgent) newDriver(rc *RunContext) *driver {
 }
 
 func (d *driver) start(ctx context.Context, input []Item, yield func(Event) bool) {
-	if d.cfg.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d.cfg.Timeout)
-		defer cancel()
-	}
+	ctx, cancel := d.runContext(ctx)
+	defer cancel()
 	ctx, yield = d.observe(ctx, yield)
 	defer d.endObserve()
+	// What runs before the first turn is out of line, so that its frame
+	// is gone while the run goes on.
+	if !d.open(ctx, input, yield) {
+		return
+	}
+	if d.input != nil {
+		defer d.input.stop()
+	}
+	d.loop(ctx, nil, Start{}, NextAction{}, yield)
+}
+
+// open checks what a run checks before its first turn (depth, the
+// instructions, the permission configuration, the input guardrails, the
+// OnRunStart hooks) and takes its input; false means the run already
+// ended with the failure it yielded.
+func (d *driver) open(ctx context.Context, input []Item, yield func(Event) bool) bool {
 	if d.rc.depth > d.depthLimit {
 		yield(RunFailed{At: now(), Err: agentErrorf(KindMaxAgentDepthExceeded, d.a.name, "depth %d exceeds %d", d.rc.depth, d.depthLimit)})
-		return
+		return false
 	}
 	if err := d.renderSystem(ctx); err != nil {
 		yield(RunFailed{At: now(), Err: err})
-		return
+		return false
 	}
 	d.tc.setConversation(input)
 
 	if err := d.rc.optErr; err != nil {
 		yield(RunFailed{At: now(), Err: &AgentError{Kind: KindConfig, Agent: d.a.name, Message: err.Error(), Err: err}})
-		return
+		return false
 	}
 	if len(d.a.inputGuards) > 0 {
 		if d.a.blockingInput {
 			if !d.checkInput(ctx, input, yield) {
-				return
+				return false
 			}
 		} else {
 			d.input = d.startInputCheck(ctx, input)
-			defer d.input.stop()
 		}
 	}
-	if f := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnRunStart, Agent: d.a.name}); f.denied {
-		yield(RunFailed{At: now(), Err: &AgentError{Kind: KindHook, Agent: d.a.name, Message: f.reason}})
-		return
-	} else {
+	if hooked(d.rc, d.a.hooks) {
+		f := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnRunStart, Agent: d.a.name})
+		if f.denied {
+			if d.input != nil {
+				d.input.stop()
+				d.input = nil
+			}
+			yield(RunFailed{At: now(), Err: &AgentError{Kind: KindHook, Agent: d.a.name, Message: f.reason}})
+			return false
+		}
 		d.injections = f.inject
 	}
-	d.loop(ctx, nil, Start{}, NextAction{}, yield)
+	return true
 }
 
 func (d *driver) resume(ctx context.Context, cp *Checkpoint, yield func(Event) bool) {
-	if d.cfg.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, d.cfg.Timeout)
-		defer cancel()
-	}
+	ctx, cancel := d.runContext(ctx)
+	defer cancel()
 	ctx, yield = d.observe(ctx, yield)
 	defer d.endObserve()
 	if cp == nil || cp.State == nil {
@@ -197,6 +186,21 @@ func (d *driver) resume(ctx context.Context, cp *Checkpoint, yield func(Event) b
 		return
 	}
 	d.loop(ctx, cp.State, nil, ActionFor(cp.State, &d.tc, nil), yield)
+}
+
+// runContext returns the context of the run's steps: with the run's
+// timeout, and, when it can be cancelled, with one cancel func for all of
+// them (d.cancel), which stops the run's model stream and tool calls when
+// the consumer goes. The caller releases it with the returned func.
+func (d *driver) runContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	if d.cfg.Timeout > 0 {
+		ctx, d.cancel = context.WithTimeout(ctx, d.cfg.Timeout)
+	} else if ctx.Done() != nil {
+		ctx, d.cancel = context.WithCancel(ctx)
+	} else {
+		return ctx, func() {}
+	}
+	return ctx, d.cancel
 }
 
 func (d *driver) renderSystem(ctx context.Context) error {
@@ -279,7 +283,9 @@ func (d *driver) finish(ctx context.Context, state LoopState, yield func(Event) 
 				return
 			}
 		}
-		fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnRunComplete, Agent: d.a.name})
+		if hooked(d.rc, d.a.hooks) {
+			fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnRunComplete, Agent: d.a.name})
+		}
 		done := RunCompleted{Agent: d.a.name, Usage: s.Usage, Structured: d.a.output != nil, At: now()}
 		if d.handedOff {
 			done.Agent, done.Structured = d.lastAgent, d.lastStructured
@@ -295,11 +301,10 @@ func (d *driver) finish(ctx context.Context, state LoopState, yield func(Event) 
 // invokeModel runs one model turn, streaming raw deltas as they arrive, and
 // returns the settled response. ok is false when the consumer stopped.
 func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelRequest, yield func(Event) bool) (TransitionInput, bool) {
-	turn := progressOf(state).Turn
-	if f := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnTurnStart, Agent: d.a.name, Turn: turn}); f.denied {
-		return Abort{Err: &AgentError{Kind: KindHook, Agent: d.a.name, Message: f.reason}}, true
-	} else if len(f.inject) > 0 {
-		d.injections = append(d.injections, f.inject...)
+	if hooked(d.rc, d.a.hooks) {
+		if abort := d.turnStarts(ctx, progressOf(state).Turn); abort != nil {
+			return abort, true
+		}
 	}
 	injected := d.injections
 	if len(d.injections) > 0 {
@@ -312,12 +317,10 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 		d.observeCall(ctx, state, req, injected)
 	}
 
-	var (
-		text      strings.Builder
-		reasoning []ReasoningPart
-		calls     []pendingCall
-		resp      ModelResponse
-	)
+	// The accumulators live in the driver: the loop's body is a closure,
+	// and locals it captured would each cost the turn an allocation.
+	a := &d.turn
+	a.reset()
 	for ev, err := range d.modelStream(ctx, req) {
 		if err != nil {
 			if ctx.Err() != nil {
@@ -327,25 +330,25 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 		}
 		switch e := ev.(type) {
 		case TokenDelta:
-			text.WriteString(e.Text)
+			a.text.WriteString(e.Text)
 		case ReasoningDelta:
-			reasoning = e.AppendTo(reasoning)
+			a.reasoning = e.AppendTo(a.reasoning)
 		case ToolCallDelta:
-			calls = appendCallDelta(calls, e)
+			a.calls = appendCallDelta(a.calls, e)
 		case Usage:
-			resp.Usage = resp.Usage.Add(e)
+			a.resp.Usage = a.resp.Usage.Add(e)
 			continue
 		case Finish:
-			resp.Finish = e.Reason
+			a.resp.Finish = e.Reason
 			continue
 		case ResponseInfo:
-			resp.ResponseID, resp.ResponseModel = e.ID, e.Model
+			a.resp.ResponseID, a.resp.ResponseModel = e.ID, e.Model
 			continue
 		default:
 			continue
 		}
-		if resp.FirstTokenAt.IsZero() {
-			resp.FirstTokenAt = now()
+		if a.resp.FirstTokenAt.IsZero() {
+			a.resp.FirstTokenAt = now()
 		}
 		if !yield(ev.(Event)) {
 			return nil, false
@@ -354,6 +357,7 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 	if err := ctx.Err(); err != nil {
 		return Abort{Err: cancelled(d.a.name, err)}, true
 	}
+	resp, text, reasoning, calls := a.resp, &a.text, a.reasoning, a.calls
 	msg := Item{Role: RoleAssistant, Agent: d.a.name}
 	n := len(reasoning) + len(calls)
 	if text.Len() > 0 {
@@ -381,6 +385,34 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 	}
 	resp.Message = msg
 	return resp, true
+}
+
+// turnStarts fires the OnTurnStart hooks of turn; a denial is the Abort
+// the turn ends with.
+func (d *driver) turnStarts(ctx context.Context, turn int) TransitionInput {
+	f := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnTurnStart, Agent: d.a.name, Turn: turn})
+	if f.denied {
+		return Abort{Err: &AgentError{Kind: KindHook, Agent: d.a.name, Message: f.reason}}
+	}
+	d.injections = append(d.injections, f.inject...)
+	return nil
+}
+
+// turnState accumulates a model turn's stream.
+type turnState struct {
+	text      strings.Builder
+	reasoning []ReasoningPart
+	calls     []pendingCall
+	resp      ModelResponse
+}
+
+func (t *turnState) reset() {
+	t.text.Reset()
+	clear(t.reasoning)
+	t.reasoning = t.reasoning[:0]
+	clear(t.calls)
+	t.calls = t.calls[:0]
+	t.resp = ModelResponse{}
 }
 
 type pendingCall struct {
@@ -423,6 +455,13 @@ type callOutcome struct {
 	deferred *SubRun
 	// gone is closed when the driver gave up on the call (see round).
 	gone <-chan struct{}
+	// tc is the tool's context, held here so that it costs the call no
+	// allocation of its own.
+	tc ToolContext
+	// round and call are set for a call of a live round, which runs on a
+	// worker.
+	round *liveRound
+	call  ToolCall
 }
 
 // emit reports a governance event of the call.
@@ -466,21 +505,12 @@ func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(
 		return d.executeToolsLive(ctx, calls, yield)
 	}
 	outs := make([]callOutcome, len(calls))
-	if len(calls) == 1 {
-		d.runCall(ctx, calls[0], &outs[0])
-	} else {
-		sem := d.toolSlots()
-		run := func(i int) { d.runBounded(ctx, sem, calls[i], &outs[i]) }
-		// The driver's own goroutine takes the first call; the rest go to
-		// the run's workers, one each, and the driver waits for all.
-		var wg sync.WaitGroup
-		d.workers.grow(len(calls) - 1)
-		for i := 1; i < len(calls); i++ {
-			wg.Add(1)
-			d.workers.jobs <- func() { defer wg.Done(); run(i) }
+	if len(calls) == 1 || d.cfg.ParallelToolCalls == 1 {
+		for i := range calls {
+			d.runCall(ctx, calls[i], &outs[i])
 		}
-		run(0)
-		wg.Wait()
+	} else {
+		d.runRound(&toolRound{d: d, ctx: ctx, calls: calls, outs: outs})
 	}
 	for i := range outs {
 		for _, ev := range outs[i].events {
@@ -492,6 +522,104 @@ func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(
 	return d.settle(calls, outs), true
 }
 
+// handoffDelay is how long the calls of a round run one after another on
+// the driver's goroutine before the calls not started yet go to workers.
+// Most calls are done well within it (a lookup, a computation), and then
+// the round costs no hand-off at all; a round of calls that wait (on the
+// network, on each other) runs them side by side after it.
+const handoffDelay = 20 * time.Microsecond
+
+// toolRound is a round of calls of a run that cannot be cancelled. The
+// driver's goroutine takes the calls one by one; if the round is still
+// running after handoffDelay, workers join in and take the calls nobody
+// has started, at most RunConfig.ParallelToolCalls at a time with the
+// driver. Either way the driver waits for every call.
+type toolRound struct {
+	d     *driver
+	ctx   context.Context
+	calls []ToolCall
+	outs  []callOutcome
+	// next is the index of the first call nobody has taken, left the
+	// number of calls not finished.
+	next atomic.Int32
+	left atomic.Int32
+
+	mu sync.Mutex
+	// closed is set once the driver ran out of calls: no worker joins
+	// after it. done gets a token from the worker that finishes the
+	// round's last call, when the driver did not.
+	closed bool
+	done   chan struct{}
+}
+
+// take runs calls of the round until none is left to take; worker is set
+// on a worker's goroutine.
+func (r *toolRound) take(worker bool) {
+	for {
+		i := int(r.next.Add(1)) - 1
+		if i >= len(r.calls) {
+			return
+		}
+		r.d.runCall(r.ctx, r.calls[i], &r.outs[i])
+		if r.left.Add(-1) == 0 && worker {
+			r.done <- struct{}{}
+		}
+	}
+}
+
+// run is a worker's share of the round: the calls nobody has taken when
+// it gets to run, which may be none.
+func (r *toolRound) run() { r.take(true) }
+
+// spread hands the calls nobody has started to workers.
+func (r *toolRound) spread() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(r.calls) - int(r.next.Load())
+	if b := r.d.cfg.ParallelToolCalls; b > 0 {
+		n = min(n, b-1) // the driver runs one
+	}
+	if r.closed || n <= 0 {
+		return
+	}
+	if r.done == nil {
+		r.done = make(chan struct{}, 1)
+	}
+	for range n {
+		workers.submit(r)
+	}
+}
+
+// runRound runs r's calls (see toolRound) and waits for them.
+func (d *driver) runRound(r *toolRound) {
+	if d.spreadTimer == nil {
+		d.spreadTimer = time.AfterFunc(handoffDelay, d.spreadRound)
+	} else {
+		d.spreadTimer.Reset(handoffDelay)
+	}
+	r.left.Store(int32(len(r.calls)))
+	d.round.Store(r)
+	r.take(false)
+	d.spreadTimer.Stop()
+	r.mu.Lock()
+	r.closed = true
+	r.mu.Unlock()
+	// Calls still running are workers': a worker took each after spread
+	// made done, and the one that finishes the last sends on it.
+	if r.left.Load() != 0 {
+		<-r.done
+	}
+	d.round.Store(nil)
+}
+
+// spreadRound spreads the round under way when handoffDelay has passed;
+// a late timer of an earlier round at worst spreads the next one early.
+func (d *driver) spreadRound() {
+	if r := d.round.Load(); r != nil {
+		r.spread()
+	}
+}
+
 // executeToolsLive runs every call of a round on a worker, and the driver
 // streams the round's governance events as they happen, so a caller sees
 // ApprovalRequested while the approver decides. If the consumer stops, the
@@ -500,22 +628,23 @@ func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(
 // it gives up on them (they become stragglers, their results are dropped)
 // and the run ends as cancelled.
 func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield func(Event) bool) (TransitionInput, bool) {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	outs := make([]callOutcome, len(calls))
-	// The driver keeps reading live until every call has finished, even
-	// after the consumer stopped, so no worker blocks on it for long.
-	live := make(chan Event, 2*len(calls))
-	finished := make(chan struct{}, len(calls))
-	r := newRound(len(calls))
-	sem := d.toolSlots()
-	d.workers.grow(len(calls))
+	ctx, cancel, owned := d.stopper(ctx)
+	if owned {
+		defer cancel()
+	}
+	r := &liveRound{
+		d: d, ctx: ctx, calls: calls, outs: make([]callOutcome, len(calls)), sem: d.toolSlots(),
+		// The driver keeps reading events until every call has finished,
+		// even after the consumer stopped, so no worker blocks on it for
+		// long.
+		events:  make(chan Event, 2*len(calls)),
+		running: len(calls),
+	}
+	gone := d.goneChan()
 	for i := range calls {
-		outs[i].live, outs[i].gone = live, r.gone
-		d.workers.jobs <- func() {
-			defer func() { r.done(); finished <- struct{}{} }()
-			d.runBounded(ctx, sem, calls[i], &outs[i])
-		}
+		o := &r.outs[i]
+		o.live, o.gone, o.round, o.call = r.events, gone, r, calls[i]
+		workers.submit(o)
 	}
 	stopped := false
 	forward := func(ev Event) {
@@ -529,10 +658,12 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 	done := ctx.Done()
 	for remaining := len(calls); remaining > 0; {
 		select {
-		case ev := <-live:
+		case ev := <-r.events:
+			if ev == nil {
+				remaining--
+				continue
+			}
 			forward(ev)
-		case <-finished:
-			remaining--
 		case <-done:
 			done = nil
 			g.start()
@@ -544,13 +675,81 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 			return Abort{Err: cancelled(d.a.name, context.Cause(ctx))}, true
 		}
 	}
-	for len(live) > 0 {
-		forward(<-live)
+	for len(r.events) > 0 {
+		if ev := <-r.events; ev != nil {
+			forward(ev)
+		}
 	}
 	if stopped {
 		return nil, false
 	}
-	return d.settle(calls, outs), true
+	return d.settle(calls, r.outs), true
+}
+
+// liveRound is a round of calls that run on workers while the driver
+// streams their events (executeToolsLive).
+type liveRound struct {
+	d     *driver
+	ctx   context.Context
+	calls []ToolCall
+	outs  []callOutcome
+	sem   chan struct{}
+	// events carries the calls' governance events, and a nil for each
+	// call that ends.
+	events chan Event
+
+	mu        sync.Mutex
+	running   int
+	abandoned bool
+}
+
+// run runs the call of a live round on a worker.
+func (o *callOutcome) run() {
+	r := o.round
+	r.d.runBounded(r.ctx, r.sem, o.call, o)
+	r.mu.Lock()
+	r.running--
+	if r.abandoned {
+		stragglerDone()
+	}
+	r.mu.Unlock()
+	select {
+	case r.events <- nil:
+	case <-o.gone: // abandoned: nobody reads
+	}
+}
+
+// abandon gives up on the calls still running and returns how many there
+// were.
+func (r *liveRound) abandon() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.abandoned = true
+	stragglerAdd(r.running)
+	return r.running
+}
+
+// stopper returns the context a step of the run runs under and the cancel
+// func that stops it when the consumer goes: the run's own, when the run
+// made its context cancellable once for all its steps (owned false), or a
+// fresh one for a step run on its own ([Steps]), which the caller
+// releases.
+func (d *driver) stopper(ctx context.Context) (_ context.Context, cancel context.CancelFunc, owned bool) {
+	if d.cancel != nil {
+		return ctx, d.cancel, false
+	}
+	ctx, cancel = context.WithCancel(ctx)
+	return ctx, cancel, true
+}
+
+// goneChan returns the channel closed when the driver gives up on calls
+// still running, so that a straggler never blocks on reporting an event
+// nobody reads. A run gives up at most once: it ends then.
+func (d *driver) goneChan() chan struct{} {
+	if d.gone == nil {
+		d.gone = make(chan struct{})
+	}
+	return d.gone
 }
 
 // toolSlots returns the semaphore that bounds a round's concurrent calls
@@ -613,12 +812,27 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 		return
 	}
 	args := call.Args
+	if hooked(d.rc, d.a.hooks) || d.rc.auth != nil {
+		// Kept out of line: a call's frame stays small while the tool
+		// runs, which keeps the stack of a run waiting on a tool small.
+		if args, ok = d.admit(ctx, tool, call, out); !ok {
+			return
+		}
+	}
+	d.invoke(ctx, tool, call, args, out)
+}
+
+// admit runs the PreToolUse hooks and the permission pipeline for call. It
+// returns the arguments the call runs with, or ok false when the call was
+// refused or waits for a decision (out says which).
+func (d *driver) admit(ctx context.Context, tool Tool, call ToolCall, out *callOutcome) (args json.RawMessage, ok bool) {
+	args = call.Args
 	pre := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: PreToolUse, Agent: d.a.name, Tool: call.Name, CallID: call.CallID, Args: args})
 	if pre.denied {
 		reason := d.rc.redactText(pre.reason)
 		out.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: reason})
 		out.result = errorResult(call, "denied: "+reason)
-		return
+		return nil, false
 	}
 	if pre.input != nil {
 		args = pre.input
@@ -630,22 +844,22 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 	}
 	if auth.Deferred {
 		out.paused = &frameCall{CallID: call.CallID, Name: call.Name, Status: callPending, Args: args, Approval: out.approval}
-		return
+		return nil, false
 	}
 	if !auth.Allowed {
 		reason := d.rc.redactText(auth.Reason)
 		out.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: reason})
 		out.result = errorResult(call, "permission denied: "+reason)
-		return
+		return nil, false
 	}
-	d.invoke(ctx, tool, call, args, out)
+	return args, true
 }
 
 // invoke runs an authorised call: the tool › PostToolUse hook › redaction.
 func (d *driver) invoke(ctx context.Context, tool Tool, call ToolCall, args json.RawMessage, out *callOutcome) {
-	tc := &ToolContext{Context: ctx, rc: d.rc, CallID: call.CallID, ToolName: call.Name, Agent: d.a.name, depthLimit: d.depthLimit, call: out}
+	out.tc = ToolContext{Context: ctx, rc: d.rc, CallID: call.CallID, ToolName: call.Name, Agent: d.a.name, depthLimit: d.depthLimit, call: out}
 	started := now()
-	output, err := safeCall(tool, tc, args)
+	output, err := safeCall(tool, &out.tc, args)
 	ended := now()
 	d.settleCall(ctx, call, args, output, err, out)
 	out.result.StartedAt, out.result.EndedAt = started, ended
@@ -670,17 +884,19 @@ func (d *driver) settleCall(ctx context.Context, call ToolCall, args json.RawMes
 		out.result.InvalidArgs = te.Kind == ToolInvalidArgs
 		return
 	}
-	post := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: PostToolUse, Agent: d.a.name, Tool: call.Name, CallID: call.CallID, Args: args, Output: output})
-	if post.denied {
-		reason := d.rc.redactText(post.reason)
-		out.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: reason})
-		out.result = errorResult(call, "denied: "+reason)
-		return
+	if hooked(d.rc, d.a.hooks) {
+		post := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: PostToolUse, Agent: d.a.name, Tool: call.Name, CallID: call.CallID, Args: args, Output: output})
+		if post.denied {
+			reason := d.rc.redactText(post.reason)
+			out.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: reason})
+			out.result = errorResult(call, "denied: "+reason)
+			return
+		}
+		if post.output != nil {
+			output = ToolOutput{Content: post.output}
+		}
+		d.injectLater(post.inject)
 	}
-	if post.output != nil {
-		output = ToolOutput{Content: post.output}
-	}
-	d.injectLater(post.inject)
 	output = d.rc.redact(output)
 	out.result = ToolResult{CallID: call.CallID, Name: call.Name, Content: output.parts()}
 }

@@ -94,9 +94,9 @@ type graceTimer struct {
 	t     *time.Timer
 }
 
-func newGraceTimer(cfg RunConfig) *graceTimer {
+func newGraceTimer(cfg RunConfig) graceTimer {
 	d, ok := cfg.grace()
-	return &graceTimer{d: d, bound: ok}
+	return graceTimer{d: d, bound: ok}
 }
 
 // start begins the period (once); a run that waits without bound never
@@ -122,41 +122,6 @@ func (g *graceTimer) stop() {
 	}
 }
 
-// round tracks the calls of one tool round that run on workers, so that a
-// driver that gives up on them hands exactly the ones still running to the
-// straggler registry.
-type round struct {
-	mu        sync.Mutex
-	running   int
-	abandoned bool
-	// gone is closed when the driver gives up, so a straggler never blocks
-	// on reporting an event nobody reads.
-	gone chan struct{}
-}
-
-func newRound(n int) *round { return &round{running: n, gone: make(chan struct{})} }
-
-// done records that a call returned.
-func (r *round) done() {
-	r.mu.Lock()
-	r.running--
-	if r.abandoned {
-		stragglerDone()
-	}
-	r.mu.Unlock()
-}
-
-// abandon gives up on the calls still running and returns how many there
-// were.
-func (r *round) abandon() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.abandoned = true
-	close(r.gone)
-	stragglerAdd(r.running)
-	return r.running
-}
-
 // modelEvent is one element of a model stream moved across goroutines.
 type modelEvent struct {
 	ev  ModelEvent
@@ -173,18 +138,27 @@ const maxModelBatch = 256
 // takes them in batches, so a fast stream costs a lock per event and a
 // wake-up per batch.
 //
-// It also records whether the model's worker returned and whether the
-// driver gave up on it: one allocation for the stream's shared state rather
-// than one per variable the two goroutines share.
+// A run keeps one queue for all its turns: it is the job a worker runs
+// (the model's side) and records whether that side returned and whether
+// the driver gave up on it. Reused, a turn's stream costs no allocation
+// for the state the two goroutines share.
 type modelQueue struct {
+	// The model's side: the stream to read and the context it runs in.
+	d   *driver
+	ctx context.Context
+	req *ModelRequest
+
 	mu     sync.Mutex
 	items  []modelEvent
 	closed bool
-	ready  chan struct{} // a token when items or closed changed
-	space  chan struct{} // a token when the consumer drained the queue
+	// spare is the consumer's batch buffer, swapped with items at each
+	// take and kept across turns.
+	spare []modelEvent
+	ready chan struct{} // a token when items or closed changed
+	space chan struct{} // a token when the consumer drained the queue
 
-	// wmu guards returned and abandoned; finished is closed when the
-	// model's worker returns.
+	// wmu guards returned and abandoned; finished gets a token when the
+	// model's side returns.
 	wmu       sync.Mutex
 	returned  bool
 	abandoned bool
@@ -196,13 +170,29 @@ type modelQueue struct {
 // without regrowing, and it is reused for every later batch.
 const firstBatch = 8
 
-func newModelQueue() *modelQueue {
+func newModelQueue(d *driver) *modelQueue {
 	return &modelQueue{
+		d:        d,
 		items:    make([]modelEvent, 0, firstBatch),
+		spare:    make([]modelEvent, 0, firstBatch),
 		ready:    make(chan struct{}, 1),
 		space:    make(chan struct{}, 1),
-		finished: make(chan struct{}),
+		finished: make(chan struct{}, 1),
 	}
+}
+
+// reset readies the queue of a turn that ended for the next one. Stale
+// tokens left in ready or space only cost a spurious wake-up.
+func (q *modelQueue) reset(ctx context.Context, req *ModelRequest) {
+	q.ctx, q.req = ctx, req
+	q.mu.Lock()
+	clear(q.items)
+	q.items = q.items[:0]
+	q.closed = false
+	q.mu.Unlock()
+	q.wmu.Lock()
+	q.returned = false
+	q.wmu.Unlock()
 }
 
 func signal(ch chan struct{}) {
@@ -212,8 +202,28 @@ func signal(ch chan struct{}) {
 	}
 }
 
-// push queues e, waiting while the queue is full; false means ctx ended.
-func (q *modelQueue) push(ctx context.Context, e modelEvent) bool {
+// run is the model's side: it reads the stream into the queue.
+func (q *modelQueue) run() {
+	defer func() {
+		q.wmu.Lock()
+		q.returned = true
+		if q.abandoned {
+			stragglerDone()
+		}
+		q.wmu.Unlock()
+		q.finished <- struct{}{}
+	}()
+	defer q.close()
+	for ev, err := range q.d.a.model.Invoke(q.ctx, q.req) {
+		if !q.push(modelEvent{ev, err}) {
+			return
+		}
+	}
+}
+
+// push queues e, waiting while the queue is full; false means the turn's
+// context ended.
+func (q *modelQueue) push(e modelEvent) bool {
 	q.mu.Lock()
 	q.items = append(q.items, e)
 	n := len(q.items)
@@ -222,7 +232,7 @@ func (q *modelQueue) push(ctx context.Context, e modelEvent) bool {
 	for n >= maxModelBatch {
 		select {
 		case <-q.space:
-		case <-ctx.Done():
+		case <-q.ctx.Done():
 			return false
 		}
 		q.mu.Lock()
@@ -251,41 +261,31 @@ func (q *modelQueue) take(spare []modelEvent) (batch []modelEvent, closed bool) 
 }
 
 // modelStream returns the model's stream for req. When the run can be
-// cancelled, the model runs on one of the run's workers, so that a model
-// that ignores its context cannot hold the run past the grace period: the
-// stream then ends with the context's error and the worker is left to the
-// straggler registry. A run that cannot be cancelled reads the model
-// directly, with no goroutine and no queue.
+// cancelled, the model runs on a worker, so that a model that ignores its
+// context cannot hold the run past the grace period: the stream then ends
+// with the context's error and the worker is left to the straggler
+// registry. A run that cannot be cancelled reads the model directly, with
+// no goroutine and no queue.
 func (d *driver) modelStream(ctx context.Context, req *ModelRequest) iter.Seq2[ModelEvent, error] {
 	if ctx.Done() == nil {
 		return d.a.model.Invoke(ctx, req)
 	}
 	return func(yield func(ModelEvent, error) bool) {
-		ctx, cancel := context.WithCancel(ctx)
-		defer cancel()
-		q := newModelQueue()
-		d.workers.grow(1)
-		d.workers.jobs <- func() {
-			defer func() {
-				q.wmu.Lock()
-				q.returned = true
-				if q.abandoned {
-					stragglerDone()
-				}
-				q.wmu.Unlock()
-				close(q.finished)
-			}()
-			defer q.close()
-			for ev, err := range d.a.model.Invoke(ctx, req) {
-				if !q.push(ctx, modelEvent{ev, err}) {
-					return
-				}
-			}
+		ctx, cancel, owned := d.stopper(ctx)
+		if owned {
+			defer cancel()
 		}
+		q := d.queue
+		if q == nil {
+			q = newModelQueue(d)
+			d.queue = q
+		}
+		q.reset(ctx, req)
+		workers.submit(q)
 		g := newGraceTimer(d.cfg)
 		defer g.stop()
 		done := ctx.Done()
-		var spare []modelEvent
+		spare := q.spare
 		for {
 			select {
 			case <-q.ready:
@@ -293,16 +293,17 @@ func (d *driver) modelStream(ctx context.Context, req *ModelRequest) iter.Seq2[M
 				for _, e := range batch {
 					if !yield(e.ev, e.err) {
 						cancel()
-						d.leaveModel(g, q)
+						d.leaveModel(&g, q)
 						return
 					}
 				}
-				if closed {
-					<-q.finished
-					return
-				}
 				clear(batch)
 				spare = batch[:0]
+				if closed {
+					<-q.finished
+					q.spare = spare
+					return
+				}
 			case <-done:
 				done = nil
 				g.start()
@@ -332,7 +333,8 @@ func (d *driver) leaveModel(g *graceTimer, q *modelQueue) {
 }
 
 // abandonModel hands a model stream that outlived its grace period to the
-// straggler registry, unless it returned in the meantime.
+// straggler registry, unless it returned in the meantime. The run ends
+// after it, so its queue is not reused.
 func (d *driver) abandonModel(q *modelQueue) {
 	q.wmu.Lock()
 	defer q.wmu.Unlock()
@@ -340,7 +342,7 @@ func (d *driver) abandonModel(q *modelQueue) {
 		return
 	}
 	q.abandoned = true
-	d.workers.abandoned = true
+	d.queue = nil
 	stragglerAdd(1)
 	provider, model := DescribeModel(d.a.model)
 	grace, _ := d.cfg.grace()
@@ -349,12 +351,12 @@ func (d *driver) abandonModel(q *modelQueue) {
 }
 
 // abandonCalls gives up on the calls of r still running and says so.
-func (d *driver) abandonCalls(r *round, calls []ToolCall) {
+func (d *driver) abandonCalls(r *liveRound, calls []ToolCall) {
 	n := r.abandon()
+	close(d.goneChan())
 	if n == 0 {
 		return
 	}
-	d.workers.abandoned = true
 	names := make([]string, len(calls))
 	for i, c := range calls {
 		names[i] = c.Name

@@ -5,9 +5,12 @@ import "context"
 // fireHooks runs agent-level hooks, then run-level ones, and folds their
 // decisions: the first Deny short-circuits, ReplaceInput and ReplaceOutput
 // are last-writer-wins, InjectSystemMessage accumulates in fire order.
+//
+// The event escapes to the hooks: a hot path checks [hooked] first, so
+// that a run without hooks builds none.
 func fireHooks(ctx context.Context, rc *RunContext, agentHooks []Hook, ev *HookEvent) hookFold {
 	var f hookFold
-	if len(agentHooks) == 0 && rc.hooks.Len() == 0 {
+	if !hooked(rc, agentHooks) {
 		return f
 	}
 	for _, list := range [2][]Hook{agentHooks, rc.hooks.All()} {
@@ -40,4 +43,10 @@ type hookFold struct {
 	input  []byte
 	output []byte
 	inject []string
+}
+
+// hooked reports whether any hook would see an event of a run under rc
+// with the agent's hooks agentHooks.
+func hooked(rc *RunContext, agentHooks []Hook) bool {
+	return len(agentHooks) > 0 || rc.hooks.Len() > 0
 }

@@ -113,7 +113,6 @@ func EmitPaused(rc *RunContext, agent string, f *PauseFrame, usage Usage, yield 
 func (a *LLMAgent) ResumeFrame(ctx context.Context, rc *RunContext, f *PauseFrame, ds *Decisions) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
 		d := a.newDriver(orEphemeral(rc))
-		defer d.workers.stop()
 		d.resumePaused(ctx, f, ds, yield)
 	}
 }

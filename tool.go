@@ -133,7 +133,10 @@ func (r *ToolResult) UnmarshalJSON(data []byte) error {
 }
 
 func (r ToolResult) item() Item {
-	return Item{Role: RoleTool, Content: []ContentPart{ToolResultPart{
-		CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError,
-	}}}
+	return Item{Role: RoleTool, Content: []ContentPart{r.part()}}
+}
+
+// part returns the result as the tool-result part of its item.
+func (r ToolResult) part() ContentPart {
+	return ToolResultPart{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError}
 }

@@ -1,6 +1,7 @@
 package helikon
 
 import (
+	"bytes"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -256,11 +257,16 @@ func afterModel(p Progress, resp ModelResponse, tc *TransitionCtx, ph phase, att
 	if text != "" {
 		out.Events = append(out.Events, MessageOutput{Item: resp.Message, At: tc.Now})
 	}
+	uses := resp.Message.Content
 	for _, c := range resp.Calls {
-		out.Events = append(out.Events, ToolCallItem{Item: Item{
-			Role: RoleAssistant, Agent: tc.Agent,
-			Content: []ContentPart{ToolUsePart{CallID: c.CallID, Name: c.Name, Args: c.Args}},
-		}, At: tc.Now})
+		// The call's item shares the message's part for it, when the
+		// message has one, rather than building its own.
+		var part []ContentPart
+		part, uses = nextToolUse(uses, c)
+		if part == nil {
+			part = []ContentPart{ToolUsePart{CallID: c.CallID, Name: c.Name, Args: c.Args}}
+		}
+		out.Events = append(out.Events, ToolCallItem{Item: Item{Role: RoleAssistant, Agent: tc.Agent, Content: part}, At: tc.Now})
 	}
 
 	if len(resp.Calls) > 0 {
@@ -322,10 +328,15 @@ func afterModel(p Progress, resp ModelResponse, tc *TransitionCtx, ph phase, att
 }
 
 func afterTools(s ExecutingTools, res ToolResults, tc *TransitionCtx) TransitionOutcome {
-	var out TransitionOutcome
+	n := len(res.Results)
+	// Sized for the results and the next turn's opening; the items' parts
+	// share one array.
+	out := TransitionOutcome{Appends: make([]Item, 0, n), Events: make([]Event, 0, n+1)}
+	parts := make([]ContentPart, n)
 	p := s.Progress
-	for _, r := range res.Results {
-		it := r.item()
+	for i, r := range res.Results {
+		parts[i] = r.part()
+		it := Item{Role: RoleTool, Content: parts[i : i+1 : i+1]}
 		out.Appends = append(out.Appends, it)
 		at := r.EndedAt
 		if at.IsZero() {
@@ -471,4 +482,21 @@ func resultTexts(r ToolResult) []string {
 		}
 	}
 	return out
+}
+
+// nextToolUse returns, as a slice of one, the first part of content that
+// is the tool use of c, and the content after it; nil when there is none
+// before a different tool use.
+func nextToolUse(content []ContentPart, c ToolCall) (part, rest []ContentPart) {
+	for i, p := range content {
+		u, ok := p.(ToolUsePart)
+		if !ok {
+			continue
+		}
+		if u.CallID != c.CallID || u.Name != c.Name || !bytes.Equal(u.Args, c.Args) {
+			return nil, content
+		}
+		return content[i : i+1 : i+1], content[i+1:]
+	}
+	return nil, content
 }
