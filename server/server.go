@@ -206,7 +206,22 @@ func validSegment(name string) bool {
 //	mux.Handle("/api/v1/", http.StripPrefix("/api/v1", srv.Handler()))
 func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 
+// sameOrigin refuses a browser's cross-site request that changes state
+// (POST from another site's page: Sec-Fetch-Site or an Origin that is not
+// the Host). Without an Authenticator the server's only credential is
+// being reachable (helikon serve on 127.0.0.1), which every page a
+// developer opens could otherwise use to start runs with the agents'
+// tools. Requests from non-browser clients carry neither header and pass.
+var sameOrigin = http.NewCrossOriginProtection()
+
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
+	if s.auth == nil {
+		if err := sameOrigin.Check(r); err != nil {
+			writeError(w, errorf(http.StatusForbidden, CodeForbidden, "",
+				"cross-origin request refused: a server without an authenticator answers state-changing requests only from its own origin or non-browser clients"))
+			return
+		}
+	}
 	if s.auth != nil && !s.publicUI(r) {
 		p, ctx, err := s.auth.Authenticate(r)
 		if err != nil {
