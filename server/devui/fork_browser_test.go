@@ -182,3 +182,38 @@ func TestBrowser_ThousandDeltasWithTheTraceOpen(t *testing.T) {
 	t.Logf("1,000 deltas, trace shown: %d long tasks (>50 ms), longest %.0f ms; the UI's own slices: %d, longest %.1f ms; load %s",
 		len(longTasks), longest, len(own), ownLongest, strings.Join(strings.Fields(string(load))[:min(3, len(strings.Fields(string(load))))], " "))
 }
+func TestBrowser_TheTraceShowsAParallelToolRoundSideBySideWithDurations(t *testing.T) {
+	t.Parallel()
+	ts := debugServer(t)
+	ctx := runCalc(t, ts)
+	browsertest.Do(t, ctx, "open the trace", chromedp.Click(chromedp.CSS("#tab-trace")),
+		browsertest.Until(`document.querySelectorAll("#trace .tr").length >= 5`))
+	rows := browsertest.Eval[[]struct {
+		Kind, Name, Meta, Dur string
+		Left, Width           float64
+	}](t, ctx, `Array.from(document.querySelectorAll("#trace .tr"), (r) => { const lane = r.querySelector(".tr-lane").getBoundingClientRect(), bar = r.querySelector(".tr-bar").getBoundingClientRect();
+		return { Kind: r.dataset.kind, Name: r.querySelector(".tr-name").textContent, Meta: r.querySelector(".tr-meta").textContent, Dur: r.querySelector(".tr-dur").textContent,
+			Left: (bar.left - lane.left) / lane.width, Width: bar.width / lane.width } })`)
+	var kinds []string
+	for _, r := range rows {
+		kinds = append(kinds, r.Kind+":"+r.Name)
+		if r.Dur == "" {
+			t.Errorf("row %s has no duration", r.Name)
+		}
+	}
+	if got := strings.Join(kinds, ", "); got != "run:Run calc, model:calc · turn 1, tool:slow, tool:fast, model:calc · turn 2" {
+		t.Fatalf("trace rows: %s", got)
+	}
+	slow, fast := rows[2], rows[3]
+	if !strings.Contains(slow.Meta, "parallel ×2") || !strings.Contains(fast.Meta, "parallel ×2") {
+		t.Errorf("the round's calls are not marked parallel: %q %q", slow.Meta, fast.Meta)
+	}
+	// Side by side: fast's bar lies within slow's span (both start together; slow sleeps 40 ms, fast 10).
+	if !(fast.Left < slow.Left+slow.Width && slow.Left < fast.Left+fast.Width) || slow.Width <= fast.Width {
+		t.Errorf("the parallel bars: slow %.3f+%.3f, fast %.3f+%.3f", slow.Left, slow.Width, fast.Left, fast.Width)
+	}
+	if !strings.Contains(rows[1].Meta, "first token") || !strings.Contains(rows[1].Meta, "in ·") {
+		t.Errorf("the model call's row says %q, want time to first token and tokens", rows[1].Meta)
+	}
+	browsertest.Screenshot(t, ctx, browsertest.Shots(t), "trace-parallel-round.png")
+}
