@@ -132,7 +132,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if s.calls.kept(claimed.ID) {
-		rc = s.capture(claimed.ID, rc)
+		rc = s.capture(claimed.ID, claimed.Owner, rc)
 	}
 	events := helikon.Resume(ctx, agent, rc, state, q.Decisions)
 	if claimed.SessionID != "" {

@@ -107,7 +107,7 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
 	}
 	// A fork keeps its own calls, so that it can be shown and forked in
 	// turn.
-	rc = s.capture(id, rc)
+	rc = s.capture(id, owner, rc)
 	events := s.runner.ForkStreamed(ctx, llm, rc, &cp, runner.ForkEdit{UserMessage: q.UserMessage, ToolResults: q.ToolResults, Instructions: q.Instructions})
 	go s.drive(ctx, lr, info, events, 0, adm.gate)
 	writeAccepted(w, id, "../"+id) // relative to .../runs/{id}/fork: a sibling of the original

@@ -56,6 +56,14 @@ const (
 	maxCapturedRuns     = 64
 	maxCapturedCalls    = 512
 	maxCapturedRunBytes = 8 << 20
+	// maxCapturedOwnerRuns and maxCapturedOwnerBytes are one principal's
+	// share of the store: past them a principal's new captures push out
+	// or truncate its own, never another's.
+	maxCapturedOwnerRuns  = 16
+	maxCapturedOwnerBytes = 32 << 20
+	// maxCapturedBytes bounds the store as a whole: a call that would
+	// pass it is not kept (its run reads as truncated).
+	maxCapturedBytes = 128 << 20
 )
 
 // callStore keeps the model calls of the runs started with capture=calls:
@@ -63,15 +71,26 @@ const (
 // agent's calls, the checkpoint a fork resumes (unredacted: it is the
 // run's own state, as its session is). It is bounded: the newest
 // maxCapturedRuns runs, each to maxCapturedCalls calls and
-// maxCapturedRunBytes; it lives in the server's memory only.
+// maxCapturedRunBytes, each principal to maxCapturedOwnerRuns runs and
+// maxCapturedOwnerBytes, all to maxCapturedBytes; it lives in the server's
+// memory only. A principal's captures evict only its own: one caller
+// starting many captured runs cannot push out another's (red team, 17:51).
 type callStore struct {
-	mu    sync.Mutex
-	runs  map[string]*capturedRun
-	order []string // run ids, oldest first
-	enc   mock.RequestEncoder
+	mu     sync.Mutex
+	runs   map[string]*capturedRun
+	order  []string // run ids, oldest first
+	owners map[string]*ownerShare
+	bytes  int
+	enc    mock.RequestEncoder
+}
+
+// ownerShare is what one principal holds in the store.
+type ownerShare struct {
+	runs, bytes int
 }
 
 type capturedRun struct {
+	owner     string
 	calls     []ModelCall
 	points    [][]byte // checkpoint JSON per call; nil where not forkable
 	bytes     int
@@ -81,20 +100,29 @@ type capturedRun struct {
 // observer starts keeping run id's calls (or goes on, for a run resumed
 // after a pause) and returns the observer that feeds them, redacting with
 // the run's redactor.
-func (st *callStore) observer(id string, red helikon.Redactor) func(context.Context, *helikon.ModelCall) {
+func (st *callStore) observer(id, owner string, red helikon.Redactor) func(context.Context, *helikon.ModelCall) {
 	st.mu.Lock()
 	if st.runs == nil {
 		st.runs = make(map[string]*capturedRun)
+		st.owners = make(map[string]*ownerShare)
 	}
 	run := st.runs[id]
 	if run == nil {
-		if len(st.order) >= maxCapturedRuns {
-			delete(st.runs, st.order[0])
-			st.order = st.order[1:]
+		if sh := st.owners[owner]; sh != nil && sh.runs >= maxCapturedOwnerRuns {
+			st.evictOldest(func(r *capturedRun) bool { return r.owner == owner })
 		}
-		run = &capturedRun{}
+		if len(st.order) >= maxCapturedRuns {
+			st.evictOldest(st.largestShare())
+		}
+		share := st.owners[owner] // after the evictions, which may drop it
+		if share == nil {
+			share = &ownerShare{}
+			st.owners[owner] = share
+		}
+		run = &capturedRun{owner: owner}
 		st.runs[id] = run
 		st.order = append(st.order, id)
+		share.runs++
 	}
 	st.mu.Unlock()
 	if red == nil {
@@ -128,7 +156,12 @@ func (st *callStore) observer(id string, red helikon.Redactor) func(context.Cont
 		}
 		st.mu.Lock()
 		defer st.mu.Unlock()
-		if len(run.calls) >= maxCapturedCalls || run.bytes+size > maxCapturedRunBytes {
+		share := st.owners[run.owner]
+		if st.runs[id] != run || share == nil {
+			return // evicted while the call was being encoded
+		}
+		if len(run.calls) >= maxCapturedCalls || run.bytes+size > maxCapturedRunBytes ||
+			share.bytes+size > maxCapturedOwnerBytes || st.bytes+size > maxCapturedBytes {
 			run.truncated = true
 			return
 		}
@@ -136,6 +169,42 @@ func (st *callStore) observer(id string, red helikon.Redactor) func(context.Cont
 		run.calls = append(run.calls, call)
 		run.points = append(run.points, point)
 		run.bytes += size
+		share.bytes += size
+		st.bytes += size
+	}
+}
+
+// largestShare returns a test for the runs of the principal holding the
+// most runs, so that a full store makes room at the cost of whoever fills
+// it most.
+func (st *callStore) largestShare() func(*capturedRun) bool {
+	top, n := "", -1
+	for o, sh := range st.owners {
+		if sh.runs > n {
+			top, n = o, sh.runs
+		}
+	}
+	return func(r *capturedRun) bool { return r.owner == top }
+}
+
+// evictOldest drops the oldest run that match accepts. st.mu is held.
+func (st *callStore) evictOldest(match func(*capturedRun) bool) {
+	for i, id := range st.order {
+		r := st.runs[id]
+		if !match(r) {
+			continue
+		}
+		st.order = append(st.order[:i:i], st.order[i+1:]...)
+		delete(st.runs, id)
+		st.bytes -= r.bytes
+		if sh := st.owners[r.owner]; sh != nil {
+			sh.runs--
+			sh.bytes -= r.bytes
+			if sh.runs == 0 {
+				delete(st.owners, r.owner)
+			}
+		}
+		return
 	}
 }
 
@@ -179,9 +248,10 @@ func wantsCalls(r *http.Request) (bool, *Error) {
 	return false, errorf(http.StatusBadRequest, CodeBadRequest, "capture", "capture must be calls")
 }
 
-// capture makes the run id keep its model calls, on rc's copy.
-func (s *Server) capture(id string, rc *helikon.RunContext) *helikon.RunContext {
-	return rc.Derive(helikon.WithModelCallObserver(s.calls.observer(id, rc.Redactor())))
+// capture makes the run id, owned by owner, keep its model calls, on rc's
+// copy.
+func (s *Server) capture(id, owner string, rc *helikon.RunContext) *helikon.RunContext {
+	return rc.Derive(helikon.WithModelCallObserver(s.calls.observer(id, owner, rc.Redactor())))
 }
 
 func (s *Server) listCalls(w http.ResponseWriter, r *http.Request) {

@@ -122,7 +122,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		defer stop()
 	}
 	if keepCalls {
-		rc = s.capture(id, rc)
+		rc = s.capture(id, owner, rc)
 	}
 	events := s.runner.RunStreamed(ctx, agent, rc, input)
 	if md == oneShot {
