@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/paigasus/helikon"
 )
@@ -176,7 +177,8 @@ func (r *Runner) ForkStreamed(ctx context.Context, agent *helikon.LLMAgent, rc *
 		turn := boundaryTurn(fork.State)
 		resumed := agent.Resume(ctx, rc, fork)
 		stream := func(yield func(helikon.Event) bool) {
-			if !yield(helikon.RunStarted{Agent: agent.Name()}) || !yield(helikon.TurnStarted{Agent: agent.Name(), Turn: turn}) {
+			now := time.Now().UTC()
+			if !yield(helikon.RunStarted{Agent: agent.Name(), At: now}) || !yield(helikon.TurnStarted{Agent: agent.Name(), Turn: turn, At: now}) {
 				return
 			}
 			resumed(yield)

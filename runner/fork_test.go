@@ -223,3 +223,31 @@ func TestFork_RefusesWhatItCannotFork(t *testing.T) {
 		})
 	}
 }
+
+// TestFork_EveryEventOfAForkCarriesItsTime pins the fork's own opening
+// events (run started, turn started) to the rule every run keeps: every
+// event but the raw deltas says when it happened.
+func TestFork_EveryEventOfAForkCarriesItsTime(t *testing.T) {
+	ctx := context.Background()
+	cps, _, _ := boundaries(t, newAgent(t, s1Model()), "what is 40+2?")
+	cp := checkpoint(t, cps[1])
+	events := runner.New().ForkStreamed(ctx, newAgent(t, mock.Scripted(mock.Text("sum is 42"))),
+		helikon.NewRunContext(helikon.WithSession(helikon.NewMemorySession())), cp, runner.ForkEdit{})
+	n := 0
+	for ev := range events {
+		if f, ok := ev.(helikon.RunFailed); ok {
+			t.Fatalf("the fork failed: %+v", f)
+		}
+		switch ev.(type) {
+		case helikon.TokenDelta, helikon.ReasoningDelta, helikon.ToolCallDelta:
+			continue
+		}
+		n++
+		if helikon.EventTime(ev).IsZero() {
+			t.Errorf("%T has no time", ev)
+		}
+	}
+	if n < 3 {
+		t.Fatalf("the fork emitted %d events, want at least run started, turn started and the answer", n)
+	}
+}
