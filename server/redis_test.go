@@ -111,6 +111,12 @@ func TestRedis_KilledServerLeavesNoRunRunningForever(t *testing.T) {
 	for range 3 {
 		ids = append(ids, decode[server.RunAccepted](t, post(t, doomedURL+"/agents/stuck/runs?mode=async", `{"input":"hi"}`)).RunID)
 	}
+	// The runs are stuck in their tool; wait until Redis holds their first
+	// two events (appends are batched, and an async run's first events
+	// may still be queued when its POST has been answered).
+	for _, id := range ids {
+		storedAtLeast(t, doomedLog, id, 2)
+	}
 	// kill -9: the lease is no longer renewed and nothing is flushed.
 	// (Closing the log releases the lease as an expired one would; the
 	// runs' goroutines are then stopped without writing to the log.)
@@ -185,4 +191,22 @@ func TestRedis_RedisDyingMidRunEndsTheStreamWithTheLoss(t *testing.T) {
 			t.Fatalf("frame %d has id %q", i+1, f.id)
 		}
 	}
+}
+
+// storedAtLeast waits until log holds n records of run id: the log's own
+// tail yields only what Redis has stored.
+func storedAtLeast(t *testing.T, log server.EventLog, id string, n int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Second)
+	defer cancel()
+	got := 0
+	for recs, err := range log.Tail(ctx, id, 0) {
+		if err != nil {
+			t.Fatalf("run %s: %d records stored, want %d: %v", id, got, n, err)
+		}
+		if got += len(recs); got >= n {
+			return
+		}
+	}
+	t.Fatalf("run %s: its tail ended after %d records, want %d", id, got, n)
 }
