@@ -61,7 +61,9 @@ func (d *Document) index(b []byte) bool {
 	var end int
 	if from := d.resumable(b); from > 0 {
 		clear(d.ends[from:])
-		end = d.members(b, from)
+		// prev's member began at from, after the space following its
+		// comma; b may hold more space there.
+		end = d.members(b, skipSpace(b, from))
 	} else {
 		clear(d.ends)
 		d.starts = d.starts[:0]
