@@ -129,6 +129,12 @@ func (st *callStore) observer(id, owner string, red helikon.Redactor) func(conte
 		red = helikon.NewRunContext().Redactor()
 	}
 	return func(_ context.Context, c *helikon.ModelCall) {
+		if st.stopped(id, run) {
+			// The calls kept are a prefix of the run's: past the first
+			// one dropped, none is kept, nor encoded (in a long tool
+			// loop each call carries the whole conversation).
+			return
+		}
 		at := time.Now().UTC()
 		req, err := st.enc.Encode(c.Request)
 		if err != nil {
@@ -157,8 +163,8 @@ func (st *callStore) observer(id, owner string, red helikon.Redactor) func(conte
 		st.mu.Lock()
 		defer st.mu.Unlock()
 		share := st.owners[run.owner]
-		if st.runs[id] != run || share == nil {
-			return // evicted while the call was being encoded
+		if st.runs[id] != run || share == nil || run.truncated {
+			return // evicted or truncated while the call was being encoded
 		}
 		if len(run.calls) >= maxCapturedCalls || run.bytes+size > maxCapturedRunBytes ||
 			share.bytes+size > maxCapturedOwnerBytes || st.bytes+size > maxCapturedBytes {
@@ -172,6 +178,14 @@ func (st *callStore) observer(id, owner string, red helikon.Redactor) func(conte
 		share.bytes += size
 		st.bytes += size
 	}
+}
+
+// stopped reports whether run, the capture of run id, keeps no more calls:
+// it was evicted or truncated.
+func (st *callStore) stopped(id string, run *capturedRun) bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.runs[id] != run || run.truncated
 }
 
 // largestShare returns a test for the runs of the principal holding the

@@ -67,3 +67,26 @@ func TestCallStore_AFullStoreMakesRoomAtTheCostOfItsLargestHolder(t *testing.T) 
 		t.Errorf("store holds %d runs, want %d", len(st.order), maxCapturedRuns)
 	}
 }
+
+// TestCallStore_CallsKeptArePrefixOfTheRuns: once a call is dropped for
+// the run's byte bound, a later smaller call is not kept either, so that
+// call i of the answer is the run's call i and "truncated" means the later
+// ones are missing.
+func TestCallStore_CallsKeptArePrefixOfTheRuns(t *testing.T) {
+	var st callStore
+	obs := st.observer("r", "alice", nil)
+	call := func(text string) *helikon.ModelCall {
+		return &helikon.ModelCall{Agent: "a", Model: "m", Request: &helikon.ModelRequest{Messages: helikon.UserText(text)}}
+	}
+	obs(context.Background(), call("first"))
+	obs(context.Background(), call(strings.Repeat("x", maxCapturedRunBytes+1)))
+	obs(context.Background(), call("third"))
+
+	got := st.list("r")
+	if !got.Truncated || len(got.Calls) != 1 {
+		t.Fatalf("truncated %v with %d calls, want truncated with the first call only", got.Truncated, len(got.Calls))
+	}
+	if p, _ := got.Calls[0].Request.Messages[0].Content[0].(helikon.TextPart); p.Text != "first" {
+		t.Errorf("call 0 is %+v, want the run's first call", got.Calls[0].Request.Messages)
+	}
+}
