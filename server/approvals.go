@@ -125,10 +125,8 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.unavailable("claim the pause", err))
 		return
 	}
-	s.index(r.Context(), claimed)
-	lr, ctx, ok := s.launch(claimed, adm)
+	lr, ctx, ok := s.begin(w, r, claimed, adm)
 	if !ok {
-		writeError(w, errorf(http.StatusServiceUnavailable, CodeShuttingDown, "", "the server is shutting down"))
 		return
 	}
 	if s.calls.kept(claimed.ID) {

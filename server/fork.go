@@ -72,9 +72,9 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
 		writeError(w, errorf(http.StatusConflict, CodeNotForkable, "", "agent "+orig.Agent+" is not an LLM agent: only an LLM agent's loop forks"))
 		return
 	}
-	sessionID := r.Header.Get("X-Session-Id")
-	if len(sessionID) > 256 || !printable(sessionID) {
-		writeError(w, errorf(http.StatusBadRequest, CodeBadRequest, "X-Session-Id", "X-Session-Id must be at most 256 printable ASCII characters"))
+	sessionID, e := sessionHeader(r)
+	if e != nil {
+		writeError(w, e)
 		return
 	}
 	if sessionID == "" {
@@ -99,10 +99,8 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.unavailable("create run", err))
 		return
 	}
-	s.index(r.Context(), info)
-	lr, ctx, launched := s.launch(info, adm)
-	if !launched {
-		writeError(w, errorf(http.StatusServiceUnavailable, CodeShuttingDown, "", "the server is shutting down"))
+	lr, ctx, ok := s.begin(w, r, info, adm)
+	if !ok {
 		return
 	}
 	// A fork keeps its own calls, so that it can be shown and forked in

@@ -82,9 +82,9 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, e)
 		return
 	}
-	sessionID := r.Header.Get("X-Session-Id")
-	if len(sessionID) > 256 || !printable(sessionID) {
-		writeError(w, errorf(http.StatusBadRequest, CodeBadRequest, "X-Session-Id", "X-Session-Id must be at most 256 printable ASCII characters"))
+	sessionID, e := sessionHeader(r)
+	if e != nil {
+		writeError(w, e)
 		return
 	}
 
@@ -109,10 +109,8 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.unavailable("create run", err))
 		return
 	}
-	s.index(r.Context(), info)
-	lr, ctx, ok := s.launch(info, adm)
+	lr, ctx, ok := s.begin(w, r, info, adm)
 	if !ok {
-		writeError(w, errorf(http.StatusServiceUnavailable, CodeShuttingDown, "", "the server is shutting down"))
 		return
 	}
 	if md != async {
@@ -222,6 +220,28 @@ func (a *admission) release() {
 	if a.gate != nil {
 		a.s.gates.leave(a.sessionID, a.gate, false)
 	}
+}
+
+// sessionHeader returns the session a request names in X-Session-Id ("" for
+// none).
+func sessionHeader(r *http.Request) (string, *Error) {
+	id := r.Header.Get("X-Session-Id")
+	if len(id) > 256 || !printable(id) {
+		return "", errorf(http.StatusBadRequest, CodeBadRequest, "X-Session-Id", "X-Session-Id must be at most 256 printable ASCII characters")
+	}
+	return id, nil
+}
+
+// begin indexes info, a run the log holds as running, and launches it
+// under adm: the one start a new run, a fork and a resumed run share. It
+// answers the request itself when the server is shutting down.
+func (s *Server) begin(w http.ResponseWriter, r *http.Request, info RunInfo, adm *admission) (*liveRun, context.Context, bool) {
+	s.index(r.Context(), info)
+	lr, ctx, ok := s.launch(info, adm)
+	if !ok {
+		writeError(w, errorf(http.StatusServiceUnavailable, CodeShuttingDown, "", "the server is shutting down"))
+	}
+	return lr, ctx, ok
 }
 
 // launch registers a live run for info and hands it the admission; it
