@@ -55,6 +55,7 @@ func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
 func sessionsOf(runs []RunInfo, owner string) []SessionInfo {
 	out := []SessionInfo{}
 	at := map[string]int{}
+	first := []string{} // the input of each session's earliest run
 	for _, run := range runs {
 		if run.SessionID == "" || run.Owner != owner {
 			continue
@@ -63,13 +64,17 @@ func sessionsOf(runs []RunInfo, owner string) []SessionInfo {
 		if !seen {
 			at[run.SessionID] = len(out)
 			out = append(out, SessionInfo{ID: run.SessionID, Agent: run.Agent, UpdatedAt: run.CreatedAt})
+			first = append(first, "")
 			i = len(out) - 1
 		}
 		si := &out[i]
 		si.Runs++
 		// Runs come newest first: the last one seen is the earliest.
 		si.CreatedAt = run.CreatedAt
-		si.Label = label(run.Input)
+		first[i] = run.Input
+	}
+	for i := range out {
+		out[i].Label = label(first[i])
 	}
 	return out
 }
