@@ -50,11 +50,18 @@ const CodeNotImplemented = "not_implemented"
 // maxInputRecord caps the user input a run's record keeps ([RunInfo].Input).
 const maxInputRecord = 4096
 
-func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
-	lister, ok := s.log.(RunLister)
+// lister is where the run listings read: the run index, or else the log
+// when it can list runs.
+func (s *Server) lister() (RunLister, bool) {
 	if s.runIndex != nil {
-		lister, ok = s.runIndex, true
+		return s.runIndex, true
 	}
+	l, ok := s.log.(RunLister)
+	return l, ok
+}
+
+func (s *Server) listRuns(w http.ResponseWriter, r *http.Request) {
+	lister, ok := s.lister()
 	if !ok {
 		writeError(w, errorf(http.StatusNotImplemented, CodeNotImplemented, "",
 			"the server's event log cannot list runs"))

@@ -32,10 +32,7 @@ const maxSessionLabel = 200
 // is scoped to its principal, so even an admin lists only its own, and
 // another principal's session ids never appear.
 func (s *Server) listSessions(w http.ResponseWriter, r *http.Request) {
-	lister, ok := s.log.(RunLister)
-	if s.runIndex != nil {
-		lister, ok = s.runIndex, true
-	}
+	lister, ok := s.lister()
 	if !ok {
 		writeError(w, errorf(http.StatusNotImplemented, CodeNotImplemented, "",
 			"the server's event log cannot list runs, so neither sessions"))
