@@ -83,13 +83,13 @@ func (w *writtenFiles) add(p string, dirless bool) {
 	base := path.Base(k)
 	w.bases[base] = struct{}{}
 	switch {
-	case dirless:
+	case dirless || climbs(k):
 		w.dirless[base] = struct{}{}
 	case hasGlob(k):
 		w.globs = append(w.globs, k)
 	default:
 		w.paths[k] = struct{}{}
-		if strings.HasPrefix(k, "/") || strings.HasPrefix(k, "~") || strings.HasPrefix(k, "$home") {
+		if strings.HasPrefix(k, "/") || strings.HasPrefix(k, "~") {
 			w.abs = append(w.abs, k)
 		}
 	}
@@ -108,8 +108,22 @@ func itoa(n int) string {
 	return string(b[i:])
 }
 
-// fileKey is how a path is compared.
-func fileKey(p string) string { return strings.ToLower(path.Clean(p)) }
+// fileKey is how a path is compared: cleaned, lower-cased, with a leading
+// $HOME or ${HOME} spelled ~ (cp x $HOME/y, then bash ~/y).
+func fileKey(p string) string {
+	for _, home := range [...]string{"$HOME", "${HOME}"} {
+		if rest, ok := strings.CutPrefix(p, home); ok && (rest == "" || rest[0] == '/') {
+			p = "~" + rest
+			break
+		}
+	}
+	return strings.ToLower(path.Clean(p))
+}
+
+// climbs reports whether k, a cleaned relative path, leaves its working
+// directory (../ws/x.sh): where it lands is not known, so it compares by
+// name as a path after a cd does.
+func climbs(k string) bool { return k == ".." || strings.HasPrefix(k, "../") }
 
 // noContent are the programs among the writers whose writes leave no code
 // behind to run: they remove files, make empty ones or change metadata.
@@ -382,20 +396,23 @@ func changesDir(s *shellmatch.Script) bool {
 // written file of the same name counts.
 func (w *writtenFiles) has(p string, moved bool) bool {
 	k := fileKey(p)
-	base := path.Base(k)
-	if _, ok := w.dirless[base]; ok {
-		return true
-	}
-	if moved && !path.IsAbs(k) {
-		_, ok := w.bases[base]
-		return ok
-	}
+	loose := moved && !path.IsAbs(k) || climbs(k)
 	// The file, or a directory holding it (tar -C, cp -r, unzip -d).
 	if _, ok := w.paths["."]; ok && !path.IsAbs(k) {
 		return true
 	}
 	for q := k; ; {
-		if _, ok := w.paths[q]; ok {
+		// Writes of no known directory, and every write when this
+		// path's directory is not known either, match by the name of
+		// the file or of a directory holding it.
+		base := path.Base(q)
+		if _, ok := w.dirless[base]; ok {
+			return true
+		}
+		if _, ok := w.bases[base]; ok && loose {
+			return true
+		}
+		if _, ok := w.paths[q]; ok && !loose {
 			return true
 		}
 		i := strings.LastIndexByte(q, '/')
