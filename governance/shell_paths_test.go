@@ -70,3 +70,38 @@ func TestShellWrites_MatchedWhereTheyResolve(t *testing.T) {
 		})
 	}
 }
+
+// TestDenyEdit_HoldsForGitsWorkingTreeWrites pins that git's subcommands
+// that move, remove, restore or clean working-tree files are writes to
+// their operands, under -C's directory: DenyEdit denies them and the
+// written-file guard records them.
+func TestDenyEdit_HoldsForGitsWorkingTreeWrites(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		cmd    string
+		denied bool
+	}{
+		{"git rm -rf src", true},
+		{"git mv -f x.go src/a.go", true},
+		{"git -C src mv x.go y.go", true},
+		{"git checkout HEAD~3 -- src/a.go", true},
+		{"git restore --source=HEAD~3 src/a.go", true},
+		{"git clean -fdx src", true},
+		{"git -C src clean -fdx", true},
+		{"git clean -fdx", true}, // the whole working directory holds src
+		{"git rm -r lib", false},
+		{"git status && git diff src", false},
+		{"git log -- src", false},
+	} {
+		rc := helikon.NewRunContext(WithDenyRules(DenyEdit("src/**")))
+		if a := authorize(rc, ctx, bash(tt.cmd)); a.allowed == tt.denied {
+			t.Errorf("%s: allowed=%v (%s), want denied=%v", tt.cmd, a.allowed, a.reason, tt.denied)
+		}
+	}
+	rc := helikon.NewRunContext(WithWrittenFileGuard(), helikon.WithApprovalHandler(&approver{allow: true}))
+	authorize(rc, ctx, write("x.sh"))
+	authorize(rc, ctx, bash("git mv x.sh y"))
+	if a := authorize(rc, ctx, bash("bash y")); !a.asked || a.who != "guard "+GuardRunWrittenFile {
+		t.Errorf("git mv x.sh y, then bash y: asked=%v by %q, want asked by the guard", a.asked, a.who)
+	}
+}

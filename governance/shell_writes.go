@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"path"
 	"strings"
 
 	"github.com/paigasus/helikon/internal/shellmatch"
@@ -155,6 +156,8 @@ func commandWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool
 		return findWrites(c, fn)
 	case "crontab":
 		return crontabWrites(c, fn)
+	case "git":
+		return gitWrites(c, fn)
 	}
 	ws, ok := writeSpecs[c.Program]
 	if !ok {
@@ -315,6 +318,69 @@ func hasInPlace(args []string) bool {
 		if strings.HasPrefix(a, "-i") || strings.HasPrefix(a, "--in-place") || (len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'i')) {
 			return true
 		}
+	}
+	return false
+}
+
+// gitPathWriters are git's subcommands that write, move, remove or restore
+// the working-tree files their operands name; clean with no operand cleans
+// the whole working directory.
+var gitPathWriters = map[string]bool{"mv": true, "rm": true, "restore": true, "checkout": true, "clean": true}
+
+// gitValueFlags are git's global options that take a separate value.
+var gitValueFlags = map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true,
+	"--super-prefix": true, "--config-env": true, "--exec-path": true, "--list-cmds": true, "--attr-source": true}
+
+// gitWrites calls fn with the working-tree paths git mv, rm, restore,
+// checkout and clean change: every operand after the subcommand (a
+// checkout's branch too — a false alarm, never a miss), under -C's
+// directory.
+func gitWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool {
+	dir, dirDyn := "", false
+	i := 0
+	for ; i < len(c.Args); i++ {
+		a := c.Args[i]
+		if !strings.HasPrefix(a, "-") {
+			break
+		}
+		if gitValueFlags[a] && i+1 < len(c.Args) {
+			i++
+			if a == "-C" {
+				dir, dirDyn = path.Join(dir, c.Args[i]), dirDyn || c.ArgDynamic(i)
+				if path.IsAbs(c.Args[i]) {
+					dir = c.Args[i]
+				}
+			}
+		}
+	}
+	if i == len(c.Args) || !gitPathWriters[c.Args[i]] {
+		return false
+	}
+	sub := c.Args[i]
+	at := func(j int) (string, bool) {
+		p := c.Args[j]
+		if dir != "" && !path.IsAbs(p) {
+			p = path.Join(dir, p)
+		}
+		return p, c.ArgDynamic(j) || dirDyn
+	}
+	n := 0
+	for j := i + 1; j < len(c.Args); j++ {
+		a := c.Args[j]
+		if strings.HasPrefix(a, "-") && a != "-" {
+			continue
+		}
+		n++
+		if p, dyn := at(j); fn(p, dyn) {
+			return true
+		}
+	}
+	if sub == "clean" && n == 0 {
+		p := dir
+		if p == "" {
+			p = "."
+		}
+		return fn(p, dirDyn)
 	}
 	return false
 }
