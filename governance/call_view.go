@@ -112,6 +112,9 @@ type callView struct {
 	expanded    bool
 	shellWrites []shellWrite
 	resolveWhy  string
+	// pending is the call's id among the calls the written-file guard
+	// has in flight (0: none yet).
+	pending uint64
 }
 
 // shellWrite is one path a shell call writes, and whether it is known

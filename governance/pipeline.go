@@ -80,8 +80,8 @@ func (g *settings) Authorize(ctx context.Context, rc *helikon.RunContext, req he
 	var v callView
 	v.read(req)
 	a := g.authorize(ctx, rc, &v, ask)
-	if a.Allowed && g.written != nil {
-		g.written.record(&v)
+	if g.written != nil {
+		g.written.done(&v, a.Allowed)
 	}
 	return a
 }
@@ -140,7 +140,9 @@ func (g *settings) authorize(ctx context.Context, rc *helikon.RunContext, v *cal
 	case PermissionReplace:
 		req.Args = d.Args
 		a.Args = d.Args
+		pending := v.pending
 		v.read(req)
+		v.pending = pending
 		a.Allowed = g.screen(ctx, v, &a, ask)
 	case PermissionAskUser:
 		g.ask(ctx, ask, req, d.Prompt, "the permission policy", &a)
@@ -213,8 +215,10 @@ func (g *settings) screen(ctx context.Context, v *callView, a *helikon.Verdict, 
 		a.Reason = "guard " + deny.Name
 		return false
 	}
-	if askRule == nil && g.written != nil {
-		if runs := g.written.runs(v); runs != "" {
+	if g.written != nil {
+		// Every call is noted in flight, also one another guard asks
+		// about; that guard's question comes first.
+		if runs := g.written.runs(v); runs != "" && askRule == nil {
 			g.ask(ctx, ask, v.req, "guard "+GuardRunWrittenFile+": allow "+v.req.Tool+"? ("+runs+")", "guard "+GuardRunWrittenFile, a)
 			return a.Allowed
 		}

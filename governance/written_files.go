@@ -59,6 +59,12 @@ type writtenFiles struct {
 	// unknown says why a write's target is not known ("" when every one
 	// is): a path named by an expansion, or the bounds passed.
 	unknown string
+	// inflight, in the run's record, holds what the calls being
+	// authorized write (and, in their ran, run), by the id runs gave
+	// them: the calls of one turn are authorized at once and recorded
+	// only once allowed, so each check looks at the others too.
+	inflight map[uint64]*writtenFiles
+	lastID   uint64
 }
 
 // empty reports whether nothing was recorded.
@@ -130,12 +136,16 @@ func climbs(k string) bool { return k == ".." || strings.HasPrefix(k, "../") }
 var noContent = map[string]bool{"mkdir": true, "rmdir": true, "rm": true, "unlink": true, "shred": true, "chmod": true,
 	"chown": true, "chgrp": true, "chattr": true, "setfacl": true, "touch": true, "truncate": true}
 
-// record adds what the call writes, the call being allowed.
-func (w *writtenFiles) record(v *callView) {
+// done ends the authorization of v: it is no longer in flight, and what
+// it writes and runs is recorded when it was allowed.
+func (w *writtenFiles) done(v *callView, allowed bool) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	w.addWrites(v)
-	w.addRuns(v)
+	delete(w.inflight, v.pending)
+	if allowed {
+		w.addWrites(v)
+		w.addRuns(v)
+	}
 }
 
 // addRuns notes the files the call runs, for the check of a later write
@@ -465,26 +475,52 @@ func (w *writtenFiles) holds(dir string) bool {
 	return false
 }
 
-// runs names the file written by the run (or by the call itself, which
-// writes before it runs) that the call runs, or says why it cannot tell;
-// "" when it runs none.
+// runs names the file written by the run, by a call being authorized
+// beside it, or by the call itself (which writes before it runs) that the
+// call runs, or says why it cannot tell; "" when it runs none. It notes v
+// as in flight until [writtenFiles.done].
 func (w *writtenFiles) runs(v *callView) string {
 	if !v.shell && !v.file {
 		return ""
 	}
 	// What the call writes itself comes first: echo … > x.sh; bash x.sh.
-	var own writtenFiles
+	own := &writtenFiles{}
 	own.addWrites(v)
+	own.addRuns(v)
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.ran != nil && !w.ran.empty() {
+	sets := []*writtenFiles{w, own}
+	for id, o := range w.inflight {
+		if id != v.pending {
+			sets = append(sets, o)
+		}
+	}
+	if w.inflight == nil {
+		w.inflight = map[uint64]*writtenFiles{}
+	}
+	if v.pending == 0 {
+		w.lastID++
+		v.pending = w.lastID
+	}
+	w.inflight[v.pending] = own
+	for _, set := range sets {
+		if set == own || set.ran == nil || set.ran.empty() {
+			continue
+		}
 		for k := range own.paths {
-			if w.ran.has(k, false) || w.ran.holds(k) {
+			if set.ran.has(k, false) || set.ran.holds(k) {
 				return "it writes " + quoteReason(k) + ", which a call of this run runs (the calls of one turn run at once)"
 			}
 		}
 	}
-	if !v.shell || v.nScripts == 0 || w.empty() && own.empty() {
+	if !v.shell || v.nScripts == 0 {
+		return ""
+	}
+	empty := true
+	for _, set := range sets {
+		empty = empty && set.empty()
+	}
+	if empty {
 		return ""
 	}
 	res, _ := v.req.Impl.(PathResolver)
@@ -496,7 +532,7 @@ func (w *writtenFiles) runs(v *callView) string {
 			if c.Path != "" && !strings.Contains(c.Path, "/") {
 				// A program found on $PATH: written under a bin
 				// directory outside the workspace.
-				for _, set := range [2]*writtenFiles{w, &own} {
+				for _, set := range sets {
 					for _, a := range set.abs {
 						if path.Base(a) == strings.ToLower(c.Path) {
 							why = "it runs " + quoteReason(c.Path) + ", and this run wrote " + quoteReason(a)
@@ -505,7 +541,7 @@ func (w *writtenFiles) runs(v *callView) string {
 				}
 			}
 			c.CodeFiles(func(f shellmatch.CodeFile) bool {
-				why = w.runsFile(&own, f, moved, res)
+				why = runsFile(sets, f, moved, res)
 				return why != ""
 			})
 			if why != "" {
@@ -516,12 +552,13 @@ func (w *writtenFiles) runs(v *callView) string {
 	return ""
 }
 
-// runsFile checks one file a command runs against the record and own.
-func (w *writtenFiles) runsFile(own *writtenFiles, f shellmatch.CodeFile, moved bool, res PathResolver) string {
+// runsFile checks one file a command runs against the sets of written
+// files: the record, the call's own, the calls' in flight.
+func runsFile(sets []*writtenFiles, f shellmatch.CodeFile, moved bool, res PathResolver) string {
 	if f.Dynamic {
 		return "it runs a file named by " + quoteReason(f.Path) + ", not known before the shell runs, and this run wrote files"
 	}
-	for _, set := range [2]*writtenFiles{w, own} {
+	for _, set := range sets {
 		if set.unknown != "" {
 			return "it runs " + quoteReason(f.Path) + ", and this run made " + set.unknown
 		}
@@ -530,8 +567,10 @@ func (w *writtenFiles) runsFile(own *writtenFiles, f shellmatch.CodeFile, moved 
 	if f.Module {
 		names[1] = f.Path + ".py"
 	}
-	if f.Module && (w.holds(f.Path) || own.holds(f.Path)) {
-		return "it runs module " + quoteReason(f.Path) + ", which this run wrote or changed"
+	for _, set := range sets {
+		if f.Module && set.holds(f.Path) {
+			return "it runs module " + quoteReason(f.Path) + ", which this run wrote or changed"
+		}
 	}
 	for _, p := range names {
 		if p == "" {
@@ -546,8 +585,10 @@ func (w *writtenFiles) runsFile(own *writtenFiles, f shellmatch.CodeFile, moved 
 			forms[1] = r
 		}
 		for _, q := range forms {
-			if q != "" && (w.has(q, moved) || own.has(q, moved)) {
-				return "it runs " + quoteReason(p) + ", which this run wrote or changed"
+			for _, set := range sets {
+				if q != "" && set.has(q, moved) {
+					return "it runs " + quoteReason(p) + ", which this run wrote or changed"
+				}
 			}
 		}
 	}

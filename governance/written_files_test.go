@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/paigasus/helikon"
@@ -229,7 +230,46 @@ func TestWrittenFileGuard_RecordIsBounded(t *testing.T) {
 		t.Fatalf("n=%d full=%v, want at most %d and full", w.n, w.full, maxWrittenFiles)
 	}
 	var own writtenFiles
-	if why := w.runsFile(&own, shellmatch.CodeFile{Path: "never-written.sh"}, false, nil); why == "" {
+	if why := runsFile([]*writtenFiles{&w, &own}, shellmatch.CodeFile{Path: "never-written.sh"}, false, nil); why == "" {
 		t.Fatal("a full record let a script run without asking")
+	}
+}
+
+// TestWrittenFileGuard_ACallStillBeingAuthorizedCounts pins the calls of
+// one turn, authorized at once: while the run of x.sh waits on the policy
+// (a human, say), a Write of x.sh is checked against it and asks, though
+// neither call has been recorded yet.
+func TestWrittenFileGuard_ACallStillBeingAuthorizedCounts(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name         string
+		first, later helikon.PermissionRequest
+	}{
+		{"a run waits, a write of its file comes", bash("bash x.sh"), write("x.sh")},
+		{"a write waits, a run of its file comes", write("x.sh"), bash("bash x.sh")},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			entered, release := make(chan struct{}), make(chan struct{})
+			var once sync.Once
+			policy := PolicyFunc(func(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest) PermissionDecision {
+				if string(req.Args) == string(tt.first.Args) {
+					once.Do(func() { close(entered) })
+					<-release
+				}
+				return PermissionDecision{Behavior: PermissionAllow}
+			})
+			rc := helikon.NewRunContext(WithWrittenFileGuard(), WithPermissionPolicy(policy), helikon.WithApprovalHandler(&approver{allow: true}))
+			done := make(chan authorization)
+			go func() { done <- authorize(rc, ctx, tt.first) }()
+			<-entered
+			later := authorize(rc, ctx, tt.later)
+			close(release)
+			if first := <-done; !first.allowed || first.asked {
+				t.Fatalf("the first call: allowed=%v asked=%v (%s)", first.allowed, first.asked, first.reason)
+			}
+			if !later.asked || later.who != "guard "+GuardRunWrittenFile {
+				t.Errorf("the later call: asked=%v by %q, want asked by the guard", later.asked, later.who)
+			}
+		})
 	}
 }
