@@ -13,6 +13,7 @@ import (
 	"unsafe"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/paigasus/helikon/internal/jsonscan"
 )
 
 // Checker validates a JSON value against a schema. When the schema was
@@ -228,14 +229,14 @@ func scalarKind(p *jsonschema.Schema) (kind byte, nullable, ok bool) {
 // number out of its field's range), leaving dst partly written.
 func (f *flatObject) scan(data []byte, dst reflect.Value) bool {
 	decode := dst.IsValid()
-	i := skipWS(data, 0)
+	i := jsonscan.SkipSpace(data, 0)
 	if i >= len(data) || data[i] != '{' {
 		return false
 	}
-	i = skipWS(data, i+1)
+	i = jsonscan.SkipSpace(data, i+1)
 	var seen uint64
 	if i < len(data) && data[i] == '}' {
-		return f.required == 0 && skipWS(data, i+1) == len(data)
+		return f.required == 0 && jsonscan.SkipSpace(data, i+1) == len(data)
 	}
 	for {
 		if i >= len(data) || data[i] != '"' {
@@ -264,11 +265,11 @@ func (f *flatObject) scan(data []byte, dst reflect.Value) bool {
 			return false
 		}
 		seen |= 1 << idx
-		i = skipWS(data, j+1)
+		i = jsonscan.SkipSpace(data, j+1)
 		if i >= len(data) || data[i] != ':' {
 			return false
 		}
-		i = skipWS(data, i+1)
+		i = jsonscan.SkipSpace(data, i+1)
 		if i >= len(data) {
 			return false
 		}
@@ -337,30 +338,18 @@ func (f *flatObject) scan(data []byte, dst reflect.Value) bool {
 		default:
 			return false
 		}
-		i = skipWS(data, i)
+		i = jsonscan.SkipSpace(data, i)
 		if i >= len(data) {
 			return false
 		}
 		if data[i] == '}' {
-			return seen&f.required == f.required && skipWS(data, i+1) == len(data)
+			return seen&f.required == f.required && jsonscan.SkipSpace(data, i+1) == len(data)
 		}
 		if data[i] != ',' {
 			return false
 		}
-		i = skipWS(data, i+1)
+		i = jsonscan.SkipSpace(data, i+1)
 	}
-}
-
-func skipWS(data []byte, i int) int {
-	for i < len(data) {
-		switch data[i] {
-		case ' ', '\t', '\n', '\r':
-			i++
-		default:
-			return i
-		}
-	}
-	return i
 }
 
 // SchemaFor derives the JSON Schema of T.
@@ -374,7 +363,7 @@ func SchemaFor[T any]() (*jsonschema.Schema, error) {
 // encoding/json would; false when num is not a JSON number or does not
 // fit the field (encoding/json then reports it).
 func setNumber(v reflect.Value, k reflect.Kind, num []byte) bool {
-	integral, ok := jsonNumber(num)
+	integral, ok := jsonscan.Number(num)
 	if !ok {
 		return false
 	}
@@ -406,50 +395,6 @@ func setNumber(v reflect.Value, k reflect.Kind, num []byte) bool {
 		v.SetFloat(x)
 	}
 	return true
-}
-
-// jsonNumber reports whether b is a number in JSON's grammar, and whether
-// it is integral (no fraction, no exponent).
-func jsonNumber(b []byte) (integral, ok bool) {
-	i := 0
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	default:
-		return false, false
-	}
-	integral = true
-	if i < len(b) && b[i] == '.' {
-		integral = false
-		i++
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			return false, false
-		}
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		integral = false
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			return false, false
-		}
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	}
-	return integral, i == len(b)
 }
 
 // unsafeString views b as a string for the parse functions, which keep

@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/jsonscan"
 	"github.com/paigasus/helikon/provider/internal/httpx"
-	"github.com/paigasus/helikon/provider/internal/jsonscan"
 )
 
 // event is the union of the stream events the adapter reads. It is reused

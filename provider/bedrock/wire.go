@@ -7,7 +7,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 	"github.com/aws/smithy-go"
 	"github.com/paigasus/helikon"
-	"github.com/paigasus/helikon/provider/internal/jsonscan"
+	"github.com/paigasus/helikon/internal/jsonscan"
 )
 
 // The adapter reads the event stream of a ConverseStream response itself

@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/jsonscan"
 	"github.com/paigasus/helikon/provider/internal/httpx"
-	"github.com/paigasus/helikon/provider/internal/jsonscan"
 )
 
 // Thought signatures travel as [helikon.ReasoningDelta] values whose ID

@@ -6,8 +6,8 @@ import (
 	"strconv"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/jsonscan"
 	"github.com/paigasus/helikon/provider/internal/httpx"
-	"github.com/paigasus/helikon/provider/internal/jsonscan"
 )
 
 // chatChunk is one streamed chunk (components/schemas/

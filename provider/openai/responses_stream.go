@@ -7,8 +7,8 @@ import (
 	"reflect"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/jsonscan"
 	"github.com/paigasus/helikon/provider/internal/httpx"
-	"github.com/paigasus/helikon/provider/internal/jsonscan"
 )
 
 // responsesEvent is the union of the streaming events the adapter reads

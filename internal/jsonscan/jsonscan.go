@@ -2,7 +2,9 @@
 // decoding the whole object: the fast path the provider adapters take for
 // the text and argument deltas that make up nearly all of a model stream.
 // encoding/json costs eight or more allocations per delta event; a field
-// read here costs none, and the decoded string one.
+// read here costs none, and the decoded string one. Its grammar
+// ([SkipSpace], [Number]) serves the other one-pass readers too, so that
+// JSON's rules are written once.
 //
 // Every read validates the whole of its input as encoding/json would and
 // reports !ok for anything it rejects or might read differently; the caller
@@ -43,13 +45,13 @@ func Nested(obj []byte, keys []string, vals [][]byte) bool {
 func object(obj []byte, keys []string, vals [][]byte, validated bool) bool {
 	clear(vals[:len(keys)])
 	lens := keyLengths(keys)
-	i := skipSpace(obj, 0)
+	i := SkipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
 	}
-	i = skipSpace(obj, i+1)
+	i = SkipSpace(obj, i+1)
 	if i < len(obj) && obj[i] == '}' {
-		return skipSpace(obj, i+1) == len(obj)
+		return SkipSpace(obj, i+1) == len(obj)
 	}
 	for {
 		if i >= len(obj) || obj[i] != '"' {
@@ -60,11 +62,11 @@ func object(obj []byte, keys []string, vals [][]byte, validated bool) bool {
 			return false
 		}
 		k := obj[i+1 : kEnd-1]
-		i = skipSpace(obj, kEnd)
+		i = SkipSpace(obj, kEnd)
 		if i >= len(obj) || obj[i] != ':' {
 			return false
 		}
-		i = skipSpace(obj, i+1)
+		i = SkipSpace(obj, i+1)
 		var vEnd int
 		if validated {
 			vEnd = skipValidated(obj, i)
@@ -74,15 +76,15 @@ func object(obj []byte, keys []string, vals [][]byte, validated bool) bool {
 		if vEnd < 0 || !take(k, obj[i:vEnd], keys, vals, lens) {
 			return false
 		}
-		i = skipSpace(obj, vEnd)
+		i = SkipSpace(obj, vEnd)
 		if i >= len(obj) {
 			return false
 		}
 		switch obj[i] {
 		case '}':
-			return skipSpace(obj, i+1) == len(obj)
+			return SkipSpace(obj, i+1) == len(obj)
 		case ',':
-			i = skipSpace(obj, i+1)
+			i = SkipSpace(obj, i+1)
 		default:
 			return false
 		}
@@ -172,11 +174,11 @@ func asciiEqualFold(a []byte, b string) bool {
 // array has exactly one element. Like [Nested], it reads a value an earlier
 // validating read returned.
 func FirstElem(arr []byte) (elem []byte, only bool) {
-	i := skipSpace(arr, 0)
+	i := SkipSpace(arr, 0)
 	if i >= len(arr) || arr[i] != '[' {
 		return nil, false
 	}
-	i = skipSpace(arr, i+1)
+	i = SkipSpace(arr, i+1)
 	if i >= len(arr) || arr[i] == ']' {
 		return nil, false
 	}
@@ -184,7 +186,7 @@ func FirstElem(arr []byte) (elem []byte, only bool) {
 	if end < 0 {
 		return nil, false
 	}
-	j := skipSpace(arr, end)
+	j := SkipSpace(arr, end)
 	return arr[i:end], j < len(arr) && arr[j] == ']'
 }
 
@@ -310,7 +312,9 @@ func hex4(v []byte, i int) (rune, bool) {
 	return r, true
 }
 
-func skipSpace(b []byte, i int) int {
+// SkipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace, or len(b).
+func SkipSpace(b []byte, i int) int {
 	// Most calls land on a token at once: one comparison for that case.
 	for i < len(b) && b[i] <= ' ' && (b[i] == ' ' || b[i] == '\t' || b[i] == '\n' || b[i] == '\r') {
 		i++
@@ -486,7 +490,7 @@ func skipContainer(b []byte, i, depth int, ends []int32) int {
 	if object {
 		closing = '}'
 	}
-	i = skipSpace(b, i+1)
+	i = SkipSpace(b, i+1)
 	if i < len(b) && b[i] == closing {
 		return i + 1
 	}
@@ -502,22 +506,22 @@ func skipContainer(b []byte, i, depth int, ends []int32) int {
 			if ends != nil {
 				ends[k] = int32(i)
 			}
-			if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+			if i = SkipSpace(b, i); i >= len(b) || b[i] != ':' {
 				return -1
 			}
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 		}
 		if i = skipValue(b, i, depth+1, ends); i < 0 {
 			return -1
 		}
-		if i = skipSpace(b, i); i >= len(b) {
+		if i = SkipSpace(b, i); i >= len(b) {
 			return -1
 		}
 		switch b[i] {
 		case closing:
 			return i + 1
 		case ',':
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 		default:
 			return -1
 		}
@@ -529,6 +533,20 @@ func skipLiteral(b []byte, i int, lit string) int {
 		return -1
 	}
 	return i + len(lit)
+}
+
+// Number reports whether b is exactly one JSON number, and whether it is
+// integral (no fraction, no exponent).
+func Number(b []byte) (integral, ok bool) {
+	if skipNumber(b, 0) != len(b) {
+		return false, false
+	}
+	for _, c := range b {
+		if c == '.' || c|0x20 == 'e' {
+			return false, true
+		}
+	}
+	return true, true
 }
 
 // skipNumber skips -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?.

@@ -241,3 +241,19 @@ func TestSkipString_FindsEveryEndingByteAtEveryPosition(t *testing.T) {
 		}
 	}
 }
+
+func TestNumber_IsJSONsGrammarAndTellsIntegers(t *testing.T) {
+	for _, tt := range []struct {
+		in                 string
+		integral, accepted bool
+	}{
+		{"0", true, true}, {"-12", true, true}, {"1.5", false, true}, {"1e3", false, true}, {"-0E+1", false, true},
+		{"", false, false}, {"-", false, false}, {"01", false, false}, {"1.", false, false}, {".5", false, false},
+		{"1e", false, false}, {"+1", false, false}, {"1 ", false, false}, {"0x1", false, false}, {"NaN", false, false},
+	} {
+		integral, ok := Number([]byte(tt.in))
+		if ok != tt.accepted || integral != tt.integral || ok != json.Valid([]byte(tt.in)) && tt.in != "1 " {
+			t.Errorf("Number(%q) = %v, %v; want %v, %v", tt.in, integral, ok, tt.integral, tt.accepted)
+		}
+	}
+}

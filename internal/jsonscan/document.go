@@ -57,18 +57,18 @@ func (d *Document) index(b []byte) bool {
 		d.prev, d.starts = d.prev[:0], d.starts[:0] // their index entries are gone
 	}
 	d.ends = d.ends[:len(b)]
-	i := skipSpace(b, 0)
+	i := SkipSpace(b, 0)
 	var end int
 	if from := d.resumable(b); from > 0 {
 		clear(d.ends[from:])
 		// prev's member began at from, after the space following its
 		// comma; b may hold more space there.
-		end = d.members(b, skipSpace(b, from))
+		end = d.members(b, SkipSpace(b, from))
 	} else {
 		clear(d.ends)
 		d.starts = d.starts[:0]
 		if i < len(b) && b[i] == '{' {
-			j := skipSpace(b, i+1)
+			j := SkipSpace(b, i+1)
 			if j < len(b) && b[j] == '}' {
 				end = j + 1
 			} else {
@@ -79,7 +79,7 @@ func (d *Document) index(b []byte) bool {
 			d.prev = d.prev[:0]
 		}
 	}
-	if end < 0 || skipSpace(b, end) != len(b) {
+	if end < 0 || SkipSpace(b, end) != len(b) {
 		return false
 	}
 	d.ends[i] = int32(end)
@@ -123,20 +123,20 @@ func (d *Document) members(b []byte, i int) int {
 			return -1
 		}
 		d.ends[k] = int32(i)
-		if i = skipSpace(b, i); i >= len(b) || b[i] != ':' {
+		if i = SkipSpace(b, i); i >= len(b) || b[i] != ':' {
 			return -1
 		}
-		if i = skipValue(b, skipSpace(b, i+1), 1, d.ends); i < 0 {
+		if i = skipValue(b, SkipSpace(b, i+1), 1, d.ends); i < 0 {
 			return -1
 		}
-		if i = skipSpace(b, i); i >= len(b) {
+		if i = SkipSpace(b, i); i >= len(b) {
 			return -1
 		}
 		switch b[i] {
 		case '}':
 			return i + 1
 		case ',':
-			i = skipSpace(b, i+1)
+			i = SkipSpace(b, i+1)
 		default:
 			return -1
 		}
@@ -180,22 +180,22 @@ func (d *Document) Object(v []byte, keys []string, vals [][]byte) bool {
 	// The value was validated whole, so its structure is known good: only
 	// whitespace lies between the tokens the index does not cover.
 	b, lens := d.b, keyLengths(keys)
-	i := skipSpace(b, off+1)
+	i := SkipSpace(b, off+1)
 	if b[i] == '}' {
 		return true
 	}
 	for {
 		kEnd := int(d.ends[i])
-		j := skipSpace(b, skipSpace(b, kEnd)+1) // past the ':'
+		j := SkipSpace(b, SkipSpace(b, kEnd)+1) // past the ':'
 		vEnd := int(d.ends[j])
 		if kEnd <= i || vEnd <= j || !take(b[i+1:kEnd-1], b[j:vEnd], keys, vals, lens) {
 			return false
 		}
-		i = skipSpace(b, vEnd)
+		i = SkipSpace(b, vEnd)
 		if b[i] == '}' {
 			return true
 		}
-		i = skipSpace(b, i+1)
+		i = SkipSpace(b, i+1)
 	}
 }
 
@@ -207,7 +207,7 @@ func (d *Document) FirstElem(arr []byte) (elem []byte, only bool) {
 		return nil, false
 	}
 	b := d.b
-	i := skipSpace(b, off+1)
+	i := SkipSpace(b, off+1)
 	if b[i] == ']' {
 		return nil, false
 	}
@@ -215,5 +215,5 @@ func (d *Document) FirstElem(arr []byte) (elem []byte, only bool) {
 	if end <= i {
 		return nil, false
 	}
-	return b[i:end], b[skipSpace(b, end)] == ']'
+	return b[i:end], b[SkipSpace(b, end)] == ']'
 }
