@@ -63,8 +63,25 @@ type writtenFiles struct {
 	// authorized write (and, in their ran, run), by the id runs gave
 	// them: the calls of one turn are authorized at once and recorded
 	// only once allowed, so each check looks at the others too.
-	inflight map[uint64]*writtenFiles
+	inflight map[uint64]*pendingCall
 	lastID   uint64
+}
+
+// pendingCall is a call being authorized: what it writes, and what it
+// runs, worked out when a call beside it is checked.
+type pendingCall struct {
+	v      callView
+	writes *writtenFiles
+	runs   *writtenFiles // nil until asked
+}
+
+// ran returns the files the call runs.
+func (p *pendingCall) ran() *writtenFiles {
+	if p.runs == nil {
+		p.runs = &writtenFiles{}
+		p.runs.addRuns(&p.v)
+	}
+	return p.runs.ran
 }
 
 // empty reports whether nothing was recorded.
@@ -80,25 +97,32 @@ func (w *writtenFiles) add(p string, dirless bool) {
 		w.unknown = "more than " + itoa(maxWrittenFiles) + " written files or " + itoa(maxWrittenBytes>>10) + " KiB of their paths"
 		return
 	}
-	if w.paths == nil {
-		w.paths, w.bases, w.dirless = map[string]struct{}{}, map[string]struct{}{}, map[string]struct{}{}
-	}
 	k := fileKey(p)
 	w.n++
 	w.size += len(k)
 	base := path.Base(k)
-	w.bases[base] = struct{}{}
+	w.bases = setAdd(w.bases, base)
 	switch {
 	case dirless || climbs(k):
-		w.dirless[base] = struct{}{}
+		w.dirless = setAdd(w.dirless, base)
 	case hasGlob(k):
 		w.globs = append(w.globs, k)
 	default:
-		w.paths[k] = struct{}{}
+		w.paths = setAdd(w.paths, k)
 		if strings.HasPrefix(k, "/") || strings.HasPrefix(k, "~") {
 			w.abs = append(w.abs, k)
 		}
 	}
+}
+
+// setAdd adds k to set, made on first use: most records (a call's own)
+// hold a path or two of one kind.
+func setAdd(set map[string]struct{}, k string) map[string]struct{} {
+	if set == nil {
+		set = make(map[string]struct{}, 1)
+	}
+	set[k] = struct{}{}
+	return set
 }
 
 func itoa(n int) string {
@@ -486,30 +510,37 @@ func (w *writtenFiles) runs(v *callView) string {
 	// What the call writes itself comes first: echo … > x.sh; bash x.sh.
 	own := &writtenFiles{}
 	own.addWrites(v)
-	own.addRuns(v)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	sets := []*writtenFiles{w, own}
+	var others []*pendingCall
 	for id, o := range w.inflight {
 		if id != v.pending {
-			sets = append(sets, o)
+			sets = append(sets, o.writes)
+			others = append(others, o)
 		}
 	}
 	if w.inflight == nil {
-		w.inflight = map[uint64]*writtenFiles{}
+		w.inflight = map[uint64]*pendingCall{}
 	}
 	if v.pending == 0 {
 		w.lastID++
 		v.pending = w.lastID
 	}
-	w.inflight[v.pending] = own
-	for _, set := range sets {
-		if set == own || set.ran == nil || set.ran.empty() {
-			continue
+	w.inflight[v.pending] = &pendingCall{v: *v, writes: own}
+	if len(own.paths) > 0 {
+		ran := []*writtenFiles{w.ran}
+		for _, o := range others {
+			ran = append(ran, o.ran())
 		}
-		for k := range own.paths {
-			if set.ran.has(k, false) || set.ran.holds(k) {
-				return "it writes " + quoteReason(k) + ", which a call of this run runs (the calls of one turn run at once)"
+		for _, r := range ran {
+			if r == nil || r.empty() {
+				continue
+			}
+			for k := range own.paths {
+				if r.has(k, false) || r.holds(k) {
+					return "it writes " + quoteReason(k) + ", which a call of this run runs (the calls of one turn run at once)"
+				}
 			}
 		}
 	}
