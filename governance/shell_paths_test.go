@@ -105,3 +105,23 @@ func TestDenyEdit_HoldsForGitsWorkingTreeWrites(t *testing.T) {
 		t.Errorf("git mv x.sh y, then bash y: asked=%v by %q, want asked by the guard", a.asked, a.who)
 	}
 }
+
+// TestRename_ItsOperandsAreWrittenAndItsNewNamesUnknown pins rename (perl's
+// and util-linux's): the files it renames are writes, and the names its
+// expression gives them are not known before the shell runs.
+func TestRename_ItsOperandsAreWrittenAndItsNewNamesUnknown(t *testing.T) {
+	ctx := context.Background()
+	rc := helikon.NewRunContext(WithDenyRules(DenyEdit("src/**")))
+	if a := authorize(rc, ctx, bash("rename 's/a/b/' src/a.go")); a.allowed || a.reason != "deny rule Edit(src/**)" {
+		t.Errorf("rename of a file under a denied tree: allowed=%v (%s), want denied", a.allowed, a.reason)
+	}
+	if a := authorize(helikon.NewRunContext(), ctx, bash("rename 's/x/.bashrc/' ~/x")); a.allowed || !a.asked {
+		t.Errorf("rename to a name the expression computes: allowed=%v asked=%v, want asked", a.allowed, a.asked)
+	}
+	rc = helikon.NewRunContext(WithWrittenFileGuard(), helikon.WithApprovalHandler(&approver{allow: true}))
+	authorize(rc, ctx, write("x.sh"))
+	authorize(rc, ctx, bash("rename 's/x/y/' x.sh"))
+	if a := authorize(rc, ctx, bash("bash y.sh")); !a.asked || a.who != "guard "+GuardRunWrittenFile {
+		t.Errorf("rename x.sh to y.sh, then bash y.sh: asked=%v by %q, want asked by the guard", a.asked, a.who)
+	}
+}

@@ -158,6 +158,8 @@ func commandWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool
 		return crontabWrites(c, fn)
 	case "git":
 		return gitWrites(c, fn)
+	case "rename", "prename", "file-rename", "perl-rename":
+		return renameWrites(c, fn)
 	}
 	ws, ok := writeSpecs[c.Program]
 	if !ok {
@@ -383,4 +385,21 @@ func gitWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool {
 		return fn(p, dirDyn)
 	}
 	return false
+}
+
+// renameWrites calls fn with the files rename renames — its operands
+// after the expression (or util-linux's FROM, whose TO then counts too: a
+// false alarm) — and with the names it gives them, which its expression
+// computes: a write not known before the shell runs.
+func renameWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool {
+	n := 0
+	for i, a := range c.Args {
+		if strings.HasPrefix(a, "-") && n == 0 {
+			continue
+		}
+		if n++; n > 1 && fn(a, c.ArgDynamic(i)) {
+			return true
+		}
+	}
+	return n > 1 && fn("the names "+c.Program+" gives", true)
 }
