@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 	"strings"
@@ -214,11 +215,36 @@ func (s *Server) Handler() http.Handler { return http.HandlerFunc(s.serveHTTP) }
 // tools. Requests from non-browser clients carry neither header and pass.
 var sameOrigin = http.NewCrossOriginProtection()
 
+// browser reports whether r comes from a browser: one sends Sec-Fetch-Site
+// (or, if old, Origin), a non-browser client neither.
+func browser(r *http.Request) bool {
+	return r.Header.Get("Sec-Fetch-Site") != "" || r.Header.Get("Origin") != ""
+}
+
+// localHost reports whether host (a Host header) is an IP address or
+// localhost. A page that rebinds its own domain name to 127.0.0.1 (DNS
+// rebinding) is same-origin to the browser, so the origin check passes it;
+// its requests still name that domain in Host, which no one but the
+// attacker serves from a loopback address.
+func localHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	return host == "localhost" || strings.HasSuffix(host, ".localhost") ||
+		net.ParseIP(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]")) != nil
+}
+
 func (s *Server) serveHTTP(w http.ResponseWriter, r *http.Request) {
 	if s.auth == nil {
 		if err := sameOrigin.Check(r); err != nil {
 			writeError(w, errorf(http.StatusForbidden, CodeForbidden, "",
 				"cross-origin request refused: a server without an authenticator answers state-changing requests only from its own origin or non-browser clients"))
+			return
+		}
+		if browser(r) && !localHost(r.Host) {
+			writeError(w, errorf(http.StatusForbidden, CodeForbidden, "Host",
+				"a server without an authenticator answers a browser only at an IP address or localhost, not at "+strconv.Quote(r.Host)+": set an Authenticator to serve browsers under a domain name"))
 			return
 		}
 	}
