@@ -69,10 +69,12 @@ type driver struct {
 
 	obs observer
 	// cancel stops everything the run runs when its consumer goes, for a
-	// run whose context can be cancelled (see stopper); gone is closed
-	// when the run gives up on calls that ignore cancellation.
-	cancel context.CancelFunc
-	gone   chan struct{}
+	// run whose context can be cancelled (see stopper), and runDone is that
+	// context's Done channel; gone is closed when the run gives up on calls
+	// that ignore cancellation.
+	cancel  context.CancelFunc
+	runDone <-chan struct{}
+	gone    chan struct{}
 	// spreadTimer is the timer that spreads the tool round under way, round,
 	// to workers (see toolRound).
 	spreadTimer *time.Timer
@@ -200,6 +202,7 @@ func (d *driver) runContext(ctx context.Context) (context.Context, context.Cance
 	} else {
 		return ctx, func() {}
 	}
+	d.runDone = ctx.Done()
 	return ctx, d.cancel
 }
 
@@ -730,12 +733,15 @@ func (r *liveRound) abandon() int {
 }
 
 // stopper returns the context a step of the run runs under and the cancel
-// func that stops it when the consumer goes: the run's own, when the run
-// made its context cancellable once for all its steps (owned false), or a
-// fresh one for a step run on its own ([Steps]), which the caller
-// releases.
+// func that stops it when the consumer goes: the run's own, when the step
+// runs under the run's context (the same Done channel: values such as a
+// span may be added, not a cancellation of its own) and the run made it
+// cancellable once for all its steps (owned false); otherwise a fresh one,
+// which the caller releases. A step on a context of its own (the first
+// model call under the input guardrails' context, a step run by [Steps])
+// must not stop the whole run when its consumer stops it.
 func (d *driver) stopper(ctx context.Context) (_ context.Context, cancel context.CancelFunc, owned bool) {
-	if d.cancel != nil {
+	if d.cancel != nil && ctx.Done() == d.runDone {
 		return ctx, d.cancel, false
 	}
 	ctx, cancel = context.WithCancel(ctx)

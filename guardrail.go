@@ -157,14 +157,10 @@ func (d *driver) callModelGuarded(ctx context.Context, state LoopState, req *Mod
 		ic.held = append(ic.held, ev)
 		return true
 	}
-	// The call runs under ic.model, not the run's context: when a tripwire
-	// ends it, the stream's consumer must stop that call only. With the
-	// run's cancel func in d.cancel the stream would cancel the whole run,
-	// and the tripwire would read as the run being cancelled.
-	runCancel := d.cancel
-	d.cancel = nil
+	// The call runs under ic.model, which a tripwire cancels; stopper
+	// gives it a cancel func of its own, so that the call's end stops the
+	// call, not the run.
 	in, ok := d.callModel(ic.model, state, req, hold)
-	d.cancel = runCancel
 	if !ok {
 		return nil, false
 	}
