@@ -50,92 +50,61 @@ func EventTime(ev Event) time.Time {
 // agents, runners, remote agents) stamp them with it as they emit them; a
 // durable runner passes its replay-safe clock's time.
 func StampEvent(ev Event, at time.Time) Event {
+	if !EventTime(ev).IsZero() {
+		return ev
+	}
 	switch e := ev.(type) {
 	case RunStarted:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	case TurnStarted:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	case ModelResponded:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	case MessageOutput:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	case ToolCallItem:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	case ToolOutputItem:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	case HandoffItem:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	case AgentUpdated:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	case GuardrailTriggered:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	case ApprovalRequested:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	case PermissionDenied:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	case RepairStarted:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	case StructuredOutputFailed:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	case RunCompleted:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	case RunFailed:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	case RunPaused:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	case SubRunEvent:
-		if e.At.IsZero() {
-			e.At = at
-			return e
-		}
+		e.At = at
+		return e
 	}
 	return ev
 }
