@@ -2,8 +2,10 @@ package helikon
 
 import (
 	"context"
+	"fmt"
 	"iter"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -214,6 +216,16 @@ func (q *modelQueue) run() {
 		q.finished <- struct{}{}
 	}()
 	defer q.close()
+	// A model is user code too; its panic on this worker would take the
+	// process down with no caller able to recover it, so it fails the turn.
+	defer func() {
+		if r := recover(); r != nil {
+			p := q.d.rc.redactText(fmt.Sprint(r))
+			slog.Error("helikon: model panicked", "agent", q.d.a.name, "panic", p, "stack", string(debug.Stack()))
+			provider, _ := DescribeModel(q.d.a.model)
+			q.push(modelEvent{err: &ModelError{Kind: ModelOther, Provider: provider, Message: "model panicked: " + p}})
+		}
+	}()
 	for ev, err := range q.d.a.model.Invoke(q.ctx, q.req) {
 		if !q.push(modelEvent{ev, err}) {
 			return
