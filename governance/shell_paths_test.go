@@ -125,3 +125,31 @@ func TestRename_ItsOperandsAreWrittenAndItsNewNamesUnknown(t *testing.T) {
 		t.Errorf("rename x.sh to y.sh, then bash y.sh: asked=%v by %q, want asked by the guard", a.asked, a.who)
 	}
 }
+
+// TestDenyEdit_HoldsForArchivesAndPatchesUnpackedHere pins the writes whose
+// files the command line does not name: an archive extracted or a patch
+// applied in the working directory may write anywhere beneath it, and a
+// decompressor writes its output beside its operand.
+func TestDenyEdit_HoldsForArchivesAndPatchesUnpackedHere(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		cmd    string
+		denied bool
+	}{
+		{"tar xf p.tar", true},
+		{"unzip p.zip", true},
+		{"patch -p1 < fix.patch", true},
+		{"git apply fix.patch", true},
+		{"cd src; tar xf /tmp/p.tar", true},
+		{"gunzip src/a.go.gz", true},
+		{"tar xf p.tar -C build", false},
+		{"unzip p.zip -d build", false},
+		{"gunzip -c src/a.go.gz > /tmp/a.go", false},
+		{"tar tf p.tar", false},
+	} {
+		rc := helikon.NewRunContext(WithDenyRules(DenyEdit("src/**")))
+		if a := authorize(rc, ctx, bash(tt.cmd)); a.allowed == tt.denied {
+			t.Errorf("%s: allowed=%v (%s), want denied=%v", tt.cmd, a.allowed, a.reason, tt.denied)
+		}
+	}
+}

@@ -142,6 +142,12 @@ func commandWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool
 			return true
 		}
 	}
+	if unpacksHere(c) && fn(".", false) { // any file of the working directory
+		return true
+	}
+	if decompressWrites(c, fn) {
+		return true
+	}
 	switch c.Program {
 	case "dd":
 		for i, a := range c.Args {
@@ -402,4 +408,64 @@ func renameWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool 
 		}
 	}
 	return n > 1 && fn("the names "+c.Program+" gives", true)
+}
+
+// decompressWrites calls fn with a decompressor's outputs, beside its
+// operands (gunzip run.gz writes run).
+func decompressWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool {
+	switch c.Program {
+	case "gunzip", "bunzip2", "unxz", "unlzma", "unzstd", "uncompress", "gzip", "bzip2", "xz", "zstd", "lz4":
+	default:
+		return false
+	}
+	decompress := strings.HasPrefix(c.Program, "un") || c.Program == "gunzip"
+	for _, a := range c.Args {
+		if a == "-c" || a == "--stdout" || a == "--to-stdout" {
+			return false
+		}
+		decompress = decompress || a == "-d" || a == "--decompress" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'd')
+	}
+	if !decompress {
+		return false
+	}
+	for i, a := range c.Args {
+		if ext := path.Ext(a); !strings.HasPrefix(a, "-") && ext != "" && fn(strings.TrimSuffix(a, ext), c.ArgDynamic(i)) {
+			return true
+		}
+	}
+	return false
+}
+
+// unpacksHere reports whether c writes files its words do not name into
+// its working directory: tar or unzip extracting without a directory,
+// patch or git apply/am applying a patch.
+func unpacksHere(c *shellmatch.Command) bool {
+	switch c.Program {
+	case "tar":
+		extract := false
+		for i, a := range c.Args {
+			if a == "-C" || a == "--directory" || strings.HasPrefix(a, "--directory=") || strings.HasPrefix(a, "-C") {
+				return false
+			}
+			extract = extract || a == "--extract" || a == "--get" ||
+				(strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") || i == 0) && strings.ContainsRune(a, 'x')
+		}
+		return extract
+	case "unzip", "7z", "bsdtar", "cpio":
+		for _, a := range c.Args {
+			if strings.HasPrefix(a, "-d") || strings.HasPrefix(a, "-o") && c.Program == "7z" {
+				return false
+			}
+		}
+		return true
+	case "patch":
+		return true
+	case "git":
+		for _, a := range c.Args {
+			if !strings.HasPrefix(a, "-") {
+				return a == "apply" || a == "am"
+			}
+		}
+	}
+	return false
 }

@@ -247,9 +247,6 @@ func (w *writtenFiles) addWrites(v *callView) {
 			outputFlagWrites(c, each)
 			implicitWrites(c, each)
 			linkSources(c, each)
-			if unpacksHere(c) {
-				each(".", false) // every file of the working directory
-			}
 		}
 	}
 }
@@ -274,10 +271,10 @@ func outputFlagWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) {
 }
 
 // implicitWrites calls fn with the files c writes under names its words
-// do not spell: a C compiler's a.out when no -o names the output, a
-// download whose file name the URL or the server picks (wget without -O,
-// curl -O/-J) — recorded as a write not known before the shell runs — and a
-// decompressor's output beside its operand (gunzip run.gz writes run).
+// do not spell, for the record only: a C compiler's a.out when no -o names
+// the output, and a download whose file name the URL or the server picks
+// (wget without -O, curl -O/-J) — recorded as a write not known before the
+// shell runs.
 func implicitWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) {
 	name := c.Program
 	if i := strings.LastIndexByte(name, '-'); i > 0 && isVersion(name[i+1:]) {
@@ -307,22 +304,6 @@ func implicitWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) {
 		}
 		if name == "wget" || named {
 			fn(name+" saving under a name the URL or the server picks", true)
-		}
-	case "gunzip", "bunzip2", "unxz", "unlzma", "unzstd", "uncompress", "gzip", "bzip2", "xz", "zstd", "lz4":
-		decompress := strings.HasPrefix(name, "un") || name == "gunzip"
-		for _, a := range c.Args {
-			if a == "-c" || a == "--stdout" || a == "--to-stdout" {
-				return
-			}
-			decompress = decompress || a == "-d" || a == "--decompress" || len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'd')
-		}
-		if !decompress {
-			return
-		}
-		for i, a := range c.Args {
-			if ext := path.Ext(a); !strings.HasPrefix(a, "-") && ext != "" {
-				fn(strings.TrimSuffix(a, ext), c.ArgDynamic(i))
-			}
 		}
 	}
 }
@@ -377,40 +358,6 @@ func linkSources(c *shellmatch.Command, fn func(p string, dyn bool) bool) {
 // isVersion reports whether s is a version suffix (12, 3.11).
 func isVersion(s string) bool {
 	return s != "" && strings.Trim(s, "0123456789.") == ""
-}
-
-// unpacksHere reports whether c writes files its words do not name into
-// its working directory: tar or unzip extracting without a directory,
-// patch or git apply/am applying a patch.
-func unpacksHere(c *shellmatch.Command) bool {
-	switch c.Program {
-	case "tar":
-		extract := false
-		for i, a := range c.Args {
-			if a == "-C" || a == "--directory" || strings.HasPrefix(a, "--directory=") || strings.HasPrefix(a, "-C") {
-				return false
-			}
-			extract = extract || a == "--extract" || a == "--get" ||
-				(strings.HasPrefix(a, "-") && !strings.HasPrefix(a, "--") || i == 0) && strings.ContainsRune(a, 'x')
-		}
-		return extract
-	case "unzip", "7z", "bsdtar", "cpio":
-		for _, a := range c.Args {
-			if strings.HasPrefix(a, "-d") || strings.HasPrefix(a, "-o") && c.Program == "7z" {
-				return false
-			}
-		}
-		return true
-	case "patch":
-		return true
-	case "git":
-		for _, a := range c.Args {
-			if !strings.HasPrefix(a, "-") {
-				return a == "apply" || a == "am"
-			}
-		}
-	}
-	return false
 }
 
 // changesDir reports whether a command of s changes the working directory,
