@@ -55,6 +55,18 @@ type Granter interface {
 	Granted(rules []string, req PermissionRequest) bool
 }
 
+// Recaller is an [Authorizer] that learns from the tool calls a
+// conversation already made before it authorizes more: the governance
+// package rebuilds from them the record of files a run wrote, which a run
+// resumed in another process, or a later run on the same session, would
+// otherwise start without. The loop calls Recall as a run starts or
+// resumes, before it authorizes any call, with the conversation the run
+// continues (its input, or the paused run's transcript) and the agent's
+// tools, from which the recaller reads what each call did.
+type Recaller interface {
+	Recall(ctx context.Context, rc *RunContext, conversation []Item, tools []Tool)
+}
+
 // Redactor scrubs secrets from what leaves a tool before it reaches the
 // model, the stream, the session or the logs: a tool's output, and the
 // texts the loop derives from a call (an error, a panic value, a denial
@@ -133,6 +145,13 @@ func (rc *RunContext) authorize(ctx context.Context, req PermissionRequest, ask 
 		return Verdict{Allowed: true}
 	}
 	return rc.auth.Authorize(ctx, rc, req, ask)
+}
+
+// recall tells a [Recaller] authorizer the conversation a run continues.
+func (rc *RunContext) recall(ctx context.Context, conv []Item, tools []Tool) {
+	if r, ok := rc.auth.(Recaller); ok {
+		r.Recall(ctx, rc, conv, tools)
+	}
 }
 
 // redact is the last transform on tool output before it reaches the model

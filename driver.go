@@ -138,6 +138,7 @@ func (d *driver) open(ctx context.Context, input []Item, yield func(Event) bool)
 		yield(RunFailed{At: now(), Err: &AgentError{Kind: KindConfig, Agent: d.a.name, Message: err.Error(), Err: err}})
 		return false
 	}
+	d.rc.recall(ctx, input, d.a.tools)
 	if len(d.a.inputGuards) > 0 {
 		if d.a.blockingInput {
 			if !d.checkInput(ctx, input, yield) {
@@ -181,6 +182,7 @@ func (d *driver) resume(ctx context.Context, cp *Checkpoint, yield func(Event) b
 		return
 	}
 	d.tc.setConversation(cp.Conversation)
+	d.rc.recall(ctx, cp.Conversation, d.a.tools)
 	d.injections = cp.Injections
 	if _, ok := cp.State.(NeedsApproval); ok && d.paused.memo != nil {
 		// A pause resumed with decisions: the round runs again.

@@ -33,7 +33,9 @@ const (
 // written operands of a shell call), with where they resolve through
 // symlinks when the tool can tell ([FileAccess].Resolved, [PathResolver]).
 // They are kept by the run's authorizer, which handoff targets and
-// sub-agents share, so a new [helikon.RunContext] starts an empty record.
+// sub-agents share, and rebuilt from the calls of the conversation a run
+// starts or resumes and of its session's log ([helikon.Recaller]), so a
+// resumed run, or a later run on the same session, keeps them.
 // What the guard cannot see — a program that writes another at run time,
 // eval of a computed string, code a build tool finds by itself — is listed
 // in docs/governance.md.
@@ -65,6 +67,13 @@ type writtenFiles struct {
 	// only once allowed, so each check looks at the others too.
 	inflight map[uint64]*pendingCall
 	lastID   uint64
+	// recalled, in the run's record, holds the ids of the calls already
+	// in it (allowed here, or read back by [settings.Recall]); unread the
+	// calls read back whose tool was not known; logRead says the
+	// session's log was read.
+	recalled map[string]struct{}
+	unread   []helikon.ToolUsePart
+	logRead  bool
 }
 
 // pendingCall is a call being authorized: what it writes, and what it
@@ -169,6 +178,9 @@ func (w *writtenFiles) done(v *callView, allowed bool) {
 	if allowed {
 		w.addWrites(v)
 		w.addRuns(v)
+		if v.req.CallID != "" {
+			w.recalled = setAdd(w.recalled, v.req.CallID)
+		}
 	}
 }
 

@@ -1,0 +1,81 @@
+package governance
+
+import (
+	"context"
+
+	"github.com/paigasus/helikon"
+)
+
+// Recall implements [helikon.Recaller]: with [WithWrittenFileGuard], the
+// files written by the calls of the conversation a run continues, and by
+// the tool calls its session's log holds, join the run's record. A run
+// resumed in another process, or a later run on the same session, then
+// asks before it runs a script an earlier one wrote; the log holds the
+// calls a compaction dropped from the conversation.
+func (g *settings) Recall(ctx context.Context, rc *helikon.RunContext, conv []helikon.Item, tools []helikon.Tool) {
+	if g.written == nil {
+		return
+	}
+	w := g.written
+	var events []helikon.SessionEvent
+	var readErr error
+	w.mu.Lock()
+	readLog := !w.logRead && rc.Session() != nil
+	w.logRead = true
+	w.mu.Unlock()
+	if readLog {
+		// Read outside the lock: the log may be large or remote.
+		events, readErr = rc.Session().Events(ctx, helikon.Beginning)
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if readErr != nil && w.unknown == "" {
+		w.unknown = "writes in the session's earlier calls, which could not be read (" + readErr.Error() + ")"
+	}
+	for _, ev := range events {
+		if ev.Kind == helikon.KindToolCalled {
+			w.recallCall(helikon.ToolUsePart{CallID: ev.CallID, Name: ev.Name, Args: ev.Args}, tools)
+		}
+	}
+	// Calls of the log whose tool an earlier recall did not have (a
+	// handoff target's) are read with this agent's tools.
+	retry := w.unread
+	w.unread = nil
+	for _, u := range retry {
+		w.recallCall(u, tools)
+	}
+	for _, it := range conv {
+		for _, p := range it.Content {
+			if u, ok := p.(helikon.ToolUsePart); ok {
+				w.recallCall(u, tools)
+			}
+		}
+	}
+}
+
+// recallCall adds what one call of the conversation wrote, once per call
+// id. A call refused at the time counts too: a false alarm, never a miss.
+// A call of a tool neither this agent has nor a built-in name implies is
+// kept for the recall of another agent of the run.
+func (w *writtenFiles) recallCall(u helikon.ToolUsePart, tools []helikon.Tool) {
+	if _, ok := w.recalled[u.CallID]; ok && u.CallID != "" {
+		return
+	}
+	req := helikon.PermissionRequest{Tool: u.Name, CallID: u.CallID, Args: u.Args}
+	for _, t := range tools {
+		if t != nil && t.Name() == u.Name {
+			req.Impl, req.Effect = t, helikon.EffectOf(t)
+			break
+		}
+	}
+	if _, builtin := builtinClass(u.Name); req.Impl == nil && !builtin {
+		if len(w.unread) < maxWrittenFiles {
+			w.unread = append(w.unread, u)
+		}
+		return
+	}
+	w.recalled = setAdd(w.recalled, u.CallID)
+	var v callView
+	v.read(req)
+	w.addWrites(&v)
+}
