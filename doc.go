@@ -22,5 +22,5 @@
 //   - permissions and redaction, [Authorizer], [Redactor]: docs/governance.md, package governance
 //   - pausing for a human, [Resume]: docs/human-in-the-loop.md
 //   - usage, cost, budgets and tracing, [WithPrices], [WithBudget]: docs/observability.md
-//   - persistence: package runner and docs/sessions.md; the loop as data, [Transition]: docs/durable.md
+//   - persistence: packages runner and session, docs/sessions.md; the loop as data, [Transition]: docs/durable.md
 package helikon

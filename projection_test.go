@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
 
@@ -14,14 +15,14 @@ import (
 // change an earlier item is exercised at every split point.
 func projectionLog() []helikon.SessionEvent {
 	evs := append(sessiontest.AllKinds(),
-		helikon.UserMessage(helikon.TextPart{Text: "and then?"}),
-		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "checking"}}, "b"),
-		helikon.ToolCalled("c9", "t", json.RawMessage(`{}`)),
-		helikon.ToolCalled("c10", "t", json.RawMessage(`{"k":1}`)),
-		helikon.ToolReturned("c9", helikon.TextPart{Text: "1"}),
-		helikon.ToolReturned("c10", helikon.TextPart{Text: "2"}),
+		session.UserMessage(helikon.TextPart{Text: "and then?"}),
+		session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "checking"}}, "b"),
+		session.ToolCalled("c9", "t", json.RawMessage(`{}`)),
+		session.ToolCalled("c10", "t", json.RawMessage(`{"k":1}`)),
+		session.ToolReturned("c9", helikon.TextPart{Text: "1"}),
+		session.ToolReturned("c10", helikon.TextPart{Text: "2"}),
 		helikon.SessionEvent{Kind: helikon.KindCompacted, Summary: "s2", KeptCount: 3},
-		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "last"}}, "b"),
+		session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "last"}}, "b"),
 	)
 	for i := range evs {
 		evs[i].Seq = helikon.SequenceID(i)

@@ -50,16 +50,17 @@ const (
 	KindToolReturned     SessionEventKind = "tool_returned"
 	KindHandoffOccurred  SessionEventKind = "handoff_occurred"
 	KindCompacted        SessionEventKind = "compacted"
-	// The human-in-the-loop records ([PauseRecorded], [ResumeClaimed],
-	// [PermissionGranted]) project to no message.
+	// The human-in-the-loop records (package session's PauseRecorded,
+	// ResumeClaimed and PermissionGranted) project to no message.
 	KindRunPaused         SessionEventKind = "run_paused"
 	KindRunResumed        SessionEventKind = "run_resumed"
 	KindPermissionGranted SessionEventKind = "permission_granted"
 )
 
 // SessionEvent is one entry of a session log. It is a record: Kind says
-// which fields are meaningful. Build events with the constructors
-// ([UserMessage], [AssistantMessage], …), which stamp Time.
+// which fields are meaningful. Build events with package session's
+// constructors (session.UserMessage, session.AssistantMessage, …), which
+// stamp Time.
 type SessionEvent struct {
 	// Seq is the event's position, assigned by the backend on Append.
 	Seq  SequenceID       `json:"seq"`
@@ -146,38 +147,6 @@ func (e *SessionEvent) UnmarshalJSON(data []byte) error {
 }
 
 func now() time.Time { return time.Now().UTC() }
-
-// UserMessage records a user message.
-func UserMessage(content ...ContentPart) SessionEvent {
-	return SessionEvent{Kind: KindUserMessage, Time: now(), Content: content}
-}
-
-// AssistantMessage records an assistant message written by agent.
-func AssistantMessage(content []ContentPart, agent string) SessionEvent {
-	return SessionEvent{Kind: KindAssistantMessage, Time: now(), Content: content, Agent: agent}
-}
-
-// ToolCalled records a tool call.
-func ToolCalled(callID, name string, args json.RawMessage) SessionEvent {
-	return SessionEvent{Kind: KindToolCalled, Time: now(), CallID: callID, Name: name, Args: args}
-}
-
-// ToolReturned records a tool result.
-func ToolReturned(callID string, content ...ContentPart) SessionEvent {
-	return SessionEvent{Kind: KindToolReturned, Time: now(), CallID: callID, Content: content}
-}
-
-// HandoffOccurred records a handoff; it is audit-only and projects to no
-// message.
-func HandoffOccurred(from, to string) SessionEvent {
-	return SessionEvent{Kind: KindHandoffOccurred, Time: now(), From: from, To: to}
-}
-
-// Compacted records a compaction: the messages of the originalCount
-// preceding events are replaced by summary.
-func Compacted(summary string, originalCount int) SessionEvent {
-	return SessionEvent{Kind: KindCompacted, Time: now(), Summary: summary, OriginalCount: originalCount}
-}
 
 // Project folds a log into the messages a model consumes. Consecutive tool
 // calls of one assistant turn join the assistant message before them;

@@ -8,18 +8,19 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 )
 
 func TestProject_FoldsTheLogIntoMessages(t *testing.T) {
 	log := []helikon.SessionEvent{
-		helikon.UserMessage(helikon.TextPart{Text: "hi"}),
-		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "let me check"}}, "a"),
-		helikon.ToolCalled("c1", "add", json.RawMessage(`{"a":1}`)),
-		helikon.ToolCalled("c2", "add", json.RawMessage(`{"a":2}`)),
-		helikon.ToolReturned("c1", helikon.TextPart{Text: "1"}),
-		helikon.ToolReturned("c2", helikon.TextPart{Text: "2"}),
-		helikon.HandoffOccurred("a", "b"),
-		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "3"}}, "b"),
+		session.UserMessage(helikon.TextPart{Text: "hi"}),
+		session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "let me check"}}, "a"),
+		session.ToolCalled("c1", "add", json.RawMessage(`{"a":1}`)),
+		session.ToolCalled("c2", "add", json.RawMessage(`{"a":2}`)),
+		session.ToolReturned("c1", helikon.TextPart{Text: "1"}),
+		session.ToolReturned("c2", helikon.TextPart{Text: "2"}),
+		session.HandoffOccurred("a", "b"),
+		session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "3"}}, "b"),
 	}
 	items := helikon.Project(log)
 	if len(items) != 5 {
@@ -32,7 +33,7 @@ func TestProject_FoldsTheLogIntoMessages(t *testing.T) {
 		t.Errorf("handoff produced a message or lost the author: %+v", items[4])
 	}
 
-	compacted := append(log, helikon.Compacted("summary so far", len(log)), helikon.UserMessage(helikon.TextPart{Text: "next"}))
+	compacted := append(log, session.Compacted("summary so far", len(log)), session.UserMessage(helikon.TextPart{Text: "next"}))
 	items = helikon.Project(compacted)
 	if len(items) != 2 || items[0].Role != helikon.RoleSystem || items[0].Text() != "summary so far" || items[1].Text() != "next" {
 		t.Fatalf("compaction projection = %+v", items)
@@ -42,10 +43,10 @@ func TestProject_FoldsTheLogIntoMessages(t *testing.T) {
 func TestMemorySession_AppendEventsSnapshot(t *testing.T) {
 	ctx := context.Background()
 	s := helikon.NewMemorySession()
-	if err := s.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "a"}), helikon.UserMessage(helikon.TextPart{Text: "b"})); err != nil {
+	if err := s.Append(ctx, session.UserMessage(helikon.TextPart{Text: "a"}), session.UserMessage(helikon.TextPart{Text: "b"})); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "c"})); err != nil {
+	if err := s.Append(ctx, session.UserMessage(helikon.TextPart{Text: "c"})); err != nil {
 		t.Fatal(err)
 	}
 	all, _ := s.Events(ctx, helikon.Beginning)
@@ -59,13 +60,13 @@ func TestMemorySession_AppendEventsSnapshot(t *testing.T) {
 	}
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if err := s.Append(cctx, helikon.UserMessage()); err == nil {
+	if err := s.Append(cctx, session.UserMessage()); err == nil {
 		t.Error("append on a cancelled context succeeded")
 	}
 }
 
 func TestSessionEvent_JSONKeepsNanosecondsAndParts(t *testing.T) {
-	ev := helikon.ToolReturned("c1", helikon.TextPart{Text: "ok"})
+	ev := session.ToolReturned("c1", helikon.TextPart{Text: "ok"})
 	ev.Time = time.Date(2026, 11, 30, 1, 2, 3, 456789123, time.UTC)
 	b, err := json.Marshal(ev)
 	if err != nil {
@@ -81,13 +82,13 @@ func TestSessionEvent_JSONKeepsNanosecondsAndParts(t *testing.T) {
 }
 
 func TestProject_CompactedKeepsNewestKeptCountMessages(t *testing.T) {
-	user := func(text string) helikon.SessionEvent { return helikon.UserMessage(helikon.TextPart{Text: text}) }
+	user := func(text string) helikon.SessionEvent { return session.UserMessage(helikon.TextPart{Text: text}) }
 	assistant := func(text string) helikon.SessionEvent {
-		return helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: text}}, "a")
+		return session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: text}}, "a")
 	}
 	base := []helikon.SessionEvent{user("u1"), assistant("a1"), user("u2"), assistant("a2")}
 	marker := func(kept int) helikon.SessionEvent {
-		m := helikon.Compacted("S", 4)
+		m := session.Compacted("S", 4)
 		m.KeptCount = kept
 		return m
 	}

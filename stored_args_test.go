@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
 
@@ -16,7 +17,7 @@ func TestStoredArgs_InvalidArgumentsRoundTripByteForByte(t *testing.T) {
 	cases["valid"] = json.RawMessage(`{"a":[1,2]}`)
 	for name, args := range cases {
 		t.Run(name, func(t *testing.T) {
-			data, err := json.Marshal(helikon.ToolCalled("c", "t", args))
+			data, err := json.Marshal(session.ToolCalled("c", "t", args))
 			if err != nil {
 				t.Fatalf("marshal event: %v", err)
 			}

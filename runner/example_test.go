@@ -10,6 +10,7 @@ import (
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/runner"
+	"github.com/paigasus/helikon/session"
 )
 
 func ExampleRunner_Run() {
@@ -41,7 +42,7 @@ func ExampleRunner_Resume() {
 	ctx := context.Background()
 	// A process crashed after recording the user's question.
 	sess := helikon.NewMemorySession()
-	if err := sess.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "What is 40+2?"})); err != nil {
+	if err := sess.Append(ctx, session.UserMessage(helikon.TextPart{Text: "What is 40+2?"})); err != nil {
 		log.Fatal(err)
 	}
 	agent, err := helikon.NewAgent("calc", mock.Scripted(mock.Text("42")))

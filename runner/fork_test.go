@@ -10,6 +10,7 @@ import (
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/runner"
+	"github.com/paigasus/helikon/session"
 )
 
 // boundaries runs agent on input through a runner on a new session,
@@ -196,7 +197,7 @@ func TestFork_EditedQuestionAndInstructionsReachTheModel(t *testing.T) {
 func TestFork_RefusesWhatItCannotFork(t *testing.T) {
 	cps, _, _ := boundaries(t, newAgent(t, s1Model()), "what is 40+2?")
 	used := helikon.NewMemorySession()
-	_ = used.Append(context.Background(), helikon.UserMessage(helikon.TextPart{Text: "hi"}))
+	_ = used.Append(context.Background(), session.UserMessage(helikon.TextPart{Text: "hi"}))
 	tests := []struct {
 		name string
 		cp   *helikon.Checkpoint

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 )
 
 // The errors of resuming a paused run by its id. Match them with
@@ -157,14 +158,14 @@ func claim(ctx context.Context, sess helikon.Session, p Pause, decisions []helik
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails
 	token := hex.EncodeToString(b[:])
-	batch := []helikon.SessionEvent{helikon.ResumeClaimed(p.RunID, p.PauseID, token)}
+	batch := []helikon.SessionEvent{session.ResumeClaimed(p.RunID, p.PauseID, token)}
 	for _, d := range decisions {
 		if d.Kind == helikon.DecisionAlways && d.Scope == helikon.ScopeSession {
 			rule := d.Rule
 			if rule == "" {
 				rule = toolOf(p.Pending, d.ID)
 			}
-			batch = append(batch, helikon.PermissionGranted(p.RunID, rule))
+			batch = append(batch, session.PermissionGranted(p.RunID, rule))
 		}
 	}
 	if err := sess.Append(ctx, batch...); err != nil {
@@ -268,7 +269,7 @@ func lastEvents(rec *SessionRecorder, final helikon.Event) []helikon.SessionEven
 	if !ok || p.State == nil || p.State.RunID == "" {
 		return rec.Drain()
 	}
-	marker, err := helikon.PauseRecorded(p.State)
+	marker, err := session.PauseRecorded(p.State)
 	if err != nil {
 		return rec.Drain()
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/runner"
+	"github.com/paigasus/helikon/session"
 )
 
 type addArgs struct {
@@ -99,8 +100,8 @@ func (s *flakySession) Append(ctx context.Context, evs ...helikon.SessionEvent) 
 func TestRunner_PrependsHistoryAndPersistsTheRun(t *testing.T) {
 	sess := helikon.NewMemorySession()
 	ctx := context.Background()
-	if err := sess.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "hi"}),
-		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "hello"}}, "calc")); err != nil {
+	if err := sess.Append(ctx, session.UserMessage(helikon.TextPart{Text: "hi"}),
+		session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "hello"}}, "calc")); err != nil {
 		t.Fatal(err)
 	}
 	model := s1Model()
@@ -352,9 +353,9 @@ func seed(t *testing.T, evs ...helikon.SessionEvent) *helikon.MemorySession {
 }
 
 func TestRunner_ResumeContinuesAnUnansweredConversation(t *testing.T) {
-	user := helikon.UserMessage(helikon.TextPart{Text: "what is 40+2?"})
-	call := helikon.ToolCalled("call_1", "add", []byte(`{"a":40,"b":2}`))
-	result := helikon.ToolReturned("call_1", helikon.TextPart{Text: "42"})
+	user := session.UserMessage(helikon.TextPart{Text: "what is 40+2?"})
+	call := session.ToolCalled("call_1", "add", []byte(`{"a":40,"b":2}`))
+	result := session.ToolReturned("call_1", helikon.TextPart{Text: "42"})
 	for _, tc := range []struct {
 		name        string
 		log         []helikon.SessionEvent
@@ -385,7 +386,7 @@ func TestRunner_ResumeContinuesAnUnansweredConversation(t *testing.T) {
 func TestRunner_ResumeWithNothingToAnswerFails(t *testing.T) {
 	for name, sess := range map[string]*helikon.MemorySession{
 		"empty session": helikon.NewMemorySession(),
-		"answered":      seed(t, helikon.UserMessage(helikon.TextPart{Text: "hi"}), helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "hello"}}, "calc")),
+		"answered":      seed(t, session.UserMessage(helikon.TextPart{Text: "hi"}), session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "hello"}}, "calc")),
 	} {
 		t.Run(name, func(t *testing.T) {
 			model := mock.Scripted()

@@ -1,6 +1,9 @@
 package runner
 
-import "github.com/paigasus/helikon"
+import (
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
+)
 
 // InterruptedToolResult is the text of the error result
 // [SessionRecorder.Drain] gives a tool call that never returned.
@@ -61,7 +64,7 @@ func (r *SessionRecorder) add(ev helikon.SessionEvent) {
 func (r *SessionRecorder) recordItem(it helikon.Item) {
 	switch it.Role {
 	case helikon.RoleUser:
-		r.add(helikon.UserMessage(it.Content...))
+		r.add(session.UserMessage(it.Content...))
 	case helikon.RoleAssistant:
 		r.recordAssistant(it, true)
 	case helikon.RoleTool:
@@ -93,7 +96,7 @@ func (r *SessionRecorder) recordAssistant(it helikon.Item, calls bool) {
 		}
 	}
 	if len(content) > 0 {
-		r.add(helikon.AssistantMessage(content, it.Agent))
+		r.add(session.AssistantMessage(content, it.Agent))
 	}
 	if !calls {
 		return
@@ -106,7 +109,7 @@ func (r *SessionRecorder) recordAssistant(it helikon.Item, calls bool) {
 }
 
 func (r *SessionRecorder) recordCall(u helikon.ToolUsePart) {
-	r.add(helikon.ToolCalled(u.CallID, u.Name, u.Args))
+	r.add(session.ToolCalled(u.CallID, u.Name, u.Args))
 	if r.open == nil {
 		r.open = r.openBuf[:0]
 	}
@@ -114,7 +117,7 @@ func (r *SessionRecorder) recordCall(u helikon.ToolUsePart) {
 }
 
 func (r *SessionRecorder) recordResult(res helikon.ToolResultPart) {
-	ev := helikon.ToolReturned(res.CallID, res.Content...)
+	ev := session.ToolReturned(res.CallID, res.Content...)
 	ev.Name, ev.IsError = res.Name, res.IsError
 	r.add(ev)
 	for i, c := range r.open {
@@ -162,7 +165,7 @@ func (r *SessionRecorder) observe(ev helikon.Event) {
 			for i, p := range r.reasoning {
 				content[i] = p
 			}
-			r.add(helikon.AssistantMessage(content, e.Item.Agent))
+			r.add(session.AssistantMessage(content, e.Item.Agent))
 			r.reasoning = r.reasoning[:0]
 		}
 		for _, p := range e.Item.Content {
@@ -177,7 +180,7 @@ func (r *SessionRecorder) observe(ev helikon.Event) {
 			}
 		}
 	case helikon.HandoffItem:
-		r.add(helikon.HandoffOccurred(e.From, e.To))
+		r.add(session.HandoffOccurred(e.From, e.To))
 	}
 }
 
@@ -203,7 +206,7 @@ func (r *SessionRecorder) Take() []helikon.SessionEvent {
 // would.
 func (r *SessionRecorder) Drain() []helikon.SessionEvent {
 	for _, c := range r.open {
-		ev := helikon.ToolReturned(c.id, helikon.TextPart{Text: InterruptedToolResult})
+		ev := session.ToolReturned(c.id, helikon.TextPart{Text: InterruptedToolResult})
 		ev.Name, ev.IsError = c.name, true
 		r.add(ev)
 	}

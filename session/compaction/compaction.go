@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 	"log/slog"
 	"math"
 	"strings"
@@ -42,7 +43,7 @@ var ErrFailed = errors.New("compaction: events stored, but compaction failed")
 // When the count exceeds the threshold, the projected messages and a
 // trailing user message holding the prompt ([DefaultPrompt] or
 // [WithPrompt]) go to the model, and its text becomes a
-// [helikon.Compacted] marker appended to the inner session. The marker projects to
+// [session.Compacted] marker appended to the inner session. The marker projects to
 // one system message: a running summary of the whole history, which the
 // next compaction summarises again along with what came after it. With
 // [WithKeepRecentTurns] the newest turns stay verbatim after the summary.
@@ -222,7 +223,7 @@ func (s *Session) compact(ctx context.Context) error {
 			"tokens", s.estimate, "threshold", s.threshold)
 		return nil
 	}
-	marker := helikon.Compacted(summary, len(events))
+	marker := session.Compacted(summary, len(events))
 	marker.KeptCount = len(items) - cut
 	if err := s.inner.Append(ctx, marker); err != nil {
 		return fmt.Errorf("%w: append the summary: %w", ErrFailed, err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/session"
 	"github.com/paigasus/helikon/session/compaction"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
@@ -45,10 +46,10 @@ func (s *spySession) Events(ctx context.Context, after helikon.SequenceID) ([]he
 	return s.MemorySession.Events(ctx, after)
 }
 
-func user(text string) helikon.SessionEvent { return helikon.UserMessage(helikon.TextPart{Text: text}) }
+func user(text string) helikon.SessionEvent { return session.UserMessage(helikon.TextPart{Text: text}) }
 
 func assistant(text string) helikon.SessionEvent {
-	return helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: text}}, "a")
+	return session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: text}}, "a")
 }
 
 // words returns a text of n four-character tokens by the heuristic.
@@ -310,7 +311,7 @@ func TestSession_ConvergenceGuards(t *testing.T) {
 		}
 		// The log projects to one over-threshold summary: a harmless append
 		// that projects to nothing must not re-summarise it.
-		mustAppend(t, s, helikon.HandoffOccurred("a", "b"))
+		mustAppend(t, s, session.HandoffOccurred("a", "b"))
 		if n := len(model.Requests()); n != 1 {
 			t.Fatalf("a lone summary was re-summarised (%d model calls)", n)
 		}
@@ -318,7 +319,7 @@ func TestSession_ConvergenceGuards(t *testing.T) {
 	t.Run("empty projection", func(t *testing.T) {
 		model := mock.Scripted(mock.Text("unused"))
 		s := mustCompacting(t, helikon.NewMemorySession(), model, 10, compaction.WithTokenCounter(constCounter(11)))
-		mustAppend(t, s, helikon.HandoffOccurred("a", "b"))
+		mustAppend(t, s, session.HandoffOccurred("a", "b"))
 		if n := len(model.Requests()); n != 0 {
 			t.Fatalf("an empty projection was summarised (%d model calls)", n)
 		}
@@ -335,11 +336,11 @@ func TestSession_WaitsForPendingToolResult(t *testing.T) {
 	model := mock.Scripted(mock.Text("summary"))
 	inner := helikon.NewMemorySession()
 	s := mustCompacting(t, inner, model, 10)
-	mustAppend(t, s, user(words(20)), helikon.ToolCalled("c1", "lookup", json.RawMessage(`{}`)))
+	mustAppend(t, s, user(words(20)), session.ToolCalled("c1", "lookup", json.RawMessage(`{}`)))
 	if len(model.Requests()) != 0 {
 		t.Fatal("compacted while a tool call awaited its result")
 	}
-	mustAppend(t, s, helikon.ToolReturned("c1", helikon.TextPart{Text: "42"}))
+	mustAppend(t, s, session.ToolReturned("c1", helikon.TextPart{Text: "42"}))
 	if len(model.Requests()) != 1 {
 		t.Fatal("did not compact once the result arrived")
 	}
@@ -353,7 +354,7 @@ func TestSession_WaitsForPendingToolResult(t *testing.T) {
 func TestSession_UnansweredCallOfAnEarlierTurnDoesNotBlock(t *testing.T) {
 	model := mock.Scripted(mock.Text("summary"))
 	s := mustCompacting(t, helikon.NewMemorySession(), model, 10)
-	mustAppend(t, s, user(words(5)), helikon.ToolCalled("lost", "lookup", json.RawMessage(`{}`)))
+	mustAppend(t, s, user(words(5)), session.ToolCalled("lost", "lookup", json.RawMessage(`{}`)))
 	mustAppend(t, s, user(words(20)))
 	if len(model.Requests()) != 1 {
 		t.Fatal("an orphaned call from an earlier turn blocked compaction")
@@ -363,9 +364,9 @@ func TestSession_UnansweredCallOfAnEarlierTurnDoesNotBlock(t *testing.T) {
 func toolTurn(n string, size int) []helikon.SessionEvent {
 	return []helikon.SessionEvent{
 		user("q" + n + words(size)),
-		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "checking"}}, "a"),
-		helikon.ToolCalled("c"+n, "lookup", json.RawMessage(`{}`)),
-		helikon.ToolReturned("c"+n, helikon.TextPart{Text: "r" + n}),
+		session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "checking"}}, "a"),
+		session.ToolCalled("c"+n, "lookup", json.RawMessage(`{}`)),
+		session.ToolReturned("c"+n, helikon.TextPart{Text: "r" + n}),
 		assistant("answer " + n),
 	}
 }

@@ -1,7 +1,7 @@
 // Package compaction keeps a long conversation within a model's context: a
 // [Session] wraps any [helikon.Session] and, once the projected history
 // counts more than a token threshold, asks a model to summarise it and
-// appends a [helikon.Compacted] marker, which projects to the summary
+// appends a [session.Compacted] marker, which projects to the summary
 // (and, with [WithKeepRecentTurns], the newest turns verbatim) in place of
 // what it summarises. The log itself keeps every event.
 //

@@ -8,6 +8,7 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/session"
 	"github.com/paigasus/helikon/session/compaction"
 )
 
@@ -15,20 +16,20 @@ func ExampleNew() {
 	ctx := context.Background()
 	// Any model summarises; a scripted one stands in here.
 	summariser := mock.Scripted(mock.Text("User is tracking a $500 dining budget; $412.50 spent so far."))
-	session, err := compaction.New(helikon.NewMemorySession(), summariser, 50)
+	sess, err := compaction.New(helikon.NewMemorySession(), summariser, 50)
 	if err != nil {
 		log.Fatal(err)
 	}
 
 	long := strings.Repeat("Tell me about every dining purchase this month. ", 5)
-	if err := session.Append(ctx,
-		helikon.UserMessage(helikon.TextPart{Text: long}),
-		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "You spent $412.50 across 14 purchases."}}, "budget"),
+	if err := sess.Append(ctx,
+		session.UserMessage(helikon.TextPart{Text: long}),
+		session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "You spent $412.50 across 14 purchases."}}, "budget"),
 	); err != nil {
 		log.Fatal(err)
 	}
 
-	history, err := session.Snapshot(ctx)
+	history, err := sess.Snapshot(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func ExampleNew() {
 func ExampleWithKeepRecentTurns() {
 	ctx := context.Background()
 	summariser := mock.Scripted(mock.Text("Earlier: the user set a $500 dining budget."))
-	session, err := compaction.New(helikon.NewMemorySession(), summariser, 25,
+	sess, err := compaction.New(helikon.NewMemorySession(), summariser, 25,
 		compaction.WithKeepRecentTurns(1))
 	if err != nil {
 		log.Fatal(err)
@@ -54,14 +55,14 @@ func ExampleWithKeepRecentTurns() {
 		"How am I doing?",
 	}
 	for _, q := range turns {
-		if err := session.Append(ctx,
-			helikon.UserMessage(helikon.TextPart{Text: q}),
-			helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "Noted: 82% used."}}, "budget"),
+		if err := sess.Append(ctx,
+			session.UserMessage(helikon.TextPart{Text: q}),
+			session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "Noted: 82% used."}}, "budget"),
 		); err != nil {
 			log.Fatal(err)
 		}
 	}
-	history, _ := session.Snapshot(ctx)
+	history, _ := sess.Snapshot(ctx)
 	for _, it := range history {
 		fmt.Printf("%s: %s\n", it.Role, it.Text())
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 	"github.com/paigasus/helikon/session/postgres"
 )
 
@@ -25,14 +26,14 @@ func Example() {
 		log.Fatal(err)
 	}
 	// Per request: no I/O.
-	session, err := postgres.OpenWithoutMigrate(pool, "user-42")
+	sess, err := postgres.OpenWithoutMigrate(pool, "user-42")
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := session.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "How am I doing on dining?"})); err != nil {
+	if err := sess.Append(ctx, session.UserMessage(helikon.TextPart{Text: "How am I doing on dining?"})); err != nil {
 		log.Fatal(err)
 	}
-	history, err := session.Snapshot(ctx)
+	history, err := sess.Snapshot(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 	"github.com/paigasus/helikon/session/postgres"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
@@ -88,8 +89,8 @@ func payloadColumnType(t testing.TB, pool *pgxpool.Pool) string {
 // JSON holds NUL characters (stored wrapped).
 func loggedEvents() []helikon.SessionEvent {
 	return append(sessiontest.AllKinds(),
-		helikon.UserMessage(helikon.TextPart{Text: "before\x00after"}),
-		helikon.ToolCalled("c\x001", "t", json.RawMessage(`{"q":"nul \u0000 here"}`)),
+		session.UserMessage(helikon.TextPart{Text: "before\x00after"}),
+		session.ToolCalled("c\x001", "t", json.RawMessage(`{"q":"nul \u0000 here"}`)),
 	)
 }
 

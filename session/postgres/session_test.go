@@ -14,6 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 	"github.com/paigasus/helikon/session/postgres"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
@@ -130,7 +131,7 @@ func TestOpen_MigratesAndOpens(t *testing.T) {
 // The payload keeps the nanoseconds a timestamptz column rounds away.
 func TestAppend_TimestampKeepsNanosecondsBeyondTimestamptz(t *testing.T) {
 	s := openSession(t, sessiontest.UniqueID(t))
-	ev := helikon.UserMessage(helikon.TextPart{Text: "t"})
+	ev := session.UserMessage(helikon.TextPart{Text: "t"})
 	ev.Time = time.Date(2026, 1, 2, 3, 4, 5, 123456789, time.UTC)
 	if err := s.Append(t.Context(), ev); err != nil {
 		t.Fatal(err)
@@ -156,9 +157,9 @@ func TestAppend_TimestampKeepsNanosecondsBeyondTimestamptz(t *testing.T) {
 // the session (and its pool) keep working.
 func TestAppend_ServerRejectionIsAtomicAndSessionUsable(t *testing.T) {
 	s := openSession(t, sessiontest.UniqueID(t))
-	bad := helikon.UserMessage(helikon.TextPart{Text: "fine"})
+	bad := session.UserMessage(helikon.TextPart{Text: "fine"})
 	bad.Kind = "user\x00message"
-	err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "fine"}), bad)
+	err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "fine"}), bad)
 	var pgErr *pgconn.PgError
 	if !errors.As(err, &pgErr) || pgErr.Code != "22021" {
 		t.Fatalf("Append with a NUL byte in a text column = %v, want PgError 22021", err)
@@ -174,7 +175,7 @@ func TestAppend_ServerRejectionIsAtomicAndSessionUsable(t *testing.T) {
 		t.Fatalf("a failed batch stored %d events", len(evs))
 	}
 	for range 3 { // more than once, so a connection left mid-transaction would show
-		if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "ok"})); err != nil {
+		if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "ok"})); err != nil {
 			t.Fatalf("Append after the failure: %v", err)
 		}
 	}
@@ -190,7 +191,7 @@ func TestAppend_UnreachableServerIsErrSessionUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "lost?"}))
+	err = s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "lost?"}))
 	if !errors.Is(err, helikon.ErrSessionUnavailable) {
 		t.Fatalf("Append to a closed port = %v, want ErrSessionUnavailable", err)
 	}
@@ -225,9 +226,9 @@ func TestSession_SnapshotConformance(t *testing.T) {
 func TestEvents_OnlyAWrappedPayloadIsUnwrapped(t *testing.T) {
 	s := openSession(t, sessiontest.UniqueID(t))
 	want := []helikon.SessionEvent{
-		helikon.UserMessage(helikon.TextPart{Text: `{"helikon_payload":"not a wrapper"}`}),
-		helikon.ToolCalled("c", "t", json.RawMessage(`{"helikon_payload":"an argument"}`)),
-		helikon.UserMessage(helikon.TextPart{Text: "a NUL \x00 and the key helikon_payload"}),
+		session.UserMessage(helikon.TextPart{Text: `{"helikon_payload":"not a wrapper"}`}),
+		session.ToolCalled("c", "t", json.RawMessage(`{"helikon_payload":"an argument"}`)),
+		session.UserMessage(helikon.TextPart{Text: "a NUL \x00 and the key helikon_payload"}),
 	}
 	if err := s.Append(t.Context(), want...); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
 
@@ -20,7 +21,7 @@ import (
 func TestConvertToList_KeepsEveryEventAndItsID(t *testing.T) {
 	many := make([]helikon.SessionEvent, 2500) // more than the script's page of 1,000
 	for i := range many {
-		many[i] = helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})
+		many[i] = session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})
 	}
 	for _, tc := range []struct {
 		name   string
@@ -64,7 +65,7 @@ func TestConvertToList_KeepsEveryEventAndItsID(t *testing.T) {
 					t.Fatalf("event %d: seq %d → %d: %s", i, before[i].Seq, after[i].Seq, d)
 				}
 			}
-			if err := fresh.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "next"})); err != nil {
+			if err := fresh.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "next"})); err != nil {
 				t.Fatal(err)
 			}
 			evs, err := fresh.Events(t.Context(), before[len(before)-1].Seq)
@@ -80,11 +81,11 @@ func TestConvertToList_KeepsEveryEventAndItsID(t *testing.T) {
 func TestConvertToList_LeavesWhatItNeedNotConvert(t *testing.T) {
 	client := testClient(t)
 	list := openInternal(t, client, sessiontest.UniqueID(t))
-	if err := list.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "a"})); err != nil {
+	if err := list.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "a"})); err != nil {
 		t.Fatal(err)
 	}
 	empty := openInternal(t, client, sessiontest.UniqueID(t), WithStreamLayout())
-	if err := empty.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "a"})); err != nil {
+	if err := empty.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "a"})); err != nil {
 		t.Fatal(err)
 	}
 	if err := client.XTrimMaxLen(t.Context(), empty.events, 0).Err(); err != nil {
@@ -140,7 +141,7 @@ func TestConvertToList_RefusesAndChangesNothing(t *testing.T) {
 			client := testClient(t)
 			s := openInternal(t, client, sessiontest.UniqueID(t), WithStreamLayout())
 			for i := range 6 {
-				if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+				if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -167,7 +168,7 @@ func TestConvertToList_AppendsBesideItAreKept(t *testing.T) {
 	id := sessiontest.UniqueID(t)
 	s := openInternal(t, client, id, WithStreamLayout())
 	writer := openInternal(t, client, id, WithStreamLayout())
-	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "first"})); err != nil {
+	if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "first"})); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
@@ -177,7 +178,7 @@ func TestConvertToList_AppendsBesideItAreKept(t *testing.T) {
 	var writeErr error
 	wg.Go(func() {
 		for i := range appends {
-			if err := writer.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+			if err := writer.Append(ctx, session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
 				writeErr = err
 				return
 			}
@@ -226,7 +227,7 @@ func TestConvertToList_AReadUnderWayStartsOverOnTheList(t *testing.T) {
 	id := sessiontest.UniqueID(t)
 	writer := openInternal(t, testClient(t), id, WithStreamLayout())
 	for i := range 5 {
-		if err := writer.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+		if err := writer.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
 			t.Fatal(err)
 		}
 	}

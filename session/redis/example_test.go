@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 	rsession "github.com/paigasus/helikon/session/redis"
 )
 
@@ -19,14 +20,14 @@ func Example() {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 	defer client.Close()
 
-	session, err := rsession.New(client, "user-42")
+	sess, err := rsession.New(client, "user-42")
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := session.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "How am I doing on dining?"})); err != nil {
+	if err := sess.Append(ctx, session.UserMessage(helikon.TextPart{Text: "How am I doing on dining?"})); err != nil {
 		log.Fatal(err)
 	}
-	history, err := session.Snapshot(ctx)
+	history, err := sess.Snapshot(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -38,11 +39,11 @@ func Example() {
 func ExampleWithMaxLen() {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 	defer client.Close()
-	session, err := rsession.New(client, "user-42", rsession.WithMaxLen(10_000))
+	sess, err := rsession.New(client, "user-42", rsession.WithMaxLen(10_000))
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(session.EventsKey())
+	fmt.Println(sess.EventsKey())
 	// Output: helikon:session:{user-42}:events
 }
 
@@ -52,11 +53,11 @@ func ExampleWithMaxLen() {
 func ExampleWithStreamLayout() {
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 	defer client.Close()
-	session, err := rsession.New(client, "user-42", rsession.WithStreamLayout(), rsession.WithSeqField())
+	sess, err := rsession.New(client, "user-42", rsession.WithStreamLayout(), rsession.WithSeqField())
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(session.SessionID())
+	fmt.Println(sess.SessionID())
 	// Output: user-42
 }
 
@@ -67,11 +68,11 @@ func ExampleSession_ConvertToList() {
 	ctx := context.Background()
 	client := redis.NewClient(&redis.Options{Addr: "127.0.0.1:6379"})
 	defer client.Close()
-	session, err := rsession.New(client, "user-42")
+	sess, err := rsession.New(client, "user-42")
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := session.ConvertToList(ctx); errors.Is(err, rsession.ErrTooLongToConvert) {
+	if err := sess.ConvertToList(ctx); errors.Is(err, rsession.ErrTooLongToConvert) {
 		log.Print("user-42 stays a stream: ", err)
 	} else if err != nil {
 		log.Fatal(err)

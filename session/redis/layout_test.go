@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 	rsession "github.com/paigasus/helikon/session/redis"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
@@ -44,7 +45,7 @@ func TestAppend_ANewSessionIsAListOfSeqAndPayload(t *testing.T) {
 	id := sessiontest.UniqueID(t)
 	s := openSession(t, id)
 	client := testClient(t)
-	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "hi"}), helikon.HandoffOccurred("triage", "billing")); err != nil {
+	if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "hi"}), session.HandoffOccurred("triage", "billing")); err != nil {
 		t.Fatal(err)
 	}
 	if typ, err := client.Type(t.Context(), s.EventsKey()).Result(); err != nil || typ != "list" {
@@ -109,7 +110,7 @@ func TestWithStreamLayout_ShapesOnlyNewSessions(t *testing.T) {
 			lists := openSession(t, id)
 			streams := openSession(t, id, rsession.WithStreamLayout(), rsession.WithSeqField())
 			for i, s := range []*rsession.Session{creator, lists, streams, lists, streams} {
-				if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+				if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -148,14 +149,14 @@ func TestAppend_AStreamEmptiedButForItsCounterStaysAStream(t *testing.T) {
 	id := sessiontest.UniqueID(t)
 	s := openSession(t, id, rsession.WithStreamLayout())
 	client := testClient(t)
-	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "a"}), helikon.UserMessage(helikon.TextPart{Text: "b"})); err != nil {
+	if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "a"}), session.UserMessage(helikon.TextPart{Text: "b"})); err != nil {
 		t.Fatal(err)
 	}
 	if err := client.Del(t.Context(), s.EventsKey()).Err(); err != nil {
 		t.Fatal(err)
 	}
 	lists := openSession(t, id)
-	if err := lists.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "c"})); err != nil {
+	if err := lists.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "c"})); err != nil {
 		t.Fatal(err)
 	}
 	evs, err := lists.Events(t.Context(), helikon.Beginning)
@@ -174,13 +175,13 @@ func TestList_AForeignItemIsRefusedNotGuessedAround(t *testing.T) {
 	id := sessiontest.UniqueID(t)
 	s := openSession(t, id)
 	client := testClient(t)
-	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "a"})); err != nil {
+	if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "a"})); err != nil {
 		t.Fatal(err)
 	}
 	if err := client.RPush(t.Context(), s.EventsKey(), "not an event").Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "b"})); !errors.Is(err, helikon.ErrSessionCorrupt) {
+	if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "b"})); !errors.Is(err, helikon.ErrSessionCorrupt) {
 		t.Fatalf("Append after a foreign item = %v, want ErrSessionCorrupt", err)
 	}
 	if n, _ := client.LLen(t.Context(), s.EventsKey()).Result(); n != 2 {
@@ -201,7 +202,7 @@ func TestAppend_AKeyOfAnotherTypeIsRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rerr redis.Error
-	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "a"})); !errors.As(err, &rerr) || !strings.HasPrefix(rerr.Error(), "WRONGTYPE") {
+	if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "a"})); !errors.As(err, &rerr) || !strings.HasPrefix(rerr.Error(), "WRONGTYPE") {
 		t.Fatalf("Append onto a string key = %v, want WRONGTYPE", err)
 	}
 	if _, err := s.Events(t.Context(), helikon.Beginning); err == nil {
@@ -216,12 +217,12 @@ func TestAppend_AKeyOfAnotherTypeIsRefused(t *testing.T) {
 // order, under consecutive ids.
 func TestAppend_ABatchOfThousandsGoesInWhole(t *testing.T) {
 	s := openSession(t, sessiontest.UniqueID(t))
-	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "first"})); err != nil {
+	if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "first"})); err != nil {
 		t.Fatal(err)
 	}
 	batch := make([]helikon.SessionEvent, 2500)
 	for i := range batch {
-		batch[i] = helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})
+		batch[i] = session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})
 	}
 	if err := s.Append(t.Context(), batch...); err != nil {
 		t.Fatal(err)

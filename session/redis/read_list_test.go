@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
 
@@ -114,7 +115,7 @@ func TestEachInList_ReadsTheLogWhateverItsHint(t *testing.T) {
 	id := sessiontest.UniqueID(t)
 	s := openInternal(t, client, id, WithMaxLen(5))
 	for i := range 12 {
-		if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+		if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -146,7 +147,7 @@ func TestEachInList_ALogBegunAgainReadsWhatIsThere(t *testing.T) {
 	s := openInternal(t, client, sessiontest.UniqueID(t))
 	appendN := func(n int) {
 		for i := range n {
-			if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+			if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -176,7 +177,7 @@ func TestEachInList_ATrimmingWriterNeverOpensAHole(t *testing.T) {
 	id := sessiontest.UniqueID(t)
 	writer := openInternal(t, client, id, WithMaxLen(7))
 	reader := openInternal(t, client, id)
-	if err := writer.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "first"})); err != nil {
+	if err := writer.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "first"})); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(t.Context())
@@ -186,7 +187,7 @@ func TestEachInList_ATrimmingWriterNeverOpensAHole(t *testing.T) {
 	go func() {
 		defer wg.Done()
 		for i := 0; ctx.Err() == nil && i < 3000; i++ {
-			if err := writer.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil && ctx.Err() == nil {
+			if err := writer.Append(ctx, session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil && ctx.Err() == nil {
 				writeErr = err
 				return
 			}
@@ -254,7 +255,7 @@ func TestEachInList_AnIncrementalReadIsOneCommand(t *testing.T) {
 			}
 			s := openInternal(t, client, sessiontest.UniqueID(t), opts...)
 			for i := range 12 {
-				if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+				if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
 					t.Fatal(err)
 				}
 			}

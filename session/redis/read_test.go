@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
 
@@ -196,7 +197,7 @@ func testTrimBetweenPages(t *testing.T, opts []Option) {
 	reader := openInternal(t, client, id, opts...)
 	writer := openInternal(t, client, id, append(opts, WithMaxLen(2))...)
 	for i := range 2 {
-		if err := writer.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+		if err := writer.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -207,7 +208,7 @@ func testTrimBetweenPages(t *testing.T, opts []Option) {
 			// The first page is read; four appends trim seq 2 and 3 away
 			// before the second page is.
 			for i := range 4 {
-				if err := writer.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint("late ", i)})); err != nil {
+				if err := writer.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: fmt.Sprint("late ", i)})); err != nil {
 					return err
 				}
 			}
@@ -237,7 +238,7 @@ func testPagesJoinUp(t *testing.T, opts []Option) {
 	id := sessiontest.UniqueID(t)
 	s := openInternal(t, client, id, opts...)
 	for i := range 7 {
-		if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+		if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -245,7 +246,7 @@ func testPagesJoinUp(t *testing.T, opts []Option) {
 	err := s.each(t.Context(), 0, func(ev helikon.SessionEvent) error {
 		seen = append(seen, ev.Seq)
 		if ev.Seq == 3 {
-			return s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "late"}))
+			return s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "late"}))
 		}
 		return nil
 	})
@@ -281,7 +282,7 @@ func TestParsedPage_ReadsWhatTheRawPageDoes(t *testing.T) {
 			withPage(t, 3)
 			s := openInternal(t, client, sessiontest.UniqueID(t), l.opts...)
 			for i := range 5 {
-				if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+				if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
 					t.Fatal(err)
 				}
 			}
@@ -321,7 +322,7 @@ func TestPage_RetriesOnceOnABrokenConnection(t *testing.T) {
 func testRetry(t *testing.T, opts []Option, failures int, wantErr bool) {
 	client := testClient(t)
 	s := openInternal(t, client, sessiontest.UniqueID(t), opts...)
-	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "x"})); err != nil {
+	if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "x"})); err != nil {
 		t.Fatal(err)
 	}
 	left := failures
@@ -383,7 +384,7 @@ func testOvertaken(t *testing.T, opts []Option, overtaken int, wantErr bool) {
 	id := sessiontest.UniqueID(t)
 	writer := openInternal(t, testClient(t), id, append(opts, WithMaxLen(2))...)
 	for i := range 2 {
-		if err := writer.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+		if err := writer.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -398,7 +399,7 @@ func testOvertaken(t *testing.T, opts []Option, overtaken int, wantErr bool) {
 		}
 		times--
 		for i := range 4 {
-			if err := writer.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint("late ", i)})); err != nil {
+			if err := writer.Append(ctx, session.UserMessage(helikon.TextPart{Text: fmt.Sprint("late ", i)})); err != nil {
 				return err
 			}
 		}

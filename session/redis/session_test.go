@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 	rsession "github.com/paigasus/helikon/session/redis"
 	"github.com/paigasus/helikon/session/sessiontest"
 )
@@ -119,9 +120,9 @@ func TestAppend_StreamEntriesCarryThePayloadUnderTheirSeq(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := openSession(t, sessiontest.UniqueID(t), append(tc.opts, rsession.WithStreamLayout())...)
-			ev := helikon.HandoffOccurred("triage", "billing")
+			ev := session.HandoffOccurred("triage", "billing")
 			ev.Time = time.Unix(1700000000, 123456789).UTC()
-			if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "hi"}), ev); err != nil {
+			if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "hi"}), ev); err != nil {
 				t.Fatal(err)
 			}
 			msgs, err := testClient(t).XRange(t.Context(), s.EventsKey(), "-", "+").Result()
@@ -180,7 +181,7 @@ func TestEvents_ReadsEntriesInTheEarlierLayout(t *testing.T) {
 	id := sessiontest.UniqueID(t)
 	s := openSession(t, id)
 	client := testClient(t)
-	old := helikon.UserMessage(helikon.TextPart{Text: "written by an earlier version"})
+	old := session.UserMessage(helikon.TextPart{Text: "written by an earlier version"})
 	old.Time = time.Unix(1700000000, 5).UTC()
 	payload, err := json.Marshal(old)
 	if err != nil {
@@ -193,7 +194,7 @@ func TestEvents_ReadsEntriesInTheEarlierLayout(t *testing.T) {
 	if err := client.Set(t.Context(), "helikon:session:{"+id+"}:seq", 1, 0).Err(); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "written now"})); err != nil {
+	if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "written now"})); err != nil {
 		t.Fatal(err)
 	}
 	evs, err := s.Events(t.Context(), helikon.Beginning)
@@ -219,7 +220,7 @@ func testMaxLen(t *testing.T, opts []rsession.Option) {
 	for i := range 4 {
 		batch := []helikon.SessionEvent{}
 		for j := range i + 1 {
-			batch = append(batch, helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i, j)}))
+			batch = append(batch, session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i, j)}))
 		}
 		if err := s.Append(t.Context(), batch...); err != nil {
 			t.Fatal(err)
@@ -247,7 +248,7 @@ func testMaxLen(t *testing.T, opts []rsession.Option) {
 			t.Errorf("Events(after %d) seqs = %v, want %v", tc.after, got, tc.want)
 		}
 	}
-	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "next"})); err != nil {
+	if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "next"})); err != nil {
 		t.Fatal(err)
 	}
 	evs, err := s.Events(t.Context(), 9)
@@ -264,13 +265,13 @@ func testMaxLen(t *testing.T, opts []rsession.Option) {
 func TestAppend_LostCounterRefusedAndNothingWritten(t *testing.T) {
 	id := sessiontest.UniqueID(t)
 	s := openSession(t, id, rsession.WithStreamLayout())
-	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "a"}), helikon.UserMessage(helikon.TextPart{Text: "b"})); err != nil {
+	if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "a"}), session.UserMessage(helikon.TextPart{Text: "b"})); err != nil {
 		t.Fatal(err)
 	}
 	if err := testClient(t).Del(t.Context(), "helikon:session:{"+id+"}:seq").Err(); err != nil {
 		t.Fatal(err)
 	}
-	err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "c"}))
+	err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "c"}))
 	if !errors.Is(err, rsession.ErrSequenceLost) {
 		t.Fatalf("Append with the counter gone = %v, want ErrSequenceLost", err)
 	}
@@ -293,7 +294,7 @@ func TestAppend_UnreachableServerIsErrSessionUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "lost?"})); !errors.Is(err, helikon.ErrSessionUnavailable) {
+	if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "lost?"})); !errors.Is(err, helikon.ErrSessionUnavailable) {
 		t.Fatalf("Append to a closed port = %v, want ErrSessionUnavailable", err)
 	}
 	if _, err := s.Events(t.Context(), helikon.Beginning); !errors.Is(err, helikon.ErrSessionUnavailable) {

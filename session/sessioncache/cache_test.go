@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 )
 
 // probe is a MemorySession that records the positions Events reads after
@@ -47,7 +48,7 @@ func newProbe(t *testing.T, texts ...string) *probe {
 func appendTexts(t *testing.T, s helikon.Session, texts ...string) {
 	t.Helper()
 	for _, text := range texts {
-		if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: text})); err != nil {
+		if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: text})); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -187,8 +188,8 @@ func TestCache_ConcurrentRunsOnOneSession(t *testing.T) {
 				}
 				before := fmt.Sprint(items)
 				if err := w.Append(context.Background(),
-					helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: fmt.Sprint(g, i)}}, "a"),
-					helikon.ToolCalled(fmt.Sprint(g, i), "t", nil)); err != nil {
+					session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: fmt.Sprint(g, i)}}, "a"),
+					session.ToolCalled(fmt.Sprint(g, i), "t", nil)); err != nil {
 					t.Error(err)
 					return
 				}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 )
 
 // Baseline is the bare write a backend is compared with (an INSERT, an
@@ -19,7 +20,7 @@ type Baseline func(ctx context.Context, i int, payload []byte) error
 // BenchEvent is the event the benchmarks append: a user message of about
 // 200 bytes of JSON, the size of a short chat turn.
 func BenchEvent() helikon.SessionEvent {
-	return helikon.UserMessage(helikon.TextPart{Text: "How much did I spend on dining last month, and am I on track for this month's budget?"})
+	return session.UserMessage(helikon.TextPart{Text: "How much did I spend on dining last month, and am I on track for this month's budget?"})
 }
 
 // BenchAppend measures appends of batch events to s and reports events/s.
@@ -75,7 +76,7 @@ func BenchSnapshot(b *testing.B, s helikon.Session, n int) {
 		if i%2 == 0 {
 			batch = append(batch, BenchEvent())
 		} else {
-			batch = append(batch, helikon.AssistantMessage([]helikon.ContentPart{
+			batch = append(batch, session.AssistantMessage([]helikon.ContentPart{
 				helikon.TextPart{Text: fmt.Sprintf("Answer %d: you spent $412.50 on dining, 82%% of the budget.", i)},
 			}, "budget-assistant"))
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 )
 
 // InvalidArgs returns tool-call arguments a model can send that are not a
@@ -29,15 +30,15 @@ func InvalidArgs() map[string]json.RawMessage {
 // assistant message, and that the rest of the batch is stored with it.
 func testInvalidArgs(t *testing.T, s helikon.Session) {
 	var want []helikon.SessionEvent
-	want = append(want, helikon.UserMessage(helikon.TextPart{Text: "go"}))
+	want = append(want, session.UserMessage(helikon.TextPart{Text: "go"}))
 	for name, args := range InvalidArgs() {
 		want = append(want,
-			helikon.AssistantMessage([]helikon.ContentPart{
+			session.AssistantMessage([]helikon.ContentPart{
 				helikon.TextPart{Text: "calling " + name},
 				helikon.ToolUsePart{CallID: "use-" + name, Name: "t", Args: args},
 			}, "a"),
-			helikon.ToolCalled("call-"+name, "t", args),
-			helikon.ToolReturned("call-"+name, helikon.TextPart{Text: "invalid arguments"}),
+			session.ToolCalled("call-"+name, "t", args),
+			session.ToolReturned("call-"+name, helikon.TextPart{Text: "invalid arguments"}),
 		)
 	}
 	mustAppend(t, s, want...)
@@ -82,13 +83,13 @@ func testInvalidArgs(t *testing.T, s helikon.Session) {
 // argument strings are stored as they are.
 func testNUL(t *testing.T, s helikon.Session) {
 	want := []helikon.SessionEvent{
-		helikon.UserMessage(helikon.TextPart{Text: "before\x00after"}, helikon.TextPart{Text: "\x00"}),
-		helikon.AssistantMessage([]helikon.ContentPart{
+		session.UserMessage(helikon.TextPart{Text: "before\x00after"}, helikon.TextPart{Text: "\x00"}),
+		session.AssistantMessage([]helikon.ContentPart{
 			helikon.ReasoningPart{Text: "think\x00ing", Signature: "s\x00g"},
 			helikon.TextPart{Text: "a\x00b"},
 		}, "agent\x00name"),
-		helikon.ToolCalled("c\x001", "t", json.RawMessage(`{"q":"nul \u0000 here"}`)),
-		helikon.ToolReturned("c\x001", helikon.TextPart{Text: "out\x00put"}),
+		session.ToolCalled("c\x001", "t", json.RawMessage(`{"q":"nul \u0000 here"}`)),
+		session.ToolReturned("c\x001", helikon.TextPart{Text: "out\x00put"}),
 	}
 	mustAppend(t, s, want...)
 	got := mustEvents(t, s, helikon.Beginning)

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 )
 
 // The shape of the concurrent-writers check: writers goroutines each make
@@ -84,24 +85,24 @@ var sampleTime = time.Date(2026, 3, 14, 15, 9, 26, 535897932, time.UTC)
 // timestamps and every optional field set, for round-trip checks.
 func AllKinds() []helikon.SessionEvent {
 	evs := []helikon.SessionEvent{
-		helikon.UserMessage(
+		session.UserMessage(
 			helikon.TextPart{Text: "héllo, wörld ✓ \"quoted\" <tag> \n newline"},
 			helikon.ImagePart{MediaType: "image/png", Data: []byte{0x89, 'P', 'N', 'G', 0}},
 			helikon.ImagePart{URL: "https://example.com/a.png"},
 		),
-		helikon.AssistantMessage([]helikon.ContentPart{
+		session.AssistantMessage([]helikon.ContentPart{
 			helikon.ReasoningPart{Text: "thinking", Signature: "sig", Data: "opaque", ID: "rs_1"},
 			helikon.TextPart{Text: "let me look"},
 			helikon.ToolUsePart{CallID: "call_1", Name: "lookup", Args: json.RawMessage(`{"q":"x","n":[1,2.5,true,null]}`)},
 		}, "assistant-a"),
-		helikon.ToolCalled("call_1", "lookup", json.RawMessage(`{"q":"x","nested":{"b":1,"a":2}}`)),
-		helikon.ToolReturned("call_1", helikon.TextPart{Text: `{"total":42}`}),
+		session.ToolCalled("call_1", "lookup", json.RawMessage(`{"q":"x","nested":{"b":1,"a":2}}`)),
+		session.ToolReturned("call_1", helikon.TextPart{Text: `{"total":42}`}),
 		{Kind: helikon.KindToolReturned, CallID: "call_2", Name: "fail", IsError: true, Content: []helikon.ContentPart{
 			helikon.ToolResultPart{CallID: "inner", Name: "n", IsError: true, Content: []helikon.ContentPart{helikon.TextPart{Text: "boom"}}},
 		}},
-		helikon.HandoffOccurred("triage", "billing"),
-		helikon.Compacted("summary of the earlier talk", 5),
-		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "after the summary"}}, "billing"),
+		session.HandoffOccurred("triage", "billing"),
+		session.Compacted("summary of the earlier talk", 5),
+		session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "after the summary"}}, "billing"),
 	}
 	for i := range evs {
 		evs[i].Time = sampleTime.Add(time.Duration(i) * 1001)
@@ -222,12 +223,12 @@ func testSnapshot(t *testing.T, s helikon.Session) {
 	// A second turn after the marker, with a tool round trip, so the
 	// projection exercises grouping after a compaction too.
 	evs = append(evs,
-		helikon.UserMessage(helikon.TextPart{Text: "and then?"}),
-		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "checking"}}, "billing"),
-		helikon.ToolCalled("c9", "t", json.RawMessage(`{}`)),
-		helikon.ToolCalled("c10", "t", json.RawMessage(`{"k":1}`)),
-		helikon.ToolReturned("c9", helikon.TextPart{Text: "1"}),
-		helikon.ToolReturned("c10", helikon.TextPart{Text: "2"}),
+		session.UserMessage(helikon.TextPart{Text: "and then?"}),
+		session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "checking"}}, "billing"),
+		session.ToolCalled("c9", "t", json.RawMessage(`{}`)),
+		session.ToolCalled("c10", "t", json.RawMessage(`{"k":1}`)),
+		session.ToolReturned("c9", helikon.TextPart{Text: "1"}),
+		session.ToolReturned("c10", helikon.TextPart{Text: "2"}),
 	)
 	mustAppend(t, s, evs...)
 	got, err := s.Snapshot(t.Context())
@@ -396,7 +397,7 @@ func testConcurrent(t *testing.T, s helikon.Session) {
 			for a, n := range batches[w] {
 				evs := make([]helikon.SessionEvent, n)
 				for e := range evs {
-					evs[e] = helikon.UserMessage(helikon.TextPart{Text: fmt.Sprintf("w%d/a%d/e%d", w, a, e)})
+					evs[e] = session.UserMessage(helikon.TextPart{Text: fmt.Sprintf("w%d/a%d/e%d", w, a, e)})
 				}
 				if err := s.Append(t.Context(), evs...); err != nil {
 					errs <- fmt.Errorf("writer %d append %d: %w", w, a, err)
@@ -515,7 +516,7 @@ func checkContiguous(t *testing.T, evs []helikon.SessionEvent, want int) {
 func texts(ss ...string) []helikon.SessionEvent {
 	out := make([]helikon.SessionEvent, len(ss))
 	for i, s := range ss {
-		out[i] = helikon.UserMessage(helikon.TextPart{Text: s})
+		out[i] = session.UserMessage(helikon.TextPart{Text: s})
 	}
 	return out
 }

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 )
 
 // SnapshotSession is a session that can keep a compacted snapshot: its
@@ -58,14 +59,14 @@ func RunSnapshots(t *testing.T, open func(t *testing.T, id string, every int) Sn
 // joining an assistant message, and compactions that keep messages.
 func snapshotLog() []helikon.SessionEvent {
 	return append(AllKinds(),
-		helikon.UserMessage(helikon.TextPart{Text: "and then?"}),
-		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "checking"}}, "b"),
-		helikon.ToolCalled("c9", "t", json.RawMessage(`{}`)),
-		helikon.ToolCalled("c10", "t", json.RawMessage(`{"k":`)),
-		helikon.ToolReturned("c9", helikon.TextPart{Text: "1"}),
-		helikon.ToolReturned("c10", helikon.TextPart{Text: "nul \x00"}),
+		session.UserMessage(helikon.TextPart{Text: "and then?"}),
+		session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "checking"}}, "b"),
+		session.ToolCalled("c9", "t", json.RawMessage(`{}`)),
+		session.ToolCalled("c10", "t", json.RawMessage(`{"k":`)),
+		session.ToolReturned("c9", helikon.TextPart{Text: "1"}),
+		session.ToolReturned("c10", helikon.TextPart{Text: "nul \x00"}),
 		helikon.SessionEvent{Kind: helikon.KindCompacted, Summary: "s2", KeptCount: 3},
-		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "last"}}, "b"),
+		session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "last"}}, "b"),
 	)
 }
 

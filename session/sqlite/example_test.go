@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 	"github.com/paigasus/helikon/session/sqlite"
 )
 
@@ -24,19 +25,19 @@ func Example() {
 		log.Fatal(err)
 	}
 	defer db.Close()
-	session, err := sqlite.Open(ctx, db, "user-42")
+	sess, err := sqlite.Open(ctx, db, "user-42")
 	if err != nil {
 		log.Fatal(err)
 	}
 
-	err = session.Append(ctx,
-		helikon.UserMessage(helikon.TextPart{Text: "How am I doing on dining?"}),
-		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "82% of budget, with a week to go."}}, "budget-assistant"),
+	err = sess.Append(ctx,
+		session.UserMessage(helikon.TextPart{Text: "How am I doing on dining?"}),
+		session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "82% of budget, with a week to go."}}, "budget-assistant"),
 	)
 	if err != nil {
 		log.Fatal(err)
 	}
-	items, err := session.Snapshot(ctx)
+	items, err := sess.Snapshot(ctx)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -68,11 +69,11 @@ func ExampleOpenWithoutMigrate() {
 	}
 
 	for _, id := range []string{"alice", "bob"} {
-		session, err := sqlite.OpenWithoutMigrate(db, id)
+		sess, err := sqlite.OpenWithoutMigrate(db, id)
 		if err != nil {
 			log.Fatal(err)
 		}
-		if err := session.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "hello from " + id})); err != nil {
+		if err := sess.Append(ctx, session.UserMessage(helikon.TextPart{Text: "hello from " + id})); err != nil {
 			log.Fatal(err)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 	"github.com/paigasus/helikon/session/sessiontest"
 	"github.com/paigasus/helikon/session/sqlite"
 )
@@ -96,7 +97,7 @@ func TestMigrate_IdempotentAndPersistsAcrossReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "remember me"})); err != nil {
+	if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "remember me"})); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
@@ -139,7 +140,7 @@ func TestAppend_BusyTimeoutFailsCleanlyAndSessionStaysUsable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "before"})); err != nil {
+	if err := s.Append(ctx, session.UserMessage(helikon.TextPart{Text: "before"})); err != nil {
 		t.Fatal(err)
 	}
 
@@ -158,7 +159,7 @@ func TestAppend_BusyTimeoutFailsCleanlyAndSessionStaysUsable(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	err = s.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "blocked 1"}), helikon.UserMessage(helikon.TextPart{Text: "blocked 2"}))
+	err = s.Append(ctx, session.UserMessage(helikon.TextPart{Text: "blocked 1"}), session.UserMessage(helikon.TextPart{Text: "blocked 2"}))
 	if !errors.Is(err, sqlite.ErrBusy) {
 		t.Fatalf("Append while locked = %v, want ErrBusy", err)
 	}
@@ -173,7 +174,7 @@ func TestAppend_BusyTimeoutFailsCleanlyAndSessionStaysUsable(t *testing.T) {
 	if _, err := holder.ExecContext(ctx, "ROLLBACK"); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Append(ctx, helikon.UserMessage(helikon.TextPart{Text: "after"})); err != nil {
+	if err := s.Append(ctx, session.UserMessage(helikon.TextPart{Text: "after"})); err != nil {
 		t.Fatalf("Append after the lock was released: %v", err)
 	}
 	evs, err = s.Events(ctx, helikon.Beginning)
@@ -207,7 +208,7 @@ func TestAppend_TwoPoolsOnOneFileStayContiguous(t *testing.T) {
 	for w := range 8 {
 		wg.Go(func() {
 			for range 50 {
-				if err := sessions[w%2].Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "x"}), helikon.UserMessage(helikon.TextPart{Text: "y"})); err != nil {
+				if err := sessions[w%2].Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "x"}), session.UserMessage(helikon.TextPart{Text: "y"})); err != nil {
 					errs <- err
 					return
 				}
@@ -270,14 +271,14 @@ func TestSnapshot_LoadStoresTheProjectionEveryN(t *testing.T) {
 		return seq
 	}
 	for i := range 2 {
-		if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
+		if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})); err != nil {
 			t.Fatal(err)
 		}
 	}
 	if _, err := s.Snapshot(t.Context()); err != nil || stored() != -1 {
 		t.Fatalf("after folding 2 of 3 events: %v, snapshot at %d, want none", err, stored())
 	}
-	if err := s.Append(t.Context(), helikon.UserMessage(helikon.TextPart{Text: "2"})); err != nil {
+	if err := s.Append(t.Context(), session.UserMessage(helikon.TextPart{Text: "2"})); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.Snapshot(t.Context()); err != nil || stored() != 2 {
@@ -306,7 +307,7 @@ func TestEvents_AMalformedRowIsErrSessionCorrupt(t *testing.T) {
 			}
 			evs := make([]helikon.SessionEvent, tc.events)
 			for i := range evs {
-				evs[i] = helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})
+				evs[i] = session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i)})
 			}
 			if err := s.Append(t.Context(), evs...); err != nil {
 				t.Fatal(err)

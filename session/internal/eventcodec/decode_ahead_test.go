@@ -10,6 +10,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 )
 
 // storedLog returns n stored events, payload i a user message saying i,
@@ -18,7 +19,7 @@ func storedLog(t *testing.T, n, pad int) [][]byte {
 	t.Helper()
 	log := make([][]byte, n)
 	for i := range log {
-		recs, err := Encode([]helikon.SessionEvent{helikon.UserMessage(helikon.TextPart{Text: fmt.Sprint(i, strings.Repeat("x", pad))})})
+		recs, err := Encode([]helikon.SessionEvent{session.UserMessage(helikon.TextPart{Text: fmt.Sprint(i, strings.Repeat("x", pad))})})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -12,6 +12,7 @@ import (
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/internal/benchpair"
 	"github.com/paigasus/helikon/internal/cputime"
+	"github.com/paigasus/helikon/session"
 )
 
 // slowDecode is the general decoder the fast path stands in for: the
@@ -29,18 +30,18 @@ func decodeEvent(data []byte, e *helikon.SessionEvent) bool { return decodeEvent
 // hand-written variations the fast path must give up on or agree with.
 func decodeCorpus(t testing.TB) [][]byte {
 	evs := []helikon.SessionEvent{
-		helikon.UserMessage(helikon.TextPart{Text: "héllo \"q\" \\ \n\t\u2028 \x00 <tag> 😀"}, helikon.ImagePart{MediaType: "image/png", Data: []byte{0x89, 'P', 0}}, helikon.ImagePart{URL: "https://x/a.png"}),
-		helikon.AssistantMessage([]helikon.ContentPart{
+		session.UserMessage(helikon.TextPart{Text: "héllo \"q\" \\ \n\t\u2028 \x00 <tag> 😀"}, helikon.ImagePart{MediaType: "image/png", Data: []byte{0x89, 'P', 0}}, helikon.ImagePart{URL: "https://x/a.png"}),
+		session.AssistantMessage([]helikon.ContentPart{
 			helikon.ReasoningPart{Text: "t", Signature: "s", Data: "opaque", ID: "rs"},
 			helikon.TextPart{Text: "x"},
 			helikon.ToolUsePart{CallID: "c", Name: "n", Args: json.RawMessage(`{"a":[1,2.5,true,null,"s"]}`)},
 			helikon.ToolUsePart{CallID: "c2", Name: "n", Args: json.RawMessage(`{"a":`)},
 		}, "agent"),
-		helikon.ToolCalled("c", "lookup", json.RawMessage(` {"q": "x\u00e9"} `)),
-		helikon.ToolCalled("c", "lookup", json.RawMessage("{\"bad\":\"\xff\"")),
-		helikon.ToolReturned("c", helikon.TextPart{Text: `{"total":42}`}),
+		session.ToolCalled("c", "lookup", json.RawMessage(` {"q": "x\u00e9"} `)),
+		session.ToolCalled("c", "lookup", json.RawMessage("{\"bad\":\"\xff\"")),
+		session.ToolReturned("c", helikon.TextPart{Text: `{"total":42}`}),
 		{Kind: helikon.KindToolReturned, CallID: "c", IsError: true, Content: []helikon.ContentPart{helikon.ToolResultPart{CallID: "i", Content: []helikon.ContentPart{helikon.TextPart{Text: "boom"}}}}},
-		helikon.HandoffOccurred("a", "b"),
+		session.HandoffOccurred("a", "b"),
 		{Kind: helikon.KindCompacted, Summary: "s", OriginalCount: 5, KeptCount: 2},
 		{Kind: helikon.KindUserMessage, Content: []helikon.ContentPart{}},
 	}
@@ -138,9 +139,9 @@ func TestDecoder_RepeatedNamesShareOneString(t *testing.T) {
 	decoded := map[string][]helikon.SessionEvent{}
 	for i := range 3 {
 		for _, ev := range []helikon.SessionEvent{
-			helikon.ToolCalled(fmt.Sprint("call_", i), "lookup_spending", json.RawMessage(`{}`)),
-			helikon.ToolReturned(fmt.Sprint("call_", i), helikon.TextPart{Text: "{}"}),
-			helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "ok"}}, "budget-assistant"),
+			session.ToolCalled(fmt.Sprint("call_", i), "lookup_spending", json.RawMessage(`{}`)),
+			session.ToolReturned(fmt.Sprint("call_", i), helikon.TextPart{Text: "{}"}),
+			session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "ok"}}, "budget-assistant"),
 		} {
 			data, err := json.Marshal(ev)
 			if err != nil {
@@ -173,7 +174,7 @@ func TestDecoder_SharedBytesStayEachEventsOwn(t *testing.T) {
 	var d Decoder
 	var got []helikon.SessionEvent
 	for i := range 3 {
-		data, err := json.Marshal(helikon.ToolCalled(fmt.Sprint("call_", i), "t", json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))))
+		data, err := json.Marshal(session.ToolCalled(fmt.Sprint("call_", i), "t", json.RawMessage(fmt.Sprintf(`{"n":%d}`, i))))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -254,11 +255,11 @@ func FuzzDecodeEvent(f *testing.F) {
 func BenchmarkDecodeEvent_FastVsGeneral(b *testing.B) {
 	var payloads [][]byte
 	for _, ev := range []helikon.SessionEvent{
-		helikon.UserMessage(helikon.TextPart{Text: "How am I doing on my dining budget this month?"}),
-		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "Let me look at this month's dining transactions."}}, "budget-assistant"),
-		helikon.ToolCalled("call_1", "lookup_spending", json.RawMessage(`{"category":"Dining","month":"2026-11"}`)),
-		helikon.ToolReturned("call_1", helikon.TextPart{Text: `{"total":312.4,"count":18,"budget":400}`}),
-		helikon.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "You spent $312.40 on dining in 18 transactions, 78% of your $400 budget, with 9 days to go."}}, "budget-assistant"),
+		session.UserMessage(helikon.TextPart{Text: "How am I doing on my dining budget this month?"}),
+		session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "Let me look at this month's dining transactions."}}, "budget-assistant"),
+		session.ToolCalled("call_1", "lookup_spending", json.RawMessage(`{"category":"Dining","month":"2026-11"}`)),
+		session.ToolReturned("call_1", helikon.TextPart{Text: `{"total":312.4,"count":18,"budget":400}`}),
+		session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "You spent $312.40 on dining in 18 transactions, 78% of your $400 budget, with 9 days to go."}}, "budget-assistant"),
 	} {
 		data, err := json.Marshal(ev)
 		if err != nil {
