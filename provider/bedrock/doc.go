@@ -1,6 +1,8 @@
 // Package bedrock is the AWS Bedrock adapter for Helikon: [Model] streams
-// from the Converse API (ConverseStream) as a [helikon.Model], through
-// aws-sdk-go-v2's bedrockruntime client.
+// from the Converse API (ConverseStream) as a [helikon.Model]. It takes its
+// configuration and credentials as an aws-sdk-go-v2 aws.Config and signs
+// with the SDK's SigV4 signer; it writes the request and reads the
+// response itself, without the SDK's bedrockruntime client.
 //
 //	cfg, err := config.LoadDefaultConfig(ctx) // github.com/aws/aws-sdk-go-v2/config
 //	if err != nil {
@@ -19,8 +21,10 @@
 // chain's STS, SSO and sign-in clients (3.9 MB of a stripped binary, and
 // their init work on every start). Credentials resolve lazily, so a missing
 // or refused one is the first Invoke's error (a missing one wrapping
-// [ErrNoCredentials], which names the variables to set). [NewFromClient]
-// takes a ready client.
+// [ErrNoCredentials], which names the variables to set). Requests go to
+// the region's endpoint, https://bedrock-runtime.{region}.amazonaws.com,
+// unless [WithBaseEndpoint] or aws.Config.BaseEndpoint names another (a
+// FIPS or VPC endpoint, a test server), through aws.Config.HTTPClient.
 //
 // # What it covers
 //
@@ -53,32 +57,39 @@
 // ModelNotReady, InternalServer, ModelStreamError and ModelTimeout
 // exceptions are Unavailable; a ValidationException about the input length
 // is ContextLengthExceeded; AccessDenied and ResourceNotFound are Other,
-// naming the model id and region. Exceptions arriving inside the event
-// stream map the same way; a stream that ends before messageStop, a message
+// naming the model id and region, as do the signature and token errors
+// (UnrecognizedClient, InvalidSignature, ExpiredToken); an error response
+// without a code (a proxy's page) is classified by its status and quoted.
+// The code is read from the X-Amzn-ErrorType header or the body's __type,
+// and the cause is a smithy.APIError carrying it. Exceptions arriving
+// inside the event stream map the same way; a stream that ends before messageStop, a message
 // whose checksums fail, a broken connection and a cancelled context are
 // Transport. A 2xx response that is not an event stream and a message over
 // [WithMaxEventSize] are Other, not retried.
 //
-// # Why aws-sdk-go-v2
+// # Why aws-sdk-go-v2, and only its signer
 //
 // Bedrock needs SigV4 signing, AWS credentials (profiles, SSO, web
 // identity, container and instance roles) and the binary event-stream
-// framing: the SDK's service/bedrockruntime and its credential providers
-// bring all three, maintained by AWS, where a hand-written client would
-// re-implement them. The package takes an aws.Config rather than loading
-// one, so that the SDK's config package, whose credential chain links the
-// STS, SSO, SSO-OIDC and sign-in clients, is linked only into a program
-// that asks for it. The SDK's cost is binary size and package
-// initialisation (its bedrockruntime schemas are built at init), measured
-// in examples/agentcore/README.md. The client [New] builds does not retry
-// (retry.Model does, on the typed errors).
+// framing. The SDK brings the first two, maintained by AWS: [New] takes an
+// aws.Config, whose credential providers the caller picks (the config
+// package's whole chain, which links the STS, SSO, SSO-OIDC and sign-in
+// clients, only in a program that asks for it), and signs each request with
+// the SDK's aws/signer/v4.
 //
-// The adapter uses the SDK for the request (serialising, signing, sending)
-// and for error responses, and reads the response's event stream itself,
-// through an HTTP client of its own placed in front of the SDK's for each
-// call: the SDK's event reader costs about 55 allocations a text delta
-// against the budget of 3, shares decoder state between concurrent calls,
-// and the SDK's request body (smithy-go v1.28.9) makes net/http close the
-// connection under a response that arrives quickly. docs/providers.md
-// gives the details and figures.
+// The SDK's service/bedrockruntime client is not used. Its cost is paid by
+// every program that links the adapter, at every start: its schemas
+// package and endpoint rules allocate 462 KB at package initialisation
+// (aws/aws-sdk-go-v2#3432) and the client is 1.5 MB of a stripped binary,
+// which an AgentCore container, started for each session, pays again and
+// again. Its event-stream reader cost about 55 allocations a text delta
+// against the budget of 3 and shared decoder state between concurrent
+// calls, and its request body made net/http close the connection under a
+// response that arrived quickly (smithy-go v1.28.9). The adapter instead
+// writes the request body (the Converse API's JSON, in the service model's
+// member names; a test holds it to what the SDK's serialiser writes for
+// the same requests), reads AWS JSON error responses, and reads the event
+// stream itself, checking both CRC-32s of every message and bounding its
+// size before reading it. docs/providers.md gives the details and
+// examples/agentcore/README.md the figures.
 package bedrock

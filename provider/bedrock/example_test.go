@@ -12,7 +12,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/provider/bedrock"
@@ -45,8 +44,7 @@ func Example() {
 	defer srv.Close()
 
 	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")}
-	model, err := bedrock.New(cfg, "us.anthropic.claude-sonnet-4-6",
-		bedrock.WithClientOptions(func(o *bedrockruntime.Options) { o.BaseEndpoint = aws.String(srv.URL) }))
+	model, err := bedrock.New(cfg, "us.anthropic.claude-sonnet-4-6", bedrock.WithBaseEndpoint(srv.URL))
 	if err != nil {
 		log.Fatal(err)
 	}

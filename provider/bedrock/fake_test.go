@@ -3,7 +3,6 @@ package bedrock_test
 import (
 	"bufio"
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,7 +17,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
 	"github.com/paigasus/helikon/provider/bedrock"
 )
 
@@ -96,13 +94,18 @@ func encodeEach(frames []frame) ([][]byte, error) {
 	return out, nil
 }
 
-// fake is a ConverseStream endpoint: it answers each request with the next
-// response and keeps the request bodies.
+// fake is a ConverseStream endpoint: it checks each request's SigV4
+// signature (refusing a bad one with AWS's InvalidSignatureException and
+// failing the test), answers it with the next response and keeps the
+// request bodies.
 type fake struct {
 	*httptest.Server
 	mu     sync.Mutex
 	bodies [][]byte
 	paths  []string
+	// acceptBadSignatures is for the test of a wrongly signed request:
+	// the fake still refuses it, without failing the test.
+	acceptBadSignatures bool
 }
 
 type response struct {
@@ -119,6 +122,13 @@ func newFake(t *testing.T, responses ...response) *fake {
 	f := &fake{}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
+		if err := checkSigV4(r, body); err != nil {
+			if !f.acceptBadSignatures {
+				t.Errorf("fake Bedrock: %v", err)
+			}
+			signatureError(w, err)
+			return
+		}
 		f.mu.Lock()
 		n := len(f.bodies)
 		f.bodies = append(f.bodies, body)
@@ -155,15 +165,14 @@ func stream(t testing.TB, path string) response {
 	return response{body: encode(t, loadFrames(t, path))}
 }
 
-// newModel is a model whose client talks to the fake with static
-// credentials, through the SDK's real signing, framing and decoding.
+// newModel is a model that talks to url with static credentials, its
+// requests signed as for AWS; its HTTP client checks each signature too,
+// for servers that do not (the conformance suite's).
 func newModel(t testing.TB, url, modelID string, opts ...bedrock.Option) *bedrock.Model {
 	t.Helper()
-	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")}
-	m, err := bedrock.New(cfg, modelID, append([]bedrock.Option{bedrock.WithClientOptions(func(o *bedrockruntime.Options) {
-		o.BaseEndpoint = aws.String(url)
-		o.HTTPClient = &http.Client{}
-	})}, opts...)...)
+	cfg := aws.Config{Region: testRegion, Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
+		HTTPClient: &http.Client{Transport: verifyingTransport{}}}
+	m, err := bedrock.New(cfg, modelID, append([]bedrock.Option{bedrock.WithBaseEndpoint(url)}, opts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,5 +194,3 @@ func (f *fake) lastBody(t *testing.T) map[string]any {
 	}
 	return v
 }
-
-var _ = context.Background

@@ -2,36 +2,34 @@ package bedrock
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"iter"
 	"log/slog"
+	"net/http"
 	"strings"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
+	"github.com/aws/smithy-go/encoding/httpbinding"
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/provider/internal/httpx"
 )
 
-// ConverseStreamer is the one call the adapter makes; a
-// *bedrockruntime.Client is one.
-type ConverseStreamer interface {
-	ConverseStream(ctx context.Context, in *bedrockruntime.ConverseStreamInput, opts ...func(*bedrockruntime.Options)) (*bedrockruntime.ConverseStreamOutput, error)
-}
-
-// Option configures a model built by [New] or [NewFromClient].
+// Option configures a model built by [New].
 type Option func(*settings)
 
 type settings struct {
-	native     bool
-	thinking   int
-	maxTokens  int32
-	maxEvent   int
-	caps       *helikon.ModelCapabilities
-	logger     *slog.Logger
-	clientOpts []func(*bedrockruntime.Options)
+	native    bool
+	thinking  int
+	maxTokens int32
+	maxEvent  int
+	caps      *helikon.ModelCapabilities
+	logger    *slog.Logger
+	endpoint  string
 }
 
 // WithNativeStructuredOutput asks for structured output through Bedrock's
@@ -63,21 +61,25 @@ func WithCapabilities(caps helikon.ModelCapabilities) Option {
 // structured output goes (default [slog.Default]).
 func WithLogger(l *slog.Logger) Option { return func(s *settings) { s.logger = l } }
 
-// WithClientOptions adjusts the bedrockruntime client [New] builds, e.g. its BaseEndpoint.
-func WithClientOptions(opts ...func(*bedrockruntime.Options)) Option {
-	return func(s *settings) { s.clientOpts = append(s.clientOpts, opts...) }
-}
+// WithBaseEndpoint sends requests to url (an absolute http or https URL,
+// e.g. https://bedrock-runtime-fips.us-east-1.amazonaws.com, a VPC
+// endpoint or a test server) instead of the region's Bedrock Runtime
+// endpoint; it takes precedence over aws.Config.BaseEndpoint. Requests are
+// still signed for the configuration's region.
+func WithBaseEndpoint(url string) Option { return func(s *settings) { s.endpoint = url } }
 
 // Model is a [helikon.Model] on Bedrock's ConverseStream API. It is safe
 // for concurrent use.
 type Model struct {
 	id     string
 	family Family
-	client ConverseStreamer
-	cfgReg string
-	// creds, set by New, is resolved before each call, so a
-	// missing credential fails as such rather than as a transport error
-	// deep inside the SDK's signing.
+	region string
+	// url is the model's ConverseStream URL, its model id escaped.
+	url    string
+	http   aws.HTTPClient
+	signer *v4.Signer
+	// creds is resolved before each call, so that a missing credential
+	// fails as such, before anything is sent.
 	creds  aws.CredentialsProvider
 	s      settings
 	warned sync.Once
@@ -87,10 +89,13 @@ type Model struct {
 // region.
 var ErrNoRegion = errors.New("bedrock: no AWS region: set AWS_REGION (or a region in the AWS_PROFILE's config); credentials come from the AWS chain (AWS_ACCESS_KEY_ID/AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO, roles)")
 
-// New returns a model on a bedrockruntime client built from cfg; it fails
-// with [ErrNoRegion] when cfg names no region. The standard AWS
-// configuration (environment, shared config and credentials files, SSO, web
-// identity, container and instance roles) is the SDK's config package's:
+// New returns a model that calls Bedrock Runtime's ConverseStream in
+// cfg's region, signing each request with SigV4 (aws-sdk-go-v2's signer)
+// with cfg's credentials and sending it through cfg.HTTPClient (default
+// [http.DefaultClient]); it fails with [ErrNoRegion] when cfg names no
+// region. The standard AWS configuration (environment, shared config and
+// credentials files, SSO, web identity, container and instance roles) is
+// the SDK's config package's:
 //
 //	cfg, err := config.LoadDefaultConfig(ctx)
 //	if err != nil {
@@ -98,68 +103,27 @@ var ErrNoRegion = errors.New("bedrock: no AWS region: set AWS_REGION (or a regio
 //	}
 //	model, err := bedrock.New(cfg, modelID)
 //
-// Credentials resolve lazily: none found surfaces as the first Invoke's
-// error, a final one wrapping [ErrNoCredentials] and naming the variables
-// to set, before anything is sent; credentials the service refuses come
-// back as its AccessDenied or signature error. The client does not retry:
-// retries are [helikon]'s retry.Model's to make, on the typed errors this
-// adapter reports.
+// The endpoint is https://bedrock-runtime.{region}.amazonaws.com (.com.cn
+// in the China regions), or cfg.BaseEndpoint, or [WithBaseEndpoint]'s.
+// Credentials resolve lazily: none found (or cfg.Credentials nil)
+// surfaces as the first Invoke's error, a final one wrapping
+// [ErrNoCredentials] and naming the variables to set, before anything is
+// sent; credentials the service refuses come back as its AccessDenied or
+// signature error. Nothing is retried: retries are [helikon]'s
+// retry.Model's to make, on the typed errors this adapter reports.
 func New(cfg aws.Config, modelID string, opts ...Option) (*Model, error) {
 	if cfg.Region == "" {
 		return nil, ErrNoRegion
 	}
-	var s settings
-	for _, o := range opts {
-		o(&s)
-	}
-	// One credentials cache, the client's and the adapter's own check's,
-	// so the chain is walked once and not again until the credentials
-	// expire.
-	var creds aws.CredentialsProvider
-	if cfg.Credentials != nil {
-		if c, ok := cfg.Credentials.(*aws.CredentialsCache); ok {
-			creds = c
-		} else {
-			creds = aws.NewCredentialsCache(cfg.Credentials)
-		}
-	}
-	copts := append([]func(*bedrockruntime.Options){func(o *bedrockruntime.Options) {
-		o.Retryer = aws.NopRetryer{}
-		if creds != nil {
-			o.Credentials = creds
-		}
-	}}, s.clientOpts...)
-	m, err := newModel(bedrockruntime.NewFromConfig(cfg, copts...), modelID, s)
-	if err != nil {
-		return nil, err
-	}
-	m.cfgReg, m.creds = cfg.Region, creds
-	return m, nil
-}
-
-// NewFromClient returns a model on a client the caller built (its retry
-// and endpoint settings are kept as they are).
-func NewFromClient(client ConverseStreamer, modelID string, opts ...Option) (*Model, error) {
-	if client == nil {
-		return nil, errors.New("bedrock: nil client")
+	if !validRegion(cfg.Region) {
+		return nil, fmt.Errorf("bedrock: region %q is not an AWS region name", cfg.Region)
 	}
 	var s settings
 	for _, o := range opts {
 		o(&s)
 	}
-	m, err := newModel(client, modelID, s)
-	if err != nil {
-		return nil, err
-	}
-	if c, ok := client.(*bedrockruntime.Client); ok {
-		m.cfgReg = c.Options().Region
-	}
-	return m, nil
-}
-
-func newModel(client ConverseStreamer, id string, s settings) (*Model, error) {
 	switch {
-	case strings.TrimSpace(id) == "":
+	case strings.TrimSpace(modelID) == "":
 		return nil, errors.New("bedrock: empty model id")
 	case s.thinking < 0 || s.maxTokens < 0 || s.maxEvent < 0:
 		return nil, errors.New("bedrock: negative thinking budget, max tokens or max event size")
@@ -170,8 +134,35 @@ func newModel(client ConverseStreamer, id string, s settings) (*Model, error) {
 	if s.logger == nil {
 		s.logger = slog.Default()
 	}
-	s.native = s.native || nativeOutput(id)
-	return &Model{id: id, family: DetectFamily(id), client: client, s: s}, nil
+	s.native = s.native || nativeOutput(modelID)
+	base := defaultEndpoint(cfg.Region)
+	if s.endpoint == "" && cfg.BaseEndpoint != nil {
+		s.endpoint = *cfg.BaseEndpoint
+	}
+	if s.endpoint != "" {
+		var err error
+		if base, err = httpx.BaseURL(s.endpoint); err != nil {
+			return nil, fmt.Errorf("bedrock: base endpoint: %w", err)
+		}
+	}
+	m := &Model{id: modelID, family: DetectFamily(modelID), region: cfg.Region, s: s,
+		url:    base + "/model/" + httpbinding.EscapePath(modelID, true) + "/converse-stream",
+		http:   cfg.HTTPClient,
+		signer: v4.NewSigner(),
+	}
+	if m.http == nil {
+		m.http = http.DefaultClient
+	}
+	// One credentials cache, so the chain is walked once and not again
+	// until the credentials expire.
+	if cfg.Credentials != nil {
+		if c, ok := cfg.Credentials.(*aws.CredentialsCache); ok {
+			m.creds = c
+		} else {
+			m.creds = aws.NewCredentialsCache(cfg.Credentials)
+		}
+	}
+	return m, nil
 }
 
 // Provider returns "bedrock".
@@ -197,67 +188,30 @@ func (m *Model) Capabilities() helikon.ModelCapabilities {
 		PromptCaching: m.family == FamilyAnthropic || m.family == FamilyNova}
 }
 
-func (m *Model) region() string {
-	if m.cfgReg == "" {
-		return "(unknown)"
-	}
-	return m.cfgReg
-}
-
 // Invoke streams one Converse turn.
 func (m *Model) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
 	return func(yield func(helikon.ModelEvent, error) bool) {
 		in, outputTool, err := m.request(req)
+		var body []byte
+		if err == nil {
+			body, err = json.Marshal(in)
+		}
 		if err != nil {
 			yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName, Message: "invalid request", Err: err})
 			return
 		}
-		if me := m.checkCredentials(ctx); me != nil {
+		creds, me := m.credentials(ctx)
+		if me != nil {
 			yield(nil, me)
 			return
 		}
-		hc := &httpClient{}
-		out, err := m.client.ConverseStream(ctx, in, hc.install)
+		stream, err := m.send(ctx, creds, body)
 		if err != nil {
 			yield(nil, m.classify(ctx, err))
 			return
 		}
-		d := decoder{outputTool: outputTool}
-		if hc.body != nil {
-			defer hc.body.Close()
-			if stream := out.GetStream(); stream != nil {
-				stream.Close() // the reader was not removed; it saw an empty body
-			}
-			m.readWire(ctx, &frameReader{r: hc.body, max: m.s.maxEvent}, &d, yield)
-			return
-		}
-		// A ConverseStreamer that did not pass the call's options on: read
-		// the events the SDK decoded.
-		stream := out.GetStream()
-		if stream == nil {
-			yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName, Message: "ConverseStream returned no event stream"})
-			return
-		}
 		defer stream.Close()
-		for {
-			select {
-			case <-ctx.Done():
-				yield(nil, m.classify(ctx, ctx.Err()))
-				return
-			case ev, ok := <-stream.Events():
-				if !ok {
-					if err := stream.Err(); err != nil {
-						yield(nil, m.classify(ctx, err))
-						return
-					}
-					d.end(yield)
-					return
-				}
-				if !d.handle(ev, yield) {
-					return
-				}
-			}
-		}
+		m.readWire(ctx, &frameReader{r: stream, max: m.s.maxEvent}, &decoder{outputTool: outputTool}, yield)
 	}
 }
 
@@ -266,21 +220,25 @@ func (m *Model) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2
 // configuration has to change.
 var ErrNoCredentials = errors.New("bedrock: no AWS credentials: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE (shared config, SSO, roles)")
 
-// checkCredentials resolves the credentials (from the cache after the
-// first call) and reports a failure as a ModelError naming what to set.
-func (m *Model) checkCredentials(ctx context.Context) *helikon.ModelError {
-	if m.creds == nil {
-		return nil
+// errNoProvider is the cause when the configuration has no credentials
+// provider at all.
+var errNoProvider = errors.New("the aws.Config has no Credentials provider")
+
+// credentials resolves the credentials (from the cache after the first
+// call) and reports a failure as a ModelError naming what to set.
+func (m *Model) credentials(ctx context.Context) (aws.Credentials, *helikon.ModelError) {
+	err := errNoProvider
+	if m.creds != nil {
+		var creds aws.Credentials
+		if creds, err = m.creds.Retrieve(ctx); err == nil {
+			return creds, nil
+		}
 	}
-	_, err := m.creds.Retrieve(ctx)
-	switch {
-	case err == nil:
-		return nil
-	case ctx.Err() != nil:
-		return m.classify(ctx, err)
+	if ctx.Err() != nil {
+		return aws.Credentials{}, m.classify(ctx, err)
 	}
-	return &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName,
-		Message: "model " + m.id + " in region " + m.region(), Err: fmt.Errorf("%w: %w", ErrNoCredentials, err)}
+	return aws.Credentials{}, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName,
+		Message: "model " + m.id + " in region " + m.region, Err: fmt.Errorf("%w: %w", ErrNoCredentials, err)}
 }
 
 // readWire reads the response's event stream (see wire.go).

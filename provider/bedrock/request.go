@@ -6,10 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
-	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/document"
-	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/provider/internal/toolargs"
@@ -21,29 +17,30 @@ const outputToolName = "structured_output"
 
 var emptyObject = &jsonschema.Schema{Type: "object", Properties: map[string]*jsonschema.Schema{}}
 
-func (m *Model) request(req *helikon.ModelRequest) (*bedrockruntime.ConverseStreamInput, string, error) {
+// request builds the ConverseStream body of req and names the hidden
+// structured-output tool when the answer rides on one.
+func (m *Model) request(req *helikon.ModelRequest) (*converseRequest, string, error) {
 	s := req.Settings
-	in := &bedrockruntime.ConverseStreamInput{ModelId: aws.String(m.id)}
-	ic := &types.InferenceConfiguration{}
+	in := &converseRequest{}
+	ic := &inferenceConfig{}
 	if s.Temperature != nil {
-		ic.Temperature = aws.Float32(float32(*s.Temperature))
+		ic.Temperature = ptr(float32(*s.Temperature))
 	}
 	if s.TopP != nil {
-		ic.TopP = aws.Float32(float32(*s.TopP))
+		ic.TopP = ptr(float32(*s.TopP))
 	}
 	if n := s.MaxOutputTokens; n > 0 {
-		ic.MaxTokens = aws.Int32(int32(n))
+		ic.MaxTokens = ptr(int32(n))
 	} else if m.s.maxTokens > 0 {
-		ic.MaxTokens = aws.Int32(m.s.maxTokens)
+		ic.MaxTokens = ptr(m.s.maxTokens)
 	}
 	if ic.Temperature != nil || ic.TopP != nil || ic.MaxTokens != nil {
 		in.InferenceConfig = ic
 	}
 	if m.s.thinking > 0 {
-		in.AdditionalModelRequestFields = document.NewLazyDocument(map[string]any{
-			"thinking": map[string]any{"type": "enabled", "budget_tokens": m.s.thinking}})
+		in.AdditionalModelRequestFields = fmt.Appendf(nil, `{"thinking":{"type":"enabled","budget_tokens":%d}}`, m.s.thinking)
 	}
-	var tools []types.Tool
+	var tools []tool
 	for _, t := range req.Tools {
 		spec, err := toolSpec(t.Name, t.Description, t.Parameters)
 		if err != nil {
@@ -51,16 +48,16 @@ func (m *Model) request(req *helikon.ModelRequest) (*bedrockruntime.ConverseStre
 		}
 		tools = append(tools, spec)
 	}
-	var choice types.ToolChoice
+	var choice *toolChoice
 	if len(req.Tools) > 0 {
 		switch s.ToolChoice.Mode {
 		case "", helikon.ToolChoiceAuto:
 		case helikon.ToolChoiceNone:
 			tools = nil // Converse has no "none"; offering no tools is the same
 		case helikon.ToolChoiceRequired:
-			choice = &types.ToolChoiceMemberAny{}
+			choice = &toolChoice{Any: &struct{}{}}
 		case helikon.ToolChoiceTool:
-			choice = &types.ToolChoiceMemberTool{Value: types.SpecificToolChoice{Name: aws.String(s.ToolChoice.Name)}}
+			choice = &toolChoice{Tool: &specificTool{Name: s.ToolChoice.Name}}
 		default:
 			return nil, "", fmt.Errorf("unknown tool choice %q", s.ToolChoice.Mode)
 		}
@@ -75,12 +72,8 @@ func (m *Model) request(req *helikon.ModelRequest) (*bedrockruntime.ConverseStre
 			if err != nil {
 				return nil, "", err
 			}
-			def := types.JsonSchemaDefinition{Schema: aws.String(string(raw))}
-			if rf.Name != "" {
-				def.Name = aws.String(rf.Name)
-			}
-			in.OutputConfig = &types.OutputConfig{TextFormat: &types.OutputFormat{Type: types.OutputFormatTypeJsonSchema,
-				Structure: &types.OutputFormatStructureMemberJsonSchema{Value: def}}}
+			in.OutputConfig = &outputConfig{TextFormat: outputFormat{Type: "json_schema",
+				Structure: outputStructure{JSONSchema: jsonSchemaDefinition{Schema: string(raw), Name: rf.Name}}}}
 		case m.family.forcedToolOutput():
 			for _, t := range req.Tools {
 				if t.Name == outputToolName {
@@ -95,7 +88,7 @@ func (m *Model) request(req *helikon.ModelRequest) (*bedrockruntime.ConverseStre
 			outputTool = outputToolName
 			if m.s.thinking == 0 {
 				// Thinking does not allow a forced tool; the description asks instead.
-				choice = &types.ToolChoiceMemberTool{Value: types.SpecificToolChoice{Name: aws.String(outputToolName)}}
+				choice = &toolChoice{Tool: &specificTool{Name: outputToolName}}
 			}
 		default:
 			m.warned.Do(func() {
@@ -105,7 +98,7 @@ func (m *Model) request(req *helikon.ModelRequest) (*bedrockruntime.ConverseStre
 		}
 	}
 	if len(tools) > 0 {
-		in.ToolConfig = &types.ToolConfiguration{Tools: tools, ToolChoice: choice}
+		in.ToolConfig = &toolConfig{Tools: tools, ToolChoice: choice}
 	}
 	sys, msgs, err := convert(req.Messages)
 	if err != nil {
@@ -115,36 +108,30 @@ func (m *Model) request(req *helikon.ModelRequest) (*bedrockruntime.ConverseStre
 	return in, outputTool, nil
 }
 
-func toolSpec(name, desc string, params *jsonschema.Schema) (types.Tool, error) {
+func ptr[T any](v T) *T { return &v }
+
+func toolSpec(name, desc string, params *jsonschema.Schema) (tool, error) {
 	if params == nil {
 		params = emptyObject
 	}
 	rewritten, err := RewriteToolSchema(params, false)
 	if err != nil {
-		return nil, fmt.Errorf("tool %s: %w", name, err)
+		return tool{}, fmt.Errorf("tool %s: %w", name, err)
 	}
 	raw, err := json.Marshal(rewritten)
 	if err != nil {
-		return nil, err
+		return tool{}, err
 	}
-	var v map[string]any
-	if err := json.Unmarshal(raw, &v); err != nil {
-		return nil, err
-	}
-	spec := types.ToolSpecification{Name: aws.String(name), InputSchema: &types.ToolInputSchemaMemberJson{Value: document.NewLazyDocument(v)}}
-	if desc != "" {
-		spec.Description = aws.String(desc)
-	}
-	return &types.ToolMemberToolSpec{Value: spec}, nil
+	return tool{ToolSpec: toolSpecification{Name: name, Description: desc, InputSchema: toolInputSchema{JSON: raw}}}, nil
 }
 
 // convert hoists system items and builds the user/assistant turns;
 // consecutive items of one role become one message, so a turn's tool
 // results travel together.
-func convert(items []helikon.Item) ([]types.SystemContentBlock, []types.Message, error) {
-	var sys []types.SystemContentBlock
-	var msgs []types.Message
-	add := func(role types.ConversationRole, blocks []types.ContentBlock) {
+func convert(items []helikon.Item) ([]systemBlock, []message, error) {
+	var sys []systemBlock
+	var msgs []message
+	add := func(role string, blocks []contentBlock) {
 		if len(blocks) == 0 {
 			return
 		}
@@ -152,72 +139,79 @@ func convert(items []helikon.Item) ([]types.SystemContentBlock, []types.Message,
 			msgs[n-1].Content = append(msgs[n-1].Content, blocks...)
 			return
 		}
-		msgs = append(msgs, types.Message{Role: role, Content: blocks})
+		msgs = append(msgs, message{Role: role, Content: blocks})
 	}
 	for _, it := range items {
 		switch it.Role {
 		case helikon.RoleSystem:
 			if t := it.Text(); t != "" {
-				sys = append(sys, &types.SystemContentBlockMemberText{Value: t})
+				sys = append(sys, systemBlock{Text: t})
 			}
 		case helikon.RoleUser:
 			blocks, err := userBlocks(it.Content)
 			if err != nil {
 				return nil, nil, err
 			}
-			add(types.ConversationRoleUser, blocks)
+			add(roleUser, blocks)
 		case helikon.RoleAssistant:
 			blocks, err := assistantBlocks(it.Content)
 			if err != nil {
 				return nil, nil, err
 			}
-			add(types.ConversationRoleAssistant, blocks)
+			add(roleAssistant, blocks)
 		case helikon.RoleTool:
-			var blocks []types.ContentBlock
-			for _, p := range it.Content {
-				r, ok := p.(helikon.ToolResultPart)
-				if !ok {
-					continue
-				}
-				var content []types.ToolResultContentBlock
-				for _, c := range r.Content {
-					switch c := c.(type) {
-					case helikon.TextPart:
-						content = append(content, &types.ToolResultContentBlockMemberText{Value: c.Text})
-					case helikon.ImagePart:
-						img, err := image(c)
-						if err != nil {
-							return nil, nil, err
-						}
-						content = append(content, &types.ToolResultContentBlockMemberImage{Value: img})
-					}
-				}
-				tr := types.ToolResultBlock{ToolUseId: aws.String(r.CallID), Content: content}
-				if r.IsError {
-					tr.Status = types.ToolResultStatusError
-				}
-				blocks = append(blocks, &types.ContentBlockMemberToolResult{Value: tr})
+			blocks, err := toolResults(it.Content)
+			if err != nil {
+				return nil, nil, err
 			}
-			add(types.ConversationRoleUser, blocks)
+			add(roleUser, blocks)
 		}
 	}
 	return sys, msgs, nil
 }
 
-func userBlocks(parts []helikon.ContentPart) ([]types.ContentBlock, error) {
-	var out []types.ContentBlock
+func toolResults(parts []helikon.ContentPart) ([]contentBlock, error) {
+	var blocks []contentBlock
+	for _, p := range parts {
+		r, ok := p.(helikon.ToolResultPart)
+		if !ok {
+			continue
+		}
+		tr := &toolResultBlock{ToolUseID: r.CallID}
+		for _, c := range r.Content {
+			switch c := c.(type) {
+			case helikon.TextPart:
+				tr.Content = append(tr.Content, toolResultContent{Text: ptr(c.Text)})
+			case helikon.ImagePart:
+				img, err := image(c)
+				if err != nil {
+					return nil, err
+				}
+				tr.Content = append(tr.Content, toolResultContent{Image: img})
+			}
+		}
+		if r.IsError {
+			tr.Status = "error"
+		}
+		blocks = append(blocks, contentBlock{ToolResult: tr})
+	}
+	return blocks, nil
+}
+
+func userBlocks(parts []helikon.ContentPart) ([]contentBlock, error) {
+	var out []contentBlock
 	for _, p := range parts {
 		switch p := p.(type) {
 		case helikon.TextPart:
 			if p.Text != "" {
-				out = append(out, &types.ContentBlockMemberText{Value: p.Text})
+				out = append(out, contentBlock{Text: ptr(p.Text)})
 			}
 		case helikon.ImagePart:
 			img, err := image(p)
 			if err != nil {
 				return nil, err
 			}
-			out = append(out, &types.ContentBlockMemberImage{Value: img})
+			out = append(out, contentBlock{Image: img})
 		}
 	}
 	return out, nil
@@ -225,60 +219,53 @@ func userBlocks(parts []helikon.ContentPart) ([]types.ContentBlock, error) {
 
 // image sends inline bytes, or an s3:// object by location; Converse takes
 // no other URL.
-func image(p helikon.ImagePart) (types.ImageBlock, error) {
-	var format types.ImageFormat
+func image(p helikon.ImagePart) (*imageBlock, error) {
+	var format string
 	mt := p.MediaType
 	if mt == "" && strings.Contains(p.URL, ".") {
 		mt = "image/" + strings.ToLower(p.URL[strings.LastIndexByte(p.URL, '.')+1:])
 	}
-	switch strings.TrimPrefix(mt, "image/") {
-	case "png":
-		format = types.ImageFormatPng
-	case "jpeg", "jpg":
-		format = types.ImageFormatJpeg
-	case "gif":
-		format = types.ImageFormatGif
-	case "webp":
-		format = types.ImageFormatWebp
+	switch f := strings.TrimPrefix(mt, "image/"); f {
+	case "png", "jpeg", "gif", "webp":
+		format = f
+	case "jpg":
+		format = "jpeg"
 	default:
-		return types.ImageBlock{}, fmt.Errorf("image media type %q is not one Converse takes (png, jpeg, gif, webp)", mt)
+		return nil, fmt.Errorf("image media type %q is not one Converse takes (png, jpeg, gif, webp)", mt)
 	}
 	switch {
+	case p.URL == "" && len(p.Data) == 0:
+		return nil, fmt.Errorf("image of type %q has neither data nor an s3:// location", mt)
 	case p.URL == "":
-		return types.ImageBlock{Format: format, Source: &types.ImageSourceMemberBytes{Value: p.Data}}, nil
+		return &imageBlock{Format: format, Source: imageSource{Bytes: p.Data}}, nil
 	case strings.HasPrefix(p.URL, "s3://"):
-		return types.ImageBlock{Format: format, Source: &types.ImageSourceMemberS3Location{Value: types.S3Location{Uri: aws.String(p.URL)}}}, nil
+		return &imageBlock{Format: format, Source: imageSource{S3Location: &s3Location{URI: p.URL}}}, nil
 	}
-	return types.ImageBlock{}, fmt.Errorf("image %q: Converse takes inline bytes or an s3:// location, not a URL", p.URL)
+	return nil, fmt.Errorf("image %q: Converse takes inline bytes or an s3:// location, not a URL", p.URL)
 }
 
 // assistantBlocks keeps reasoning first with its signature, as Anthropic
 // models on Bedrock check it when a tool-use turn continues.
-func assistantBlocks(parts []helikon.ContentPart) ([]types.ContentBlock, error) {
-	var out []types.ContentBlock
+func assistantBlocks(parts []helikon.ContentPart) ([]contentBlock, error) {
+	var out []contentBlock
 	for _, p := range parts {
 		switch p := p.(type) {
 		case helikon.ReasoningPart:
 			switch {
 			case p.Signature != "" && p.Data == "":
-				out = append(out, &types.ContentBlockMemberReasoningContent{Value: &types.ReasoningContentBlockMemberReasoningText{
-					Value: types.ReasoningTextBlock{Text: aws.String(p.Text), Signature: aws.String(p.Signature)}}})
+				out = append(out, contentBlock{ReasoningContent: &reasoningContent{ReasoningText: &reasoningText{Text: p.Text, Signature: p.Signature}}})
 			case p.Data != "" && p.Text == "":
 				if raw, ok := decodeRedacted(p.Data); ok {
-					out = append(out, &types.ContentBlockMemberReasoningContent{Value: &types.ReasoningContentBlockMemberRedactedContent{Value: raw}})
+					out = append(out, contentBlock{ReasoningContent: &reasoningContent{RedactedContent: raw}})
 				}
 			}
 		case helikon.TextPart:
 			if strings.TrimSpace(p.Text) != "" {
-				out = append(out, &types.ContentBlockMemberText{Value: p.Text})
+				out = append(out, contentBlock{Text: ptr(p.Text)})
 			}
 		case helikon.ToolUsePart:
-			var args map[string]any
-			if err := json.Unmarshal(toolargs.Object(p.Args), &args); err != nil {
-				return nil, err
-			}
-			out = append(out, &types.ContentBlockMemberToolUse{Value: types.ToolUseBlock{ToolUseId: aws.String(p.CallID),
-				Name: aws.String(p.Name), Input: document.NewLazyDocument(args)}})
+			// Object's result is always a JSON object, sent as it is.
+			out = append(out, contentBlock{ToolUse: &toolUseBlock{ToolUseID: p.CallID, Name: p.Name, Input: toolargs.Object(p.Args)}})
 		}
 	}
 	return out, nil
@@ -286,8 +273,6 @@ func assistantBlocks(parts []helikon.ContentPart) ([]types.ContentBlock, error) 
 
 // Redacted reasoning is bytes on Bedrock; helikon keeps it as text.
 const redactedPrefix = "bedrock-redacted:"
-
-func encodeRedacted(b []byte) string { return redactedPrefix + base64.StdEncoding.EncodeToString(b) }
 
 func decodeRedacted(s string) ([]byte, bool) {
 	if !strings.HasPrefix(s, redactedPrefix) {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/provider/internal/httpx"
 )
@@ -34,7 +33,7 @@ type block struct {
 type decoder struct {
 	outputTool string
 	blocks     map[int32]block
-	stop       types.StopReason
+	stop       string // messageStop's stopReason
 	stopped    bool
 	usage      *usage
 	// buf and vals are scratch for the wire path's fast reads.
@@ -48,40 +47,6 @@ type usage struct {
 	OutputTokens          int32 `json:"outputTokens"`
 	CacheReadInputTokens  int32 `json:"cacheReadInputTokens"`
 	CacheWriteInputTokens int32 `json:"cacheWriteInputTokens"`
-}
-
-// handle translates one event the SDK decoded (the path for a
-// [ConverseStreamer] that is not a bedrockruntime client).
-func (d *decoder) handle(ev types.ConverseStreamOutput, yield func(helikon.ModelEvent, error) bool) bool {
-	switch e := ev.(type) {
-	case *types.ConverseStreamOutputMemberContentBlockStart:
-		if tu, ok := e.Value.Start.(*types.ContentBlockStartMemberToolUse); ok && e.Value.ContentBlockIndex != nil {
-			return d.toolStart(*e.Value.ContentBlockIndex, deref(tu.Value.ToolUseId), deref(tu.Value.Name), yield)
-		}
-	case *types.ConverseStreamOutputMemberContentBlockDelta:
-		switch dl := e.Value.Delta.(type) {
-		case *types.ContentBlockDeltaMemberText:
-			return d.text(dl.Value, yield)
-		case *types.ContentBlockDeltaMemberToolUse:
-			return d.toolInput(e.Value.ContentBlockIndex, deref(dl.Value.Input), yield)
-		case *types.ContentBlockDeltaMemberReasoningContent:
-			switch r := dl.Value.(type) {
-			case *types.ReasoningContentBlockDeltaMemberText:
-				return d.reasoning(helikon.ReasoningDelta{Text: r.Value}, yield)
-			case *types.ReasoningContentBlockDeltaMemberSignature:
-				return d.reasoning(helikon.ReasoningDelta{Signature: r.Value}, yield)
-			case *types.ReasoningContentBlockDeltaMemberRedactedContent:
-				return d.reasoning(helikon.ReasoningDelta{Data: encodeRedacted(r.Value)}, yield)
-			}
-		}
-	case *types.ConverseStreamOutputMemberMessageStop:
-		d.stop, d.stopped = e.Value.StopReason, true
-	case *types.ConverseStreamOutputMemberMetadata:
-		if u := e.Value.Usage; u != nil {
-			d.usage = &usage{deref32(u.InputTokens), deref32(u.OutputTokens), deref32(u.CacheReadInputTokens), deref32(u.CacheWriteInputTokens)}
-		}
-	}
-	return true
 }
 
 // toolStart opens a tool-use content block.
@@ -143,7 +108,7 @@ func (d *decoder) reasoning(r helikon.ReasoningDelta, yield func(helikon.ModelEv
 	return yield(r, nil)
 }
 
-// end closes a stream the SDK finished reading without an error.
+// end closes a stream read to its end without an error.
 func (d *decoder) end(yield func(helikon.ModelEvent, error) bool) {
 	switch {
 	case !d.stopped:
@@ -163,18 +128,18 @@ func (d *decoder) end(yield func(helikon.ModelEvent, error) bool) {
 	}
 	var reason helikon.FinishReason
 	switch d.stop {
-	case types.StopReasonEndTurn, types.StopReasonStopSequence:
+	case "end_turn", "stop_sequence":
 		reason = helikon.FinishStop
-	case types.StopReasonMaxTokens, types.StopReasonModelContextWindowExceeded:
+	case "max_tokens", "model_context_window_exceeded":
 		reason = helikon.FinishLength
-	case types.StopReasonToolUse:
+	case "tool_use":
 		reason = helikon.FinishToolCalls
 		if d.onlyOutput() {
 			reason = helikon.FinishStop
 		}
-	case types.StopReasonGuardrailIntervened, types.StopReasonContentFiltered:
+	case "guardrail_intervened", "content_filtered":
 		yield(nil, &helikon.ModelError{Kind: helikon.ModelRefused, Provider: providerName,
-			Message: "the answer was blocked (stopReason " + string(d.stop) + ")"})
+			Message: "the answer was blocked (stopReason " + d.stop + ")"})
 		return
 	default:
 		reason = helikon.FinishOther
@@ -193,18 +158,4 @@ func (d *decoder) onlyOutput() bool {
 		}
 	}
 	return out
-}
-
-func deref(s *string) string {
-	if s == nil {
-		return ""
-	}
-	return *s
-}
-
-func deref32(n *int32) int32 {
-	if n == nil {
-		return 0
-	}
-	return *n
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"net/http"
 	"reflect"
 	"strings"
 	"testing"
@@ -13,7 +12,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/credentials"
-	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime"
+
 	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/provider/bedrock"
@@ -256,57 +255,6 @@ func TestStream_LongReplaysOverLoopbackAllSucceed(t *testing.T) {
 	}
 }
 
-// optionDropper is a ConverseStreamer in front of a bedrockruntime client
-// that does not pass per-call options on, so the adapter cannot read the
-// event stream itself and takes the events the SDK decoded.
-type optionDropper struct{ c *bedrockruntime.Client }
-
-func (d optionDropper) ConverseStream(ctx context.Context, in *bedrockruntime.ConverseStreamInput, _ ...func(*bedrockruntime.Options)) (*bedrockruntime.ConverseStreamOutput, error) {
-	return d.c.ConverseStream(ctx, in)
-}
-
-func TestStream_ClientDroppingOptionsGetsTheSameEvents(t *testing.T) {
-	textFrames := loadFrames(t, "testdata/text.jsonl")
-	exception := encode(t, append(append([]frame{}, textFrames[:3]...), frame{kind: "exception", typ: "throttlingException", payload: []byte(`{"message":"Too many tokens"}`)}))
-	tests := []struct {
-		name string
-		resp response
-		tool bool
-	}{
-		{"text", stream(t, "testdata/text.jsonl"), false},
-		{"reasoning", stream(t, "testdata/reasoning.jsonl"), false},
-		{"tool call", stream(t, "testdata/tool_call.jsonl"), true},
-		{"exception mid-stream", response{body: exception}, false},
-		{"truncated", response{body: encode(t, textFrames[:5])}, false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			req := &helikon.ModelRequest{Messages: helikon.UserText("hi")}
-			if tt.tool {
-				req.Tools = []helikon.ToolDef{providertest.WeatherTool}
-			}
-			direct := providertest.Collect(newModel(t, newFake(t, tt.resp).URL, claude).Invoke(t.Context(), req))
-			// In memory: the SDK's own request body has the WriteTo flaw the
-			// adapter's HTTP client works around (see http_client.go).
-			cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
-				HTTPClient: &http.Client{Transport: providertest.MemoryTransport{Body: tt.resp.body, ContentType: "application/vnd.amazon.eventstream"}}}
-			client := bedrockruntime.NewFromConfig(cfg)
-			m, err := bedrock.NewFromClient(optionDropper{client}, claude)
-			if err != nil {
-				t.Fatal(err)
-			}
-			viaSDK := providertest.Collect(m.Invoke(t.Context(), req))
-			if !reflect.DeepEqual(direct.Events, viaSDK.Events) {
-				t.Errorf("events differ:\n adapter %+v\n sdk     %+v", direct.Events, viaSDK.Events)
-			}
-			var a, b *helikon.ModelError
-			if errors.As(direct.Err, &a) != errors.As(viaSDK.Err, &b) || (a != nil && (a.Kind != b.Kind || a.Message != b.Message)) {
-				t.Errorf("errors differ: adapter %v, sdk %v", direct.Err, viaSDK.Err)
-			}
-		})
-	}
-}
-
 func TestStream_EveryStopReasonTheSDKKnowsMaps(t *testing.T) {
 	// The recorded text stream, its messageStop's stopReason set to each
 	// value the SDK's StopReason enum lists (the service model's).
@@ -351,9 +299,7 @@ func TestInvoke_MissingCredentialsFailBeforeSendingNamingTheVariables(t *testing
 	none := aws.CredentialsProviderFunc(func(context.Context) (aws.Credentials, error) {
 		return aws.Credentials{}, errors.New("no EC2 IMDS role found")
 	})
-	m, err := bedrock.New(aws.Config{Region: "eu-west-1", Credentials: none}, claude, bedrock.WithClientOptions(func(o *bedrockruntime.Options) {
-		o.BaseEndpoint = aws.String(f.URL)
-	}))
+	m, err := bedrock.New(aws.Config{Region: "eu-west-1", Credentials: none}, claude, bedrock.WithBaseEndpoint(f.URL))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -430,37 +376,23 @@ func TestStream_CacheReadAndWriteTokensMapToUsage(t *testing.T) {
 			fr[i].payload = []byte(metadata)
 		}
 	}
-	body := encode(t, fr)
 	want := helikon.Usage{InputTokens: 22 + 2048 + 1800, OutputTokens: 55, CachedInputTokens: 2048, CacheWriteTokens: 1800}
-	req := &helikon.ModelRequest{Messages: helikon.UserText("hi")}
-
-	direct := providertest.Collect(newModel(t, newFake(t, response{body: body}).URL, claude).Invoke(t.Context(), req))
-	// The same stream through the events the SDK decoded, for a
-	// ConverseStreamer that does not pass the call's options on.
-	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
-		HTTPClient: &http.Client{Transport: providertest.MemoryTransport{Body: body, ContentType: "application/vnd.amazon.eventstream"}}}
-	m, err := bedrock.NewFromClient(optionDropper{bedrockruntime.NewFromConfig(cfg)}, claude)
-	if err != nil {
-		t.Fatal(err)
+	res := providertest.Collect(newModel(t, newFake(t, response{body: encode(t, fr)}).URL, claude).Invoke(t.Context(),
+		&helikon.ModelRequest{Messages: helikon.UserText("hi")}))
+	if res.Err != nil {
+		t.Fatal(res.Err)
 	}
-	viaSDK := providertest.Collect(m.Invoke(t.Context(), req))
-	for name, res := range map[string]providertest.Result{"adapter's reader": direct, "SDK's reader": viaSDK} {
-		if res.Err != nil {
-			t.Fatalf("%s: %v", name, res.Err)
-		}
-		if u, _ := lastOf[helikon.Usage](res.Events); u != want {
-			t.Errorf("%s: usage = %+v, want %+v", name, u, want)
-		}
+	if u, _ := lastOf[helikon.Usage](res.Events); u != want {
+		t.Errorf("usage = %+v, want %+v", u, want)
 	}
 }
 
-// TestStream_IncompleteOrContradictoryStreamsFailOnBothPaths: tool input
+// TestStream_IncompleteOrContradictoryStreamsFailAsTransport: tool input
 // for a block nothing opened (or for no block) is a malformed event, and a
 // stream that ends after messageStop without the metadata event, which
 // Bedrock always sends last and which alone carries the usage, was cut:
-// both are Transport errors with no Finish, on the adapter's reader and on
-// the SDK's.
-func TestStream_IncompleteOrContradictoryStreamsFailOnBothPaths(t *testing.T) {
+// both are Transport errors with no Finish.
+func TestStream_IncompleteOrContradictoryStreamsFailAsTransport(t *testing.T) {
 	textFrames := loadFrames(t, "testdata/text.jsonl")
 	callFrames := loadFrames(t, "testdata/tool_call.jsonl")
 	without := func(frames []frame, typ string) []frame {
@@ -492,24 +424,16 @@ func TestStream_IncompleteOrContradictoryStreamsFailOnBothPaths(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			body := encode(t, tt.frames)
 			req := &helikon.ModelRequest{Messages: helikon.UserText("hi"), Tools: []helikon.ToolDef{providertest.WeatherTool}}
-			cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
-				HTTPClient: &http.Client{Transport: providertest.MemoryTransport{Body: body, ContentType: "application/vnd.amazon.eventstream"}}}
-			viaSDK, err := bedrock.NewFromClient(optionDropper{bedrockruntime.NewFromConfig(cfg)}, claude)
-			if err != nil {
-				t.Fatal(err)
+			m := newModel(t, newFake(t, response{body: encode(t, tt.frames)}).URL, claude)
+			res := providertest.Collect(m.Invoke(t.Context(), req))
+			var me *helikon.ModelError
+			if !errors.As(res.Err, &me) || me.Kind != helikon.ModelTransport || me.Message != tt.message || !strings.Contains(me.Error(), tt.cause) {
+				t.Fatalf("err = %v, want a Transport ModelError (message %q) saying %q", res.Err, tt.message, tt.cause)
 			}
-			for path, m := range map[string]helikon.Model{"adapter's reader": newModel(t, newFake(t, response{body: body}).URL, claude), "SDK's reader": viaSDK} {
-				res := providertest.Collect(m.Invoke(t.Context(), req))
-				var me *helikon.ModelError
-				if !errors.As(res.Err, &me) || me.Kind != helikon.ModelTransport || me.Message != tt.message || !strings.Contains(me.Error(), tt.cause) {
-					t.Fatalf("%s: err = %v, want a Transport ModelError (message %q) saying %q", path, res.Err, tt.message, tt.cause)
-				}
-				for _, ev := range res.Events {
-					if _, ok := ev.(helikon.Finish); ok {
-						t.Errorf("%s: the stream reported Finish", path)
-					}
+			for _, ev := range res.Events {
+				if _, ok := ev.(helikon.Finish); ok {
+					t.Error("the stream reported Finish")
 				}
 			}
 		})

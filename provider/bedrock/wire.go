@@ -4,22 +4,18 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/service/bedrockruntime/types"
-	"github.com/aws/smithy-go"
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/internal/jsonscan"
 )
 
 // The adapter reads the event stream of a ConverseStream response itself
-// rather than through the SDK's event reader: the SDK decodes every event
-// through its generic schema serde and hands it across two goroutines,
-// about 55 allocations and 25 µs per text delta, where the 1,000-delta
-// decode has a budget of 3 allocations per delta and 2 ms in all. The SDK
-// still builds, signs and sends the request and reads error responses;
-// the event payloads are the JSON shapes of the Bedrock Runtime service
-// model (ConverseStreamOutput's members), read here with encoding/json, and
-// the text and tool-input deltas that make up nearly all of a stream
-// through jsonscan first.
+// (the SDK's event reader decoded every event through its generic schema
+// serde and handed it across two goroutines, about 55 allocations and
+// 25 µs per text delta, where the 1,000-delta decode has a budget of 3
+// allocations per delta and 2 ms in all). The event payloads are the JSON
+// shapes of the Bedrock Runtime service model (ConverseStreamOutput's
+// members), read here with encoding/json, and the text and tool-input
+// deltas that make up nearly all of a stream through jsonscan first.
 
 // wireEvent is the union of the ConverseStreamOutput events' payloads.
 type wireEvent struct {
@@ -45,22 +41,6 @@ type wireEvent struct {
 	Usage      *usage `json:"usage"`
 }
 
-// streamError is an exception that arrived inside the event stream. It is
-// a smithy.APIError, so [Model.classify] maps it as it maps the same
-// exception on the initial response.
-type streamError struct {
-	code, message string
-}
-
-func (e *streamError) Error() string {
-	return fmt.Sprintf("api error %s: %s", e.code, e.message)
-}
-func (e *streamError) ErrorCode() string             { return e.code }
-func (e *streamError) ErrorMessage() string          { return e.message }
-func (e *streamError) ErrorFault() smithy.ErrorFault { return smithy.FaultServer }
-
-var _ smithy.APIError = (*streamError)(nil)
-
 // wire translates one message of the event stream. It returns false, with
 // the error to report or nil, when the stream ends here.
 func (d *decoder) wire(f *frame, yield func(helikon.ModelEvent, error) bool) (bool, error) {
@@ -75,9 +55,9 @@ func (d *decoder) wire(f *frame, yield func(helikon.ModelEvent, error) bool) (bo
 		if len(code) > 0 && 'a' <= code[0] && code[0] <= 'z' {
 			code[0] -= 'a' - 'A' // throttlingException → ThrottlingException
 		}
-		return false, &streamError{code: string(code), message: body.Message}
+		return false, &apiError{code: string(code), message: body.Message}
 	case "error":
-		return false, &streamError{code: string(f.errorCode), message: string(f.errorMessage)}
+		return false, &apiError{code: string(f.errorCode), message: string(f.errorMessage)}
 	default:
 		return true, nil // a message type this version does not know
 	}
@@ -116,7 +96,7 @@ func (d *decoder) general(eventType, payload []byte, yield func(helikon.ModelEve
 			return d.reasoning(r, yield), nil
 		}
 	case "messageStop":
-		d.stop, d.stopped = types.StopReason(ev.StopReason), true
+		d.stop, d.stopped = ev.StopReason, true
 	case "metadata":
 		d.usage = ev.Usage
 	}
