@@ -4,6 +4,7 @@ import (
 	"github.com/paigasus/helikon"
 	"path"
 	"strings"
+	"sync"
 )
 
 // GuardAction is what a matched [GuardRule] does.
@@ -134,7 +135,7 @@ func DestructiveGuards() []GuardRule {
 	}
 }
 
-var defaultGuards = DestructiveGuards()
+var defaultGuards = sync.OnceValue(DestructiveGuards)
 
 // recursiveRemove reports whether c is a recursive rm, and whether it
 // passes --no-preserve-root; it calls operand with each operand's index.
@@ -326,7 +327,7 @@ func isCodeExecPath(p string) bool {
 // guardVerdict is the guard step's result: the rule that denies, or the
 // first rule that asks.
 func guardVerdict(rules []GuardRule, useDefaults bool, v *callView) (deny, ask *GuardRule) {
-	lists := [2][]GuardRule{defaultGuards, rules}
+	lists := [2][]GuardRule{defaultGuards(), rules}
 	if !useDefaults {
 		lists[0] = nil
 	}

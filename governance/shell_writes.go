@@ -3,6 +3,7 @@ package governance
 import (
 	"path"
 	"strings"
+	"sync"
 
 	"github.com/paigasus/helikon/internal/shellmatch"
 )
@@ -91,9 +92,9 @@ func longName(long []string, name string) string {
 	return ""
 }
 
-// writeSpecs are the programs whose operands or flag values name files
-// they write, by how.
-var writeSpecs = map[string]struct {
+// writeSpec is how a program's operands or flag values name the files
+// it writes.
+type writeSpec struct {
 	spec argSpec
 	// how: 'a' every operand; 'l' the last operand, or the -t value; 'f'
 	// every operand after the first, or all with a reference flag; 's' the
@@ -103,35 +104,41 @@ var writeSpecs = map[string]struct {
 	flags string
 	// longFlags are the long flags whose value is a written file.
 	longFlags []string
-}{
-	"tee":      {how: 'a'},
-	"touch":    {spec: argSpec{short: "dtr", long: []string{"date", "reference", "time"}}, how: 'a'},
-	"mkdir":    {spec: argSpec{short: "m", long: []string{"mode", "context"}}, how: 'a'},
-	"rmdir":    {how: 'a'},
-	"rm":       {how: 'a'},
-	"unlink":   {how: 'a'},
-	"shred":    {spec: argSpec{short: "ns", long: []string{"iterations", "size", "random-source"}}, how: 'a'},
-	"truncate": {spec: argSpec{short: "sr", long: []string{"size", "reference"}}, how: 'a'},
-	"mv":       {spec: argSpec{short: "St", long: []string{"suffix", "target-directory"}}, how: 'a', flags: "t", longFlags: []string{"target-directory"}},
-	"cp":       {spec: argSpec{short: "St", long: []string{"suffix", "target-directory"}}, how: 'l', flags: "t", longFlags: []string{"target-directory"}},
-	"install":  {spec: argSpec{short: "gmoSt", long: []string{"group", "mode", "owner", "suffix", "target-directory", "strip-program"}}, how: 'l', flags: "t", longFlags: []string{"target-directory"}},
-	"ln":       {spec: argSpec{short: "St", long: []string{"suffix", "target-directory"}}, how: 'l', flags: "t", longFlags: []string{"target-directory"}},
-	"rsync":    {spec: argSpec{short: "efTB", long: []string{"rsh", "filter", "temp-dir", "block-size", "exclude", "include", "exclude-from", "include-from", "files-from", "partial-dir", "backup-dir", "compare-dest", "copy-dest", "link-dest", "chmod", "chown", "rsync-path"}}, how: 'l', longFlags: []string{"backup-dir", "partial-dir"}},
-	"scp":      {spec: argSpec{short: "cFiJloPSD"}, how: 'l'},
-	"chmod":    {spec: argSpec{long: []string{"reference"}}, how: 'f'},
-	"chown":    {spec: argSpec{long: []string{"reference", "from"}}, how: 'f'},
-	"chgrp":    {spec: argSpec{long: []string{"reference"}}, how: 'f'},
-	"chattr":   {how: 'f'},
-	"setfacl":  {spec: argSpec{short: "mMxX", long: []string{"modify", "modify-file", "remove", "remove-file", "set", "set-file"}}, how: 'a'},
-	"sed":      {spec: argSpec{short: "efl", long: []string{"expression", "file", "line-length"}}, how: 's'},
-	"perl":     {spec: argSpec{short: "eEIM"}, how: 's'},
-	"curl":     {spec: argSpec{short: "oDcKdHuUxXTAeEbFmrwyYz", long: []string{"output", "output-dir", "dump-header", "cookie-jar", "trace", "trace-ascii", "stderr", "etag-save", "hsts", "alt-svc", "config", "data", "header", "user", "proxy", "request", "upload-file", "user-agent", "referer", "cert", "cookie", "form", "max-time", "range", "write-out", "url"}}, how: 'v', flags: "oDc", longFlags: []string{"output", "output-dir", "dump-header", "cookie-jar", "trace", "trace-ascii", "stderr", "etag-save", "hsts", "alt-svc"}},
-	"wget":     {spec: argSpec{short: "OPoaeUTtwi", long: []string{"output-document", "directory-prefix", "output-file", "append-output", "execute", "user-agent", "timeout", "tries", "wait", "input-file", "header", "load-cookies", "save-cookies"}}, how: 'v', flags: "OPoa", longFlags: []string{"output-document", "directory-prefix", "output-file", "append-output", "save-cookies"}},
-	"sort":     {spec: argSpec{short: "oktST", long: []string{"output", "key", "field-separator", "buffer-size", "temporary-directory"}}, how: 'v', flags: "o", longFlags: []string{"output"}},
-	"unzip":    {spec: argSpec{short: "d"}, how: 'v', flags: "d"},
-	"patch":    {spec: argSpec{short: "opdiDBrVYzF", long: []string{"output", "directory", "input", "reject-file"}}, how: 'v', flags: "ord", longFlags: []string{"output", "reject-file", "directory"}},
-	"strace":   {spec: argSpec{short: "o"}, how: 'v', flags: "o"},
 }
+
+// writeSpecs are the programs whose operands or flag values name files
+// they write, by how.
+var writeSpecs = sync.OnceValue(func() map[string]writeSpec {
+	return map[string]writeSpec{
+		"tee":      {how: 'a'},
+		"touch":    {spec: argSpec{short: "dtr", long: []string{"date", "reference", "time"}}, how: 'a'},
+		"mkdir":    {spec: argSpec{short: "m", long: []string{"mode", "context"}}, how: 'a'},
+		"rmdir":    {how: 'a'},
+		"rm":       {how: 'a'},
+		"unlink":   {how: 'a'},
+		"shred":    {spec: argSpec{short: "ns", long: []string{"iterations", "size", "random-source"}}, how: 'a'},
+		"truncate": {spec: argSpec{short: "sr", long: []string{"size", "reference"}}, how: 'a'},
+		"mv":       {spec: argSpec{short: "St", long: []string{"suffix", "target-directory"}}, how: 'a', flags: "t", longFlags: []string{"target-directory"}},
+		"cp":       {spec: argSpec{short: "St", long: []string{"suffix", "target-directory"}}, how: 'l', flags: "t", longFlags: []string{"target-directory"}},
+		"install":  {spec: argSpec{short: "gmoSt", long: []string{"group", "mode", "owner", "suffix", "target-directory", "strip-program"}}, how: 'l', flags: "t", longFlags: []string{"target-directory"}},
+		"ln":       {spec: argSpec{short: "St", long: []string{"suffix", "target-directory"}}, how: 'l', flags: "t", longFlags: []string{"target-directory"}},
+		"rsync":    {spec: argSpec{short: "efTB", long: []string{"rsh", "filter", "temp-dir", "block-size", "exclude", "include", "exclude-from", "include-from", "files-from", "partial-dir", "backup-dir", "compare-dest", "copy-dest", "link-dest", "chmod", "chown", "rsync-path"}}, how: 'l', longFlags: []string{"backup-dir", "partial-dir"}},
+		"scp":      {spec: argSpec{short: "cFiJloPSD"}, how: 'l'},
+		"chmod":    {spec: argSpec{long: []string{"reference"}}, how: 'f'},
+		"chown":    {spec: argSpec{long: []string{"reference", "from"}}, how: 'f'},
+		"chgrp":    {spec: argSpec{long: []string{"reference"}}, how: 'f'},
+		"chattr":   {how: 'f'},
+		"setfacl":  {spec: argSpec{short: "mMxX", long: []string{"modify", "modify-file", "remove", "remove-file", "set", "set-file"}}, how: 'a'},
+		"sed":      {spec: argSpec{short: "efl", long: []string{"expression", "file", "line-length"}}, how: 's'},
+		"perl":     {spec: argSpec{short: "eEIM"}, how: 's'},
+		"curl":     {spec: argSpec{short: "oDcKdHuUxXTAeEbFmrwyYz", long: []string{"output", "output-dir", "dump-header", "cookie-jar", "trace", "trace-ascii", "stderr", "etag-save", "hsts", "alt-svc", "config", "data", "header", "user", "proxy", "request", "upload-file", "user-agent", "referer", "cert", "cookie", "form", "max-time", "range", "write-out", "url"}}, how: 'v', flags: "oDc", longFlags: []string{"output", "output-dir", "dump-header", "cookie-jar", "trace", "trace-ascii", "stderr", "etag-save", "hsts", "alt-svc"}},
+		"wget":     {spec: argSpec{short: "OPoaeUTtwi", long: []string{"output-document", "directory-prefix", "output-file", "append-output", "execute", "user-agent", "timeout", "tries", "wait", "input-file", "header", "load-cookies", "save-cookies"}}, how: 'v', flags: "OPoa", longFlags: []string{"output-document", "directory-prefix", "output-file", "append-output", "save-cookies"}},
+		"sort":     {spec: argSpec{short: "oktST", long: []string{"output", "key", "field-separator", "buffer-size", "temporary-directory"}}, how: 'v', flags: "o", longFlags: []string{"output"}},
+		"unzip":    {spec: argSpec{short: "d"}, how: 'v', flags: "d"},
+		"patch":    {spec: argSpec{short: "opdiDBrVYzF", long: []string{"output", "directory", "input", "reject-file"}}, how: 'v', flags: "ord", longFlags: []string{"output", "reject-file", "directory"}},
+		"strace":   {spec: argSpec{short: "o"}, how: 'v', flags: "o"},
+	}
+})
 
 // commandWrites calls fn with the files c writes: its redirect targets and
 // the operands and flag values that file-writing programs write to. It
@@ -167,7 +174,7 @@ func commandWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool
 	case "rename", "prename", "file-rename", "perl-rename":
 		return renameWrites(c, fn)
 	}
-	ws, ok := writeSpecs[c.Program]
+	ws, ok := writeSpecs()[c.Program]
 	if !ok {
 		return false
 	}
@@ -333,11 +340,15 @@ func hasInPlace(args []string) bool {
 // gitPathWriters are git's subcommands that write, move, remove or restore
 // the working-tree files their operands name; clean with no operand cleans
 // the whole working directory.
-var gitPathWriters = map[string]bool{"mv": true, "rm": true, "restore": true, "checkout": true, "clean": true}
+var gitPathWriters = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"mv": true, "rm": true, "restore": true, "checkout": true, "clean": true}
+})
 
 // gitValueFlags are git's global options that take a separate value.
-var gitValueFlags = map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true,
-	"--super-prefix": true, "--config-env": true, "--exec-path": true, "--list-cmds": true, "--attr-source": true}
+var gitValueFlags = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"-C": true, "-c": true, "--git-dir": true, "--work-tree": true, "--namespace": true,
+		"--super-prefix": true, "--config-env": true, "--exec-path": true, "--list-cmds": true, "--attr-source": true}
+})
 
 // gitWrites calls fn with the working-tree paths git mv, rm, restore,
 // checkout and clean change: every operand after the subcommand (a
@@ -351,7 +362,7 @@ func gitWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool {
 		if !strings.HasPrefix(a, "-") {
 			break
 		}
-		if gitValueFlags[a] && i+1 < len(c.Args) {
+		if gitValueFlags()[a] && i+1 < len(c.Args) {
 			i++
 			if a == "-C" {
 				dir, dirDyn = path.Join(dir, c.Args[i]), dirDyn || c.ArgDynamic(i)
@@ -361,7 +372,7 @@ func gitWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool {
 			}
 		}
 	}
-	if i == len(c.Args) || !gitPathWriters[c.Args[i]] {
+	if i == len(c.Args) || !gitPathWriters()[c.Args[i]] {
 		return false
 	}
 	sub := c.Args[i]

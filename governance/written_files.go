@@ -267,7 +267,7 @@ func (w *writtenFiles) addWrites(v *callView) {
 // the write guards do not know (a compiler's output, say): for the record
 // of written files only, where a false entry costs nothing.
 func outputFlagWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) {
-	if _, known := writeSpecs[c.Program]; known || c.Program == "" {
+	if _, known := writeSpecs()[c.Program]; known || c.Program == "" {
 		return
 	}
 	for i, a := range c.Args {

@@ -39,7 +39,7 @@ func (c *Command) CodeFiles(fn func(CodeFile) bool) bool {
 	switch {
 	case name == "":
 		return false
-	case sourceCommands[name]:
+	case sourceCommands()[name]:
 		for i, a := range c.Args {
 			if a == "--" && i == 0 {
 				continue
@@ -88,7 +88,7 @@ func (c *Command) shellScript(fn func(CodeFile) bool, arg func(int) CodeFile) bo
 // -e) runs no file.
 func (c *Command) interpreterScript(in interpreter, fn func(CodeFile) bool, arg func(int) CodeFile) bool {
 	args := c.Args
-	if len(args) == 1 && infoFlags[args[0]] {
+	if len(args) == 1 && infoFlags()[args[0]] {
 		return false
 	}
 	for i := 0; i < len(args); i++ {

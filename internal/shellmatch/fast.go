@@ -32,11 +32,13 @@ var plain = func() (t [256]bool) {
 
 // reserved are the words that make a command more than a simple command
 // when they come first.
-var reserved = map[string]bool{
-	"if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true, "done": true,
-	"case": true, "esac": true, "while": true, "until": true, "for": true, "in": true,
-	"function": true, "select": true, "time": true, "coproc": true, "[[": true, "]]": true,
-}
+var reserved = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true, "done": true,
+		"case": true, "esac": true, "while": true, "until": true, "for": true, "in": true,
+		"function": true, "select": true, "time": true, "coproc": true, "[[": true, "]]": true,
+	}
+})
 
 // fastSplit splits the common shape of command string without the parser:
 // plain and simply quoted words, the list and pipe operators, and
@@ -95,7 +97,7 @@ func fastSplit(src string) ([]fastCommand, bool) {
 		if len(cur.words) == 0 && len(cur.writes) == 0 {
 			return false
 		}
-		if first := cur.words; len(first) > 0 && (reserved[first[0].text] || isAssignment(first[0].text)) {
+		if first := cur.words; len(first) > 0 && (reserved()[first[0].text] || isAssignment(first[0].text)) {
 			return false
 		}
 		cmds = append(cmds, cur)

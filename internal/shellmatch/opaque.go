@@ -3,21 +3,24 @@ package shellmatch
 import (
 	"path"
 	"strings"
+	"sync"
 )
 
 // riskyEnv are variables whose value makes a shell or another program run
 // a command, load code or pick a different program than the words show.
-var riskyEnv = map[string]bool{
-	"BASH_ENV": true, "ENV": true, "PROMPT_COMMAND": true, "PS0": true, "PS1": true, "PS2": true, "PS4": true,
-	"BASH_ALIASES": true, "BASH_CMDS": true, "SHELLOPTS": true, "BASHOPTS": true, "PATH": true,
-	"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true, "DYLD_INSERT_LIBRARIES": true,
-	"GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_EDITOR": true, "GIT_PAGER": true, "GIT_EXTERNAL_DIFF": true,
-	"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true,
-	"GIT_EXEC_PATH": true, "GIT_PROXY_COMMAND": true, "GIT_SEQUENCE_EDITOR": true, "GIT_CONFIG_GLOBAL": true,
-	"EDITOR": true, "VISUAL": true, "PAGER": true, "MANPAGER": true, "LESSOPEN": true, "LESSCLOSE": true,
-	"PERL5OPT": true, "PERL5LIB": true, "PYTHONSTARTUP": true, "PYTHONPATH": true, "NODE_OPTIONS": true,
-	"RUBYOPT": true, "BROWSER": true,
-}
+var riskyEnv = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"BASH_ENV": true, "ENV": true, "PROMPT_COMMAND": true, "PS0": true, "PS1": true, "PS2": true, "PS4": true,
+		"BASH_ALIASES": true, "BASH_CMDS": true, "SHELLOPTS": true, "BASHOPTS": true, "PATH": true,
+		"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true, "DYLD_INSERT_LIBRARIES": true,
+		"GIT_SSH": true, "GIT_SSH_COMMAND": true, "GIT_EDITOR": true, "GIT_PAGER": true, "GIT_EXTERNAL_DIFF": true,
+		"GIT_ASKPASS": true, "SSH_ASKPASS": true, "GIT_CONFIG_PARAMETERS": true, "GIT_CONFIG_COUNT": true,
+		"GIT_EXEC_PATH": true, "GIT_PROXY_COMMAND": true, "GIT_SEQUENCE_EDITOR": true, "GIT_CONFIG_GLOBAL": true,
+		"EDITOR": true, "VISUAL": true, "PAGER": true, "MANPAGER": true, "LESSOPEN": true, "LESSCLOSE": true,
+		"PERL5OPT": true, "PERL5LIB": true, "PYTHONSTARTUP": true, "PYTHONPATH": true, "NODE_OPTIONS": true,
+		"RUBYOPT": true, "BROWSER": true,
+	}
+})
 
 // checkAssign notes an assignment to a risky variable. PATH is risky only
 // when it adds a directory beyond the system ones.
@@ -28,7 +31,7 @@ func (s *Script) checkAssign(name, value string) {
 	if name == "PATH" && systemPath(value) {
 		return
 	}
-	if name == "GLOBIGNORE" || riskyEnv[name] || strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") {
+	if name == "GLOBIGNORE" || riskyEnv()[name] || strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") {
 		s.unresolved("an assignment to " + name + ", which changes what programs run")
 	}
 }
@@ -143,50 +146,52 @@ type interpreter struct {
 	program bool
 }
 
-var interpreters = map[string]interpreter{
-	"python":    {inline: "c", values: "WXQ", module: "m"},
-	"pypy":      {inline: "c", values: "WXQ", module: "m"},
-	"perl":      {inline: "eE", values: "IMmixdDl0C", clusterValue: true},
-	"ruby":      {inline: "e", values: "IrCEFKTWx"},
-	"irb":       {},
-	"node":      {inline: "ep", longInline: []string{"eval", "print"}, values: "r"},
-	"nodejs":    {inline: "ep", longInline: []string{"eval", "print"}, values: "r"},
-	"bun":       {inline: "e", longInline: []string{"eval", "print"}, values: "r"},
-	"deno":      {longInline: []string{"eval"}},
-	"php":       {inline: "rBRE", values: "cdzfF"},
-	"lua":       {inline: "e", values: "l"},
-	"luajit":    {inline: "e", values: "lbj"},
-	"tclsh":     {},
-	"wish":      {},
-	"expect":    {inline: "c", values: "f"},
-	"Rscript":   {inline: "e"},
-	"R":         {inline: "e"},
-	"osascript": {inline: "e"},
-	"pwsh":      {inline: "c", longInline: []string{"command", "Command", "encodedcommand", "EncodedCommand", "c"}},
-	"gdb":       {longInline: []string{"ex", "eval-command", "iex", "init-eval-command", "x", "command"}},
-	"guile":     {inline: "ce"},
-	"racket":    {inline: "e"},
-	"sbcl":      {longInline: []string{"eval"}},
-	"ed":        {},
-	"ex":        {inline: "c", longInline: []string{"cmd"}},
-	"vim":       {inline: "c", longInline: []string{"cmd"}},
-	"vi":        {inline: "c", longInline: []string{"cmd"}},
-	"nvim":      {inline: "c", longInline: []string{"cmd"}},
-	"awk":       {values: "vF", program: true},
-	"gawk":      {values: "vFiIlW", program: true},
-	"mawk":      {values: "vFW", program: true},
-	"nawk":      {values: "vF", program: true},
-}
+var interpreters = sync.OnceValue(func() map[string]interpreter {
+	return map[string]interpreter{
+		"python":    {inline: "c", values: "WXQ", module: "m"},
+		"pypy":      {inline: "c", values: "WXQ", module: "m"},
+		"perl":      {inline: "eE", values: "IMmixdDl0C", clusterValue: true},
+		"ruby":      {inline: "e", values: "IrCEFKTWx"},
+		"irb":       {},
+		"node":      {inline: "ep", longInline: []string{"eval", "print"}, values: "r"},
+		"nodejs":    {inline: "ep", longInline: []string{"eval", "print"}, values: "r"},
+		"bun":       {inline: "e", longInline: []string{"eval", "print"}, values: "r"},
+		"deno":      {longInline: []string{"eval"}},
+		"php":       {inline: "rBRE", values: "cdzfF"},
+		"lua":       {inline: "e", values: "l"},
+		"luajit":    {inline: "e", values: "lbj"},
+		"tclsh":     {},
+		"wish":      {},
+		"expect":    {inline: "c", values: "f"},
+		"Rscript":   {inline: "e"},
+		"R":         {inline: "e"},
+		"osascript": {inline: "e"},
+		"pwsh":      {inline: "c", longInline: []string{"command", "Command", "encodedcommand", "EncodedCommand", "c"}},
+		"gdb":       {longInline: []string{"ex", "eval-command", "iex", "init-eval-command", "x", "command"}},
+		"guile":     {inline: "ce"},
+		"racket":    {inline: "e"},
+		"sbcl":      {longInline: []string{"eval"}},
+		"ed":        {},
+		"ex":        {inline: "c", longInline: []string{"cmd"}},
+		"vim":       {inline: "c", longInline: []string{"cmd"}},
+		"vi":        {inline: "c", longInline: []string{"cmd"}},
+		"nvim":      {inline: "c", longInline: []string{"cmd"}},
+		"awk":       {values: "vF", program: true},
+		"gawk":      {values: "vFiIlW", program: true},
+		"mawk":      {values: "vFW", program: true},
+		"nawk":      {values: "vF", program: true},
+	}
+})
 
 // interpreterOf returns the interpreter a program name runs, stripping a
 // version suffix (python3.12, perl5.36, php8.2, lua5.4).
 func interpreterOf(name string) (interpreter, string, bool) {
-	if in, ok := interpreters[name]; ok {
+	if in, ok := interpreters()[name]; ok {
 		return in, name, true
 	}
 	base := strings.TrimRight(name, "0123456789.")
 	if base != name {
-		if in, ok := interpreters[base]; ok {
+		if in, ok := interpreters()[base]; ok {
 			return in, base, true
 		}
 	}
@@ -194,13 +199,15 @@ func interpreterOf(name string) (interpreter, string, bool) {
 }
 
 // infoFlags only print and exit.
-var infoFlags = map[string]bool{"-V": true, "--version": true, "-h": true, "--help": true, "-v": true, "-version": true}
+var infoFlags = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"-V": true, "--version": true, "-h": true, "--help": true, "-v": true, "-version": true}
+})
 
 // checkInterpreter notes an interpreter running code its words do not
 // show as a file: inline code, its standard input, a stream, or an awk
 // program that runs commands.
 func (s *Script) checkInterpreter(name string, in interpreter, args []word) {
-	if len(args) == 1 && infoFlags[args[0].text] {
+	if len(args) == 1 && infoFlags()[args[0].text] {
 		return
 	}
 	for i := 0; i < len(args); i++ {
@@ -407,14 +414,16 @@ func (s *Script) checkSSH(name string, args []word) {
 }
 
 // sourceCommands run the file they are given in the current shell.
-var sourceCommands = map[string]bool{"source": true, ".": true}
+var sourceCommands = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"source": true, ".": true}
+})
 
 // classify notes what c, an already resolved command, runs that its words
 // do not show, and follows the command strings of trap and rsync -e.
 func (s *Script) classify(c *Command, args []word, depth int, wrappers []string) {
 	name := c.Program
 	switch {
-	case sourceCommands[name]:
+	case sourceCommands()[name]:
 		for _, a := range args {
 			if a.lit && a.text == "--" {
 				continue

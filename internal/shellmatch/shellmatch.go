@@ -307,10 +307,10 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 				}
 			}
 		}
-		if why, ok := runsLater[name]; ok {
+		if why, ok := runsLater()[name]; ok {
 			s.unresolved(name + ", which " + why)
 		}
-		if w, ok := wrapperSpecs[name]; ok {
+		if w, ok := wrapperSpecs()[name]; ok {
 			if w.assigns {
 				s.checkAssignWords(words[1:])
 			}
@@ -342,7 +342,7 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 				continue
 			}
 		}
-		if sh, ok := shellSpecs[name]; ok {
+		if sh, ok := shellSpecs()[name]; ok {
 			if cmd, lit, found := sh.commandString(words[1:]); found {
 				s.addNested(cmd, lit, depth, appendWrapper(wrappers, name), writes)
 				return
@@ -500,7 +500,9 @@ func hasOperand(args []word) bool {
 }
 
 // privileged wrappers change who runs a command.
-var privileged = map[string]bool{"sudo": true, "doas": true, "su": true}
+var privileged = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"sudo": true, "doas": true, "su": true}
+})
 
 // MayRun reports whether some command of s runs program or runs under a
 // wrapper of that name, the test of a deny list. A script nested past
@@ -535,7 +537,7 @@ func (s *Script) OnlyRuns(allowed func(program string) bool) bool {
 			return false
 		}
 		for _, w := range c.Wrappers {
-			if privileged[w] && !allowed(w) {
+			if privileged()[w] && !allowed(w) {
 				return false
 			}
 		}

@@ -3,6 +3,7 @@ package shellmatch
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // wrapperSpec describes a program that runs another program given as its
@@ -41,67 +42,69 @@ type wrapperSpec struct {
 	query string
 }
 
-var wrapperSpecs = map[string]wrapperSpec{
-	"timeout": {short: "sk", long: []string{"signal", "kill-after"}, skip: 1},
-	"nice":    {short: "n", long: []string{"adjustment"}},
-	"nohup":   {},
-	"stdbuf":  {short: "ioe", long: []string{"input", "output", "error"}},
-	"env":     {short: "uCS", long: []string{"unset", "chdir", "split-string"}, assigns: true, split: "S"},
-	"command": {query: "vV"},
-	"builtin": {},
-	"exec":    {short: "a"},
-	"sudo": {short: "ughpCDrtTUR", long: []string{"user", "group", "host", "prompt", "close-from",
-		"chdir", "role", "type", "command-timeout", "other-user", "chroot"}, assigns: true, bareShell: true},
-	"doas":    {short: "Cu", bareShell: true},
-	"pkexec":  {long: []string{"user"}},
-	"time":    {short: "fo", long: []string{"format", "output"}},
-	"setsid":  {},
-	"ionice":  {short: "cnp", long: []string{"class", "classdata", "pid"}},
-	"chrt":    {skip: 1},
-	"taskset": {skip: 1},
-	"busybox": {},
-	"toybox":  {},
-	"ld.so": {long: []string{"library-path", "inhibit-rpath", "audit", "preload", "argv0",
-		"glibc-hwcaps-prepend", "glibc-hwcaps-mask"}},
-	"xargs": {short: "adEILnPs", long: []string{"arg-file", "delimiter", "eof", "replace",
-		"max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}},
-	"eval":   {joinAll: true},
-	"watch":  {short: "nq", long: []string{"interval", "equexit"}, joinRest: true},
-	"flock":  {short: "wEc", long: []string{"timeout", "wait", "conflict-exit-code", "command"}, skip: 1, split: "c", cAfter: true},
-	"chroot": {long: []string{"userspec", "groups"}, skip: 1, bareShell: true},
-	"unshare": {short: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation", "setgroups",
-		"map-user", "map-group", "map-users", "map-groups"}, bareShell: true},
-	"nsenter":  {short: "tSG", long: []string{"target", "setuid", "setgid", "env"}, bareShell: true},
-	"script":   {short: "cEIOBTmo", long: []string{"command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit"}, split: "c", noCommand: true, bareShell: true},
-	"sg":       {skip: 1, joinRest: true, cAfter: true, split: "c", bareShell: true},
-	"newgrp":   {skip: 1, bareShell: true},
-	"strace":   {short: "abeEIoOpPsSuUX", long: []string{"attach", "output", "signal", "status", "trace", "trace-path", "user", "env", "string-limit"}},
-	"ltrace":   {short: "aAeFnopsuwDlx", long: []string{"output", "align", "indent"}},
-	"firejail": {bareShell: true},
-	"systemd-run": {short: "upEMH", long: []string{"unit", "property", "description", "slice", "setenv", "uid", "gid",
-		"nice", "working-directory", "on-active", "on-boot", "on-startup", "on-unit-active", "on-unit-inactive",
-		"on-calendar", "timer-property", "path-property", "socket-property", "machine", "host", "service-type"}},
-	"proxychains":      {short: "f"},
-	"proxychains4":     {short: "f"},
-	"caffeinate":       {short: "tw"},
-	"numactl":          {short: "NCmipP", long: []string{"cpunodebind", "physcpubind", "membind", "interleave", "preferred", "preferred-many"}},
-	"cgexec":           {short: "g"},
-	"prlimit":          {short: "p", long: []string{"pid"}},
-	"setpriv":          {long: []string{"reuid", "regid", "ruid", "rgid", "euid", "egid", "groups", "inh-caps", "ambient-caps", "bounding-set", "securebits", "pdeathsig", "selinux-label", "apparmor-profile"}},
-	"setarch":          {skip: 1},
-	"linux32":          {},
-	"linux64":          {},
-	"fakeroot":         {short: "lsib", long: []string{"lib", "faked"}},
-	"fakechroot":       {short: "lcde", long: []string{"lib", "config-dir", "environment", "use-system-libs"}},
-	"torsocks":         {short: "upaP", long: []string{"user", "pass", "address", "port"}},
-	"tsocks":           {},
-	"dbus-run-session": {long: []string{"config-file", "dbus-daemon"}},
-	"xvfb-run":         {short: "nsfepw", long: []string{"server-num", "server-args", "auth-file", "error-file", "xauth-protocol", "wait"}},
-	"valgrind":         {},
-	"catchsegv":        {},
-	"unbuffer":         {},
-	"chpst":            {short: "uUbe/nlLm"},
-}
+var wrapperSpecs = sync.OnceValue(func() map[string]wrapperSpec {
+	return map[string]wrapperSpec{
+		"timeout": {short: "sk", long: []string{"signal", "kill-after"}, skip: 1},
+		"nice":    {short: "n", long: []string{"adjustment"}},
+		"nohup":   {},
+		"stdbuf":  {short: "ioe", long: []string{"input", "output", "error"}},
+		"env":     {short: "uCS", long: []string{"unset", "chdir", "split-string"}, assigns: true, split: "S"},
+		"command": {query: "vV"},
+		"builtin": {},
+		"exec":    {short: "a"},
+		"sudo": {short: "ughpCDrtTUR", long: []string{"user", "group", "host", "prompt", "close-from",
+			"chdir", "role", "type", "command-timeout", "other-user", "chroot"}, assigns: true, bareShell: true},
+		"doas":    {short: "Cu", bareShell: true},
+		"pkexec":  {long: []string{"user"}},
+		"time":    {short: "fo", long: []string{"format", "output"}},
+		"setsid":  {},
+		"ionice":  {short: "cnp", long: []string{"class", "classdata", "pid"}},
+		"chrt":    {skip: 1},
+		"taskset": {skip: 1},
+		"busybox": {},
+		"toybox":  {},
+		"ld.so": {long: []string{"library-path", "inhibit-rpath", "audit", "preload", "argv0",
+			"glibc-hwcaps-prepend", "glibc-hwcaps-mask"}},
+		"xargs": {short: "adEILnPs", long: []string{"arg-file", "delimiter", "eof", "replace",
+			"max-lines", "max-args", "max-procs", "max-chars", "process-slot-var"}},
+		"eval":   {joinAll: true},
+		"watch":  {short: "nq", long: []string{"interval", "equexit"}, joinRest: true},
+		"flock":  {short: "wEc", long: []string{"timeout", "wait", "conflict-exit-code", "command"}, skip: 1, split: "c", cAfter: true},
+		"chroot": {long: []string{"userspec", "groups"}, skip: 1, bareShell: true},
+		"unshare": {short: "SGRw", long: []string{"setuid", "setgid", "root", "wd", "propagation", "setgroups",
+			"map-user", "map-group", "map-users", "map-groups"}, bareShell: true},
+		"nsenter":  {short: "tSG", long: []string{"target", "setuid", "setgid", "env"}, bareShell: true},
+		"script":   {short: "cEIOBTmo", long: []string{"command", "echo", "log-in", "log-out", "log-io", "log-timing", "logging-format", "output-limit"}, split: "c", noCommand: true, bareShell: true},
+		"sg":       {skip: 1, joinRest: true, cAfter: true, split: "c", bareShell: true},
+		"newgrp":   {skip: 1, bareShell: true},
+		"strace":   {short: "abeEIoOpPsSuUX", long: []string{"attach", "output", "signal", "status", "trace", "trace-path", "user", "env", "string-limit"}},
+		"ltrace":   {short: "aAeFnopsuwDlx", long: []string{"output", "align", "indent"}},
+		"firejail": {bareShell: true},
+		"systemd-run": {short: "upEMH", long: []string{"unit", "property", "description", "slice", "setenv", "uid", "gid",
+			"nice", "working-directory", "on-active", "on-boot", "on-startup", "on-unit-active", "on-unit-inactive",
+			"on-calendar", "timer-property", "path-property", "socket-property", "machine", "host", "service-type"}},
+		"proxychains":      {short: "f"},
+		"proxychains4":     {short: "f"},
+		"caffeinate":       {short: "tw"},
+		"numactl":          {short: "NCmipP", long: []string{"cpunodebind", "physcpubind", "membind", "interleave", "preferred", "preferred-many"}},
+		"cgexec":           {short: "g"},
+		"prlimit":          {short: "p", long: []string{"pid"}},
+		"setpriv":          {long: []string{"reuid", "regid", "ruid", "rgid", "euid", "egid", "groups", "inh-caps", "ambient-caps", "bounding-set", "securebits", "pdeathsig", "selinux-label", "apparmor-profile"}},
+		"setarch":          {skip: 1},
+		"linux32":          {},
+		"linux64":          {},
+		"fakeroot":         {short: "lsib", long: []string{"lib", "faked"}},
+		"fakechroot":       {short: "lcde", long: []string{"lib", "config-dir", "environment", "use-system-libs"}},
+		"torsocks":         {short: "upaP", long: []string{"user", "pass", "address", "port"}},
+		"tsocks":           {},
+		"dbus-run-session": {long: []string{"config-file", "dbus-daemon"}},
+		"xvfb-run":         {short: "nsfepw", long: []string{"server-num", "server-args", "auth-file", "error-file", "xauth-protocol", "wait"}},
+		"valgrind":         {},
+		"catchsegv":        {},
+		"unbuffer":         {},
+		"chpst":            {short: "uUbe/nlLm"},
+	}
+})
 
 // strip removes the wrapper's flags and leading operands from args and
 // returns the words of the wrapped command. For a wrapper whose operand is a
@@ -275,14 +278,16 @@ type shellSpec struct {
 
 var (
 	posixShell = shellSpec{valueFlags: "oO", longValue: []string{"rcfile", "init-file"}}
-	shellSpecs = map[string]shellSpec{
-		"sh": posixShell, "bash": posixShell, "dash": posixShell, "zsh": posixShell,
-		"ksh": posixShell, "mksh": posixShell, "ash": posixShell, "fish": posixShell,
-		"rbash": posixShell, "tcsh": posixShell, "csh": posixShell, "yash": posixShell, "posh": posixShell,
-		"ksh93": posixShell, "pdksh": posixShell, "oksh": posixShell, "loksh": posixShell, "rc": posixShell,
-		"su":      {valueFlags: "sgG", longValue: []string{"shell", "group", "supp-group", "whitelist-environment"}, cTakesValue: true},
-		"runuser": {valueFlags: "sgGuw", longValue: []string{"shell", "group", "supp-group", "user", "whitelist-environment"}, cTakesValue: true},
-	}
+	shellSpecs = sync.OnceValue(func() map[string]shellSpec {
+		return map[string]shellSpec{
+			"sh": posixShell, "bash": posixShell, "dash": posixShell, "zsh": posixShell,
+			"ksh": posixShell, "mksh": posixShell, "ash": posixShell, "fish": posixShell,
+			"rbash": posixShell, "tcsh": posixShell, "csh": posixShell, "yash": posixShell, "posh": posixShell,
+			"ksh93": posixShell, "pdksh": posixShell, "oksh": posixShell, "loksh": posixShell, "rc": posixShell,
+			"su":      {valueFlags: "sgG", longValue: []string{"shell", "group", "supp-group", "whitelist-environment"}, cTakesValue: true},
+			"runuser": {valueFlags: "sgGuw", longValue: []string{"shell", "group", "supp-group", "user", "whitelist-environment"}, cTakesValue: true},
+		}
+	})
 )
 
 // commandString finds the command string a shell runs with -c.
@@ -344,7 +349,7 @@ func (sh shellSpec) commandString(args []word) (cmd string, lit, found bool) {
 // IsShell reports whether program is a shell the matcher follows into with
 // -c. Such a shell with a dynamic command runs what its words do not show.
 func IsShell(program string) bool {
-	_, ok := shellSpecs[program]
+	_, ok := shellSpecs()[program]
 	return ok
 }
 
@@ -358,9 +363,11 @@ func dynamicLoader(name string) bool {
 // runsLater are programs that run commands their words do not show as a
 // command: built from their input or arguments (GNU parallel), or read from
 // their standard input or a file and run later (at, batch).
-var runsLater = map[string]string{
-	"parallel": "runs commands built from its arguments and input",
-	"sem":      "runs commands built from its arguments and input",
-	"at":       "runs commands read from its input or a file, later",
-	"batch":    "runs commands read from its input or a file, later",
-}
+var runsLater = sync.OnceValue(func() map[string]string {
+	return map[string]string{
+		"parallel": "runs commands built from its arguments and input",
+		"sem":      "runs commands built from its arguments and input",
+		"at":       "runs commands read from its input or a file, later",
+		"batch":    "runs commands read from its input or a file, later",
+	}
+})

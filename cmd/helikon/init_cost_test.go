@@ -1,0 +1,29 @@
+package main
+
+import (
+	"testing"
+
+	"github.com/paigasus/helikon/internal/initcost"
+)
+
+// totalInitAllocBound bounds what the helikon command's packages, the
+// dependencies' included, allocate before main. The command reads
+// agents.toml at run time, so it links every provider and protocol, and
+// every `helikon run` — and every Starlark worker, a copy of the command —
+// pays their inits: 1,731,000 B on 2026-12-03 with the AWS SDK's
+// bedrockruntime client (its schemas 379 KB, its endpoint rules 64 KB);
+// the rest is mostly the AWS credential chain's STS, SSO, SSO-OIDC and
+// sign-in tables (60–83 KB each), jsonschema-go (81 KB) and the A2A SDK's
+// gRPC and protobuf descriptors.
+const totalInitAllocBound = 1800 << 10
+
+// TestHelikon_InitAllocatesLittle runs the built command with
+// GODEBUG=inittrace=1 and --version, which exits right after init, and
+// fails when a package of this module allocates more than
+// initcost.PackageBound before main, or the whole binary more than
+// totalInitAllocBound.
+func TestHelikon_InitAllocatesLittle(t *testing.T) {
+	bin := initcost.Build(t, ".")
+	sum := initcost.Check(t, initcost.Run(t, bin, "--version"), totalInitAllocBound)
+	t.Logf("%d B allocated at init", sum)
+}
