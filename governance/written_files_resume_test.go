@@ -12,6 +12,7 @@ import (
 	"github.com/paigasus/helikon/governance"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/runner"
+	"github.com/paigasus/helikon/session"
 	"github.com/paigasus/helikon/session/sqlite"
 )
 
@@ -147,7 +148,7 @@ func TestWrittenFileGuard_ALaterRunOnAPersistentSessionAsks(t *testing.T) {
 			}
 			if compacted {
 				evs, _ := sess.Events(ctx, helikon.Beginning)
-				if err := sess.Append(ctx, helikon.Compacted("the user asked for a file", len(evs))); err != nil {
+				if err := sess.Append(ctx, session.Compacted("the user asked for a file", len(evs))); err != nil {
 					t.Fatal(err)
 				}
 			}
