@@ -1,14 +1,11 @@
 package helikon
 
-import (
-	"context"
-	"iter"
-)
+import "context"
 
 // This file is the sub-run API: what an agent that drives sub-agents (the
 // workflow package's Sequential, Parallel, Loop, Swarm and Graph, or a kind
-// of its own) needs from the core to open its run, run a child, fold the
-// child's stream into its own, and pause and resume.
+// of its own) needs from the core to open its run, fold a child's stream
+// into its own, and pause and resume.
 //
 // The stream convention is the handoff driver's: a child's RunStarted is
 // swallowed (an AgentUpdated names the child instead), its RunCompleted and
@@ -25,9 +22,9 @@ import (
 // ([StampEvent]). When ok is false the run is already over.
 // done releases the timeout and the span and must be called.
 //
-// OpenRun, [RunChild], [ChildOutcome] and [EmitPaused] are the sub-run
-// API the workflow package builds its agents on; a new kind of workflow
-// agent uses them the same way.
+// OpenRun, [ChildOutcome], [SubagentStopped] and [EmitPaused] are the
+// sub-run API the workflow package builds its agents on (its RunChild runs
+// a child with them); a new kind of workflow agent uses them the same way.
 func OpenRun(ctx context.Context, rc *RunContext, agent, description string, resumed bool, yield func(Event) bool) (_ context.Context, _ *RunContext, _ func(Event) bool, done func(), ok bool) {
 	started := !resumed
 	// The agent's own events (its RunStarted, AgentUpdated, outcome) are
@@ -132,44 +129,6 @@ func (o *ChildOutcome) End(agent string) {
 		o.Err = agentErrorf(KindOther, agent, "run ended without RunCompleted or RunFailed")
 		o.Finished = true
 	}
-}
-
-// ResumePoint is where a paused child resumes: the frame its pause wrote
-// and the decisions of the resume.
-type ResumePoint struct {
-	Frame     *PauseFrame
-	Decisions *Decisions
-}
-
-// ChildStream runs agent on input under rc, or, with from, resumes it from
-// its pause; an agent that cannot resume fails with [ErrNotResumable].
-func ChildStream(ctx context.Context, agent Agent, rc *RunContext, input []Item, from *ResumePoint) iter.Seq[Event] {
-	if from == nil {
-		return agent.Run(ctx, rc, input)
-	}
-	r, ok := agent.(Resumer)
-	if !ok {
-		return func(yield func(Event) bool) { yield(RunFailed{At: now(), Err: NotResumable(agent.Name(), from.Frame)}) }
-	}
-	return r.ResumeFrame(ctx, rc, from.Frame, from.Decisions)
-}
-
-// RunChild runs agent under a child of rc (or resumes it, with from),
-// forwarding its events after an AgentUpdated. ok is false when the
-// consumer stopped.
-func RunChild(ctx context.Context, rc *RunContext, agent Agent, input []Item, from *ResumePoint, yield func(Event) bool) (o ChildOutcome, child *RunContext, ok bool) {
-	if !yield(AgentUpdated{At: now(), Agent: agent.Name()}) {
-		return o, nil, false
-	}
-	child = rc.Child()
-	for ev := range ChildStream(ctx, agent, child, input, from) {
-		if o.See(ev) && !yield(ev) {
-			return o, child, false
-		}
-	}
-	o.End(agent.Name())
-	SubagentStopped(ctx, rc, agent.Name())
-	return o, child, true
 }
 
 // SubagentStopped fires the run-level OnSubagentStop hooks. A stop cannot

@@ -33,7 +33,8 @@ type pausedRound struct {
 // Resumer is an [Agent] that can continue a paused run from the frame its
 // own pause wrote ([EmitPaused]). ResumeFrame streams the rest of the run
 // under rc, with the resume's decisions d; a child it resumes gets d too
-// ([ResumePoint]). It fails with [NotResumable] a frame it did not write.
+// (package workflow's ResumePoint). It fails with [NotResumable] a frame
+// it did not write.
 type Resumer interface {
 	Agent
 	ResumeFrame(ctx context.Context, rc *RunContext, f *PauseFrame, ds *Decisions) iter.Seq[Event]

@@ -7,10 +7,11 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/workflow"
 )
 
-// fallback is a sixth kind of workflow agent, built only on the core's
-// sub-run API: it tries its agents in order and completes with the first
+// fallback is a sixth kind of workflow agent, built on the core's sub-run
+// API and this package's RunChild: it tries its agents in order and completes with the first
 // that succeeds.
 type fallback struct {
 	name   string
@@ -30,7 +31,7 @@ func (f *fallback) Run(ctx context.Context, rc *helikon.RunContext, input []heli
 		var total helikon.Usage
 		var last error
 		for _, a := range f.agents {
-			o, _, ok := helikon.RunChild(ctx, rc, a, input, nil, yield)
+			o, _, ok := workflow.RunChild(ctx, rc, a, input, nil, yield)
 			if !ok {
 				return
 			}
@@ -45,8 +46,8 @@ func (f *fallback) Run(ctx context.Context, rc *helikon.RunContext, input []heli
 	}
 }
 
-// A new kind of workflow agent needs only the core's sub-run API:
-// [helikon.OpenRun] opens its run, [helikon.RunChild] runs each child and
+// A new kind of workflow agent needs only the core's sub-run API and
+// [workflow.RunChild]: [helikon.OpenRun] opens its run, [workflow.RunChild] runs each child and
 // folds the child's stream into [helikon.ChildOutcome].
 func Example_sixthKind() {
 	broken, _ := helikon.NewAgent("broken", mock.Scripted(mock.Fail(&helikon.ModelError{Kind: helikon.ModelUnavailable, Message: "down"})))

@@ -239,7 +239,7 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 	waiting := make([]int, n)
 	outs := f.outs
 	children := make([]*helikon.RunContext, n)
-	resumeAt := make([]*helikon.ResumePoint, n)
+	resumeAt := make([]*ResumePoint, n)
 	running := 0
 	start := func(i int) bool {
 		node := &g.nodes[i]
@@ -259,7 +259,7 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 			outs[i] = helikon.ChildOutcome{Final: ch.Output, Usage: ch.Usage, Finished: true}
 			rc.State().Set(g.nodes[i].key, ch.Output)
 		case helikon.ChildPaused:
-			resumeAt[i] = &helikon.ResumePoint{Frame: ch.Frame, Decisions: ds}
+			resumeAt[i] = &ResumePoint{Frame: ch.Frame, Decisions: ds}
 		}
 	}
 	for i, node := range g.nodes {

@@ -73,14 +73,14 @@ func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext,
 	children := make([]*helikon.RunContext, len(p.steps))
 	running := 0
 	for i, st := range p.steps {
-		var from *helikon.ResumePoint
+		var from *ResumePoint
 		if prior != nil {
 			if prior[i].Status == helikon.ChildDone {
 				f.outs[i] = helikon.ChildOutcome{Final: prior[i].Output, Usage: prior[i].Usage, Finished: true}
 				rc.State().Set(st.key, prior[i].Output)
 				continue
 			}
-			from = &helikon.ResumePoint{Frame: prior[i].Frame, Decisions: ds}
+			from = &ResumePoint{Frame: prior[i].Frame, Decisions: ds}
 		}
 		if !yield(helikon.AgentUpdated{Agent: st.agent.Name()}) {
 			return

@@ -18,7 +18,7 @@ type stepsRun struct {
 	// key, so a resumed run can restore the run's State.
 	outputs map[string]string
 	// resume, when set, is where the step at idx resumes.
-	resume *helikon.ResumePoint
+	resume *ResumePoint
 }
 
 // runSteps runs steps from the run's position: iterations passes (1 for a
@@ -90,7 +90,7 @@ func (c *composite) restoreSteps(rc *helikon.RunContext, steps []step, kind stri
 			sr.outputs[ch.Key] = ch.Output
 			rc.State().Set(ch.Key, ch.Output)
 		case ch.Status == helikon.ChildPaused && ch.Key == steps[f.Step].key && ch.Frame != nil:
-			sr.resume = &helikon.ResumePoint{Frame: ch.Frame, Decisions: ds}
+			sr.resume = &ResumePoint{Frame: ch.Frame, Decisions: ds}
 		default:
 			return nil, nil, helikon.NotResumable(c.name, f)
 		}

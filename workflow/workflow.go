@@ -127,12 +127,12 @@ func (c *composite) open(ctx context.Context, rc *helikon.RunContext, yield func
 // has o.Paused set and its usage left out of total. ok is false when the
 // run is over: the step failed (RunFailed was emitted) or the consumer
 // stopped.
-func (c *composite) runStep(ctx context.Context, rc *helikon.RunContext, st step, input []helikon.Item, from *helikon.ResumePoint, total *helikon.Usage, yield func(helikon.Event) bool) (child *helikon.RunContext, o helikon.ChildOutcome, ok bool) {
+func (c *composite) runStep(ctx context.Context, rc *helikon.RunContext, st step, input []helikon.Item, from *ResumePoint, total *helikon.Usage, yield func(helikon.Event) bool) (child *helikon.RunContext, o helikon.ChildOutcome, ok bool) {
 	if err := ctx.Err(); err != nil {
 		yield(helikon.RunFailed{Err: cancelled(c.name, err)})
 		return nil, o, false
 	}
-	o, child, ok = helikon.RunChild(ctx, rc, st.agent, input, from, yield)
+	o, child, ok = RunChild(ctx, rc, st.agent, input, from, yield)
 	if !ok {
 		return nil, o, false
 	}
@@ -236,7 +236,7 @@ func newFanIn(ctx context.Context, n int) *fanIn {
 
 // start runs agent as child i (or resumes it, with from), on a goroutine
 // whose child has ended if there is one.
-func (f *fanIn) start(i int, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *helikon.ResumePoint) {
+func (f *fanIn) start(i int, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *ResumePoint) {
 	if f.idle > 0 {
 		f.idle--
 		f.jobs <- func() { f.run(i, agent, rc, input, from) } // never blocks: jobs holds n
@@ -252,7 +252,7 @@ func (f *fanIn) start(i int, agent helikon.Agent, rc *helikon.RunContext, input 
 }
 
 // run forwards child i's events, settles its outcome, then marks its end.
-func (f *fanIn) run(i int, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *helikon.ResumePoint) {
+func (f *fanIn) run(i int, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *ResumePoint) {
 	o := &f.outs[i]
 	defer func() {
 		// A panicking child fails alone rather than taking the process
@@ -264,7 +264,7 @@ func (f *fanIn) run(i int, agent helikon.Agent, rc *helikon.RunContext, input []
 		o.End(agent.Name())
 		f.send(childEvent{i: i})
 	}()
-	for ev := range helikon.ChildStream(f.ctx, agent, rc, input, from) {
+	for ev := range ChildStream(f.ctx, agent, rc, input, from) {
 		if o.See(ev) && !f.send(childEvent{i: i, ev: ev}) {
 			return
 		}

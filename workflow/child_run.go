@@ -1,0 +1,54 @@
+package workflow
+
+import (
+	"context"
+	"iter"
+	"time"
+
+	"github.com/paigasus/helikon"
+)
+
+// ResumePoint is where a paused child resumes: the frame its pause wrote
+// and the decisions of the resume.
+type ResumePoint struct {
+	Frame     *helikon.PauseFrame
+	Decisions *helikon.Decisions
+}
+
+// ChildStream runs agent on input under rc, or, with from, resumes it from
+// its pause; an agent that cannot resume fails with
+// [helikon.ErrNotResumable].
+func ChildStream(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *ResumePoint) iter.Seq[helikon.Event] {
+	if from == nil {
+		return agent.Run(ctx, rc, input)
+	}
+	r, ok := agent.(helikon.Resumer)
+	if !ok {
+		return func(yield func(helikon.Event) bool) {
+			yield(helikon.RunFailed{At: time.Now().UTC(), Err: helikon.NotResumable(agent.Name(), from.Frame)})
+		}
+	}
+	return r.ResumeFrame(ctx, rc, from.Frame, from.Decisions)
+}
+
+// RunChild runs agent under a child of rc (or resumes it, with from),
+// forwarding its events after an AgentUpdated and folding them into a
+// [helikon.ChildOutcome]; then it fires the run-level OnSubagentStop hooks
+// ([helikon.SubagentStopped]). ok is false when the consumer stopped.
+//
+// Together with the core's [helikon.OpenRun] and [helikon.EmitPaused] it is
+// all a new kind of workflow agent needs (see the package's Example).
+func RunChild(ctx context.Context, rc *helikon.RunContext, agent helikon.Agent, input []helikon.Item, from *ResumePoint, yield func(helikon.Event) bool) (o helikon.ChildOutcome, child *helikon.RunContext, ok bool) {
+	if !yield(helikon.AgentUpdated{At: time.Now().UTC(), Agent: agent.Name()}) {
+		return o, nil, false
+	}
+	child = rc.Child()
+	for ev := range ChildStream(ctx, agent, child, input, from) {
+		if o.See(ev) && !yield(ev) {
+			return o, child, false
+		}
+	}
+	o.End(agent.Name())
+	helikon.SubagentStopped(ctx, rc, agent.Name())
+	return o, child, true
+}
