@@ -171,28 +171,30 @@ func (d *Document) at(v []byte) (int, bool) {
 
 // Object is [Object] for v, the Document's root or a value its reads returned,
 // with the same key rules; it reports false as well when v is not an object.
-func (d *Document) Object(v []byte, keys []string, vals [][]byte) bool {
-	clear(vals[:len(keys)])
+func (d *Document) Object(v []byte, keys *Keys, vals [][]byte) bool {
 	off, ok := d.at(v)
 	if !ok || v[0] != '{' {
 		return false
 	}
 	// The value was validated whole, so its structure is known good: only
 	// whitespace lies between the tokens the index does not cover.
-	b, lens := d.b, keyLengths(keys)
+	b := d.b
 	i := SkipSpace(b, off+1)
+	var seen uint32
 	if b[i] == '}' {
+		keys.clearUnseen(vals, seen)
 		return true
 	}
 	for {
 		kEnd := int(d.ends[i])
 		j := SkipSpace(b, SkipSpace(b, kEnd)+1) // past the ':'
 		vEnd := int(d.ends[j])
-		if kEnd <= i || vEnd <= j || !take(b[i+1:kEnd-1], b[j:vEnd], keys, vals, lens) {
+		if kEnd <= i || vEnd <= j || !take(keys.index(b, i+1, kEnd-1, false), b[j:vEnd], vals, &seen) {
 			return false
 		}
 		i = SkipSpace(b, vEnd)
 		if b[i] == '}' {
+			keys.clearUnseen(vals, seen)
 			return true
 		}
 		i = SkipSpace(b, i+1)

@@ -14,18 +14,18 @@ func TestDocument_ReadsNestedValuesOfOneValidation(t *testing.T) {
 		t.Fatal("Reset rejected a well-formed object")
 	}
 	v := make([][]byte, 2)
-	if !doc.Object(doc.Root(), []string{"candidates", "n"}, v) || string(v[1]) != "null" {
+	if !doc.Object(doc.Root(), MustKeys("candidates", "n"), v) || string(v[1]) != "null" {
 		t.Fatalf("root members = %q", v)
 	}
 	cand, only := doc.FirstElem(v[0])
-	if !only || !doc.Object(cand, []string{"content", "index"}, v) || string(v[1]) != "0" {
+	if !only || !doc.Object(cand, MustKeys("content", "index"), v) || string(v[1]) != "0" {
 		t.Fatalf("candidate = %q %v, members %q", cand, only, v)
 	}
-	if !doc.Object(v[0], []string{"parts"}, v) {
+	if !doc.Object(v[0], MustKeys("parts"), v) {
 		t.Fatal("content not read")
 	}
 	part, only := doc.FirstElem(v[0])
-	if !only || !doc.Object(part, []string{"text"}, v) || string(v[0]) != `"Hi \"you\""` {
+	if !only || !doc.Object(part, MustKeys("text"), v) || string(v[0]) != `"Hi \"you\""` {
 		t.Fatalf("part = %q %v, text %q", part, only, v[0])
 	}
 }
@@ -33,7 +33,7 @@ func TestDocument_ReadsNestedValuesOfOneValidation(t *testing.T) {
 func TestDocument_ReadsOnlyValuesItHandedOut(t *testing.T) {
 	var doc Document
 	v := make([][]byte, 1)
-	if doc.Object([]byte(`{"a":1}`), []string{"a"}, v) {
+	if doc.Object([]byte(`{"a":1}`), MustKeys("a"), v) {
 		t.Error("a zero Document read a slice it never indexed")
 	}
 	in := []byte(`{"a":{"b":1},"s":"{\"b\":2}"}`)
@@ -46,14 +46,14 @@ func TestDocument_ReadsOnlyValuesItHandedOut(t *testing.T) {
 		"part of a value":           in[5:9],
 		"empty":                     in[5:5],
 	} {
-		if doc.Object(foreign, []string{"b"}, v) {
+		if doc.Object(foreign, MustKeys("b"), v) {
 			t.Errorf("%s: Object read %q", name, foreign)
 		}
 		if _, only := doc.FirstElem(foreign); only {
 			t.Errorf("%s: FirstElem read %q", name, foreign)
 		}
 	}
-	if doc.Reset([]byte(`{"a":`)) || doc.Root() != nil || doc.Object(in, []string{"a"}, v) {
+	if doc.Reset([]byte(`{"a":`)) || doc.Root() != nil || doc.Object(in, MustKeys("a"), v) {
 		t.Error("after a failed Reset the Document still reads the previous input")
 	}
 }
@@ -74,7 +74,7 @@ func TestDocument_RejectsWhatObjectRejects(t *testing.T) {
 		if !doc.Reset([]byte(dup)) {
 			t.Fatalf("Reset rejected valid %q", dup)
 		}
-		if doc.Object(doc.Root(), []string{"a"}, make([][]byte, 1)) {
+		if doc.Object(doc.Root(), MustKeys("a"), make([][]byte, 1)) {
 			t.Errorf("Object(%q) accepted a key encoding/json could read differently", dup)
 		}
 	}

@@ -21,59 +21,72 @@ import (
 )
 
 // Object reads the top-level members of the JSON object obj that keys
-// names, storing each one's raw value in vals at the key's position (nil
-// when absent); len(vals) must be at least len(keys). It reports false,
+// names, storing each one's raw value in vals at the name's position (nil
+// when absent); len(vals) must be at least keys.Len(), and what it holds
+// after a read that reports false is unspecified. It reports false,
 // and the caller must then fall back to encoding/json, unless obj is
 // exactly one well-formed JSON object, whitespace around it aside, in which
-// no listed key repeats and no other key could be taken for a listed one by
-// encoding/json (which matches names case-insensitively and after
+// no listed name repeats and no other key could be taken for a listed one
+// by encoding/json (which matches names case-insensitively and after
 // unescaping). A read that reports true therefore agrees with what
 // encoding/json makes of obj when keys are the fields it decodes into.
-func Object(obj []byte, keys []string, vals [][]byte) bool {
+func Object(obj []byte, keys *Keys, vals [][]byte) bool {
 	return object(obj, keys, vals, false)
 }
 
 // Nested is [Object] for a value that an earlier Object, Nested or
 // [FirstElem] read returned, and so has validated already: it applies the
 // same key rules but skips member values without validating them again.
-func Nested(obj []byte, keys []string, vals [][]byte) bool {
+func Nested(obj []byte, keys *Keys, vals [][]byte) bool {
 	return object(obj, keys, vals, true)
 }
 
 // object is [Object], or [Nested] when validated: a flag rather than a
 // skip function, so the member loop makes no indirect call.
-func object(obj []byte, keys []string, vals [][]byte, validated bool) bool {
-	clear(vals[:len(keys)])
-	lens := keyLengths(keys)
+func object(obj []byte, keys *Keys, vals [][]byte, validated bool) bool {
 	i := SkipSpace(obj, 0)
 	if i >= len(obj) || obj[i] != '{' {
 		return false
 	}
 	i = SkipSpace(obj, i+1)
+	var seen uint32
 	if i < len(obj) && obj[i] == '}' {
+		keys.clearUnseen(vals, seen)
 		return SkipSpace(obj, i+1) == len(obj)
 	}
 	for {
 		if i >= len(obj) || obj[i] != '"' {
 			return false
 		}
-		kEnd := skipString(obj, i)
+		kEnd, plain := scanString(obj, i)
 		if kEnd < 0 {
 			return false
 		}
-		k := obj[i+1 : kEnd-1]
+		j := keys.index(obj, i+1, kEnd-1, plain)
 		i = SkipSpace(obj, kEnd)
 		if i >= len(obj) || obj[i] != ':' {
 			return false
 		}
 		i = SkipSpace(obj, i+1)
+		if i >= len(obj) {
+			return false
+		}
+		// The kinds of value a stream's events hold most, strings and
+		// numbers, skipped without skipValue's dispatch.
 		var vEnd int
-		if validated {
+		switch c := obj[i]; {
+		case validated:
 			vEnd = skipValidated(obj, i)
-		} else {
+		case c == '"':
+			vEnd = skipString(obj, i)
+		case c-'0' <= 9:
+			vEnd = skipNumber(obj, i)
+		case c == '{' || c == '[':
+			vEnd = skipContainer(obj, i, 1, nil)
+		default:
 			vEnd = skipValue(obj, i, 1, nil)
 		}
-		if vEnd < 0 || !take(k, obj[i:vEnd], keys, vals, lens) {
+		if vEnd < 0 || !take(j, obj[i:vEnd], vals, &seen) {
 			return false
 		}
 		i = SkipSpace(obj, vEnd)
@@ -82,6 +95,7 @@ func object(obj []byte, keys []string, vals [][]byte, validated bool) bool {
 		}
 		switch obj[i] {
 		case '}':
+			keys.clearUnseen(vals, seen)
 			return SkipSpace(obj, i+1) == len(obj)
 		case ',':
 			i = SkipSpace(obj, i+1)
@@ -89,34 +103,6 @@ func object(obj []byte, keys []string, vals [][]byte, validated bool) bool {
 			return false
 		}
 	}
-}
-
-// take stores v when k is one of keys, and reports false for a repeated
-// key or one encoding/json could match to a listed key without being equal
-// to it. Only a key of a listed key's length can equal it or fold to it in
-// ASCII: lens, from [keyLengths], rules most keys out at once.
-func take(k, v []byte, keys []string, vals [][]byte, lens uint64) bool {
-	if len(k) < 64 && lens&(1<<len(k)) == 0 {
-		return plainASCII(k)
-	}
-	for j, key := range keys {
-		if len(key) != len(k) {
-			continue
-		}
-		if string(k) == key {
-			if vals[j] != nil {
-				return false
-			}
-			vals[j] = v
-			return true
-		}
-		if asciiEqualFold(k, key) {
-			return false
-		}
-	}
-	// An escape or a non-ASCII letter (the Kelvin sign folds to 'k') could
-	// spell a listed key; such keys never occur in practice.
-	return plainASCII(k)
 }
 
 // plainASCII reports whether k holds neither a '\\' nor a byte outside
@@ -136,19 +122,6 @@ func plainASCII(k []byte) bool {
 		}
 	}
 	return true
-}
-
-// keyLengths returns the set of the lengths of keys, as bits, for [take]; a
-// key of 64 bytes or more sets every bit.
-func keyLengths(keys []string) uint64 {
-	var lens uint64
-	for _, k := range keys {
-		if len(k) >= 64 {
-			return ^uint64(0)
-		}
-		lens |= 1 << len(k)
-	}
-	return lens
 }
 
 func asciiEqualFold(a []byte, b string) bool {
@@ -327,53 +300,61 @@ const maxDepth = 256
 
 // skipString returns the index just past the string starting at b[i] ('"'),
 // or -1 when it is not a well-formed JSON string. Invalid UTF-8 is accepted,
-// as encoding/json accepts it. The plain runs between escapes, nearly all
-// of a model stream, are passed over eight bytes at a time (see [special]):
-// no call per run, and no second pass for control characters.
+// as encoding/json accepts it.
 func skipString(b []byte, i int) int {
-	j := i + 1
+	end, _ := scanString(b, i)
+	return end
+}
+
+// scanString is [skipString] that also reports whether the string is plain:
+// no escape and no byte outside ASCII, so that encoding/json reads it as
+// its bytes and folds its case in ASCII only. The runs between escapes,
+// nearly all of a model stream, are passed over eight bytes at a time in
+// this one loop (see [special]): no call per run, no second pass for
+// control characters, and the word holding the run's last byte gives its
+// place, so no byte loop follows but in the last seven bytes of b.
+func scanString(b []byte, i int) (end int, plain bool) {
+	j, high, escaped := i+1, uint64(0), false
 	for {
-		j = runEnd(b, j)
-		if j >= len(b) || b[j] < 0x20 {
-			return -1
+		if j+8 <= len(b) {
+			x := binary.LittleEndian.Uint64(b[j:])
+			s := special(x)
+			if s == 0 {
+				high |= x
+				j += 8
+				continue
+			}
+			n := bits.TrailingZeros64(s) &^ 7 // the bits of the bytes before it
+			high |= x & (1<<n - 1)
+			j += n >> 3
+		} else {
+			for j < len(b) && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20 {
+				high |= uint64(b[j])
+				j++
+			}
+			if j >= len(b) {
+				return -1, false
+			}
 		}
-		if b[j] == '"' {
-			return j + 1
+		switch c := b[j]; {
+		case c == '"':
+			return j + 1, !escaped && high&highs == 0
+		case c < 0x20 || j+1 >= len(b):
+			return -1, false
 		}
-		if j+1 >= len(b) {
-			return -1
-		}
+		escaped = true
 		switch b[j+1] {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			j += 2
 		case 'u':
 			if _, ok := hex4(b, j+2); !ok {
-				return -1
+				return -1, false
 			}
 			j += 6
 		default:
-			return -1
+			return -1, false
 		}
 	}
-}
-
-// runEnd returns the index of the first '"', '\\' or control character of
-// b at or after j, or len(b): eight bytes at a time, the word holding the
-// byte giving its place (see [special]), so no byte loop follows but in
-// the last seven bytes of b.
-func runEnd(b []byte, j int) int {
-	for j+8 <= len(b) {
-		if s := special(binary.LittleEndian.Uint64(b[j:])); s != 0 {
-			return j + bits.TrailingZeros64(s)>>3
-		}
-		j += 8
-	}
-	for ; j < len(b); j++ {
-		if c := b[j]; c == '"' || c == '\\' || c < 0x20 {
-			break
-		}
-	}
-	return j
 }
 
 // SWAR ("SIMD within a register") constants: a byte of x is zero exactly
@@ -387,11 +368,12 @@ const (
 
 // special reports, nonzero, whether the eight bytes of x hold a '"', a
 // '\\' or a control character: a byte that ends a plain run of a JSON
-// string.
+// string. '"' and '\\' are below 0x80, so x^('"'*ones) has the high bits
+// of x, and one &^x serves all three tests.
 func special(x uint64) uint64 {
 	q := x ^ ('"' * ones)
 	e := x ^ ('\\' * ones)
-	return ((q-ones)&^q | (e-ones)&^e | (x-0x20*ones)&^x) & highs
+	return ((q - ones) | (e - ones) | (x - 0x20*ones)) &^ x & highs
 }
 
 // skipValidated returns the index just past the value starting at b[i],

@@ -9,13 +9,14 @@ import (
 
 func TestObject_ReadsListedTopLevelKeys(t *testing.T) {
 	obj := []byte(` {"type":"content_block_delta", "index" : 12,"nested":{"text":"no","a":[1,{"b":"]}"}]},"delta":{"type":"text_delta","text":"Hi \"you\""},"n":null,"t":true} `)
-	keys := []string{"type", "index", "delta", "n", "t", "text", "missing"}
+	names := []string{"type", "index", "delta", "n", "t", "text", "missing"}
+	keys := MustKeys(names...)
 	want := []string{`"content_block_delta"`, "12", `{"type":"text_delta","text":"Hi \"you\""}`, "null", "true", "", ""}
-	vals := make([][]byte, len(keys))
+	vals := make([][]byte, len(names))
 	if !Object(obj, keys, vals) {
 		t.Fatal("Object rejected a well-formed object")
 	}
-	for i, k := range keys {
+	for i, k := range names {
 		if string(vals[i]) != want[i] {
 			t.Errorf("%s = %q, want %q", k, vals[i], want[i])
 		}
@@ -23,7 +24,8 @@ func TestObject_ReadsListedTopLevelKeys(t *testing.T) {
 }
 
 func TestObject_RejectsWhatEncodingJSONRejectsOrReadsDifferently(t *testing.T) {
-	keys := []string{"a", "b"}
+	names := []string{"a", "b"}
+	keys := MustKeys(names...)
 	for name, bad := range map[string]string{
 		"empty":                  ``,
 		"array":                  `[]`,
@@ -107,17 +109,20 @@ func FuzzObject(f *testing.F) {
 		`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"Hi"}}`,
 		`{"a":[{"x":"]"} , 2],"b":[ -1.5e3 ]}`, `{"a":["\"",[]]}`,
 		`{"a":{"x":"ends in \\\\","y":"\\\"q"},"b":"a string longer than sixteen bytes"}`,
+		`{"reasoning_content":"r","reasoning_contenT":1}`, `{"reasoning_contenx":"r","Type":2}`, `{"typ\u0065":1}`,
 	} {
 		f.Add([]byte(seed))
 	}
-	keys := []string{"a", "b", "type"}
+	// A name longer than a word, for the comparison past the first word.
+	names := []string{"a", "b", "type", "reasoning_content"}
+	keys := MustKeys(names...)
 	f.Fuzz(func(t *testing.T, obj []byte) {
 		var doc Document
 		indexed := doc.Reset(obj)
 		if indexed && !json.Valid(obj) {
 			t.Fatalf("Document accepted %q, encoding/json rejects it", obj)
 		}
-		vals := make([][]byte, len(keys))
+		vals := make([][]byte, len(names))
 		if !Object(obj, keys, vals) {
 			if indexed && doc.Object(doc.Root(), keys, vals) {
 				t.Fatalf("Document.Object accepted %q, Object rejects it", obj)
@@ -127,13 +132,13 @@ func FuzzObject(f *testing.F) {
 		if !indexed {
 			t.Fatalf("Document rejected %q, which Object accepted", obj)
 		}
-		docVals := make([][]byte, len(keys))
+		docVals := make([][]byte, len(names))
 		if !doc.Object(doc.Root(), keys, docVals) {
 			t.Fatalf("Document.Object rejected %q, which Object accepted", obj)
 		}
-		for i := range keys {
+		for i := range names {
 			if !bytes.Equal(docVals[i], vals[i]) {
-				t.Fatalf("%s of %q: Document.Object read %q, Object %q", keys[i], obj, docVals[i], vals[i])
+				t.Fatalf("%s of %q: Document.Object read %q, Object %q", names[i], obj, docVals[i], vals[i])
 			}
 			if len(vals[i]) == 0 {
 				continue
@@ -143,8 +148,8 @@ func FuzzObject(f *testing.F) {
 			if !bytes.Equal(e1, e2) || only1 != only2 {
 				t.Fatalf("FirstElem(%q) = %q %v, Document.FirstElem %q %v", vals[i], e1, only1, e2, only2)
 			}
-			var inner [3][]byte
-			if Nested(vals[i], keys, inner[:]) != doc.Object(docVals[i], keys, make([][]byte, 3)) {
+			var inner [4][]byte
+			if Nested(vals[i], keys, inner[:]) != doc.Object(docVals[i], keys, make([][]byte, 4)) {
 				t.Fatalf("Nested and Document.Object disagree on %q", vals[i])
 			}
 		}
@@ -152,23 +157,24 @@ func FuzzObject(f *testing.F) {
 			A    json.RawMessage `json:"a"`
 			B    json.RawMessage `json:"b"`
 			Type json.RawMessage `json:"type"`
+			R    json.RawMessage `json:"reasoning_content"`
 		}
 		if err := json.Unmarshal(obj, &got); err != nil {
 			t.Fatalf("Object accepted %q, encoding/json rejects it: %v", obj, err)
 		}
-		for i, want := range []json.RawMessage{got.A, got.B, got.Type} {
+		for i, want := range []json.RawMessage{got.A, got.B, got.Type, got.R} {
 			if !bytes.Equal(vals[i], want) {
-				t.Fatalf("%s of %q: Object read %q, encoding/json %q", keys[i], obj, vals[i], want)
+				t.Fatalf("%s of %q: Object read %q, encoding/json %q", names[i], obj, vals[i], want)
 			}
 		}
 		// Nested and FirstElem, reading what Object validated, agree too.
-		nested := make([][]byte, len(keys))
+		nested := make([][]byte, len(names))
 		if !Nested(obj, keys, nested) {
 			t.Fatalf("Nested rejected %q, which Object accepted", obj)
 		}
-		for i := range keys {
+		for i := range names {
 			if !bytes.Equal(nested[i], vals[i]) {
-				t.Fatalf("%s of %q: Nested read %q, Object %q", keys[i], obj, nested[i], vals[i])
+				t.Fatalf("%s of %q: Nested read %q, Object %q", names[i], obj, nested[i], vals[i])
 			}
 			var arr []json.RawMessage
 			if json.Unmarshal(vals[i], &arr) != nil || len(arr) == 0 {

@@ -288,8 +288,8 @@ func (d *decoder) onlyOutput() bool {
 // path reads them all so it can tell when an event holds anything the
 // general path would read differently.
 var (
-	eventKeys = []string{"type", "index", "delta", "message", "content_block", "usage", "error", "stop_details"}
-	deltaKeys = []string{"type", "text", "partial_json", "thinking", "signature", "stop_reason", "stop_details"}
+	eventKeys = jsonscan.MustKeys("type", "index", "delta", "message", "content_block", "usage", "error", "stop_details")
+	deltaKeys = jsonscan.MustKeys("type", "text", "partial_json", "thinking", "signature", "stop_reason", "stop_details")
 )
 
 // fast handles the content_block_delta events that make up nearly all of a
@@ -300,7 +300,7 @@ func (d *decoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) 
 	if !jsonscan.Object(data, eventKeys, v) || string(v[0]) != `"content_block_delta"` {
 		return false, true
 	}
-	for _, other := range v[3:len(eventKeys)] {
+	for _, other := range v[3:eventKeys.Len()] {
 		if other != nil {
 			return false, true
 		}
@@ -323,7 +323,7 @@ func (d *decoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) 
 	default:
 		return false, true
 	}
-	for i, other := range v[1:len(deltaKeys)] {
+	for i, other := range v[1:deltaKeys.Len()] {
 		if other != nil && i+1 != field {
 			return false, true
 		}

@@ -107,9 +107,9 @@ func (d *decoder) general(eventType, payload []byte, yield func(helikon.ModelEve
 // path reads; "delta" members other than these send the event down the
 // general path.
 var (
-	deltaEventKeys = []string{"contentBlockIndex", "delta"}
-	deltaKeys      = []string{"text", "toolUse", "reasoningContent"}
-	toolUseKeys    = []string{"input"}
+	deltaEventKeys = jsonscan.MustKeys("contentBlockIndex", "delta")
+	deltaKeys      = jsonscan.MustKeys("text", "toolUse", "reasoningContent")
+	toolUseKeys    = jsonscan.MustKeys("input")
 )
 
 // fastDelta handles a text or tool-input delta without encoding/json;

@@ -313,10 +313,10 @@ func (d *decoder) atEOF(yield func(helikon.ModelEvent, error) bool) bool {
 // The members the fast path reads; it hands any chunk holding something
 // else the general path would act on to the general path.
 var (
-	chunkKeys     = []string{"candidates", "usageMetadata", "promptFeedback", "error"}
-	candidateKeys = []string{"content", "finishReason", "index"}
-	contentKeys   = []string{"parts"}
-	partKeys      = []string{"text", "thought", "thoughtSignature", "functionCall"}
+	chunkKeys     = jsonscan.MustKeys("candidates", "usageMetadata", "promptFeedback", "error")
+	candidateKeys = jsonscan.MustKeys("content", "finishReason", "index")
+	contentKeys   = jsonscan.MustKeys("parts")
+	partKeys      = jsonscan.MustKeys("text", "thought", "thoughtSignature", "functionCall")
 )
 
 // fast handles the text chunks that make up nearly all of a stream without

@@ -239,11 +239,11 @@ func finishReason(r string) helikon.FinishReason {
 // the fast path reads them all, so it can tell when a chunk holds anything
 // the general path would read differently.
 var (
-	chatTopKeys    = []string{"choices", "usage", "error"}
-	chatChoiceKeys = []string{"index", "delta", "finish_reason"}
-	chatDeltaKeys  = []string{"content", "reasoning_content", "reasoning", "tool_calls", "refusal"}
-	chatCallKeys   = []string{"index", "id", "function"}
-	chatFnKeys     = []string{"name", "arguments"}
+	chatTopKeys    = jsonscan.MustKeys("choices", "usage", "error")
+	chatChoiceKeys = jsonscan.MustKeys("index", "delta", "finish_reason")
+	chatDeltaKeys  = jsonscan.MustKeys("content", "reasoning_content", "reasoning", "tool_calls", "refusal")
+	chatCallKeys   = jsonscan.MustKeys("index", "id", "function")
+	chatFnKeys     = jsonscan.MustKeys("name", "arguments")
 )
 
 // fast handles the chunks that carry one content, reasoning or

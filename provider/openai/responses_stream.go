@@ -289,7 +289,7 @@ func (d *responsesDecoder) complete(r *responseObject, yield func(helikon.ModelE
 // responsesKeys are the members of a stream event [responsesEvent]
 // decodes; the fast path reads them all so it can tell when an event holds
 // anything the general path would read differently.
-var responsesKeys = []string{"type", "item_id", "delta", "summary_index", "item", "response", "code", "message", "error", "arguments"}
+var responsesKeys = jsonscan.MustKeys("type", "item_id", "delta", "summary_index", "item", "response", "code", "message", "error", "arguments")
 
 // fast handles the text, reasoning and argument deltas that make up nearly
 // all of a stream without encoding/json; other events take the general path.
@@ -310,18 +310,22 @@ func (d *responsesDecoder) fast(data []byte, yield func(helikon.ModelEvent, erro
 	default:
 		return false, true
 	}
-	// The item id is compared raw, so leave escaped ones to the general path.
-	if len(id) < 2 || id[0] != '"' || bytes.IndexByte(id, '\\') >= 0 {
+	if len(id) < 2 || id[0] != '"' {
 		return false, true
 	}
-	id = id[1 : len(id)-1]
 	var ok bool
 	if d.buf, ok = jsonscan.AppendString(d.buf[:0], v[2]); !ok {
 		return false, true
 	}
-	switch string(typ) {
-	case `"response.output_text.delta"`:
+	if string(typ) == `"response.output_text.delta"` {
 		return true, yield(helikon.TokenDelta{Text: string(d.buf)}, nil)
+	}
+	// The item id is compared raw, so leave escaped ones to the general path.
+	if bytes.IndexByte(id, '\\') >= 0 {
+		return false, true
+	}
+	id = id[1 : len(id)-1]
+	switch string(typ) {
 	case `"response.function_call_arguments.delta"`:
 		c, known := d.calls[string(id)]
 		if !known {
