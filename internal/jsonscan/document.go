@@ -147,7 +147,7 @@ func (d *Document) members(b []byte, i int) int {
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
 	i := 0
-	for i+8 <= n && binary.LittleEndian.Uint64(a[i:]) == binary.LittleEndian.Uint64(b[i:]) {
+	for i+8 <= n && binary.LittleEndian.Uint64(a[i:i+8]) == binary.LittleEndian.Uint64(b[i:i+8]) {
 		i += 8
 	}
 	for i < n && a[i] == b[i] {

@@ -110,7 +110,7 @@ func object(obj []byte, keys *Keys, vals [][]byte, validated bool) bool {
 func plainASCII(k []byte) bool {
 	i := 0
 	for ; i+8 <= len(k); i += 8 {
-		x := binary.LittleEndian.Uint64(k[i:])
+		x := binary.LittleEndian.Uint64(k[i : i+8])
 		e := x ^ ('\\' * ones)
 		if (x|(e-ones)&^e)&highs != 0 {
 			return false
@@ -196,7 +196,7 @@ func AppendString(buf, v []byte) ([]byte, bool) {
 			// noting whether any byte is outside ASCII.
 			j, high, ended := i, uint64(0), false
 			for j+8 <= len(v) {
-				x := binary.LittleEndian.Uint64(v[j:])
+				x := binary.LittleEndian.Uint64(v[j : j+8])
 				if sp := special(x); sp != 0 {
 					n := bits.TrailingZeros64(sp) &^ 7 // bits before the ending byte
 					high |= x & (1<<n - 1)
@@ -264,6 +264,21 @@ func AppendString(buf, v []byte) ([]byte, bool) {
 	return buf, true
 }
 
+// isHex4 reports whether b holds four hex digits at i: [hex4] without
+// the value, small enough to inline, so that the string scan calls nothing
+// and keeps its arguments in registers.
+func isHex4(b []byte, i int) bool {
+	return i >= 0 && i+4 <= len(b) && hexDigit[b[i]] && hexDigit[b[i+1]] && hexDigit[b[i+2]] && hexDigit[b[i+3]]
+}
+
+// hexDigit marks the bytes that are hex digits.
+var hexDigit = func() (t [256]bool) {
+	for _, c := range "0123456789abcdefABCDEF" {
+		t[c] = true
+	}
+	return t
+}()
+
 func hex4(v []byte, i int) (rune, bool) {
 	if i+4 > len(v) {
 		return 0, false
@@ -317,7 +332,7 @@ func scanString(b []byte, i int) (end int, plain bool) {
 	j, high, escaped := i+1, uint64(0), false
 	for {
 		if j+8 <= len(b) {
-			x := binary.LittleEndian.Uint64(b[j:])
+			x := binary.LittleEndian.Uint64(b[j : j+8])
 			s := special(x)
 			if s == 0 {
 				high |= x
@@ -347,7 +362,7 @@ func scanString(b []byte, i int) (end int, plain bool) {
 		case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 			j += 2
 		case 'u':
-			if _, ok := hex4(b, j+2); !ok {
+			if !isHex4(b, j+2) {
 				return -1, false
 			}
 			j += 6
