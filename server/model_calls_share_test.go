@@ -20,8 +20,11 @@ func TestCallStore_OnePrincipalsCapturesNeverEvictAnothers(t *testing.T) {
 	}
 	st.observer("alice-1", "alice", nil)(context.Background(), call("alice's question"))
 
+	// One run more than the store holds: a store without shares drops
+	// alice's run for it. Each run is past the run bound (10 MiB), so
+	// mallory's share (16 runs) is past its byte bound too.
 	big := strings.Repeat("x", 1<<20)
-	for i := range 3 * maxCapturedRuns {
+	for i := range maxCapturedRuns + 1 {
 		obs := st.observer(fmt.Sprintf("mallory-%d", i), "mallory", nil)
 		for range 10 {
 			obs(context.Background(), call(big))
@@ -37,7 +40,7 @@ func TestCallStore_OnePrincipalsCapturesNeverEvictAnothers(t *testing.T) {
 	if st.owners["mallory"].bytes > maxCapturedOwnerBytes || st.bytes > maxCapturedBytes {
 		t.Errorf("store holds %d bytes (mallory %d), bounds %d and %d", st.bytes, st.owners["mallory"].bytes, maxCapturedBytes, maxCapturedOwnerBytes)
 	}
-	if got := st.list(fmt.Sprintf("mallory-%d", 3*maxCapturedRuns-1)); !got.Captured || !got.Truncated {
+	if got := st.list(fmt.Sprintf("mallory-%d", maxCapturedRuns)); !got.Captured || !got.Truncated {
 		t.Errorf("mallory's newest run: captured %v truncated %v, want kept and truncated past its share", got.Captured, got.Truncated)
 	}
 }
