@@ -18,6 +18,7 @@ import (
 	"go.temporal.io/sdk/worker"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/slowtest"
 )
 
 // The crash-resume worker runs in its own process: the test binary
@@ -250,7 +251,9 @@ func waitFor(t *testing.T, l ledger, line string) {
 	}
 }
 
-// crashRuns is how many runs the crash-resume test kills a worker in;
+// crashRuns is how many runs the crash-resume test kills a worker in
+// with HELIKON_SLOW_TESTS=1 (CI); the README's test command kills one per
+// lane, which checks the same resumption, and the 20 are a stress loop.
 // crashLanes is how many chains of worker processes share them, each on
 // its own task queue, so the test waits out several crashes at once.
 const (
@@ -266,7 +269,7 @@ const localModelQueue = "local-model-"
 
 func TestCrashResume_KilledWorkersRunResumesWithoutRepeatingFinishedCalls(t *testing.T) {
 	t.Parallel()
-	crashResume(t, "crash-", crashRuns)
+	crashResume(t, "crash-", slowtest.Size(crashLanes, crashRuns))
 }
 
 // TestCrashResume_LocalModelCallsAreNotRepeatedEither kills workers that
@@ -275,7 +278,7 @@ func TestCrashResume_KilledWorkersRunResumesWithoutRepeatingFinishedCalls(t *tes
 // do not run again.
 func TestCrashResume_LocalModelCallsAreNotRepeatedEither(t *testing.T) {
 	t.Parallel()
-	crashResume(t, localModelQueue+"crash-", 8)
+	crashResume(t, localModelQueue+"crash-", slowtest.Size(crashLanes, 8))
 }
 
 // crashResume kills a worker process mid tool call in runs runs, on
