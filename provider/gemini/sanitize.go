@@ -9,24 +9,35 @@ import (
 	"github.com/paigasus/helikon/schema"
 )
 
-// openAPIKeys are the members of Gemini's Schema object (the OpenAPI
-// subset responseSchema takes) that the sanitiser keeps; every other
-// keyword ($schema, additionalProperties, patternProperties, examples,
-// default, …) is dropped.
-var openAPIKeys = map[string]bool{
-	"type": true, "format": true, "title": true, "description": true, "nullable": true,
-	"enum": true, "items": true, "minItems": true, "maxItems": true, "properties": true,
-	"required": true, "minProperties": true, "maxProperties": true, "minLength": true,
-	"maxLength": true, "pattern": true, "minimum": true, "maximum": true, "anyOf": true,
-	"propertyOrdering": true,
+// openAPIKey reports whether k is a member of Gemini's Schema object (the
+// OpenAPI subset responseSchema takes) that the sanitiser keeps; every
+// other keyword ($schema, additionalProperties, patternProperties,
+// examples, default, …) is dropped. A switch, not a map built at package
+// init, which every program linking the adapter would pay on each start.
+func openAPIKey(k string) bool {
+	switch k {
+	case "type", "format", "title", "description", "nullable",
+		"enum", "items", "minItems", "maxItems", "properties",
+		"required", "minProperties", "maxProperties", "minLength",
+		"maxLength", "pattern", "minimum", "maximum", "anyOf",
+		"propertyOrdering":
+		return true
+	}
+	return false
 }
 
-// knownFormats are the formats Gemini recognises, by type; others are
-// dropped rather than rejected by the API.
-var knownFormats = map[string]map[string]bool{
-	"STRING":  {"enum": true, "date-time": true},
-	"NUMBER":  {"float": true, "double": true},
-	"INTEGER": {"int32": true, "int64": true},
+// knownFormat reports whether Gemini recognises format f for type t;
+// other formats are dropped rather than rejected by the API.
+func knownFormat(t, f string) bool {
+	switch t {
+	case "STRING":
+		return f == "enum" || f == "date-time"
+	case "NUMBER":
+		return f == "float" || f == "double"
+	case "INTEGER":
+		return f == "int32" || f == "int64"
+	}
+	return false
 }
 
 // SanitizeSchema rewrites a JSON Schema into the OpenAPI subset Gemini's
@@ -109,7 +120,7 @@ func sanitize(v map[string]any, depth int) (map[string]any, error) {
 		}
 	}
 	for k, x := range v {
-		if !openAPIKeys[k] || k == "type" {
+		if !openAPIKey(k) || k == "type" {
 			continue
 		}
 		switch k {
@@ -160,7 +171,7 @@ func sanitize(v map[string]any, depth int) (map[string]any, error) {
 			}
 		case "format":
 			t, _ := out["type"].(string)
-			if f, ok := x.(string); ok && knownFormats[t][f] {
+			if f, ok := x.(string); ok && knownFormat(t, f) {
 				out[k] = f
 			}
 		case "enum":
