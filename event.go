@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/paigasus/helikon/internal/tagged"
 )
 
 // Event is one element of an agent's stream. The variants:
@@ -229,115 +231,115 @@ func (RunPaused) isEvent()              {}
 // MarshalJSON encodes the event with "type": "run_started".
 func (e RunStarted) MarshalJSON() ([]byte, error) {
 	type a RunStarted
-	return marshalTagged("run_started", a(e))
+	return tagged.Marshal("run_started", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "turn_started".
 func (e TurnStarted) MarshalJSON() ([]byte, error) {
 	type a TurnStarted
-	return marshalTagged("turn_started", a(e))
+	return tagged.Marshal("turn_started", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "model_responded".
 func (e ModelResponded) MarshalJSON() ([]byte, error) {
 	type a ModelResponded
-	return marshalTagged("model_responded", a(e))
+	return tagged.Marshal("model_responded", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "token_delta".
 func (e TokenDelta) MarshalJSON() ([]byte, error) {
 	type a TokenDelta
-	return marshalTagged("token_delta", a(e))
+	return tagged.Marshal("token_delta", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "reasoning_delta".
 func (e ReasoningDelta) MarshalJSON() ([]byte, error) {
 	type a ReasoningDelta
-	return marshalTagged("reasoning_delta", a(e))
+	return tagged.Marshal("reasoning_delta", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "tool_call_delta".
 func (e ToolCallDelta) MarshalJSON() ([]byte, error) {
 	type a ToolCallDelta
-	return marshalTagged("tool_call_delta", a(e))
+	return tagged.Marshal("tool_call_delta", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "message_output".
 func (e MessageOutput) MarshalJSON() ([]byte, error) {
 	type a MessageOutput
-	return marshalTagged("message_output", a(e))
+	return tagged.Marshal("message_output", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "tool_call_item".
 func (e ToolCallItem) MarshalJSON() ([]byte, error) {
 	type a ToolCallItem
-	return marshalTagged("tool_call_item", a(e))
+	return tagged.Marshal("tool_call_item", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "tool_output_item".
 func (e ToolOutputItem) MarshalJSON() ([]byte, error) {
 	type a ToolOutputItem
-	return marshalTagged("tool_output_item", a(e))
+	return tagged.Marshal("tool_output_item", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "handoff_item".
 func (e HandoffItem) MarshalJSON() ([]byte, error) {
 	type a HandoffItem
-	return marshalTagged("handoff_item", a(e))
+	return tagged.Marshal("handoff_item", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "agent_updated".
 func (e AgentUpdated) MarshalJSON() ([]byte, error) {
 	type a AgentUpdated
-	return marshalTagged("agent_updated", a(e))
+	return tagged.Marshal("agent_updated", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "guardrail_triggered".
 func (e GuardrailTriggered) MarshalJSON() ([]byte, error) {
 	type a GuardrailTriggered
-	return marshalTagged("guardrail_triggered", a(e))
+	return tagged.Marshal("guardrail_triggered", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "approval_requested".
 func (e ApprovalRequested) MarshalJSON() ([]byte, error) {
 	type a ApprovalRequested
-	return marshalTagged("approval_requested", a(e))
+	return tagged.Marshal("approval_requested", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "permission_denied".
 func (e PermissionDenied) MarshalJSON() ([]byte, error) {
 	type a PermissionDenied
-	return marshalTagged("permission_denied", a(e))
+	return tagged.Marshal("permission_denied", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "repair_started".
 func (e RepairStarted) MarshalJSON() ([]byte, error) {
 	type a RepairStarted
-	return marshalTagged("repair_started", a(e))
+	return tagged.Marshal("repair_started", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "structured_output_failed".
 func (e StructuredOutputFailed) MarshalJSON() ([]byte, error) {
 	type a StructuredOutputFailed
-	return marshalTagged("structured_output_failed", a(e))
+	return tagged.Marshal("structured_output_failed", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "run_completed".
 func (e RunCompleted) MarshalJSON() ([]byte, error) {
 	type a RunCompleted
-	return marshalTagged("run_completed", a(e))
+	return tagged.Marshal("run_completed", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "run_paused".
 func (e RunPaused) MarshalJSON() ([]byte, error) {
 	type a RunPaused
-	return marshalTagged("run_paused", a(e))
+	return tagged.Marshal("run_paused", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "run_failed" and the error as
 // {"kind", "message"} (and the structured-output detail when present).
 func (e RunFailed) MarshalJSON() ([]byte, error) {
-	return marshalTagged("run_failed", struct {
+	return tagged.Marshal("run_failed", struct {
 		Error *AgentError `json:"error"`
 		Usage Usage       `json:"usage"`
 		At    time.Time   `json:"at,omitzero"`
@@ -366,32 +368,32 @@ func (e *RunFailed) UnmarshalJSON(data []byte) error {
 
 var eventDecoders = sync.OnceValue(func() map[string]func([]byte) (Event, error) {
 	return map[string]func([]byte) (Event, error){
-		"run_started":              decodeAs[RunStarted, Event],
-		"turn_started":             decodeAs[TurnStarted, Event],
-		"model_responded":          decodeAs[ModelResponded, Event],
-		"sub_run_event":            decodeAs[SubRunEvent, Event],
-		"token_delta":              decodeAs[TokenDelta, Event],
-		"reasoning_delta":          decodeAs[ReasoningDelta, Event],
-		"tool_call_delta":          decodeAs[ToolCallDelta, Event],
-		"message_output":           decodeAs[MessageOutput, Event],
-		"tool_call_item":           decodeAs[ToolCallItem, Event],
-		"tool_output_item":         decodeAs[ToolOutputItem, Event],
-		"handoff_item":             decodeAs[HandoffItem, Event],
-		"agent_updated":            decodeAs[AgentUpdated, Event],
-		"guardrail_triggered":      decodeAs[GuardrailTriggered, Event],
-		"approval_requested":       decodeAs[ApprovalRequested, Event],
-		"permission_denied":        decodeAs[PermissionDenied, Event],
-		"repair_started":           decodeAs[RepairStarted, Event],
-		"structured_output_failed": decodeAs[StructuredOutputFailed, Event],
-		"run_completed":            decodeAs[RunCompleted, Event],
-		"run_failed":               decodeAs[RunFailed, Event],
-		"run_paused":               decodeAs[RunPaused, Event],
+		"run_started":              tagged.DecodeAs[RunStarted, Event],
+		"turn_started":             tagged.DecodeAs[TurnStarted, Event],
+		"model_responded":          tagged.DecodeAs[ModelResponded, Event],
+		"sub_run_event":            tagged.DecodeAs[SubRunEvent, Event],
+		"token_delta":              tagged.DecodeAs[TokenDelta, Event],
+		"reasoning_delta":          tagged.DecodeAs[ReasoningDelta, Event],
+		"tool_call_delta":          tagged.DecodeAs[ToolCallDelta, Event],
+		"message_output":           tagged.DecodeAs[MessageOutput, Event],
+		"tool_call_item":           tagged.DecodeAs[ToolCallItem, Event],
+		"tool_output_item":         tagged.DecodeAs[ToolOutputItem, Event],
+		"handoff_item":             tagged.DecodeAs[HandoffItem, Event],
+		"agent_updated":            tagged.DecodeAs[AgentUpdated, Event],
+		"guardrail_triggered":      tagged.DecodeAs[GuardrailTriggered, Event],
+		"approval_requested":       tagged.DecodeAs[ApprovalRequested, Event],
+		"permission_denied":        tagged.DecodeAs[PermissionDenied, Event],
+		"repair_started":           tagged.DecodeAs[RepairStarted, Event],
+		"structured_output_failed": tagged.DecodeAs[StructuredOutputFailed, Event],
+		"run_completed":            tagged.DecodeAs[RunCompleted, Event],
+		"run_failed":               tagged.DecodeAs[RunFailed, Event],
+		"run_paused":               tagged.DecodeAs[RunPaused, Event],
 	}
 })
 
 // UnmarshalEvent decodes one event by its "type" member.
 func UnmarshalEvent(data []byte) (Event, error) {
-	typ, err := peekType(data)
+	typ, err := tagged.PeekType(data)
 	if err != nil {
 		return nil, fmt.Errorf("helikon: event: %w", err)
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/paigasus/helikon/internal/storedargs"
+	"github.com/paigasus/helikon/internal/tagged"
 )
 
 // Role says who authored an [Item].
@@ -143,19 +144,19 @@ func (ToolResultPart) isContentPart() {}
 // MarshalJSON encodes the part with "type": "text".
 func (p TextPart) MarshalJSON() ([]byte, error) {
 	type a TextPart
-	return marshalTagged("text", a(p))
+	return tagged.Marshal("text", a(p))
 }
 
 // MarshalJSON encodes the part with "type": "image".
 func (p ImagePart) MarshalJSON() ([]byte, error) {
 	type a ImagePart
-	return marshalTagged("image", a(p))
+	return tagged.Marshal("image", a(p))
 }
 
 // MarshalJSON encodes the part with "type": "reasoning".
 func (p ReasoningPart) MarshalJSON() ([]byte, error) {
 	type a ReasoningPart
-	return marshalTagged("reasoning", a(p))
+	return tagged.Marshal("reasoning", a(p))
 }
 
 // MarshalJSON encodes the part with "type": "tool_use". Arguments that are
@@ -167,9 +168,9 @@ func (p ToolUsePart) MarshalJSON() ([]byte, error) {
 		p.Args = json.RawMessage("{}")
 	}
 	if storedargs.Storable(p.Args, MaxStoredArgsDepth) {
-		return marshalTagged("tool_use", a(p))
+		return tagged.Marshal("tool_use", a(p))
 	}
-	return marshalTagged("tool_use", struct {
+	return tagged.Marshal("tool_use", struct {
 		CallID string `json:"call_id"`
 		Name   string `json:"name"`
 		storedargs.Form
@@ -182,7 +183,7 @@ func (p ToolResultPart) MarshalJSON() ([]byte, error) {
 	if p.Content == nil {
 		p.Content = []ContentPart{}
 	}
-	return marshalTagged("tool_result", a(p))
+	return tagged.Marshal("tool_result", a(p))
 }
 
 // UnmarshalJSON decodes the result, resolving nested parts by "type".

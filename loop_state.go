@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+
+	"github.com/paigasus/helikon/internal/tagged"
 )
 
 // LoopState is the phase of an LLM agent's loop. The loop is data: a
@@ -97,74 +99,74 @@ func (Failed) isLoopState()          {}
 // MarshalJSON encodes the state with "type": "calling_model".
 func (s CallingModel) MarshalJSON() ([]byte, error) {
 	type a CallingModel
-	return marshalTagged("calling_model", a(s))
+	return tagged.Marshal("calling_model", a(s))
 }
 
 // MarshalJSON encodes the state with "type": "executing_tools".
 func (s ExecutingTools) MarshalJSON() ([]byte, error) {
 	type a ExecutingTools
-	return marshalTagged("executing_tools", a(s))
+	return tagged.Marshal("executing_tools", a(s))
 }
 
 // MarshalJSON encodes the state with "type": "applying_handoff".
 func (s ApplyingHandoff) MarshalJSON() ([]byte, error) {
 	type a ApplyingHandoff
-	return marshalTagged("applying_handoff", a(s))
+	return tagged.Marshal("applying_handoff", a(s))
 }
 
 // MarshalJSON encodes the state with "type": "finalizing".
 func (s Finalizing) MarshalJSON() ([]byte, error) {
 	type a Finalizing
-	return marshalTagged("finalizing", a(s))
+	return tagged.Marshal("finalizing", a(s))
 }
 
 // MarshalJSON encodes the state with "type": "repairing_output".
 func (s RepairingOutput) MarshalJSON() ([]byte, error) {
 	type a RepairingOutput
-	return marshalTagged("repairing_output", a(s))
+	return tagged.Marshal("repairing_output", a(s))
 }
 
 // MarshalJSON encodes the state with "type": "compacting".
 func (s Compacting) MarshalJSON() ([]byte, error) {
 	type a Compacting
-	return marshalTagged("compacting", a(s))
+	return tagged.Marshal("compacting", a(s))
 }
 
 // MarshalJSON encodes the state with "type": "needs_approval".
 func (s NeedsApproval) MarshalJSON() ([]byte, error) {
 	type a NeedsApproval
-	return marshalTagged("needs_approval", a(s))
+	return tagged.Marshal("needs_approval", a(s))
 }
 
 // MarshalJSON encodes the state with "type": "done".
 func (s Done) MarshalJSON() ([]byte, error) {
 	type a Done
-	return marshalTagged("done", a(s))
+	return tagged.Marshal("done", a(s))
 }
 
 // MarshalJSON encodes the state with "type": "failed".
 func (s Failed) MarshalJSON() ([]byte, error) {
 	type a Failed
-	return marshalTagged("failed", a(s))
+	return tagged.Marshal("failed", a(s))
 }
 
 var stateDecoders = sync.OnceValue(func() map[string]func([]byte) (LoopState, error) {
 	return map[string]func([]byte) (LoopState, error){
-		"calling_model":    decodeAs[CallingModel, LoopState],
-		"executing_tools":  decodeAs[ExecutingTools, LoopState],
-		"applying_handoff": decodeAs[ApplyingHandoff, LoopState],
-		"finalizing":       decodeAs[Finalizing, LoopState],
-		"repairing_output": decodeAs[RepairingOutput, LoopState],
-		"compacting":       decodeAs[Compacting, LoopState],
-		"needs_approval":   decodeAs[NeedsApproval, LoopState],
-		"done":             decodeAs[Done, LoopState],
-		"failed":           decodeAs[Failed, LoopState],
+		"calling_model":    tagged.DecodeAs[CallingModel, LoopState],
+		"executing_tools":  tagged.DecodeAs[ExecutingTools, LoopState],
+		"applying_handoff": tagged.DecodeAs[ApplyingHandoff, LoopState],
+		"finalizing":       tagged.DecodeAs[Finalizing, LoopState],
+		"repairing_output": tagged.DecodeAs[RepairingOutput, LoopState],
+		"compacting":       tagged.DecodeAs[Compacting, LoopState],
+		"needs_approval":   tagged.DecodeAs[NeedsApproval, LoopState],
+		"done":             tagged.DecodeAs[Done, LoopState],
+		"failed":           tagged.DecodeAs[Failed, LoopState],
 	}
 })
 
 // UnmarshalLoopState decodes a state by its "type" member.
 func UnmarshalLoopState(data []byte) (LoopState, error) {
-	typ, err := peekType(data)
+	typ, err := tagged.PeekType(data)
 	if err != nil {
 		return nil, fmt.Errorf("helikon: loop state: %w", err)
 	}

@@ -6,6 +6,8 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/paigasus/helikon/internal/tagged"
 )
 
 // Model is the one interface every LLM provider implements.
@@ -275,35 +277,35 @@ func (Finish) isModelEvent()         {}
 // MarshalJSON encodes the usage with "type": "usage".
 func (u Usage) MarshalJSON() ([]byte, error) {
 	type a Usage
-	return marshalTagged("usage", a(u))
+	return tagged.Marshal("usage", a(u))
 }
 
 // MarshalJSON encodes the event with "type": "response_info".
 func (e ResponseInfo) MarshalJSON() ([]byte, error) {
 	type a ResponseInfo
-	return marshalTagged("response_info", a(e))
+	return tagged.Marshal("response_info", a(e))
 }
 
 // MarshalJSON encodes the event with "type": "finish".
 func (e Finish) MarshalJSON() ([]byte, error) {
 	type a Finish
-	return marshalTagged("finish", a(e))
+	return tagged.Marshal("finish", a(e))
 }
 
 var modelEventDecoders = sync.OnceValue(func() map[string]func([]byte) (ModelEvent, error) {
 	return map[string]func([]byte) (ModelEvent, error){
-		"token_delta":     decodeAs[TokenDelta, ModelEvent],
-		"reasoning_delta": decodeAs[ReasoningDelta, ModelEvent],
-		"tool_call_delta": decodeAs[ToolCallDelta, ModelEvent],
-		"usage":           decodeAs[Usage, ModelEvent],
-		"response_info":   decodeAs[ResponseInfo, ModelEvent],
-		"finish":          decodeAs[Finish, ModelEvent],
+		"token_delta":     tagged.DecodeAs[TokenDelta, ModelEvent],
+		"reasoning_delta": tagged.DecodeAs[ReasoningDelta, ModelEvent],
+		"tool_call_delta": tagged.DecodeAs[ToolCallDelta, ModelEvent],
+		"usage":           tagged.DecodeAs[Usage, ModelEvent],
+		"response_info":   tagged.DecodeAs[ResponseInfo, ModelEvent],
+		"finish":          tagged.DecodeAs[Finish, ModelEvent],
 	}
 })
 
 // UnmarshalModelEvent decodes one model event by its "type" member.
 func UnmarshalModelEvent(data []byte) (ModelEvent, error) {
-	typ, err := peekType(data)
+	typ, err := tagged.PeekType(data)
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/paigasus/helikon/internal/tagged"
 )
 
 // SubRunEvent is one event of the run of an agent used as a tool
@@ -48,7 +50,7 @@ func (e SubRunEvent) MarshalJSON() ([]byte, error) {
 		return nil, errors.New("helikon: sub_run_event without an event")
 	}
 	type a SubRunEvent
-	return marshalTagged("sub_run_event", a(e))
+	return tagged.Marshal("sub_run_event", a(e))
 }
 
 // subRunWire is a sub_run_event as it decodes, the wrapped event still raw.
@@ -76,7 +78,7 @@ func (e *SubRunEvent) UnmarshalJSON(data []byte) error {
 		if len(chain) > MaxSubRunNesting {
 			return errSubRunNesting
 		}
-		typ, err := peekType(w.Event)
+		typ, err := tagged.PeekType(w.Event)
 		if err != nil {
 			return fmt.Errorf("helikon: sub_run_event: %w", err)
 		}

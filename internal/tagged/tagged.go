@@ -1,4 +1,8 @@
-package helikon
+// Package tagged encodes and decodes the core's sealed unions (events,
+// loop states, content parts, model events) as JSON objects whose first
+// member, "type", names the variant, so that every variant round-trips
+// through a single decoder.
+package tagged
 
 import (
 	"bytes"
@@ -6,11 +10,10 @@ import (
 	"fmt"
 )
 
-// marshalTagged encodes v (which must be a struct type without a MarshalJSON
+// Marshal encodes v (which must be a struct type without a MarshalJSON
 // method, usually a local alias of the caller's type) as a JSON object whose
-// first member is "type": tag. Sealed unions (events, loop states, content
-// parts) use it so every variant round-trips through a single decoder.
-func marshalTagged(tag string, v any) ([]byte, error) {
+// first member is "type": tag.
+func Marshal(tag string, v any) ([]byte, error) {
 	body, err := json.Marshal(v)
 	if err != nil {
 		return nil, err
@@ -29,8 +32,8 @@ func marshalTagged(tag string, v any) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// peekType reads the "type" member of a JSON object.
-func peekType(data []byte) (string, error) {
+// PeekType reads the "type" member of a JSON object.
+func PeekType(data []byte) (string, error) {
 	var h struct {
 		Type string `json:"type"`
 	}
@@ -43,9 +46,9 @@ func peekType(data []byte) (string, error) {
 	return h.Type, nil
 }
 
-// decodeAs decodes data into a fresh T (through a *T, so pointer-receiver
+// DecodeAs decodes data into a fresh T (through a *T, so pointer-receiver
 // UnmarshalJSON methods apply) and returns it as the union type U.
-func decodeAs[T any, U any](data []byte) (U, error) {
+func DecodeAs[T any, U any](data []byte) (U, error) {
 	var v T
 	if err := json.Unmarshal(data, &v); err != nil {
 		var zero U
