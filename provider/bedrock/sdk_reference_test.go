@@ -27,7 +27,8 @@ import (
 // program), is the reference it is held to: each request below is also
 // built as the SDK's ConverseStreamInput, the way the adapter did when it
 // sent requests through the SDK, serialised by the SDK's client, and the
-// two bodies must be the same JSON.
+// two bodies must be the same JSON, sent to the same URL (the model id
+// escaped alike).
 
 // sdkInput is the request as the SDK's input types.
 func sdkInput(m *Model, req *helikon.ModelRequest) (*bedrockruntime.ConverseStreamInput, error) {
@@ -173,27 +174,32 @@ func sdkImage(p helikon.ImagePart) types.ImageBlock {
 	return types.ImageBlock{Format: format, Source: &types.ImageSourceMemberBytes{Value: p.Data}}
 }
 
-// bodyCatcher is an HTTP client that keeps the request body and fails the
-// call.
-type bodyCatcher struct{ body *[]byte }
+// requestCatcher is an HTTP client that keeps the request's URL and body
+// and fails the call.
+type requestCatcher struct {
+	url  *string
+	body *[]byte
+}
 
 var errCaught = errors.New("caught")
 
-func (c bodyCatcher) Do(r *http.Request) (*http.Response, error) {
+func (c requestCatcher) Do(r *http.Request) (*http.Response, error) {
+	*c.url = r.URL.String()
 	*c.body, _ = io.ReadAll(r.Body)
 	return nil, errCaught
 }
 
-// sdkBody is the body the SDK's client sends for in.
-func sdkBody(t *testing.T, in *bedrockruntime.ConverseStreamInput) []byte {
+// sdkRequest is the URL and body the SDK's client sends for in.
+func sdkRequest(t *testing.T, in *bedrockruntime.ConverseStreamInput) (string, []byte) {
 	t.Helper()
+	var url string
 	var body []byte
 	client := bedrockruntime.NewFromConfig(aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", ""),
-		HTTPClient: bodyCatcher{&body}, Retryer: func() aws.Retryer { return aws.NopRetryer{} }})
+		HTTPClient: requestCatcher{&url, &body}, Retryer: func() aws.Retryer { return aws.NopRetryer{} }})
 	if _, err := client.ConverseStream(t.Context(), in); !errors.Is(err, errCaught) {
 		t.Fatalf("SDK: %v", err)
 	}
-	return body
+	return url, body
 }
 
 // sameJSON reports whether a and b are the same JSON value, numbers
@@ -255,6 +261,7 @@ func TestRequest_BodyIsTheJSONTheSDKSerialises(t *testing.T) {
 		"structured output by forced tool":        {"mistral.mistral-large-2407-v1:0", nil, &helikon.ModelRequest{Messages: history[2:3], Tools: tools, Settings: structured}},
 		"structured output by tool with thinking": {"anthropic.claude-3-7-sonnet-20250219-v1:0", []Option{WithThinking(2048)}, &helikon.ModelRequest{Messages: history[2:3], Settings: structured}},
 		"structured output native":                {"global.anthropic.claude-opus-4-5-20251101-v1:0", nil, &helikon.ModelRequest{Messages: history[2:3], Settings: structured}},
+		"inference profile ARN":                   {"arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3 d4~_.", nil, &helikon.ModelRequest{Messages: history[2:3]}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			m, err := New(aws.Config{Region: "us-east-1"}, tt.id, tt.opts...)
@@ -273,9 +280,12 @@ func TestRequest_BodyIsTheJSONTheSDKSerialises(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			theirs := sdkBody(t, sdkIn)
+			url, theirs := sdkRequest(t, sdkIn)
 			if same, err := sameJSON(ours, theirs); err != nil || !same {
 				t.Errorf("bodies differ (%v):\n adapter %s\n sdk     %s", err, ours, theirs)
+			}
+			if url != m.url {
+				t.Errorf("url %s, the SDK's %s", m.url, url)
 			}
 		})
 	}

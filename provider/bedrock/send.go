@@ -74,8 +74,7 @@ func (m *Model) send(ctx context.Context, creds aws.Credentials, body []byte) (i
 	if err != nil {
 		return nil, fmt.Errorf("build request: %w", err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", eventStreamType)
+	req.Header.Set("Content-Type", "application/json") // and no Accept, as the SDK sends none
 	sum := sha256.Sum256(body)
 	if err := m.signer.SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), signingName, m.region, time.Now()); err != nil {
 		return nil, fmt.Errorf("sign request: %w", err)
