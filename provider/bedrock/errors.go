@@ -115,14 +115,11 @@ func (m *Model) classify(ctx context.Context, err error) *helikon.ModelError {
 		"InvalidSignatureException", "ExpiredTokenException":
 		me.Kind = helikon.ModelOther
 		me.Message += " (model " + m.id + " in region " + m.region + ")"
-	case "":
-		// No code: a proxy's or load balancer's answer; the status decides.
-		me.Kind = httpx.StatusKind(api.status)
 	default:
-		me.Kind = helikon.ModelOther
-		if api.status >= 500 {
-			me.Kind = helikon.ModelUnavailable
-		}
+		// No code (a proxy's or load balancer's answer) or one this version
+		// does not know: the status decides, so a 429 is still a rate limit
+		// and a 5xx still the service's fault.
+		me.Kind = httpx.StatusKind(api.status)
 	}
 	return me
 }
