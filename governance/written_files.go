@@ -67,7 +67,7 @@ type writtenFiles struct {
 	// only once allowed, so each check looks at the others too.
 	inflight map[uint64]*pendingCall
 	lastID   uint64
-	// recalled, in the run's record, holds the ids of the calls already
+	// recalled, in the run's record, holds the keys ([callKey]) of the calls already
 	// in it (allowed here, or read back by [settings.Recall]); unread the
 	// calls read back whose tool was not known; logRead says the
 	// session's log was read.
@@ -178,9 +178,7 @@ func (w *writtenFiles) done(v *callView, allowed bool) {
 	if allowed {
 		w.addWrites(v)
 		w.addRuns(v)
-		if v.req.CallID != "" {
-			w.recalled = setAdd(w.recalled, v.req.CallID)
-		}
+		w.recalled = setAdd(w.recalled, callKey(v.req.CallID, v.req.Tool, v.req.Args))
 	}
 }
 

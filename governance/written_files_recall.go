@@ -2,6 +2,7 @@ package governance
 
 import (
 	"context"
+	"crypto/sha256"
 
 	"github.com/paigasus/helikon"
 )
@@ -53,12 +54,13 @@ func (g *settings) Recall(ctx context.Context, rc *helikon.RunContext, conv []he
 	}
 }
 
-// recallCall adds what one call of the conversation wrote, once per call
-// id. A call refused at the time counts too: a false alarm, never a miss.
+// recallCall adds what one call of the conversation wrote, once per call.
+// A call refused at the time counts too: a false alarm, never a miss.
 // A call of a tool neither this agent has nor a built-in name implies is
 // kept for the recall of another agent of the run.
 func (w *writtenFiles) recallCall(u helikon.ToolUsePart, tools []helikon.Tool) {
-	if _, ok := w.recalled[u.CallID]; ok && u.CallID != "" {
+	key := callKey(u.CallID, u.Name, u.Args)
+	if _, ok := w.recalled[key]; ok {
 		return
 	}
 	req := helikon.PermissionRequest{Tool: u.Name, CallID: u.CallID, Args: u.Args}
@@ -74,8 +76,19 @@ func (w *writtenFiles) recallCall(u helikon.ToolUsePart, tools []helikon.Tool) {
 		}
 		return
 	}
-	w.recalled = setAdd(w.recalled, u.CallID)
+	w.recalled = setAdd(w.recalled, key)
 	var v callView
 	v.read(req)
 	w.addWrites(&v)
+}
+
+// callKey tells the calls already in the record apart: by id, tool and
+// arguments, since ids repeat (an OpenAI-compatible server that sends none
+// gets call_0 for the first call of every turn, and a model or a log can
+// pick its own), and a write must never pass for an earlier call of the
+// same id. The arguments are hashed, so the set does not hold every
+// script the run wrote.
+func callKey(id, tool string, args []byte) string {
+	sum := sha256.Sum256(args)
+	return id + "\x00" + tool + "\x00" + string(sum[:])
 }

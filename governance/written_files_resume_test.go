@@ -186,3 +186,27 @@ func TestWrittenFileGuard_AnUnreadableSessionLogAsksBeforeAnyRun(t *testing.T) {
 		t.Fatalf("err %v, ran %q; want bash ci.sh asked about", err, rec.ran)
 	}
 }
+
+// Call ids are not unique across turns: an OpenAI-compatible server that
+// sends none gets call_0 for the first call of every turn, a hostile
+// model or log picks its own. A later run reads back every call of the
+// session's log, including a write whose id an earlier, harmless call
+// already used.
+func TestWrittenFileGuard_ARepeatedCallIDDoesNotHideAWrite(t *testing.T) {
+	ctx := context.Background()
+	sess := helikon.NewMemorySession()
+	rec := &recorder{output: "ok"}
+	m := mock.Scripted(bashCallID("call_0", "ls"), writeCall("call_0", "x.sh"), mock.Text("written"))
+	agent, _ := helikon.NewAgent("ops", m, helikon.WithTools(rec.bashTool(), rec.writeTool()))
+	rc := helikon.NewRunContext(helikon.WithSession(sess), governance.WithWrittenFileGuard())
+	if _, err := runner.New().Run(ctx, agent, rc, helikon.UserText("write it")); err != nil {
+		t.Fatal(err)
+	}
+	m = mock.Scripted(bashCallID("call_0", "bash x.sh"), mock.Text("done"))
+	agent, _ = helikon.NewAgent("ops", m, helikon.WithTools(rec.bashTool(), rec.writeTool()))
+	rc = helikon.NewRunContext(helikon.WithSession(sess), governance.WithWrittenFileGuard())
+	res, err := runner.New().Run(ctx, agent, rc, helikon.UserText("run it"))
+	if !errors.Is(err, helikon.ErrPaused) || !pausedOn(res, "guard "+governance.GuardRunWrittenFile) {
+		t.Fatalf("later run: err %v, ran %q; want bash x.sh asked about", err, rec.ran)
+	}
+}
