@@ -73,6 +73,9 @@ func (w *writtenFiles) recallCall(u helikon.ToolUsePart, tools []helikon.Tool) {
 	if _, builtin := builtinClass(u.Name); req.Impl == nil && !builtin {
 		if len(w.unread) < maxWrittenFiles {
 			w.unread = append(w.unread, u)
+		} else if w.unknown == "" {
+			// Dropping the call could drop a write: fail closed.
+			w.unknown = "writes in more than " + itoa(maxWrittenFiles) + " earlier calls of tools not read yet"
 		}
 		return
 	}

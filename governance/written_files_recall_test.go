@@ -1,0 +1,35 @@
+package governance
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/paigasus/helikon"
+)
+
+// A run's first agent reads back calls of a tool only a handoff target
+// has, to read them when that agent starts. Past the bound of such calls,
+// a log that a model filled with them must not drop the write that
+// follows: the record then says it does not know every write, and a run
+// of any file asks.
+func TestRecall_CallsOfAnUnknownToolPastTheBoundFailClosed(t *testing.T) {
+	ctx := context.Background()
+	save := notes{kindTool{name: "save_note"}}
+	sh := kindTool{name: "Bash"}
+	var conv []helikon.Item
+	for i := range maxWrittenFiles {
+		conv = append(conv, helikon.Item{Role: helikon.RoleAssistant, Content: []helikon.ContentPart{
+			helikon.ToolUsePart{CallID: fmt.Sprint("n", i), Name: "save_note", Args: []byte(`{"to":"notes.txt"}`)}}})
+	}
+	conv = append(conv, helikon.Item{Role: helikon.RoleAssistant, Content: []helikon.ContentPart{
+		helikon.ToolUsePart{CallID: "last", Name: "save_note", Args: []byte(`{"to":"x.sh"}`)}}})
+
+	rc := helikon.NewRunContext(WithWrittenFileGuard())
+	r := rc.Authorizer().(helikon.Recaller)
+	r.Recall(ctx, rc, conv, []helikon.Tool{sh})      // the triage agent: no save_note
+	r.Recall(ctx, rc, nil, []helikon.Tool{sh, save}) // the handoff target has it
+	if a := authorize(rc, ctx, bash("bash x.sh")); a.allowed {
+		t.Fatalf("bash x.sh allowed (%s): the write of x.sh was dropped", a.reason)
+	}
+}
