@@ -2,6 +2,7 @@ package governance
 
 import (
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -116,6 +117,10 @@ type callView struct {
 	// has in flight (0: none yet).
 	pending uint64
 }
+
+// maxLinkForms bounds the forms one written path takes through the links
+// its command makes.
+const maxLinkForms = 64
 
 // shellWrite is one path a shell call writes, and whether it is known
 // before the shell runs.
@@ -245,9 +250,13 @@ func (v *callView) shellWritten(fn func(p string, dyn bool) bool) bool {
 func (v *callView) movesDir() bool {
 	for _, s := range v.scripts() {
 		for i := range s.Commands {
-			switch s.Commands[i].Program {
-			case "cd", "pushd", "popd", "ln":
+			switch p := s.Commands[i].Program; p {
+			case "cd", "pushd", "popd":
 				return true
+			default:
+				if _, ok := linkSpec(p); ok {
+					return true
+				}
 			}
 		}
 	}
@@ -262,7 +271,7 @@ func (v *callView) expand() {
 	v.expanded = true
 	for _, s := range v.scripts() {
 		dirs, lost := cdDirs(s)
-		links := newLinks(s)
+		links := v.newLinks(s)
 		for i := range s.Commands {
 			commandWrites(&s.Commands[i], func(p string, dyn bool) bool {
 				v.shellWrites = append(v.shellWrites, shellWrite{p, dyn})
@@ -284,14 +293,23 @@ func (v *callView) expand() {
 					}
 				}
 				// Through a link the same command makes before it
-				// writes (ln -s .git g && … > g/hooks/x).
-				for _, l := range links {
-					for _, q := range forms {
-						if rest, ok := strings.CutPrefix(path.Clean(q), l[0]+"/"); ok {
-							t := path.Join(l[1], rest)
-							v.shellWrites = append(v.shellWrites, shellWrite{t, false})
-							v.resolveWrite(t)
+				// writes (ln -s .git g && … > g/hooks/x), and through
+				// the links that link leads through (cp -P l g, where
+				// l -> .git), to a bound.
+				for j := 0; j < len(forms) && len(forms) < maxLinkForms; j++ {
+					q := path.Clean(forms[j])
+					for _, l := range links {
+						rest, ok := strings.CutPrefix(q, l[0]+"/")
+						if !ok && q != l[0] {
+							continue
 						}
+						t := path.Join(l[1], rest)
+						if slices.Contains(forms, t) {
+							continue
+						}
+						forms = append(forms, t)
+						v.shellWrites = append(v.shellWrites, shellWrite{t, false})
+						v.resolveWrite(t)
 					}
 				}
 				return false
@@ -300,34 +318,36 @@ func (v *callView) expand() {
 	}
 }
 
-// newLinks returns the symbolic links the ln commands of s make, as
-// {link, target} with the target as the link's directory sees it; for
-// "ln -s T D" also {D/base(T), T}, in case D is a directory.
-func newLinks(s *shellmatch.Script) [][2]string {
+// newLinks returns the links the commands of s make that a later write of
+// the same command may pass through, as {link, where it leads}: every
+// symbolic link ([linksOf]), and a copy or move of a source that is a
+// link — one the workspace resolves elsewhere, or one made before it in s
+// (cp -P l g, cp -r l g, mv l g, rsync -a l g). A hard link needs none:
+// making it is checked as a write to its source.
+func (v *callView) newLinks(s *shellmatch.Script) [][2]string {
 	var out [][2]string
+	isLink := func(p string) bool {
+		for _, l := range out {
+			if p == l[0] || strings.HasPrefix(p, l[0]+"/") {
+				return true
+			}
+		}
+		if v.res == nil {
+			return false
+		}
+		r, err := v.res.ResolvePath(p)
+		return err != nil || r != p
+	}
 	for i := range s.Commands {
-		c := &s.Commands[i]
-		if c.Program != "ln" {
-			continue
-		}
-		var ops []string
-		for j, a := range c.Args {
-			if len(a) > 1 && a[0] == '-' || c.ArgDynamic(j) {
-				continue
+		linksOf(&s.Commands[i], func(l linkOp) {
+			switch {
+			case l.dyn:
+			case l.kind == linkSym:
+				out = append(out, [2]string{l.link, l.target})
+			case l.kind == linkCopy && isLink(path.Clean(l.given)):
+				out = append(out, [2]string{l.link, path.Clean(l.given)})
 			}
-			ops = append(ops, a)
-		}
-		if len(ops) != 2 {
-			continue
-		}
-		target, link := ops[0], path.Clean(ops[1])
-		for _, l := range [2]string{link, path.Join(link, path.Base(target))} {
-			t := target
-			if !path.IsAbs(t) {
-				t = path.Join(path.Dir(l), t)
-			}
-			out = append(out, [2]string{l, t})
-		}
+		})
 	}
 	return out
 }

@@ -53,6 +53,18 @@ func TestShellWrites_MatchedWhereTheyResolve(t *testing.T) {
 		{"a link made by the same command", nil, bash("ln -s .git h && echo x > h/hooks/pre-commit"), asked},
 		{"a link into a directory made by the same command", nil, bash("ln -sf ../.git tmp/ && echo x > tmp/.git/config"), asked},
 		{"a link made by the same command under DenyEdit", deny, bash("ln -s src t; rm -rf t/main.go"), denied},
+		// Making a link is checked as writing what it leads to, in every form.
+		{"a hard link to .git/config", nil, bash("ln .git/config c"), asked},
+		{"link into a denied tree", deny, bash("link src/a.go h"), denied},
+		{"cp -al of a denied tree", deny, bash("cp -al src s2"), denied},
+		{"ln -t of many operands into a denied tree", deny, bash("ln -t d notes src/a.go"), denied},
+		{"ln --target-directory= abbreviated", deny, bash("ln --target=d src/a.go"), denied},
+		{"a symlink to home, written beneath", nil, bash("ln -s ~ h && echo x > h/.bashrc"), asked},
+		{"a symlink named after home, written beneath", nil, bash("mkdir d && ln -st d ~ && echo x > d/root/.bashrc"), asked},
+		{"cp -rs of home, written beneath", nil, bash("cp -rs ~ h && echo x > h/.bashrc"), asked},
+		{"a copy of a denied tree, written, no link", deny, bash("cp -r src out && echo x > out/a.go"), allowed},
+		{"a copy keeping links with a value attached", deny, resolving("cp --preserve=links s out && echo x > out/a.go"), denied},
+		{"a symlink to a plain file", nil, bash("ln -s notes.txt n && echo x >> n"), allowed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

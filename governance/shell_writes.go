@@ -17,7 +17,8 @@ type argSpec struct {
 
 // scanArgs walks args as GNU getopt would, calling fn with each operand
 // (flag "") and each flag's value (flag its one-letter or long name, GNU
-// abbreviations expanded). It stops when fn returns true and reports
+// abbreviations of the value-taking long flags expanded; another long flag
+// comes as written, with its attached value if any). It stops when fn returns true and reports
 // whether it did.
 func scanArgs(c *shellmatch.Command, spec argSpec, fn func(flag, val string, dyn bool) bool) bool {
 	args := c.Args
@@ -35,6 +36,14 @@ func scanArgs(c *shellmatch.Command, spec argSpec, fn func(flag, val string, dyn
 		case strings.HasPrefix(a, "--"):
 			name, val, attached := strings.Cut(a[2:], "=")
 			full := longName(spec.long, name)
+			if full == "" {
+				// A flag that takes no value of its own here, or one whose
+				// value is attached (--preserve=links): never an operand.
+				if fn(name, val, dyn) {
+					return true
+				}
+				continue
+			}
 			if attached {
 				if fn(full, val, dyn) {
 					return true
@@ -122,6 +131,7 @@ var writeSpecs = sync.OnceValue(func() map[string]writeSpec {
 		"cp":       {spec: argSpec{short: "St", long: []string{"suffix", "target-directory"}}, how: 'l', flags: "t", longFlags: []string{"target-directory"}},
 		"install":  {spec: argSpec{short: "gmoSt", long: []string{"group", "mode", "owner", "suffix", "target-directory", "strip-program"}}, how: 'l', flags: "t", longFlags: []string{"target-directory"}},
 		"ln":       {spec: argSpec{short: "St", long: []string{"suffix", "target-directory"}}, how: 'l', flags: "t", longFlags: []string{"target-directory"}},
+		"link":     {how: 'a'},
 		"rsync":    {spec: argSpec{short: "efTB", long: []string{"rsh", "filter", "temp-dir", "block-size", "exclude", "include", "exclude-from", "include-from", "files-from", "partial-dir", "backup-dir", "compare-dest", "copy-dest", "link-dest", "chmod", "chown", "rsync-path"}}, how: 'l', longFlags: []string{"backup-dir", "partial-dir"}},
 		"scp":      {spec: argSpec{short: "cFiJloPSD"}, how: 'l'},
 		"chmod":    {spec: argSpec{long: []string{"reference"}}, how: 'f'},
@@ -152,7 +162,7 @@ func commandWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool
 	if unpacksHere(c) && fn(".", false) { // any file of the working directory
 		return true
 	}
-	if decompressWrites(c, fn) {
+	if decompressWrites(c, fn) || linkWrites(c, fn) {
 		return true
 	}
 	switch c.Program {

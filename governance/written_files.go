@@ -256,7 +256,6 @@ func (w *writtenFiles) addWrites(v *callView) {
 			commandWrites(c, each)
 			outputFlagWrites(c, each)
 			implicitWrites(c, each)
-			linkSources(c, each)
 		}
 	}
 }
@@ -315,53 +314,6 @@ func implicitWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) {
 		if name == "wget" || named {
 			fn(name+" saving under a name the URL or the server picks", true)
 		}
-	}
-}
-
-// linkSources calls fn with the files a link made by c points at: ln's
-// sources (hard or symbolic) and cp -l/-s's. A later write through the
-// link changes them — a hard link no resolver can see, a symlink on a
-// backend without one — so they count as written when the link is made.
-func linkSources(c *shellmatch.Command, fn func(p string, dyn bool) bool) {
-	if c.Program != "ln" && c.Program != "cp" {
-		return
-	}
-	link := c.Program == "ln"
-	var ops []int
-	targetDir := false
-	for i := 0; i < len(c.Args); i++ {
-		a := c.Args[i]
-		switch {
-		case a == "--":
-			for j := i + 1; j < len(c.Args); j++ {
-				ops = append(ops, j)
-			}
-			i = len(c.Args)
-		case a == "--link" || a == "--symbolic-link" || a == "--symbolic":
-			link = true
-		case a == "-t" || a == "--target-directory" || a == "-S" || a == "--suffix":
-			targetDir = targetDir || a == "-t" || a == "--target-directory"
-			i++
-		case strings.HasPrefix(a, "--target-directory="):
-			targetDir = true
-		case strings.HasPrefix(a, "--"):
-		case len(a) > 1 && a[0] == '-':
-			if c.Program == "cp" && strings.ContainsAny(a, "ls") {
-				link = true
-			}
-			targetDir = targetDir || strings.ContainsRune(a, 't')
-		default:
-			ops = append(ops, i)
-		}
-	}
-	if !link {
-		return
-	}
-	if !targetDir && len(ops) > 1 {
-		ops = ops[:len(ops)-1] // the last operand is the link
-	}
-	for _, i := range ops {
-		fn(c.Args[i], c.ArgDynamic(i))
 	}
 }
 

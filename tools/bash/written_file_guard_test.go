@@ -11,6 +11,7 @@ import (
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/governance"
 	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/tools/sandbox"
 )
 
 // refuser refuses every question and notes which calls were asked about.
@@ -24,6 +25,26 @@ func (r *refuser) Decide(_ context.Context, req helikon.PermissionRequest, promp
 	defer r.mu.Unlock()
 	r.asked[req.CallID] = prompt
 	return helikon.ApprovalOutcome{Reason: "refused by test"}
+}
+
+// scriptedAgent is an agent on sb's file tools and Bash whose model makes
+// calls, one a turn, and then answers.
+func scriptedAgent(t *testing.T, sb *sandbox.Sandbox, calls []mock.Call) helikon.Agent {
+	t.Helper()
+	files, err := sb.Tools()
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps := make([]mock.Script, 0, len(calls)+1)
+	for _, c := range calls {
+		steps = append(steps, mock.ToolCalls(c))
+	}
+	m := mock.Scripted(append(steps, mock.Text("done"))...)
+	agent, err := helikon.NewAgent("dev", m, helikon.WithTools(append(files, hostTool(t, sb, nil))...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return agent
 }
 
 // TestWrittenFileGuard_AScriptTheRunWroteDoesNotRunUnasked runs real
@@ -73,19 +94,7 @@ func TestWrittenFileGuard_AScriptTheRunWroteDoesNotRunUnasked(t *testing.T) {
 				if err := os.MkdirAll(filepath.Join(sb.Dir(), "lib"), 0o755); err != nil {
 					t.Fatal(err)
 				}
-				files, err := sb.Tools()
-				if err != nil {
-					t.Fatal(err)
-				}
-				steps := make([]mock.Script, 0, len(tt.calls)+1)
-				for _, c := range tt.calls {
-					steps = append(steps, mock.ToolCalls(c))
-				}
-				m := mock.Scripted(append(steps, mock.Text("done"))...)
-				agent, err := helikon.NewAgent("dev", m, helikon.WithTools(append(files, hostTool(t, sb, nil))...))
-				if err != nil {
-					t.Fatal(err)
-				}
+				agent := scriptedAgent(t, sb, tt.calls)
 				rec := &refuser{asked: map[string]string{}}
 				opts := []helikon.ContextOption{helikon.WithApprovalHandler(rec)}
 				if guard {
