@@ -9,6 +9,7 @@ import (
 	"iter"
 	"log/slog"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 
@@ -80,7 +81,10 @@ type Model struct {
 	signer *v4.Signer
 	// creds is resolved before each call, so that a missing credential
 	// fails as such, before anything is sent.
-	creds  aws.CredentialsProvider
+	creds aws.CredentialsProvider
+	// bearer is a Bedrock API key (AWS_BEARER_TOKEN_BEDROCK), sent
+	// instead of a signature when set, as the SDK's client did.
+	bearer string
 	s      settings
 	warned sync.Once
 }
@@ -103,8 +107,14 @@ var ErrNoRegion = errors.New("bedrock: no AWS region: set AWS_REGION (or a regio
 //	}
 //	model, err := bedrock.New(cfg, modelID)
 //
-// The endpoint is https://bedrock-runtime.{region}.amazonaws.com (.com.cn
-// in the China regions), or cfg.BaseEndpoint, or [WithBaseEndpoint]'s.
+// The endpoint is [WithBaseEndpoint]'s, else the one the configuration
+// names for Bedrock Runtime (AWS_ENDPOINT_URL_BEDROCK_RUNTIME or a
+// profile's services section, then cfg.BaseEndpoint), else
+// https://bedrock-runtime.{region}.amazonaws.com (.com.cn in the China
+// regions); New refuses a configuration asking for the FIPS or dual-stack
+// endpoint without naming one. With a Bedrock API key in
+// AWS_BEARER_TOKEN_BEDROCK, requests carry it as a bearer token instead of
+// a signature, as the SDK's client sent them.
 // Credentials resolve lazily: none found (or cfg.Credentials nil)
 // surfaces as the first Invoke's error, a final one wrapping
 // [ErrNoCredentials] and naming the variables to set, before anything is
@@ -136,8 +146,13 @@ func New(cfg aws.Config, modelID string, opts ...Option) (*Model, error) {
 	}
 	s.native = s.native || nativeOutput(modelID)
 	base := defaultEndpoint(cfg.Region)
-	if s.endpoint == "" && cfg.BaseEndpoint != nil {
-		s.endpoint = *cfg.BaseEndpoint
+	if s.endpoint == "" {
+		s.endpoint = configuredEndpoint(cfg)
+	}
+	if s.endpoint == "" {
+		if err := endpointVariant(cfg); err != nil {
+			return nil, err
+		}
 	}
 	if s.endpoint != "" {
 		var err error
@@ -149,6 +164,7 @@ func New(cfg aws.Config, modelID string, opts ...Option) (*Model, error) {
 		url:    base + "/model/" + httpbinding.EscapePath(modelID, true) + "/converse-stream",
 		http:   cfg.HTTPClient,
 		signer: v4.NewSigner(),
+		bearer: os.Getenv(bearerTokenEnv),
 	}
 	if m.http == nil {
 		m.http = http.DefaultClient
@@ -200,10 +216,13 @@ func (m *Model) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2
 			yield(nil, &helikon.ModelError{Kind: helikon.ModelOther, Provider: providerName, Message: "invalid request", Err: err})
 			return
 		}
-		creds, me := m.credentials(ctx)
-		if me != nil {
-			yield(nil, me)
-			return
+		var creds aws.Credentials
+		if m.bearer == "" {
+			var me *helikon.ModelError
+			if creds, me = m.credentials(ctx); me != nil {
+				yield(nil, me)
+				return
+			}
 		}
 		stream, err := m.send(ctx, creds, body)
 		if err != nil {

@@ -64,7 +64,7 @@ func validRegion(region string) bool {
 	return region != ""
 }
 
-// send signs body with SigV4 and POSTs it to the model's ConverseStream
+// send signs body with SigV4 (or carries the API key) and POSTs it to the model's ConverseStream
 // URL. It returns the event stream of a successful response; a failure to
 // send comes back as the transport's error, an error response as an
 // [*apiError] read from its first maxErrorBody bytes, and a 2xx response
@@ -75,9 +75,13 @@ func (m *Model) send(ctx context.Context, creds aws.Credentials, body []byte) (i
 		return nil, fmt.Errorf("build request: %w", err)
 	}
 	req.Header.Set("Content-Type", "application/json") // and no Accept, as the SDK sends none
-	sum := sha256.Sum256(body)
-	if err := m.signer.SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), signingName, m.region, time.Now()); err != nil {
-		return nil, fmt.Errorf("sign request: %w", err)
+	if m.bearer != "" {
+		req.Header.Set("Authorization", "Bearer "+m.bearer)
+	} else {
+		sum := sha256.Sum256(body)
+		if err := m.signer.SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), signingName, m.region, time.Now()); err != nil {
+			return nil, fmt.Errorf("sign request: %w", err)
+		}
 	}
 	resp, err := m.http.Do(req)
 	if err != nil {
