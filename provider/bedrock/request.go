@@ -255,7 +255,9 @@ func assistantBlocks(parts []helikon.ContentPart) ([]contentBlock, error) {
 			case p.Signature != "" && p.Data == "":
 				out = append(out, contentBlock{ReasoningContent: &reasoningContent{ReasoningText: &reasoningText{Text: p.Text, Signature: p.Signature}}})
 			case p.Data != "" && p.Text == "":
-				if raw, ok := decodeRedacted(p.Data); ok {
+				// An empty block has nothing to send back, and as an
+				// empty union it would be refused.
+				if raw, ok := decodeRedacted(p.Data); ok && len(raw) > 0 {
 					out = append(out, contentBlock{ReasoningContent: &reasoningContent{RedactedContent: raw}})
 				}
 			}

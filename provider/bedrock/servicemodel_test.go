@@ -302,6 +302,12 @@ func TestRequest_BodiesMatchTheServiceModel(t *testing.T) {
 		"structured output by forced tool with tools": {"mistral.mistral-large-2407-v1:0", nil, &helikon.ModelRequest{Messages: history[1:2], Tools: tools,
 			Settings: structuredReq().Settings}, []string{`"name":"structured_output"`, `"name":"get_stock_price"`}},
 		"structured output native": {claude, nil, structuredReq(), []string{`"outputConfig":{"textFormat":{"structure":{"jsonSchema":{"name":"weather"`}},
+		// A stored conversation (a session log is input too) may hold a
+		// redacted block with no bytes; sent, it was a reasoningContent
+		// union with no member, refused on every later turn.
+		"empty redacted reasoning": {claude, nil, &helikon.ModelRequest{Messages: []helikon.Item{helikon.UserText("hi")[0],
+			{Role: helikon.RoleAssistant, Content: []helikon.ContentPart{helikon.ReasoningPart{Data: "bedrock-redacted:"}, helikon.TextPart{Text: "Hello."}}},
+			helikon.UserText("again")[0]}}, []string{`"text":"Hello."`}},
 	} {
 		t.Run(name, func(t *testing.T) {
 			f := newFake(t, stream(t, "testdata/text.jsonl"))
