@@ -9,6 +9,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/paigasus/helikon/internal/slowtest"
 )
 
 // normalUID is the unprivileged user the sandbox tests run again as.
@@ -19,7 +21,7 @@ const normalUID = 54330
 // them and runs the attack tests again as an unprivileged user, for
 // whom there is no privilege to drop and, on this machine, no cgroup to
 // make (the label must say the process group is what is killed).
-// HELIKON_SLOW_TESTS=1 adds the slower tests to that run.
+// HELIKON_SLOW_TESTS=1 (or CI=true) adds the slower tests to that run.
 func TestOsSandbox_HoldsForANormalUser(t *testing.T) {
 	rootOnly(t)
 	if os.Getenv("HELIKON_BASH_AS_USER") != "" {
@@ -56,7 +58,7 @@ func TestOsSandbox_HoldsForANormalUser(t *testing.T) {
 		"TestOsSandbox_HardLinksToFilesOutsideAreRefused",
 		"TestLocalBackends_NoProcessOutlivesItsCallWhateverItsGroup",
 	}
-	if os.Getenv("HELIKON_SLOW_TESTS") == "1" {
+	if slowtest.Enabled() {
 		tests = append(tests, "TestOsSandboxBackend_Conformance", "TestOsSandbox_NormalWorkStillSucceeds", "TestOsSandbox_OnlyTheCommandIsConfinedNotThisProcess")
 	}
 	cmd := exec.Command(bin, "-test.run", "^("+strings.Join(tests, "|")+")$", "-test.v", "-test.count=1")

@@ -3,9 +3,10 @@
 package bash
 
 import (
-	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/paigasus/helikon/internal/slowtest"
 )
 
 // Normal work inside the workspace still succeeds under the whole
@@ -13,7 +14,7 @@ import (
 // the command waits for, git, Python, and building and running a C
 // program. Building a Go program (its first build compiles the standard
 // library into a fresh cache, minutes on a loaded machine) runs where
-// HELIKON_SLOW_TESTS=1, as CI's -race pass sets.
+// HELIKON_SLOW_TESTS=1 (CI sets it: internal/slowtest).
 func TestOsSandbox_NormalWorkStillSucceeds(t *testing.T) {
 	b, _ := osTool(t)
 	cases := []struct{ name, need, cmd, want string }{
@@ -23,7 +24,7 @@ func TestOsSandbox_NormalWorkStillSucceeds(t *testing.T) {
 		{"python3", "/usr/bin/python3", "/usr/bin/python3 -c 'import json,hashlib; print(json.dumps({\"n\": len(hashlib.sha256(b\"x\").hexdigest())}))'", "{\"n\": 64}\n"},
 		{"a C program", "gcc", "printf '#include <stdio.h>\\nint main(void){puts(\"built\");return 0;}\\n' > m.c && gcc -o m m.c && ./m", "built\n"},
 	}
-	if os.Getenv("HELIKON_SLOW_TESTS") == "1" {
+	if slowtest.Enabled() {
 		cases = append(cases, struct{ name, need, cmd, want string }{"a Go program", "go",
 			"mkdir -p gp && cd gp && printf 'package main\\nimport \"fmt\"\\nfunc main(){fmt.Println(\"built\")}\\n' > main.go && go mod init example.com/gp >/dev/null 2>&1 && CGO_ENABLED=0 go build -o gp . && ./gp", "built\n"})
 	} else {
