@@ -47,3 +47,21 @@ func FuzzFastPath(f *testing.F) {
 		}
 	})
 }
+
+// A text chunk whose usageMetadata is null or not a count the general path
+// decodes: both paths end the stream with the same usage, or the same
+// error, where the fast path used to keep the chunk's raw usage and decode
+// it (zeros for null) or drop it (a string) only at the end.
+func TestFastPath_UsageTheGeneralPathWouldNotReadLeavesItThere(t *testing.T) {
+	first := `{"candidates":[{"content":{"parts":[{"text":"a"}],"role":"model"}}],"usageMetadata":{"promptTokenCount":5,"candidatesTokenCount":1},"modelVersion":"m","responseId":"r"}`
+	last := `{"candidates":[{"content":{"parts":[{"text":"c"}],"role":"model"},"finishReason":"STOP"}]}`
+	for _, usage := range []string{`null`, `""`, `{"promptTokenCount":"5"}`, `{"promptTokenCount":1.5}`, `{"PromptTokenCount":7}`, `{"promptTokenCount":7}`} {
+		middle := `{"candidates":[{"content":{"parts":[{"text":"b"}],"role":"model"}}],"usageMetadata":` + usage + `}`
+		body := "data: " + first + "\n\ndata: " + middle + "\n\ndata: " + last + "\n\n"
+		fast, fastErr := replay(t, body, false)
+		slow, slowErr := replay(t, body, true)
+		if !reflect.DeepEqual(fast, slow) || (fastErr == nil) != (slowErr == nil) {
+			t.Errorf("usageMetadata %s:\nfast path    %#v %v\ngeneral path %#v %v", usage, fast, fastErr, slow, slowErr)
+		}
+	}
+}

@@ -319,6 +319,30 @@ var (
 	partKeys      = jsonscan.MustKeys("text", "thought", "thoughtSignature", "functionCall")
 )
 
+// usageKeys are the members of usageMetadata that [usageMetadata] decodes.
+var usageKeys = jsonscan.MustKeys("promptTokenCount", "candidatesTokenCount", "cachedContentTokenCount", "thoughtsTokenCount", "toolUsePromptTokenCount")
+
+// plainUsage reports whether usage, which the fast path keeps raw and
+// decodes only when the stream ends, is one the general path decodes
+// without error: an object whose counts are null or non-negative integers
+// (of up to 18 digits). Anything else takes the general path, which fails
+// the stream where it must.
+func (d *decoder) plainUsage(usage []byte) bool {
+	v := d.vals[:]
+	if !d.doc.Object(usage, usageKeys, v) {
+		return false
+	}
+	for _, n := range v[:usageKeys.Len()] {
+		if n == nil || jsonscan.IsNull(n) {
+			continue
+		}
+		if _, ok := jsonscan.Int(n); !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // fast handles the text chunks that make up nearly all of a stream without
 // encoding/json: one candidate, one text part, nothing else to act on.
 func (d *decoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
@@ -326,8 +350,13 @@ func (d *decoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) 
 	if !doc.Reset(data) || !doc.Object(doc.Root(), chunkKeys, v) || v[0] == nil || v[2] != nil || v[3] != nil {
 		return false, true
 	}
-	usage := v[1]
-	cand, only := doc.FirstElem(v[0])
+	cands, usage := v[0], v[1]
+	if jsonscan.IsNull(usage) {
+		usage = nil // the general path keeps the count it had
+	} else if !d.plainUsage(usage) {
+		return false, true
+	}
+	cand, only := doc.FirstElem(cands)
 	if !only || !doc.Object(cand, candidateKeys, v) || v[1] != nil || v[0] == nil {
 		return false, true
 	}
