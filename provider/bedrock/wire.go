@@ -142,9 +142,7 @@ func (d *decoder) fastDelta(payload []byte, yield func(helikon.ModelEvent, error
 		if d.buf, ok = jsonscan.AppendString(d.buf[:0], v[0]); !ok {
 			return false, true
 		}
-		if len(d.buf) == 0 {
-			return true, true
-		}
+		// Even empty input must name a block opened as a tool use.
 		i := int32(idx)
 		return true, d.toolInput(&i, string(d.buf), yield)
 	}
