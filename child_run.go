@@ -68,7 +68,7 @@ func OpenRun(ctx context.Context, rc *RunContext, agent, description string, res
 			}
 			return inner(ev)
 		}
-		done = func() { tr.end(usage, runErr); release() }
+		done = func() { endTrace(tr, usage, runErr); release() }
 	}
 	if started && !yield(RunStarted{Agent: agent}) {
 		done()

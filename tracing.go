@@ -3,49 +3,17 @@ package helikon
 import (
 	"context"
 	"errors"
-	"reflect"
 	"strings"
 
-	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/paigasus/helikon/internal/gentrace"
 )
 
 // TracerName is the instrumentation scope of the spans the core emits.
 const TracerName = "github.com/paigasus/helikon"
-
-// The span attributes, from the OpenTelemetry GenAI semantic conventions
-// unless noted.
-const (
-	attrOperation     = attribute.Key("gen_ai.operation.name")
-	attrProvider      = attribute.Key("gen_ai.provider.name")
-	attrRequestModel  = attribute.Key("gen_ai.request.model")
-	attrAgentName     = attribute.Key("gen_ai.agent.name")
-	attrAgentDesc     = attribute.Key("gen_ai.agent.description")
-	attrTemperature   = attribute.Key("gen_ai.request.temperature")
-	attrTopP          = attribute.Key("gen_ai.request.top_p")
-	attrMaxTokens     = attribute.Key("gen_ai.request.max_tokens")
-	attrResponseID    = attribute.Key("gen_ai.response.id")
-	attrResponseModel = attribute.Key("gen_ai.response.model")
-	attrFinishReasons = attribute.Key("gen_ai.response.finish_reasons")
-	attrInputTokens   = attribute.Key("gen_ai.usage.input_tokens")
-	attrOutputTokens  = attribute.Key("gen_ai.usage.output_tokens")
-	attrCacheRead     = attribute.Key("gen_ai.usage.cache_read.input_tokens")
-	attrCacheWrite    = attribute.Key("gen_ai.usage.cache_creation.input_tokens")
-	attrToolName      = attribute.Key("gen_ai.tool.name")
-	attrToolCallID    = attribute.Key("gen_ai.tool.call.id")
-	attrToolType      = attribute.Key("gen_ai.tool.type")
-	attrErrorType     = attribute.Key("error.type")
-	attrSessionID     = attribute.Key("session.id")
-	attrUserID        = attribute.Key("user.id")
-	// Not in the conventions: the keys Langfuse reads for tags and cost,
-	// and the reasoning-token count and turn number.
-	attrTags            = attribute.Key("langfuse.trace.tags")
-	attrCost            = attribute.Key("gen_ai.usage.cost")
-	attrReasoningTokens = attribute.Key("gen_ai.usage.reasoning_tokens")
-	attrTurn            = attribute.Key("helikon.turn")
-)
 
 // WithTracerProvider sets the OpenTelemetry tracer provider of the run's
 // spans; handoffs and sub-agents share it. Without it runs use
@@ -72,100 +40,48 @@ func WithTracerProvider(tp trace.TracerProvider) ContextOption {
 	return contextOptionFunc(func(rc *RunContext) { rc.tp = tp })
 }
 
-// agentTrace is the invoke_agent span of one agent run and the agent.turn
-// span of its current turn. The LLM agent's driver keeps one; any other
-// agent (a workflow agent, say) opens one with startAgentTrace and closes it
-// with end to appear in the trace with its children nested under it. A nil
-// *agentTrace, what an untraced run has, does nothing.
-type agentTrace struct {
-	tracer trace.Tracer
-	live   bool // the agent span records; otherwise no other span is made
-	span   trace.Span
-	ctx    context.Context // carries span
-	turn   trace.Span
-	handle TracerHandle
-	agent  string
-	ended  bool
-}
-
-// startAgentTrace opens an agent span under ctx's span and returns the
-// context the agent's children run in. model may be nil. With no tracer
-// provider installed it returns ctx and a nil trace, at no cost.
-func startAgentTrace(ctx context.Context, rc *RunContext, agent, description string, model Model) (context.Context, *agentTrace) {
-	tracer := runTracer(rc.tp)
+// startAgentTrace opens the invoke_agent span of agent, a run under rc,
+// and returns the context the agent's children run in. model may be nil.
+// The LLM agent's driver keeps the trace; any other agent (a workflow
+// agent, say) opens one to appear in the trace with its children nested
+// under it. With no tracer provider installed it returns ctx and a nil
+// trace, at no cost.
+func startAgentTrace(ctx context.Context, rc *RunContext, agent, description string, model Model) (context.Context, *gentrace.Agent) {
+	tracer := gentrace.Tracer(rc.tp, TracerName)
 	if tracer == nil {
 		return ctx, nil
 	}
-	t := &agentTrace{tracer: tracer, agent: agent, handle: rc.tracer}
-	ctx, t.span = tracer.Start(ctx, "invoke_agent")
-	t.ctx = ctx
-	if t.live = t.span.IsRecording(); !t.live {
-		return ctx, t
-	}
-	t.span.SetName("invoke_agent " + agent)
-	t.span.SetAttributes(attrOperation.String("invoke_agent"), attrAgentName.String(agent))
+	var describe func() (provider, id string)
 	if model != nil {
-		provider, id := DescribeModel(model)
-		t.span.SetAttributes(attrProvider.String(provider), attrRequestModel.String(id))
+		describe = func() (string, string) { return DescribeModel(model) }
 	}
-	if description != "" {
-		t.span.SetAttributes(attrAgentDesc.String(description))
-	}
-	setHandleAttrs(t.span, t.handle)
-	return ctx, t
+	h := rc.tracer
+	return gentrace.StartAgent(ctx, tracer, agent, description, gentrace.Handle{SessionID: h.SessionID, UserID: h.UserID, Tags: h.Tags}, describe)
 }
 
-// recording reports whether the run's spans record.
-func (t *agentTrace) recording() bool { return t != nil && t.live }
-
-// startTurn ends the current turn span and opens the next one.
-func (t *agentTrace) startTurn(turn int) {
-	if !t.recording() {
+// endTrace closes t's spans with the run's usage and failure; later calls
+// do nothing.
+func endTrace(t *gentrace.Agent, u Usage, err error) {
+	if t == nil {
 		return
 	}
-	if t.turn != nil {
-		t.turn.End()
+	var typ string
+	if err != nil {
+		typ = errorType(err)
 	}
-	_, t.turn = t.tracer.Start(t.ctx, "agent.turn", trace.WithAttributes(
-		attrAgentName.String(t.agent), attrTurn.Int(turn)))
-	setHandleAttrs(t.turn, t.handle)
+	t.End(spanUsage(u), typ, err)
 }
 
-// inTurn returns ctx with the current turn span, if any, as the parent of
-// new spans.
-func (t *agentTrace) inTurn(ctx context.Context) context.Context {
-	if !t.recording() || t.turn == nil {
-		return ctx
-	}
-	return trace.ContextWithSpan(ctx, t.turn)
-}
-
-// end closes the spans with the run's usage and failure; later calls do
-// nothing.
-func (t *agentTrace) end(u Usage, err error) {
-	if t == nil || t.ended {
-		return
-	}
-	t.ended = true
-	if t.turn != nil {
-		t.turn.End()
-		t.turn = nil
-	}
-	if t.live {
-		setUsageAttrs(t.span, u)
-		if err != nil {
-			setError(t.span, err)
-		}
-	}
-	if t.span != nil {
-		t.span.End()
-	}
+// spanUsage is u as a span records it.
+func spanUsage(u Usage) gentrace.Usage {
+	return gentrace.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CachedInputTokens,
+		CacheWrite: u.CacheWriteTokens, Reasoning: u.ReasoningTokens, Cost: u.Cost}
 }
 
 // observer is a driver's telemetry and accounting: its spans, the usage it
 // has spent, and the sink its sub-agents report into.
 type observer struct {
-	trace *agentTrace
+	trace *gentrace.Agent
 	// raw is the consumer's own yield. The model's deltas and a handoff's
 	// stream (the transfer and the target's events) go straight to it: the
 	// observer has nothing to do with them, and deltas are too many to pay
@@ -202,51 +118,28 @@ func (d *driver) observe(ctx context.Context, yield func(Event) bool) (context.C
 	return ctx, func(ev Event) bool {
 		switch e := ev.(type) {
 		case TurnStarted:
-			o.trace.startTurn(e.Turn)
+			o.trace.StartTurn(e.Turn)
 		case RunCompleted:
 			if u := d.settleUsage(); u != e.Usage {
 				e.Usage = u
 				ev = e
 			}
-			o.trace.end(e.Usage, nil)
+			endTrace(o.trace, e.Usage, nil)
 		case RunFailed:
 			if u := d.settleUsage(); u != e.Usage {
 				e.Usage = u
 				ev = e
 			}
-			o.trace.end(e.Usage, e.Err)
+			endTrace(o.trace, e.Usage, e.Err)
 		case RunPaused:
-			o.trace.end(e.Usage, nil)
+			endTrace(o.trace, e.Usage, nil)
 		}
 		return yield(ev)
 	}
 }
 
-// unsetProvider is what otel.GetTracerProvider returns until the program
-// installs a provider: the OpenTelemetry API's internal delegating provider.
-// It is nil if a provider was installed before this package initialised.
-var unsetProvider = func() trace.TracerProvider {
-	tp := otel.GetTracerProvider()
-	if t := reflect.TypeOf(tp); t.Kind() == reflect.Pointer && t.Elem().PkgPath() == "go.opentelemetry.io/otel/internal/global" {
-		return tp
-	}
-	return nil
-}()
-
-// runTracer returns the tracer of a run, or nil when the run cannot be
-// traced because no provider is installed. Skipping the span then keeps an
-// untraced run free of telemetry allocations.
-func runTracer(tp trace.TracerProvider) trace.Tracer {
-	if tp == nil {
-		if tp = otel.GetTracerProvider(); unsetProvider != nil && tp == unsetProvider {
-			return nil
-		}
-	}
-	return tp.Tracer(TracerName)
-}
-
 // endObserve closes the spans of a run its consumer stopped early.
-func (d *driver) endObserve() { d.obs.trace.end(Usage{}, nil) }
+func (d *driver) endObserve() { endTrace(d.obs.trace, Usage{}, nil) }
 
 // settleUsage returns the run's total usage and reports it to the run that
 // started this one as a sub-agent.
@@ -260,40 +153,7 @@ func (d *driver) settleUsage() Usage {
 	return total
 }
 
-func setHandleAttrs(s trace.Span, h TracerHandle) {
-	if h.SessionID != "" {
-		s.SetAttributes(attrSessionID.String(h.SessionID))
-	}
-	if h.UserID != "" {
-		s.SetAttributes(attrUserID.String(h.UserID))
-	}
-	if len(h.Tags) > 0 {
-		s.SetAttributes(attrTags.StringSlice(h.Tags))
-	}
-}
-
-func setUsageAttrs(s trace.Span, u Usage) {
-	s.SetAttributes(attrInputTokens.Int64(u.InputTokens), attrOutputTokens.Int64(u.OutputTokens))
-	if u.CachedInputTokens > 0 {
-		s.SetAttributes(attrCacheRead.Int64(u.CachedInputTokens))
-	}
-	if u.CacheWriteTokens > 0 {
-		s.SetAttributes(attrCacheWrite.Int64(u.CacheWriteTokens))
-	}
-	if u.ReasoningTokens > 0 {
-		s.SetAttributes(attrReasoningTokens.Int64(u.ReasoningTokens))
-	}
-	if u.Cost > 0 {
-		s.SetAttributes(attrCost.Float64(u.Cost))
-	}
-}
-
-// setError marks s failed with err's low-cardinality type.
-func setError(s trace.Span, err error) {
-	s.SetAttributes(attrErrorType.String(errorType(err)))
-	s.SetStatus(codes.Error, err.Error())
-}
-
+// errorType is err's low-cardinality type, as spans record it.
 func errorType(err error) string {
 	var me *ModelError
 	var ae *AgentError
@@ -312,7 +172,7 @@ func errorType(err error) string {
 // current turn, and with no sink, since its usage returns through its
 // RunCompleted.
 func (d *driver) handoffContext(ctx context.Context) context.Context {
-	return context.WithValue(d.obs.trace.inTurn(ctx), sinkKey{}, (*usageSink)(nil))
+	return context.WithValue(d.obs.trace.InTurn(ctx), sinkKey{}, (*usageSink)(nil))
 }
 
 // callModel runs one model turn in its chat span, within the run's budget.
@@ -334,7 +194,7 @@ func (d *driver) startChat(ctx context.Context, req *ModelRequest) (_ context.Co
 		}
 	}
 	t := d.obs.trace
-	if !t.recording() {
+	if !t.Recording() {
 		return ctx, nil, nil
 	}
 	provider, model := DescribeModel(d.a.model)
@@ -343,17 +203,17 @@ func (d *driver) startChat(ctx context.Context, req *ModelRequest) (_ context.Co
 		name += " " + model
 	}
 	attrs := make([]attribute.KeyValue, 0, 6)
-	attrs = append(attrs, attrOperation.String("chat"), attrProvider.String(provider), attrRequestModel.String(model))
+	attrs = append(attrs, gentrace.Operation.String("chat"), gentrace.Provider.String(provider), gentrace.RequestModel.String(model))
 	if temp := req.Settings.Temperature; temp != nil {
-		attrs = append(attrs, attrTemperature.Float64(*temp))
+		attrs = append(attrs, gentrace.Temperature.Float64(*temp))
 	}
 	if p := req.Settings.TopP; p != nil {
-		attrs = append(attrs, attrTopP.Float64(*p))
+		attrs = append(attrs, gentrace.TopP.Float64(*p))
 	}
 	if n := req.Settings.MaxOutputTokens; n > 0 {
-		attrs = append(attrs, attrMaxTokens.Int(n))
+		attrs = append(attrs, gentrace.MaxTokens.Int(n))
 	}
-	ctx, span = t.tracer.Start(t.inTurn(ctx), name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	ctx, span = t.Tracer().Start(t.InTurn(ctx), name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
 	return ctx, span, nil
 }
 
@@ -375,19 +235,19 @@ func (d *driver) endChat(span trace.Span, in TransitionInput) TransitionInput {
 			over = m.add(d.a.name, resp.Usage)
 		}
 		if span != nil {
-			setUsageAttrs(span, resp.Usage)
+			gentrace.SetUsage(span, spanUsage(resp.Usage))
 			if resp.Finish != "" {
-				span.SetAttributes(attrFinishReasons.StringSlice([]string{string(resp.Finish)}))
+				span.SetAttributes(gentrace.FinishReasons.StringSlice([]string{string(resp.Finish)}))
 			}
 			if resp.ResponseID != "" {
-				span.SetAttributes(attrResponseID.String(resp.ResponseID))
+				span.SetAttributes(gentrace.ResponseID.String(resp.ResponseID))
 			}
 			if resp.ResponseModel != "" {
-				span.SetAttributes(attrResponseModel.String(resp.ResponseModel))
+				span.SetAttributes(gentrace.ResponseModel.String(resp.ResponseModel))
 			}
 		}
 	} else if ab, ok := in.(Abort); ok && span != nil {
-		setError(span, ab.Err)
+		gentrace.SetError(span, errorType(ab.Err), ab.Err)
 	}
 	if span != nil {
 		span.End()
@@ -402,14 +262,14 @@ func (d *driver) endChat(span trace.Span, in TransitionInput) TransitionInput {
 // carries it, so agents the tool runs nest under it.
 func (d *driver) startTool(ctx context.Context, call ToolCall) (context.Context, trace.Span) {
 	t := d.obs.trace
-	if !t.recording() {
+	if !t.Recording() {
 		return ctx, nil
 	}
-	return t.tracer.Start(t.inTurn(ctx), "execute_tool "+call.Name, trace.WithAttributes(
-		attrOperation.String("execute_tool"),
-		attrToolName.String(call.Name),
-		attrToolCallID.String(call.CallID),
-		attrToolType.String("function"),
+	return t.Tracer().Start(t.InTurn(ctx), "execute_tool "+call.Name, trace.WithAttributes(
+		gentrace.Operation.String("execute_tool"),
+		gentrace.ToolName.String(call.Name),
+		gentrace.ToolCallID.String(call.CallID),
+		gentrace.ToolType.String("function"),
 	))
 }
 
@@ -428,7 +288,7 @@ func (d *driver) endTool(span trace.Span, out *callOutcome) {
 				typ = "permission_denied"
 			}
 		}
-		span.SetAttributes(attrErrorType.String(typ))
+		span.SetAttributes(gentrace.ErrorType.String(typ))
 		span.SetStatus(codes.Error, strings.Join(resultTexts(out.result), "; "))
 	}
 	span.End()

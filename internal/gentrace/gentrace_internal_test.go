@@ -1,4 +1,4 @@
-package helikon
+package gentrace
 
 import "testing"
 
@@ -8,7 +8,7 @@ func TestUnsetProvider_IsTheAPIsDefault(t *testing.T) {
 	if unsetProvider == nil {
 		t.Fatal("the OpenTelemetry API's default provider was not recognised")
 	}
-	if runTracer(nil) != nil {
-		t.Fatal("runTracer returned a tracer with no provider installed")
+	if Tracer(nil, "t") != nil {
+		t.Fatal("Tracer returned a tracer with no provider installed")
 	}
 }
