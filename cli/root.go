@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/paigasus/helikon/cli/sidecar"
+	"github.com/paigasus/helikon/cli/starlarktool"
 )
 
 // IO is where a command reads and writes.
@@ -62,6 +63,9 @@ func Main(ctx context.Context, args []string, stdio IO) int {
 	root.SetArgs(args)
 	err := root.ExecuteContext(ctx)
 	o.stop()
+	// Script tools' workers are this process's children: a warm one would
+	// otherwise outlive the command until it saw its stdin close.
+	starlarktool.StopWorkers()
 	if err == nil {
 		return 0
 	}
