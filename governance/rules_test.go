@@ -3,6 +3,7 @@ package governance
 import (
 	"context"
 	"github.com/paigasus/helikon"
+	"strings"
 	"testing"
 )
 
@@ -218,5 +219,49 @@ func TestGuardRule_CustomDenyAndAsk(t *testing.T) {
 	yes.asked = nil
 	if !denied(rc, bash("rm -rf / ; git push -f")) || len(yes.asked) != 0 {
 		t.Errorf("deny did not win over ask (asked %q)", yes.asked)
+	}
+}
+
+// TestDenyBash_CommandsInAGrammarOfTheirOwnAsk pins that programs which
+// run a command written in their own grammar — a terminal multiplexer, a
+// detacher, run-parts, socat's EXEC: — ask rather than run under
+// DenyBash("rm"), and that wrappers which run their operands are seen
+// through.
+func TestDenyBash_CommandsInAGrammarOfTheirOwnAsk(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		cmd    string
+		denied bool // denied by the rule; else asked
+	}{
+		{"tmux new -d 'rm -rf x'", false},
+		{"tmux new-session -d rm -rf x", false},
+		{"tmux send-keys -t s 'rm x' Enter", false},
+		{"screen -dm rm -rf x", false},
+		{"dtach -n /tmp/s rm x", false},
+		{"abduco -n s rm x", false},
+		{"run-parts .", false},
+		{"entr -s 'rm x' < list", false},
+		{"capsh -- -c 'rm x'", false},
+		{"daemonize /bin/rm x", false},
+		{"start-stop-daemon -S -x /bin/rm -- x", false},
+		{"scl enable x 'rm x'", false},
+		{"proot rm x", false},
+		{"bwrap --bind / / rm x", false},
+		{"rlwrap rm x", false},
+		{"socat - EXEC:'rm x'", false},
+		{"chronic rm x", true},
+		{"ifne rm x", true},
+		{"faketime now rm x", true},
+		{"dbus-launch rm x", true},
+	} {
+		a := authorize(helikon.NewRunContext(WithDenyRules(DenyBash("rm")), WithoutDefaultGuards()), ctx, bash(tt.cmd))
+		switch {
+		case a.allowed:
+			t.Errorf("%s: allowed", tt.cmd)
+		case tt.denied && (a.asked || !strings.Contains(a.reason, "Bash(rm)")):
+			t.Errorf("%s: asked=%v reason %q, want denied by Bash(rm)", tt.cmd, a.asked, a.reason)
+		case !tt.denied && !a.asked:
+			t.Errorf("%s: refused without a question (%s), want asked", tt.cmd, a.reason)
+		}
 	}
 }

@@ -2,7 +2,9 @@ package shellmatch
 
 import (
 	"path"
+	"slices"
 	"strings"
+	"sync"
 )
 
 // CodeFile is a file a command runs, or reads as code.
@@ -48,6 +50,15 @@ func (c *Command) CodeFiles(fn func(CodeFile) bool) bool {
 		}
 	case name == "make" || name == "gmake" || name == "bmake" || name == "pmake":
 		return c.makefiles(fn)
+	case name == "node" || name == "nodejs":
+		if c.flagFiles(codeFlagFiles()["node"], fn) {
+			return true
+		}
+		if in, _, ok := interpreterOf(name); ok {
+			return c.interpreterScript(in, fn, arg)
+		}
+	case codeFlagFiles()[name].short != "":
+		return c.flagFiles(codeFlagFiles()[name], fn)
 	case IsShell(name) && name != "su" && name != "runuser":
 		return c.shellScript(fn, arg)
 	default:
@@ -141,6 +152,100 @@ func (c *Command) interpreterScript(in interpreter, fn func(CodeFile) bool, arg 
 				}
 				break
 			}
+		}
+	}
+	return false
+}
+
+// fileFlags says which flags of a program name files it runs as code, and
+// which files it reads when none does.
+type fileFlags struct {
+	short    string   // one-letter flags whose value is a code file
+	long     []string // long flags whose value is a code file
+	chdir    string   // the one-letter flag that changes directory first
+	defaults []string // the files read when no flag names one
+}
+
+// codeFlagFiles are the programs besides make that run code from files a
+// flag names: build tools (ninja -f, just -f, rake -f, and their default
+// files), sed scripts (-f, which may run commands with e), and node's
+// preloaded modules (-r, --require, --import).
+var codeFlagFiles = sync.OnceValue(func() map[string]fileFlags {
+	return map[string]fileFlags{
+		"ninja": {short: "f", chdir: "C", defaults: []string{"build.ninja"}},
+		"just":  {short: "f", long: []string{"justfile"}, defaults: []string{"justfile", "Justfile", ".justfile"}},
+		"rake":  {short: "f", long: []string{"rakefile"}, chdir: "C", defaults: []string{"Rakefile", "rakefile", "Rakefile.rb", "rakefile.rb"}},
+		"sed":   {short: "f", long: []string{"file"}},
+		"node":  {short: "r", long: []string{"require", "import", "loader", "experimental-loader"}},
+	}
+})
+
+// flagFiles reports the files the flags of spec name, or its default
+// files (under the directory its chdir flag names) when none does.
+func (c *Command) flagFiles(spec fileFlags, fn func(CodeFile) bool) bool {
+	named, dir, dirDyn := false, "", false
+	for i := 0; i < len(c.Args); i++ {
+		t := c.Args[i]
+		if t == "--" {
+			break
+		}
+		value := func(v string, at int) (CodeFile, bool) {
+			if v != "" {
+				return CodeFile{Path: v, Dynamic: c.ArgDynamic(at)}, true
+			}
+			if i+1 < len(c.Args) {
+				i++
+				return CodeFile{Path: c.Args[i], Dynamic: c.ArgDynamic(i)}, true
+			}
+			return CodeFile{}, false
+		}
+		if long, ok := strings.CutPrefix(t, "--"); ok {
+			name, v, _ := strings.Cut(long, "=")
+			if slices.Contains(spec.long, name) {
+				if f, ok := value(v, i); ok {
+					named = true
+					if fn(f) {
+						return true
+					}
+				}
+			}
+			continue
+		}
+		if len(t) < 2 || t[0] != '-' {
+			continue
+		}
+		for j := 1; j < len(t); j++ {
+			ch := t[j]
+			switch {
+			case strings.IndexByte(spec.short, ch) >= 0:
+				at := i
+				if f, ok := value(t[j+1:], at); ok {
+					named = true
+					if fn(f) {
+						return true
+					}
+				}
+			case spec.chdir != "" && ch == spec.chdir[0]:
+				at := i
+				if f, ok := value(t[j+1:], at); ok {
+					dir, dirDyn = f.Path, f.Dynamic
+				}
+			default:
+				continue
+			}
+			break
+		}
+	}
+	if named {
+		return false
+	}
+	for _, d := range spec.defaults {
+		p := d
+		if dir != "" {
+			p = path.Join(dir, d)
+		}
+		if fn(CodeFile{Path: p, Dynamic: dirDyn}) {
+			return true
 		}
 	}
 	return false

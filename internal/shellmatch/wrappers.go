@@ -103,6 +103,10 @@ var wrapperSpecs = sync.OnceValue(func() map[string]wrapperSpec {
 		"catchsegv":        {},
 		"unbuffer":         {},
 		"chpst":            {short: "uUbe/nlLm"},
+		"chronic":          {},
+		"ifne":             {},
+		"faketime":         {skip: 1},
+		"dbus-launch":      {},
 	}
 })
 
@@ -369,5 +373,22 @@ var runsLater = sync.OnceValue(func() map[string]string {
 		"sem":      "runs commands built from its arguments and input",
 		"at":       "runs commands read from its input or a file, later",
 		"batch":    "runs commands read from its input or a file, later",
+		// Terminal multiplexers and detachers run a command (or type one
+		// into a session) from words in their own grammar.
+		"tmux":   "runs commands in a terminal session it starts or types keys into",
+		"screen": "runs commands in a terminal session it starts or types keys into",
+		"dtach":  "runs a command in a session it detaches",
+		"abduco": "runs a command in a session it detaches",
+		// Programs that run a command given in a grammar of their own.
+		"run-parts":         "runs every file of a directory",
+		"entr":              "runs a command, or with -s a shell string, on every change",
+		"capsh":             "runs a shell with the arguments after --",
+		"daemonize":         "runs a program named by its operands, detached",
+		"start-stop-daemon": "runs the program its -x or -a flag names",
+		"scl":               "runs a command string in an environment it enables",
+		"proot":             "runs a command in a root it emulates",
+		"bwrap":             "runs a command in a namespace its flags build",
+		"rlwrap":            "runs a command under flags of its own",
+		"socat":             "runs commands its addresses name (EXEC:, SYSTEM:)",
 	}
 })
