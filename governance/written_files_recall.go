@@ -80,6 +80,15 @@ func (w *writtenFiles) recallCall(u helikon.ToolUsePart, tools []helikon.Tool) {
 		return
 	}
 	w.recalled = setAdd(w.recalled, key)
+	if at, ok := req.Impl.(*helikon.AgentTool); ok && mayWrite(at.Agent(), nil) {
+		// The sub-agent's own calls are in neither the conversation nor
+		// the session's log (its events reached the parent's stream
+		// wrapped), so what it wrote is not known.
+		if w.unknown == "" {
+			w.unknown = "writes by agent " + quoteReason(at.Agent().Name()) + " (called as a tool in an earlier turn), whose calls the conversation and the session's log do not hold"
+		}
+		return
+	}
 	var v callView
 	v.read(req)
 	w.addWrites(&v)
@@ -94,4 +103,33 @@ func (w *writtenFiles) recallCall(u helikon.ToolUsePart, tools []helikon.Tool) {
 func callKey(id, tool string, args []byte) string {
 	sum := sha256.Sum256(args)
 	return id + "\x00" + tool + "\x00" + string(sum[:])
+}
+
+// mayWrite reports whether a, called as a tool, could have written a
+// file: any agent but an LLM agent whose tools are all read-only (agents
+// it calls as tools included) may.
+func mayWrite(a helikon.Agent, seen map[helikon.Agent]bool) bool {
+	llm, ok := a.(*helikon.LLMAgent)
+	if !ok {
+		return true
+	}
+	if seen[a] {
+		return false // already being checked, up the chain
+	}
+	if seen == nil {
+		seen = map[helikon.Agent]bool{}
+	}
+	seen[a] = true
+	for _, t := range llm.Tools() {
+		if at, ok := t.(*helikon.AgentTool); ok {
+			if mayWrite(at.Agent(), seen) {
+				return true
+			}
+			continue
+		}
+		if helikon.EffectOf(t) != helikon.ReadOnly {
+			return true
+		}
+	}
+	return false
 }

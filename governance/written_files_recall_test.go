@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/mock"
 )
 
 // A run's first agent reads back calls of a tool only a handoff target
@@ -31,5 +32,46 @@ func TestRecall_CallsOfAnUnknownToolPastTheBoundFailClosed(t *testing.T) {
 	r.Recall(ctx, rc, nil, []helikon.Tool{sh, save}) // the handoff target has it
 	if a := authorize(rc, ctx, bash("bash x.sh")); a.allowed {
 		t.Fatalf("bash x.sh allowed (%s): the write of x.sh was dropped", a.reason)
+	}
+}
+
+// readOnlyTool declares it changes nothing.
+type readOnlyTool struct{ kindTool }
+
+func (readOnlyTool) Effect() helikon.ToolEffect { return helikon.ReadOnly }
+
+// TestMayWrite_OnlyAnAgentOfReadOnlyToolsCannotHaveWritten pins the false
+// alarms the sub-agent rule spares: a sub-agent that only reads (also
+// through the agents it calls, cycles included) wrote nothing.
+func TestMayWrite_OnlyAnAgentOfReadOnlyToolsCannotHaveWritten(t *testing.T) {
+	agent := func(name string, tools ...helikon.Tool) *helikon.LLMAgent {
+		a, err := helikon.NewAgent(name, mock.Scripted(mock.Text("ok")), helikon.WithTools(tools...))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a
+	}
+	asTool := func(a helikon.Agent) helikon.Tool {
+		at, err := helikon.AgentAsTool(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	reader := agent("reader", readOnlyTool{kindTool{name: "grep"}})
+	writer := agent("writer", readOnlyTool{kindTool{name: "grep"}}, notes{kindTool{name: "save_note"}})
+	for _, tt := range []struct {
+		name string
+		a    helikon.Agent
+		want bool
+	}{
+		{"read-only tools", reader, false},
+		{"a tool that may write", writer, true},
+		{"calls a reader", agent("lead", asTool(reader)), false},
+		{"calls a writer", agent("lead", asTool(writer)), true},
+	} {
+		if got := mayWrite(tt.a, nil); got != tt.want {
+			t.Errorf("%s: mayWrite = %v, want %v", tt.name, got, tt.want)
+		}
 	}
 }

@@ -210,3 +210,35 @@ func TestWrittenFileGuard_ARepeatedCallIDDoesNotHideAWrite(t *testing.T) {
 		t.Fatalf("later run: err %v, ran %q; want bash x.sh asked about", err, rec.ran)
 	}
 }
+
+// A sub-agent called as a tool writes through its own calls, which the
+// session's log does not hold (the parent's conversation has the agent
+// tool's call and answer only). A later run on the session that runs a
+// file must not take the log for the whole story.
+func TestWrittenFileGuard_AScriptASubAgentWroteAsksInALaterRun(t *testing.T) {
+	ctx := context.Background()
+	sess := helikon.NewMemorySession()
+	rec := &recorder{output: "ok"}
+	coder, _ := helikon.NewAgent("coder", mock.Scripted(writeCall("w1", "x.sh"), mock.Text("wrote it")),
+		helikon.WithTools(rec.writeTool()))
+	coderTool, err := helikon.AgentAsTool(coder)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "a1", Name: coderTool.Name(), Args: `{"input":"write x.sh"}`}), mock.Text("done"))
+	agent, _ := helikon.NewAgent("ops", m, helikon.WithTools(rec.bashTool(), coderTool))
+	rc := helikon.NewRunContext(helikon.WithSession(sess), governance.WithWrittenFileGuard())
+	if _, err := runner.New().Run(ctx, agent, rc, helikon.UserText("have it written")); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(rec.ran, "x.sh") {
+		t.Fatalf("the sub-agent did not write x.sh: %q", rec.ran)
+	}
+	m = mock.Scripted(bashCallID("b1", "bash x.sh"), mock.Text("done"))
+	agent, _ = helikon.NewAgent("ops", m, helikon.WithTools(rec.bashTool(), coderTool))
+	rc = helikon.NewRunContext(helikon.WithSession(sess), governance.WithWrittenFileGuard())
+	res, err := runner.New().Run(ctx, agent, rc, helikon.UserText("run it"))
+	if !errors.Is(err, helikon.ErrPaused) || !pausedOn(res, "guard "+governance.GuardRunWrittenFile) {
+		t.Fatalf("later run: err %v, ran %q; want bash x.sh asked about", err, rec.ran)
+	}
+}
