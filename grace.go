@@ -71,7 +71,10 @@ func Stragglers() int {
 }
 
 // WaitStragglers waits until every straggler (see [Stragglers]) has
-// returned, or ctx ends. A server's graceful shutdown calls it last.
+// returned, or ctx ends. Stragglers belong to the process, not to one
+// server or runner, so a program calls it last in its graceful shutdown,
+// after its servers have stopped (server.Server.Shutdown does not wait for
+// them: it stops only its own runs).
 func WaitStragglers(ctx context.Context) error {
 	stragglers.mu.Lock()
 	if stragglers.n == 0 {
