@@ -33,6 +33,12 @@ func (g *settings) Recall(ctx context.Context, rc *helikon.RunContext, conv []he
 	if readErr != nil && w.unknown == "" {
 		w.unknown = "writes in the session's earlier calls, which could not be read (" + readErr.Error() + ")"
 	}
+	if len(events) > 0 && events[0].Seq > 0 && w.unknown == "" {
+		// A log counts from 0: one that starts later was trimmed (a Redis
+		// session's WithMaxLen), and the calls it dropped are in neither
+		// the log nor the conversation projected from it.
+		w.unknown = "writes in the session's earliest calls, which its log no longer holds (it starts at event " + itoa(int(events[0].Seq)) + ")"
+	}
 	for _, ev := range events {
 		if ev.Kind == helikon.KindToolCalled {
 			w.recallCall(helikon.ToolUsePart{CallID: ev.CallID, Name: ev.Name, Args: ev.Args}, tools)
