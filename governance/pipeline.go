@@ -104,6 +104,13 @@ func (g *settings) authorize(ctx context.Context, rc *helikon.RunContext, v *cal
 		a.Allowed = true
 		return a
 	}
+	// A shell call is judged by what a command line may do, not by the
+	// effect its tool declares: a Bash tool declared Write or ReadOnly
+	// would otherwise run anything under accept-edits or plan.
+	effect := req.Effect
+	if v.shell {
+		effect = helikon.SideEffect
+	}
 	switch g.mode {
 	case PermissionBypass:
 		a.Allowed = true
@@ -112,12 +119,12 @@ func (g *settings) authorize(ctx context.Context, rc *helikon.RunContext, v *cal
 		a.Reason = "permission mode dont_ask admits only calls an allow rule permits"
 		return a
 	case PermissionPlan:
-		if req.Effect != helikon.ReadOnly {
+		if effect != helikon.ReadOnly {
 			a.Reason = "permission mode plan admits only read-only tools"
 			return a
 		}
 	case PermissionAcceptEdits:
-		if req.Effect == helikon.Write {
+		if effect == helikon.Write {
 			a.Allowed = true
 			return a
 		}
@@ -126,7 +133,7 @@ func (g *settings) authorize(ctx context.Context, rc *helikon.RunContext, v *cal
 		// Only the default mode is permissive without a policy: under
 		// accept-edits, what is neither an edit nor a read (a shell
 		// command, which may write anywhere) is put to the approver.
-		if g.mode == PermissionAcceptEdits && req.Effect != helikon.ReadOnly {
+		if g.mode == PermissionAcceptEdits && effect != helikon.ReadOnly {
 			g.ask(ctx, ask, req, "permission mode accept_edits: allow "+req.Tool+"?", "permission mode accept_edits", &a)
 			return a
 		}

@@ -60,3 +60,32 @@ func TestToolKind_ABashThatDeclaresFilesStillFallsUnderTheShellRules(t *testing.
 		t.Fatal("DenyEdit(out.log) let through a call that declares writing out.log")
 	}
 }
+
+// TestModes_AShellCallIsNeverAnEditOrARead pins that the modes judge a
+// shell call by what a command line may do, not by the effect its tool
+// declares: a Bash tool declared Write is not admitted by accept_edits
+// (echo x > ../outside/planted ran), and one declared ReadOnly is not
+// admitted by plan (rm -rf victim ran).
+func TestModes_AShellCallIsNeverAnEditOrARead(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		mode   PermissionMode
+		effect helikon.ToolEffect
+	}{
+		{PermissionAcceptEdits, helikon.Write},
+		{PermissionAcceptEdits, helikon.ReadOnly},
+		{PermissionPlan, helikon.ReadOnly},
+	} {
+		const cmd = "echo x > ../outside/planted; rm -rf victim"
+		req := bash(cmd)
+		req.Effect = tt.effect
+		if a := authorize(helikon.NewRunContext(WithPermissionMode(tt.mode)), ctx, req); a.allowed {
+			t.Errorf("mode %v admitted a Bash call whose tool is declared %v", tt.mode, tt.effect)
+		}
+		// A declared shell tool, under any name.
+		req.Impl, req.Tool, req.Args = runCommand{kindTool{name: "run"}}, "run", json.RawMessage(`{"cmd":"`+cmd+`"}`)
+		if a := authorize(helikon.NewRunContext(WithPermissionMode(tt.mode)), ctx, req); a.allowed {
+			t.Errorf("mode %v admitted a declared shell tool declared %v", tt.mode, tt.effect)
+		}
+	}
+}
