@@ -109,8 +109,9 @@ func BenchmarkRunS1Traced(b *testing.B) {
 	}
 }
 
-func BenchmarkRunS2TenRoundsFourParallel(b *testing.B) {
-	ctx := context.Background()
+// s2Scripts is the S2 scenario: ten rounds of four parallel calls to add,
+// then the answer.
+func s2Scripts() []mock.Script {
 	var scripts []mock.Script
 	for r := range 10 {
 		var calls []mock.Call
@@ -119,7 +120,12 @@ func BenchmarkRunS2TenRoundsFourParallel(b *testing.B) {
 		}
 		scripts = append(scripts, mock.ToolCalls(calls...))
 	}
-	scripts = append(scripts, mock.Text("done"))
+	return append(scripts, mock.Text("done"))
+}
+
+func BenchmarkRunS2TenRoundsFourParallel(b *testing.B) {
+	ctx := context.Background()
+	scripts := s2Scripts()
 	b.ReportAllocs()
 	for b.Loop() {
 		agent, _ := helikon.NewAgent("calc", mock.New(scripts), helikon.WithTools(addTool))

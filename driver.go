@@ -81,8 +81,10 @@ type driver struct {
 	round       atomic.Pointer[toolRound]
 	// queue carries the model's stream when it runs on a worker.
 	queue *modelQueue
-	// turn accumulates the current model turn's stream.
-	turn turnState
+	// turn accumulates the current model turn's stream; yielding is set
+	// while the consumer takes one of its events.
+	turn     turnState
+	yielding bool
 
 	// toolIndex is the agent's tools by name, as of the last model call
 	// (see refreshTools).
@@ -305,7 +307,7 @@ func (d *driver) finish(ctx context.Context, state LoopState, yield func(Event) 
 
 // invokeModel runs one model turn, streaming raw deltas as they arrive, and
 // returns the settled response. ok is false when the consumer stopped.
-func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelRequest, yield func(Event) bool) (TransitionInput, bool) {
+func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelRequest, yield func(Event) bool) (in TransitionInput, ok bool) {
 	if hooked(d.rc, d.a.hooks) {
 		if abort := d.turnStarts(ctx, progressOf(state).Turn); abort != nil {
 			return abort, true
@@ -326,6 +328,18 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 	// and locals it captured would each cost the turn an allocation.
 	a := &d.turn
 	a.reset()
+	// A model read on this goroutine that panics fails the turn, as one
+	// read on a worker does; a panic of the consumer's, raised while it
+	// takes an event, is its own and goes on to it untouched.
+	defer func() {
+		if d.yielding {
+			return
+		}
+		if r := recover(); r != nil {
+			me := d.modelPanicked(r)
+			in, ok = Abort{Err: &AgentError{Kind: KindModel, Agent: d.a.name, Err: me, Message: me.Error()}}, true
+		}
+	}()
 	for ev, err := range d.modelStream(ctx, req) {
 		if err != nil {
 			if ctx.Err() != nil {
@@ -355,7 +369,10 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 		if a.resp.FirstTokenAt.IsZero() {
 			a.resp.FirstTokenAt = now()
 		}
-		if !yield(ev.(Event)) {
+		d.yielding = true
+		more := yield(ev.(Event))
+		d.yielding = false
+		if !more {
 			return nil, false
 		}
 	}

@@ -223,10 +223,7 @@ func (q *modelQueue) run() {
 	// process down with no caller able to recover it, so it fails the turn.
 	defer func() {
 		if r := recover(); r != nil {
-			p := q.d.rc.redactText(fmt.Sprint(r))
-			slog.Error("helikon: model panicked", "agent", q.d.a.name, "panic", p, "stack", string(debug.Stack()))
-			provider, _ := DescribeModel(q.d.a.model)
-			q.push(modelEvent{err: &ModelError{Kind: ModelOther, Provider: provider, Message: "model panicked: " + p}})
+			q.push(modelEvent{err: q.d.modelPanicked(r)})
 		}
 	}()
 	for ev, err := range q.d.a.model.Invoke(q.ctx, q.req) {
@@ -275,14 +272,24 @@ func (q *modelQueue) take(spare []modelEvent) (batch []modelEvent, closed bool) 
 	return batch, closed
 }
 
+// modelPanicked logs a model's panic and returns the error that fails the
+// turn: a model is user code, and its panic fails the run, not the process.
+func (d *driver) modelPanicked(r any) *ModelError {
+	p := d.rc.redactText(fmt.Sprint(r))
+	slog.Error("helikon: model panicked", "agent", d.a.name, "panic", p, "stack", string(debug.Stack()))
+	provider, _ := DescribeModel(d.a.model)
+	return &ModelError{Kind: ModelOther, Provider: provider, Message: "model panicked: " + p}
+}
+
 // modelStream returns the model's stream for req. When the run can be
 // cancelled, the model runs on a worker, so that a model that ignores its
 // context cannot hold the run past the grace period: the stream then ends
 // with the context's error and the worker is left to the straggler
-// registry. A run that cannot be cancelled reads the model directly, with
-// no goroutine and no queue.
+// registry. A run that cannot be cancelled, or a model that promises to
+// honour cancellation ([ModelCapabilities].HonoursCancellation), is read
+// directly, with no goroutine and no queue.
 func (d *driver) modelStream(ctx context.Context, req *ModelRequest) iter.Seq2[ModelEvent, error] {
-	if ctx.Done() == nil {
+	if ctx.Done() == nil || d.a.model.Capabilities().HonoursCancellation {
 		return d.a.model.Invoke(ctx, req)
 	}
 	return func(yield func(ModelEvent, error) bool) {

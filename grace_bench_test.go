@@ -10,10 +10,11 @@ import (
 )
 
 // BenchmarkCancellableVsBackground measures what a cancellable context
-// costs a run: with one, tool calls and the model stream run off the
-// consumer's goroutine so that one ignoring cancellation cannot hold the run
-// past RunConfig.CancelGrace. Both sides run in each iteration, alternating
-// which goes first; x-background is the ratio.
+// costs a run: with one, tool calls run off the consumer's goroutine so
+// that one ignoring cancellation cannot hold the run past
+// RunConfig.CancelGrace (the mock model honours cancellation and is read
+// inline, as a provider's is). Both sides run in each iteration,
+// alternating which goes first; x-background is the ratio.
 func BenchmarkCancellableVsBackground(b *testing.B) {
 	parts := make([]string, 1000)
 	for i := range parts {
@@ -26,6 +27,7 @@ func BenchmarkCancellableVsBackground(b *testing.B) {
 		check   func(*helikon.RunResult) bool
 	}{
 		{"S1", s1Scripts(), []helikon.Tool{addTool}, func(r *helikon.RunResult) bool { return r.FinalOutput == "sum is 42" }},
+		{"S2", s2Scripts(), []helikon.Tool{addTool}, func(r *helikon.RunResult) bool { return r.FinalOutput == "done" }},
 		{"S3_1000deltas", []mock.Script{mock.Deltas(parts...)}, nil, func(r *helikon.RunResult) bool { return len(r.FinalOutput) == 4000 }},
 	}
 	for _, sc := range scenarios {

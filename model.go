@@ -16,14 +16,18 @@ import (
 // emits them and the stream ends after a [Finish]. A failure, before or during
 // streaming, is yielded as a non-nil error (usually a [*ModelError]) and ends
 // the stream. Breaking out of the range must release every resource the call
-// holds, and a cancelled ctx must end the stream promptly.
+// holds, and a cancelled ctx must end the stream promptly. A panic while the
+// stream is read fails the turn with a [*ModelError], not the process.
 //
 // A run does not wait for a model that ignores cancellation: once the run's
 // context has ended (or its consumer has gone), it waits at most
 // [RunConfig].CancelGrace for the stream to end, then ends as cancelled and
 // leaves the model's goroutine running; [Stragglers] counts it until it
 // returns. For that, a run whose context can be cancelled reads the model on
-// a goroutine of its own.
+// a goroutine of its own, unless the model reports
+// [ModelCapabilities].HonoursCancellation: such a model's stream is read on
+// the run's goroutine, as on a run that cannot be cancelled, with no
+// hand-off.
 type Model interface {
 	Invoke(ctx context.Context, req *ModelRequest) iter.Seq2[ModelEvent, error]
 	Capabilities() ModelCapabilities
@@ -158,6 +162,15 @@ type ModelCapabilities struct {
 	Vision             bool
 	Audio              bool
 	PromptCaching      bool
+	// HonoursCancellation promises that the stream ends promptly once the
+	// context given to Invoke is cancelled, as a provider's HTTP stream
+	// does (net/http closes the response body). A run then reads the
+	// stream on its own goroutine even when its context can be cancelled,
+	// which saves the hand-off to a worker goroutine on every turn; the
+	// price is that a model breaking the promise holds the run past
+	// [RunConfig].CancelGrace. Leave it false for a model that can block
+	// without watching its context.
+	HonoursCancellation bool
 }
 
 // ModelEvent is one element of a model's stream: [TokenDelta],

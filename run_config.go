@@ -30,7 +30,9 @@ type RunConfig struct {
 	// or a model stream that ignores its context. When it expires the run
 	// ends without them: their results are dropped and they are counted by
 	// [Stragglers] until they return. 0 means [DefaultCancelGrace]; a
-	// negative value waits for them without bound.
+	// negative value waits for them without bound. A model that reports
+	// [ModelCapabilities].HonoursCancellation is trusted to end its stream
+	// and is not bounded by it.
 	CancelGrace time.Duration
 	// OnCheckpoint, when set, is called at every transition boundary of an
 	// LLM agent's loop with the state a run can be resumed from. Returning an

@@ -72,7 +72,7 @@ func New(scripts []Script, opts ...Option) *Model {
 		id:      "mock",
 		caps: helikon.ModelCapabilities{
 			Streaming: true, Tools: true, ParallelToolCalls: true, StructuredOutput: true,
-			Reasoning: true, Vision: true,
+			Reasoning: true, Vision: true, HonoursCancellation: true,
 		},
 	}
 	for _, o := range opts {

@@ -40,7 +40,8 @@ func (m *MessagesModel) Capabilities() helikon.ModelCapabilities {
 		return *m.cfg.caps
 	}
 	return helikon.ModelCapabilities{Streaming: true, Tools: true, ParallelToolCalls: true,
-		StructuredOutput: true, Reasoning: m.cfg.thinking > 0, Vision: true, PromptCaching: true}
+		StructuredOutput: true, Reasoning: m.cfg.thinking > 0, Vision: true, PromptCaching: true,
+		HonoursCancellation: true}
 }
 
 // Invoke streams one Messages turn.

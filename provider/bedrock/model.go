@@ -200,8 +200,9 @@ func (m *Model) Capabilities() helikon.ModelCapabilities {
 	}
 	return helikon.ModelCapabilities{Streaming: true, Tools: true, ParallelToolCalls: m.family == FamilyAnthropic,
 		StructuredOutput: m.s.native || m.family.forcedToolOutput(), Reasoning: m.s.thinking > 0,
-		Vision:        m.family == FamilyAnthropic || m.family == FamilyNova || m.family == FamilyMistral || m.family == FamilyLlama,
-		PromptCaching: m.family == FamilyAnthropic || m.family == FamilyNova}
+		Vision:              m.family == FamilyAnthropic || m.family == FamilyNova || m.family == FamilyMistral || m.family == FamilyLlama,
+		PromptCaching:       m.family == FamilyAnthropic || m.family == FamilyNova,
+		HonoursCancellation: true}
 }
 
 // Invoke streams one Converse turn.

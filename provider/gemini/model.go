@@ -134,7 +134,8 @@ func (m *Model) Capabilities() helikon.ModelCapabilities {
 		return *m.cfg.caps
 	}
 	return helikon.ModelCapabilities{Streaming: true, Tools: true, ParallelToolCalls: true,
-		StructuredOutput: true, Reasoning: m.cfg.thinking != nil, Vision: true, PromptCaching: true}
+		StructuredOutput: true, Reasoning: m.cfg.thinking != nil, Vision: true, PromptCaching: true,
+		HonoursCancellation: true}
 }
 
 // Invoke streams one generateContent turn.

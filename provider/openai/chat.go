@@ -44,7 +44,8 @@ func (m *ChatModel) Capabilities() helikon.ModelCapabilities {
 		return *m.cfg.caps
 	}
 	return helikon.ModelCapabilities{Streaming: true, Tools: true, ParallelToolCalls: true,
-		StructuredOutput: true, Reasoning: true, Vision: true, PromptCaching: true}
+		StructuredOutput: true, Reasoning: true, Vision: true, PromptCaching: true,
+		HonoursCancellation: true}
 }
 
 // Invoke streams one Chat Completions turn.

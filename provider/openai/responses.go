@@ -40,7 +40,8 @@ func (m *ResponsesModel) Capabilities() helikon.ModelCapabilities {
 		return *m.cfg.caps
 	}
 	return helikon.ModelCapabilities{Streaming: true, Tools: true, ParallelToolCalls: true,
-		StructuredOutput: true, ServerManagedState: true, Reasoning: true, Vision: true, PromptCaching: true}
+		StructuredOutput: true, ServerManagedState: true, Reasoning: true, Vision: true, PromptCaching: true,
+		HonoursCancellation: true}
 }
 
 // Invoke streams one Responses turn.

@@ -407,7 +407,9 @@ func (s Suite) connectionFailure(t *testing.T) {
 
 // cancelMidStream serves the first event of the text recording and then
 // never finishes. Cancelling the context (or breaking out of the range) must
-// end the stream and close the connection, which the handler observes.
+// end the stream and close the connection, which the handler observes. An
+// adapter that passes it reports [helikon.ModelCapabilities].HonoursCancellation,
+// which lets a cancellable run read it without a hand-off.
 func (s Suite) cancelMidStream(t *testing.T, breakOut bool) {
 	rec, err := s.load(s.Text.Fixture)
 	if err != nil {
@@ -432,6 +434,9 @@ func (s Suite) cancelMidStream(t *testing.T, breakOut bool) {
 
 	// New may call t.Fatal, which only the test's own goroutine may do.
 	m := s.New(t, srv.URL)
+	if !m.Capabilities().HonoursCancellation {
+		t.Error("Capabilities().HonoursCancellation is false; an adapter that ends its stream on cancellation says so")
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	defer cancel()
 	done := make(chan Result, 1)
