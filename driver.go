@@ -614,13 +614,16 @@ func (r *toolRound) spread() {
 
 // runRound runs r's calls (see toolRound) and waits for them.
 func (d *driver) runRound(r *toolRound) {
+	// The round is published before the timer is armed: a timer firing
+	// first (handoffDelay is short, a loaded machine slow) would find no
+	// round, and calls that wait on each other would wait for ever.
+	r.left.Store(int32(len(r.calls)))
+	d.round.Store(r)
 	if d.spreadTimer == nil {
 		d.spreadTimer = time.AfterFunc(handoffDelay, d.spreadRound)
 	} else {
 		d.spreadTimer.Reset(handoffDelay)
 	}
-	r.left.Store(int32(len(r.calls)))
-	d.round.Store(r)
 	r.take(false)
 	d.spreadTimer.Stop()
 	r.mu.Lock()
