@@ -79,6 +79,9 @@ type driver struct {
 	// to workers (see toolRound).
 	spreadTimer *time.Timer
 	round       atomic.Pointer[toolRound]
+	// liveSpread is the timer that spreads a live round (see
+	// executeToolsLive).
+	liveSpread *time.Timer
 	// queue carries the model's stream when it runs on a worker.
 	queue *modelQueue
 	// turn accumulates the current model turn's stream; yielding is set
@@ -475,15 +478,11 @@ type callOutcome struct {
 	// deferred is set when the call is an agent tool's whose sub-run the
 	// runner runs itself (see [Steps.DeferSubRuns]).
 	deferred *SubRun
-	// gone is closed when the driver gave up on the call (see round).
+	// gone is closed when the driver gave up on the call (see liveRound).
 	gone <-chan struct{}
 	// tc is the tool's context, held here so that it costs the call no
 	// allocation of its own.
 	tc ToolContext
-	// round and call are set for a call of a live round, which runs on a
-	// worker.
-	round *liveRound
-	call  ToolCall
 }
 
 // emit reports a governance event of the call.
@@ -518,10 +517,10 @@ func (o *callOutcome) approvalRequested(req PermissionRequest, prompt, who strin
 // several (bounded by RunConfig.ParallelToolCalls), and returns their
 // results in call order.
 //
-// When the run can be cancelled, every call runs on a worker, so that a call
-// that ignores its context holds the run at most RunConfig.CancelGrace past
-// the cancellation; a run that cannot be cancelled runs the first call on
-// the driver's own goroutine.
+// When the run can be cancelled, the calls run on workers
+// (executeToolsLive), so that a call that ignores its context holds the run
+// at most RunConfig.CancelGrace past the cancellation; a run that cannot be
+// cancelled runs them on the driver's own goroutine first (toolRound).
 func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(Event) bool) (TransitionInput, bool) {
 	if d.rc.approval != nil || ctx.Done() != nil {
 		return d.executeToolsLive(ctx, calls, yield)
@@ -645,31 +644,41 @@ func (d *driver) spreadRound() {
 	}
 }
 
-// executeToolsLive runs every call of a round on a worker, and the driver
-// streams the round's governance events as they happen, so a caller sees
-// ApprovalRequested while the approver decides. If the consumer stops, the
-// round's calls are cancelled. Once the run's context has ended, the driver
-// waits at most the cancel grace period for the calls still running; then
-// it gives up on them (they become stragglers, their results are dropped)
-// and the run ends as cancelled.
+// executeToolsLive runs the calls of a round off the driver's goroutine,
+// and the driver streams the round's governance events as they happen, so
+// a caller sees ApprovalRequested while the approver decides. One worker
+// takes the calls one after another; if the round is still running after
+// handoffDelay, more workers join in (see liveRound). If the consumer
+// stops, the round's calls are cancelled. Once the run's context has
+// ended, the driver waits at most the cancel grace period for the calls
+// still running; then it gives up on them (they become stragglers, their
+// results are dropped) and the run ends as cancelled.
 func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield func(Event) bool) (TransitionInput, bool) {
 	ctx, cancel, owned := d.stopper(ctx)
 	if owned {
 		defer cancel()
 	}
 	r := &liveRound{
-		d: d, ctx: ctx, calls: calls, outs: make([]callOutcome, len(calls)), sem: d.toolSlots(),
+		d: d, ctx: ctx, calls: calls, outs: make([]callOutcome, len(calls)), workers: 1,
 		// The driver keeps reading events until every call has finished,
 		// even after the consumer stopped, so no worker blocks on it for
 		// long.
-		events:  make(chan Event, 2*len(calls)),
-		running: len(calls),
+		events: make(chan Event, 2*len(calls)),
 	}
 	gone := d.goneChan()
-	for i := range calls {
-		o := &r.outs[i]
-		o.live, o.gone, o.round, o.call = r.events, gone, r, calls[i]
-		workers.submit(o)
+	for i := range r.outs {
+		r.outs[i].live, r.outs[i].gone = r.events, gone
+	}
+	workers.submit(r)
+	var spread <-chan time.Time
+	if len(calls) > 1 && d.cfg.ParallelToolCalls != 1 {
+		if d.liveSpread == nil {
+			d.liveSpread = time.NewTimer(handoffDelay)
+		} else {
+			d.liveSpread.Reset(handoffDelay)
+		}
+		defer d.liveSpread.Stop()
+		spread = d.liveSpread.C
 	}
 	stopped := false
 	forward := func(ev Event) {
@@ -689,6 +698,9 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 				continue
 			}
 			forward(ev)
+		case <-spread:
+			spread = nil
+			r.spread()
 		case <-done:
 			done = nil
 			g.start()
@@ -712,40 +724,82 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 }
 
 // liveRound is a round of calls that run on workers while the driver
-// streams their events (executeToolsLive).
+// streams their events (executeToolsLive). It is the job of each worker
+// on it: a worker takes the calls nobody has taken, one after another,
+// until none is left or the driver gave up on the round. The round starts
+// on one worker, so a round of quick calls costs one hand-off; spread adds
+// workers, at most RunConfig.ParallelToolCalls in all.
 type liveRound struct {
 	d     *driver
 	ctx   context.Context
 	calls []ToolCall
 	outs  []callOutcome
-	sem   chan struct{}
 	// events carries the calls' governance events, and a nil for each
 	// call that ends.
 	events chan Event
 
-	mu        sync.Mutex
+	mu sync.Mutex
+	// next is the first call nobody has taken; running counts the calls
+	// taken and not finished, workers the workers on the round.
+	next      int
 	running   int
+	workers   int
 	abandoned bool
 }
 
-// run runs the call of a live round on a worker.
-func (o *callOutcome) run() {
-	r := o.round
-	r.d.runBounded(r.ctx, r.sem, o.call, o)
-	r.mu.Lock()
-	r.running--
-	if r.abandoned {
-		stragglerDone()
+// run is a worker's share of the round.
+func (r *liveRound) run() {
+	for {
+		r.mu.Lock()
+		i := r.next
+		if i >= len(r.calls) || r.abandoned {
+			r.mu.Unlock()
+			return
+		}
+		r.next++
+		r.running++
+		r.mu.Unlock()
+		o, call := &r.outs[i], r.calls[i]
+		if err := r.ctx.Err(); err != nil {
+			// Cancelled before the call started: it does not start.
+			o.result = errorResult(call, "not run: "+err.Error())
+		} else {
+			r.d.runCall(r.ctx, call, o)
+		}
+		r.mu.Lock()
+		r.running--
+		if r.abandoned {
+			stragglerDone()
+		}
+		r.mu.Unlock()
+		select {
+		case r.events <- nil:
+		case <-o.gone: // abandoned: nobody reads
+		}
 	}
+}
+
+// spread adds workers for the calls nobody has taken yet, within the
+// round's bound.
+func (r *liveRound) spread() {
+	r.mu.Lock()
+	n := len(r.calls) - r.next
+	if b := r.d.cfg.ParallelToolCalls; b > 0 {
+		n = min(n, b-r.workers)
+	}
+	if r.abandoned || n <= 0 {
+		r.mu.Unlock()
+		return
+	}
+	r.workers += n
 	r.mu.Unlock()
-	select {
-	case r.events <- nil:
-	case <-o.gone: // abandoned: nobody reads
+	for range n {
+		workers.submit(r)
 	}
 }
 
 // abandon gives up on the calls still running and returns how many there
-// were.
+// were; no worker takes another call after it.
 func (r *liveRound) abandon() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -778,30 +832,6 @@ func (d *driver) goneChan() chan struct{} {
 		d.gone = make(chan struct{})
 	}
 	return d.gone
-}
-
-// toolSlots returns the semaphore that bounds a round's concurrent calls
-// (RunConfig.ParallelToolCalls), or nil when they are unbounded.
-func (d *driver) toolSlots() chan struct{} {
-	if d.cfg.ParallelToolCalls > 0 {
-		return make(chan struct{}, d.cfg.ParallelToolCalls)
-	}
-	return nil
-}
-
-// runBounded runs call once it holds a slot of sem (nil: at once); a run
-// cancelled while the call waits for a slot leaves it not run.
-func (d *driver) runBounded(ctx context.Context, sem chan struct{}, call ToolCall, out *callOutcome) {
-	if sem != nil {
-		select {
-		case sem <- struct{}{}:
-			defer func() { <-sem }()
-		case <-ctx.Done():
-			out.result = errorResult(call, "not run: "+ctx.Err().Error())
-			return
-		}
-	}
-	d.runCall(ctx, call, out)
 }
 
 func errorResult(c ToolCall, msg string) ToolResult {

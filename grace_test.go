@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"iter"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -229,5 +230,68 @@ func TestCancel_CancellableRunStillAnswers(t *testing.T) {
 		"model_responded", "tool_call_item", "tool_call_item", "tool_output_item", "tool_output_item", "turn_started",
 		"token_delta", "token_delta", "token_delta", "model_responded", "message_output", "run_completed"}) {
 		t.Errorf("events = %v", got)
+	}
+}
+
+// TestCancel_ACallNotStartedWhenTheRunIsCancelledDoesNotRun pins that the
+// calls of a round that have not started when the run is cancelled do not
+// start: with one call at a time, the first cancels the run, and the
+// second must not run. Before, each call went to a worker of its own and
+// the second raced the cancellation for the round's one slot.
+func TestCancel_ACallNotStartedWhenTheRunIsCancelledDoesNotRun(t *testing.T) {
+	for i := range 20 {
+		ctx, cancel := context.WithCancel(context.Background())
+		var ran atomic.Bool
+		stop := helikon.MustTool("stop", "Cancels the run.", func(*helikon.ToolContext, struct{}) (string, error) {
+			cancel()
+			return "stopped", nil
+		})
+		record := helikon.MustTool("record", "Records that it ran.", func(*helikon.ToolContext, struct{}) (string, error) {
+			ran.Store(true)
+			return "ran", nil
+		})
+		m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "stop", Args: `{}`}, mock.Call{ID: "c2", Name: "record", Args: `{}`}), mock.Text("unreached"))
+		a := mustAgent(t, "a", m, helikon.WithTools(stop, record), helikon.WithRunConfig(helikon.RunConfig{ParallelToolCalls: 1}))
+		_, err := helikon.Collect(a.Run(ctx, nil, helikon.UserText("go")))
+		cancel()
+		if !errors.Is(err, helikon.ErrCancelled) {
+			t.Fatalf("run %d: err = %v, want ErrCancelled", i, err)
+		}
+		if ran.Load() {
+			t.Fatalf("run %d: the call after the cancellation ran", i)
+		}
+	}
+}
+
+// TestCancel_ACancellableRoundKeepsItsBound pins RunConfig.ParallelToolCalls
+// on a cancellable run, whose calls run on workers that join the round
+// while it lasts: never more calls at once than the bound.
+func TestCancel_ACancellableRoundKeepsItsBound(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var maxSeen, inflight atomic.Int32
+	slow := helikon.MustTool("slow", "Counts concurrency.", func(tc *helikon.ToolContext, in struct{}) (string, error) {
+		cur := inflight.Add(1)
+		defer inflight.Add(-1)
+		for {
+			old := maxSeen.Load()
+			if cur <= old || maxSeen.CompareAndSwap(old, cur) {
+				break
+			}
+		}
+		time.Sleep(5 * time.Millisecond) // widen the window for overlap; correctness does not depend on it
+		return "ok", nil
+	})
+	calls := make([]mock.Call, 6)
+	for i := range calls {
+		calls[i] = mock.Call{ID: "c" + string(rune('1'+i)), Name: "slow", Args: `{}`}
+	}
+	a := mustAgent(t, "par", mock.Scripted(mock.ToolCalls(calls...), mock.Text("done")),
+		helikon.WithTools(slow), helikon.WithRunConfig(helikon.RunConfig{ParallelToolCalls: 2}))
+	if _, err := helikon.Collect(a.Run(ctx, nil, helikon.UserText("go"))); err != nil {
+		t.Fatal(err)
+	}
+	if n := maxSeen.Load(); n > 2 {
+		t.Fatalf("max in flight = %d, limit 2", n)
 	}
 }
