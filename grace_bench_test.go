@@ -7,36 +7,55 @@ import (
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/internal/benchpair"
 	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/workflow"
 )
 
 // BenchmarkCancellableVsBackground measures what a cancellable context
 // costs a run: with one, tool calls run off the consumer's goroutine so
 // that one ignoring cancellation cannot hold the run past
 // RunConfig.CancelGrace (the mock model honours cancellation and is read
-// inline, as a provider's is). Both sides run in each iteration,
-// alternating which goes first; x-background is the ratio.
+// inline, as a provider's is). S1–S3 are the README's scenarios on one
+// LLM agent, S4 a workflow.Parallel over three agents. Both sides run in
+// each iteration, alternating which goes first; x-background is the ratio.
 func BenchmarkCancellableVsBackground(b *testing.B) {
 	parts := make([]string, 1000)
 	for i := range parts {
 		parts[i] = "tok "
 	}
+	// llm builds the scenario's agent from its scripts: one LLM agent.
+	llm := func(scripts []mock.Script, tools ...helikon.Tool) func() helikon.Agent {
+		return func() helikon.Agent {
+			agent, _ := helikon.NewAgent("a", mock.New(scripts), helikon.WithTools(tools...))
+			return agent
+		}
+	}
+	// parallel is S4: a Parallel agent over three agents that each answer
+	// at once.
+	parallel := func() helikon.Agent {
+		var steps []workflow.WorkflowOption
+		for _, name := range []string{"a", "b", "c"} {
+			agent, _ := helikon.NewAgent(name, mock.Scripted(mock.Text(name)))
+			steps = append(steps, workflow.Step(agent))
+		}
+		p, _ := workflow.NewParallel("p", steps...)
+		return p
+	}
 	scenarios := []struct {
-		name    string
-		scripts []mock.Script
-		tools   []helikon.Tool
-		check   func(*helikon.RunResult) bool
+		name  string
+		agent func() helikon.Agent
+		check func(*helikon.RunResult) bool
 	}{
-		{"S1", s1Scripts(), []helikon.Tool{addTool}, func(r *helikon.RunResult) bool { return r.FinalOutput == "sum is 42" }},
-		{"S2", s2Scripts(), []helikon.Tool{addTool}, func(r *helikon.RunResult) bool { return r.FinalOutput == "done" }},
-		{"S3_1000deltas", []mock.Script{mock.Deltas(parts...)}, nil, func(r *helikon.RunResult) bool { return len(r.FinalOutput) == 4000 }},
+		{"S1", llm(s1Scripts(), addTool), func(r *helikon.RunResult) bool { return r.FinalOutput == "sum is 42" }},
+		{"S2", llm(s2Scripts(), addTool), func(r *helikon.RunResult) bool { return r.FinalOutput == "done" }},
+		{"S3_1000deltas", llm([]mock.Script{mock.Deltas(parts...)}), func(r *helikon.RunResult) bool { return len(r.FinalOutput) == 4000 }},
+		{"S4_parallel3", parallel, func(r *helikon.RunResult) bool { return r.FinalOutput == `{"a":"a","b":"b","c":"c"}` }},
 	}
 	for _, sc := range scenarios {
 		b.Run(sc.name, func(b *testing.B) {
 			cancellable, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			run := func(ctx context.Context) {
-				agent, _ := helikon.NewAgent("a", mock.New(sc.scripts), helikon.WithTools(sc.tools...))
-				res, err := helikon.Collect(agent.Run(ctx, nil, helikon.UserText("q")))
+				res, err := helikon.Collect(sc.agent().Run(ctx, nil, helikon.UserText("q")))
 				if err != nil || !sc.check(res) {
 					b.Fatalf("got %v events, %v", len(res.Events), err)
 				}
