@@ -112,8 +112,8 @@ func callKey(id, tool string, args []byte) string {
 }
 
 // mayWrite reports whether a, called as a tool, could have written a
-// file: any agent but an LLM agent whose tools are all read-only (agents
-// it calls as tools included) may.
+// file: any agent but an LLM agent whose tools are all read-only and
+// none a shell or an edit tool (agents it calls as tools included) may.
 func mayWrite(a helikon.Agent, seen map[helikon.Agent]bool) bool {
 	llm, ok := a.(*helikon.LLMAgent)
 	if !ok {
@@ -133,7 +133,11 @@ func mayWrite(a helikon.Agent, seen map[helikon.Agent]bool) bool {
 			}
 			continue
 		}
-		if helikon.EffectOf(t) != helikon.ReadOnly {
+		// A shell runs whatever it is given, whatever its tool declares
+		// (as the pipeline reads it); an edit tool's name says it writes.
+		_, shell := t.(ShellTool)
+		if class, _ := builtinClass(t.Name()); shell || class == classBash || class == classEdit ||
+			helikon.EffectOf(t) != helikon.ReadOnly {
 			return true
 		}
 	}

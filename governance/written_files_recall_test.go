@@ -40,6 +40,11 @@ type readOnlyTool struct{ kindTool }
 
 func (readOnlyTool) Effect() helikon.ToolEffect { return helikon.ReadOnly }
 
+// readOnlyShell is a shell tool that declares it changes nothing.
+type readOnlyShell struct{ runCommand }
+
+func (readOnlyShell) Effect() helikon.ToolEffect { return helikon.ReadOnly }
+
 // TestMayWrite_OnlyAnAgentOfReadOnlyToolsCannotHaveWritten pins the false
 // alarms the sub-agent rule spares: a sub-agent that only reads (also
 // through the agents it calls, cycles included) wrote nothing.
@@ -69,6 +74,8 @@ func TestMayWrite_OnlyAnAgentOfReadOnlyToolsCannotHaveWritten(t *testing.T) {
 		{"a tool that may write", writer, true},
 		{"calls a reader", agent("lead", asTool(reader)), false},
 		{"calls a writer", agent("lead", asTool(writer)), true},
+		{"a shell declared read-only", agent("sh", readOnlyShell{runCommand{kindTool{name: "run_command"}}}), true},
+		{"a Bash declared read-only", agent("sh", readOnlyTool{kindTool{name: "Bash"}}), true},
 	} {
 		if got := mayWrite(tt.a, nil); got != tt.want {
 			t.Errorf("%s: mayWrite = %v, want %v", tt.name, got, tt.want)
