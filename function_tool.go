@@ -15,8 +15,15 @@ import (
 // toolNamePattern is the name shape every provider accepts.
 var toolNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
 
-// ToolOption configures a tool built by [NewTool].
-type ToolOption func(*toolConfig)
+// ToolOption configures a tool built by [NewTool], in the style of the
+// core's other options ([AgentOption], [ContextOption]).
+type ToolOption interface {
+	applyTool(*toolConfig)
+}
+
+type toolOptionFunc func(*toolConfig)
+
+func (f toolOptionFunc) applyTool(c *toolConfig) { f(c) }
 
 type toolConfig struct {
 	effect ToolEffect
@@ -30,11 +37,13 @@ type toolConfig struct {
 //
 //	lookup, err := helikon.NewTool("lookup_order", "Look an order up.", lookupOrder,
 //		helikon.WithEffect(helikon.ReadOnly))
-func WithEffect(e ToolEffect) ToolOption { return func(c *toolConfig) { c.effect = e } }
+func WithEffect(e ToolEffect) ToolOption { return toolOptionFunc(func(c *toolConfig) { c.effect = e }) }
 
 // WithInputSchema replaces the schema derived from the argument type. The
 // arguments are then validated against this schema in full before decoding.
-func WithInputSchema(s *jsonschema.Schema) ToolOption { return func(c *toolConfig) { c.schema = s } }
+func WithInputSchema(s *jsonschema.Schema) ToolOption {
+	return toolOptionFunc(func(c *toolConfig) { c.schema = s })
+}
 
 // NewTool builds a [Tool] from a Go function. The argument schema is derived
 // from In (field descriptions come from `jsonschema:"…"` struct tags), and
@@ -55,7 +64,7 @@ func NewTool[In, Out any](name, description string, fn func(tc *ToolContext, in 
 	}
 	var cfg toolConfig
 	for _, o := range opts {
-		o(&cfg)
+		o.applyTool(&cfg)
 	}
 	derived := cfg.schema == nil
 	s := cfg.schema
