@@ -74,6 +74,9 @@ type writtenFiles struct {
 	recalled map[string]struct{}
 	unread   []helikon.ToolUsePart
 	logRead  bool
+	// reading counts the reads of the session's log under way, whose
+	// calls are not in the record yet.
+	reading int
 }
 
 // pendingCall is a call being authorized: what it writes, and what it
@@ -94,7 +97,7 @@ func (p *pendingCall) ran() *writtenFiles {
 }
 
 // empty reports whether nothing was recorded.
-func (w *writtenFiles) empty() bool { return w.n == 0 && w.unknown == "" }
+func (w *writtenFiles) empty() bool { return w.n == 0 && w.unknown == "" && w.reading == 0 }
 
 // add records one written path.
 func (w *writtenFiles) add(p string, dirless bool) {
@@ -501,6 +504,9 @@ func runsFile(sets []*writtenFiles, f shellmatch.CodeFile, moved bool, res PathR
 	for _, set := range sets {
 		if set.unknown != "" {
 			return "it runs " + quoteReason(f.Path) + ", and this run made " + set.unknown
+		}
+		if set.reading > 0 {
+			return "it runs " + quoteReason(f.Path) + " while the session's earlier calls, which may have written it, are still being read"
 		}
 	}
 	names := [2]string{f.Path}

@@ -23,13 +23,21 @@ func (g *settings) Recall(ctx context.Context, rc *helikon.RunContext, conv []he
 	w.mu.Lock()
 	readLog := !w.logRead && rc.Session() != nil
 	w.logRead = true
+	if readLog {
+		w.reading++
+	}
 	w.mu.Unlock()
 	if readLog {
-		// Read outside the lock: the log may be large or remote.
+		// Read outside the lock: the log may be large or remote. Until
+		// what it holds is in the record, a run of a file by another
+		// agent of the run (one started beside this one) asks.
 		events, readErr = rc.Session().Events(ctx, helikon.Beginning)
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	if readLog {
+		defer func() { w.reading-- }() // under the lock, after the merge
+	}
 	if readErr != nil && w.unknown == "" {
 		w.unknown = "writes in the session's earlier calls, which could not be read (" + readErr.Error() + ")"
 	}

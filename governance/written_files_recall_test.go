@@ -7,6 +7,7 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/session"
 )
 
 // A run's first agent reads back calls of a tool only a handoff target
@@ -80,5 +81,49 @@ func TestMayWrite_OnlyAnAgentOfReadOnlyToolsCannotHaveWritten(t *testing.T) {
 		if got := mayWrite(tt.a, nil); got != tt.want {
 			t.Errorf("%s: mayWrite = %v, want %v", tt.name, got, tt.want)
 		}
+	}
+}
+
+// slowLog is a session whose log read waits until released, as a remote
+// store's does.
+type slowLog struct {
+	helikon.Session
+	entered, release chan struct{}
+}
+
+func (s slowLog) Events(ctx context.Context, after helikon.SequenceID) ([]helikon.SessionEvent, error) {
+	close(s.entered)
+	<-s.release
+	return s.Session.Events(ctx, after)
+}
+
+// Agents of one run that start together (workflow.Parallel's children)
+// share the record, and only the first reads the session's log. A call of
+// another authorized while that read is under way must not pass for one
+// of a run that wrote nothing.
+func TestRecall_ACallAuthorizedWhileTheLogIsReadAsks(t *testing.T) {
+	ctx := context.Background()
+	mem := helikon.NewMemorySession()
+	if err := mem.Append(ctx, session.ToolCalled("w1", "Write", []byte(`{"file_path":"x.sh","content":"rm -rf ~"}`))); err != nil {
+		t.Fatal(err)
+	}
+	sess := slowLog{mem, make(chan struct{}), make(chan struct{})}
+	rc := helikon.NewRunContext(helikon.WithSession(sess), WithWrittenFileGuard())
+	r := rc.Authorizer().(helikon.Recaller)
+	first := make(chan struct{})
+	go func() {
+		defer close(first)
+		r.Recall(ctx, rc.Child(), nil, nil)
+	}()
+	<-sess.entered
+	r.Recall(ctx, rc.Child(), nil, nil) // the second agent: the log is being read
+	a := authorize(rc.Child(), ctx, bash("bash x.sh"))
+	close(sess.release)
+	<-first
+	if a.allowed {
+		t.Fatalf("bash x.sh allowed while the log holding its write was being read (%s)", a.reason)
+	}
+	if a := authorize(rc, ctx, bash("bash x.sh")); a.allowed {
+		t.Fatalf("bash x.sh allowed after the read (%s)", a.reason)
 	}
 }
