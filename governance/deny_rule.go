@@ -75,6 +75,14 @@ func (r DenyRule) matches(v *callView) bool {
 			}) {
 			return true
 		}
+		// A read rule also matches a shell call that links a matching
+		// file: the link is a name for it the rule does not match, and a
+		// hard link's no resolver can trace back.
+		if r.r.kind == ruleRead && v.shell && !v.unreadable && linksTo(v, func(p string) bool {
+			return r.r.glob.match(p, true) || r.r.glob.matchBeneath(p)
+		}) {
+			return true
+		}
 		if !v.file {
 			return false
 		}

@@ -159,3 +159,17 @@ func linkWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool {
 	})
 	return stop
 }
+
+// linksTo reports whether a shell call makes a hard or symbolic link to a
+// path match accepts.
+func linksTo(v *callView, match func(p string) bool) bool {
+	hit := false
+	for _, s := range v.scripts() {
+		for i := range s.Commands {
+			linksOf(&s.Commands[i], func(l linkOp) {
+				hit = hit || l.kind != linkCopy && !l.dyn && (match(l.given) || match(l.target))
+			})
+		}
+	}
+	return hit
+}

@@ -167,3 +167,28 @@ func TestDenyEdit_HoldsForArchivesAndPatchesUnpackedHere(t *testing.T) {
 		}
 	}
 }
+
+// TestDenyRead_HoldsForALinkToADeniedFile pins that a shell call making a
+// link to a file a DenyRead rule covers is denied: a hard link is a name
+// for the file that no resolver traces back, so Read of the link would
+// evade the rule.
+func TestDenyRead_HoldsForALinkToADeniedFile(t *testing.T) {
+	ctx := context.Background()
+	for _, tt := range []struct {
+		cmd    string
+		denied bool
+	}{
+		{"ln secrets/key k", true},
+		{"link secrets/key k", true},
+		{"cp -l secrets/key k", true},
+		{"mkdir d && ln -t d secrets/key", true},
+		{"ln -s ../secrets d/", true},
+		{"ln -s notes.txt n", false},
+		{"cp secrets/key.pub pub", false},
+	} {
+		rc := helikon.NewRunContext(WithDenyRules(DenyRead("secrets/key")), WithoutDefaultGuards())
+		if a := authorize(rc, ctx, bash(tt.cmd)); a.allowed == tt.denied {
+			t.Errorf("%s: allowed=%v (%s), want denied=%v", tt.cmd, a.allowed, a.reason, tt.denied)
+		}
+	}
+}
