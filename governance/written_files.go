@@ -179,6 +179,11 @@ func (w *writtenFiles) done(v *callView, allowed bool) {
 	defer w.mu.Unlock()
 	delete(w.inflight, v.pending)
 	if allowed {
+		if v.unreadable && (v.shell || v.file) && w.unknown == "" {
+			// It ran (no rule was there to refuse it), and what it
+			// wrote cannot be told.
+			w.unknown = "a call of " + quoteReason(v.req.Tool) + " whose writes could not be read (" + v.why + ")"
+		}
 		w.addWrites(v)
 		w.addRuns(v)
 		w.recalled = setAdd(w.recalled, callKey(v.req.CallID, v.req.Tool, v.req.Args))

@@ -127,3 +127,18 @@ func TestRecall_ACallAuthorizedWhileTheLogIsReadAsks(t *testing.T) {
 		t.Fatalf("bash x.sh allowed after the read (%s)", a.reason)
 	}
 }
+
+// A shell call the rules cannot read still runs when no rule is there to
+// refuse it (WithoutDefaultGuards, no deny rule). What it wrote is then
+// not known, and a later run of a file asks.
+func TestWrittenFileGuard_AnUnreadableShellCallThatRanAsksBeforeARun(t *testing.T) {
+	ctx := context.Background()
+	rc := helikon.NewRunContext(WithWrittenFileGuard(), WithoutDefaultGuards())
+	sh := runCommand{kindTool{name: "run_command"}}
+	if a := authorize(rc, ctx, kindCall(sh, `{"command":"echo rm -rf ~ > x.sh"}`)); !a.allowed {
+		t.Skipf("the unreadable call was refused (%s): nothing ran", a.reason)
+	}
+	if a := authorize(rc, ctx, kindCall(sh, `{"cmd":"bash x.sh"}`)); a.allowed {
+		t.Fatalf("bash x.sh allowed after a shell call whose writes are not known ran (%s)", a.reason)
+	}
+}
