@@ -159,6 +159,10 @@ func New(cfg aws.Config, modelID string, opts ...Option) (*Model, error) {
 		if base, err = httpx.BaseURL(s.endpoint); err != nil {
 			return nil, fmt.Errorf("bedrock: base endpoint: %w", err)
 		}
+		if strings.ContainsAny(base, "?#") {
+			// The model's path would land in the query or the fragment.
+			return nil, fmt.Errorf("bedrock: base endpoint %q has a query or fragment", s.endpoint)
+		}
 	}
 	m := &Model{id: modelID, family: DetectFamily(modelID), region: cfg.Region, s: s,
 		url:    base + "/model/" + httpbinding.EscapePath(modelID, true) + "/converse-stream",

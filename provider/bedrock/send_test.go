@@ -164,6 +164,10 @@ func TestNew_EndpointFromTheRegionTheConfigOrTheOption(t *testing.T) {
 		{"option over config", aws.Config{Region: "us-east-1", BaseEndpoint: aws.String("https://a.example")},
 			[]bedrock.Option{bedrock.WithBaseEndpoint("https://bedrock-runtime-fips.us-east-1.amazonaws.com")}, "https://bedrock-runtime-fips.us-east-1.amazonaws.com" + path, ""},
 		{"relative endpoint", aws.Config{Region: "us-east-1"}, []bedrock.Option{bedrock.WithBaseEndpoint("bedrock.local")}, "", "not an absolute http or https URL"},
+		// The model's path would land in the query, or be cut off as a
+		// fragment, and the request go to another resource.
+		{"endpoint with a query", aws.Config{Region: "us-east-1"}, []bedrock.Option{bedrock.WithBaseEndpoint("https://proxy.example/?route=")}, "", "query or fragment"},
+		{"endpoint with a fragment", aws.Config{Region: "us-east-1", BaseEndpoint: aws.String("https://proxy.example/#x")}, nil, "", "query or fragment"},
 		{"region that is not a host label", aws.Config{Region: "us-east-1.evil.example/x"}, nil, "", "not an AWS region name"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
