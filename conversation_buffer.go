@@ -8,18 +8,30 @@ package helikon
 // hold them, and the driver then appends the same items), and every view
 // handed out is capped at its length, so an append by its holder copies.
 
-// setConversation makes conv the conversation, laid out after System in a
-// new array with room to grow.
-func (tc *TransitionCtx) setConversation(conv []Item) {
-	ls, lc := len(tc.System), len(conv)
-	n := ls + lc
-	buf := make([]Item, n+n/4+16)
+// setConversation makes history followed by input the conversation, laid
+// out after System in a new array with room to grow: room(n) slots for n
+// items. Neither slice is written: a history shared by many runs (a
+// session's cached projection) is copied once, here, and only read.
+func (tc *TransitionCtx) setConversation(history, input []Item, room func(n int) int) {
+	ls, lh, li := len(tc.System), len(history), len(input)
+	n := ls + lh + li
+	buf := make([]Item, room(n))
 	copy(buf, tc.System)
-	copy(buf[ls:], conv)
+	copy(buf[ls:], history)
+	copy(buf[ls+lh:], input)
 	tc.buf = buf
 	tc.System = buf[:ls:ls]
 	tc.Conversation = buf[ls:n]
 }
+
+// firstRoom is the room of a run's first layout: a few turns' worth
+// beyond the items it starts with, however long its history. Most runs
+// append a handful of items; one that appends more regrows by growRoom.
+func firstRoom(n int) int { return n + min(n/4, 64) + 16 }
+
+// growRoom is the room of a layout that outgrew its array: a quarter more,
+// so that a long run copies its conversation a logarithmic number of times.
+func growRoom(n int) int { return n + n/4 + 16 }
 
 // extendConversation appends items to the conversation, in place while the
 // array has room, else into a new array with room to grow.
@@ -29,7 +41,7 @@ func (tc *TransitionCtx) extendConversation(items []Item) {
 	}
 	ls, lc := len(tc.System), len(tc.Conversation)
 	if !tc.laidOut() || ls+lc+len(items) > len(tc.buf) {
-		tc.setConversation(append(tc.Conversation[:lc:lc], items...))
+		tc.setConversation(tc.Conversation, items, growRoom)
 		return
 	}
 	copy(tc.buf[ls+lc:], items)

@@ -20,7 +20,7 @@ func (a *LLMAgent) Run(ctx context.Context, rc *RunContext, input []Item) iter.S
 		// The closure does not assign rc: a captured variable it assigned
 		// would cost the stream its own allocation.
 		d := a.newDriver(orEphemeral(rc))
-		d.start(ctx, input, yield)
+		d.start(ctx, nil, input, yield)
 	}
 }
 
@@ -108,14 +108,14 @@ func (a *LLMAgent) newDriver(rc *RunContext) *driver {
 	}}
 }
 
-func (d *driver) start(ctx context.Context, input []Item, yield func(Event) bool) {
+func (d *driver) start(ctx context.Context, history, input []Item, yield func(Event) bool) {
 	ctx, cancel := d.runContext(ctx)
 	defer cancel()
 	ctx, yield = d.observe(ctx, yield)
 	defer d.endObserve()
 	// What runs before the first turn is out of line, so that its frame
 	// is gone while the run goes on.
-	if !d.open(ctx, input, yield) {
+	if !d.open(ctx, history, input, yield) {
 		return
 	}
 	if d.input != nil {
@@ -126,9 +126,10 @@ func (d *driver) start(ctx context.Context, input []Item, yield func(Event) bool
 
 // open checks what a run checks before its first turn (depth, the
 // instructions, the permission configuration, the input guardrails, the
-// OnRunStart hooks) and takes its input; false means the run already
-// ended with the failure it yielded.
-func (d *driver) open(ctx context.Context, input []Item, yield func(Event) bool) bool {
+// OnRunStart hooks) and takes history followed by input as its
+// conversation; false means the run already ended with the failure it
+// yielded.
+func (d *driver) open(ctx context.Context, history, input []Item, yield func(Event) bool) bool {
 	if d.rc.depth > d.depthLimit {
 		yield(RunFailed{At: now(), Err: agentErrorf(KindMaxAgentDepthExceeded, d.a.name, "depth %d exceeds %d", d.rc.depth, d.depthLimit)})
 		return false
@@ -137,7 +138,12 @@ func (d *driver) open(ctx context.Context, input []Item, yield func(Event) bool)
 		yield(RunFailed{At: now(), Err: err})
 		return false
 	}
-	d.tc.setConversation(input)
+	d.tc.setConversation(history, input, firstRoom)
+	if history != nil {
+		// The recall and the guardrails read the conversation a run over
+		// history and input as one slice would have been given.
+		input = d.tc.conversationView()
+	}
 
 	if err := d.rc.optErr; err != nil {
 		yield(RunFailed{At: now(), Err: &AgentError{Kind: KindConfig, Agent: d.a.name, Message: err.Error(), Err: err}})
@@ -186,7 +192,7 @@ func (d *driver) resume(ctx context.Context, cp *Checkpoint, yield func(Event) b
 		yield(RunFailed{At: now(), Err: err})
 		return
 	}
-	d.tc.setConversation(cp.Conversation)
+	d.tc.setConversation(cp.Conversation, nil, firstRoom)
 	d.rc.recall(ctx, cp.Conversation, d.a.tools)
 	d.injections = cp.Injections
 	if _, ok := cp.State.(NeedsApproval); ok && d.paused.memo != nil {

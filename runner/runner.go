@@ -116,38 +116,33 @@ func (r *Runner) ResumeStreamed(ctx context.Context, agent helikon.Agent, rc *he
 	}
 }
 
-// planner turns the session's history and a run's input into the
-// conversation to run and the fresh items to record.
-type planner func(agent helikon.Agent, history, input []helikon.Item) (conv, fresh []helikon.Item, err error)
+// planner turns the session's history and a run's input into the items
+// the run appends to that history (its conversation is history followed by
+// them) and the fresh items it records.
+type planner func(agent helikon.Agent, history, input []helikon.Item) (appended, fresh []helikon.Item, err error)
 
 // planRun runs the history followed by input and records input.
-func planRun(_ helikon.Agent, history, input []helikon.Item) (conv, fresh []helikon.Item, err error) {
-	if len(history) == 0 {
-		// An agent run directly gets the caller's input slice as it is;
-		// a new session's run passes it on the same way, uncopied.
-		return input, input, nil
-	}
+func planRun(_ helikon.Agent, history, input []helikon.Item) (appended, fresh []helikon.Item, err error) {
 	// A run left paused or crashed left its last calls without results;
 	// a new run abandons them as a crash resume does.
 	if repair := interruptedResults(history); len(repair) > 0 {
 		fresh = append(repair, input...)
-		return append(history[:len(history):len(history)], fresh...), fresh, nil
+		return fresh, fresh, nil
 	}
-	return append(history[:len(history):len(history)], input...), input, nil
+	return input, input, nil
 }
 
 // planResume runs the history as it stands, after a synthetic result for
 // each call it left without one, and records those results.
-func planResume(agent helikon.Agent, history, _ []helikon.Item) (conv, fresh []helikon.Item, err error) {
+func planResume(agent helikon.Agent, history, _ []helikon.Item) (appended, fresh []helikon.Item, err error) {
 	repair := interruptedResults(history)
-	conv = append(history[:len(history):len(history)], repair...)
-	if !awaitsAnswer(conv) {
+	if !awaitsAnswer(history, repair) {
 		return nil, nil, &helikon.AgentError{
 			Kind: helikon.KindOther, Agent: agent.Name(),
 			Message: ErrNothingToResume.Error(), Err: ErrNothingToResume,
 		}
 	}
-	return conv, repair, nil
+	return repair, repair, nil
 }
 
 // stream runs one run of agent: it applies the run's timeout, loads the
@@ -161,17 +156,51 @@ func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 		return
 	}
 	defer cancel()
-	history, err := rc.Session().Snapshot(ctx)
+	history, err := loadHistory(ctx, rc.Session())
 	if err != nil {
 		yield(helikon.RunFailed{At: time.Now().UTC(), Err: loadError(ctx, agent, err)})
 		return
 	}
-	conv, fresh, err := plan(agent, history, input)
+	appended, fresh, err := plan(agent, history, input)
 	if err != nil {
 		yield(helikon.RunFailed{At: time.Now().UTC(), Err: err})
 		return
 	}
-	r.drive(ctx, agent, rc, conv, fresh, yield)
+	r.follow(ctx, agent, rc, run(ctx, agent, rc, history, appended), fresh, yield)
+}
+
+// run starts agent over history followed by appended. history is the
+// session's, possibly shared with other runs (a cached projection): an
+// agent that takes it apart ([helikon.HistoryRunner]) copies it once into
+// its own conversation; any other gets the two in a new slice of its own.
+func run(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, history, appended []helikon.Item) iter.Seq[helikon.Event] {
+	if len(history) == 0 {
+		// An agent run directly gets the caller's input slice as it is;
+		// a new session's run passes it on the same way, uncopied.
+		return agent.Run(ctx, rc, appended)
+	}
+	if hr, ok := agent.(helikon.HistoryRunner); ok {
+		return hr.RunWithHistory(ctx, rc, history, appended)
+	}
+	conv := make([]helikon.Item, 0, len(history)+len(appended))
+	return agent.Run(ctx, rc, append(append(conv, history...), appended...))
+}
+
+// SharedSnapshotter is a session that can hand out its projection without
+// copying it, as a session of package session/sessioncache does: the list
+// is shared with other runs, and the runner never writes to it (it is the
+// history of [helikon.HistoryRunner.RunWithHistory]). Any other session's
+// Snapshot is read.
+type SharedSnapshotter interface {
+	SharedSnapshot(ctx context.Context) ([]helikon.Item, error)
+}
+
+// loadHistory reads the history of a run on s.
+func loadHistory(ctx context.Context, s helikon.Session) ([]helikon.Item, error) {
+	if ss, ok := s.(SharedSnapshotter); ok {
+		return ss.SharedSnapshot(ctx)
+	}
+	return s.Snapshot(ctx)
 }
 
 // prepare checks that there is an agent, defaults rc and applies the run's
@@ -204,13 +233,6 @@ func loadError(ctx context.Context, agent helikon.Agent, err error) error {
 		Message: ErrLoadSession.Error() + ": " + err.Error(),
 		Err:     errors.Join(ErrLoadSession, err),
 	}
-}
-
-// drive runs agent over conv, recording fresh and the run's events and
-// persisting as it goes. The terminal event waits for the last append, so
-// that a run whose events could not be stored says so in its outcome.
-func (r *Runner) drive(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, conv, fresh []helikon.Item, yield func(helikon.Event) bool) {
-	r.follow(ctx, agent, rc, agent.Run(ctx, rc, conv), fresh, yield)
 }
 
 // follow records and persists stream, a run of agent (or its resume).
@@ -375,15 +397,18 @@ func interruptedResults(history []helikon.Item) []helikon.Item {
 	return out
 }
 
-// awaitsAnswer reports whether conv ends with something the assistant has
-// not answered: a user message or tool results.
-func awaitsAnswer(conv []helikon.Item) bool {
-	for i := len(conv) - 1; i >= 0; i-- {
-		switch conv[i].Role {
-		case helikon.RoleUser, helikon.RoleTool:
-			return true
-		case helikon.RoleAssistant:
-			return len(conv[i].ToolUses()) > 0
+// awaitsAnswer reports whether history followed by tail ends with
+// something the assistant has not answered: a user message or tool
+// results.
+func awaitsAnswer(history, tail []helikon.Item) bool {
+	for _, conv := range [2][]helikon.Item{tail, history} {
+		for i := len(conv) - 1; i >= 0; i-- {
+			switch conv[i].Role {
+			case helikon.RoleUser, helikon.RoleTool:
+				return true
+			case helikon.RoleAssistant:
+				return len(conv[i].ToolUses()) > 0
+			}
 		}
 	}
 	return false

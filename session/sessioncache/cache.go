@@ -106,9 +106,27 @@ func New(opts ...Option) (*Cache, error) {
 
 // Load returns the messages the log of s projects to ([helikon.Project]),
 // from the projection cached under key and the events appended since, or
-// from the whole log. The result is shared with the cache and other runs:
-// treat it as read-only (appending to it is safe).
+// from the whole log. The list is the caller's own copy: writing to it
+// (an item, an item's content list, the order) changes nothing the cache
+// holds or another run reads. The parts themselves are values shared with
+// the cache, as every projection's are: a changed part is stored anew,
+// not written through (the bytes of a tool call's arguments or an image
+// are not to be written). [Cache.View] returns the cache's own list,
+// without the copy.
 func (c *Cache) Load(ctx context.Context, key string, s helikon.Session) ([]helikon.Item, error) {
+	items, err := c.View(ctx, key, s)
+	if err != nil {
+		return nil, err
+	}
+	return ownCopy(items), nil
+}
+
+// View is [Cache.Load] without the copy: the list it returns is the one
+// the cache holds and hands to every run on the session, valid for as
+// long as the caller likes (later loads never change it) and never to be
+// written. The default runner reads it so ([helikon.HistoryRunner]): a run
+// copies the history once, into its own conversation.
+func (c *Cache) View(ctx context.Context, key string, s helikon.Session) ([]helikon.Item, error) {
 	e := c.acquire(key)
 	e.mu.Lock()
 	defer e.mu.Unlock()
@@ -276,9 +294,39 @@ type cached struct {
 	key string
 }
 
-// Snapshot returns the cached projection, brought up to date.
+// Snapshot returns the cached projection, brought up to date, as the
+// caller's own copy ([Cache.Load]).
 func (s *cached) Snapshot(ctx context.Context) ([]helikon.Item, error) {
 	return s.c.Load(ctx, s.key, s.Session)
+}
+
+// SharedSnapshot returns the cached projection, brought up to date,
+// without a copy ([Cache.View]): the default runner's read of a run's
+// history (see runner.SharedSnapshotter).
+func (s *cached) SharedSnapshot(ctx context.Context) ([]helikon.Item, error) {
+	return s.c.View(ctx, s.key, s.Session)
+}
+
+// ownCopy returns items in a new list whose items' content lists are new
+// too: one array of items and one of the parts they all hold.
+func ownCopy(items []helikon.Item) []helikon.Item {
+	if items == nil {
+		return nil
+	}
+	parts := 0
+	for _, it := range items {
+		parts += len(it.Content)
+	}
+	out := make([]helikon.Item, len(items))
+	flat := make([]helikon.ContentPart, parts)
+	for i, it := range items {
+		if it.Content != nil {
+			n := copy(flat, it.Content)
+			it.Content, flat = flat[:n:n], flat[n:]
+		}
+		out[i] = it
+	}
+	return out
 }
 
 // itemOverhead is the estimated memory of one projected message beyond its

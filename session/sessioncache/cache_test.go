@@ -211,3 +211,64 @@ func TestNew_RejectsLimitsThatAreNotPositive(t *testing.T) {
 		}
 	}
 }
+
+// TestCache_ACallerWritingWhatItLoadedChangesNothingCached pins the fail
+// closed read: whatever a Snapshot caller does to the list it got (items
+// overwritten, a content list rewritten, the order changed, the slice
+// reused), the next load and a run on the session see the log's
+// projection. Before, Snapshot handed out the cache's own list.
+func TestCache_ACallerWritingWhatItLoadedChangesNothingCached(t *testing.T) {
+	c, _ := New()
+	s := newProbe(t, "first", "second", "third")
+	w := c.Wrap("k", s)
+	want := mustLoad(t, c, "k", s)
+	wantCopy := append([]helikon.Item(nil), want...)
+	got, err := w.Snapshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got[0] = helikon.SystemItem("injected")
+	got[1].Content[0] = helikon.TextPart{Text: "rewritten"}
+	got[2].Content = nil
+	got[1], got[2] = got[2], got[1]
+	_ = append(got[:1], helikon.UserText("reused")...)
+
+	again, err := w.Snapshot(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(again, wantCopy) {
+		t.Fatalf("after the caller's writes, Snapshot = %v, want %v", again, wantCopy)
+	}
+	shared, err := w.(interface {
+		SharedSnapshot(context.Context) ([]helikon.Item, error)
+	}).SharedSnapshot(t.Context())
+	if err != nil || !reflect.DeepEqual(shared, wantCopy) {
+		t.Fatalf("after the caller's writes, the shared list = %v, %v; want %v", shared, err, wantCopy)
+	}
+}
+
+// TestCache_ViewSharesTheCachedList pins what the runner's read saves: two
+// views of an unchanged session are one list, not two copies.
+func TestCache_ViewSharesTheCachedList(t *testing.T) {
+	c, _ := New()
+	s := newProbe(t, "first", "second")
+	a, err := c.View(t.Context(), "k", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := c.View(t.Context(), "k", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(a) != 2 || &a[0] != &b[0] {
+		t.Fatalf("views %p and %p of %d items: want one shared list", a, b, len(a))
+	}
+	l, err := c.Load(t.Context(), "k", s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if &l[0] == &a[0] || &l[0].Content[0] == &a[0].Content[0] {
+		t.Fatal("Load handed out the cached list or its content lists")
+	}
+}
