@@ -75,7 +75,21 @@ func TestBrowser_EveryPaneAndControlIsUsableAt1280And800And420Pixels(t *testing.
 		// A real click (chromedp scrolls to the button and presses the
 		// mouse at its centre), which a covered or zero-height list fails.
 		run := `#runs button[data-run="` + id + `"]`
-		browsertest.Do(t, ctx, fmt.Sprintf("open a past run at %d px", w.width), chromedp.ScrollIntoView(chromedp.CSS(run)), chromedp.Click(chromedp.CSS(run)),
+		what := fmt.Sprintf("open a past run at %d px", w.width)
+		// The list re-renders when a run's status arrives; a click between
+		// finding the button and pressing it finds the node gone, so it is
+		// tried again on the re-rendered list (a covered button still fails).
+		var err error
+		for try := 0; try < 3; try++ {
+			err = chromedp.Do(ctx, chromedp.ScrollIntoView(chromedp.CSS(run)), chromedp.Click(chromedp.CSS(run)))
+			if err == nil || !strings.Contains(err.Error(), "Could not find node") {
+				break
+			}
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		browsertest.Do(t, ctx, what,
 			browsertest.Until(`document.getElementById("run-id").textContent === "`+id+`" && document.body.dataset.runStatus === "completed"`),
 			browsertest.Until(`document.querySelector('#timeline li[data-tool="lookup_spending"] li[data-type="tool_output_item"]') !== null`))
 		if input := browsertest.Text(t, ctx, "#chat .msg.user .text"); input != []string{"January?", "February?", "March?"}[i] {
