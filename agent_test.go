@@ -181,27 +181,47 @@ func TestRun_ToolCallsOfOneTurnRunConcurrently(t *testing.T) {
 	}
 }
 
+// TestRun_ParallelToolCallLimitBoundsConcurrency pins
+// RunConfig.ParallelToolCalls on both paths a tool round takes: inline
+// on a run that cannot be cancelled, and on workers that join the round
+// while it lasts on a cancellable one.
 func TestRun_ParallelToolCallLimitBoundsConcurrency(t *testing.T) {
-	var maxSeen, inflight atomic.Int32
-	slow := helikon.MustTool("slow", "Count concurrency.", func(tc *helikon.ToolContext, in struct{}) (string, error) {
-		cur := inflight.Add(1)
-		defer inflight.Add(-1)
-		for {
-			old := maxSeen.Load()
-			if cur <= old || maxSeen.CompareAndSwap(old, cur) {
-				break
+	for _, tc := range []struct {
+		name string
+		ctx  func() (context.Context, context.CancelFunc)
+	}{
+		{"background", func() (context.Context, context.CancelFunc) { return context.Background(), func() {} }},
+		{"cancellable", func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := tc.ctx()
+			defer cancel()
+			var maxSeen, inflight atomic.Int32
+			slow := helikon.MustTool("slow", "Count concurrency.", func(tc *helikon.ToolContext, in struct{}) (string, error) {
+				cur := inflight.Add(1)
+				defer inflight.Add(-1)
+				for {
+					old := maxSeen.Load()
+					if cur <= old || maxSeen.CompareAndSwap(old, cur) {
+						break
+					}
+				}
+				time.Sleep(5 * time.Millisecond) // widen the window for overlap; correctness does not depend on it
+				return "ok", nil
+			})
+			calls := make([]mock.Call, 6)
+			for i := range calls {
+				calls[i] = mock.Call{ID: "c" + string(rune('1'+i)), Name: "slow", Args: `{}`}
 			}
-		}
-		time.Sleep(5 * time.Millisecond) // widen the window for overlap; correctness does not depend on it
-		return "ok", nil
-	})
-	agent := mustAgent(t, "par", mock.Scripted(fourCalls("slow"), mock.Text("done")),
-		helikon.WithTools(slow), helikon.WithRunConfig(helikon.RunConfig{ParallelToolCalls: 2}))
-	if _, err := helikon.Collect(agent.Run(context.Background(), nil, helikon.UserText("go"))); err != nil {
-		t.Fatal(err)
-	}
-	if maxSeen.Load() > 2 {
-		t.Fatalf("max in flight = %d, limit 2", maxSeen.Load())
+			agent := mustAgent(t, "par", mock.Scripted(mock.ToolCalls(calls...), mock.Text("done")),
+				helikon.WithTools(slow), helikon.WithRunConfig(helikon.RunConfig{ParallelToolCalls: 2}))
+			if _, err := helikon.Collect(agent.Run(ctx, nil, helikon.UserText("go"))); err != nil {
+				t.Fatal(err)
+			}
+			if n := maxSeen.Load(); n > 2 {
+				t.Fatalf("max in flight = %d, limit 2", n)
+			}
+		})
 	}
 }
 

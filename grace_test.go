@@ -262,36 +262,3 @@ func TestCancel_ACallNotStartedWhenTheRunIsCancelledDoesNotRun(t *testing.T) {
 		}
 	}
 }
-
-// TestCancel_ACancellableRoundKeepsItsBound pins RunConfig.ParallelToolCalls
-// on a cancellable run, whose calls run on workers that join the round
-// while it lasts: never more calls at once than the bound.
-func TestCancel_ACancellableRoundKeepsItsBound(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var maxSeen, inflight atomic.Int32
-	slow := helikon.MustTool("slow", "Counts concurrency.", func(tc *helikon.ToolContext, in struct{}) (string, error) {
-		cur := inflight.Add(1)
-		defer inflight.Add(-1)
-		for {
-			old := maxSeen.Load()
-			if cur <= old || maxSeen.CompareAndSwap(old, cur) {
-				break
-			}
-		}
-		time.Sleep(5 * time.Millisecond) // widen the window for overlap; correctness does not depend on it
-		return "ok", nil
-	})
-	calls := make([]mock.Call, 6)
-	for i := range calls {
-		calls[i] = mock.Call{ID: "c" + string(rune('1'+i)), Name: "slow", Args: `{}`}
-	}
-	a := mustAgent(t, "par", mock.Scripted(mock.ToolCalls(calls...), mock.Text("done")),
-		helikon.WithTools(slow), helikon.WithRunConfig(helikon.RunConfig{ParallelToolCalls: 2}))
-	if _, err := helikon.Collect(a.Run(ctx, nil, helikon.UserText("go"))); err != nil {
-		t.Fatal(err)
-	}
-	if n := maxSeen.Load(); n > 2 {
-		t.Fatalf("max in flight = %d, limit 2", n)
-	}
-}
