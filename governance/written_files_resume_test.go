@@ -156,13 +156,7 @@ func TestWrittenFileGuard_ALaterRunOnAPersistentSessionAsks(t *testing.T) {
 
 			sess, closeDB = open()
 			defer closeDB()
-			m = mock.Scripted(bashCallID("b1", "bash x.sh"), mock.Text("done"))
-			agent, _ = helikon.NewAgent("ops", m, helikon.WithTools(rec.bashTool(), rec.writeTool()))
-			rc = helikon.NewRunContext(helikon.WithSession(sess), governance.WithWrittenFileGuard())
-			res, err := runner.New().Run(ctx, agent, rc, helikon.UserText("run it"))
-			if !errors.Is(err, helikon.ErrPaused) || !pausedOn(res, "guard "+governance.GuardRunWrittenFile) {
-				t.Fatalf("later run: err %v, ran %q; want bash x.sh asked about", err, rec.ran)
-			}
+			laterRunIsAsked(t, ctx, sess, rec, "b1", rec.writeTool())
 		})
 	}
 }
@@ -202,13 +196,7 @@ func TestWrittenFileGuard_ARepeatedCallIDDoesNotHideAWrite(t *testing.T) {
 	if _, err := runner.New().Run(ctx, agent, rc, helikon.UserText("write it")); err != nil {
 		t.Fatal(err)
 	}
-	m = mock.Scripted(bashCallID("call_0", "bash x.sh"), mock.Text("done"))
-	agent, _ = helikon.NewAgent("ops", m, helikon.WithTools(rec.bashTool(), rec.writeTool()))
-	rc = helikon.NewRunContext(helikon.WithSession(sess), governance.WithWrittenFileGuard())
-	res, err := runner.New().Run(ctx, agent, rc, helikon.UserText("run it"))
-	if !errors.Is(err, helikon.ErrPaused) || !pausedOn(res, "guard "+governance.GuardRunWrittenFile) {
-		t.Fatalf("later run: err %v, ran %q; want bash x.sh asked about", err, rec.ran)
-	}
+	laterRunIsAsked(t, ctx, sess, rec, "call_0", rec.writeTool())
 }
 
 // A sub-agent called as a tool writes through its own calls, which the
@@ -234,9 +222,20 @@ func TestWrittenFileGuard_AScriptASubAgentWroteAsksInALaterRun(t *testing.T) {
 	if !slices.Contains(rec.ran, "x.sh") {
 		t.Fatalf("the sub-agent did not write x.sh: %q", rec.ran)
 	}
-	m = mock.Scripted(bashCallID("b1", "bash x.sh"), mock.Text("done"))
-	agent, _ = helikon.NewAgent("ops", m, helikon.WithTools(rec.bashTool(), coderTool))
-	rc = helikon.NewRunContext(helikon.WithSession(sess), governance.WithWrittenFileGuard())
+	laterRunIsAsked(t, ctx, sess, rec, "b1", coderTool)
+}
+
+// laterRunIsAsked runs "bash x.sh" as call callID in a new run on sess,
+// with rec's Bash tool and other, and fails t unless the written-file
+// guard asks about it.
+func laterRunIsAsked(t *testing.T, ctx context.Context, sess helikon.Session, rec *recorder, callID string, other helikon.Tool) {
+	t.Helper()
+	m := mock.Scripted(bashCallID(callID, "bash x.sh"), mock.Text("done"))
+	agent, err := helikon.NewAgent("ops", m, helikon.WithTools(rec.bashTool(), other))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := helikon.NewRunContext(helikon.WithSession(sess), governance.WithWrittenFileGuard())
 	res, err := runner.New().Run(ctx, agent, rc, helikon.UserText("run it"))
 	if !errors.Is(err, helikon.ErrPaused) || !pausedOn(res, "guard "+governance.GuardRunWrittenFile) {
 		t.Fatalf("later run: err %v, ran %q; want bash x.sh asked about", err, rec.ran)

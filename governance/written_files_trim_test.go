@@ -2,7 +2,6 @@ package governance_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"testing"
 	"time"
@@ -57,11 +56,5 @@ func TestWrittenFileGuard_ATrimmedSessionLogAsksBeforeAnyRun(t *testing.T) {
 			t.Fatal("the write is still in the log: the test shows nothing")
 		}
 	}
-	m = mock.Scripted(bashCallID("b9", "bash x.sh"), mock.Text("done"))
-	agent, _ = helikon.NewAgent("ops", m, helikon.WithTools(rec.bashTool(), rec.writeTool()))
-	rc = helikon.NewRunContext(helikon.WithSession(sess), governance.WithWrittenFileGuard())
-	res, err := runner.New().Run(ctx, agent, rc, helikon.UserText("run it"))
-	if !errors.Is(err, helikon.ErrPaused) || !pausedOn(res, "guard "+governance.GuardRunWrittenFile) {
-		t.Fatalf("later run: err %v, ran %q; want bash x.sh asked about", err, rec.ran)
-	}
+	laterRunIsAsked(t, ctx, sess, rec, "b9", rec.writeTool())
 }
