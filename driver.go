@@ -526,18 +526,23 @@ func (o *callOutcome) approvalRequested(req PermissionRequest, prompt, who strin
 // When the run can be cancelled, the calls run on workers
 // (executeToolsLive), so that a call that ignores its context holds the run
 // at most RunConfig.CancelGrace past the cancellation; a run that cannot be
-// cancelled runs them on the driver's own goroutine first (toolRound).
+// cancelled, or a round that cannot block without watching its context
+// (see inlineRound), runs them on the driver's own goroutine first
+// (toolRound).
 func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(Event) bool) (TransitionInput, bool) {
-	if d.rc.approval != nil || ctx.Done() != nil {
+	if !d.inlineRound(ctx, calls) {
 		return d.executeToolsLive(ctx, calls, yield)
 	}
 	outs := make([]callOutcome, len(calls))
 	if len(calls) == 1 || d.cfg.ParallelToolCalls == 1 {
 		for i := range calls {
-			d.runCall(ctx, calls[i], &outs[i])
+			d.runUnlessCancelled(ctx, calls[i], &outs[i])
 		}
 	} else {
 		d.runRound(&toolRound{d: d, ctx: ctx, calls: calls, outs: outs})
+	}
+	if ctx.Done() != nil && ctx.Err() != nil {
+		d.warnBrokenPromises(outs)
 	}
 	for i := range outs {
 		for _, ev := range outs[i].events {
@@ -549,6 +554,59 @@ func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(
 	return d.settle(calls, outs), true
 }
 
+// inlineRound reports whether the round of calls may run on the driver's
+// goroutine. A round with an approval handler streams its events as they
+// happen, so never; a run that cannot be cancelled, always; a cancellable
+// one only when nothing in the round can block without watching its
+// context: every tool of the round promises it ([CancelAwareTool]) and no
+// hook, nor an authorizer other than the default one (user code, which
+// may block), runs around the calls. An unknown tool's call only fails.
+func (d *driver) inlineRound(ctx context.Context, calls []ToolCall) bool {
+	if d.rc.approval != nil {
+		return false
+	}
+	if ctx.Done() == nil {
+		return true
+	}
+	if hooked(d.rc, d.a.hooks) || (d.rc.auth != nil && d.rc.auth != defaultAuthorizer()) {
+		return false
+	}
+	for i := range calls {
+		if t, ok := d.toolIndex[calls[i].Name]; ok && !honoursCancellation(t) {
+			return false
+		}
+	}
+	return true
+}
+
+// runUnlessCancelled runs call, unless the run was cancelled before it
+// started: then it does not start.
+func (d *driver) runUnlessCancelled(ctx context.Context, call ToolCall, out *callOutcome) {
+	if err := ctx.Err(); err != nil {
+		out.result = errorResult(call, "not run: "+err.Error())
+		return
+	}
+	d.runCall(ctx, call, out)
+}
+
+// warnBrokenPromises logs the calls of an inline round of a cancelled run
+// that ran longer than the grace period: their tools promised to return
+// promptly once cancelled ([CancelAwareTool]), and one that did not held
+// the run past it.
+func (d *driver) warnBrokenPromises(outs []callOutcome) {
+	grace, bound := d.cfg.grace()
+	if !bound {
+		return
+	}
+	for i := range outs {
+		r := &outs[i].result
+		if ran := r.EndedAt.Sub(r.StartedAt); ran > grace {
+			slog.Warn("helikon: a tool that promises to honour cancellation ran past the cancel grace period of a cancelled run; if it ignored the cancellation, it held the run",
+				"agent", d.a.name, "tool", r.Name, "ran", ran, "grace", grace)
+		}
+	}
+}
+
 // handoffDelay is how long the calls of a round run one after another on
 // the driver's goroutine before the calls not started yet go to workers.
 // Most calls are done well within it (a lookup, a computation), and then
@@ -556,7 +614,7 @@ func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(
 // network, on each other) runs them side by side after it.
 const handoffDelay = 20 * time.Microsecond
 
-// toolRound is a round of calls of a run that cannot be cancelled. The
+// toolRound is a round of calls that run inline (see inlineRound). The
 // driver's goroutine takes the calls one by one; if the round is still
 // running after handoffDelay, workers join in and take the calls nobody
 // has started, at most RunConfig.ParallelToolCalls at a time with the
@@ -587,7 +645,7 @@ func (r *toolRound) take(worker bool) {
 		if i >= len(r.calls) {
 			return
 		}
-		r.d.runCall(r.ctx, r.calls[i], &r.outs[i])
+		r.d.runUnlessCancelled(r.ctx, r.calls[i], &r.outs[i])
 		if r.left.Add(-1) == 0 && worker {
 			r.done <- struct{}{}
 		}
@@ -765,13 +823,8 @@ func (r *liveRound) run() {
 		r.next++
 		r.running++
 		r.mu.Unlock()
-		o, call := &r.outs[i], r.calls[i]
-		if err := r.ctx.Err(); err != nil {
-			// Cancelled before the call started: it does not start.
-			o.result = errorResult(call, "not run: "+err.Error())
-		} else {
-			r.d.runCall(r.ctx, call, o)
-		}
+		o := &r.outs[i]
+		r.d.runUnlessCancelled(r.ctx, r.calls[i], o)
 		r.mu.Lock()
 		r.running--
 		if r.abandoned {

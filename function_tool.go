@@ -26,8 +26,9 @@ type toolOptionFunc func(*toolConfig)
 func (f toolOptionFunc) applyTool(c *toolConfig) { f(c) }
 
 type toolConfig struct {
-	effect ToolEffect
-	schema *jsonschema.Schema
+	effect  ToolEffect
+	schema  *jsonschema.Schema
+	honours bool
 }
 
 // WithEffect declares what the tool does to the world (default
@@ -45,6 +46,18 @@ func WithInputSchema(s *jsonschema.Schema) ToolOption {
 	return toolOptionFunc(func(c *toolConfig) { c.schema = s })
 }
 
+// WithHonoursCancellation promises that the tool's function returns
+// promptly once its [ToolContext] is done: it only computes, or waits on
+// what watches tc (a request made with it, a select on tc.Done()). The
+// tool then reports it as a [CancelAwareTool], and a cancellable run runs
+// its calls on the run's own goroutine instead of handing them to a
+// worker. A function that breaks the promise holds a cancelled run until
+// it returns; leave the option out for one that can block on anything
+// else (a lock, a channel, a call that takes no context).
+func WithHonoursCancellation() ToolOption {
+	return toolOptionFunc(func(c *toolConfig) { c.honours = true })
+}
+
 // NewTool builds a [Tool] from a Go function. The argument schema is derived
 // from In (field descriptions come from `jsonschema:"…"` struct tags), and
 // the model's arguments are validated against it before fn runs: a miss
@@ -54,7 +67,9 @@ func WithInputSchema(s *jsonschema.Schema) ToolOption {
 //
 // Options: [WithEffect] declares what the tool does to the world (default
 // [SideEffect]: plan mode refuses it, accept-edits mode without a policy
-// asks about it), and [WithInputSchema] replaces the derived schema.
+// asks about it), [WithInputSchema] replaces the derived schema, and
+// [WithHonoursCancellation] promises that fn returns promptly once tc is
+// done.
 func NewTool[In, Out any](name, description string, fn func(tc *ToolContext, in In) (Out, error), opts ...ToolOption) (Tool, error) {
 	if !toolNamePattern().MatchString(name) {
 		return nil, fmt.Errorf("helikon: tool name %q must match %s", name, toolNamePattern())
@@ -85,7 +100,7 @@ func NewTool[In, Out any](name, description string, fn func(tc *ToolContext, in 
 	if err != nil {
 		return nil, fmt.Errorf("helikon: tool %q: %w", name, err)
 	}
-	return &funcTool[In, Out]{name: name, desc: description, schema: s, checker: checker, effect: cfg.effect, fn: fn}, nil
+	return &funcTool[In, Out]{name: name, desc: description, schema: s, checker: checker, effect: cfg.effect, honours: cfg.honours, fn: fn}, nil
 }
 
 // MustTool is like [NewTool] but panics on a construction error. It is meant
@@ -106,6 +121,7 @@ type funcTool[In, Out any] struct {
 	schema     *jsonschema.Schema
 	checker    *argcheck.Checker
 	effect     ToolEffect
+	honours    bool
 	fn         func(*ToolContext, In) (Out, error)
 }
 
@@ -113,6 +129,7 @@ func (t *funcTool[In, Out]) Name() string                    { return t.name }
 func (t *funcTool[In, Out]) Description() string             { return t.desc }
 func (t *funcTool[In, Out]) InputSchema() *jsonschema.Schema { return t.schema }
 func (t *funcTool[In, Out]) Effect() ToolEffect              { return t.effect }
+func (t *funcTool[In, Out]) HonoursCancellation() bool       { return t.honours }
 
 func (t *funcTool[In, Out]) Call(tc *ToolContext, args json.RawMessage) (ToolOutput, error) {
 	var in In

@@ -15,7 +15,9 @@ import (
 // that one ignoring cancellation cannot hold the run past
 // RunConfig.CancelGrace (the mock model honours cancellation and is read
 // inline, as a provider's is). S1–S3 are the README's scenarios on one
-// LLM agent, S4 a workflow.Parallel over three agents. Both sides run in
+// LLM agent, S4 a workflow.Parallel over three agents; S1 and S2 run again
+// with a tool that promises to honour cancellation, whose calls a
+// cancellable run makes on its own goroutine. Both sides run in
 // each iteration, alternating which goes first; x-background is the ratio.
 func BenchmarkCancellableVsBackground(b *testing.B) {
 	parts := make([]string, 1000)
@@ -40,6 +42,12 @@ func BenchmarkCancellableVsBackground(b *testing.B) {
 		p, _ := workflow.NewParallel("p", steps...)
 		return p
 	}
+	// promisingAdd is addTool promising to honour cancellation
+	// (WithHonoursCancellation): a cancellable run calls it on its own
+	// goroutine.
+	promisingAdd := helikon.MustTool("add", "Add two integers.",
+		func(tc *helikon.ToolContext, in addArgs) (addOut, error) { return addOut{Sum: in.A + in.B}, nil },
+		helikon.WithEffect(helikon.ReadOnly), helikon.WithHonoursCancellation())
 	scenarios := []struct {
 		name  string
 		agent func() helikon.Agent
@@ -47,6 +55,8 @@ func BenchmarkCancellableVsBackground(b *testing.B) {
 	}{
 		{"S1", llm(s1Scripts(), addTool), func(r *helikon.RunResult) bool { return r.FinalOutput == "sum is 42" }},
 		{"S2", llm(s2Scripts(), addTool), func(r *helikon.RunResult) bool { return r.FinalOutput == "done" }},
+		{"S1_promising", llm(s1Scripts(), promisingAdd), func(r *helikon.RunResult) bool { return r.FinalOutput == "sum is 42" }},
+		{"S2_promising", llm(s2Scripts(), promisingAdd), func(r *helikon.RunResult) bool { return r.FinalOutput == "done" }},
 		{"S3_1000deltas", llm([]mock.Script{mock.Deltas(parts...)}), func(r *helikon.RunResult) bool { return len(r.FinalOutput) == 4000 }},
 		{"S4_parallel3", parallel, func(r *helikon.RunResult) bool { return r.FinalOutput == `{"a":"a","b":"b","c":"c"}` }},
 	}

@@ -3,7 +3,12 @@ package helikon_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"iter"
+	"log/slog"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -113,6 +118,32 @@ func TestCancel_RunEndsWithinTheGracePeriodWhatTheStragglerDoes(t *testing.T) {
 			a := mustAgent(t, "a", m, helikon.WithTools(stubborn(started, release), polite), grace)
 			return a.Run(ctx, nil, helikon.UserText("go")), cancel
 		}, false},
+		{"tool beside a tool that promises to honour cancellation", func(started, release chan struct{}) (iter.Seq[helikon.Event], func()) {
+			ctx, cancel := context.WithCancel(context.Background())
+			m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "stubborn", Args: `{}`}, mock.Call{ID: "c2", Name: "polite", Args: `{}`}))
+			a := mustAgent(t, "a", m, helikon.WithTools(stubborn(started, release), promisingPolite()), grace)
+			return a.Run(ctx, nil, helikon.UserText("go")), cancel
+		}, false},
+		{"hook of a promising tool's call", func(started, release chan struct{}) (iter.Seq[helikon.Event], func()) {
+			ctx, cancel := context.WithCancel(context.Background())
+			hook := helikon.HookFunc(func(ctx context.Context, rc *helikon.RunContext, ev *helikon.HookEvent) helikon.HookDecision {
+				if ev.Kind == helikon.PreToolUse {
+					started <- struct{}{}
+					<-release
+				}
+				return helikon.HookDecision{}
+			})
+			m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "polite", Args: `{}`}), mock.Text("unreached"))
+			a := mustAgent(t, "a", m, helikon.WithTools(promisingPolite()), helikon.WithHooks(hook), grace)
+			return a.Run(ctx, nil, helikon.UserText("go")), cancel
+		}, false},
+		{"authorizer of a promising tool's call", func(started, release chan struct{}) (iter.Seq[helikon.Event], func()) {
+			ctx, cancel := context.WithCancel(context.Background())
+			auth := stubbornAuthorizer{started, release}
+			m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "polite", Args: `{}`}), mock.Text("unreached"))
+			a := mustAgent(t, "a", m, helikon.WithTools(promisingPolite()), grace)
+			return a.Run(ctx, helikon.NewRunContext(helikon.WithAuthorizer(auth)), helikon.UserText("go")), cancel
+		}, false},
 		{"model, context cancelled", func(started, release chan struct{}) (iter.Seq[helikon.Event], func()) {
 			ctx, cancel := context.WithCancel(context.Background())
 			a := mustAgent(t, "a", stubbornModel{started, release}, grace)
@@ -169,12 +200,82 @@ func TestCancel_RunEndsWithinTheGracePeriodWhatTheStragglerDoes(t *testing.T) {
 	}
 }
 
+// promisingPolite is a tool that promises to honour cancellation and
+// keeps the promise: it waits for its context to end.
+func promisingPolite() helikon.Tool {
+	return helikon.MustTool("polite", "Waits for cancellation.", func(tc *helikon.ToolContext, in struct{}) (string, error) {
+		<-tc.Done()
+		return "", tc.Err()
+	}, helikon.WithHonoursCancellation())
+}
+
+// stubbornAuthorizer allows every call once release is closed, ignoring
+// its context.
+type stubbornAuthorizer struct {
+	started chan<- struct{}
+	release <-chan struct{}
+}
+
+func (a stubbornAuthorizer) Authorize(ctx context.Context, rc *helikon.RunContext, req helikon.PermissionRequest, ask helikon.Asker) helikon.Verdict {
+	a.started <- struct{}{}
+	<-a.release
+	return helikon.Verdict{Allowed: true}
+}
+
+// TestCancel_APromiseBrokenHoldsTheRunAndIsNamed pins the price of
+// [helikon.WithHonoursCancellation]: its calls run on the run's goroutine,
+// so a tool that makes the promise and ignores its context holds a
+// cancelled run until it returns, whatever the grace period, and the run
+// names it in a warning.
+func TestCancel_APromiseBrokenHoldsTheRunAndIsNamed(t *testing.T) {
+	var logged strings.Builder
+	var mu sync.Mutex
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(lockedWriter{&mu, &logged}, nil)))
+	defer slog.SetDefault(prev)
+
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	liar := helikon.MustTool("liar", "Promises, then ignores cancellation.", func(tc *helikon.ToolContext, in struct{}) (string, error) {
+		started <- struct{}{}
+		<-release
+		return "late", nil
+	}, helikon.WithHonoursCancellation())
+	m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "liar", Args: `{}`}), mock.Text("unreached"))
+	a := mustAgent(t, "a", m, helikon.WithTools(liar), helikon.WithRunConfig(helikon.RunConfig{CancelGrace: 5 * time.Millisecond}))
+	heldUntilReleased(t, a, started, release)
+	mu.Lock()
+	defer mu.Unlock()
+	if out := logged.String(); !strings.Contains(out, "promises to honour cancellation") || !strings.Contains(out, "tool=liar") {
+		t.Errorf("log = %q; want a warning naming the tool", out)
+	}
+}
+
+// lockedWriter serialises writes to w.
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 func TestCancel_NegativeGraceWaitsForTheStraggler(t *testing.T) {
 	started, release := make(chan struct{}, 1), make(chan struct{})
-	ctx, cancel := context.WithCancel(context.Background())
 	m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "stubborn", Args: `{}`}), mock.Text("unreached"))
 	a := mustAgent(t, "a", m, helikon.WithTools(stubborn(started, release)),
 		helikon.WithRunConfig(helikon.RunConfig{CancelGrace: -1}))
+	heldUntilReleased(t, a, started, release)
+}
+
+// heldUntilReleased starts a run of a, cancels it once its tool started,
+// and checks that the run waits for the tool until release is closed, then
+// ends as cancelled with no straggler left.
+func heldUntilReleased(t *testing.T, a *helikon.LLMAgent, started <-chan struct{}, release chan struct{}) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
 		_, err := helikon.Collect(a.Run(ctx, nil, helikon.UserText("go")))
@@ -184,7 +285,7 @@ func TestCancel_NegativeGraceWaitsForTheStraggler(t *testing.T) {
 	cancel()
 	select {
 	case err := <-done:
-		t.Fatalf("the run ended (%v) while its tool still ran, with an unbounded grace", err)
+		t.Fatalf("the run ended (%v) while its tool still ran", err)
 	case <-time.After(50 * time.Millisecond):
 	}
 	close(release)
@@ -192,7 +293,7 @@ func TestCancel_NegativeGraceWaitsForTheStraggler(t *testing.T) {
 		t.Errorf("err = %v; want ErrCancelled", err)
 	}
 	if n := helikon.Stragglers(); n != 0 {
-		t.Errorf("Stragglers() = %d; a run that waited leaves none", n)
+		t.Errorf("Stragglers() = %d; a run that waited for its tool leaves none", n)
 	}
 }
 
@@ -217,19 +318,25 @@ func TestCancel_HonouringToolLeavesNoStraggler(t *testing.T) {
 }
 
 func TestCancel_CancellableRunStillAnswers(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":40,"b":2}`}, mock.Call{ID: "c2", Name: "add", Args: `{"a":1,"b":2}`}),
-		mock.Deltas("sum ", "is ", "42"))
-	a := mustAgent(t, "calc", m, helikon.WithTools(sumTool()))
-	res, err := helikon.Collect(a.Run(ctx, nil, helikon.UserText("q")))
-	if err != nil || res.FinalOutput != "sum is 42" {
-		t.Fatalf("res = %q, %v", res.FinalOutput, err)
-	}
-	if got := typesOf(res.Events); !slicesEqual(got, []string{"run_started", "turn_started", "tool_call_delta", "tool_call_delta",
-		"model_responded", "tool_call_item", "tool_call_item", "tool_output_item", "tool_output_item", "turn_started",
-		"token_delta", "token_delta", "token_delta", "model_responded", "message_output", "run_completed"}) {
-		t.Errorf("events = %v", got)
+	promising := helikon.MustTool("add", "Adds two integers.", func(tc *helikon.ToolContext, in sumArgs) (int, error) { return in.A + in.B, nil },
+		helikon.WithHonoursCancellation())
+	for _, tool := range []helikon.Tool{sumTool(), promising} {
+		t.Run(fmt.Sprintf("honours=%v", tool.(helikon.CancelAwareTool).HonoursCancellation()), func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":40,"b":2}`}, mock.Call{ID: "c2", Name: "add", Args: `{"a":1,"b":2}`}),
+				mock.Deltas("sum ", "is ", "42"))
+			a := mustAgent(t, "calc", m, helikon.WithTools(tool))
+			res, err := helikon.Collect(a.Run(ctx, nil, helikon.UserText("q")))
+			if err != nil || res.FinalOutput != "sum is 42" {
+				t.Fatalf("res = %q, %v", res.FinalOutput, err)
+			}
+			if got := typesOf(res.Events); !slicesEqual(got, []string{"run_started", "turn_started", "tool_call_delta", "tool_call_delta",
+				"model_responded", "tool_call_item", "tool_call_item", "tool_output_item", "tool_output_item", "turn_started",
+				"token_delta", "token_delta", "token_delta", "model_responded", "message_output", "run_completed"}) {
+				t.Errorf("events = %v", got)
+			}
+		})
 	}
 }
 
@@ -239,26 +346,36 @@ func TestCancel_CancellableRunStillAnswers(t *testing.T) {
 // second must not run. Before, each call went to a worker of its own and
 // the second raced the cancellation for the round's one slot.
 func TestCancel_ACallNotStartedWhenTheRunIsCancelledDoesNotRun(t *testing.T) {
-	for i := range 20 {
-		ctx, cancel := context.WithCancel(context.Background())
-		var ran atomic.Bool
-		stop := helikon.MustTool("stop", "Cancels the run.", func(*helikon.ToolContext, struct{}) (string, error) {
-			cancel()
-			return "stopped", nil
-		})
-		record := helikon.MustTool("record", "Records that it ran.", func(*helikon.ToolContext, struct{}) (string, error) {
-			ran.Store(true)
-			return "ran", nil
-		})
-		m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "stop", Args: `{}`}, mock.Call{ID: "c2", Name: "record", Args: `{}`}), mock.Text("unreached"))
-		a := mustAgent(t, "a", m, helikon.WithTools(stop, record), helikon.WithRunConfig(helikon.RunConfig{ParallelToolCalls: 1}))
-		_, err := helikon.Collect(a.Run(ctx, nil, helikon.UserText("go")))
-		cancel()
-		if !errors.Is(err, helikon.ErrCancelled) {
-			t.Fatalf("run %d: err = %v, want ErrCancelled", i, err)
+	for _, promise := range []bool{false, true} {
+		// The tools' promise to honour cancellation takes the round from
+		// a worker to the run's goroutine.
+		var opts []helikon.ToolOption
+		if promise {
+			opts = append(opts, helikon.WithHonoursCancellation())
 		}
-		if ran.Load() {
-			t.Fatalf("run %d: the call after the cancellation ran", i)
-		}
+		t.Run(fmt.Sprintf("honours=%v", promise), func(t *testing.T) {
+			for i := range 20 {
+				ctx, cancel := context.WithCancel(context.Background())
+				var ran atomic.Bool
+				stop := helikon.MustTool("stop", "Cancels the run.", func(*helikon.ToolContext, struct{}) (string, error) {
+					cancel()
+					return "stopped", nil
+				}, opts...)
+				record := helikon.MustTool("record", "Records that it ran.", func(*helikon.ToolContext, struct{}) (string, error) {
+					ran.Store(true)
+					return "ran", nil
+				}, opts...)
+				m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "stop", Args: `{}`}, mock.Call{ID: "c2", Name: "record", Args: `{}`}), mock.Text("unreached"))
+				a := mustAgent(t, "a", m, helikon.WithTools(stop, record), helikon.WithRunConfig(helikon.RunConfig{ParallelToolCalls: 1}))
+				_, err := helikon.Collect(a.Run(ctx, nil, helikon.UserText("go")))
+				cancel()
+				if !errors.Is(err, helikon.ErrCancelled) {
+					t.Fatalf("run %d: err = %v, want ErrCancelled", i, err)
+				}
+				if ran.Load() {
+					t.Fatalf("run %d: the call after the cancellation ran", i)
+				}
+			}
+		})
 	}
 }

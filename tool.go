@@ -20,7 +20,9 @@ import (
 // not wait for a call that ignores it: once the run's context has ended, it
 // waits at most [RunConfig].CancelGrace, then ends as cancelled without the
 // call, whose result is dropped; [Stragglers] counts the call until it
-// returns, and a warning is logged.
+// returns, and a warning is logged. A tool that promises to keep the
+// clause ([CancelAwareTool]) is trusted instead, and saves the run a
+// hand-off.
 type Tool interface {
 	Name() string
 	Description() string
@@ -32,6 +34,35 @@ type Tool interface {
 type EffectTool interface {
 	Tool
 	Effect() ToolEffect
+}
+
+// CancelAwareTool is a [Tool] that says whether it keeps the cancellation
+// clause of the [Tool] contract without exception: HonoursCancellation
+// true promises that Call returns promptly once its context is done,
+// because it only computes or waits on what watches that context (a
+// request made with it, a select on tc.Done()).
+//
+// A run whose context can be cancelled hands its tool calls to worker
+// goroutines, so that a call ignoring cancellation cannot hold it past
+// [RunConfig].CancelGrace; that hand-off costs every tool round. A round
+// whose tools all make the promise (and which no hook, approval handler
+// or authorizer other than the default one takes part in) runs on the
+// run's own goroutine instead, as on a context that cannot be cancelled.
+// The price is that a tool breaking the promise holds a cancelled run
+// until it returns: the grace period does not bound it, and the run logs
+// a warning naming the tool when one of its calls ran longer than the
+// grace period and returned after the run was cancelled. [NewTool] makes
+// the promise with [WithHonoursCancellation].
+type CancelAwareTool interface {
+	Tool
+	HonoursCancellation() bool
+}
+
+// honoursCancellation reports whether t promises to return promptly once
+// its context is done (see [CancelAwareTool]).
+func honoursCancellation(t Tool) bool {
+	ct, ok := t.(CancelAwareTool)
+	return ok && ct.HonoursCancellation()
 }
 
 // ToolEffect says what a tool does to the world. The permission layer reads
