@@ -70,7 +70,8 @@ func OpenRun(ctx context.Context, rc *RunContext, agent, description string, res
 		}
 		done = func() { endTrace(tr, usage, runErr); release() }
 	}
-	if started && !yield(RunStarted{Agent: agent}) {
+	// Stamped here: stamping boxes an event that has no time a second time.
+	if started && !yield(RunStarted{At: now(), Agent: agent}) {
 		done()
 		return ctx, rc, yield, func() {}, false
 	}

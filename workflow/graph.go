@@ -3,9 +3,12 @@ package workflow
 import (
 	"context"
 	"fmt"
-	"github.com/paigasus/helikon"
 	"iter"
 	"slices"
+	"strings"
+	"time"
+
+	"github.com/paigasus/helikon"
 )
 
 // GraphAgent runs a directed acyclic graph of agents: nodes are agents,
@@ -38,7 +41,7 @@ import (
 type GraphAgent struct {
 	composite
 	nodes []graphNode
-	sinks []int
+	sinks []int // nodes without successors, by name
 }
 
 type graphNode struct {
@@ -140,6 +143,7 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 	if cycle := g.findCycle(); cycle != nil {
 		return nil, buildErr(name, helikon.ErrCycle, fmt.Sprintf("the edges form a cycle: %s → %s", joinArrow(cycle), cycle[0]), cycle...)
 	}
+	slices.SortFunc(g.sinks, func(a, b int) int { return strings.Compare(g.nodes[a].key, g.nodes[b].key) })
 	return g, nil
 }
 
@@ -228,119 +232,149 @@ func (g *GraphAgent) ResumeFrame(ctx context.Context, rc *helikon.RunContext, f 
 	return g.resumeChildren(ctx, rc, f, ds, frameGraph, g.nodeKeys(), g.runNodes)
 }
 
+// nodeRun is how one node stands within a run of the graph.
+type nodeRun struct {
+	status   int
+	waiting  int // predecessors not yet done
+	child    *helikon.RunContext
+	resumeAt *ResumePoint
+}
+
 // runNodes runs the graph's wavefront: from the roots, or, resuming, from
-// the paused nodes with the finished ones as prior records them.
+// the paused nodes with the finished ones as prior records them. A node
+// that becomes ready alone, with no other node running, runs on this
+// goroutine (nothing else could stream meanwhile); ready nodes with
+// company run on the fan-in's goroutines.
 func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, yield func(helikon.Event) bool) {
 	f := newFanIn(ctx, len(g.nodes))
 	defer f.close()
 
 	n := len(g.nodes)
-	status := make([]int, n)
-	waiting := make([]int, n)
+	nodes := make([]nodeRun, n)
 	outs := f.outs
-	children := make([]*helikon.RunContext, n)
-	resumeAt := make([]*ResumePoint, n)
+	ready := make([]int, 0, n) // nodes free to start, in the order they became so
 	running := 0
-	start := func(i int) bool {
-		node := &g.nodes[i]
-		if !yield(helikon.AgentUpdated{Agent: node.agent.Name()}) {
+	// announce opens node i's run: it returns false when the consumer stopped.
+	announce := func(i int) bool {
+		if !yield(helikon.AgentUpdated{At: time.Now().UTC(), Agent: g.nodes[i].agent.Name()}) {
 			return false
 		}
-		status[i] = nodeRunning
-		running++
-		children[i] = rc.Child()
-		f.start(i, node.agent, children[i], g.nodeInput(input, i, outs), resumeAt[i])
+		nodes[i].status = nodeRunning
+		nodes[i].child = rc.Child()
 		return true
+	}
+	// finish settles node i, which ended, and readies the successors it
+	// was the last to hold up.
+	finish := func(i int) {
+		node := &g.nodes[i]
+		helikon.SubagentStopped(ctx, rc, node.agent.Name())
+		switch {
+		case outs[i].Paused != nil:
+			// Its descendants wait for it; independent nodes run on.
+			nodes[i].status = nodePaused
+		case outs[i].Err != nil:
+			nodes[i].status = nodeFailed
+			g.skipDescendants(i, nodes)
+		default:
+			nodes[i].status = nodeDone
+			rc.State().Set(node.key, outs[i].Final)
+			for _, s := range node.succs {
+				if nodes[s].waiting--; nodes[s].waiting == 0 && nodes[s].status == nodePending {
+					ready = append(ready, s)
+				}
+			}
+		}
 	}
 	for i, ch := range prior {
 		switch ch.Status {
 		case helikon.ChildDone:
-			status[i] = nodeDone
+			nodes[i].status = nodeDone
 			outs[i] = helikon.ChildOutcome{Final: ch.Output, Usage: ch.Usage, Finished: true}
 			rc.State().Set(g.nodes[i].key, ch.Output)
 		case helikon.ChildPaused:
-			resumeAt[i] = &ResumePoint{Frame: ch.Frame, Decisions: ds}
+			nodes[i].resumeAt = &ResumePoint{Frame: ch.Frame, Decisions: ds}
 		}
 	}
 	for i, node := range g.nodes {
 		for _, p := range node.preds {
-			if status[p] != nodeDone {
-				waiting[i]++
+			if nodes[p].status != nodeDone {
+				nodes[i].waiting++
 			}
 		}
-	}
-	for i := range g.nodes {
-		if waiting[i] == 0 && status[i] == nodePending && !start(i) {
-			return
+		if nodes[i].waiting == 0 && nodes[i].status == nodePending {
+			ready = append(ready, i)
 		}
 	}
-	for running > 0 {
+	for {
+		if running == 0 && len(ready) == 1 {
+			i := ready[0]
+			ready = ready[:0]
+			if !announce(i) || !f.runInline(i, g.nodes[i].agent, nodes[i].child, g.nodeInput(input, i, outs), nodes[i].resumeAt, yield) {
+				return
+			}
+			finish(i)
+			continue
+		}
+		for _, i := range ready {
+			if !announce(i) {
+				return
+			}
+			running++
+			f.start(i, g.nodes[i].agent, nodes[i].child, g.nodeInput(input, i, outs), nodes[i].resumeAt)
+		}
+		ready = ready[:0]
+		if running == 0 {
+			break
+		}
 		i, ok := f.next(yield)
 		if !ok {
 			return
 		}
 		running--
-		node := &g.nodes[i]
-		helikon.SubagentStopped(ctx, rc, node.agent.Name())
-		if outs[i].Paused != nil {
-			// Its descendants wait for it; independent nodes run on.
-			status[i] = nodePaused
-			continue
-		}
-		if outs[i].Err != nil {
-			status[i] = nodeFailed
-			g.skipDescendants(i, status)
-			continue
-		}
-		status[i] = nodeDone
-		rc.State().Set(node.key, outs[i].Final)
-		for _, s := range node.succs {
-			if waiting[s]--; waiting[s] == 0 && status[s] == nodePending && !start(s) {
-				return
-			}
-		}
+		finish(i)
 	}
 
 	var total helikon.Usage
-	wf := &WorkflowError{Agent: g.name}
-	escalated := false
+	var failed []ChildFailure
+	var skipped []string
+	escalated, paused := false, false
 	for i, node := range g.nodes {
 		total = total.Add(outs[i].Usage)
-		switch status[i] {
+		switch nodes[i].status {
 		case nodeFailed:
-			wf.Failed = append(wf.Failed, ChildFailure{Key: node.key, Err: outs[i].Err})
+			failed = append(failed, ChildFailure{Key: node.key, Err: outs[i].Err})
 		case nodeSkipped:
-			wf.Skipped = append(wf.Skipped, node.key)
+			skipped = append(skipped, node.key)
+		case nodePaused:
+			paused = true
 		}
-		if children[i] != nil {
-			escalated = escalated || children[i].Actions().Escalated()
+		if nodes[i].child != nil {
+			escalated = escalated || nodes[i].child.Actions().Escalated()
 		}
 	}
 	if escalated {
 		rc.Actions().Escalate()
 	}
-	if wf.Failed != nil {
+	if failed != nil {
+		wf := &WorkflowError{Agent: g.name, Failed: failed, Skipped: skipped}
 		yield(helikon.RunFailed{Err: wf.aggregate(ctx)})
 		return
 	}
-	if slices.Contains(status, nodePaused) {
-		g.pause(rc, input, status, outs, total, yield)
+	if paused {
+		g.pause(rc, input, nodes, outs, total, yield)
 		return
 	}
-	var final string
-	if len(g.sinks) == 1 {
-		final = outs[g.sinks[0]].Final
-	} else {
-		outputs := make(map[string]string, len(g.sinks))
-		for _, i := range g.sinks {
-			outputs[g.nodes[i].key] = outs[i].Final
-		}
-		final = mergedOutput(outputs)
+	final := outs[g.sinks[0]].Final
+	if len(g.sinks) > 1 {
+		final = mergedOutput(len(g.sinks), func(k int) (string, string) {
+			i := g.sinks[k]
+			return g.nodes[i].key, outs[i].Final
+		})
 	}
 	if !yield(finalMessage(g.name, final)) {
 		return
 	}
-	yield(helikon.RunCompleted{Agent: g.name, Usage: total})
+	yield(helikon.RunCompleted{At: time.Now().UTC(), Agent: g.name, Usage: total})
 }
 
 // nodeKeys returns the nodes' names in declaration order.
@@ -354,11 +388,11 @@ func (g *GraphAgent) nodeKeys() []string {
 
 // pause ends a graph run whose paused nodes hold up the rest: finished
 // nodes keep their outputs, paused ones their frames, the others wait.
-func (g *GraphAgent) pause(rc *helikon.RunContext, input []helikon.Item, status []int, outs []helikon.ChildOutcome, total helikon.Usage, yield func(helikon.Event) bool) {
+func (g *GraphAgent) pause(rc *helikon.RunContext, input []helikon.Item, nodes []nodeRun, outs []helikon.ChildOutcome, total helikon.Usage, yield func(helikon.Event) bool) {
 	fr := &helikon.PauseFrame{Kind: frameGraph, Agent: g.name, Input: input, Children: make([]helikon.ChildFrame, len(g.nodes))}
 	for i, node := range g.nodes {
 		ch := helikon.ChildFrame{Key: node.key, Status: helikon.ChildPending}
-		switch status[i] {
+		switch nodes[i].status {
 		case nodeDone:
 			ch.Status, ch.Output, ch.Usage = helikon.ChildDone, outs[i].Final, outs[i].Usage
 			fr.Usage = fr.Usage.Add(outs[i].Usage)
@@ -389,11 +423,11 @@ func (g *GraphAgent) nodeInput(input []helikon.Item, i int, outs []helikon.Child
 
 // skipDescendants marks every pending node reachable from i as skipped. None
 // of them can have started: each waits on i.
-func (g *GraphAgent) skipDescendants(i int, status []int) {
+func (g *GraphAgent) skipDescendants(i int, nodes []nodeRun) {
 	for _, s := range g.nodes[i].succs {
-		if status[s] == nodePending {
-			status[s] = nodeSkipped
-			g.skipDescendants(s, status)
+		if nodes[s].status == nodePending {
+			nodes[s].status = nodeSkipped
+			g.skipDescendants(s, nodes)
 		}
 	}
 }

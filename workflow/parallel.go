@@ -2,8 +2,10 @@ package workflow
 
 import (
 	"context"
-	"github.com/paigasus/helikon"
 	"iter"
+	"time"
+
+	"github.com/paigasus/helikon"
 )
 
 // ParallelAgent runs its branches concurrently, each on the run's input and
@@ -29,6 +31,7 @@ import (
 type ParallelAgent struct {
 	composite
 	steps []step
+	order []int // the steps' indices by key, for the merged output
 }
 
 // NewParallel builds a [ParallelAgent] from [Step] and [KeyedStep] options.
@@ -44,7 +47,8 @@ func NewParallel(name string, opts ...WorkflowOption) (*ParallelAgent, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &ParallelAgent{composite: c, steps: steps}, nil
+	order := sortedBy(len(steps), func(i int) string { return steps[i].key })
+	return &ParallelAgent{composite: c, steps: steps, order: order}, nil
 }
 
 // Run streams one run of the branches. See [Agent].
@@ -82,7 +86,7 @@ func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext,
 			}
 			from = &ResumePoint{Frame: prior[i].Frame, Decisions: ds}
 		}
-		if !yield(helikon.AgentUpdated{Agent: st.agent.Name()}) {
+		if !yield(helikon.AgentUpdated{At: time.Now().UTC(), Agent: st.agent.Name()}) {
 			return
 		}
 		children[i] = rc.Child()
@@ -104,7 +108,6 @@ func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext,
 	var total helikon.Usage
 	var failed []ChildFailure
 	var paused bool
-	outputs := make(map[string]string, len(p.steps))
 	escalated := false
 	for i, o := range f.outs {
 		total = total.Add(o.Usage)
@@ -114,8 +117,6 @@ func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext,
 			paused = true
 		case o.Err != nil:
 			failed = append(failed, ChildFailure{Key: p.steps[i].key, Err: o.Err})
-		default:
-			outputs[p.steps[i].key] = o.Final
 		}
 	}
 	if escalated {
@@ -140,8 +141,12 @@ func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext,
 		helikon.EmitPaused(rc, p.name, fr, total, yield)
 		return
 	}
-	if !yield(finalMessage(p.name, mergedOutput(outputs))) {
+	final := mergedOutput(len(p.order), func(k int) (string, string) {
+		i := p.order[k]
+		return p.steps[i].key, f.outs[i].Final
+	})
+	if !yield(finalMessage(p.name, final)) {
 		return
 	}
-	yield(helikon.RunCompleted{Agent: p.name, Usage: total})
+	yield(helikon.RunCompleted{At: time.Now().UTC(), Agent: p.name, Usage: total})
 }

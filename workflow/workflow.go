@@ -4,13 +4,11 @@ import (
 	"context"
 	"fmt"
 	"iter"
-	"log/slog"
-	"maps"
-	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
+	"time"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/paigasus/helikon"
 )
@@ -181,141 +179,6 @@ func (c *composite) resumeChildren(ctx context.Context, rc *helikon.RunContext, 
 	}
 }
 
-// fanIn runs sub-agents as goroutines and funnels their events to the one
-// goroutine that consumes the parent's stream, so only that goroutine ever
-// calls yield. Each child's goroutine folds the child's lifecycle events
-// into its outcome itself and sends only what the parent forwards. A
-// goroutine whose child has ended waits for the next child to
-// start (a graph's successor), so a chain of nodes reuses one goroutine and
-// its grown stack. close stops the children still running and waits for
-// every goroutine.
-//
-// The children share a context derived from the parent's for close to
-// cancel, unless the parent's context can never be cancelled: then, as a
-// single agent's run on it does, a child stops at its next event once the
-// consumer has gone (the event it sends is refused), and it runs on a
-// context its model and tools need no watcher goroutine for. A cancellable
-// context costs every child run a goroutine per model call, which on a
-// parent that cannot be cancelled buys only an earlier stop.
-type fanIn struct {
-	ctx    context.Context
-	cancel context.CancelFunc
-	events chan childEvent
-	stop   chan struct{}
-	jobs   chan func() // children to run, for goroutines whose child ended
-	idle   int         // goroutines waiting on jobs; owned by the consumer
-	wg     sync.WaitGroup
-	// outs[i] is child i's outcome, written by its goroutine before the end
-	// marker and read by the consumer after it.
-	outs []helikon.ChildOutcome
-}
-
-// childEvent is one event of child i; a nil ev marks the end of its stream.
-type childEvent struct {
-	i  int
-	ev helikon.Event
-}
-
-// newFanIn returns a fanIn for at most n children.
-func newFanIn(ctx context.Context, n int) *fanIn {
-	cancel := func() {}
-	if ctx.Done() != nil {
-		ctx, cancel = context.WithCancel(ctx)
-	}
-	return &fanIn{
-		ctx: ctx, cancel: cancel,
-		// A few events of slack per child keeps a branch streaming while
-		// the consumer handles another's events; beyond that, a slow
-		// consumer slows the children down.
-		events: make(chan childEvent, 4*n),
-		stop:   make(chan struct{}),
-		jobs:   make(chan func(), n),
-		outs:   make([]helikon.ChildOutcome, n),
-	}
-}
-
-// start runs agent as child i (or resumes it, with from), on a goroutine
-// whose child has ended if there is one.
-func (f *fanIn) start(i int, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *ResumePoint) {
-	if f.idle > 0 {
-		f.idle--
-		f.jobs <- func() { f.run(i, agent, rc, input, from) } // never blocks: jobs holds n
-		return
-	}
-	f.wg.Go(func() {
-		growStack(0)
-		f.run(i, agent, rc, input, from)
-		for job := range f.jobs {
-			job()
-		}
-	})
-}
-
-// run forwards child i's events, settles its outcome, then marks its end.
-func (f *fanIn) run(i int, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *ResumePoint) {
-	o := &f.outs[i]
-	defer func() {
-		// A panicking child fails alone rather than taking the process
-		// down from a goroutine its caller cannot recover in.
-		if r := recover(); r != nil {
-			slog.Error("helikon: sub-agent panicked", "agent", agent.Name(), "panic", r, "stack", string(debug.Stack()))
-			o.See(helikon.RunFailed{Err: agentErrorf(helikon.KindOther, agent.Name(), "panic: %v", r)})
-		}
-		o.End(agent.Name())
-		f.send(childEvent{i: i})
-	}()
-	for ev := range ChildStream(f.ctx, agent, rc, input, from) {
-		if o.See(ev) && !f.send(childEvent{i: i, ev: ev}) {
-			return
-		}
-	}
-}
-
-// next forwards the children's events until one child's stream ends and
-// returns that child's index; its outcome is then in f.outs. ok is false
-// when the consumer stopped.
-func (f *fanIn) next(yield func(helikon.Event) bool) (i int, ok bool) {
-	for {
-		e := <-f.events
-		if e.ev == nil {
-			f.idle++ // its goroutine now waits on jobs
-			return e.i, true
-		}
-		if !yield(e.ev) {
-			return e.i, false
-		}
-	}
-}
-
-func (f *fanIn) send(e childEvent) bool {
-	// Two non-blocking steps first, each cheaper than the select below:
-	// refuse the event once the consumer has gone, else queue it while
-	// the buffer has room.
-	select {
-	case <-f.stop:
-		return false
-	default:
-	}
-	select {
-	case f.events <- e:
-		return true
-	default:
-	}
-	select {
-	case f.events <- e:
-		return true
-	case <-f.stop:
-		return false
-	}
-}
-
-func (f *fanIn) close() {
-	close(f.stop)
-	f.cancel()
-	close(f.jobs)
-	f.wg.Wait()
-}
-
 // WorkflowError is the aggregate failure of a [ParallelAgent] or
 // [GraphAgent]: every sub-agent that failed and, for a graph, every node
 // skipped because an ancestor failed. It is the cause of the run's
@@ -379,29 +242,45 @@ func (e *WorkflowError) aggregate(ctx context.Context) *helikon.AgentError {
 	return &helikon.AgentError{Kind: kind, Agent: e.Agent, Message: e.Error(), Err: e}
 }
 
-// mergedOutput is the final text of several sub-agents: a JSON object with
-// one string member per key, keys sorted, so the text does not depend on
-// completion order. It is what encoding/json writes for the map with HTML
-// escaping off (keeping the text as the sub-agents wrote it), without its
+// mergedOutput is the final text of n sub-agents: a JSON object with one
+// string member per key, so the text does not depend on completion order.
+// entry(k) is the k-th member, in key order (see [sortedBy]). The text is
+// what encoding/json writes for the map of the members with HTML escaping
+// off (keeping the text as the sub-agents wrote it), without its
 // reflection, which cost a Parallel run of three one-turn agents about as
 // much as one of the agents.
-func mergedOutput(outputs map[string]string) string {
-	keys := slices.Sorted(maps.Keys(outputs))
-	n := 2
-	for k, v := range outputs {
-		n += len(k) + len(v) + 6
+func mergedOutput(n int, entry func(k int) (key, text string)) string {
+	size := 2
+	for k := range n {
+		key, text := entry(k)
+		size += len(key) + len(text) + 6
 	}
-	b := make([]byte, 0, n)
+	b := make([]byte, 0, size)
 	b = append(b, '{')
-	for i, k := range keys {
-		if i > 0 {
+	for k := range n {
+		if k > 0 {
 			b = append(b, ',')
 		}
-		b = appendJSONString(b, k)
+		key, text := entry(k)
+		b = appendJSONString(b, key)
 		b = append(b, ':')
-		b = appendJSONString(b, outputs[k])
+		b = appendJSONString(b, text)
 	}
-	return string(append(b, '}'))
+	b = append(b, '}')
+	// b is never written again: the string can share its bytes, as
+	// strings.Builder's does, instead of copying them.
+	return unsafe.String(unsafe.SliceData(b), len(b))
+}
+
+// sortedBy returns the indices 0..n-1 ordered by key(i), the order
+// [mergedOutput] takes its members in.
+func sortedBy(n int, key func(i int) string) []int {
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return strings.Compare(key(a), key(b)) })
+	return order
 }
 
 // appendJSONString appends s as encoding/json writes a string with HTML
@@ -457,9 +336,10 @@ func appendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// finalMessage is the assistant message a composite agent ends with.
+// finalMessage is the assistant message a composite agent ends with,
+// stamped now (stamping it later would box it a second time).
 func finalMessage(agent, text string) helikon.MessageOutput {
-	return helikon.MessageOutput{Item: helikon.Item{Role: helikon.RoleAssistant, Agent: agent, Content: []helikon.ContentPart{helikon.TextPart{Text: text}}}}
+	return helikon.MessageOutput{At: time.Now().UTC(), Item: helikon.Item{Role: helikon.RoleAssistant, Agent: agent, Content: []helikon.ContentPart{helikon.TextPart{Text: text}}}}
 }
 
 // growStack grows a fresh goroutine's stack to what an agent run needs

@@ -1,0 +1,267 @@
+package workflow
+
+import (
+	"context"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+	"time"
+
+	"github.com/paigasus/helikon"
+)
+
+// fanIn runs sub-agents concurrently and funnels their events to the one
+// goroutine that consumes the parent's stream, so only that goroutine ever
+// calls yield. Each child runs on a goroutine of the package's branch pool
+// ([branches]), which folds the child's lifecycle events into its outcome
+// and sends only what the parent forwards. close stops the children still
+// running and waits for every one of them.
+//
+// A child that would run alone (no other child is running and none is
+// started beside it, as a graph node whose predecessors all finished) can
+// run on the consumer's goroutine instead ([fanIn.runInline]): its events
+// then reach yield with no hand-off between goroutines.
+//
+// The children share a context derived from the parent's for close to
+// cancel, unless the parent's context can never be cancelled: then, as a
+// single agent's run on it does, a child stops at its next event once the
+// consumer has gone (the event it sends is refused), and it runs on a
+// context its model and tools need no watcher goroutine for. A cancellable
+// context costs every child run a goroutine per model call, which on a
+// parent that cannot be cancelled buys only an earlier stop.
+type fanIn struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	events chan childEvent
+	stop   chan struct{}
+	// wg counts the children handed to the pool that have not yet ended.
+	wg sync.WaitGroup
+	// outs[i] is child i's outcome, written by its goroutine before the end
+	// marker and read by the consumer after it.
+	outs []helikon.ChildOutcome
+	kids []fanChild
+	// inline is the child running on the consumer's goroutine, if any;
+	// forward, made on first use, is the yield it streams through.
+	inline  inlineRun
+	forward func(helikon.Event) bool
+}
+
+// fanChild is one child of a fanIn: what it runs, for the goroutine that
+// runs it.
+type fanChild struct {
+	f     *fanIn
+	i     int
+	agent helikon.Agent
+	rc    *helikon.RunContext
+	input []helikon.Item
+	from  *ResumePoint
+}
+
+// childEvent is one event of child i; a nil ev marks the end of its stream.
+type childEvent struct {
+	i  int
+	ev helikon.Event
+}
+
+// newFanIn returns a fanIn for at most n children.
+func newFanIn(ctx context.Context, n int) *fanIn {
+	cancel := func() {}
+	if ctx.Done() != nil {
+		ctx, cancel = context.WithCancel(ctx)
+	}
+	return &fanIn{
+		ctx: ctx, cancel: cancel,
+		// A few events of slack per child keeps a branch streaming while
+		// the consumer handles another's events; beyond that, a slow
+		// consumer slows the children down.
+		events: make(chan childEvent, 4*n),
+		stop:   make(chan struct{}),
+		outs:   make([]helikon.ChildOutcome, n),
+		kids:   make([]fanChild, n),
+	}
+}
+
+// start runs agent as child i (or resumes it, with from) on a goroutine of
+// the branch pool.
+func (f *fanIn) start(i int, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *ResumePoint) {
+	f.kids[i] = fanChild{f: f, i: i, agent: agent, rc: rc, input: input, from: from}
+	f.wg.Add(1)
+	branches.submit(&f.kids[i])
+}
+
+// runInline runs agent as child i (or resumes it, with from) on the
+// consumer's goroutine, its events going straight to yield, and settles
+// its outcome in f.outs[i]. The caller starts no other child meanwhile and
+// none may be running: their events would wait until this child's next
+// one. A panic of the child fails it alone, as on a pool goroutine; a
+// panic of yield (the consumer's loop body) is the consumer's and goes on
+// up. ok is false when the consumer stopped.
+func (f *fanIn) runInline(i int, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *ResumePoint, yield func(helikon.Event) bool) (ok bool) {
+	in := &f.inline
+	*in = inlineRun{o: &f.outs[i], yield: yield, ok: true}
+	if f.forward == nil {
+		f.forward = func(ev helikon.Event) bool { return f.inline.forward(ev) }
+	}
+	func() {
+		defer func() {
+			if in.inYield {
+				return // not recovered: the panic goes on to the consumer
+			}
+			if r := recover(); r != nil {
+				childPanicked(in.o, agent, r)
+			}
+		}()
+		ChildStream(f.ctx, agent, rc, input, from)(f.forward)
+	}()
+	in.o.End(agent.Name())
+	ok = in.ok
+	*in = inlineRun{}
+	return ok
+}
+
+// inlineRun is the child a fanIn runs on the consumer's goroutine.
+type inlineRun struct {
+	o       *helikon.ChildOutcome
+	yield   func(helikon.Event) bool
+	inYield bool // yield is running: a panic now is the consumer's
+	ok      bool // false once yield refused an event
+}
+
+// forward folds ev into the child's outcome and passes it on, unless the
+// consumer has stopped.
+func (in *inlineRun) forward(ev helikon.Event) bool {
+	if !in.ok {
+		return false
+	}
+	if !in.o.See(ev) {
+		return true
+	}
+	in.inYield = true
+	in.ok = in.yield(ev)
+	in.inYield = false
+	return in.ok
+}
+
+// childPanicked fails a child whose run panicked with r: it fails alone
+// rather than taking the process down from a goroutine its caller cannot
+// recover in.
+func childPanicked(o *helikon.ChildOutcome, agent helikon.Agent, r any) {
+	slog.Error("helikon: sub-agent panicked", "agent", agent.Name(), "panic", r, "stack", string(debug.Stack()))
+	o.See(helikon.RunFailed{Err: agentErrorf(helikon.KindOther, agent.Name(), "panic: %v", r)})
+}
+
+// next forwards the children's events until one child's stream ends and
+// returns that child's index; its outcome is then in f.outs. ok is false
+// when the consumer stopped.
+func (f *fanIn) next(yield func(helikon.Event) bool) (i int, ok bool) {
+	for {
+		e := <-f.events
+		if e.ev == nil {
+			return e.i, true
+		}
+		if !yield(e.ev) {
+			return e.i, false
+		}
+	}
+}
+
+func (f *fanIn) send(e childEvent) bool {
+	// Two non-blocking steps first, each cheaper than the select below:
+	// refuse the event once the consumer has gone, else queue it while
+	// the buffer has room.
+	select {
+	case <-f.stop:
+		return false
+	default:
+	}
+	select {
+	case f.events <- e:
+		return true
+	default:
+	}
+	select {
+	case f.events <- e:
+		return true
+	case <-f.stop:
+		return false
+	}
+}
+
+// close stops the children still running and waits for every child handed
+// to the pool to end.
+func (f *fanIn) close() {
+	close(f.stop)
+	f.cancel()
+	f.wg.Wait()
+}
+
+// branchIdle is how long a pool goroutine waits for its next child before
+// it ends. Back-to-back runs (a busy server, a benchmark) find their
+// goroutines warm, with stacks already grown by earlier children; an idle
+// process keeps none for long.
+const branchIdle = 50 * time.Millisecond
+
+// branches is the process's pool of goroutines that run the children of
+// parallel and graph agents. It owns its idle goroutines: each ends once
+// idle for branchIdle. A goroutine running a child is accounted for by the
+// fanIn that handed the child over, which waits for the child's end
+// ([fanIn.close]).
+var branches branchPool
+
+type branchPool struct {
+	once sync.Once
+	jobs chan *fanChild
+}
+
+// submit runs c on an idle goroutine, or on a new one when none is idle.
+func (p *branchPool) submit(c *fanChild) {
+	p.once.Do(func() { p.jobs = make(chan *fanChild) })
+	select {
+	case p.jobs <- c:
+	default:
+		go p.work(c)
+	}
+}
+
+// brancher is one goroutine of the pool. Its forward, built once, is the
+// yield every child it runs streams through, so a child costs no closure.
+type brancher struct {
+	c       *fanChild
+	o       *helikon.ChildOutcome
+	forward func(helikon.Event) bool
+}
+
+func (p *branchPool) work(c *fanChild) {
+	growStack(0)
+	b := &brancher{}
+	b.forward = func(ev helikon.Event) bool {
+		return !b.o.See(ev) || b.c.f.send(childEvent{i: b.c.i, ev: ev})
+	}
+	idle := time.NewTimer(branchIdle)
+	for {
+		b.run(c)
+		idle.Reset(branchIdle)
+		select {
+		case c = <-p.jobs:
+		case <-idle.C:
+			return
+		}
+	}
+}
+
+// run forwards child c's events, settles its outcome, marks its end, and
+// then lets go of c: once the fanIn's wait is released c may be gone.
+func (b *brancher) run(c *fanChild) {
+	f := c.f
+	b.c, b.o = c, &f.outs[c.i]
+	defer func() {
+		if r := recover(); r != nil {
+			childPanicked(b.o, c.agent, r)
+		}
+		b.o.End(c.agent.Name())
+		f.send(childEvent{i: c.i})
+		b.c, b.o = nil, nil
+		f.wg.Done()
+	}()
+	ChildStream(f.ctx, c.agent, c.rc, c.input, c.from)(b.forward)
+}
