@@ -14,7 +14,9 @@ import (
 // GraphAgent runs a directed acyclic graph of agents: nodes are agents,
 // edges are dependencies, and a node runs once all its predecessors have
 // completed. Ready nodes run concurrently, each in its own goroutine, as
-// their predecessors finish (a Kahn wavefront).
+// their predecessors finish (a Kahn wavefront); a node that becomes ready
+// alone while no other node runs runs on the goroutine ranging over the
+// stream, as a step of a [SequentialAgent] does.
 //
 // A node's input is the run's input followed by one labelled user message
 // per predecessor ("Output of <name>:" and its final text), in declaration
