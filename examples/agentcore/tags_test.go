@@ -58,8 +58,11 @@ func TestAgentcoreExample_MCPProtocolOnlyWithTheMCPTag(t *testing.T) {
 // config package, whose credential chain links the STS, SSO, SSO-OIDC and
 // sign-in clients (3.9 MB, and their schemas and endpoint tables at init),
 // and calls ConverseStream without the SDK's bedrockruntime client (1.5
-// MB, and 462 KB allocated at init, its schemas and endpoint rules): no package
-// of aws-sdk-go-v2/service is linked.
+// MB, and 462 KB allocated at init, its schemas and endpoint rules), and
+// reads the execution role from the metadata service without the SDK's
+// metadata client (373 KB: its middleware stack, retryer and rate
+// limiter): no package of aws-sdk-go-v2/service, config or feature/ec2/imds
+// is linked.
 func TestAgentcoreExample_BedrockWithoutAnySDKServiceClient(t *testing.T) {
 	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
 	if err != nil {
@@ -70,7 +73,7 @@ func TestAgentcoreExample_BedrockWithoutAnySDKServiceClient(t *testing.T) {
 		t.Fatal("the default build does not link provider/bedrock")
 	}
 	for _, pkg := range deps {
-		for _, heavy := range []string{"aws-sdk-go-v2/config", "aws-sdk-go-v2/service/"} {
+		for _, heavy := range []string{"aws-sdk-go-v2/config", "aws-sdk-go-v2/service/", "aws-sdk-go-v2/feature/ec2/imds", "aws-sdk-go-v2/credentials/ec2rolecreds"} {
 			if strings.HasPrefix(pkg, "github.com/aws/"+heavy) {
 				t.Errorf("the default build links %s", pkg)
 			}
