@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/protocol/eventstream"
@@ -106,6 +107,12 @@ type fake struct {
 	// acceptBadSignatures is for the test of a wrongly signed request:
 	// the fake still refuses it, without failing the test.
 	acceptBadSignatures bool
+	// clock is how far the fake's clock is ahead of the machine's: it
+	// checks signatures and dates its responses by it. clockStep moves it
+	// on after each request.
+	clock, clockStep time.Duration
+	// requests counts every request, refused ones included.
+	requests int
 }
 
 type response struct {
@@ -122,7 +129,13 @@ func newFake(t *testing.T, responses ...response) *fake {
 	f := &fake{}
 	f.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		if err := checkSigV4(r, body); err != nil {
+		f.mu.Lock()
+		now := time.Now().Add(f.clock)
+		f.clock += f.clockStep
+		f.requests++
+		f.mu.Unlock()
+		w.Header().Set("Date", now.UTC().Format(http.TimeFormat))
+		if err := checkSigV4At(r, body, now); err != nil {
 			if !f.acceptBadSignatures {
 				t.Errorf("fake Bedrock: %v", err)
 			}

@@ -12,6 +12,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
@@ -87,6 +88,10 @@ type Model struct {
 	bearer string
 	s      settings
 	warned sync.Once
+	// skew is the server's clock less ours, in nanoseconds, learnt from a
+	// request refused for a clock skew (see send); requests are signed at
+	// time.Now() plus it.
+	skew atomic.Int64
 }
 
 // ErrNoRegion is returned by [New] when the AWS configuration names no
@@ -119,8 +124,11 @@ var ErrNoRegion = errors.New("bedrock: no AWS region: set AWS_REGION (or a regio
 // surfaces as the first Invoke's error, a final one wrapping
 // [ErrNoCredentials] and naming the variables to set, before anything is
 // sent; credentials the service refuses come back as its AccessDenied or
-// signature error. Nothing is retried: retries are [helikon]'s
-// retry.Model's to make, on the typed errors this adapter reports.
+// signature error. A request refused for a clock skew (the machine's clock
+// over 4 minutes from the server's Date) is sent once more, signed at the
+// server's time, which later requests keep, as the SDK's clients correct
+// skew. Nothing else is retried: retries are [helikon]'s retry.Model's to
+// make, on the typed errors this adapter reports.
 func New(cfg aws.Config, modelID string, opts ...Option) (*Model, error) {
 	if cfg.Region == "" {
 		return nil, ErrNoRegion

@@ -69,28 +69,44 @@ func validRegion(region string) bool {
 // send comes back as the transport's error, an error response as an
 // [*apiError] read from its first maxErrorBody bytes, and a 2xx response
 // that is not an event stream as a [*notEventStreamError].
+//
+// A signed request refused for a clock skew (see skewCorrection) is sent
+// once more, signed at the server's time; the offset is kept for the
+// model's later requests, as the SDK's clients keep theirs.
 func (m *Model) send(ctx context.Context, creds aws.Credentials, body []byte) (io.ReadCloser, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.url, bytes.NewReader(body))
-	if err != nil {
-		return nil, fmt.Errorf("build request: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/json") // and no Accept, as the SDK sends none
-	if m.bearer != "" {
-		req.Header.Set("Authorization", "Bearer "+m.bearer)
-	} else {
-		sum := sha256.Sum256(body)
-		if err := m.signer.SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), signingName, m.region, time.Now()); err != nil {
-			return nil, fmt.Errorf("sign request: %w", err)
+	var resp *http.Response
+	for attempt := 0; ; attempt++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, m.url, bytes.NewReader(body))
+		if err != nil {
+			return nil, fmt.Errorf("build request: %w", err)
 		}
-	}
-	resp, err := m.http.Do(req)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		defer resp.Body.Close()
+		req.Header.Set("Content-Type", "application/json") // and no Accept, as the SDK sends none
+		offset := time.Duration(m.skew.Load())
+		if m.bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+m.bearer)
+		} else {
+			sum := sha256.Sum256(body)
+			if err := m.signer.SignHTTP(ctx, creds, req, hex.EncodeToString(sum[:]), signingName, m.region, time.Now().Add(offset)); err != nil {
+				return nil, fmt.Errorf("sign request: %w", err)
+			}
+		}
+		sentAt := time.Now()
+		if resp, err = m.http.Do(req); err != nil {
+			return nil, err
+		}
+		if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			break
+		}
 		data, _ := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
-		return nil, readAPIError(resp.StatusCode, resp.Header, data)
+		resp.Body.Close()
+		apiErr := readAPIError(resp.StatusCode, resp.Header, data)
+		if attempt == 0 && m.bearer == "" {
+			if skew, ok := skewCorrection(apiErr.code, resp.Header, sentAt, time.Now(), offset); ok {
+				m.skew.Store(int64(skew))
+				continue
+			}
+		}
+		return nil, apiErr
 	}
 	ct := resp.Header.Get("Content-Type")
 	if mt, _, perr := mime.ParseMediaType(ct); perr == nil && mt == eventStreamType {
@@ -115,6 +131,42 @@ func startsWithPrelude(br *bufio.Reader) bool {
 		return false
 	}
 	return crc32.ChecksumIEEE(p[:8]) == binary.BigEndian.Uint32(p[8:12])
+}
+
+// skewThreshold is how far the signing time may be from the server's
+// before a signature error is taken for a clock skew: the SDK's (its
+// retry package's skewThreshold), inside SigV4's 5-minute window.
+const skewThreshold = 4 * time.Minute
+
+// maxTrustedRoundTrip bounds how long a refused request may have taken for
+// its response's Date to be trusted, as the SDK bounds it.
+const maxTrustedRoundTrip = 15 * time.Minute
+
+// skewCorrection implements the AWS SDKs' clock-skew correction for one
+// refused request: when code is one the services answer a skewed signature
+// with, and the response's Date (not a cache's: no Age header) puts the
+// server's clock more than skewThreshold from the time the request was
+// signed at (now + offset), it returns the new offset, the server's clock
+// less ours. A signature refused for any other reason (a wrong secret)
+// keeps ok false, as does a response without a usable Date.
+func skewCorrection(code string, h http.Header, sentAt, receivedAt time.Time, offset time.Duration) (time.Duration, bool) {
+	switch code {
+	case "InvalidSignatureException", "SignatureDoesNotMatch", "AuthFailure", "RequestTimeTooSkewed", "AccessDeniedException":
+	default:
+		return 0, false
+	}
+	if h.Get("Age") != "" || receivedAt.Sub(sentAt) > maxTrustedRoundTrip {
+		return 0, false
+	}
+	server, err := http.ParseTime(h.Get("Date"))
+	if err != nil {
+		return 0, false
+	}
+	skew := server.Sub(receivedAt)
+	if d := skew - offset; d > -skewThreshold && d < skewThreshold {
+		return 0, false
+	}
+	return skew, true
 }
 
 type readCloser struct {

@@ -36,7 +36,14 @@ var errBadSignature = errors.New("signature check")
 
 // checkSigV4 verifies r's Authorization header against its method, path,
 // query, signed headers and body.
-func checkSigV4(r *http.Request, body []byte) error {
+func checkSigV4(r *http.Request, body []byte) error { return checkSigV4At(r, body, time.Now()) }
+
+// errSkewed is the cause of a request signed more than 5 minutes from the
+// server's time.
+var errSkewed = errors.New("signature outside the 5-minute window")
+
+// checkSigV4At is checkSigV4 on a server whose clock reads now.
+func checkSigV4At(r *http.Request, body []byte, now time.Time) error {
 	fail := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", errBadSignature, fmt.Sprintf(format, args...))
 	}
@@ -62,8 +69,13 @@ func checkSigV4(r *http.Request, body []byte) error {
 	if err != nil || cred[1] != date[:8] {
 		return fail("X-Amz-Date %q against scope date %q", date, cred[1])
 	}
-	if d := time.Since(at); d > 5*time.Minute || d < -5*time.Minute {
-		return fail("X-Amz-Date %s is %s off", date, d)
+	// The messages AWS sends for a request outside the window.
+	const stamp = "20060102T150405Z"
+	if early := now.Add(-5 * time.Minute); at.Before(early) {
+		return fmt.Errorf("%w: Signature expired: %s is now earlier than %s (%s - 5 min.)", errSkewed, date, early.UTC().Format(stamp), now.UTC().Format(stamp))
+	}
+	if late := now.Add(5 * time.Minute); at.After(late) {
+		return fmt.Errorf("%w: Signature not yet current: %s is still later than %s (%s + 5 min.)", errSkewed, date, late.UTC().Format(stamp), now.UTC().Format(stamp))
 	}
 	if cred[2] != testRegion || cred[3] != testService {
 		return fail("scope %s/%s, want %s/%s", cred[2], cred[3], testRegion, testService)
@@ -137,7 +149,11 @@ func signatureError(w http.ResponseWriter, err error) {
 	w.Header().Set("X-Amzn-Errortype", "InvalidSignatureException:http://internal.amazon.com/coral/com.amazon.coral.service/")
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(http.StatusForbidden)
-	fmt.Fprintf(w, `{"message":%q}`, "The request signature we calculated does not match the signature you provided. "+err.Error())
+	msg := "The request signature we calculated does not match the signature you provided. " + err.Error()
+	if _, skewed, ok := strings.Cut(err.Error(), errSkewed.Error()+": "); ok {
+		msg = skewed
+	}
+	fmt.Fprintf(w, `{"message":%q}`, msg)
 }
 
 // verifyingTransport checks the signature of each request it forwards,
