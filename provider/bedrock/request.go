@@ -1,7 +1,9 @@
 package bedrock
 
 import (
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -177,7 +179,7 @@ func toolResults(parts []helikon.ContentPart) ([]contentBlock, error) {
 		if !ok {
 			continue
 		}
-		tr := &toolResultBlock{ToolUseID: r.CallID}
+		tr := &toolResultBlock{ToolUseID: toolUseID(r.CallID)}
 		for _, c := range r.Content {
 			switch c := c.(type) {
 			case helikon.TextPart:
@@ -267,10 +269,34 @@ func assistantBlocks(parts []helikon.ContentPart) ([]contentBlock, error) {
 			}
 		case helikon.ToolUsePart:
 			// Object's result is always a JSON object, sent as it is.
-			out = append(out, contentBlock{ToolUse: &toolUseBlock{ToolUseID: p.CallID, Name: p.Name, Input: toolargs.Object(p.Args)}})
+			out = append(out, contentBlock{ToolUse: &toolUseBlock{ToolUseID: toolUseID(p.CallID), Name: p.Name, Input: toolargs.Object(p.Args)}})
 		}
 	}
 	return out, nil
+}
+
+// maxToolUseID is the longest toolUseId Converse takes.
+const maxToolUseID = 64
+
+// toolUseID is the id a call and its result travel under: the call's own
+// when it fits Converse's toolUseId (the service model's pattern
+// [a-zA-Z0-9_.:-]+, 1 to 64 characters), as every id Bedrock hands out
+// does, so a conversation held on Bedrock goes back unchanged. An id
+// another provider made that does not fit (empty, too long, with '/', '#'
+// or a space) would have the whole
+// request refused with a ValidationException on every later turn of the
+// session; it goes as "hk_" and 40 hex digits of its SHA-256 instead. The
+// mapping is a function of the id alone, so a call and its result, sent
+// in different turns or by different processes, still pair up, and two
+// different ids stay apart.
+func toolUseID(id string) string {
+	if len(id) > 0 && len(id) <= maxToolUseID && strings.IndexFunc(id, func(r rune) bool {
+		return !('a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || r == '_' || r == '-' || r == '.' || r == ':')
+	}) < 0 {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "hk_" + hex.EncodeToString(sum[:20])
 }
 
 // Redacted reasoning is bytes on Bedrock; helikon keeps it as text.

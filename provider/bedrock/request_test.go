@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"log/slog"
+	"slices"
 	"strings"
 	"testing"
 
@@ -159,5 +160,70 @@ func TestRequest_EveryToolSpecIsRewrittenAndHistoryIsValid(t *testing.T) {
 	ms, _ := json.Marshal(body["messages"])
 	if !strings.Contains(string(ms), `"input":{"invalid_arguments":"{\"u\":"}`) || !strings.Contains(string(ms), `"status":"error"`) {
 		t.Errorf("messages = %s", ms)
+	}
+}
+
+// TestRequest_ForeignToolUseIDsFitConverse: a session begun on another
+// provider holds call ids Converse's toolUseId refuses ([a-zA-Z0-9_.:-]+,
+// 1 to 64 characters: an empty id, a 100-character one, one with '/' or a
+// space); each goes out as an id that fits, the same for a call and its
+// result, different for different calls, while ids that fit (Bedrock's
+// own, an OpenAI-compatible "functions.get_weather:0") go out unchanged. The fake checks the body
+// against the service model's pattern and length, which refused the
+// foreign ids before.
+func TestRequest_ForeignToolUseIDsFitConverse(t *testing.T) {
+	ids := []string{"tooluse_kZJMlvQmRJ6eAyJE5GIl7Q", "functions.get_weather:0", "", strings.Repeat("call", 25), "call_1/2", "call 3"}
+	const fits = 2 // the first two fit the pattern
+	var calls, results []helikon.ContentPart
+	for _, id := range ids {
+		calls = append(calls, helikon.ToolUsePart{CallID: id, Name: "get_weather", Args: json.RawMessage(`{}`)})
+		results = append(results, helikon.ToolResultPart{CallID: id, Content: []helikon.ContentPart{helikon.TextPart{Text: "sunny"}}})
+	}
+	msgs := append(helikon.UserText("weather?"),
+		helikon.Item{Role: helikon.RoleAssistant, Content: calls},
+		helikon.Item{Role: helikon.RoleTool, Content: results})
+	for turn := range 2 { // the same history twice: the mapping holds across turns
+		f := newFake(t, stream(t, "testdata/text.jsonl"))
+		m := newModel(t, f.URL, claude)
+		if res := providertest.Collect(m.Invoke(t.Context(), &helikon.ModelRequest{Messages: msgs})); res.Err != nil {
+			t.Fatal(res.Err)
+		}
+		var body struct {
+			Messages []struct {
+				Content []struct {
+					ToolUse    *struct{ ToolUseID string } `json:"toolUse"`
+					ToolResult *struct{ ToolUseID string } `json:"toolResult"`
+				} `json:"content"`
+			} `json:"messages"`
+		}
+		raw, _ := json.Marshal(f.lastBody(t)) // lastBody checks it against the service model
+		if err := json.Unmarshal(raw, &body); err != nil || len(body.Messages) != 3 {
+			t.Fatalf("body %s: %v", raw, err)
+		}
+		var sent, answered []string
+		for _, c := range body.Messages[1].Content {
+			sent = append(sent, c.ToolUse.ToolUseID)
+		}
+		for _, c := range body.Messages[2].Content {
+			answered = append(answered, c.ToolResult.ToolUseID)
+		}
+		if !slices.Equal(sent, answered) || len(sent) != len(ids) {
+			t.Fatalf("turn %d: tool uses %q, results %q: want the same ids", turn, sent, answered)
+		}
+		for i := range fits {
+			if sent[i] != ids[i] {
+				t.Errorf("id %q, which fits, went out as %q", ids[i], sent[i])
+			}
+		}
+		seen := map[string]bool{}
+		for i, id := range sent {
+			if seen[id] {
+				t.Errorf("id %q sent for two calls", id)
+			}
+			seen[id] = true
+			if i >= fits && id == ids[i] {
+				t.Errorf("foreign id %q went out unchanged", id)
+			}
+		}
 	}
 }
