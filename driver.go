@@ -79,8 +79,9 @@ type driver struct {
 	// to workers (see toolRound).
 	spreadTimer *time.Timer
 	round       atomic.Pointer[toolRound]
-	// liveSpread is the timer that spreads a live round (see
-	// executeToolsLive).
+	// live is the run's live round, reused from round to round, and
+	// liveSpread the timer that spreads it (see executeToolsLive).
+	live       *liveRound
 	liveSpread *time.Timer
 	// queue carries the model's stream when it runs on a worker.
 	queue *modelQueue
@@ -722,17 +723,7 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 	if owned {
 		defer cancel()
 	}
-	r := &liveRound{
-		d: d, ctx: ctx, calls: calls, outs: make([]callOutcome, len(calls)), workers: 1,
-		// The driver keeps reading events until every call has finished,
-		// even after the consumer stopped, so no worker blocks on it for
-		// long.
-		events: make(chan Event, 2*len(calls)),
-	}
-	gone := d.goneChan()
-	for i := range r.outs {
-		r.outs[i].live, r.outs[i].gone = r.events, gone
-	}
+	r := d.liveRound(ctx, calls)
 	workers.submit(r)
 	var spread <-chan time.Time
 	if len(calls) > 1 && d.cfg.ParallelToolCalls != 1 {
@@ -754,14 +745,12 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 	g := newGraceTimer(d.cfg)
 	defer g.stop()
 	done := ctx.Done()
-	for remaining := len(calls); remaining > 0; {
+	for finished := false; !finished; {
 		select {
 		case ev := <-r.events:
-			if ev == nil {
-				remaining--
-				continue
+			if finished = ev == nil; !finished {
+				forward(ev)
 			}
-			forward(ev)
 		case <-spread:
 			spread = nil
 			r.spread()
@@ -776,15 +765,39 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 			return Abort{Err: cancelled(d.a.name, context.Cause(ctx))}, true
 		}
 	}
-	for len(r.events) > 0 {
-		if ev := <-r.events; ev != nil {
-			forward(ev)
-		}
-	}
+	// Every worker has left the round, and the events of its calls came
+	// before the nil that said so.
+	r.ctx, r.calls = nil, nil
 	if stopped {
 		return nil, false
 	}
 	return d.settle(calls, r.outs), true
+}
+
+// liveEvents is the buffer of a live round's event channel. A round's
+// governance events are few, and the driver reads them until the round
+// ends, so a worker sending one waits briefly at most.
+const liveEvents = 4
+
+// liveRound readies the run's live round for calls under ctx. A run keeps
+// one for all its rounds, since every worker has left a round when it ends
+// (see liveRound.events); one the run gave up on is not reused: the run
+// ends.
+func (d *driver) liveRound(ctx context.Context, calls []ToolCall) *liveRound {
+	r := d.live
+	if r == nil {
+		r = &liveRound{d: d, events: make(chan Event, liveEvents)}
+		d.live = r
+	}
+	gone := d.goneChan()
+	r.gone = gone
+	// Each round has outcomes of its own: a call's ToolContext lives in
+	// its outcome, and a tool may keep it past its call.
+	r.ctx, r.calls, r.outs, r.next, r.workers = ctx, calls, make([]callOutcome, len(calls)), 0, 1
+	for i := range r.outs {
+		r.outs[i].live, r.outs[i].gone = r.events, gone
+	}
+	return r
 }
 
 // liveRound is a round of calls that run on workers while the driver
@@ -798,9 +811,11 @@ type liveRound struct {
 	ctx   context.Context
 	calls []ToolCall
 	outs  []callOutcome
-	// events carries the calls' governance events, and a nil for each
-	// call that ends.
+	// events carries the calls' governance events, then a nil when the
+	// last worker leaves the round, every call finished.
 	events chan Event
+	// gone is closed when the driver gives up on the round.
+	gone <-chan struct{}
 
 	mu sync.Mutex
 	// next is the first call nobody has taken; running counts the calls
@@ -817,24 +832,29 @@ func (r *liveRound) run() {
 		r.mu.Lock()
 		i := r.next
 		if i >= len(r.calls) || r.abandoned {
+			// A worker leaves only when no call is left to take, so spread
+			// adds none after the last has left.
+			r.workers--
+			last := r.workers == 0 && !r.abandoned
 			r.mu.Unlock()
+			if last {
+				select {
+				case r.events <- nil:
+				case <-r.gone: // given up on meanwhile: nobody reads
+				}
+			}
 			return
 		}
 		r.next++
 		r.running++
 		r.mu.Unlock()
-		o := &r.outs[i]
-		r.d.runUnlessCancelled(r.ctx, r.calls[i], o)
+		r.d.runUnlessCancelled(r.ctx, r.calls[i], &r.outs[i])
 		r.mu.Lock()
 		r.running--
 		if r.abandoned {
 			stragglerDone()
 		}
 		r.mu.Unlock()
-		select {
-		case r.events <- nil:
-		case <-o.gone: // abandoned: nobody reads
-		}
 	}
 }
 
@@ -863,6 +883,7 @@ func (r *liveRound) abandon() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.abandoned = true
+	r.d.live = nil
 	stragglerAdd(r.running)
 	return r.running
 }
