@@ -28,9 +28,20 @@ type inferenceConfig struct {
 	TopP        *float32 `json:"topP,omitempty"`
 }
 
+// systemBlock is the SystemContentBlock union: text, or a cache point
+// after the text before it.
 type systemBlock struct {
-	Text string `json:"text"`
+	Text       string      `json:"text,omitempty"`
+	CachePoint *cachePoint `json:"cachePoint,omitempty"`
 }
+
+// cachePoint is a CachePointBlock: the prompt up to it is cached.
+type cachePoint struct {
+	Type string `json:"type"` // "default", the one type
+}
+
+// defaultCachePoint is the only cache point Converse defines.
+var defaultCachePoint = &cachePoint{Type: "default"}
 
 // Conversation roles.
 const (
@@ -49,6 +60,7 @@ type contentBlock struct {
 	ToolUse          *toolUseBlock     `json:"toolUse,omitempty"`
 	ToolResult       *toolResultBlock  `json:"toolResult,omitempty"`
 	ReasoningContent *reasoningContent `json:"reasoningContent,omitempty"`
+	CachePoint       *cachePoint       `json:"cachePoint,omitempty"`
 }
 
 type imageBlock struct {
@@ -97,8 +109,11 @@ type toolConfig struct {
 	ToolChoice *toolChoice `json:"toolChoice,omitempty"`
 }
 
+// tool is the Tool union: a tool's spec, or a cache point after the
+// tools before it.
 type tool struct {
-	ToolSpec toolSpecification `json:"toolSpec"`
+	ToolSpec   *toolSpecification `json:"toolSpec,omitempty"`
+	CachePoint *cachePoint        `json:"cachePoint,omitempty"`
 }
 
 type toolSpecification struct {

@@ -34,8 +34,12 @@
 // images as bytes or s3:// locations, in user turns and tool results;
 // reasoning content (with [WithThinking] on Anthropic models) as
 // [helikon.ReasoningDelta], its signature (and redacted reasoning) sent back
-// on the next turn; usage with cache reads and writes; stop reasons, a
-// guardrail or content filter stop being Refused.
+// on the next turn; prompt caching on Claude and Nova models
+// ([WithCacheStrategy] places the cache points), usage with cache reads and
+// writes; stop reasons, a guardrail or content filter stop being Refused.
+// Tool-call ids from another provider that Converse's toolUseId pattern
+// refuses go out mapped to ones it takes, the same for a call and its
+// result.
 //
 // Every tool's input schema goes through [RewriteToolSchema]. The family is
 // read from the model id ([DetectFamily]), after any cross-region prefix

@@ -78,3 +78,16 @@ func ExampleDetectFamily() {
 	// nova
 	// llama
 }
+
+// ExampleWithCacheStrategy caches the system prompt, the tools and the
+// conversation so far on every turn of a Claude agent: the next turn reads
+// them from Bedrock's prompt cache (reported as Usage.CachedInputTokens).
+func ExampleWithCacheStrategy() {
+	cfg := aws.Config{Region: "us-east-1", Credentials: credentials.NewStaticCredentialsProvider("AKID", "SECRET", "")}
+	model, err := bedrock.New(cfg, "us.anthropic.claude-sonnet-4-5-20250929-v1:0", bedrock.WithCacheStrategy(bedrock.CacheAll))
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(model.Capabilities().PromptCaching)
+	// Output: true
+}

@@ -32,6 +32,7 @@ type settings struct {
 	caps      *helikon.ModelCapabilities
 	logger    *slog.Logger
 	endpoint  string
+	cache     CacheStrategy
 }
 
 // WithNativeStructuredOutput asks for structured output through Bedrock's
@@ -69,6 +70,32 @@ func WithLogger(l *slog.Logger) Option { return func(s *settings) { s.logger = l
 // endpoint; it takes precedence over aws.Config.BaseEndpoint. Requests are
 // still signed for the configuration's region.
 func WithBaseEndpoint(url string) Option { return func(s *settings) { s.endpoint = url } }
+
+// CacheStrategy says where the model places Converse cache points, each
+// caching the prompt up to it for the next requests that start the same
+// way. Claude models on Bedrock take all three, Amazon Nova's the system
+// prompt and the conversation; other families get none (their
+// Capabilities report no PromptCaching). A cache point before the model's
+// minimum cacheable length (1,024 tokens for most Claude models) caches
+// nothing; cached reads and writes come back in [helikon.Usage]'s
+// CachedInputTokens and CacheWriteTokens.
+type CacheStrategy struct {
+	// System caches the system prompt.
+	System bool
+	// Tools caches the tool definitions (Claude only).
+	Tools bool
+	// Tail caches the whole conversation so far, so the next turn reads it
+	// from the cache.
+	Tail bool
+}
+
+// CacheAll caches the system prompt, the tools and the conversation: the
+// usual choice for a multi-turn agent.
+var CacheAll = CacheStrategy{System: true, Tools: true, Tail: true}
+
+// WithCacheStrategy places cache points as cs says (default: none, since
+// a cache write costs more than plain input).
+func WithCacheStrategy(cs CacheStrategy) Option { return func(s *settings) { s.cache = cs } }
 
 // Model is a [helikon.Model] on Bedrock's ConverseStream API. It is safe
 // for concurrent use.
@@ -202,7 +229,9 @@ func (m *Model) ModelID() string { return m.id }
 // Family returns the model family detected from the id.
 func (m *Model) Family() Family { return m.family }
 
-// Capabilities reports what the model supports on Converse. StructuredOutput
+// Capabilities reports what the model supports on Converse. PromptCaching
+// is true for the families [WithCacheStrategy] places cache points for
+// (Anthropic, Nova). StructuredOutput
 // is false for the families that get no forced tool (Titan, Llama, Cohere,
 // unknown) unless native structured output was asked for: for those a
 // response format degrades to plain text.

@@ -107,7 +107,31 @@ func (m *Model) request(req *helikon.ModelRequest) (*converseRequest, string, er
 		return nil, "", err
 	}
 	in.System, in.Messages = sys, msgs
+	m.placeCachePoints(in)
 	return in, outputTool, nil
+}
+
+// placeCachePoints adds the cache points [WithCacheStrategy] asks for, on
+// the families that take them: after the system prompt and after the
+// conversation (Anthropic's and Nova's models), after the tools
+// (Anthropic's; Nova caches no tools). Each is a block of its own after
+// what it caches, as the Converse API documents
+// (docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html);
+// at most three of the four a request may carry.
+func (m *Model) placeCachePoints(in *converseRequest) {
+	cs := m.s.cache
+	if m.family != FamilyAnthropic && m.family != FamilyNova {
+		return
+	}
+	if cs.System && len(in.System) > 0 {
+		in.System = append(in.System, systemBlock{CachePoint: defaultCachePoint})
+	}
+	if cs.Tools && m.family == FamilyAnthropic && in.ToolConfig != nil {
+		in.ToolConfig.Tools = append(in.ToolConfig.Tools, tool{CachePoint: defaultCachePoint})
+	}
+	if n := len(in.Messages); cs.Tail && n > 0 {
+		in.Messages[n-1].Content = append(in.Messages[n-1].Content, contentBlock{CachePoint: defaultCachePoint})
+	}
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -124,7 +148,7 @@ func toolSpec(name, desc string, params *jsonschema.Schema) (tool, error) {
 	if err != nil {
 		return tool{}, err
 	}
-	return tool{ToolSpec: toolSpecification{Name: name, Description: desc, InputSchema: toolInputSchema{JSON: raw}}}, nil
+	return tool{ToolSpec: &toolSpecification{Name: name, Description: desc, InputSchema: toolInputSchema{JSON: raw}}}, nil
 }
 
 // convert hoists system items and builds the user/assistant turns;

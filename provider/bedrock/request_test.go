@@ -3,6 +3,7 @@ package bedrock_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -225,5 +226,64 @@ func TestRequest_ForeignToolUseIDsFitConverse(t *testing.T) {
 				t.Errorf("foreign id %q went out unchanged", id)
 			}
 		}
+	}
+}
+
+// TestRequest_CachePointsWhereTheStrategyAndFamilyPlaceThem: with
+// WithCacheStrategy a request carries Converse cachePoint blocks after the
+// system prompt, the tools and the conversation on Claude, after the
+// system prompt and the conversation on Nova (which caches no tools), and
+// none on a family without prompt caching or without the option; the fake
+// checks each body against the service model.
+func TestRequest_CachePointsWhereTheStrategyAndFamilyPlaceThem(t *testing.T) {
+	msgs := append([]helikon.Item{helikon.SystemItem("You are terse.")}, helikon.UserText("weather?")...)
+	tools := []helikon.ToolDef{providertest.WeatherTool}
+	for _, tt := range []struct {
+		name, id            string
+		cs                  bedrock.CacheStrategy
+		system, tools, tail bool
+	}{
+		{"Claude, all", claude, bedrock.CacheAll, true, true, true},
+		{"Claude, tail only", claude, bedrock.CacheStrategy{Tail: true}, false, false, true},
+		{"Claude, none asked", claude, bedrock.CacheStrategy{}, false, false, false},
+		{"Nova caches no tools", "us.amazon.nova-pro-v1:0", bedrock.CacheAll, true, false, true},
+		{"Llama caches nothing", "us.meta.llama3-3-70b-instruct-v1:0", bedrock.CacheAll, false, false, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFake(t, stream(t, "testdata/text.jsonl"))
+			m := newModel(t, f.URL, tt.id, bedrock.WithCacheStrategy(tt.cs))
+			if res := providertest.Collect(m.Invoke(t.Context(), &helikon.ModelRequest{Messages: msgs, Tools: tools})); res.Err != nil {
+				t.Fatal(res.Err)
+			}
+			var body struct {
+				System     []map[string]any `json:"system"`
+				ToolConfig struct {
+					Tools []map[string]any `json:"tools"`
+				} `json:"toolConfig"`
+				Messages []struct {
+					Content []map[string]any `json:"content"`
+				} `json:"messages"`
+			}
+			raw, _ := json.Marshal(f.lastBody(t))
+			if err := json.Unmarshal(raw, &body); err != nil {
+				t.Fatal(err)
+			}
+			endsInCachePoint := func(blocks []map[string]any) bool {
+				return len(blocks) > 1 && fmt.Sprint(blocks[len(blocks)-1]["cachePoint"]) == "map[type:default]"
+			}
+			last := body.Messages[len(body.Messages)-1].Content
+			if got := endsInCachePoint(body.System); got != tt.system {
+				t.Errorf("system ends in a cache point: %v, want %v (%s)", got, tt.system, raw)
+			}
+			if got := endsInCachePoint(body.ToolConfig.Tools); got != tt.tools {
+				t.Errorf("tools end in a cache point: %v, want %v (%s)", got, tt.tools, raw)
+			}
+			if got := endsInCachePoint(last); got != tt.tail {
+				t.Errorf("conversation ends in a cache point: %v, want %v (%s)", got, tt.tail, raw)
+			}
+			if n := strings.Count(string(raw), `"cachePoint"`); n > 4 {
+				t.Errorf("%d cache points, Converse takes at most 4", n)
+			}
+		})
 	}
 }

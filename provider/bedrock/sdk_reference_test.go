@@ -109,6 +109,18 @@ func sdkInput(m *Model, req *helikon.ModelRequest) (*bedrockruntime.ConverseStre
 			in.Messages = append(in.Messages, types.Message{Role: role, Content: blocks})
 		}
 	}
+	if cs := m.s.cache; m.family == FamilyAnthropic || m.family == FamilyNova {
+		cp := types.CachePointBlock{Type: types.CachePointTypeDefault}
+		if cs.System && len(in.System) > 0 {
+			in.System = append(in.System, &types.SystemContentBlockMemberCachePoint{Value: cp})
+		}
+		if cs.Tools && m.family == FamilyAnthropic && in.ToolConfig != nil {
+			in.ToolConfig.Tools = append(in.ToolConfig.Tools, &types.ToolMemberCachePoint{Value: cp})
+		}
+		if n := len(in.Messages); cs.Tail && n > 0 {
+			in.Messages[n-1].Content = append(in.Messages[n-1].Content, &types.ContentBlockMemberCachePoint{Value: cp})
+		}
+	}
 	return in, nil
 }
 
@@ -261,6 +273,9 @@ func TestRequest_BodyIsTheJSONTheSDKSerialises(t *testing.T) {
 		"structured output by forced tool":        {"mistral.mistral-large-2407-v1:0", nil, &helikon.ModelRequest{Messages: history[2:3], Tools: tools, Settings: structured}},
 		"structured output by tool with thinking": {"anthropic.claude-3-7-sonnet-20250219-v1:0", []Option{WithThinking(2048)}, &helikon.ModelRequest{Messages: history[2:3], Settings: structured}},
 		"structured output native":                {"global.anthropic.claude-opus-4-5-20251101-v1:0", nil, &helikon.ModelRequest{Messages: history[2:3], Settings: structured}},
+		"cache points on Claude":                  {"us.anthropic.claude-sonnet-4-5-20250929-v1:0", []Option{WithCacheStrategy(CacheAll)}, &helikon.ModelRequest{Messages: history, Tools: tools}},
+		"cache points on Nova":                    {"us.amazon.nova-pro-v1:0", []Option{WithCacheStrategy(CacheAll)}, &helikon.ModelRequest{Messages: history[:3], Tools: tools}},
+		"no cache points on Llama":                {"us.meta.llama3-3-70b-instruct-v1:0", []Option{WithCacheStrategy(CacheAll)}, &helikon.ModelRequest{Messages: history[:3]}},
 		"inference profile ARN":                   {"arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/a1b2c3 d4~_.", nil, &helikon.ModelRequest{Messages: history[2:3]}},
 	} {
 		t.Run(name, func(t *testing.T) {
