@@ -1,6 +1,9 @@
 package jsonscan
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // MaxDocument is the largest input [Document.Reset] indexes. Larger events (a chunk
 // carrying an image, say) are rare and go to encoding/json, so the index
@@ -32,6 +35,17 @@ type Document struct {
 	// entries, are those of prev.
 	prev   []byte
 	starts []int32
+	// kept is how many of the root's members the last Reset took over
+	// from prev unvalidated; memo[m], for the root's member m, is where
+	// memoKeys placed its name ([Keys.index]), as the last [Document.Object]
+	// read of the root found it. A member kept has the same name at the
+	// same place, so its entry holds, and a read of the root with the same
+	// keys passes over the members before the first that may differ
+	// without comparing their names again: a stream's id, model and the
+	// like, which are none of the names read.
+	kept     int
+	memoKeys *Keys
+	memo     []int8
 }
 
 // Reset validates b as exactly one JSON value, whitespace around it aside,
@@ -43,8 +57,9 @@ func (d *Document) Reset(b []byte) bool {
 	d.b, d.root = nil, nil
 	ok := d.index(b)
 	if !ok {
-		d.prev, d.starts = d.prev[:0], d.starts[:0]
+		d.prev, d.starts, d.kept = d.prev[:0], d.starts[:0], 0
 	}
+	d.memo = d.memo[:min(len(d.memo), d.kept)]
 	return ok
 }
 
@@ -59,7 +74,10 @@ func (d *Document) index(b []byte) bool {
 	d.ends = d.ends[:len(b)]
 	i := SkipSpace(b, 0)
 	var end int
-	if from := d.resumable(b); from > 0 {
+	d.kept = 0
+	from := d.resumable(b)
+	if from > 0 {
+		d.kept = len(d.starts)
 		clear(d.ends[from:])
 		// prev's member began at from, after the space following its
 		// comma; b may hold more space there.
@@ -85,7 +103,8 @@ func (d *Document) index(b []byte) bool {
 	d.ends[i] = int32(end)
 	d.b, d.root = b, b[i:end]
 	if len(d.starts) > 0 {
-		d.prev = append(d.prev[:0], b...)
+		// prev holds b[:from] already.
+		d.prev = append(d.prev[:from], b[from:]...)
 	}
 	return true
 }
@@ -146,9 +165,25 @@ func (d *Document) members(b []byte, i int) int {
 // commonPrefix returns the length of the longest common prefix of a and b.
 func commonPrefix(a, b []byte) int {
 	n := min(len(a), len(b))
+	a, b = a[:n], b[:n]
 	i := 0
-	for i+8 <= n && binary.LittleEndian.Uint64(a[i:i+8]) == binary.LittleEndian.Uint64(b[i:i+8]) {
-		i += 8
+	// Four words at a time while they agree (a call to memequal per block
+	// costs more than the block), then the first word that differs, whose
+	// lowest differing bit gives the byte.
+	for ; i+32 <= n; i += 32 {
+		x, y := a[i:i+32:i+32], b[i:i+32:i+32]
+		// ^ and | bind alike: the parentheses are needed.
+		if (binary.LittleEndian.Uint64(x)^binary.LittleEndian.Uint64(y))|
+			(binary.LittleEndian.Uint64(x[8:])^binary.LittleEndian.Uint64(y[8:]))|
+			(binary.LittleEndian.Uint64(x[16:])^binary.LittleEndian.Uint64(y[16:]))|
+			(binary.LittleEndian.Uint64(x[24:])^binary.LittleEndian.Uint64(y[24:])) != 0 {
+			break
+		}
+	}
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
 	}
 	for i < n && a[i] == b[i] {
 		i++
@@ -176,6 +211,9 @@ func (d *Document) Object(v []byte, keys *Keys, vals [][]byte) bool {
 	if !ok || v[0] != '{' {
 		return false
 	}
+	if len(d.starts) > 0 && &v[0] == &d.root[0] {
+		return d.rootObject(keys, vals)
+	}
 	// The value was validated whole, so its structure is known good: only
 	// whitespace lies between the tokens the index does not cover.
 	b := d.b
@@ -199,6 +237,36 @@ func (d *Document) Object(v []byte, keys *Keys, vals [][]byte) bool {
 		}
 		i = SkipSpace(b, i+1)
 	}
+}
+
+// rootObject is [Document.Object] for the root, an object whose members
+// start at d.starts, reading through d.memo.
+func (d *Document) rootObject(keys *Keys, vals [][]byte) bool {
+	if keys != d.memoKeys {
+		d.memoKeys, d.memo = keys, d.memo[:0]
+	}
+	b := d.b
+	var seen uint32
+	for m, s := range d.starts {
+		if m < len(d.memo) && d.memo[m] == -1 {
+			continue // a member none of keys names
+		}
+		i := int(s)
+		kEnd := int(d.ends[i])
+		j := SkipSpace(b, SkipSpace(b, kEnd)+1) // past the ':'
+		vEnd := int(d.ends[j])
+		if kEnd <= i || vEnd <= j {
+			return false
+		}
+		if m >= len(d.memo) {
+			d.memo = append(d.memo, int8(keys.index(b, i+1, kEnd-1, false)))
+		}
+		if !take(int(d.memo[m]), b[j:vEnd], vals, &seen) {
+			return false
+		}
+	}
+	keys.clearUnseen(vals, seen)
+	return true
 }
 
 // FirstElem is [FirstElem] for arr, the Document's root or a value its reads

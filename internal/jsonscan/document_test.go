@@ -98,9 +98,12 @@ func FuzzDocument_ResumedIndexEqualsAFreshOne(f *testing.F) {
 	f.Add(`{"a":1,"b":2,"c":3}`, `{"a":1,"b":2,"b":2}`, `{"a":1}`)
 	f.Add(`{"a":1,"b":{"x":[1,2]},"c":3}`, `{"a":1,"b":{"x":[1,2]},"c":[}`, `{"a":1,"b":{"x":[1,2]},"c":{}}`)
 	f.Add(` {"a":1, "b":2}`, ` {"a":1, "b":2} `, `[1]`)
+	keys := MustKeys("a", "b", "c", "id", "choices")
 	f.Fuzz(func(t *testing.T, first, second, third string) {
 		var reused Document
-		reused.Reset([]byte(first))
+		if reused.Reset([]byte(first)) {
+			reused.Object(reused.Root(), keys, make([][]byte, keys.Len()))
+		}
 		for _, next := range []string{second, third} {
 			// Copies, as a stream's reader reuses its buffer.
 			var fresh Document
@@ -112,6 +115,61 @@ func FuzzDocument_ResumedIndexEqualsAFreshOne(f *testing.F) {
 			if okR && (string(reused.Root()) != string(fresh.Root()) || !slices.Equal(reused.ends, fresh.ends)) {
 				t.Fatalf("after %q, %q: the index of %q differs from a fresh one's", first, second, next)
 			}
+			if !okR {
+				continue
+			}
+			// The root read through the memo of the last one, and fresh.
+			valsR, valsF := make([][]byte, keys.Len()), make([][]byte, keys.Len())
+			objR, objF := reused.Object(reused.Root(), keys, valsR), fresh.Object(fresh.Root(), keys, valsF)
+			if objR != objF || objR && !slices.EqualFunc(valsR, valsF, bytes.Equal) {
+				t.Fatalf("after %q, %q: Object(%q) = %v %q, fresh %v %q", first, second, next, objR, valsR, objF, valsF)
+			}
 		}
 	})
+}
+
+// commonPrefix agrees with a byte-by-byte comparison wherever the first
+// difference lies: in a block of four words, in a word, in the tail.
+func TestCommonPrefix_FindsTheFirstDifference(t *testing.T) {
+	a := []byte(strings.Repeat("0123456789abcdef", 6))
+	for n := 0; n <= len(a); n++ {
+		for i := 0; i <= n; i++ {
+			b := bytes.Clone(a[:n])
+			want := n
+			if i < n {
+				b[i] ^= 0x40
+				want = i
+			}
+			if got := commonPrefix(a, b); got != want {
+				t.Fatalf("commonPrefix(%d bytes, %d bytes differing at %d) = %d, want %d", len(a), n, i, got, want)
+			}
+		}
+	}
+}
+
+// A root read after a resumed Reset takes its members' places from the
+// memo of the last read: what it returns is the new input's values.
+func TestDocument_RootReadAfterResumeReturnsTheNewValues(t *testing.T) {
+	keys := MustKeys("id", "choices", "usage")
+	var doc Document
+	v := make([][]byte, 3)
+	for _, in := range []string{
+		`{"id":"x","model":"m","choices":[1],"usage":null}`,
+		`{"id":"x","model":"m","choices":[2],"usage":null}`,
+		`{"id":"x","model":"m","choices":[2],"usage":{"n":1}}`,
+		`{"id":"x","model":"m","choices":[2]}`,
+		`{"id":"x","model":"m","choices":[2],"Usage":1}`,
+		`{"id":"x","model":"m","choices":[3],"id":"y"}`,
+	} {
+		if !doc.Reset([]byte(in)) {
+			t.Fatalf("Reset(%q) rejected", in)
+		}
+		var fresh Document
+		fresh.Reset([]byte(in))
+		want := make([][]byte, 3)
+		okW := fresh.Object(fresh.Root(), keys, want)
+		if ok := doc.Object(doc.Root(), keys, v); ok != okW || ok && !slices.EqualFunc(v, want, bytes.Equal) {
+			t.Errorf("Object(%q) = %v %q, want %v %q", in, ok, v, okW, want)
+		}
+	}
 }

@@ -82,9 +82,8 @@ type chatDecoder struct {
 	// come first, because content has).
 	named bool
 	// doc indexes a chunk in its one validating pass, so the fast path's
-	// reads of nested members scan nothing again; vals is its scratch.
-	doc  jsonscan.Document
-	vals [8][]byte
+	// reads of nested members scan nothing again.
+	doc jsonscan.Document
 }
 
 // handle translates one chunk; false means the stream is over for the
@@ -252,7 +251,9 @@ var (
 // refusals, errors, anything unusual) is reported unhandled and takes the
 // general path, which decides alike.
 func (d *chatDecoder) fast(data []byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
-	doc, v := &d.doc, d.vals[:]
+	// The members read, on the stack: storing them costs no write barrier.
+	var vals [5][]byte
+	doc, v := &d.doc, vals[:]
 	if !doc.Reset(data) || !doc.Object(doc.Root(), chatTopKeys, v) || !jsonscan.IsNull(v[1]) || !jsonscan.IsNull(v[2]) {
 		return false, true
 	}
@@ -278,7 +279,7 @@ func (d *chatDecoder) fast(data []byte, yield func(helikon.ModelEvent, error) bo
 	case -1:
 		return true, true
 	case 3:
-		return d.fastCall(v[3], yield)
+		return d.fastCall(v[3], v, yield)
 	}
 	var ok bool
 	if d.buf, ok = jsonscan.AppendString(d.buf[:0], v[which]); !ok {
@@ -294,9 +295,9 @@ func (d *chatDecoder) fast(data []byte, yield func(helikon.ModelEvent, error) bo
 }
 
 // fastCall handles a tool_calls array holding one argument delta of a call
-// already started.
-func (d *chatDecoder) fastCall(calls []byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
-	doc, v := &d.doc, d.vals[:]
+// already started; v is scratch for the members read.
+func (d *chatDecoder) fastCall(calls []byte, v [][]byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
+	doc := &d.doc
 	call, only := doc.FirstElem(calls)
 	if !only || !doc.Object(call, chatCallKeys, v) || !jsonscan.IsNull(v[1]) {
 		return false, true
