@@ -11,6 +11,8 @@ func TestMessages_ConstructorRejectsInvalidSettings(t *testing.T) {
 	tests := map[string][]anthropic.Option{
 		"base URL without a scheme": {key, anthropic.WithBaseURL("localhost:8080")},
 		"relative base URL":         {key, anthropic.WithBaseURL("api.anthropic.com")},
+		"base URL with a query":     {key, anthropic.WithBaseURL("https://proxy.example/?route=anthropic")},
+		"base URL with a fragment":  {key, anthropic.WithBaseURL("https://proxy.example/#x")},
 		"non-positive max tokens":   {key, anthropic.WithMaxTokens(0)},
 		"thinking budget too small": {key, anthropic.WithExtendedThinking(100)},
 	}

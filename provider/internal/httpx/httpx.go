@@ -48,10 +48,16 @@ func Post(ctx context.Context, client *http.Client, url string, header http.Head
 	return nil, classify(resp.StatusCode, resp.Header, data)
 }
 
+// ErrBaseURLQuery reports an API root with a query or a fragment: the
+// adapter appends the API's path to the root, so the path would land in the
+// query or the fragment and the request go to another resource.
+var ErrBaseURLQuery = errors.New("base URL has a query or fragment")
+
 // BaseURL checks an API root given to an adapter and returns it without a
-// trailing slash. A root that is not an absolute http or https URL fails
-// here, in the constructor, rather than as a retryable transport error on
-// every call.
+// trailing slash. A root that is not an absolute http or https URL, or that
+// has a query or a fragment ([ErrBaseURLQuery], even an empty one), fails
+// here, in the constructor, rather than as a retryable transport error or a
+// request to the wrong resource on every call.
 func BaseURL(raw string) (string, error) {
 	u, err := url.Parse(raw)
 	if err != nil {
@@ -59,6 +65,10 @@ func BaseURL(raw string) (string, error) {
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", fmt.Errorf("%q is not an absolute http or https URL", raw)
+	}
+	// Neither byte can stand unescaped in a host or a path.
+	if strings.ContainsAny(raw, "?#") {
+		return "", fmt.Errorf("%q: %w", raw, ErrBaseURLQuery)
 	}
 	return strings.TrimRight(raw, "/"), nil
 }

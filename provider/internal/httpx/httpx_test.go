@@ -1,6 +1,7 @@
 package httpx
 
 import (
+	"errors"
 	"net/http"
 	"testing"
 	"time"
@@ -68,6 +69,22 @@ func TestBaseURL_AcceptsHTTPRootsOnly(t *testing.T) {
 		got, err := BaseURL(tt.raw)
 		if (err == nil) != tt.ok || got != tt.want {
 			t.Errorf("BaseURL(%q) = %q, %v; want %q, ok=%v", tt.raw, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+// A root with a query or a fragment would put the API's path into it and
+// send the request to another resource; the constructor refuses it.
+func TestBaseURL_RefusesAQueryOrAFragment(t *testing.T) {
+	for _, raw := range []string{
+		"https://proxy.example/v1?route=openai",
+		"https://proxy.example/v1?",
+		"https://proxy.example/v1#x",
+		"https://proxy.example/v1/#",
+		"http://localhost:8080?x=1/v1",
+	} {
+		if got, err := BaseURL(raw); !errors.Is(err, ErrBaseURLQuery) {
+			t.Errorf("BaseURL(%q) = %q, %v; want ErrBaseURLQuery", raw, got, err)
 		}
 	}
 }
