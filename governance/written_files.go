@@ -73,7 +73,11 @@ type writtenFiles struct {
 	// session's log was read.
 	recalled map[string]struct{}
 	unread   []helikon.ToolUsePart
-	logRead  bool
+	// summaries holds the keys ([summaryKey]) of the compaction summaries
+	// the session's log explains (it holds the calls before them), claimed
+	// those the recalled conversations hold.
+	summaries, claimed map[string]struct{}
+	logRead            bool
 	// reading counts the reads of the session's log under way, whose
 	// calls are not in the record yet.
 	reading int

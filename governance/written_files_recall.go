@@ -13,6 +13,13 @@ import (
 // resumed in another process, or a later run on the same session, then
 // asks before it runs a script an earlier one wrote; the log holds the
 // calls a compaction dropped from the conversation.
+//
+// A summary in the conversation (a system message: what a compaction
+// projects to) stands for calls the conversation no longer holds. Unless
+// the session's log holds that compaction and the calls before it, the
+// record does not know every write: a fork of a compacted run into a new
+// session, a compacted pause resumed without its session, or a system
+// message given as a run's input makes every run of a file ask.
 func (g *settings) Recall(ctx context.Context, rc *helikon.RunContext, conv []helikon.Item, tools []helikon.Tool) {
 	if g.written == nil {
 		return
@@ -35,9 +42,12 @@ func (g *settings) Recall(ctx context.Context, rc *helikon.RunContext, conv []he
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if readLog {
-		defer func() { w.reading-- }() // under the lock, after the merge
-	}
+	defer func() {
+		if readLog {
+			w.reading-- // under the lock, after the merge
+		}
+		w.checkSummaries()
+	}()
 	if readErr != nil && w.unknown == "" {
 		w.unknown = "writes in the session's earlier calls, which could not be read (" + readErr.Error() + ")"
 	}
@@ -47,9 +57,21 @@ func (g *settings) Recall(ctx context.Context, rc *helikon.RunContext, conv []he
 		// the log nor the conversation projected from it.
 		w.unknown = "writes in the session's earliest calls, which its log no longer holds (it starts at event " + itoa(int(events[0].Seq)) + ")"
 	}
-	for _, ev := range events {
-		if ev.Kind == helikon.KindToolCalled {
+	for i, ev := range events {
+		switch ev.Kind {
+		case helikon.KindToolCalled:
 			w.recallCall(helikon.ToolUsePart{CallID: ev.CallID, Name: ev.Name, Args: ev.Args}, tools)
+		case helikon.KindCompacted:
+			// A compaction summarises the events before it; a marker
+			// with fewer before it than it counts, or none, stands for
+			// calls of another log (a fork's first event).
+			if i == 0 || ev.OriginalCount > i {
+				if w.unknown == "" {
+					w.unknown = "writes in the calls a summary at event " + itoa(int(ev.Seq)) + " of the session's log stands for, which the log does not hold"
+				}
+				continue
+			}
+			w.summaries = setAdd(w.summaries, summaryKey(ev.Summary))
 		}
 	}
 	// Calls of the log whose tool an earlier recall did not have (a
@@ -60,12 +82,39 @@ func (g *settings) Recall(ctx context.Context, rc *helikon.RunContext, conv []he
 		w.recallCall(u, tools)
 	}
 	for _, it := range conv {
+		if it.Role == helikon.RoleSystem {
+			w.claimed = setAdd(w.claimed, summaryKey(it.Text()))
+			continue
+		}
 		for _, p := range it.Content {
 			if u, ok := p.(helikon.ToolUsePart); ok {
 				w.recallCall(u, tools)
 			}
 		}
 	}
+}
+
+// checkSummaries makes the record unknown when the conversations recalled
+// hold a summary that no compaction of the session's log explains. It
+// waits for the reads of the log under way: their summaries are not in
+// the record yet.
+func (w *writtenFiles) checkSummaries() {
+	if w.reading > 0 || w.unknown != "" {
+		return
+	}
+	for k := range w.claimed {
+		if _, ok := w.summaries[k]; !ok {
+			w.unknown = "writes in the calls a summary in the conversation stands for, which the session's log does not hold"
+			return
+		}
+	}
+}
+
+// summaryKey is the key of a compaction summary in the record's sets: a
+// hash, so the record does not hold the summaries' text.
+func summaryKey(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return string(sum[:])
 }
 
 // recallCall adds what one call of the conversation wrote, once per call.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/session"
 )
 
 // ErrFork reports a fork that cannot start: a checkpoint that is not at a
@@ -130,9 +131,10 @@ func lastIndex(s []helikon.Item, f func(helikon.Item) bool) int {
 // ForkStreamed runs a fork of a run into a new run: [Fork] of cp with
 // edit, resumed on agent (a copy with the edited instructions, if edit
 // sets them) and recorded in rc's session, which must be empty: the
-// fork's conversation up to the boundary is written to it first, so that
-// the fork's session holds the whole forked conversation and later runs
-// on it continue the fork. The original run and its session are not
+// fork's conversation up to the boundary is written to it first (a
+// compaction's summary at its start as a compaction marker), so that the
+// fork's session holds the whole forked conversation and later runs on it
+// continue the fork. The original run and its session are not
 // touched. The stream starts as a run's, with RunStarted and the
 // TurnStarted of the boundary's turn, and is persisted as
 // [Runner.RunStreamed]'s is.
@@ -183,7 +185,17 @@ func (r *Runner) ForkStreamed(ctx context.Context, agent *helikon.LLMAgent, rc *
 			}
 			resumed(yield)
 		}
-		r.follow(ctx, agent, rc, stream, fork.Conversation, yield)
+		var lead []helikon.SessionEvent
+		conv := fork.Conversation
+		if len(conv) > 0 && conv[0].Role == helikon.RoleSystem {
+			// A compacted run's summary (what a compaction marker
+			// projects to) is kept as a marker of the fork's session:
+			// later runs on it see the summary, and the written-file
+			// record sees a summary of calls the session never held.
+			lead = []helikon.SessionEvent{session.Compacted(conv[0].Text(), 0)}
+			conv = conv[1:]
+		}
+		r.follow(ctx, agent, rc, stream, lead, conv, yield)
 	}
 }
 

@@ -179,6 +179,38 @@ func TestFork_AnEditedToolResultReachesTheModelAndTheOriginalStaysAsItWas(t *tes
 	}
 }
 
+// A checkpoint of a run on a compacted session opens with the summary
+// the compaction projects to. The fork's session keeps it, as a
+// compaction marker: a later run on the fork sees what the fork's model
+// saw.
+func TestFork_ASummaryInTheForkedConversationStaysInTheForksSession(t *testing.T) {
+	ctx := context.Background()
+	orig := helikon.NewMemorySession()
+	if err := orig.Append(ctx, session.UserMessage(helikon.TextPart{Text: "long ago"}), session.Compacted("the user asked for a file", 1)); err != nil {
+		t.Fatal(err)
+	}
+	var point []byte
+	rc := helikon.NewRunContext(helikon.WithSession(orig), helikon.WithModelCallObserver(func(_ context.Context, c *helikon.ModelCall) {
+		point, _ = json.Marshal(c.Checkpoint)
+	}))
+	if _, err := runner.New().Run(ctx, newAgent(t, mock.Scripted(mock.Text("fine"))), rc, helikon.UserText("how is it going")); err != nil {
+		t.Fatal(err)
+	}
+	forkSess := helikon.NewMemorySession()
+	if _, err := runner.New().Fork(ctx, newAgent(t, mock.Scripted(mock.Text("forked"))), helikon.NewRunContext(helikon.WithSession(forkSess)),
+		checkpoint(t, point), runner.ForkEdit{}); err != nil {
+		t.Fatal(err)
+	}
+	snap, _ := forkSess.Snapshot(ctx)
+	var got []string
+	for _, it := range snap {
+		got = append(got, string(it.Role)+":"+it.Text())
+	}
+	if want := "system:the user asked for a file | user:how is it going | assistant:forked"; strings.Join(got, " | ") != want {
+		t.Errorf("fork session: %s\nwant        %s", strings.Join(got, " | "), want)
+	}
+}
+
 func TestFork_EditedQuestionAndInstructionsReachTheModel(t *testing.T) {
 	cps, _, _ := boundaries(t, newAgent(t, s1Model()), "what is 40+2?")
 	m := mock.Scripted(mock.Text("ok"))

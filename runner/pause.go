@@ -148,7 +148,7 @@ func (r *Runner) ResumePausedStreamed(ctx context.Context, agent helikon.Agent, 
 			fail(err)
 			return
 		}
-		r.follow(ctx, agent, rc, helikon.Resume(ctx, agent, rc, p.State, decisions), nil, yield)
+		r.follow(ctx, agent, rc, helikon.Resume(ctx, agent, rc, p.State, decisions), nil, nil, yield)
 	}
 }
 

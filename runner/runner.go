@@ -166,7 +166,7 @@ func (r *Runner) stream(ctx context.Context, agent helikon.Agent, rc *helikon.Ru
 		yield(helikon.RunFailed{At: time.Now().UTC(), Err: err})
 		return
 	}
-	r.follow(ctx, agent, rc, run(ctx, agent, rc, history, appended), fresh, yield)
+	r.follow(ctx, agent, rc, run(ctx, agent, rc, history, appended), nil, fresh, yield)
 }
 
 // run starts agent over history followed by appended. history is the
@@ -235,9 +235,13 @@ func loadError(ctx context.Context, agent helikon.Agent, err error) error {
 	}
 }
 
-// follow records and persists stream, a run of agent (or its resume).
-func (r *Runner) follow(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, stream iter.Seq[helikon.Event], fresh []helikon.Item, yield func(helikon.Event) bool) {
+// follow records and persists stream, a run of agent (or its resume),
+// after lead and fresh: events and items the session does not hold yet.
+func (r *Runner) follow(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, stream iter.Seq[helikon.Event], lead []helikon.SessionEvent, fresh []helikon.Item, yield func(helikon.Event) bool) {
 	st := &runState{ctx: ctx, yield: yield, p: persister{r: r, sess: rc.Session(), agent: agent.Name()}}
+	for _, ev := range lead {
+		st.rec.add(ev)
+	}
 	st.rec.Record(fresh)
 	stream(st.event)
 	persistErr := st.p.finish(ctx, lastEvents(&st.rec, st.final))
