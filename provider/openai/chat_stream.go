@@ -84,7 +84,24 @@ type chatDecoder struct {
 	// doc indexes a chunk in its one validating pass, so the fast path's
 	// reads of nested members scan nothing again.
 	doc jsonscan.Document
+	// tmpl is the last chunk the fast path read, with the string it read
+	// as a slot: a chunk that repeats it but for that string (and strings
+	// nothing reads) means the same but for the new text. tmplKind says
+	// what the string was (0 for no template), tmplCall the call's index.
+	tmpl     jsonscan.Template
+	tmplKind tmplKind
+	tmplCall int
 }
+
+// tmplKind is what the slot of a [chatDecoder]'s template holds.
+type tmplKind uint8
+
+const (
+	noTmpl tmplKind = iota
+	contentTmpl
+	reasoningTmpl
+	argsTmpl
+)
 
 // handle translates one chunk; false means the stream is over for the
 // caller.
@@ -103,11 +120,49 @@ func (d *chatDecoder) handle(data []byte, yield func(helikon.ModelEvent, error) 
 		}
 	}
 	if !d.slowOnly {
+		if handled, more := d.repeat(data, yield); handled {
+			return more
+		}
 		if handled, more := d.fast(data, yield); handled {
 			return more
 		}
 	}
 	return d.chunkEvents(data, yield)
+}
+
+// repeat handles a chunk that repeats the last one the fast path read but
+// for the string it read (see [jsonscan.Template]): the same kind of delta
+// with the new text. Anything else is reported unhandled.
+func (d *chatDecoder) repeat(data []byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
+	if d.tmplKind == noTmpl {
+		return false, true
+	}
+	var out [1][]byte
+	if !d.tmpl.Match(data, out[:]) {
+		return false, true
+	}
+	var ok bool
+	if d.buf, ok = jsonscan.AppendString(d.buf[:0], out[0]); !ok {
+		return false, true
+	}
+	switch {
+	case d.tmplKind == argsTmpl:
+		return true, d.emit(helikon.ToolCallDelta{CallID: d.callIDs[d.tmplCall], ArgsDelta: string(d.buf)}, yield)
+	case len(d.buf) == 0:
+		return true, true
+	case d.tmplKind == contentTmpl:
+		return true, d.emit(helikon.TokenDelta{Text: string(d.buf)}, yield)
+	}
+	return true, d.emit(helikon.ReasoningDelta{Text: string(d.buf)}, yield)
+}
+
+// remember makes the chunk the fast path is reading, whose one delta
+// string is s, the template of the next ones.
+func (d *chatDecoder) remember(kind tmplKind, s []byte) {
+	d.tmplKind = noTmpl
+	if d.tmpl.Set(&d.doc, chatTopKeys, s) {
+		d.tmplKind = kind
+	}
 }
 
 // chunkEvents decodes one chunk and yields its events; false means stop.
@@ -285,6 +340,7 @@ func (d *chatDecoder) fast(data []byte, yield func(helikon.ModelEvent, error) bo
 	if d.buf, ok = jsonscan.AppendString(d.buf[:0], v[which]); !ok {
 		return false, true
 	}
+	d.remember(contentTmpl+tmplKind(min(which, 1)), v[which])
 	if len(d.buf) == 0 {
 		return true, true
 	}
@@ -312,5 +368,7 @@ func (d *chatDecoder) fastCall(calls []byte, v [][]byte, yield func(helikon.Mode
 	if d.buf, ok = jsonscan.AppendString(d.buf[:0], v[1]); !ok {
 		return false, true
 	}
+	d.remember(argsTmpl, v[1])
+	d.tmplCall = idx
 	return true, d.emit(helikon.ToolCallDelta{CallID: d.callIDs[idx], ArgsDelta: string(d.buf)}, yield)
 }

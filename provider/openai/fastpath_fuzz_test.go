@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/paigasus/helikon"
@@ -57,9 +58,10 @@ func eventData(f *testing.F, glob string) [][]byte {
 	return out
 }
 
-// fuzzAgreement checks that the fast path, from the state prime leaves
-// behind, translates data exactly as the general path does (or declines).
-func fuzzAgreement(f *testing.F, glob string, mk func(slow bool) decoderUnderTest, prime [][]byte) {
+// fuzzAgreement checks that the fast path, from the state each of primes
+// leaves behind, translates data exactly as the general path does (or
+// declines).
+func fuzzAgreement(f *testing.F, glob string, mk func(slow bool) decoderUnderTest, primes ...[][]byte) {
 	files, _ := filepath.Glob(glob)
 	for _, file := range files {
 		events := eventData(f, file)
@@ -76,14 +78,16 @@ func fuzzAgreement(f *testing.F, glob string, mk func(slow bool) decoderUnderTes
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
-		fast, slow := mk(false), mk(true)
-		for _, p := range prime {
-			feed(fast, p)
-			feed(slow, p)
-		}
-		got, want := feed(fast, data), feed(slow, data)
-		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("event %q:\nfast path    %+v\ngeneral path %+v", data, got, want)
+		for _, prime := range primes {
+			fast, slow := mk(false), mk(true)
+			for _, p := range prime {
+				feed(fast, p)
+				feed(slow, p)
+			}
+			got, want := feed(fast, data), feed(slow, data)
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("after %q, event %q:\nfast path    %+v\ngeneral path %+v", prime[len(prime)-1], data, got, want)
+			}
 		}
 	})
 }
@@ -103,9 +107,27 @@ func upTo(f *testing.F, file, marker string) [][]byte {
 }
 
 func FuzzChatFastPathAgreesWithDecoder(f *testing.F) {
-	// A started call, so argument deltas can take the fast path.
-	prime := upTo(f, "testdata/chat/tool_call.sse", `"id":"call_`)
-	fuzzAgreement(f, "testdata/chat/*.sse", func(slow bool) decoderUnderTest { return &chatDecoder{slowOnly: slow} }, prime)
+	// A started call, so argument deltas can take the fast path; and the
+	// fast path's last chunk, a text, a reasoning or an argument delta, as
+	// the template a fuzzed chunk may repeat.
+	call := upTo(f, "testdata/chat/tool_call.sse", `"id":"call_`)
+	args := append(call[:len(call):len(call)], eventData(f, "testdata/chat/tool_call.sse")[len(call)])
+	text := upTo(f, "testdata/chat/text.sse", `"content":"I'm"`)
+	reasoning := upTo(f, "testdata/chat/*reasoning*.sse", `"reasoning`)
+	obfuscated := upTo(f, "testdata/chat/azure_prompt_filter_first.sse", `"content":"Capital"`)
+	for _, p := range [][][]byte{args, text, obfuscated} {
+		// The template's chunk with another string, well-formed or not.
+		last := string(p[len(p)-1])
+		for _, s := range []string{"", "x", `\"`, `\\`, `\`, `"`, `\u00e9\n`, `\ud800`, "\x01", "\x80", `\u12`, "é", "a\nb"} {
+			for _, old := range []string{`"content":"Capital"`, `"content":"I'm"`, `"arguments":"{\"`} {
+				if k := strings.Index(old, `":"`); strings.Contains(last, old) {
+					f.Add([]byte(strings.Replace(last, old, old[:k+3]+s+`"`, 1)))
+				}
+			}
+			f.Add([]byte(strings.Replace(last, `"obfuscation":"`, `"obfuscation":"`+s, 1)))
+		}
+	}
+	fuzzAgreement(f, "testdata/chat/*.sse", func(slow bool) decoderUnderTest { return &chatDecoder{slowOnly: slow} }, call, args, text, reasoning, obfuscated)
 }
 
 func FuzzResponsesFastPathAgreesWithDecoder(f *testing.F) {
