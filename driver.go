@@ -363,7 +363,7 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 		case ReasoningDelta:
 			a.reasoning = e.AppendTo(a.reasoning)
 		case ToolCallDelta:
-			a.calls = appendCallDelta(a.calls, e)
+			a.callDelta(e)
 		case Usage:
 			a.resp.Usage = a.resp.Usage.Add(e)
 			continue
@@ -436,6 +436,11 @@ type turnState struct {
 	reasoning []ReasoningPart
 	calls     []pendingCall
 	resp      ModelResponse
+	// args holds the first argument deltas of the turn's calls side by
+	// side, so that a turn of several calls allocates one buffer for
+	// their arguments rather than one each. It is the turn's own: the
+	// arguments go into the conversation.
+	args []byte
 }
 
 func (t *turnState) reset() {
@@ -445,28 +450,42 @@ func (t *turnState) reset() {
 	clear(t.calls)
 	t.calls = t.calls[:0]
 	t.resp = ModelResponse{}
+	t.args = nil
+}
+
+// argsRoom is how many times its first delta's length the turn's argument
+// buffer holds: room for the arguments of a few calls of the same shape.
+const argsRoom = 4
+
+// callDelta adds a tool call delta to the turn: a call's first delta
+// starts it, later ones extend it.
+func (t *turnState) callDelta(e ToolCallDelta) {
+	for i := len(t.calls) - 1; i >= 0; i-- {
+		if c := &t.calls[i]; c.id == e.CallID {
+			if e.Name != "" {
+				c.name = e.Name
+			}
+			// A call's arguments end where its first delta did, so this
+			// append copies them out of the shared buffer.
+			c.args = append(c.args, e.ArgsDelta...)
+			return
+		}
+	}
+	var args json.RawMessage
+	if n := len(e.ArgsDelta); n > 0 {
+		if cap(t.args)-len(t.args) < n {
+			t.args = make([]byte, 0, argsRoom*n)
+		}
+		start := len(t.args)
+		t.args = append(t.args, e.ArgsDelta...)
+		args = t.args[start:len(t.args):len(t.args)]
+	}
+	t.calls = append(t.calls, pendingCall{id: e.CallID, name: e.Name, args: args})
 }
 
 type pendingCall struct {
 	id, name string
 	args     json.RawMessage
-}
-
-func appendCallDelta(calls []pendingCall, e ToolCallDelta) []pendingCall {
-	for i := len(calls) - 1; i >= 0; i-- {
-		if calls[i].id == e.CallID {
-			if e.Name != "" {
-				calls[i].name = e.Name
-			}
-			calls[i].args = append(calls[i].args, e.ArgsDelta...)
-			return calls
-		}
-	}
-	var args json.RawMessage
-	if e.ArgsDelta != "" {
-		args = json.RawMessage(e.ArgsDelta)
-	}
-	return append(calls, pendingCall{id: e.CallID, name: e.Name, args: args})
 }
 
 // callOutcome is one tool call's settled result and the governance events it
@@ -965,17 +984,13 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 // refused or waits for a decision (out says which).
 func (d *driver) admit(ctx context.Context, tool Tool, call ToolCall, out *callOutcome) (args json.RawMessage, ok bool) {
 	args = call.Args
-	pre := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: PreToolUse, Agent: d.a.name, Tool: call.Name, CallID: call.CallID, Args: args})
-	if pre.denied {
-		reason := d.rc.redactText(pre.reason)
-		out.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: reason})
-		out.result = errorResult(call, "denied: "+reason)
-		return nil, false
+	if hooked(d.rc, d.a.hooks) {
+		// Checked first: the event escapes to the hooks, and a call the
+		// authorizer alone admits builds none.
+		if args, ok = d.preToolUse(ctx, call, out); !ok {
+			return nil, false
+		}
 	}
-	if pre.input != nil {
-		args = pre.input
-	}
-	d.injectLater(pre.inject)
 	auth := d.rc.authorize(ctx, PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: args, Effect: EffectOf(tool), Impl: tool}, out)
 	if auth.Args != nil {
 		args = auth.Args
@@ -991,6 +1006,23 @@ func (d *driver) admit(ctx context.Context, tool Tool, call ToolCall, out *callO
 		return nil, false
 	}
 	return args, true
+}
+
+// preToolUse runs the PreToolUse hooks for call. It returns the arguments
+// the hooks leave the call, or ok false when one denied it (out says so).
+func (d *driver) preToolUse(ctx context.Context, call ToolCall, out *callOutcome) (args json.RawMessage, ok bool) {
+	pre := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: PreToolUse, Agent: d.a.name, Tool: call.Name, CallID: call.CallID, Args: call.Args})
+	if pre.denied {
+		reason := d.rc.redactText(pre.reason)
+		out.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: reason})
+		out.result = errorResult(call, "denied: "+reason)
+		return nil, false
+	}
+	d.injectLater(pre.inject)
+	if pre.input != nil {
+		return pre.input, true
+	}
+	return call.Args, true
 }
 
 // invoke runs an authorised call: the tool › PostToolUse hook › redaction.
