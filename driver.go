@@ -509,6 +509,9 @@ type callOutcome struct {
 	// tc is the tool's context, held here so that it costs the call no
 	// allocation of its own.
 	tc ToolContext
+	// late is set on a call of an inline round that ended after the
+	// run's context did (see runInline).
+	late bool
 }
 
 // emit reports a governance event of the call.
@@ -556,7 +559,7 @@ func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(
 	outs := make([]callOutcome, len(calls))
 	if len(calls) == 1 || d.cfg.ParallelToolCalls == 1 {
 		for i := range calls {
-			d.runUnlessCancelled(ctx, calls[i], &outs[i])
+			d.runInline(ctx, calls[i], &outs[i])
 		}
 	} else {
 		d.runRound(&toolRound{d: d, ctx: ctx, calls: calls, outs: outs})
@@ -609,10 +612,18 @@ func (d *driver) runUnlessCancelled(ctx context.Context, call ToolCall, out *cal
 	d.runCall(ctx, call, out)
 }
 
+// runInline is runUnlessCancelled for a call of an inline round: it also
+// notes whether the call ended after the run was cancelled. One that ended
+// before kept any promise to honour cancellation, however long it ran.
+func (d *driver) runInline(ctx context.Context, call ToolCall, out *callOutcome) {
+	d.runUnlessCancelled(ctx, call, out)
+	out.late = ctx.Done() != nil && ctx.Err() != nil
+}
+
 // warnBrokenPromises logs the calls of an inline round of a cancelled run
-// that ran longer than the grace period: their tools promised to return
-// promptly once cancelled ([CancelAwareTool]), and one that did not held
-// the run past it.
+// that ran longer than the grace period and ended after the cancellation:
+// their tools promised to return promptly once cancelled
+// ([CancelAwareTool]), and one that did not held the run past it.
 func (d *driver) warnBrokenPromises(outs []callOutcome) {
 	grace, bound := d.cfg.grace()
 	if !bound {
@@ -620,7 +631,7 @@ func (d *driver) warnBrokenPromises(outs []callOutcome) {
 	}
 	for i := range outs {
 		r := &outs[i].result
-		if ran := r.EndedAt.Sub(r.StartedAt); ran > grace {
+		if ran := r.EndedAt.Sub(r.StartedAt); outs[i].late && ran > grace {
 			slog.Warn("helikon: a tool that promises to honour cancellation ran past the cancel grace period of a cancelled run; if it ignored the cancellation, it held the run",
 				"agent", d.a.name, "tool", r.Name, "ran", ran, "grace", grace)
 		}
@@ -665,7 +676,7 @@ func (r *toolRound) take(worker bool) {
 		if i >= len(r.calls) {
 			return
 		}
-		r.d.runUnlessCancelled(r.ctx, r.calls[i], &r.outs[i])
+		r.d.runInline(r.ctx, r.calls[i], &r.outs[i])
 		if r.left.Add(-1) == 0 && worker {
 			r.done <- struct{}{}
 		}

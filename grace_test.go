@@ -262,6 +262,39 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
+// TestCancel_ASlowCallThatEndedBeforeTheCancellationIsNotNamed: a
+// promising tool that ran past the grace period but returned before the
+// run was cancelled kept its promise; the warning names only a call that
+// returned after the cancellation.
+func TestCancel_ASlowCallThatEndedBeforeTheCancellationIsNotNamed(t *testing.T) {
+	var logged strings.Builder
+	var mu sync.Mutex
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(lockedWriter{&mu, &logged}, nil)))
+	defer slog.SetDefault(prev)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	slow := helikon.MustTool("slow", "Computes for a while.", func(tc *helikon.ToolContext, in struct{}) (string, error) {
+		time.Sleep(30 * time.Millisecond)
+		return "done", nil
+	}, helikon.WithHonoursCancellation())
+	stop := helikon.MustTool("stop", "Cancels the run.", func(tc *helikon.ToolContext, in struct{}) (string, error) {
+		cancel()
+		return "stopped", nil
+	}, helikon.WithHonoursCancellation())
+	m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "slow", Args: `{}`}, mock.Call{ID: "c2", Name: "stop", Args: `{}`}), mock.Text("unreached"))
+	a := mustAgent(t, "a", m, helikon.WithTools(slow, stop), helikon.WithRunConfig(helikon.RunConfig{CancelGrace: 5 * time.Millisecond, ParallelToolCalls: 1}))
+	if _, err := helikon.Collect(a.Run(ctx, nil, helikon.UserText("go"))); !errors.Is(err, helikon.ErrCancelled) {
+		t.Fatalf("err = %v; want ErrCancelled", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if out := logged.String(); strings.Contains(out, "tool=slow") {
+		t.Errorf("log = %q; the slow call returned before the cancellation, keeping its promise", out)
+	}
+}
+
 func TestCancel_NegativeGraceWaitsForTheStraggler(t *testing.T) {
 	started, release := make(chan struct{}, 1), make(chan struct{})
 	m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "stubborn", Args: `{}`}), mock.Text("unreached"))
