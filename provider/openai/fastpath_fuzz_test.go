@@ -132,5 +132,17 @@ func FuzzChatFastPathAgreesWithDecoder(f *testing.F) {
 
 func FuzzResponsesFastPathAgreesWithDecoder(f *testing.F) {
 	prime := upTo(f, "testdata/responses/calculator.1.sse", `"type":"function_call"`)
+	// The large lifecycle events, read by the fast path too, with what
+	// encoding/json reads differently or refuses in what they decode.
+	completed := `{"type":"response.completed","sequence_number":9,"response":{"id":"resp_1","object":"response","model":"gpt-5","output":[{"type":"message","content":[{"type":"output_text","text":"Hi"}]}],"error":null,"incomplete_details":null,"usage":{"input_tokens":12,"input_tokens_details":{"cached_tokens":3},"output_tokens":7,"output_tokens_details":{"reasoning_tokens":2},"total_tokens":19}}}`
+	for _, edit := range [][2]string{{"", ""}, {`"input_tokens":12`, `"input_tokens":-1`}, {`"input_tokens":12`, `"input_tokens":1.0`},
+		{`"input_tokens":12`, `"input_tokens":"12"`}, {`"cached_tokens":3`, `"cached_tokens":null`}, {`{"cached_tokens":3}`, `null`},
+		{`{"cached_tokens":3}`, `[]`}, {`"error":null`, `"error":{"message":"x"}`}, {`"incomplete_details":null`, `"incomplete_details":{"reason":"max_output_tokens"}`},
+		{`"model":"gpt-5"`, `"Model":"gpt-5"`}, {`"model":"gpt-5"`, `"model":1`}, {`"model":"gpt-5"`, `"model":"\xff"`}, {`"id":"resp_1"`, `"id":"r\u00e9"`},
+		{`"id":"resp_1"`, `"id":null`}, {`"usage":{`, `"usage":null,"x":{`}, {`"usage":{"input_tokens":12`, `"usage":{"input_tokens":12,"input_tokens":1`},
+		{`"type":"response.completed"`, `"type":"response.created"`}, {`"type":"response.completed"`, `"type":"response.in_progress"`},
+		{`"sequence_number":9`, `"delta":"x"`}, {`"response":{`, `"response":null,"r":{`}} {
+		f.Add([]byte(strings.Replace(completed, edit[0], edit[1], 1)))
+	}
 	fuzzAgreement(f, "testdata/responses/*.sse", func(slow bool) decoderUnderTest { return &responsesDecoder{slowOnly: slow} }, prime)
 }

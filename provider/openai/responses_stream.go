@@ -48,16 +48,18 @@ type responseObject struct {
 	IncompleteDetails *struct {
 		Reason string `json:"reason"`
 	} `json:"incomplete_details"`
-	Usage *struct {
-		InputTokens        int64 `json:"input_tokens"`
-		OutputTokens       int64 `json:"output_tokens"`
-		InputTokensDetails struct {
-			CachedTokens int64 `json:"cached_tokens"`
-		} `json:"input_tokens_details"`
-		OutputTokensDetails struct {
-			ReasoningTokens int64 `json:"reasoning_tokens"`
-		} `json:"output_tokens_details"`
-	} `json:"usage"`
+	Usage *responseUsage `json:"usage"`
+}
+
+type responseUsage struct {
+	InputTokens        int64 `json:"input_tokens"`
+	OutputTokens       int64 `json:"output_tokens"`
+	InputTokensDetails struct {
+		CachedTokens int64 `json:"cached_tokens"`
+	} `json:"input_tokens_details"`
+	OutputTokensDetails struct {
+		ReasoningTokens int64 `json:"reasoning_tokens"`
+	} `json:"output_tokens_details"`
 }
 
 // reusedString decodes a JSON string, keeping the previous value (and its
@@ -298,17 +300,19 @@ func (d *responsesDecoder) fast(data []byte, yield func(helikon.ModelEvent, erro
 	if !jsonscan.Object(data, responsesKeys, v) {
 		return false, true
 	}
-	for _, other := range v[3:] {
-		if other != nil {
-			return false, true
-		}
-	}
 	typ, id := v[0], v[1]
 	switch string(typ) {
 	case `"response.output_text.delta"`, `"response.function_call_arguments.delta"`,
 		`"response.reasoning_summary_text.delta"`, `"response.reasoning_text.delta"`:
+	case `"response.created"`, `"response.in_progress"`, `"response.completed"`:
+		return d.lifecycle(typ, v, yield)
 	default:
 		return false, true
+	}
+	for _, other := range v[3:] {
+		if other != nil {
+			return false, true
+		}
 	}
 	if len(id) < 2 || id[0] != '"' {
 		return false, true
@@ -338,4 +342,89 @@ func (d *responsesDecoder) fast(data []byte, yield func(helikon.ModelEvent, erro
 		d.ev.ItemID.s = string(id)
 	}
 	return true, yield(helikon.ReasoningDelta{Text: string(d.buf), ID: d.ev.ItemID.s}, nil)
+}
+
+// The members of a response object and of its usage that [responseObject]
+// decodes: the fast path reads them all, as for [responsesKeys].
+var (
+	responseKeys       = jsonscan.MustKeys("id", "model", "error", "incomplete_details", "usage")
+	responseUsageKeys  = jsonscan.MustKeys("input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details")
+	cachedTokensKeys   = jsonscan.MustKeys("cached_tokens")
+	reasoningTokenKeys = jsonscan.MustKeys("reasoning_tokens")
+)
+
+// lifecycle handles response.created, response.in_progress and
+// response.completed, large events that repeat the whole response, from
+// the members fast has read (v, by [responsesKeys]), reading only what
+// [responseObject] decodes. Anything encoding/json could read differently
+// or refuse (an error or incomplete_details, a count that is not a plain
+// integer, a string with invalid UTF-8, a member of another type) is left to
+// the general path, which decides.
+func (d *responsesDecoder) lifecycle(typ []byte, v [][]byte, yield func(helikon.ModelEvent, error) bool) (handled, more bool) {
+	for k, m := range v[1:] {
+		if (m != nil) != (k+1 == 5) { // the response and nothing else
+			return false, true
+		}
+	}
+	var rv [5][]byte
+	if !jsonscan.Nested(v[5], responseKeys, rv[:]) || !jsonscan.IsNull(rv[2]) || !jsonscan.IsNull(rv[3]) {
+		return false, true
+	}
+	r := &responseObject{}
+	var ok bool
+	if r.ID, ok = d.optString(rv[0]); !ok {
+		return false, true
+	}
+	if r.Model, ok = d.optString(rv[1]); !ok {
+		return false, true
+	}
+	if !jsonscan.IsNull(rv[4]) {
+		var uv [4][]byte
+		if !jsonscan.Nested(rv[4], responseUsageKeys, uv[:]) {
+			return false, true
+		}
+		u := &responseUsage{}
+		r.Usage = u
+		if !optCount(uv[0], &u.InputTokens) || !optCount(uv[1], &u.OutputTokens) ||
+			!optNestedCount(uv[2], cachedTokensKeys, &u.InputTokensDetails.CachedTokens) ||
+			!optNestedCount(uv[3], reasoningTokenKeys, &u.OutputTokensDetails.ReasoningTokens) {
+			return false, true
+		}
+	}
+	e := responsesEvent{Type: string(typ[1 : len(typ)-1]), Response: r}
+	more, done := d.event(&e, yield)
+	return true, more && !done
+}
+
+// optString decodes a string member that may be absent or null ("").
+func (d *responsesDecoder) optString(raw []byte) (string, bool) {
+	if jsonscan.IsNull(raw) {
+		return "", true
+	}
+	var ok bool
+	if d.buf, ok = jsonscan.AppendString(d.buf[:0], raw); !ok {
+		return "", false
+	}
+	return string(d.buf), true
+}
+
+// optCount decodes a token count that may be absent or null (left 0); a
+// count that is not a plain non-negative integer reports false.
+func optCount(raw []byte, n *int64) bool {
+	if jsonscan.IsNull(raw) {
+		return true
+	}
+	i, ok := jsonscan.Int(raw)
+	*n = int64(i)
+	return ok
+}
+
+// optNestedCount decodes the one count keys names in the object raw, which
+// may be absent or null.
+func optNestedCount(raw []byte, keys *jsonscan.Keys, n *int64) bool {
+	if jsonscan.IsNull(raw) {
+		return true
+	}
+	var v [1][]byte
+	return jsonscan.Nested(raw, keys, v[:]) && optCount(v[0], n)
 }
