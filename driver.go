@@ -804,11 +804,6 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 	return d.settle(calls, r.outs), true
 }
 
-// liveEvents is the buffer of a live round's event channel. A round's
-// governance events are few, and the driver reads them until the round
-// ends, so a worker sending one waits briefly at most.
-const liveEvents = 4
-
 // liveRound readies the run's live round for calls under ctx. A run keeps
 // one for all its rounds, since every worker has left a round when it ends
 // (see liveRound.events); one the run gave up on is not reused: the run
@@ -816,7 +811,11 @@ const liveEvents = 4
 func (d *driver) liveRound(ctx context.Context, calls []ToolCall) *liveRound {
 	r := d.live
 	if r == nil {
-		r = &liveRound{d: d, events: make(chan Event, liveEvents)}
+		// Unbuffered: a round's governance events are few, and the driver
+		// reads them until the round ends, so a worker sending one waits
+		// for it briefly at most; a buffer would cost the run an
+		// allocation of its own.
+		r = &liveRound{d: d, events: make(chan Event)}
 		d.live = r
 	}
 	gone := d.goneChan()
