@@ -22,7 +22,10 @@ type Server struct {
 	agent helikon.Agent
 	cfg   settings.Config
 	ping  *pinger
-	mux   *http.ServeMux
+	// pingMethods and invokeMethods are the two routes' handlers, handler
+	// the routes (s.route).
+	pingMethods, invokeMethods httphost.Methods
+	handler                    http.Handler
 }
 
 // New returns a Server for agent. Options: [WithSessions], [WithContext],
@@ -42,17 +45,31 @@ func New(agent helikon.Agent, opts ...Option) (*Server, error) {
 		return nil, errors.New("agentcore: the body read timeout must be positive")
 	}
 	cfg.Defaults()
-	s := &Server{agent: agent, cfg: cfg, ping: newPinger(time.Now), mux: http.NewServeMux()}
-	// Patterns carry no method, so that a wrong method gets the JSON 405
-	// (with Allow), and "/" answers every other path with the JSON 404.
-	s.mux.Handle("/ping", httphost.Methods{http.MethodGet: s.ping.ServeHTTP, http.MethodHead: s.ping.ServeHTTP})
-	s.mux.Handle("/invocations", httphost.Methods{http.MethodPost: s.invoke})
-	s.mux.HandleFunc("/", httphost.NotFound)
+	s := &Server{agent: agent, cfg: cfg, ping: newPinger(time.Now)}
+	s.pingMethods = httphost.Methods{http.MethodGet: s.ping.ServeHTTP, http.MethodHead: s.ping.ServeHTTP}
+	s.invokeMethods = httphost.Methods{http.MethodPost: s.invoke}
+	s.handler = http.HandlerFunc(s.route)
 	return s, nil
 }
 
+// route serves the contract's two paths; a wrong method gets the JSON
+// 405 (with Allow), every other path the JSON 404. Two exact paths need no
+// http.ServeMux, whose registrations each look up their caller's file and
+// line in the binary's tables: 9% of the instructions a container runs
+// before its first /ping (callgrind, 2026-12-03).
+func (s *Server) route(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/ping":
+		s.pingMethods.ServeHTTP(w, r)
+	case "/invocations":
+		s.invokeMethods.ServeHTTP(w, r)
+	default:
+		httphost.NotFound(w, r)
+	}
+}
+
 // Handler returns the contract's routes as an http.Handler.
-func (s *Server) Handler() http.Handler { return s.mux }
+func (s *Server) Handler() http.Handler { return s.handler }
 
 // Busy reports HealthyBusy on /ping until release is called, for work the
 // program does outside an invocation (a background task the platform must
@@ -84,5 +101,5 @@ func (s *Server) ListenAndServe(ctx context.Context, addr string) error {
 // (oversized headers, a malformed request), is answered in the JSON
 // [ErrorBody] shape.
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
-	return httphost.Serve(ctx, ln, s.mux, time.Second)
+	return httphost.Serve(ctx, ln, s.handler, time.Second)
 }
