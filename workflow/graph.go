@@ -99,7 +99,7 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 	if name == "" {
 		return nil, buildErr(name, helikon.ErrInvalidOption, "name is required")
 	}
-	var c graphConfig
+	c := graphConfig{nodes: make([]NodeOption, 0, len(opts)), edges: make([]EdgeOption, 0, len(opts))}
 	for _, o := range opts {
 		o.applyGraph(&c)
 	}
@@ -121,7 +121,12 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 		index[n.name] = i
 		g.nodes[i] = graphNode{key: n.name, agent: n.agent}
 	}
-	for _, e := range c.edges {
+	// Every node's predecessors and successors are cut from one array,
+	// counted out first: a graph costs a few allocations, not two per node.
+	ends := make([]int, 2*len(c.edges)) // from, to of each edge
+	npreds := make([]int, 2*len(g.nodes))
+	nsuccs := npreds[len(g.nodes):]
+	for k, e := range c.edges {
 		from, okFrom := index[e.from]
 		to, okTo := index[e.to]
 		switch {
@@ -130,14 +135,26 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 		case !okTo:
 			return nil, buildErr(name, helikon.ErrUnknownKey, fmt.Sprintf("edge %q → %q: no node is named %q", e.from, e.to, e.to), e.to)
 		}
-		if !slices.Contains(g.nodes[to].preds, from) {
-			g.nodes[to].preds = append(g.nodes[to].preds, from)
-			g.nodes[from].succs = append(g.nodes[from].succs, to)
-		}
+		ends[2*k], ends[2*k+1] = from, to
+		npreds[to]++
+		nsuccs[from]++
+	}
+	links := make([]int, 2*len(c.edges))
+	for i := range g.nodes {
+		g.nodes[i].preds, links = links[:0:npreds[i]], links[npreds[i]:]
+		g.nodes[i].succs, links = links[:0:nsuccs[i]], links[nsuccs[i]:]
+	}
+	for k := 0; k < len(ends); k += 2 {
+		from, to := ends[k], ends[k+1]
+		g.nodes[to].preds = append(g.nodes[to].preds, from)
+		g.nodes[from].succs = append(g.nodes[from].succs, to)
 	}
 	for i := range g.nodes {
+		// A repeated edge has no further effect.
 		slices.Sort(g.nodes[i].preds)
+		g.nodes[i].preds = slices.Compact(g.nodes[i].preds)
 		slices.Sort(g.nodes[i].succs)
+		g.nodes[i].succs = slices.Compact(g.nodes[i].succs)
 		if len(g.nodes[i].succs) == 0 {
 			g.sinks = append(g.sinks, i)
 		}

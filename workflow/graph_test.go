@@ -210,3 +210,24 @@ func sameRotation(got, want []string) bool {
 	}
 	return false
 }
+
+func TestGraph_ARepeatedEdgeHasNoFurtherEffect(t *testing.T) {
+	bModel := mock.Scripted(mock.Text("B"))
+	g, err := workflow.NewGraph("g",
+		workflow.Node("a", answerer(t, "a", "A")), workflow.Node("b", mustAgent(t, "b", bModel)),
+		workflow.Edge("a", "b"), workflow.Edge("a", "b"), workflow.Edge("a", "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := helikon.Collect(g.Run(context.Background(), nil, helikon.UserText("go")))
+	if err != nil || res.FinalOutput != "B" {
+		t.Fatalf("run: %v, final %q", err, res.FinalOutput)
+	}
+	var texts []string
+	for _, it := range bModel.Requests()[0].Messages {
+		texts = append(texts, it.Text())
+	}
+	if want := []string{"go", "Output of a:\nA"}; !slicesEqual(texts, want) {
+		t.Errorf("b saw %q, want %q: one message per predecessor", texts, want)
+	}
+}

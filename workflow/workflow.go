@@ -77,7 +77,7 @@ func buildSteps(name string, opts []WorkflowOption) (composite, []step, error) {
 	if name == "" {
 		return composite{}, nil, buildErr(name, helikon.ErrInvalidOption, "name is required")
 	}
-	var c workflowConfig
+	c := workflowConfig{steps: make([]StepOption, 0, len(opts))}
 	for _, o := range opts {
 		o.applyWorkflow(&c)
 	}
@@ -85,7 +85,6 @@ func buildSteps(name string, opts []WorkflowOption) (composite, []step, error) {
 		return composite{}, nil, buildErr(name, helikon.ErrNoSubAgents, "no steps; add them with Step or KeyedStep")
 	}
 	steps := make([]step, len(c.steps))
-	seen := make(map[string]bool, len(c.steps))
 	for i, s := range c.steps {
 		if s.agent == nil {
 			return composite{}, nil, buildErr(name, helikon.ErrInvalidOption, fmt.Sprintf("step %d has no agent", i))
@@ -97,11 +96,12 @@ func buildSteps(name string, opts []WorkflowOption) (composite, []step, error) {
 		if key == "" {
 			return composite{}, nil, buildErr(name, helikon.ErrInvalidOption, fmt.Sprintf("step %d has an empty key", i))
 		}
-		if seen[key] {
+		// A scan, not a set: a workflow has a handful of steps, and the
+		// scan saves the set's allocation on every build.
+		if slices.ContainsFunc(steps[:i], func(st step) bool { return st.key == key }) {
 			return composite{}, nil, buildErr(name, helikon.ErrDuplicateKey,
 				fmt.Sprintf("two steps write state key %q; give one a KeyedStep", key), key)
 		}
-		seen[key] = true
 		steps[i] = step{key: key, agent: s.agent}
 	}
 	return composite{name: name, description: c.description}, steps, nil
