@@ -184,30 +184,56 @@ func TestRunner_FailedRunAndFailedAppendReportBoth(t *testing.T) {
 }
 
 // slowLastAppend is a MemorySession whose append of an assistant answer
-// first outlasts the run's timeout, as a slow backend does.
+// first outlasts the run's timeout, as a slow backend does: it waits until
+// the run's deadline (seen by the model, see [deadlineModel]) has passed, so
+// the test does not depend on how fast the machine reaches the last append.
 type slowLastAppend struct {
 	*helikon.MemorySession
-	delay time.Duration
+	runDeadline func() time.Time
 }
 
 func (s *slowLastAppend) Append(ctx context.Context, evs ...helikon.SessionEvent) error {
 	for _, ev := range evs {
 		if ev.Kind == helikon.KindAssistantMessage && len(ev.Content) > 0 {
 			if _, ok := ev.Content[0].(helikon.TextPart); ok {
-				time.Sleep(s.delay)
+				time.Sleep(time.Until(s.runDeadline()) + 10*time.Millisecond)
 			}
 		}
 	}
 	return s.MemorySession.Append(ctx, evs...)
 }
 
+// deadlineModel is a scripted model that keeps the deadline of its calls'
+// context: the run's.
+type deadlineModel struct {
+	*mock.Model
+	mu       sync.Mutex
+	deadline time.Time
+}
+
+func (m *deadlineModel) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
+	m.mu.Lock()
+	m.deadline, _ = ctx.Deadline()
+	m.mu.Unlock()
+	return m.Model.Invoke(ctx, req)
+}
+
+func (m *deadlineModel) lastDeadline() time.Time {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.deadline
+}
+
 // A run whose timeout expires while its answer is being stored still
 // stores it: the last append does not run on the run's context.
 func TestRunner_TimeoutDuringLastAppendStillStoresTheAnswer(t *testing.T) {
-	const timeout = 50 * time.Millisecond
-	sess := &slowLastAppend{MemorySession: helikon.NewMemorySession(), delay: 2 * timeout}
+	// Long enough for a loaded machine under -race to reach the last
+	// append; the test waits for it to expire once.
+	const timeout = 2 * time.Second
+	model := &deadlineModel{Model: s1Model()}
+	sess := &slowLastAppend{MemorySession: helikon.NewMemorySession(), runDeadline: model.lastDeadline}
 	rc := helikon.NewRunContext(helikon.WithSession(sess), helikon.WithRunConfig(helikon.RunConfig{Timeout: timeout}))
-	res, err := runner.New().Run(context.Background(), newAgent(t, s1Model()), rc, helikon.UserText("go"))
+	res, err := runner.New().Run(context.Background(), newAgent(t, model), rc, helikon.UserText("go"))
 	if err != nil || res.FinalOutput != "sum is 42" {
 		t.Fatalf("run = %v, %v; want the answer and no error", res, err)
 	}
