@@ -2,9 +2,12 @@ package governance_test
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/paigasus/helikon"
@@ -12,6 +15,8 @@ import (
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/runner"
 	"github.com/paigasus/helikon/session"
+	"github.com/paigasus/helikon/session/sessioncache"
+	"github.com/paigasus/helikon/session/sqlite"
 )
 
 // A checkpoint taken after a compaction holds the summary, not the calls
@@ -109,4 +114,108 @@ func TestWrittenFileGuard_ASummaryAsksOnlyWhenTheLogDoesNotExplainIt(t *testing.
 			}
 		})
 	}
+}
+
+// trimmedLog is a capped log whose front was trimmed: its first two
+// events are gone (a Redis session's WithMaxLen).
+type trimmedLog struct{ *helikon.MemorySession }
+
+func (s trimmedLog) Events(ctx context.Context, after helikon.SequenceID) ([]helikon.SessionEvent, error) {
+	evs, err := s.MemorySession.Events(ctx, max(after, 1))
+	return evs, err
+}
+
+func (s trimmedLog) Snapshot(ctx context.Context) ([]helikon.Item, error) {
+	evs, err := s.Events(ctx, helikon.Beginning)
+	return helikon.Project(evs), err
+}
+
+// A session behind a session cache is read through the cache's projection
+// when that holds every call of the log; it must hold every write too: an
+// earlier run's, one another handle appended after the cache loaded, and
+// not when the projection cannot hold them (a compacted log, a trimmed
+// one), where the log is read.
+func TestRecall_ACachedSessionKeepsEveryWrite(t *testing.T) {
+	ctx := context.Background()
+	file := filepath.Join(t.TempDir(), "cached.db")
+	db, err := sqlite.OpenDB(ctx, file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	for _, tt := range []struct {
+		name string
+		open func(t *testing.T, id string) helikon.Session
+		// before writes x.sh into the session, behind the cache's back
+		// where the case says so.
+		before func(t *testing.T, s helikon.Session, cached helikon.Session)
+	}{
+		{"an earlier run's write", openSQLite(db), func(t *testing.T, _, cached helikon.Session) { writeRun(t, cached) }},
+		{"a write another handle appended after the cache loaded", openSQLite(db), func(t *testing.T, s, cached helikon.Session) {
+			if _, err := cached.(runner.SharedSnapshotter).SharedSnapshot(ctx); err != nil {
+				t.Fatal(err)
+			}
+			writeRun(t, s)
+		}},
+		{"a compacted log", openSQLite(db), func(t *testing.T, s, cached helikon.Session) {
+			writeRun(t, cached)
+			evs, _ := s.Events(ctx, helikon.Beginning)
+			if err := s.Append(ctx, session.Compacted("a file was written", len(evs))); err != nil {
+				t.Fatal(err)
+			}
+		}},
+		{"a trimmed log", func(*testing.T, string) helikon.Session { return trimmedLog{helikon.NewMemorySession()} }, func(t *testing.T, s, _ helikon.Session) {
+			inner := s.(trimmedLog).MemorySession
+			if err := inner.Append(ctx, session.ToolCalled("w1", "Write", []byte(`{"file_path":"x.sh","content":"rm -rf ~"}`)),
+				session.ToolReturned("w1", helikon.TextPart{Text: "written"}), session.UserMessage(helikon.TextPart{Text: "later"})); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cache, err := sessioncache.New()
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := tt.open(t, strings.ReplaceAll(tt.name, " ", "-"))
+			cached := cache.Wrap("k", s)
+			tt.before(t, s, cached)
+			// What the log alone tells the record, without a conversation.
+			rec := &recorder{output: "ok"}
+			rc := helikon.NewRunContext(helikon.WithSession(cached), governance.WithWrittenFileGuard())
+			rc.Authorizer().(helikon.Recaller).Recall(ctx, rc, nil, []helikon.Tool{rec.bashTool(), rec.writeTool()})
+			args, _ := json.Marshal(bashArgs{Command: "bash x.sh"})
+			if v := rc.Authorizer().Authorize(ctx, rc, helikon.PermissionRequest{Tool: "Bash", CallID: "b0", Args: args, Impl: rec.bashTool(), Effect: helikon.SideEffect}, deferAll{}); v.Allowed {
+				t.Fatalf("bash x.sh allowed after a recall of the log alone (%s)", v.Reason)
+			}
+			laterRunIsAsked(t, ctx, cached, rec, "b1", rec.writeTool())
+		})
+	}
+}
+
+func openSQLite(db *sql.DB) func(t *testing.T, id string) helikon.Session {
+	return func(t *testing.T, id string) helikon.Session {
+		s, err := sqlite.Open(context.Background(), db, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+}
+
+// writeRun runs an agent on s that writes x.sh.
+func writeRun(t *testing.T, s helikon.Session) {
+	t.Helper()
+	rec := &recorder{output: "ok"}
+	agent, _ := helikon.NewAgent("ops", mock.Scripted(writeCall("w1", "x.sh"), mock.Text("written")), helikon.WithTools(rec.writeTool()))
+	if _, err := runner.New().Run(context.Background(), agent, helikon.NewRunContext(helikon.WithSession(s)), helikon.UserText("write it")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// deferAll leaves every question to a human.
+type deferAll struct{}
+
+func (deferAll) Ask(context.Context, helikon.PermissionRequest, string, string) helikon.Verdict {
+	return helikon.Verdict{Deferred: true}
 }

@@ -25,6 +25,7 @@ func (g *settings) Recall(ctx context.Context, rc *helikon.RunContext, conv []he
 		return
 	}
 	w := g.written
+	var view []helikon.Item
 	var events []helikon.SessionEvent
 	var readErr error
 	w.mu.Lock()
@@ -38,7 +39,7 @@ func (g *settings) Recall(ctx context.Context, rc *helikon.RunContext, conv []he
 		// Read outside the lock: the log may be large or remote. Until
 		// what it holds is in the record, a run of a file by another
 		// agent of the run (one started beside this one) asks.
-		events, readErr = rc.Session().Events(ctx, helikon.Beginning)
+		view, events, readErr = readSessionLog(ctx, rc.Session())
 	}
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -74,6 +75,13 @@ func (g *settings) Recall(ctx context.Context, rc *helikon.RunContext, conv []he
 			w.summaries = setAdd(w.summaries, summaryKey(ev.Summary))
 		}
 	}
+	for _, it := range view {
+		for _, p := range it.Content {
+			if u, ok := p.(helikon.ToolUsePart); ok {
+				w.recallCall(u, tools)
+			}
+		}
+	}
 	// Calls of the log whose tool an earlier recall did not have (a
 	// handoff target's) are read with this agent's tools.
 	retry := w.unread
@@ -81,7 +89,10 @@ func (g *settings) Recall(ctx context.Context, rc *helikon.RunContext, conv []he
 	for _, u := range retry {
 		w.recallCall(u, tools)
 	}
-	for _, it := range conv {
+	for i, it := range conv {
+		if i < len(view) && len(it.Content) > 0 && len(it.Content) == len(view[i].Content) && &it.Content[0] == &view[i].Content[0] {
+			continue // the history the run loaded from the view, read above
+		}
 		if it.Role == helikon.RoleSystem {
 			w.claimed = setAdd(w.claimed, summaryKey(it.Text()))
 			continue
@@ -92,6 +103,30 @@ func (g *settings) Recall(ctx context.Context, rc *helikon.RunContext, conv []he
 			}
 		}
 	}
+}
+
+// sharedLog is a session that hands out its projection without a copy
+// and says whether its log is never trimmed: a session/sessioncache
+// session over a SQLite or PostgreSQL log.
+type sharedLog interface {
+	SharedSnapshot(ctx context.Context) ([]helikon.Item, error)
+	AppendOnly() bool
+}
+
+// readSessionLog reads what the record needs of s's log. A cached projection of
+// a log that is never trimmed, and was never compacted (no summary opens
+// it), holds every call of the log: it is read instead of the log, at the
+// cost of the events appended since the cache last read it. Any other
+// log is read whole.
+func readSessionLog(ctx context.Context, s helikon.Session) ([]helikon.Item, []helikon.SessionEvent, error) {
+	if sl, ok := s.(sharedLog); ok && sl.AppendOnly() {
+		view, err := sl.SharedSnapshot(ctx)
+		if err == nil && (len(view) == 0 || view[0].Role != helikon.RoleSystem) {
+			return view, nil, nil
+		}
+	}
+	events, err := s.Events(ctx, helikon.Beginning)
+	return nil, events, err
 }
 
 // checkSummaries makes the record unknown when the conversations recalled

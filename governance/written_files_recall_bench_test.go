@@ -9,6 +9,7 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/governance"
+	"github.com/paigasus/helikon/runner"
 	"github.com/paigasus/helikon/session"
 	"github.com/paigasus/helikon/session/sessioncache"
 	"github.com/paigasus/helikon/session/sqlite"
@@ -71,11 +72,17 @@ func BenchmarkRecall(b *testing.B) {
 		{"sqlite-cached", cache.Wrap("sqlite:recall", lite)},
 	} {
 		b.Run(tt.name, func(b *testing.B) {
-			history, err := tt.sess.Snapshot(ctx)
+			// The history as the runner loads it: the cache's own list for
+			// a cached session.
+			load := tt.sess.Snapshot
+			if ss, ok := tt.sess.(runner.SharedSnapshotter); ok {
+				load = ss.SharedSnapshot
+			}
+			history, err := load(ctx)
 			if err != nil {
 				b.Fatal(err)
 			}
-			conv := append(history, helikon.UserText("go on")...)
+			conv := append(history[:len(history):len(history)], helikon.UserText("go on")...)
 			b.ReportAllocs()
 			for b.Loop() {
 				rc := helikon.NewRunContext(helikon.WithSession(tt.sess), governance.WithWrittenFileGuard())

@@ -63,6 +63,13 @@ func OpenWithoutMigrate(pool *pgxpool.Pool, id string, opts ...SessionOption) (*
 // SessionID returns the id the session reads and writes.
 func (s *Session) SessionID() string { return s.id }
 
+// AppendOnly reports that the session's log is never trimmed: no event is
+// ever removed, so it starts at position 0. A reader that needs every
+// event (governance's written-file record) may then take a cached
+// projection of it for the log (package session/sessioncache forwards
+// it).
+func (s *Session) AppendOnly() bool { return true }
+
 // The append runs as one pipeline: an explicit READ COMMITTED transaction
 // (whatever the server's default isolation, the insert must see rows
 // committed while it waited for the lock), the per-session lock, and one

@@ -307,6 +307,15 @@ func (s *cached) SharedSnapshot(ctx context.Context) ([]helikon.Item, error) {
 	return s.c.View(ctx, s.key, s.Session)
 }
 
+// AppendOnly reports whether the wrapped session says its log is never
+// trimmed (an AppendOnly method returning true, as package sqlite's and
+// postgres's sessions have); a capped Redis log, or a session that does
+// not say, is not.
+func (s *cached) AppendOnly() bool {
+	a, ok := s.Session.(interface{ AppendOnly() bool })
+	return ok && a.AppendOnly()
+}
+
 // ownCopy returns items in a new list whose items' content lists are new
 // too: one array of items and one of the parts they all hold.
 func ownCopy(items []helikon.Item) []helikon.Item {

@@ -58,6 +58,13 @@ func OpenWithoutMigrate(db *sql.DB, id string, opts ...SessionOption) (*Session,
 // SessionID returns the id the session reads and writes.
 func (s *Session) SessionID() string { return s.id }
 
+// AppendOnly reports that the session's log is never trimmed: no event is
+// ever removed, so it starts at position 0. A reader that needs every
+// event (governance's written-file record) may then take a cached
+// projection of it for the log (package session/sessioncache forwards
+// it).
+func (s *Session) AppendOnly() bool { return true }
+
 // Append stores events after the last one in one BEGIN IMMEDIATE
 // transaction, giving them consecutive sequence ids. When the write lock
 // stays taken for the busy timeout it fails with [ErrBusy] and stores
