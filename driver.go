@@ -582,8 +582,9 @@ func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(
 // happen, so never; a run that cannot be cancelled, always; a cancellable
 // one only when nothing in the round can block without watching its
 // context: every tool of the round promises it ([CancelAwareTool]) and no
-// hook, nor an authorizer other than the default one (user code, which
-// may block), runs around the calls. An unknown tool's call only fails.
+// hook, nor an authorizer or a redactor other than the default ones (user
+// code, which may block; a Redactor is not even given the context), runs
+// around the calls. An unknown tool's call only fails.
 func (d *driver) inlineRound(ctx context.Context, calls []ToolCall) bool {
 	if d.rc.approval != nil {
 		return false
@@ -591,7 +592,8 @@ func (d *driver) inlineRound(ctx context.Context, calls []ToolCall) bool {
 	if ctx.Done() == nil {
 		return true
 	}
-	if hooked(d.rc, d.a.hooks) || (d.rc.auth != nil && d.rc.auth != defaultAuthorizer()) {
+	if hooked(d.rc, d.a.hooks) || (d.rc.auth != nil && d.rc.auth != defaultAuthorizer()) ||
+		(d.rc.redactor != nil && d.rc.redactor != defaultRedactor()) {
 		return false
 	}
 	for i := range calls {

@@ -144,6 +144,16 @@ func TestCancel_RunEndsWithinTheGracePeriodWhatTheStragglerDoes(t *testing.T) {
 			a := mustAgent(t, "a", m, helikon.WithTools(promisingPolite()), grace)
 			return a.Run(ctx, helikon.NewRunContext(helikon.WithAuthorizer(auth)), helikon.UserText("go")), cancel
 		}, false},
+		{"redactor of a promising tool's output", func(started, release chan struct{}) (iter.Seq[helikon.Event], func()) {
+			ctx, cancel := context.WithCancel(context.Background())
+			quick := helikon.MustTool("quick", "Answers at once.", func(tc *helikon.ToolContext, in struct{}) (string, error) {
+				return "secret", nil
+			}, helikon.WithHonoursCancellation())
+			m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "quick", Args: `{}`}), mock.Text("unreached"))
+			a := mustAgent(t, "a", m, helikon.WithTools(quick), grace)
+			rc := helikon.NewRunContext(helikon.WithRedactor(stubbornRedactor{started, release}))
+			return a.Run(ctx, rc, helikon.UserText("go")), cancel
+		}, false},
 		{"model, context cancelled", func(started, release chan struct{}) (iter.Seq[helikon.Event], func()) {
 			ctx, cancel := context.WithCancel(context.Background())
 			a := mustAgent(t, "a", stubbornModel{started, release}, grace)
@@ -221,6 +231,21 @@ func (a stubbornAuthorizer) Authorize(ctx context.Context, rc *helikon.RunContex
 	<-a.release
 	return helikon.Verdict{Allowed: true}
 }
+
+// stubbornRedactor redacts nothing once release is closed, ignoring the
+// run's context: a Redactor takes none, and may call out (a DLP service).
+type stubbornRedactor struct {
+	started chan<- struct{}
+	release <-chan struct{}
+}
+
+func (r stubbornRedactor) RedactOutput(out helikon.ToolOutput) helikon.ToolOutput {
+	r.started <- struct{}{}
+	<-r.release
+	return out
+}
+
+func (r stubbornRedactor) RedactText(s string) string { return s }
 
 // TestCancel_APromiseBrokenHoldsTheRunAndIsNamed pins the price of
 // [helikon.WithHonoursCancellation]: its calls run on the run's goroutine,

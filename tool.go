@@ -45,9 +45,10 @@ type EffectTool interface {
 // A run whose context can be cancelled hands its tool calls to worker
 // goroutines, so that a call ignoring cancellation cannot hold it past
 // [RunConfig].CancelGrace; that hand-off costs every tool round. A round
-// whose tools all make the promise (and which no hook, approval handler
-// or authorizer other than the default one takes part in) runs on the
-// run's own goroutine instead, as on a context that cannot be cancelled.
+// whose tools all make the promise (and which no hook, approval handler,
+// or authorizer or redactor other than the default ones takes part in)
+// runs on the run's own goroutine instead, as on a context that cannot be
+// cancelled.
 // The price is that a tool breaking the promise holds a cancelled run
 // until it returns: the grace period does not bound it, and the run logs
 // a warning naming the tool when one of its calls ran longer than the
