@@ -6,6 +6,7 @@ import (
 	"iter"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/paigasus/helikon/internal/slug"
 )
 
 // AgentTool is an [Agent] exposed as a [Tool]: the calling model passes one
@@ -74,7 +75,7 @@ func AgentAsTool(agent Agent, opts ...AgentToolOption) (*AgentTool, error) {
 	}
 	t := &AgentTool{agent: agent, name: agent.Name(), description: agent.Description()}
 	if !toolNamePattern().MatchString(t.name) {
-		t.name = Slug(t.name)
+		t.name = slug.Make(t.name)
 	}
 	for _, o := range opts {
 		o.applyAgentTool(t)

@@ -2,9 +2,9 @@ package helikon
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/paigasus/helikon/internal/slug"
 )
 
 // Handoff names an agent the conversation may be transferred to. The LLM
@@ -31,35 +31,12 @@ func WithHandoffs(h ...Handoff) AgentOption {
 	return agentOptionFunc(func(a *LLMAgent) { a.handoffs = append(a.handoffs, h...) })
 }
 
-// Slug lower-cases name and collapses every run of characters other than
-// ASCII letters and digits to one underscore: "investing specialist" →
-// "investing_specialist".
-func Slug(name string) string {
-	var b strings.Builder
-	pendingSep := false
-	for _, r := range strings.ToLower(name) {
-		if (r >= 'a' && r <= 'z') || (r >= '0' && r <= '9') {
-			if pendingSep && b.Len() > 0 {
-				b.WriteByte('_')
-			}
-			pendingSep = false
-			b.WriteRune(r)
-		} else {
-			pendingSep = true
-		}
-	}
-	if pendingSep && b.Len() == 0 {
-		return "_"
-	}
-	return b.String()
-}
-
 // TransferToolName returns the tool name of a handoff.
 func (h Handoff) TransferToolName() string {
 	if h.ToolName != "" {
 		return h.ToolName
 	}
-	return "transfer_to_" + Slug(h.Agent.Name())
+	return "transfer_to_" + slug.Make(h.Agent.Name())
 }
 
 func (a *LLMAgent) indexHandoffs() error {

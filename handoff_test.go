@@ -8,12 +8,13 @@ import (
 	"testing"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/slug"
 	"github.com/paigasus/helikon/mock"
 )
 
 // transfer is a model turn that hands off to the agent named target.
 func transfer(target string) mock.Script {
-	return mock.ToolCalls(mock.Call{ID: "h_" + helikon.Slug(target), Name: "transfer_to_" + helikon.Slug(target), Args: `{}`})
+	return mock.ToolCalls(mock.Call{ID: "h_" + slug.Make(target), Name: "transfer_to_" + slug.Make(target), Args: `{}`})
 }
 
 // answerer is an agent that answers text in one turn.

@@ -4,6 +4,7 @@ import (
 	a2apb "github.com/a2aproject/a2a-go/a2a"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/slug"
 )
 
 // protocolVersion is the A2A protocol version the SDK we build on speaks.
@@ -22,7 +23,7 @@ func cardFor(agent helikon.Agent, cfg serverConfig) *a2apb.AgentCard {
 		desc = "The " + agent.Name() + " agent."
 	}
 	skills := []a2apb.AgentSkill{{
-		ID:          helikon.Slug(agent.Name()),
+		ID:          slug.Make(agent.Name()),
 		Name:        agent.Name(),
 		Description: desc,
 		Tags:        []string{"agent"},

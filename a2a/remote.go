@@ -18,6 +18,7 @@ import (
 	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/slug"
 )
 
 // Errors a [RemoteAgent] fails with. A failed run's error is a
@@ -201,14 +202,14 @@ func NewRemoteAgent(ctx context.Context, baseURL string, opts ...RemoteOption) (
 	}
 	name := cfg.name
 	if name == "" {
-		name = helikon.Slug(card.Name)
+		name = slug.Make(card.Name)
 	}
 	return &RemoteAgent{name: name, description: card.Description, card: card, client: client, cfg: cfg}, nil
 }
 
 // checkCard validates a card and returns a copy whose URLs are absolute.
 func checkCard(card *a2apb.AgentCard, base *url.URL) (*a2apb.AgentCard, error) {
-	if strings.TrimSpace(card.Name) == "" || helikon.Slug(card.Name) == "" {
+	if strings.TrimSpace(card.Name) == "" || slug.Make(card.Name) == "" {
 		return nil, fmt.Errorf("%w: no name", ErrInvalidCard)
 	}
 	c := *card

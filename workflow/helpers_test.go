@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/slug"
 	"github.com/paigasus/helikon/mock"
 )
 
@@ -45,7 +46,7 @@ func slicesEqual(a, b []string) bool { return strings.Join(a, ",") == strings.Jo
 
 // transfer is a model turn that hands off to the agent named target.
 func transfer(target string) mock.Script {
-	return mock.ToolCalls(mock.Call{ID: "h_" + helikon.Slug(target), Name: "transfer_to_" + helikon.Slug(target), Args: `{}`})
+	return mock.ToolCalls(mock.Call{ID: "h_" + slug.Make(target), Name: "transfer_to_" + slug.Make(target), Args: `{}`})
 }
 
 // settleGoroutines waits for the goroutine count to fall back to base.
