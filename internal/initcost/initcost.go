@@ -26,14 +26,13 @@ import (
 const Module = "github.com/paigasus/helikon"
 
 // PackageBound is the most one package of this module may allocate in its
-// init: 6,400 B is the most any does (provider/openai's jsonscan key
-// tables, read on every streamed event: Chat's, and since 51f3e14
-// Responses' response.created/completed ones, 2026-12-03; 3,920 B before;
-// 2,248 B, server, before them). Tables built at init were over it: the
-// core's decoder maps and regexps (61,536 B), governance's (67,216 B,
-// then 6,968 B) and internal/shellmatch's (24,136 B) before they moved to
-// first use.
-const PackageBound = 8 << 10
+// init: 3,992 B is the most any does (provider/openai's jsonscan key
+// tables for Chat's and Responses' streamed events, read on every chunk;
+// the Responses lifecycle events' tables, 2,480 B, are built on first
+// use). Tables built at init were over it: the core's decoder maps and
+// regexps (61,536 B), governance's (67,216 B, then 6,968 B) and
+// internal/shellmatch's (24,136 B) before they moved to first use.
+const PackageBound = 4 << 10
 
 // Init is one package's line of the report.
 type Init struct {

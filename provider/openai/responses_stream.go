@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"reflect"
+	"sync"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/internal/jsonscan"
@@ -344,14 +345,24 @@ func (d *responsesDecoder) fast(data []byte, yield func(helikon.ModelEvent, erro
 	return true, yield(helikon.ReasoningDelta{Text: string(d.buf), ID: d.ev.ItemID.s}, nil)
 }
 
-// The members of a response object and of its usage that [responseObject]
-// decodes: the fast path reads them all, as for [responsesKeys].
-var (
-	responseKeys       = jsonscan.MustKeys("id", "model", "error", "incomplete_details", "usage")
-	responseUsageKeys  = jsonscan.MustKeys("input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details")
-	cachedTokensKeys   = jsonscan.MustKeys("cached_tokens")
-	reasoningTokenKeys = jsonscan.MustKeys("reasoning_tokens")
-)
+// responseObjectKeys holds the members of a response object and of its
+// usage that [responseObject] decodes: the fast path reads them all, as for
+// [responsesKeys]. They are built on first use, not at package init: only
+// the few lifecycle events of a Responses stream read them, and a program
+// that never streams from Responses should not pay for them as it starts.
+var responseObjectKeys = sync.OnceValue(func() *responseObjectKeySets {
+	return &responseObjectKeySets{
+		response:  jsonscan.MustKeys("id", "model", "error", "incomplete_details", "usage"),
+		usage:     jsonscan.MustKeys("input_tokens", "output_tokens", "input_tokens_details", "output_tokens_details"),
+		cached:    jsonscan.MustKeys("cached_tokens"),
+		reasoning: jsonscan.MustKeys("reasoning_tokens"),
+	}
+})
+
+// responseObjectKeySets is what [responseObjectKeys] builds.
+type responseObjectKeySets struct {
+	response, usage, cached, reasoning *jsonscan.Keys
+}
 
 // lifecycle handles response.created, response.in_progress and
 // response.completed, large events that repeat the whole response, from
@@ -366,8 +377,9 @@ func (d *responsesDecoder) lifecycle(typ []byte, v [][]byte, yield func(helikon.
 			return false, true
 		}
 	}
+	keys := responseObjectKeys()
 	var rv [5][]byte
-	if !jsonscan.Nested(v[5], responseKeys, rv[:]) || !jsonscan.IsNull(rv[2]) || !jsonscan.IsNull(rv[3]) {
+	if !jsonscan.Nested(v[5], keys.response, rv[:]) || !jsonscan.IsNull(rv[2]) || !jsonscan.IsNull(rv[3]) {
 		return false, true
 	}
 	r := &responseObject{}
@@ -380,14 +392,14 @@ func (d *responsesDecoder) lifecycle(typ []byte, v [][]byte, yield func(helikon.
 	}
 	if !jsonscan.IsNull(rv[4]) {
 		var uv [4][]byte
-		if !jsonscan.Nested(rv[4], responseUsageKeys, uv[:]) {
+		if !jsonscan.Nested(rv[4], keys.usage, uv[:]) {
 			return false, true
 		}
 		u := &responseUsage{}
 		r.Usage = u
 		if !optCount(uv[0], &u.InputTokens) || !optCount(uv[1], &u.OutputTokens) ||
-			!optNestedCount(uv[2], cachedTokensKeys, &u.InputTokensDetails.CachedTokens) ||
-			!optNestedCount(uv[3], reasoningTokenKeys, &u.OutputTokensDetails.ReasoningTokens) {
+			!optNestedCount(uv[2], keys.cached, &u.InputTokensDetails.CachedTokens) ||
+			!optNestedCount(uv[3], keys.reasoning, &u.OutputTokensDetails.ReasoningTokens) {
 			return false, true
 		}
 	}
