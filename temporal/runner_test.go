@@ -381,7 +381,7 @@ func TestRunner_CancelStopsARunningRun(t *testing.T) {
 		_, err := helikon.Collect(r.RunStreamed(context.Background(), ag, nil, helikon.UserText("go")))
 		done <- err
 	}()
-	<-started
+	awaitToolStart(t, started, done)
 	if err := r.Cancel(context.Background(), id); err != nil {
 		t.Fatal(err)
 	}
@@ -389,6 +389,18 @@ func TestRunner_CancelStopsARunningRun(t *testing.T) {
 	var ae *helikon.AgentError
 	if !errors.As(err, &ae) || ae.Kind != helikon.KindCancelled {
 		t.Fatalf("run ended with %v, want a cancelled failure", err)
+	}
+}
+
+// awaitToolStart waits for a run's tool to start, failing the test with the
+// run's error if the run ends first (a clean-clone CI run once waited on
+// the tool for the whole test timeout, with the run's error unseen).
+func awaitToolStart(t *testing.T, started <-chan struct{}, done <-chan error) {
+	t.Helper()
+	select {
+	case <-started:
+	case err := <-done:
+		t.Fatalf("run ended before its tool started: %v", err)
 	}
 }
 
@@ -413,7 +425,7 @@ func TestRunner_CallerGoneLeavesTheRunGoing(t *testing.T) {
 		_, err := helikon.Collect(r.RunStreamed(ctx, ag, nil, helikon.UserText("go")))
 		done <- err
 	}()
-	<-started
+	awaitToolStart(t, started, done)
 	cancel()
 	err = <-done
 	var ae *helikon.AgentError
