@@ -512,13 +512,26 @@ type callOutcome struct {
 	// late is set on a call of an inline round that ended after the
 	// run's context did (see runInline).
 	late bool
+	// ended is set once the call returned; mu guards it and events.
+	mu    sync.Mutex
+	ended bool
 }
 
-// emit reports a governance event of the call.
+// emit reports a governance event of the call. An event sent after the
+// call returned (by a goroutine the tool left running on its ToolContext)
+// is dropped: the round it belonged to has settled, and a run reuses its
+// live round, so it would land in a later round's stream or block on a
+// round nobody reads any more.
 func (o *callOutcome) emit(ev Event) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.ended {
+		return
+	}
 	if o.live != nil {
-		// The driver reads live until every call of the round ends, or
-		// until it gives up on the calls still running.
+		// The driver reads live until every call of the round ends (this
+		// one cannot end while the lock is held), or until it gives up
+		// on the calls still running.
 		select {
 		case o.live <- ev:
 		case <-o.gone:
@@ -526,6 +539,13 @@ func (o *callOutcome) emit(ev Event) {
 		return
 	}
 	o.events = append(o.events, ev)
+}
+
+// end marks the call returned: later events are dropped (see emit).
+func (o *callOutcome) end() {
+	o.mu.Lock()
+	o.ended = true
+	o.mu.Unlock()
 }
 
 // Ask implements [Asker]: the run reports ApprovalRequested as the
@@ -953,6 +973,7 @@ func errorResult(c ToolCall, msg string) ToolResult {
 // hook › permission pipeline › tool › PostToolUse hook › redaction.
 func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 	out.d = d
+	defer out.end()
 	memo := d.paused.memo[call.CallID]
 	if memo != nil && memo.Status == callDone {
 		// Settled before the pause: its result stands, it does not run again.
