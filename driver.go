@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -79,10 +80,9 @@ type driver struct {
 	// to workers (see toolRound).
 	spreadTimer *time.Timer
 	round       atomic.Pointer[toolRound]
-	// live is the run's live round, reused from round to round, and
-	// liveSpread the timer that spreads it (see executeToolsLive).
-	live       *liveRound
-	liveSpread *time.Timer
+	// live is the run's live round, reused from round to round (see
+	// executeToolsLive).
+	live *liveRound
 	// queue carries the model's stream when it runs on a worker.
 	queue *modelQueue
 	// turn accumulates the current model turn's stream; yielding is set
@@ -777,16 +777,6 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 	}
 	r := d.liveRound(ctx, calls)
 	workers.submit(r)
-	var spread <-chan time.Time
-	if len(calls) > 1 && d.cfg.ParallelToolCalls != 1 {
-		if d.liveSpread == nil {
-			d.liveSpread = time.NewTimer(handoffDelay)
-		} else {
-			d.liveSpread.Reset(handoffDelay)
-		}
-		defer d.liveSpread.Stop()
-		spread = d.liveSpread.C
-	}
 	stopped := false
 	forward := func(ev Event) {
 		if !stopped && !yield(ev) {
@@ -794,31 +784,36 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 			cancel()
 		}
 	}
-	g := newGraceTimer(d.cfg)
-	defer g.stop()
-	done := ctx.Done()
-	for finished := false; !finished; {
-		select {
-		case ev := <-r.events:
-			if finished = ev == nil; !finished {
-				forward(ev)
-			}
-		case <-spread:
-			spread = nil
+	if !r.await(forward) {
+		// The round outlived handoffDelay, or the run was cancelled: the
+		// calls nobody has started get workers of their own, and the
+		// driver sleeps until the round ends.
+		if len(calls) > 1 && d.cfg.ParallelToolCalls != 1 {
 			r.spread()
-		case <-done:
-			done = nil
-			g.start()
-		case <-g.expired():
-			d.abandonCalls(r, calls)
-			if stopped {
-				return nil, false
+		}
+		g := newGraceTimer(d.cfg)
+		defer g.stop()
+		done := ctx.Done()
+		for finished := false; !finished; {
+			select {
+			case ev := <-r.events:
+				forward(ev)
+			case <-r.over:
+				finished = true
+			case <-done:
+				done = nil
+				g.start()
+			case <-g.expired():
+				d.abandonCalls(r, calls)
+				if stopped {
+					return nil, false
+				}
+				return Abort{Err: cancelled(d.a.name, context.Cause(ctx))}, true
 			}
-			return Abort{Err: cancelled(d.a.name, context.Cause(ctx))}, true
 		}
 	}
 	// Every worker has left the round, and the events of its calls came
-	// before the nil that said so.
+	// before the token that said so.
 	r.ctx, r.calls = nil, nil
 	if stopped {
 		return nil, false
@@ -828,16 +823,17 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 
 // liveRound readies the run's live round for calls under ctx. A run keeps
 // one for all its rounds, since every worker has left a round when it ends
-// (see liveRound.events); one the run gave up on is not reused: the run
+// (see liveRound.over); one the run gave up on is not reused: the run
 // ends.
 func (d *driver) liveRound(ctx context.Context, calls []ToolCall) *liveRound {
 	r := d.live
 	if r == nil {
-		// Unbuffered: a round's governance events are few, and the driver
-		// reads them until the round ends, so a worker sending one waits
-		// for it briefly at most; a buffer would cost the run an
-		// allocation of its own.
-		r = &liveRound{d: d, events: make(chan Event)}
+		// events is unbuffered: a round's governance events are few, and
+		// the driver reads them until the round ends, so a worker sending
+		// one waits for it briefly at most. over holds the one token of a
+		// round's end, so that the last worker leaves without waiting for
+		// the driver, and wakes it only if it sleeps (see await).
+		r = &liveRound{d: d, events: make(chan Event), over: make(chan struct{}, 1)}
 		d.live = r
 	}
 	gone := d.goneChan()
@@ -862,9 +858,10 @@ type liveRound struct {
 	ctx   context.Context
 	calls []ToolCall
 	outs  []callOutcome
-	// events carries the calls' governance events, then a nil when the
-	// last worker leaves the round, every call finished.
+	// events carries the calls' governance events; over gets a token when
+	// the last worker leaves the round, every call finished.
 	events chan Event
+	over   chan struct{}
 	// gone is closed when the driver gives up on the round.
 	gone <-chan struct{}
 
@@ -875,6 +872,37 @@ type liveRound struct {
 	running   int
 	workers   int
 	abandoned bool
+}
+
+// awaitSpins is how many times the driver yields its processor between
+// two looks at the clock while it waits for a young round.
+const awaitSpins = 8
+
+// await waits for the round to end while it is younger than handoffDelay,
+// forwarding its events, and reports whether it ended. The driver does
+// not sleep meanwhile: it yields its processor to the worker and looks
+// again, so a round of quick calls, most rounds, ends without waking it
+// (a sleeping driver costs the worker a wake-up, which on an idle
+// processor is a system call and a thread switch). False means the round
+// is still running after handoffDelay, or the run was cancelled.
+func (r *liveRound) await(forward func(Event)) bool {
+	start := time.Now()
+	done := r.ctx.Done()
+	for i := 1; ; i++ {
+		select {
+		case <-r.over:
+			return true
+		case ev := <-r.events:
+			forward(ev)
+		case <-done:
+			return false
+		default:
+		}
+		if i%awaitSpins == 0 && time.Since(start) >= handoffDelay {
+			return false
+		}
+		runtime.Gosched()
+	}
 }
 
 // run is a worker's share of the round.
@@ -889,10 +917,9 @@ func (r *liveRound) run() {
 			last := r.workers == 0 && !r.abandoned
 			r.mu.Unlock()
 			if last {
-				select {
-				case r.events <- nil:
-				case <-r.gone: // given up on meanwhile: nobody reads
-				}
+				// Never blocks: the driver takes the round's one token
+				// before it starts the next round.
+				r.over <- struct{}{}
 			}
 			return
 		}
