@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 
 	"github.com/paigasus/helikon"
+	// The tests read command lines as a program with tools/bash does.
+	_ "github.com/paigasus/helikon/governance/shellsyntax"
 )
 
 // authorization is the pipeline's verdict with what the approver was

@@ -2,10 +2,12 @@ package governance
 
 import (
 	"encoding/json"
-	"github.com/paigasus/helikon"
 	"log/slog"
 	"strings"
 	"sync"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/shellstmt"
 )
 
 // ShellTool is a [Tool] that runs a shell command line. Declaring it puts
@@ -87,11 +89,13 @@ var warnedUndeclared sync.Map
 // but declares neither [ShellTool] nor [FileTool], since no shell rule or
 // guard then protects its calls.
 func warnUndeclaredShell(agent string, t helikon.Tool) {
-	switch t.(type) {
-	case ShellTool, FileTool:
+	_, shell := t.(ShellTool)
+	class, builtin := builtinClass(t.Name())
+	if shell || class == classBash {
+		warnNoShellParser(agent, t.Name())
 		return
 	}
-	if _, builtin := builtinClass(t.Name()); builtin {
+	if _, file := t.(FileTool); file || builtin {
 		return
 	}
 	why := shellLikeness(t)
@@ -104,6 +108,24 @@ func warnUndeclaredShell(agent string, t helikon.Tool) {
 	slog.Warn("helikon: tool looks like it runs shell commands but does not declare governance.ShellTool; no shell rule or guard protects it",
 		"agent", agent, "tool", t.Name(), "because", why)
 }
+
+// warnNoShellParser logs once per tool name when an agent is built with a
+// shell tool in a program that links no shell parser: its compound command
+// lines are then unresolved, and asked about or denied.
+func warnNoShellParser(agent, tool string) {
+	if shellstmt.Parser != nil {
+		return
+	}
+	if _, seen := warnedNoParser.LoadOrStore(tool, true); seen {
+		return
+	}
+	slog.Warn("helikon: a shell tool in a program that links no shell parser; command lines beyond plain words, quotes, &&, ||, ;, | and redirections to plain paths are unresolved and the rules fail closed on them (import _ \"github.com/paigasus/helikon/governance/shellsyntax\")",
+		"agent", agent, "tool", tool)
+}
+
+// warnedNoParser holds the shell tools already warned about by
+// warnNoShellParser.
+var warnedNoParser sync.Map
 
 // shellLikeness says why t looks like a shell tool, or "".
 func shellLikeness(t helikon.Tool) string {

@@ -5,6 +5,9 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/governance"
+	// A replayed shell tool's command lines are read as the recorded
+	// program's were, with the parser tools/bash links.
+	_ "github.com/paigasus/helikon/governance/shellsyntax"
 )
 
 // keepKind returns w, which wraps t, declaring the same tool kind as t: a

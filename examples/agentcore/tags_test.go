@@ -80,3 +80,22 @@ func TestAgentcoreExample_BedrockWithoutAnySDKServiceClient(t *testing.T) {
 		}
 	}
 }
+
+// TestAgentcoreExample_LinksNoShellParser: the agent runs no shell tool,
+// so the binary leaves out the Bash parser the governance rules read shell
+// tools' command lines with (mvdan.cc/sh: 0.29 MB and its package init on
+// every container start), which only a program importing tools/bash or
+// governance/shellsyntax links.
+func TestAgentcoreExample_LinksNoShellParser(t *testing.T) {
+	for _, tags := range []string{"", "noopenai,noanthropic,nogemini"} {
+		out, err := exec.Command("go", "list", "-deps", "-tags", tags, ".").CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list: %v\n%s", err, out)
+		}
+		for _, pkg := range strings.Fields(string(out)) {
+			if strings.HasPrefix(pkg, "mvdan.cc/sh/") || pkg == "github.com/paigasus/helikon/governance/shellsyntax" {
+				t.Errorf("-tags %q links %s", tags, pkg)
+			}
+		}
+	}
+}

@@ -29,6 +29,9 @@ import (
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/examples/internal/envmodel"
+	// This program's Bash tool is its own, not tools/bash: it links the
+	// shell parser the governance rules read its command lines with.
+	_ "github.com/paigasus/helikon/governance/shellsyntax"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/runner"
 )

@@ -2,7 +2,8 @@
 // commands it would run, for permission rules that match on programs and on
 // the files a command writes.
 //
-// The string is parsed with a real shell parser (mvdan.cc/sh/v3/syntax), so
+// The string is parsed with a real shell parser (mvdan.cc/sh/v3/syntax, in
+// a program that links governance/shellsyntax; see internal/shellstmt), so
 // every simple command is found wherever it sits: behind &&, ||, ;, |, |&, &
 // and newlines, inside subshells, blocks, loops and functions, inside command
 // substitution ($(…) and backticks), process substitution and the words of
@@ -22,7 +23,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"mvdan.cc/sh/v3/syntax"
+	"github.com/paigasus/helikon/internal/shellstmt"
 )
 
 // MaxDepth bounds how many nested command strings (sh -c, eval, …) are
@@ -155,68 +156,56 @@ func (s *Script) add(src string, depth int, wrappers []string) {
 	s.addParsed(src, depth, wrappers)
 }
 
-// addParsed is add through the parser.
+// addParsed is add through the parser the program links
+// (shellstmt.Parser). Without one, src is resolved as a string that does
+// not parse, and marked unresolved: the rules fail closed on it.
 func (s *Script) addParsed(src string, depth int, wrappers []string) {
 	if !utf8.ValidString(src) {
 		// Bash runs bytes the parser rejects; only words matter here.
 		src = strings.ToValidUTF8(src, "\uFFFD")
 	}
-	p := parserPool.Get().(*syntax.Parser)
-	f, err := p.Parse(strings.NewReader(src), "")
-	parserPool.Put(p)
-	if err != nil {
-		s.Approx = true
-		s.unresolved("a command that does not parse as Bash")
-		for _, words := range tokenize(src) {
-			s.resolve(words, depth, wrappers, nil, 0)
-		}
+	parse := shellstmt.Parser
+	if parse == nil {
+		s.approximate(src, depth, wrappers, NoParser)
 		return
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		st, ok := n.(*syntax.Stmt)
-		if !ok {
-			return true
-		}
-		writes, dyn := redirectWrites(st.Redirs)
-		if decl, ok := st.Cmd.(*syntax.DeclClause); ok {
-			for _, a := range decl.Args {
-				if a.Name != nil {
-					s.checkAssign(a.Name.Value, assignValue(a))
-				}
-			}
-		}
-		call, ok := st.Cmd.(*syntax.CallExpr)
-		if ok {
-			for _, a := range call.Assigns {
-				if a.Name != nil {
-					s.checkAssign(a.Name.Value, assignValue(a))
-				}
-			}
-		}
-		if !ok || len(call.Args) == 0 {
-			if len(writes) > 0 {
-				s.Commands = append(s.Commands, Command{Writes: writes, Wrappers: wrappers, DynWrites: dyn})
-			}
-			return true
-		}
-		ws := make([]word, len(call.Args))
-		for i, w := range call.Args {
-			ws[i] = literal(w)
-		}
-		s.resolve(ws, depth, wrappers, writes, dyn)
-		return true
-	})
-}
-
-// assignValue is the loose text of an assignment's value.
-func assignValue(a *syntax.Assign) string {
-	if a.Value == nil {
-		return ""
+	stmts, err := parse(src)
+	if err != nil {
+		s.approximate(src, depth, wrappers, "a command that does not parse as Bash")
+		return
 	}
-	return literal(a.Value).text
+	for i := range stmts {
+		st := &stmts[i]
+		for _, a := range st.Assigns {
+			s.checkAssign(a.Name, a.Value)
+		}
+		if len(st.Words) == 0 {
+			if len(st.Writes) > 0 {
+				s.Commands = append(s.Commands, Command{Writes: st.Writes, Wrappers: wrappers, DynWrites: st.DynWrites})
+			}
+			continue
+		}
+		ws := make([]word, len(st.Words))
+		for j, w := range st.Words {
+			ws[j] = word{text: w.Text, lit: w.Lit, home: w.Home, glob: w.Glob, brace: w.Brace}
+		}
+		s.resolve(ws, depth, wrappers, st.Writes, st.DynWrites)
+	}
 }
 
-var parserPool = sync.Pool{New: func() any { return syntax.NewParser(syntax.Variant(syntax.LangBash)) }}
+// NoParser is the Unresolved reason of a command string the fast reader
+// cannot split in a program that links no shell parser.
+const NoParser = "a command line only a shell parser reads, and this program links none (import github.com/paigasus/helikon/governance/shellsyntax)"
+
+// approximate resolves src, which the parser could not read, from a plain
+// tokenizer's split, marking the script Approx and unresolved for why.
+func (s *Script) approximate(src string, depth int, wrappers []string, why string) {
+	s.Approx = true
+	s.unresolved(why)
+	for _, words := range tokenize(src) {
+		s.resolve(words, depth, wrappers, nil, 0)
+	}
+}
 
 // word is a command word: its unquoted text, and whether that text is
 // exactly what the shell would pass.
@@ -234,35 +223,6 @@ type word struct {
 // known reports whether the shell passes the word as its text says, up to
 // glob expansion.
 func (w word) known() bool { return (w.lit || w.home) && !w.brace }
-
-// redirectWrites returns the files the redirections open for writing, and
-// which of them are not known before the shell runs.
-func redirectWrites(rs []*syntax.Redirect) ([]string, uint64) {
-	var out []string
-	var dyn uint64
-	for _, r := range rs {
-		if r.Word == nil {
-			continue
-		}
-		switch r.Op {
-		case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob, syntax.AppClob,
-			syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
-		case syntax.DplOut:
-			// >&2 and >&- duplicate or close descriptors; >&file writes.
-			if t := literal(r.Word); t.lit && (t.text == "-" || isDigits(t.text)) {
-				continue
-			}
-		default:
-			continue
-		}
-		w := literal(r.Word)
-		if !w.known() && len(out) < 64 {
-			dyn |= 1 << len(out)
-		}
-		out = append(out, w.text)
-	}
-	return out, dyn
-}
 
 func isDigits(s string) bool {
 	if s == "" {

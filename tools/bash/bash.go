@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/paigasus/helikon"
+	// The governance rules read this tool's command lines with the parser.
+	_ "github.com/paigasus/helikon/governance/shellsyntax"
 	"github.com/paigasus/helikon/internal/shellmatch"
 )
 

@@ -1,10 +1,12 @@
-package shellmatch
+package shellsyntax
 
 import (
 	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/paigasus/helikon/internal/shellstmt"
 )
 
 // literal unquotes w. Its text is exact when every part is a literal or a
@@ -12,11 +14,11 @@ import (
 // expansions become "$?", so a loose word never reads as a harmless path.
 // It also notes unquoted glob and brace-expansion characters, which the
 // shell expands after the matcher has looked.
-func literal(w *syntax.Word) word {
+func literal(w *syntax.Word) shellstmt.Word {
 	if len(w.Parts) == 1 {
 		if l, ok := w.Parts[0].(*syntax.Lit); ok && strings.IndexByte(l.Value, '\\') < 0 {
-			out := word{text: l.Value, lit: true}
-			out.glob, out.brace = patternChars(l.Value)
+			out := shellstmt.Word{Text: l.Value, Lit: true}
+			out.Glob, out.Brace = patternChars(l.Value)
 			return out
 		}
 	}
@@ -25,8 +27,8 @@ func literal(w *syntax.Word) word {
 	for _, p := range w.Parts {
 		st.appendPart(&b, p, false)
 	}
-	out := word{text: b.String(), lit: st.lit && !st.home, home: st.lit && st.home, glob: st.glob}
-	out.brace = st.braceOpen && st.braceSep && st.braceClose
+	out := shellstmt.Word{Text: b.String(), Lit: st.lit && !st.home, Home: st.lit && st.home, Glob: st.glob}
+	out.Brace = st.braceOpen && st.braceSep && st.braceClose
 	return out
 }
 
