@@ -20,9 +20,12 @@ type OutputType struct {
 	Name string
 	// Schema is the raw schema; providers normalise it for their strict
 	// modes (see package schema).
-	Schema  *jsonschema.Schema
-	checker *argcheck.Checker
-	decode  func([]byte) error
+	Schema *jsonschema.Schema
+	// check validates an answer against Schema and decodes it into the Go
+	// type when there is one. The constructors set it, rather than Check
+	// calling the checker itself, so that only a program that builds an
+	// output type links the JSON-Schema validator (0.15 MB of a binary).
+	check func([]byte) []string
 }
 
 var nonNameChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]+`) })
@@ -45,10 +48,16 @@ func OutputTypeOf[T any]() (*OutputType, error) {
 	if err != nil {
 		return nil, fmt.Errorf("helikon: output type %s: %w", name, err)
 	}
-	return &OutputType{
-		Name: name, Schema: s, checker: checker,
-		decode: func(b []byte) error { var v T; return json.Unmarshal(b, &v) },
-	}, nil
+	return &OutputType{Name: name, Schema: s, check: func(b []byte) []string {
+		if errs := checker.Validate(b); errs != nil {
+			return errs
+		}
+		var v T
+		if err := json.Unmarshal(b, &v); err != nil {
+			return []string{err.Error()}
+		}
+		return nil
+	}}, nil
 }
 
 // NewOutputType builds an OutputType from a hand-written schema.
@@ -57,7 +66,7 @@ func NewOutputType(name string, s *jsonschema.Schema) (*OutputType, error) {
 	if err != nil {
 		return nil, fmt.Errorf("helikon: output type %s: %w", name, err)
 	}
-	return &OutputType{Name: name, Schema: s, checker: checker}, nil
+	return &OutputType{Name: name, Schema: s, check: checker.Validate}, nil
 }
 
 // ResponseFormat returns the strict JSON-Schema response format of o.
@@ -66,15 +75,11 @@ func (o *OutputType) ResponseFormat() *ResponseFormat {
 }
 
 // Check validates text against the schema and returns the errors, or nil.
+// An OutputType not built by [OutputTypeOf] or [NewOutputType] has no
+// check, and every text fails it.
 func (o *OutputType) Check(text string) []string {
-	b := []byte(text)
-	if errs := o.checker.Validate(b); errs != nil {
-		return errs
+	if o.check == nil {
+		return []string{"helikon: output type " + o.Name + " was not built by OutputTypeOf or NewOutputType, and checks nothing"}
 	}
-	if o.decode != nil {
-		if err := o.decode(b); err != nil {
-			return []string{err.Error()}
-		}
-	}
-	return nil
+	return o.check([]byte(text))
 }

@@ -98,3 +98,35 @@ func TestCollectTyped_PlainTextRunIsAnError(t *testing.T) {
 		t.Fatalf("err = %v", err)
 	}
 }
+
+// TestOutputType_ChecksOnlyWhenBuiltByAConstructor pins the output check
+// the constructors install (schema, then decoding into the Go type), and
+// that an OutputType written as a literal, which has none, fails every
+// answer rather than admitting it unchecked.
+func TestOutputType_ChecksOnlyWhenBuiltByAConstructor(t *testing.T) {
+	typed, err := helikon.OutputTypeOf[category]()
+	if err != nil {
+		t.Fatal(err)
+	}
+	given, err := helikon.NewOutputType("given", typed.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	literal := &helikon.OutputType{Name: "literal", Schema: typed.Schema}
+	for _, tt := range []struct {
+		name string
+		o    *helikon.OutputType
+		text string
+		ok   bool
+	}{
+		{"typed, valid", typed, netflix, true},
+		{"typed, missing a required key", typed, `{"category":"x","confidence":1}`, false},
+		{"given, valid", given, netflix, true},
+		{"given, wrong kind", given, `{"category":1,"confidence":1,"recurring":true}`, false},
+		{"literal, valid", literal, netflix, false},
+	} {
+		if errs := tt.o.Check(tt.text); (errs == nil) != tt.ok {
+			t.Errorf("%s: Check = %q, want ok %v", tt.name, errs, tt.ok)
+		}
+	}
+}
