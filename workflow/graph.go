@@ -54,13 +54,7 @@ type graphNode struct {
 
 // GraphOption configures [NewGraph]: [Node], [Edge] and [WithDescription].
 type GraphOption interface {
-	applyGraph(*graphConfig)
-}
-
-type graphConfig struct {
-	description string
-	nodes       []NodeOption
-	edges       []EdgeOption
+	applyGraph()
 }
 
 // NodeOption is one node of a graph; build it with [Node].
@@ -80,8 +74,8 @@ type EdgeOption struct{ from, to string }
 // sees its output. Repeating an edge has no further effect.
 func Edge(from, to string) EdgeOption { return EdgeOption{from: from, to: to} }
 
-func (o NodeOption) applyGraph(c *graphConfig) { c.nodes = append(c.nodes, o) }
-func (o EdgeOption) applyGraph(c *graphConfig) { c.edges = append(c.edges, o) }
+func (NodeOption) applyGraph() {}
+func (EdgeOption) applyGraph() {}
 
 // NewGraph builds a [GraphAgent]. It fails with a [*BuildError] for an empty
 // name, no nodes ([ErrNoSubAgents]), a nil agent or empty node name
@@ -99,36 +93,76 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 	if name == "" {
 		return nil, buildErr(name, helikon.ErrInvalidOption, "name is required")
 	}
-	c := graphConfig{nodes: make([]NodeOption, 0, len(opts)), edges: make([]EdgeOption, 0, len(opts))}
+	// The options are read by type, not through their method: a call
+	// through the interface would make every option escape, costing the
+	// caller an allocation per Node and Edge.
+	g := &GraphAgent{composite: composite{name: name}}
+	nn, ne := 0, 0
 	for _, o := range opts {
-		o.applyGraph(&c)
+		switch o := o.(type) {
+		case NodeOption:
+			nn++
+		case EdgeOption:
+			ne++
+		case DescriptionOption:
+			g.description = o.d
+		default:
+			// Only a type embedding one of the three gets here.
+			return nil, buildErr(name, helikon.ErrInvalidOption, "an option is neither a Node, an Edge nor WithDescription")
+		}
 	}
-	if len(c.nodes) == 0 {
+	if nn == 0 {
 		return nil, buildErr(name, helikon.ErrNoSubAgents, "no nodes; add them with Node")
 	}
-	g := &GraphAgent{composite: composite{name: name, description: c.description}, nodes: make([]graphNode, len(c.nodes))}
-	index := make(map[string]int, len(c.nodes))
-	for i, n := range c.nodes {
+	g.nodes = make([]graphNode, 0, nn)
+	// The nodes' predecessors and successors and the sinks are cut from
+	// one array, which also holds the build's scratch: each edge's ends
+	// and each node's edge counts.
+	ints := make([]int, 4*ne+3*nn)
+	links, sinks, ends, npreds, nsuccs := ints[:2*ne], ints[2*ne:2*ne:2*ne+nn], ints[2*ne+nn:4*ne+nn], ints[4*ne+nn:4*ne+2*nn], ints[4*ne+2*nn:]
+	var index map[string]int // by name, for a graph too large to scan
+	if nn > graphScan {
+		index = make(map[string]int, nn)
+	}
+	lookup := func(key string) (int, bool) {
+		if index != nil {
+			i, ok := index[key]
+			return i, ok
+		}
+		for i := range g.nodes {
+			if g.nodes[i].key == key {
+				return i, true
+			}
+		}
+		return -1, false
+	}
+	for _, o := range opts {
+		n, ok := o.(NodeOption)
+		if !ok {
+			continue
+		}
 		switch {
 		case n.agent == nil:
 			return nil, buildErr(name, helikon.ErrInvalidOption, fmt.Sprintf("node %q has no agent", n.name), n.name)
 		case n.name == "":
-			return nil, buildErr(name, helikon.ErrInvalidOption, fmt.Sprintf("node %d has an empty name", i))
+			return nil, buildErr(name, helikon.ErrInvalidOption, fmt.Sprintf("node %d has an empty name", len(g.nodes)))
 		}
-		if _, dup := index[n.name]; dup {
+		if _, dup := lookup(n.name); dup {
 			return nil, buildErr(name, helikon.ErrDuplicateKey, fmt.Sprintf("two nodes are named %q", n.name), n.name)
 		}
-		index[n.name] = i
-		g.nodes[i] = graphNode{key: n.name, agent: n.agent}
+		if index != nil {
+			index[n.name] = len(g.nodes)
+		}
+		g.nodes = append(g.nodes, graphNode{key: n.name, agent: n.agent})
 	}
-	// Every node's predecessors and successors are cut from one array,
-	// counted out first: a graph costs a few allocations, not two per node.
-	ends := make([]int, 2*len(c.edges)) // from, to of each edge
-	npreds := make([]int, 2*len(g.nodes))
-	nsuccs := npreds[len(g.nodes):]
-	for k, e := range c.edges {
-		from, okFrom := index[e.from]
-		to, okTo := index[e.to]
+	k := 0
+	for _, o := range opts {
+		e, ok := o.(EdgeOption)
+		if !ok {
+			continue
+		}
+		from, okFrom := lookup(e.from)
+		to, okTo := lookup(e.to)
 		switch {
 		case !okFrom:
 			return nil, buildErr(name, helikon.ErrUnknownKey, fmt.Sprintf("edge %q → %q: no node is named %q", e.from, e.to, e.from), e.from)
@@ -138,8 +172,8 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 		ends[2*k], ends[2*k+1] = from, to
 		npreds[to]++
 		nsuccs[from]++
+		k++
 	}
-	links := make([]int, 2*len(c.edges))
 	for i := range g.nodes {
 		g.nodes[i].preds, links = links[:0:npreds[i]], links[npreds[i]:]
 		g.nodes[i].succs, links = links[:0:nsuccs[i]], links[nsuccs[i]:]
@@ -156,30 +190,36 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 		slices.Sort(g.nodes[i].succs)
 		g.nodes[i].succs = slices.Compact(g.nodes[i].succs)
 		if len(g.nodes[i].succs) == 0 {
-			g.sinks = append(g.sinks, i)
+			sinks = append(sinks, i)
 		}
 	}
-	if cycle := g.findCycle(); cycle != nil {
+	// The counts are spent: they hold the cycle check's in-degrees and
+	// queue.
+	if cycle := g.findCycle(npreds, nsuccs[:0]); cycle != nil {
 		return nil, buildErr(name, helikon.ErrCycle, fmt.Sprintf("the edges form a cycle: %s → %s", joinArrow(cycle), cycle[0]), cycle...)
 	}
-	slices.SortFunc(g.sinks, func(a, b int) int { return strings.Compare(g.nodes[a].key, g.nodes[b].key) })
+	slices.SortFunc(sinks, func(a, b int) int { return strings.Compare(g.nodes[a].key, g.nodes[b].key) })
+	g.sinks = sinks
 	return g, nil
 }
 
-// findCycle runs Kahn's algorithm; if nodes remain, every one of them has a
-// remaining predecessor, so walking predecessors from any of them must
-// revisit a node, and the walk between the two visits is a cycle.
-func (g *GraphAgent) findCycle() []string {
-	indeg := make([]int, len(g.nodes))
-	var queue []int
+// graphScan is the largest graph whose nodes a build finds by scanning
+// their names; a larger one builds a map.
+const graphScan = 16
+
+// findCycle runs Kahn's algorithm in indeg and queue (room for a count and
+// an index per node); if nodes remain, every one of them has a remaining
+// predecessor, so walking predecessors from any of them must revisit a
+// node, and the walk between the two visits is a cycle.
+func (g *GraphAgent) findCycle(indeg, queue []int) []string {
 	for i, n := range g.nodes {
 		if indeg[i] = len(n.preds); indeg[i] == 0 {
 			queue = append(queue, i)
 		}
 	}
 	for len(queue) > 0 {
-		i := queue[0]
-		queue = queue[1:]
+		i := queue[len(queue)-1]
+		queue = queue[:len(queue)-1]
 		for _, s := range g.nodes[i].succs {
 			if indeg[s]--; indeg[s] == 0 {
 				queue = append(queue, s)

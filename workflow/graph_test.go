@@ -182,6 +182,11 @@ func TestGraph_BuildErrors(t *testing.T) {
 			workflow.Node("in", a), workflow.Node("b", b), workflow.Node("c", c), workflow.Node("d", answerer(t, "d", "x")),
 			workflow.Edge("in", "b"), workflow.Edge("b", "c"), workflow.Edge("c", "d"), workflow.Edge("d", "b")},
 			helikon.ErrCycle, []string{"b", "c", "d"}},
+		{"an option wrapping a node", []workflow.GraphOption{wrappedNode{workflow.Node("a", a)}}, helikon.ErrInvalidOption, nil},
+		// Past graphScan nodes a build finds them by a map: the same refusals.
+		{"duplicate node in a large graph", append(wideNodes(t, 20), workflow.Node("n7", a)), helikon.ErrDuplicateKey, []string{"n7"}},
+		{"unknown target in a large graph", append(wideNodes(t, 20), workflow.Edge("n3", "zz")), helikon.ErrUnknownKey, []string{"zz"}},
+		{"cycle in a large graph", append(wideNodes(t, 20), workflow.Edge("n19", "n2"), workflow.Edge("n2", "n19")), helikon.ErrCycle, []string{"n2", "n19"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -194,6 +199,58 @@ func TestGraph_BuildErrors(t *testing.T) {
 				t.Errorf("keys = %v, want %v", be.Keys, tt.wantKeys)
 			}
 		})
+	}
+}
+
+// wrappedNode is a user's type embedding a node option.
+type wrappedNode struct{ workflow.NodeOption }
+
+// wideNodes returns n unconnected nodes n0, n1, ...
+func wideNodes(t *testing.T, n int) []workflow.GraphOption {
+	opts := make([]workflow.GraphOption, n)
+	for i := range opts {
+		name := fmt.Sprint("n", i)
+		opts[i] = workflow.Node(name, answerer(t, name, name))
+	}
+	return opts
+}
+
+func TestGraph_ALargeGraphRunsEveryNode(t *testing.T) {
+	opts := wideNodes(t, 20)
+	for i := 1; i < 20; i++ {
+		opts = append(opts, workflow.Edge(fmt.Sprint("n", i-1), fmt.Sprint("n", i)))
+	}
+	g, err := workflow.NewGraph("g", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rc := helikon.NewRunContext()
+	res, err := helikon.Collect(g.Run(context.Background(), rc, helikon.UserText("go")))
+	if err != nil || res.FinalOutput != "n19" {
+		t.Fatalf("run: %v, final %q", err, res.FinalOutput)
+	}
+	for i := range 20 {
+		if k := fmt.Sprint("n", i); rc.State().String(k) != k {
+			t.Errorf("state[%s] = %q", k, rc.State().String(k))
+		}
+	}
+}
+
+func TestGraph_BuildingADiamondAllocatesThreeTimes(t *testing.T) {
+	a := answerer(t, "a", "x")
+	allocs := testing.AllocsPerRun(100, func() {
+		_, err := workflow.NewGraph("g",
+			workflow.Node("top", a), workflow.Node("left", a), workflow.Node("right", a), workflow.Node("bottom", a),
+			workflow.Edge("top", "left"), workflow.Edge("top", "right"),
+			workflow.Edge("left", "bottom"), workflow.Edge("right", "bottom"))
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	// The agent, its nodes and one array of links: the options stay on the
+	// caller's stack.
+	if allocs != 3 {
+		t.Errorf("a diamond's build allocates %v times, want 3", allocs)
 	}
 }
 

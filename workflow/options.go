@@ -8,6 +8,6 @@ func WithDescription(d string) DescriptionOption { return DescriptionOption{d} }
 // DescriptionOption is the option [WithDescription] returns.
 type DescriptionOption struct{ d string }
 
-func (o DescriptionOption) applyWorkflow(c *workflowConfig) { c.description = o.d }
-func (o DescriptionOption) applyGraph(c *graphConfig)       { c.description = o.d }
-func (o DescriptionOption) applySwarm(c *swarmConfig)       { c.description = o.d }
+func (DescriptionOption) applyWorkflow()              {}
+func (DescriptionOption) applyGraph()                 {}
+func (o DescriptionOption) applySwarm(c *swarmConfig) { c.description = o.d }

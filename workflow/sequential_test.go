@@ -150,6 +150,7 @@ func TestWorkflow_BuildErrors(t *testing.T) {
 		{"loop without steps", func() error { _, err := workflow.NewLoop("l", 3); return err }, helikon.ErrNoSubAgents},
 		{"loop with no iterations", func() error { _, err := workflow.NewLoop("l", 0, workflow.Step(a)); return err }, helikon.ErrInvalidOption},
 		{"loop with duplicate keys", func() error { _, err := workflow.NewLoop("l", 2, workflow.Step(a), workflow.Step(a)); return err }, helikon.ErrDuplicateKey},
+		{"parallel with an option wrapping a step", func() error { _, err := workflow.NewParallel("p", wrappedStep{workflow.Step(a)}); return err }, helikon.ErrInvalidOption},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -159,6 +160,23 @@ func TestWorkflow_BuildErrors(t *testing.T) {
 				t.Fatalf("err = %v, want a BuildError matching %v", err, tt.want)
 			}
 		})
+	}
+}
+
+// wrappedStep is a user's type embedding a step option.
+type wrappedStep struct{ workflow.StepOption }
+
+func TestParallel_BuildingAllocatesThreeTimes(t *testing.T) {
+	a, b, c := answerer(t, "a", "x"), answerer(t, "b", "x"), answerer(t, "c", "x")
+	allocs := testing.AllocsPerRun(100, func() {
+		if _, err := workflow.NewParallel("p", workflow.Step(a), workflow.Step(b), workflow.Step(c)); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// The agent, its steps and their key order: the options stay on the
+	// caller's stack.
+	if allocs != 3 {
+		t.Errorf("a parallel agent's build allocates %v times, want 3", allocs)
 	}
 }
 

@@ -37,12 +37,7 @@ func (c *composite) Description() string { return c.description }
 // WorkflowOption configures [NewSequential], [NewParallel] and [NewLoop]:
 // [Step], [KeyedStep] and [WithDescription].
 type WorkflowOption interface {
-	applyWorkflow(*workflowConfig)
-}
-
-type workflowConfig struct {
-	description string
-	steps       []StepOption
+	applyWorkflow()
 }
 
 // StepOption is one sub-agent of a workflow agent with the [State] key its
@@ -63,7 +58,7 @@ func KeyedStep(key string, agent helikon.Agent) StepOption {
 	return StepOption{key: key, agent: agent, keyed: true}
 }
 
-func (o StepOption) applyWorkflow(c *workflowConfig) { c.steps = append(c.steps, o) }
+func (StepOption) applyWorkflow() {}
 
 // step is a validated [StepOption].
 type step struct {
@@ -72,20 +67,37 @@ type step struct {
 }
 
 // buildSteps validates a workflow agent's options: a name, at least one
-// step, no nil agent, no empty or repeated key.
+// step, no nil agent, no empty or repeated key. The options are read by
+// type, not through their method, as [NewGraph] reads its own: a call
+// through the interface would make every option escape, costing the
+// caller an allocation per step.
 func buildSteps(name string, opts []WorkflowOption) (composite, []step, error) {
 	if name == "" {
 		return composite{}, nil, buildErr(name, helikon.ErrInvalidOption, "name is required")
 	}
-	c := workflowConfig{steps: make([]StepOption, 0, len(opts))}
+	c := composite{name: name}
+	n := 0
 	for _, o := range opts {
-		o.applyWorkflow(&c)
+		switch o := o.(type) {
+		case StepOption:
+			n++
+		case DescriptionOption:
+			c.description = o.d
+		default:
+			// Only a type embedding one of the two gets here.
+			return composite{}, nil, buildErr(name, helikon.ErrInvalidOption, "an option is neither a Step, a KeyedStep nor WithDescription")
+		}
 	}
-	if len(c.steps) == 0 {
+	if n == 0 {
 		return composite{}, nil, buildErr(name, helikon.ErrNoSubAgents, "no steps; add them with Step or KeyedStep")
 	}
-	steps := make([]step, len(c.steps))
-	for i, s := range c.steps {
+	steps := make([]step, 0, n)
+	for _, o := range opts {
+		s, ok := o.(StepOption)
+		if !ok {
+			continue
+		}
+		i := len(steps)
 		if s.agent == nil {
 			return composite{}, nil, buildErr(name, helikon.ErrInvalidOption, fmt.Sprintf("step %d has no agent", i))
 		}
@@ -98,13 +110,13 @@ func buildSteps(name string, opts []WorkflowOption) (composite, []step, error) {
 		}
 		// A scan, not a set: a workflow has a handful of steps, and the
 		// scan saves the set's allocation on every build.
-		if slices.ContainsFunc(steps[:i], func(st step) bool { return st.key == key }) {
+		if slices.ContainsFunc(steps, func(st step) bool { return st.key == key }) {
 			return composite{}, nil, buildErr(name, helikon.ErrDuplicateKey,
 				fmt.Sprintf("two steps write state key %q; give one a KeyedStep", key), key)
 		}
-		steps[i] = step{key: key, agent: s.agent}
+		steps = append(steps, step{key: key, agent: s.agent})
 	}
-	return composite{name: name, description: c.description}, steps, nil
+	return c, steps, nil
 }
 
 // begin opens a composite agent's run: the depth check, the run's timeout,
