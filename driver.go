@@ -120,7 +120,7 @@ func (d *driver) start(ctx context.Context, history, input []Item, yield func(Ev
 		return
 	}
 	if d.input != nil {
-		defer d.input.stop()
+		defer d.input.stop(d)
 	}
 	d.loop(ctx, nil, Start{}, NextAction{}, yield)
 }
@@ -164,7 +164,7 @@ func (d *driver) open(ctx context.Context, history, input []Item, yield func(Eve
 		f := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnRunStart, Agent: d.a.name})
 		if f.denied {
 			if d.input != nil {
-				d.input.stop()
+				d.input.stop(d)
 				d.input = nil
 			}
 			yield(RunFailed{At: now(), Err: &AgentError{Kind: KindHook, Agent: d.a.name, Message: f.reason}})

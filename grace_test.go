@@ -154,6 +154,16 @@ func TestCancel_RunEndsWithinTheGracePeriodWhatTheStragglerDoes(t *testing.T) {
 			rc := helikon.NewRunContext(helikon.WithRedactor(stubbornRedactor{started, release}))
 			return a.Run(ctx, rc, helikon.UserText("go")), cancel
 		}, false},
+		{"input guardrail beside the first model call", func(started, release chan struct{}) (iter.Seq[helikon.Event], func()) {
+			ctx, cancel := context.WithCancel(context.Background())
+			check := helikon.GuardrailFunc(func(context.Context, *helikon.RunContext, helikon.GuardrailInput) (*helikon.Tripwire, error) {
+				started <- struct{}{}
+				<-release
+				return nil, nil
+			})
+			a := mustAgent(t, "a", waitingModel{}, helikon.WithInputGuardrails(check), grace)
+			return a.Run(ctx, nil, helikon.UserText("go")), cancel
+		}, false},
 		{"model, context cancelled", func(started, release chan struct{}) (iter.Seq[helikon.Event], func()) {
 			ctx, cancel := context.WithCancel(context.Background())
 			a := mustAgent(t, "a", stubbornModel{started, release}, grace)

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"strings"
+	"sync"
 )
 
 // checkInput runs the input guardrails over the user text of input before
@@ -87,7 +88,8 @@ func guardrailMessage(tw *Tripwire) string {
 }
 
 // inputCheck runs the input guardrails beside the first model call. The
-// driver owns its goroutine: stop cancels and waits for it.
+// driver owns its goroutine: stop cancels and waits for it, at most the
+// cancel grace period; then the straggler registry owns it.
 type inputCheck struct {
 	// model is the first model call's context; a tripwire cancels it.
 	model       context.Context
@@ -97,6 +99,12 @@ type inputCheck struct {
 	tw          *Tripwire // set before done closes
 	err         error
 	held        []Event // the model call's events, until the verdict
+
+	// mu guards returned and abandoned: whether the check's goroutine
+	// returned, and whether the driver gave up on it.
+	mu        sync.Mutex
+	returned  bool
+	abandoned bool
 }
 
 func (d *driver) startInputCheck(ctx context.Context, input []Item) *inputCheck {
@@ -107,19 +115,63 @@ func (d *driver) startInputCheck(ctx context.Context, input []Item) *inputCheck 
 	in := GuardrailInput{Kind: GuardUserText, Text: userText(input)}
 	go func() {
 		defer close(ic.done)
-		ic.tw, ic.err = d.firstTripwire(checkCtx, d.a.inputGuards, in)
-		if ic.tw != nil {
+		tw, err := d.firstTripwire(checkCtx, d.a.inputGuards, in)
+		ic.mu.Lock()
+		defer ic.mu.Unlock()
+		ic.returned = true
+		if ic.abandoned {
+			stragglerDone()
+			return
+		}
+		ic.tw, ic.err = tw, err
+		if tw != nil {
 			ic.cancelModel()
 		}
 	}()
 	return ic
 }
 
-// stop ends the check and waits for its goroutine.
-func (ic *inputCheck) stop() {
+// stop ends the check and waits for its goroutine: a guardrail is user
+// code, and one that ignores its context would hold a cancelled run
+// without bound, so the wait lasts at most the run's cancel grace period;
+// then the run goes on without it, and the registry counts it as a
+// straggler until it returns.
+func (ic *inputCheck) stop(d *driver) {
 	ic.cancelCheck()
 	ic.cancelModel()
-	<-ic.done
+	select {
+	case <-ic.done:
+		return
+	default:
+	}
+	ic.mu.Lock()
+	gaveUp := ic.abandoned
+	ic.mu.Unlock()
+	if gaveUp {
+		// Stopped twice (the first model call's end, the run's): the
+		// first stop gave up on it.
+		return
+	}
+	g := newGraceTimer(d.cfg)
+	g.start()
+	defer g.stop()
+	if !g.bound {
+		<-ic.done
+		return
+	}
+	select {
+	case <-ic.done:
+	case <-g.expired():
+		ic.mu.Lock()
+		defer ic.mu.Unlock()
+		if ic.returned {
+			return
+		}
+		ic.abandoned = true
+		stragglerAdd(1)
+		slog.Warn("helikon: an input guardrail ignored cancellation; the run ended without it",
+			"agent", d.a.name, "grace", g.d)
+	}
 }
 
 // passed reports, without waiting, whether every guardrail has passed.
@@ -149,7 +201,7 @@ func (ic *inputCheck) flush(yield func(Event) bool) bool {
 func (d *driver) callModelGuarded(ctx context.Context, state LoopState, req *ModelRequest, yield func(Event) bool) (TransitionInput, bool) {
 	ic := d.input
 	d.input = nil
-	defer ic.stop()
+	defer ic.stop(d)
 	hold := func(ev Event) bool {
 		if ic.passed() {
 			return ic.flush(yield) && yield(ev)

@@ -26,13 +26,18 @@ type RunConfig struct {
 	// on a bare Agent.Run as well as under a runner.
 	Timeout time.Duration
 	// CancelGrace bounds how long a cancelled run (its context cancelled,
-	// its Timeout expired, or its consumer gone) still waits for a tool call
-	// or a model stream that ignores its context. When it expires the run
+	// its Timeout expired, or its consumer gone) still waits for a tool
+	// call, a model stream, or the input guardrails running beside its
+	// first model call, that ignore their context. When it expires the run
 	// ends without them: their results are dropped and they are counted by
 	// [Stragglers] until they return. 0 means [DefaultCancelGrace]; a
 	// negative value waits for them without bound. A model that reports
-	// [ModelCapabilities].HonoursCancellation is trusted to end its stream
-	// and is not bounded by it.
+	// [ModelCapabilities].HonoursCancellation and a tool that promises to
+	// honour cancellation ([CancelAwareTool]) are trusted to return and
+	// are not bounded by it. Nor is what the run calls on its own
+	// goroutine, on every path: lifecycle hooks, blocking and output
+	// guardrails, the tracer (the run's spans end there; OpenTelemetry
+	// requires Span.End not to block) and the log handler.
 	CancelGrace time.Duration
 	// OnCheckpoint, when set, is called at every transition boundary of an
 	// LLM agent's loop with the state a run can be resumed from. Returning an
