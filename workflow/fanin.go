@@ -206,21 +206,35 @@ const branchIdle = 50 * time.Millisecond
 // idle for branchIdle. A goroutine running a child is accounted for by the
 // fanIn that handed the child over, which waits for the child's end
 // ([fanIn.close]).
+//
+// An idle goroutine waits on a channel of its own, and one timer for the
+// whole pool ends those idle too long: handing a child over costs a lock
+// and a send, not a select and a timer reset per child.
 var branches branchPool
 
 type branchPool struct {
-	once sync.Once
-	jobs chan *fanChild
+	mu sync.Mutex
+	// idle holds the idle goroutines, longest idle first; the last went
+	// idle most recently, with the warmest stack, and is the next to run
+	// a child.
+	idle  []*brancher
+	reap  *time.Timer // ends goroutines idle too long; armed while idle is not empty
+	armed bool
 }
 
 // submit runs c on an idle goroutine, or on a new one when none is idle.
 func (p *branchPool) submit(c *fanChild) {
-	p.once.Do(func() { p.jobs = make(chan *fanChild) })
-	select {
-	case p.jobs <- c:
-	default:
-		go p.work(c)
+	p.mu.Lock()
+	if n := len(p.idle); n > 0 {
+		b := p.idle[n-1]
+		p.idle[n-1] = nil
+		p.idle = p.idle[:n-1]
+		p.mu.Unlock()
+		b.wake <- c // never blocks: nothing else sends to a goroutine taken off idle
+		return
 	}
+	p.mu.Unlock()
+	go p.work(c)
 }
 
 // brancher is one goroutine of the pool. Its forward, built once, is the
@@ -229,24 +243,61 @@ type brancher struct {
 	c       *fanChild
 	o       *helikon.ChildOutcome
 	forward func(helikon.Event) bool
+	// wake brings the next child, or nil to end; one slot, so neither
+	// submit nor the reaper ever waits on it.
+	wake chan *fanChild
+	// since is when the goroutine last went idle.
+	since time.Time
 }
 
 func (p *branchPool) work(c *fanChild) {
 	growStack(0)
-	b := &brancher{}
+	b := &brancher{wake: make(chan *fanChild, 1)}
 	b.forward = func(ev helikon.Event) bool {
 		return !b.o.See(ev) || b.c.f.send(childEvent{i: b.c.i, ev: ev})
 	}
-	idle := time.NewTimer(branchIdle)
-	for {
+	for c != nil {
 		b.run(c)
-		idle.Reset(branchIdle)
-		select {
-		case c = <-p.jobs:
-		case <-idle.C:
-			return
+		p.park(b)
+		c = <-b.wake
+	}
+}
+
+// park puts b on the idle list, arming the reaper if it is not.
+func (p *branchPool) park(b *brancher) {
+	b.since = time.Now()
+	p.mu.Lock()
+	p.idle = append(p.idle, b)
+	if !p.armed {
+		p.armed = true
+		if p.reap == nil {
+			p.reap = time.AfterFunc(branchIdle, p.reapIdle)
+		} else {
+			p.reap.Reset(branchIdle)
 		}
 	}
+	p.mu.Unlock()
+}
+
+// reapIdle ends the goroutines idle for branchIdle or longer and rearms
+// for the next of the others to reach it.
+func (p *branchPool) reapIdle() {
+	now := time.Now()
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	k := 0
+	for k < len(p.idle) && now.Sub(p.idle[k].since) >= branchIdle {
+		p.idle[k].wake <- nil
+		k++
+	}
+	n := copy(p.idle, p.idle[k:])
+	clear(p.idle[n:])
+	p.idle = p.idle[:n]
+	if n == 0 {
+		p.armed = false
+		return
+	}
+	p.reap.Reset(branchIdle - now.Sub(p.idle[0].since))
 }
 
 // run forwards child c's events, settles its outcome, marks its end, and

@@ -274,3 +274,35 @@ func TestParallel_BreakOnAnUncancellableContextStopsEveryBranchAtItsNextEvent(t 
 	}
 	settleGoroutines(t, base)
 }
+
+// The pool's goroutines outlive a run only while idle for a while: after a
+// burst of concurrent runs they all end, and a run after that starts the
+// pool afresh and leaves none behind either.
+func TestParallel_PoolGoroutinesEndOnceIdleAndComeBackForTheNextRun(t *testing.T) {
+	base := runtime.NumGoroutine()
+	run := func() error {
+		p, err := workflow.NewParallel("p", workflow.Step(answerer(t, "a", "A")), workflow.Step(answerer(t, "b", "B")), workflow.Step(answerer(t, "c", "C")))
+		if err != nil {
+			return err
+		}
+		res, err := helikon.Collect(p.Run(context.Background(), nil, nil))
+		if err == nil && res.FinalOutput != `{"a":"A","b":"B","c":"C"}` {
+			err = fmt.Errorf("final output %q", res.FinalOutput)
+		}
+		return err
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for i := range errs {
+		wg.Go(func() { errs[i] = run() })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	settleGoroutines(t, base)
+	if err := run(); err != nil {
+		t.Fatal(err)
+	}
+	settleGoroutines(t, base)
+}
