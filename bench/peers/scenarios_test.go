@@ -261,6 +261,28 @@ func eParallel(b *testing.B) {
 	}
 }
 
+// scenario is one of S1–S4 on Helikon's side.
+type scenario struct {
+	name    string
+	helikon func()
+}
+
+// helikonScenarios returns S1–S4 on Helikon, in order; each peer's
+// benchmark pairs them with its own.
+func helikonScenarios(b *testing.B) []scenario {
+	parts := make([]string, 1000)
+	for i := range parts {
+		parts[i] = "tok "
+	}
+	s1, s2 := hRounds(1, 1, "sum is 42"), hRounds(10, 4, "done")
+	return []scenario{
+		{"S1", func() { hToolRun(b, s1, "sum is 42") }},
+		{"S2", func() { hToolRun(b, s2, "done") }},
+		{"S3", func() { hStream(b, parts) }},
+		{"S4", func() { hParallel(b) }},
+	}
+}
+
 // BenchmarkScenariosVsEino runs each scenario on both SDKs in every
 // iteration and reports x-eino: Helikon's time over eino's.
 func BenchmarkScenariosVsEino(b *testing.B) {
@@ -268,21 +290,19 @@ func BenchmarkScenariosVsEino(b *testing.B) {
 	for i := range parts {
 		parts[i] = "tok "
 	}
-	s1, s2 := hRounds(1, 1, "sum is 42"), hRounds(10, 4, "done")
-	for _, sc := range []struct {
-		name          string
-		helikon, eino func()
-	}{
-		{"S1", func() { hToolRun(b, s1, "sum is 42") }, func() { eToolRun(b, 1, 1, "sum is 42") }},
-		{"S2", func() { hToolRun(b, s2, "done") }, func() { eToolRun(b, 10, 4, "done") }},
-		{"S3", func() { hStream(b, parts) }, func() { eStream(b, parts) }},
-		{"S4", func() { hParallel(b) }, func() { eParallel(b) }},
-	} {
+	eino := map[string]func(){
+		"S1": func() { eToolRun(b, 1, 1, "sum is 42") },
+		"S2": func() { eToolRun(b, 10, 4, "done") },
+		"S3": func() { eStream(b, parts) },
+		"S4": func() { eParallel(b) },
+	}
+	for _, sc := range helikonScenarios(b) {
 		b.Run(sc.name, func(b *testing.B) {
+			e := eino[sc.name]
 			sc.helikon()
-			sc.eino()
+			e()
 			b.ReportAllocs()
-			benchpair.Run(b, "eino", sc.eino, "helikon", sc.helikon)
+			benchpair.Run(b, "eino", e, "helikon", sc.helikon)
 		})
 	}
 }
