@@ -45,6 +45,7 @@ type SessionEventKind string
 // The session event kinds.
 const (
 	KindUserMessage      SessionEventKind = "user_message"
+	KindSystemMessage    SessionEventKind = "system_message"
 	KindAssistantMessage SessionEventKind = "assistant_message"
 	KindToolCalled       SessionEventKind = "tool_called"
 	KindToolReturned     SessionEventKind = "tool_returned"
@@ -66,7 +67,7 @@ type SessionEvent struct {
 	Seq  SequenceID       `json:"seq"`
 	Kind SessionEventKind `json:"type"`
 	Time time.Time        `json:"ts"`
-	// Content: user and assistant messages, tool results.
+	// Content: user, system and assistant messages, tool results.
 	Content []ContentPart `json:"content,omitempty"`
 	// Agent: the author of an assistant message.
 	Agent string `json:"agent,omitempty"`
@@ -174,6 +175,8 @@ func fold(items []Item, frozen int, events []SessionEvent) ([]Item, int) {
 		switch ev.Kind {
 		case KindUserMessage:
 			items = append(items, Item{Role: RoleUser, Content: ev.Content})
+		case KindSystemMessage:
+			items = append(items, Item{Role: RoleSystem, Content: ev.Content})
 		case KindAssistantMessage:
 			items = append(items, Item{Role: RoleAssistant, Content: ev.Content, Agent: ev.Agent})
 		case KindToolCalled:

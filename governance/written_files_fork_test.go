@@ -219,3 +219,31 @@ type deferAll struct{}
 func (deferAll) Ask(context.Context, helikon.PermissionRequest, string, string) helikon.Verdict {
 	return helikon.Verdict{Deferred: true}
 }
+
+// A system message given as a run's input is stored in the session's log
+// as it was given (runner.SessionRecorder); it stands for no calls. The
+// run that gives it, whose log does not hold it yet, asks before it runs a
+// file; a later run on the session, whose conversation holds it from the
+// log, does not take it for a summary the log cannot explain.
+func TestWrittenFileGuard_ASystemMessageTheLogHoldsDoesNotAsk(t *testing.T) {
+	ctx := context.Background()
+	sess := helikon.NewMemorySession()
+	rec := &recorder{output: "ok"}
+	run := func(callID string, input []helikon.Item) (asked bool) {
+		t.Helper()
+		agent, _ := helikon.NewAgent("ops", mock.Scripted(bashCallID(callID, "bash ci.sh"), mock.Text("done")), helikon.WithTools(rec.bashTool()))
+		rc := helikon.NewRunContext(helikon.WithSession(sess), governance.WithWrittenFileGuard())
+		res, err := runner.New().Run(ctx, agent, rc, input)
+		asked = errors.Is(err, helikon.ErrPaused) && pausedOn(res, "guard "+governance.GuardRunWrittenFile)
+		if !asked && err != nil {
+			t.Fatalf("run %s: %v", callID, err)
+		}
+		return asked
+	}
+	if !run("b1", append([]helikon.Item{helikon.SystemItem("The user is on call.")}, helikon.UserText("run ci")...)) {
+		t.Fatalf("the run that gives the system message ran bash ci.sh unasked: %q", rec.ran)
+	}
+	if run("b2", helikon.UserText("run ci again")) {
+		t.Fatalf("a later run asked about bash ci.sh, taking the stored system message for a summary")
+	}
+}

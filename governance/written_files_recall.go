@@ -19,7 +19,8 @@ import (
 // the session's log holds that compaction and the calls before it, the
 // record does not know every write: a fork of a compacted run into a new
 // session, a compacted pause resumed without its session, or a system
-// message given as a run's input makes every run of a file ask.
+// message given as a run's input (until the session's log holds it, as the
+// runner records it) makes every run of a file ask.
 func (g *settings) Recall(ctx context.Context, rc *helikon.RunContext, conv []helikon.Item, tools []helikon.Tool) {
 	if g.written == nil {
 		return
@@ -73,6 +74,10 @@ func (g *settings) Recall(ctx context.Context, rc *helikon.RunContext, conv []he
 				continue
 			}
 			w.summaries = setAdd(w.summaries, summaryKey(ev.Summary))
+		case helikon.KindSystemMessage:
+			// A system message of an earlier run's input, stored as given:
+			// it stands for no calls.
+			w.summaries = setAdd(w.summaries, summaryKey(helikon.Item{Content: ev.Content}.Text()))
 		}
 	}
 	for _, it := range view {

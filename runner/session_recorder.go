@@ -34,8 +34,9 @@ type SessionRecorder struct {
 type openCall struct{ id, name string }
 
 // NewSessionRecorder returns a recorder seeded with the run's new input (the
-// part of the conversation the session does not hold yet). System items
-// are not recorded: instructions are rendered afresh on every run.
+// part of the conversation the session does not hold yet), its system items
+// included: a later run on the session sees them where this one did. An
+// agent's instructions are not part of the input and are not recorded.
 func NewSessionRecorder(input []helikon.Item) *SessionRecorder {
 	r := &SessionRecorder{}
 	r.Record(input)
@@ -43,8 +44,7 @@ func NewSessionRecorder(input []helikon.Item) *SessionRecorder {
 }
 
 // Record records items that enter the conversation from outside the run's
-// stream, as [NewSessionRecorder] records the run's input. System items are
-// not recorded.
+// stream, as [NewSessionRecorder] records the run's input.
 func (r *SessionRecorder) Record(items []helikon.Item) {
 	for _, it := range items {
 		r.recordItem(it)
@@ -65,6 +65,8 @@ func (r *SessionRecorder) recordItem(it helikon.Item) {
 	switch it.Role {
 	case helikon.RoleUser:
 		r.add(session.UserMessage(it.Content...))
+	case helikon.RoleSystem:
+		r.add(session.SystemMessage(it.Content...))
 	case helikon.RoleAssistant:
 		r.recordAssistant(it, true)
 	case helikon.RoleTool:

@@ -14,6 +14,12 @@ func UserMessage(content ...helikon.ContentPart) helikon.SessionEvent {
 	return helikon.SessionEvent{Kind: helikon.KindUserMessage, Time: now(), Content: content}
 }
 
+// SystemMessage records a system message of a run's input (an agent's
+// instructions are rendered afresh on every run and are not recorded).
+func SystemMessage(content ...helikon.ContentPart) helikon.SessionEvent {
+	return helikon.SessionEvent{Kind: helikon.KindSystemMessage, Time: now(), Content: content}
+}
+
 // AssistantMessage records an assistant message written by agent.
 func AssistantMessage(content []helikon.ContentPart, agent string) helikon.SessionEvent {
 	return helikon.SessionEvent{Kind: helikon.KindAssistantMessage, Time: now(), Content: content, Agent: agent}

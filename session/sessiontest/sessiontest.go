@@ -103,6 +103,7 @@ func AllKinds() []helikon.SessionEvent {
 		session.HandoffOccurred("triage", "billing"),
 		session.Compacted("summary of the earlier talk", 5),
 		session.AssistantMessage([]helikon.ContentPart{helikon.TextPart{Text: "after the summary"}}, "billing"),
+		session.SystemMessage(helikon.TextPart{Text: "the account is on the Pro plan"}),
 	}
 	for i := range evs {
 		evs[i].Time = sampleTime.Add(time.Duration(i) * 1001)

@@ -92,7 +92,7 @@ func decodeEventNames(data []byte, e *helikon.SessionEvent, shared *sharedString
 
 // eventKinds lets the decoder use the constants instead of allocating a
 // string per event.
-var eventKinds = []helikon.SessionEventKind{helikon.KindUserMessage, helikon.KindAssistantMessage, helikon.KindToolCalled, helikon.KindToolReturned, helikon.KindHandoffOccurred, helikon.KindCompacted}
+var eventKinds = []helikon.SessionEventKind{helikon.KindUserMessage, helikon.KindSystemMessage, helikon.KindAssistantMessage, helikon.KindToolCalled, helikon.KindToolReturned, helikon.KindHandoffOccurred, helikon.KindCompacted}
 
 // kind reads an event kind.
 func (d *fastDecoder) kind() (helikon.SessionEventKind, bool) {
