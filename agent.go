@@ -9,13 +9,11 @@ import (
 )
 
 // Agent is anything that runs: the LLM agent, workflow agents, and your own.
-//
-// Run streams the run's events. A failure, including one to start, arrives
-// as a [RunFailed] event; the stream always ends with exactly one
-// [RunCompleted] or [RunFailed] unless the consumer stops early. Breaking out
-// of the range stops the run and leaves no goroutine behind. A cancelled ctx
-// ends the run with a Cancelled failure unless a terminal outcome was
-// already reached.
+// Run streams the run's events; a failure, including one to start, arrives
+// as a [RunFailed]. The stream ends with exactly one [RunCompleted],
+// [RunFailed] or [RunPaused] unless the consumer stops early, which stops
+// the run and leaves no goroutine behind. A cancelled ctx ends the run with
+// a Cancelled failure unless a terminal outcome was already reached.
 type Agent interface {
 	Name() string
 	Description() string
@@ -39,9 +37,8 @@ type agentOptionFunc func(*LLMAgent)
 func (f agentOptionFunc) applyAgent(a *LLMAgent) { f(a) }
 
 // WithDescription sets what an agent does; handoff and agent tools show it
-// to the routing model. It configures [NewAgent], the workflow constructors
-// ([NewSequential], [NewParallel], [NewLoop], [NewSwarm], [NewGraph]) and
-// [AgentAsTool].
+// to the routing model. It configures [NewAgent], [AgentAsTool] and the
+// constructors of package workflow.
 func WithDescription(d string) DescriptionOption { return DescriptionOption{d} }
 
 // DescriptionOption is the option [WithDescription] returns.
@@ -69,15 +66,11 @@ func WithTools(tools ...Tool) AgentOption {
 	return agentOptionFunc(func(a *LLMAgent) { a.tools = append(a.tools, tools...) })
 }
 
-// WithToolSources resolves sources with [ResolveTools] while the agent is
-// built and appends their tools; ctx bounds the resolution. A failing source
-// or a [*DuplicateNameError] fails [NewAgent].
-//
-// The sources are asked again before every model call, so a source whose
-// tools change (an MCP server that sends list_changed) shows the new list
-// on the next turn. A source that fails then keeps the tools it offered
-// last, and a tool that would collide with a tool of the agent's own or a
-// handoff is left out; both are logged.
+// WithToolSources resolves sources with [ResolveTools] (bounded by ctx)
+// while the agent is built and appends their tools; a failure fails
+// [NewAgent]. The sources are asked again before every model call, so a
+// changed list shows on the next turn; a source that fails then keeps its
+// last list, and a tool whose name is taken is left out (both logged).
 func WithToolSources(ctx context.Context, sources ...ToolSource) AgentOption {
 	return agentOptionFunc(func(a *LLMAgent) {
 		tools, err := ResolveTools(ctx, sources...)
@@ -136,16 +129,15 @@ func WithOutputGuardrails(g ...Guardrail) AgentOption {
 }
 
 // WithBlockingInputGuardrails makes the input guardrails finish before the
-// first model call starts. By default they run beside it: the call's events
-// are held back until every guardrail passes, and a tripwire cancels it, so
-// a clean input costs no added latency and a tripped one leaks nothing.
+// first model call starts. By default they run beside it, its events held
+// back until they pass and a tripwire cancelling it: no added latency, and
+// nothing leaks.
 func WithBlockingInputGuardrails() AgentOption {
 	return agentOptionFunc(func(a *LLMAgent) { a.blockingInput = true })
 }
 
-// RunConfigOption sets a [RunConfig]; it works on an agent ([NewAgent]) and
-// on a run ([NewRunContext]), and the run's wins. On [AgentAsTool] it sets
-// the sub-run's.
+// RunConfigOption sets a [RunConfig] on an agent ([NewAgent]), a run
+// ([NewRunContext], which wins) or an agent tool's sub-run ([AgentAsTool]).
 type RunConfigOption struct{ cfg RunConfig }
 
 // WithRunConfig sets the run knobs.
@@ -154,9 +146,8 @@ func WithRunConfig(cfg RunConfig) RunConfigOption { return RunConfigOption{cfg} 
 func (o RunConfigOption) applyAgent(a *LLMAgent)      { c := o.cfg; a.config = &c }
 func (o RunConfigOption) applyContext(rc *RunContext) { c := o.cfg; rc.config = &c }
 
-// LLMAgent is the model-driven [Agent]: it loops model turns and tool calls
-// until the model answers. Build it with [NewAgent]; it is immutable and
-// safe for concurrent runs.
+// LLMAgent is the model-driven [Agent], looping model turns and tool calls
+// until the model answers. [NewAgent] builds it; it is safe for concurrent runs.
 type LLMAgent struct {
 	name, description string
 	model             Model
@@ -165,21 +156,19 @@ type LLMAgent struct {
 	tools             []Tool
 	toolIndex         map[string]Tool
 	toolDefs          []ToolDef
-	// sources are asked for their tools again before every model call;
-	// fromSources names the tools they offered when the agent was built.
-	sources       []ToolSource
-	fromSources   map[string]bool
-	handoffs      []Handoff
-	handoffIndex  map[string]*Handoff
-	handoffNames  map[string]string
-	settings      ModelSettings
-	output        *OutputType
-	hooks         []Hook
-	inputGuards   []Guardrail
-	outputGuards  []Guardrail
-	blockingInput bool
-	config        *RunConfig
-	optErrs       []error
+	sources           []ToolSource
+	fromSources       map[string]bool // the tools sources offered at build time
+	handoffs          []Handoff
+	handoffIndex      map[string]*Handoff
+	handoffNames      map[string]string
+	settings          ModelSettings
+	output            *OutputType
+	hooks             []Hook
+	inputGuards       []Guardrail
+	outputGuards      []Guardrail
+	blockingInput     bool
+	config            *RunConfig
+	optErrs           []error
 }
 
 // NewAgent builds an LLM agent. name and model are required; tool and
@@ -259,7 +248,7 @@ func (a *LLMAgent) Clone(opts ...AgentOption) (*LLMAgent, error) {
 	return NewAgent(a.name, a.model, append(all, opts...)...)
 }
 
-// effectiveConfig merges the agent's config under the run's.
+// effectiveConfig is the run's config, else the agent's.
 func (a *LLMAgent) effectiveConfig(rc *RunContext) RunConfig {
 	if rc.config != nil {
 		return rc.config.withDefaults()

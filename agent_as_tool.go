@@ -9,27 +9,18 @@ import (
 	"github.com/paigasus/helikon/internal/slug"
 )
 
-// AgentTool is an [Agent] exposed as a [Tool]: the calling model passes one
-// string argument, input, the agent runs on it as a user message, and its
-// final output comes back as the tool's output. Control always returns to
-// the caller, unlike a [Handoff]. Build it with [AgentAsTool].
+// AgentTool is an [Agent] exposed as a [Tool] ([AgentAsTool]): the agent
+// runs on the one string argument, input, as a user message, and its final
+// output is the tool's. Control always returns to the caller, unlike a
+// [Handoff].
 //
-// The sub-run is isolated as [ToolContext.SubRunContext] describes: it gets
-// a fresh in-memory session, an empty hook registry and its own [RunConfig]
-// (the caller's MaxTurns and Timeout do not cross). What crosses is the user
-// value, the tracer attributes, the run's [State], cancellation (the call's
-// context), the depth counter (one deeper, still bounded by the caller's
-// MaxAgentDepth) and the permission configuration, so a Plan mode or a
-// policy applies to the sub-agent's tools too. An escalation inside the
-// sub-run counts as the tool's own. The sub-run's token usage is folded
-// into the caller's, which reaches it through the call's context, and the
-// run's budget ([WithBudget]) counts it.
-//
+// The sub-run is isolated as [ToolContext.SubRunContext] describes, under
+// its own [RunConfig] and one level deeper, still bounded by the caller's
+// MaxAgentDepth. An escalation inside it counts as the tool's own; its
+// usage is folded into the caller's and counts against the run's budget.
 // While the call runs, the sub-run's settled events reach the caller's
-// stream wrapped in [SubRunEvent]s naming the call.
-//
-// A failed sub-run becomes a tool error the calling model sees; it does not
-// fail the caller's run.
+// stream wrapped in [SubRunEvent]s. A failed sub-run becomes a tool error
+// the calling model sees; it does not fail the caller's run.
 type AgentTool struct {
 	agent             Agent
 	name, description string
@@ -56,16 +47,14 @@ func (o DescriptionOption) applyAgentTool(t *AgentTool) { t.description = o.d }
 
 func (o RunConfigOption) applyAgentTool(t *AgentTool) { c := o.cfg; t.config = &c }
 
-// agentToolArgs are an AgentTool's arguments.
 type agentToolArgs struct {
 	Input string `json:"input" jsonschema:"the request for the agent, in plain language"`
 }
 
-// AgentAsTool exposes agent as a [Tool]. The name defaults to the agent's
-// name when that is a valid tool name and to its [Slug] otherwise; the
-// description defaults to the agent's. Its effect is [ReadOnly]: every tool
-// the sub-agent calls passes the caller's permission configuration on its
-// own, so calling the agent as such changes nothing.
+// AgentAsTool exposes agent as a [Tool], named after the agent (a slug of
+// its name when that is no valid tool name) and described as it is. Its
+// effect is [ReadOnly]: every tool the sub-agent calls passes the caller's
+// permission configuration on its own.
 //
 //	summarizer, err := helikon.AgentAsTool(summarizerAgent)
 //	writer, err := helikon.NewAgent("writer", model, helikon.WithTools(summarizer))
@@ -128,7 +117,6 @@ func (t *AgentTool) run(tc *ToolContext, in agentToolArgs) (ToolOutput, error) {
 	return t.follow(tc, sub, t.agent.Run(tc, sub, UserText(in.Input)))
 }
 
-// resumeCall resumes the sub-run a pause froze in f.
 func (t *AgentTool) resumeCall(tc *ToolContext, f *PauseFrame, ds *Decisions) (ToolOutput, error) {
 	r, ok := t.agent.(Resumer)
 	if !ok {

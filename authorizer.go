@@ -7,11 +7,9 @@ import (
 	"github.com/paigasus/helikon/internal/coredefault"
 )
 
-// Authorizer decides whether a tool call may run. It is the seam a
-// governance package plugs into the loop (the governance package of this
-// module implements it with permission modes, deny, allow and guard rules
-// and the shell matcher): the loop asks it once per call, after the
-// PreToolUse hooks and before the tool runs.
+// Authorizer decides whether a tool call may run: the seam a governance
+// package (this module's governance) plugs into the loop, asked once per
+// call, after the PreToolUse hooks and before the tool runs.
 //
 // Authorize returns the [Verdict] on req. To put the call to a human it
 // asks through ask, which resolves the question with the run's
@@ -24,7 +22,6 @@ type Authorizer interface {
 
 // Verdict is an [Authorizer]'s answer on one call.
 type Verdict struct {
-	// Allowed lets the call run.
 	Allowed bool
 	// Args are the arguments the call runs with; nil keeps the call's own.
 	Args json.RawMessage
@@ -34,19 +31,17 @@ type Verdict struct {
 	Deferred bool
 }
 
-// Asker puts a tool call to the run's approver. prompt is the question;
-// askedBy names who asks ("guard git-force-push", "the permission
-// policy"). The answer allows the call, refuses it with a reason, or defers
-// it.
+// Asker puts a tool call to the run's approver: prompt is the question,
+// askedBy who asks ("guard git-force-push"). The answer allows the call,
+// refuses it with a reason, or defers it.
 type Asker interface {
 	Ask(ctx context.Context, req PermissionRequest, prompt, askedBy string) Verdict
 }
 
 // Granter is an [Authorizer] that honours the rule an "always" decision
-// grants ([DecisionAlways]). The rules are strings in the form its own allow
-// rules print, kept by the run ([RunContext.Grants]) and by its paused
-// states ([RunState].Allow). Without a Granter, an "always" decision is
-// refused with [ErrInvalidDecision].
+// grants ([DecisionAlways]), a string in the form its own allow rules print,
+// which the run ([RunContext.Grants]) and its paused states keep. Without a
+// Granter, an "always" decision is refused with [ErrInvalidDecision].
 type Granter interface {
 	// CheckGrant reports an error for a rule it cannot read.
 	CheckGrant(rule string) error
@@ -56,13 +51,11 @@ type Granter interface {
 }
 
 // Recaller is an [Authorizer] that learns from the tool calls a
-// conversation already made before it authorizes more: the governance
-// package rebuilds from them the record of files a run wrote, which a run
-// resumed in another process, or a later run on the same session, would
-// otherwise start without. The loop calls Recall as a run starts or
-// resumes, before it authorizes any call, with the conversation the run
-// continues (its input, or the paused run's transcript) and the agent's
-// tools, from which the recaller reads what each call did.
+// conversation already made (the governance package rebuilds from them the
+// record of files a run wrote, which a resumed or later run would otherwise
+// lack). The loop calls Recall as a run starts or resumes, before it
+// authorizes any call, with the conversation the run continues and the
+// agent's tools, from which the recaller reads what each call did.
 type Recaller interface {
 	Recall(ctx context.Context, rc *RunContext, conversation []Item, tools []Tool)
 }
@@ -154,8 +147,6 @@ func (rc *RunContext) recall(ctx context.Context, conv []Item, tools []Tool) {
 	}
 }
 
-// redact is the last transform on tool output before it reaches the model
-// and the session.
 func (rc *RunContext) redact(out ToolOutput) ToolOutput {
 	if rc.redactor == nil {
 		return out
@@ -163,8 +154,6 @@ func (rc *RunContext) redact(out ToolOutput) ToolOutput {
 	return rc.redactor.RedactOutput(out)
 }
 
-// redactText redacts a message bound for the model, the events, the
-// session or the log: a tool's error, a panic value, a denial reason.
 func (rc *RunContext) redactText(s string) string {
 	if rc.redactor == nil {
 		return s
@@ -189,14 +178,13 @@ func (rc *RunContext) askHandler(ctx context.Context, req PermissionRequest, pro
 	return v
 }
 
-// defaultAuthorizer is the authorizer of a context that sets none: the
-// governance package's defaults when the program links it.
+// defaultAuthorizer and defaultRedactor serve a context that sets none:
+// the governance package's defaults when the program links it.
 func defaultAuthorizer() Authorizer {
 	a, _ := coredefault.Authorizer.(Authorizer)
 	return a
 }
 
-// defaultRedactor is the redactor of a context that sets none.
 func defaultRedactor() Redactor {
 	r, _ := coredefault.Redactor.(Redactor)
 	return r

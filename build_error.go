@@ -5,34 +5,26 @@ import (
 	"strconv"
 )
 
-// Causes of a [BuildError]; match them with errors.Is.
+// Causes of a [BuildError] in the core (package workflow has its own);
+// match them with errors.Is.
 var (
-	// ErrNoSubAgents: a workflow, swarm or graph was given nothing to run.
-	ErrNoSubAgents = errors.New("helikon: no sub-agents")
 	// ErrDuplicateKey: two steps, branches, nodes or members share a key or
 	// name, or two handoffs share a transfer tool.
 	ErrDuplicateKey = errors.New("helikon: duplicate key")
-	// ErrUnknownKey: an edge or the swarm entry names no node or member.
-	ErrUnknownKey = errors.New("helikon: unknown key")
-	// ErrCycle: a graph's edges form a cycle.
-	ErrCycle = errors.New("helikon: cycle")
 	// ErrInvalidOption: a nil agent, an empty name or an out-of-range limit.
 	ErrInvalidOption = errors.New("helikon: invalid option")
 )
 
-// BuildError is why a constructor rejected an agent's configuration. It is
-// returned before anything runs, so a misconfigured agent never reaches a
-// model.
+// BuildError is why a constructor rejected an agent's configuration, before
+// anything runs.
 type BuildError struct {
-	// Agent names the agent being built.
 	Agent string
-	// Err is the cause: [ErrNoSubAgents], [ErrDuplicateKey], [ErrUnknownKey],
-	// [ErrCycle] or [ErrInvalidOption].
+	// Err is the cause: [ErrDuplicateKey], [ErrInvalidOption], or one of
+	// package workflow's.
 	Err error
-	// Keys lists the keys at fault; for ErrCycle, the nodes of one cycle in
-	// edge order.
-	Keys []string
-	// Detail explains the problem.
+	// Keys lists the keys at fault; for a graph's cycle, the nodes of one
+	// cycle in edge order.
+	Keys   []string
 	Detail string
 }
 

@@ -17,15 +17,13 @@ type Price struct {
 	Output      float64 `json:"output"`
 }
 
-// Prices maps model ids (as [ModelInfo] reports them) to their [Price].
-// Install a table on a run with [WithPrices]: every model turn then carries
-// its cost in [Usage].Cost, summed onto the run's result and spans.
+// Prices maps model ids (as [ModelInfo] reports them) to their [Price]; on
+// a run ([WithPrices]) every turn carries its cost in [Usage].Cost.
 type Prices map[string]Price
 
-// Cost prices usage u of model. It follows the OpenTelemetry convention
-// that InputTokens counts every input token, cached reads and cache writes
-// included; reasoning tokens are billed as output and are part of
-// OutputTokens. ok is false when the table has no price for model.
+// Cost prices usage u of model (see [Usage] for what InputTokens counts;
+// reasoning tokens are part of OutputTokens). ok is false when the table
+// has no price for model.
 func (p Prices) Cost(model string, u Usage) (cost float64, ok bool) {
 	pr, ok := p[model]
 	if !ok {
@@ -50,10 +48,9 @@ func WithPrices(p Prices) ContextOption {
 	return contextOptionFunc(func(rc *RunContext) { rc.prices = p })
 }
 
-// Budget caps what one run may spend, counted over every turn of every
-// agent it involves (handoff targets and sub-agents included). A zero field
-// is no limit. MaxCost needs a price table ([WithPrices]); turns of models
-// the table does not price cost nothing.
+// Budget caps what one run may spend over every turn of every agent it
+// involves. A zero field is no limit. MaxCost needs a price table
+// ([WithPrices]); turns of models the table does not price cost nothing.
 type Budget struct {
 	// MaxTokens bounds input plus output tokens.
 	MaxTokens int64
@@ -62,8 +59,7 @@ type Budget struct {
 }
 
 // WithBudget sets the run's budget. The turn that crosses it fails the run
-// with an [*AgentError] of kind BudgetExceeded (errors.Is(err,
-// [ErrBudgetExceeded])); a run whose budget is already spent fails before
+// with [ErrBudgetExceeded]; a run whose budget is spent fails before
 // calling the model again.
 func WithBudget(b Budget) ContextOption {
 	return contextOptionFunc(func(rc *RunContext) { rc.budget = b })
@@ -113,9 +109,8 @@ func (b Budget) crossed(agent string, used Usage, orEqual bool) error {
 }
 
 // usageSink collects the usage of the sub-agent runs a run starts (an agent
-// used as a tool, say), whose turns do not pass through the run's own loop
-// state. A run's context carries its sink (under sinkKey) to the runs
-// nested in it; handoff targets report through their RunCompleted instead.
+// used as a tool), which a run's context carries to the runs nested in it;
+// handoff targets report through their RunCompleted instead.
 type usageSink struct {
 	// used lets a run no sub-agent reported to skip the lock.
 	used  atomic.Bool
@@ -139,17 +134,15 @@ func (s *usageSink) sum() Usage {
 	return s.total
 }
 
-// sinkKey is the context key of the innermost run's usage sink.
 type sinkKey struct{}
 
-// sinkContext carries a run's sink under sinkKey. Drivers embed one rather
-// than calling context.WithValue, which would allocate on every run.
+// sinkContext carries a run's sink under sinkKey; drivers embed one rather
+// than call context.WithValue, which would allocate on every run.
 type sinkContext struct {
 	context.Context
 	sink *usageSink
 }
 
-// Value returns the sink for sinkKey and defers every other key.
 func (c *sinkContext) Value(key any) any {
 	if _, ok := key.(sinkKey); ok {
 		return c.sink

@@ -35,9 +35,6 @@ const (
 	ScopeSession DecisionScope = "session"
 )
 
-// MaxDecisionArgsSize bounds the replaced arguments of a decision.
-const MaxDecisionArgsSize = 1 << 20
-
 // Decision is a human's answer to one [PendingApproval], named by its
 // approval id. Build it with [Approve], [ApproveWithArgs], [Reject] or
 // [Always]; it marshals to JSON for an approvals API.
@@ -48,9 +45,8 @@ type Decision struct {
 	Args json.RawMessage `json:"args,omitempty"`
 	// Message is what the model sees of a rejection.
 	Message string `json:"message,omitempty"`
-	// Rule is the allow rule an "always" decision grants, in the form the
-	// run's [Granter] reads (the governance package's: "Bash(git)",
-	// "Read(src/**)", a tool name); empty grants the call's whole tool.
+	// Rule is the allow rule an "always" decision grants, as the run's
+	// [Granter] reads it ("Bash(git)"); empty grants the call's whole tool.
 	Rule string `json:"rule,omitempty"`
 	// Scope is how long the rule lasts; empty means [ScopeRun].
 	Scope DecisionScope `json:"scope,omitempty"`
@@ -60,8 +56,7 @@ type Decision struct {
 func Approve(id string) Decision { return Decision{ID: id, Kind: DecisionApprove} }
 
 // ApproveWithArgs runs the call with args instead of the model's; they pass
-// the deny and guard rules again, and a guard that would ask is answered by
-// this decision.
+// the deny and guard rules again (this decision answers a guard that asks).
 func ApproveWithArgs(id string, args json.RawMessage) Decision {
 	return Decision{ID: id, Kind: DecisionApproveWithArgs, Args: args}
 }
@@ -79,14 +74,13 @@ func Always(id, rule string, scope DecisionScope) Decision {
 // Decisions is the decisions of one resume, checked against the paused
 // state; [Resume] hands it down the paused agents ([Resumer]).
 type Decisions struct {
-	byID map[string]Decision
-	// grants are the allow rules of this resume's "always" decisions.
-	grants []string
+	byID   map[string]Decision
+	grants []string // the allow rules of the "always" decisions
 }
 
 // newDecisionSet checks decisions against the state's pending approvals:
-// every id must be pending and named once, every decision well formed, and
-// every granted rule one rc's [Granter] reads.
+// every id pending and named once, every decision well formed, every
+// granted rule one rc's [Granter] reads.
 func newDecisionSet(rc *RunContext, st *RunState, decisions []Decision) (*Decisions, error) {
 	pending := make(map[string]PendingApproval, len(st.Pending))
 	for _, p := range st.Pending {

@@ -33,13 +33,11 @@ const (
 type AgentError struct {
 	Kind    ErrorKind `json:"kind"`
 	Message string    `json:"message,omitempty"`
-	// Agent names the agent whose run failed.
-	Agent string `json:"agent,omitempty"`
+	Agent   string    `json:"agent,omitempty"` // whose run failed
 	// SchemaErrors and FinalText describe an invalid structured output.
 	SchemaErrors []string `json:"schema_errors,omitempty"`
 	FinalText    string   `json:"final_text,omitempty"`
-	// Err is the cause.
-	Err error `json:"-"`
+	Err          error    `json:"-"`
 }
 
 // Error describes the failure.
@@ -82,7 +80,6 @@ var (
 	ErrBudgetExceeded          = &AgentError{Kind: KindBudgetExceeded}
 )
 
-// toAgentError classifies any error as an *AgentError.
 func toAgentError(err error) *AgentError {
 	if err == nil {
 		return &AgentError{Kind: KindOther, Message: "unknown failure"}
@@ -110,7 +107,6 @@ func toAgentError(err error) *AgentError {
 	return &AgentError{Kind: kind, Message: err.Error(), Err: err}
 }
 
-// cancelled wraps a context error as a Cancelled failure.
 func cancelled(agent string, cause error) *AgentError {
 	return &AgentError{Kind: KindCancelled, Agent: agent, Err: cause}
 }

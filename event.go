@@ -11,51 +11,41 @@ import (
 
 // Event is one element of an agent's stream. The variants:
 //
-//   - lifecycle: [RunStarted], [TurnStarted], [ModelResponded] (once per
-//     model response, with its usage and cost)
-//   - raw deltas, as the model emits them: [TokenDelta], [ReasoningDelta],
-//     [ToolCallDelta]
-//   - settled items: [MessageOutput], [ToolCallItem], [ToolOutputItem],
-//     [HandoffItem]
-//   - transitions: [AgentUpdated]
+//   - lifecycle: [RunStarted], [TurnStarted], [ModelResponded], [AgentUpdated]
+//   - raw deltas, as the model emits them: [TokenDelta], [ReasoningDelta], [ToolCallDelta]
+//   - settled items: [MessageOutput], [ToolCallItem], [ToolOutputItem], [HandoffItem]
 //   - control: [GuardrailTriggered], [ApprovalRequested], [PermissionDenied],
 //     [RepairStarted], [StructuredOutputFailed]
 //   - terminal: [RunCompleted], [RunFailed], [RunPaused]
-//   - nesting: [SubRunEvent], an event of an agent tool's sub-run
-//     ([AgentAsTool]) forwarded into the caller's stream
+//   - nesting: [SubRunEvent], an agent tool's sub-run's event
 //
 // Every event but the raw deltas carries At, the time the run emitted it
 // (UTC; JSON "at", RFC 3339 with nanoseconds), read once per step of the
-// run rather than per event; [EventTime] reads it from any variant.
-//
-// Every Event marshals to JSON with a "type" member and decodes with
-// [UnmarshalEvent]. New variants may be added; consumers should have a
-// default arm.
+// run; [EventTime] reads it from any variant. A field At documented on its
+// own says where it differs. Every Event marshals to JSON with a "type"
+// member and decodes with [UnmarshalEvent]. New variants may be added;
+// consumers should have a default arm.
 type Event interface {
 	isEvent()
 }
 
 // RunStarted opens an agent's run.
 type RunStarted struct {
-	Agent string `json:"agent"`
-	// At is when the run emitted the event (see [EventTime]).
-	At time.Time `json:"at,omitzero"`
+	Agent string    `json:"agent"`
+	At    time.Time `json:"at,omitzero"`
 }
 
 // TurnStarted opens a model turn (counted from 1).
 type TurnStarted struct {
-	Agent string `json:"agent,omitempty"`
-	Turn  int    `json:"turn"`
-	// At is when the run emitted the event (see [EventTime]).
-	At time.Time `json:"at,omitzero"`
+	Agent string    `json:"agent,omitempty"`
+	Turn  int       `json:"turn"`
+	At    time.Time `json:"at,omitzero"`
 }
 
 // ModelResponded reports one settled model response, ahead of the items
-// the response produced (its [MessageOutput], its [ToolCallItem]s). Every
-// driver of [Transition] emits it, once per model call, so a stream tells
-// what each call spent and not only what the run spent in total. A
-// response that crosses the run's [Budget] ends the run instead, with a
-// [RunFailed] whose Usage counts it.
+// it produced, so a stream tells what each model call spent. A response
+// that crosses the run's [Budget] ends the run instead, with a [RunFailed]
+// whose Usage counts it.
 type ModelResponded struct {
 	Agent string `json:"agent,omitempty"`
 	Turn  int    `json:"turn"`
@@ -65,33 +55,26 @@ type ModelResponded struct {
 	Model      string       `json:"model,omitempty"`
 	ResponseID string       `json:"response_id,omitempty"`
 	Finish     FinishReason `json:"finish,omitempty"`
-	// Usage is the response's token usage. Usage.Cost is set when the
-	// run's price table prices the model ([WithPrices]) or the provider
-	// reported a cost.
-	Usage Usage `json:"usage"`
+	Usage      Usage        `json:"usage"`
 	// At is when the response settled: its last event arrived.
 	At time.Time `json:"at,omitzero"`
-	// FirstTokenAt is when the response's first streamed delta arrived;
-	// zero when the model does not stream ([ModelCapabilities].Streaming).
-	// The call's time to first token is FirstTokenAt less the At of the
-	// event before it (its [TurnStarted], or the previous round's last
-	// event), its duration At less that.
+	// FirstTokenAt is when the first streamed delta arrived (zero: the
+	// model does not stream). Time to first token is FirstTokenAt less the
+	// At of the event before this one, the call's duration At less that.
 	FirstTokenAt time.Time `json:"first_token_at,omitzero"`
 }
 
 // MessageOutput carries a settled assistant message.
 type MessageOutput struct {
-	Item Item `json:"item"`
-	// At is when the run emitted the event (see [EventTime]).
-	At time.Time `json:"at,omitzero"`
+	Item Item      `json:"item"`
+	At   time.Time `json:"at,omitzero"`
 }
 
 // ToolCallItem carries one settled tool call (an assistant item holding one
 // [ToolUsePart]).
 type ToolCallItem struct {
-	Item Item `json:"item"`
-	// At is when the run emitted the event (see [EventTime]).
-	At time.Time `json:"at,omitzero"`
+	Item Item      `json:"item"`
+	At   time.Time `json:"at,omitzero"`
 }
 
 // ToolOutputItem carries one tool result (a tool item holding one
@@ -108,31 +91,27 @@ type ToolOutputItem struct {
 
 // HandoffItem records control passing from one agent to another.
 type HandoffItem struct {
-	From string `json:"from"`
-	To   string `json:"to"`
-	// At is when the run emitted the event (see [EventTime]).
-	At time.Time `json:"at,omitzero"`
+	From string    `json:"from"`
+	To   string    `json:"to"`
+	At   time.Time `json:"at,omitzero"`
 }
 
 // AgentUpdated says which agent now drives the run.
 type AgentUpdated struct {
-	Agent string `json:"agent"`
-	// At is when the run emitted the event (see [EventTime]).
-	At time.Time `json:"at,omitzero"`
+	Agent string    `json:"agent"`
+	At    time.Time `json:"at,omitzero"`
 }
 
 // GuardrailTriggered reports a tripped guardrail; the run then fails.
 type GuardrailTriggered struct {
 	Kind GuardrailKind `json:"kind"`
 	Info any           `json:"info,omitempty"`
-	// At is when the run emitted the event (see [EventTime]).
-	At time.Time `json:"at,omitzero"`
+	At   time.Time     `json:"at,omitzero"`
 }
 
-// ApprovalRequested reports a tool call put to a human: to the
-// [ApprovalHandler] as it is asked, before it decides, or, when there is no
-// handler or it defers, to whoever resumes the paused run. ID is the
-// approval id a [Decision] names; Args are redacted of secrets.
+// ApprovalRequested reports a tool call put to a human, as the
+// [ApprovalHandler] is asked or, without one, for whoever resumes the paused
+// run. ID is the approval id a [Decision] names; Args are redacted.
 type ApprovalRequested struct {
 	ID     string          `json:"id,omitempty"`
 	Agent  string          `json:"agent,omitempty"`
@@ -141,70 +120,61 @@ type ApprovalRequested struct {
 	Args   json.RawMessage `json:"args"`
 	Prompt string          `json:"prompt,omitempty"`
 	// AskedBy names the rule or mode that asked.
-	AskedBy string `json:"asked_by,omitempty"`
-	// At is when the run emitted the event (see [EventTime]).
-	At time.Time `json:"at,omitzero"`
+	AskedBy string    `json:"asked_by,omitempty"`
+	At      time.Time `json:"at,omitzero"`
 }
 
 // PermissionDenied reports a tool call the governance layer refused.
 type PermissionDenied struct {
-	CallID string `json:"call_id,omitempty"`
-	Tool   string `json:"tool"`
-	Reason string `json:"reason"`
-	// At is when the run emitted the event (see [EventTime]).
-	At time.Time `json:"at,omitzero"`
+	CallID string    `json:"call_id,omitempty"`
+	Tool   string    `json:"tool"`
+	Reason string    `json:"reason"`
+	At     time.Time `json:"at,omitzero"`
 }
 
 // RepairStarted opens the repair turn after a structured-output miss.
 type RepairStarted struct {
-	Attempt int `json:"attempt"`
-	// At is when the run emitted the event (see [EventTime]).
-	At time.Time `json:"at,omitzero"`
+	Attempt int       `json:"attempt"`
+	At      time.Time `json:"at,omitzero"`
 }
 
 // StructuredOutputFailed reports a final answer that did not match the
 // output schema even after repair.
 type StructuredOutputFailed struct {
-	SchemaErrors []string `json:"schema_errors"`
-	FinalText    string   `json:"final_text"`
-	// At is when the run emitted the event (see [EventTime]).
-	At time.Time `json:"at,omitzero"`
+	SchemaErrors []string  `json:"schema_errors"`
+	FinalText    string    `json:"final_text"`
+	At           time.Time `json:"at,omitzero"`
 }
 
 // RunCompleted ends a successful run with its summed usage.
 type RunCompleted struct {
-	// Agent names the agent whose output ended the run, the same agent as
-	// [RunResult].LastAgent: after a handoff the target (or the target's own
-	// target), after a sequential workflow or a loop its last step's agent,
-	// after a swarm the member that answered. Parallel and graph workflows
-	// compose their own final output, so they name themselves.
+	// Agent names the agent whose output ended the run ([RunResult].LastAgent):
+	// a handoff's target, a sequential or loop workflow's last step, the
+	// swarm member that answered; parallel and graph workflows, which
+	// compose their own output, name themselves.
 	Agent string `json:"agent,omitempty"`
 	Usage Usage  `json:"usage"`
-	// Structured reports that the final output is structured output the
-	// answering agent validated against its output type ([WithOutput]).
-	Structured bool `json:"structured,omitempty"`
-	// At is when the run emitted the event (see [EventTime]).
-	At time.Time `json:"at,omitzero"`
+	// Structured reports that the answering agent validated the final
+	// output against its output type ([WithOutput]).
+	Structured bool      `json:"structured,omitempty"`
+	At         time.Time `json:"at,omitzero"`
 }
 
-// RunFailed ends a failed run. Err is usually an [*AgentError] or wraps one
-// of the sentinels in this package. Usage is what the run spent before it
-// failed.
+// RunFailed ends a failed run, usually with an [*AgentError], and what the
+// run spent before it failed.
 type RunFailed struct {
-	Err   error `json:"-"`
-	Usage Usage `json:"usage"`
-	// At is when the run emitted the event (see [EventTime]).
-	At time.Time `json:"at,omitzero"`
+	Err   error     `json:"-"`
+	Usage Usage     `json:"usage"`
+	At    time.Time `json:"at,omitzero"`
 }
 
 // RunPaused ends a run that waits for human decisions on the calls its
-// State lists as pending. Continue it with [Resume].
+// State lists as pending; [Resume] continues it.
 type RunPaused struct {
 	Agent string    `json:"agent,omitempty"`
 	State *RunState `json:"state"`
 	Usage Usage     `json:"usage"`
-	// At is when the run emitted the event (see [EventTime]).
-	At time.Time `json:"at,omitzero"`
+	At    time.Time `json:"at,omitzero"`
 }
 
 func (RunStarted) isEvent()             {}
@@ -360,9 +330,7 @@ func (e *RunFailed) UnmarshalJSON(data []byte) error {
 	if raw.Error == nil {
 		raw.Error = &AgentError{Kind: KindOther}
 	}
-	e.Err = raw.Error
-	e.Usage = raw.Usage
-	e.At = raw.At
+	*e = RunFailed{Err: raw.Error, Usage: raw.Usage, At: raw.At}
 	return nil
 }
 

@@ -5,44 +5,32 @@ import "time"
 // EventTime returns the time the run emitted ev (its At), or the zero time
 // for the raw deltas, which carry none, and for events built without one.
 func EventTime(ev Event) time.Time {
-	switch e := ev.(type) {
-	case RunStarted:
-		return e.At
-	case TurnStarted:
-		return e.At
-	case ModelResponded:
-		return e.At
-	case MessageOutput:
-		return e.At
-	case ToolCallItem:
-		return e.At
-	case ToolOutputItem:
-		return e.At
-	case HandoffItem:
-		return e.At
-	case AgentUpdated:
-		return e.At
-	case GuardrailTriggered:
-		return e.At
-	case ApprovalRequested:
-		return e.At
-	case PermissionDenied:
-		return e.At
-	case RepairStarted:
-		return e.At
-	case StructuredOutputFailed:
-		return e.At
-	case RunCompleted:
-		return e.At
-	case RunFailed:
-		return e.At
-	case RunPaused:
-		return e.At
-	case SubRunEvent:
-		return e.At
+	if t, ok := ev.(timed); ok {
+		return t.at()
 	}
 	return time.Time{}
 }
+
+// timed is an event that carries its time in At.
+type timed interface{ at() time.Time }
+
+func (e RunStarted) at() time.Time             { return e.At }
+func (e TurnStarted) at() time.Time            { return e.At }
+func (e ModelResponded) at() time.Time         { return e.At }
+func (e MessageOutput) at() time.Time          { return e.At }
+func (e ToolCallItem) at() time.Time           { return e.At }
+func (e ToolOutputItem) at() time.Time         { return e.At }
+func (e HandoffItem) at() time.Time            { return e.At }
+func (e AgentUpdated) at() time.Time           { return e.At }
+func (e GuardrailTriggered) at() time.Time     { return e.At }
+func (e ApprovalRequested) at() time.Time      { return e.At }
+func (e PermissionDenied) at() time.Time       { return e.At }
+func (e RepairStarted) at() time.Time          { return e.At }
+func (e StructuredOutputFailed) at() time.Time { return e.At }
+func (e RunCompleted) at() time.Time           { return e.At }
+func (e RunFailed) at() time.Time              { return e.At }
+func (e RunPaused) at() time.Time              { return e.At }
+func (e SubRunEvent) at() time.Time            { return e.At }
 
 // StampEvent returns ev with At set to at when it carries no time yet; the
 // raw deltas, which carry none, and events already stamped come back as
@@ -124,9 +112,6 @@ func stamping(yield func(Event) bool) func(Event) bool {
 // needsStamp reports whether ev is an event that carries a time and has
 // none yet.
 func needsStamp(ev Event) bool {
-	switch ev.(type) {
-	case TokenDelta, ReasoningDelta, ToolCallDelta:
-		return false
-	}
-	return EventTime(ev).IsZero()
+	t, ok := ev.(timed)
+	return ok && t.at().IsZero()
 }

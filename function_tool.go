@@ -15,8 +15,7 @@ import (
 // toolNamePattern is the name shape every provider accepts.
 var toolNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z0-9_-]{1,64}$`) })
 
-// ToolOption configures a tool built by [NewTool], in the style of the
-// core's other options ([AgentOption], [ContextOption]).
+// ToolOption configures a tool built by [NewTool].
 type ToolOption interface {
 	applyTool(*toolConfig)
 }
@@ -32,9 +31,8 @@ type toolConfig struct {
 }
 
 // WithEffect declares what the tool does to the world (default
-// [SideEffect]). The permission modes read it: a tool that only reads
-// should say [ReadOnly], so plan mode (the agent server's default) runs it
-// and accept-edits mode does not ask about it:
+// [SideEffect]); a tool that only reads should say [ReadOnly], so that plan
+// mode runs it and accept-edits mode does not ask about it:
 //
 //	lookup, err := helikon.NewTool("lookup_order", "Look an order up.", lookupOrder,
 //		helikon.WithEffect(helikon.ReadOnly))
@@ -46,14 +44,10 @@ func WithInputSchema(s *jsonschema.Schema) ToolOption {
 	return toolOptionFunc(func(c *toolConfig) { c.schema = s })
 }
 
-// WithHonoursCancellation promises that the tool's function returns
-// promptly once its [ToolContext] is done: it only computes, or waits on
-// what watches tc (a request made with it, a select on tc.Done()). The
-// tool then reports it as a [CancelAwareTool], and a cancellable run runs
-// its calls on the run's own goroutine instead of handing them to a
-// worker. A function that breaks the promise holds a cancelled run until
-// it returns; leave the option out for one that can block on anything
-// else (a lock, a channel, a call that takes no context).
+// WithHonoursCancellation makes the tool a [CancelAwareTool] that makes the
+// promise: its function returns promptly once its [ToolContext] is done.
+// Leave it out for a function that can block on anything else (a lock, a
+// channel, a call that takes no context).
 func WithHonoursCancellation() ToolOption {
 	return toolOptionFunc(func(c *toolConfig) { c.honours = true })
 }
@@ -61,15 +55,10 @@ func WithHonoursCancellation() ToolOption {
 // NewTool builds a [Tool] from a Go function. The argument schema is derived
 // from In (field descriptions come from `jsonschema:"…"` struct tags), and
 // the model's arguments are validated against it before fn runs: a miss
-// returns a [ToolError] of kind InvalidArgs listing what was wrong, which the
-// loop shows the model once. Out is marshalled to JSON as the tool's output;
-// an Out of type [ToolOutput] is returned as is.
-//
-// Options: [WithEffect] declares what the tool does to the world (default
-// [SideEffect]: plan mode refuses it, accept-edits mode without a policy
-// asks about it), [WithInputSchema] replaces the derived schema, and
-// [WithHonoursCancellation] promises that fn returns promptly once tc is
-// done.
+// returns a [ToolError] of kind InvalidArgs, which the loop shows the model
+// once. Out is marshalled to JSON as the tool's output ([ToolOutput] is
+// returned as is). Options: [WithEffect], [WithInputSchema],
+// [WithHonoursCancellation].
 func NewTool[In, Out any](name, description string, fn func(tc *ToolContext, in In) (Out, error), opts ...ToolOption) (Tool, error) {
 	if !toolNamePattern().MatchString(name) {
 		return nil, fmt.Errorf("helikon: tool name %q must match %s", name, toolNamePattern())
@@ -112,9 +101,6 @@ func MustTool[In, Out any](name, description string, fn func(tc *ToolContext, in
 	}
 	return t
 }
-
-// Tools collects tools into a slice; it plays the role of the seed's tools!.
-func Tools(tools ...Tool) []Tool { return tools }
 
 type funcTool[In, Out any] struct {
 	name, desc string

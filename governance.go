@@ -11,9 +11,7 @@ type PermissionRequest struct {
 	CallID string
 	Args   json.RawMessage
 	Effect ToolEffect
-	// Impl is the called tool, when the loop knows it; an [Authorizer]
-	// reads what the tool declares about itself from it.
-	Impl Tool
+	Impl   Tool // the called tool, when the loop knows it
 	// Approved reports that a human already approved the call with these
 	// arguments (a [DecisionApproveWithArgs]): only what no human may
 	// override applies, and an ask is answered by the decision itself.
@@ -28,8 +26,8 @@ type ApprovalOutcome struct {
 	Defer  bool
 }
 
-// ApprovalHandler resolves an AskUser decision out of band, for example by
-// prompting a human. It cannot ask again.
+// ApprovalHandler answers an [Authorizer]'s question out of band (a human
+// prompted); it cannot ask again.
 type ApprovalHandler interface {
 	Decide(ctx context.Context, req PermissionRequest, prompt string) ApprovalOutcome
 }
@@ -61,16 +59,13 @@ const (
 
 // Tripwire is a guardrail's verdict that halts the run.
 type Tripwire struct {
-	Kind GuardrailKind `json:"kind"`
-	// Reason explains the trip (for Other, the failure).
-	Reason string `json:"reason,omitempty"`
-	// Info is free-form detail.
-	Info any `json:"info,omitempty"`
+	Kind   GuardrailKind `json:"kind"`
+	Reason string        `json:"reason,omitempty"` // for Other, the failure
+	Info   any           `json:"info,omitempty"`   // free-form detail
 }
 
-// Guardrail checks text entering or leaving an agent. It returns nil to
-// pass, a [Tripwire] to halt the run. An error counts as a tripwire of kind
-// Other.
+// Guardrail checks text entering or leaving an agent: nil passes, a
+// [Tripwire] halts the run, and so does an error (a tripwire of kind Other).
 type Guardrail interface {
 	Check(ctx context.Context, rc *RunContext, in GuardrailInput) (*Tripwire, error)
 }
@@ -97,12 +92,11 @@ const (
 	OnSubagentStop
 )
 
-// HookEvent is what a [Hook] observes. Which fields are set depends on Kind:
-// Agent names the agent whose loop fires the event, except for
-// OnSubagentStop, where Agent names the nested agent that stopped and From
-// the agent that started it; Turn is set for OnTurnStart; Tool, CallID and
-// Args for PreToolUse and PostToolUse, Output for PostToolUse; From and To
-// for OnHandoff.
+// HookEvent is what a [Hook] observes; Kind says which fields are set.
+// Agent names the agent whose loop fires the event (for OnSubagentStop, the
+// nested agent that stopped, and From the one that started it); Turn is set
+// for OnTurnStart; Tool, CallID, Args for PreToolUse and PostToolUse, and
+// Output for PostToolUse; From and To for OnHandoff.
 type HookEvent struct {
 	Kind   HookKind
 	Agent  string

@@ -9,14 +9,10 @@ import (
 	"sync"
 )
 
-// checkInput runs the input guardrails over the user text of input before
-// the loop starts. It reports false after emitting the failure when one
-// trips.
 func (d *driver) checkInput(ctx context.Context, input []Item, yield func(Event) bool) bool {
 	return d.runGuardrails(ctx, d.a.inputGuards, GuardrailInput{Kind: GuardUserText, Text: userText(input)}, yield)
 }
 
-// userText joins the text of the user items of input.
 func userText(input []Item) string {
 	var b strings.Builder
 	for _, it := range input {
@@ -30,11 +26,11 @@ func userText(input []Item) string {
 	return b.String()
 }
 
-// checkOutput runs the output guardrails over the final text.
 func (d *driver) checkOutput(ctx context.Context, text string, yield func(Event) bool) bool {
 	return d.runGuardrails(ctx, d.a.outputGuards, GuardrailInput{Kind: GuardModelOutput, Text: text}, yield)
 }
 
+// runGuardrails reports false, the failure emitted, when one of gs trips.
 func (d *driver) runGuardrails(ctx context.Context, gs []Guardrail, in GuardrailInput, yield func(Event) bool) bool {
 	tw, err := d.firstTripwire(ctx, gs, in)
 	if tw == nil {
@@ -59,9 +55,8 @@ func (d *driver) firstTripwire(ctx context.Context, gs []Guardrail, in Guardrail
 	return nil, nil
 }
 
-// checkOne runs one guardrail. A panic counts as the guardrail's error, so
-// as a tripwire: the input check runs on its own goroutine, where a panic
-// would otherwise take the process down.
+// checkOne runs one guardrail, its panic counting as its error: the input
+// check runs on its own goroutine, where a panic would kill the process.
 func (d *driver) checkOne(ctx context.Context, g Guardrail, in GuardrailInput) (tw *Tripwire, err error) {
 	defer func() {
 		if r := recover(); r != nil {
@@ -72,7 +67,6 @@ func (d *driver) checkOne(ctx context.Context, g Guardrail, in GuardrailInput) (
 	return g.Check(ctx, d.rc, in)
 }
 
-// tripped emits GuardrailTriggered, then the run's failure.
 func (d *driver) tripped(tw *Tripwire, err error, yield func(Event) bool) {
 	at := now()
 	if yield(GuardrailTriggered{Kind: tw.Kind, Info: tw.Info, At: at}) {
@@ -184,7 +178,6 @@ func (ic *inputCheck) passed() bool {
 	}
 }
 
-// flush yields the held events.
 func (ic *inputCheck) flush(yield func(Event) bool) bool {
 	for _, ev := range ic.held {
 		if !yield(ev) {
@@ -195,9 +188,8 @@ func (ic *inputCheck) flush(yield func(Event) bool) bool {
 	return true
 }
 
-// callModelGuarded runs the first model call while the input guardrails
-// run. Its events are held back until they pass, then stream live; a
-// tripwire cancels the call and fails the run.
+// callModelGuarded runs the first model call beside the input guardrails
+// (see [WithBlockingInputGuardrails]).
 func (d *driver) callModelGuarded(ctx context.Context, state LoopState, req *ModelRequest, yield func(Event) bool) (TransitionInput, bool) {
 	ic := d.input
 	d.input = nil

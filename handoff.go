@@ -7,9 +7,9 @@ import (
 	"github.com/paigasus/helikon/internal/slug"
 )
 
-// Handoff names an agent the conversation may be transferred to. The LLM
-// agent offers one transfer tool per handoff; when the model calls it, the
-// target runs the rest of the conversation and its answer ends the run.
+// Handoff names an agent the conversation may be transferred to: a transfer
+// tool the LLM agent offers, after which the target runs the rest of the
+// conversation and its answer ends the run.
 type Handoff struct {
 	// Agent is the target.
 	Agent Agent

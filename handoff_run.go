@@ -5,11 +5,10 @@ import (
 	"iter"
 )
 
-// handoff runs the target agent on the conversation and forwards its events:
-// HandoffItem and AgentUpdated first, then the target's stream without its
-// RunStarted and RunCompleted (the outer run reports the summed usage).
-// A target that pauses pauses this run; resumed, the target resumes from
-// its frame, announced by an AgentUpdated only.
+// handoff runs the target agent on the conversation: HandoffItem and
+// AgentUpdated, then the target's stream without its RunStarted and outcome
+// (the outer run reports the summed usage). A target that pauses pauses
+// this run; resumed, it resumes from its frame after an AgentUpdated only.
 func (d *driver) handoff(ctx context.Context, target string, yield func(Event) bool) (TransitionInput, bool) {
 	h := d.a.handoffIndex[target]
 	if h == nil {
@@ -45,7 +44,6 @@ func (d *driver) handoff(ctx context.Context, target string, yield func(Event) b
 	return d.followHandoff(ctx, target, child, h.Agent.Run(d.handoffContext(ctx), child, transcript), yield)
 }
 
-// followHandoff forwards the target's stream and settles its outcome.
 func (d *driver) followHandoff(ctx context.Context, target string, child *RunContext, stream iter.Seq[Event], yield func(Event) bool) (TransitionInput, bool) {
 	var res HandoffReturned
 	var last string

@@ -18,7 +18,7 @@ func TestTextOutput_IsAJSONString(t *testing.T) {
 
 func TestTools_CollectsToolsInOrder(t *testing.T) {
 	other := helikon.MustTool("sub", "Subtract.", func(*helikon.ToolContext, addArgs) (addOut, error) { return addOut{}, nil })
-	ts := helikon.Tools(addTool, other)
+	ts := []helikon.Tool{addTool, other}
 	if len(ts) != 2 || ts[0].Name() != "add" || ts[1].Name() != "sub" {
 		t.Fatalf("tools = %v", ts)
 	}

@@ -4,10 +4,9 @@ import "context"
 
 // fireHooks runs agent-level hooks, then run-level ones, and folds their
 // decisions: the first Deny short-circuits, ReplaceInput and ReplaceOutput
-// are last-writer-wins, InjectSystemMessage accumulates in fire order.
-//
-// The event escapes to the hooks: a hot path checks [hooked] first, so
-// that a run without hooks builds none.
+// are last-writer-wins, InjectSystemMessage accumulates in fire order. The
+// event escapes to the hooks: a hot path checks hooked first, so that a run
+// without hooks builds none.
 func fireHooks(ctx context.Context, rc *RunContext, agentHooks []Hook, ev *HookEvent) hookFold {
 	var f hookFold
 	if !hooked(rc, agentHooks) {
@@ -36,7 +35,6 @@ func fireHooks(ctx context.Context, rc *RunContext, agentHooks []Hook, ev *HookE
 	return f
 }
 
-// hookFold is the folded decision of every hook for one event.
 type hookFold struct {
 	denied bool
 	reason string
@@ -45,8 +43,6 @@ type hookFold struct {
 	inject []string
 }
 
-// hooked reports whether any hook would see an event of a run under rc
-// with the agent's hooks agentHooks.
 func hooked(rc *RunContext, agentHooks []Hook) bool {
 	return len(agentHooks) > 0 || rc.hooks.Len() > 0
 }

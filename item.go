@@ -12,8 +12,7 @@ import (
 // Role says who authored an [Item].
 type Role string
 
-// The roles of a conversation. RoleTool items carry tool results back to the
-// model; providers regroup them into their own wire shapes.
+// The roles of a conversation; RoleTool items carry tool results.
 const (
 	RoleSystem    Role = "system"
 	RoleUser      Role = "user"
@@ -27,8 +26,8 @@ const (
 type Item struct {
 	Role    Role          `json:"role"`
 	Content []ContentPart `json:"content"`
-	// Agent names the agent that produced an assistant message. It lets a
-	// transcript that crossed a handoff say who said what.
+	// Agent names the agent that produced an assistant message, so a
+	// transcript that crossed a handoff says who said what.
 	Agent string `json:"agent,omitempty"`
 }
 
@@ -126,8 +125,8 @@ type ToolUsePart struct {
 	Args   json.RawMessage `json:"args"`
 }
 
-// ToolResultPart is the result of the tool call CallID. Content is usually
-// one [TextPart] holding the tool's JSON output.
+// ToolResultPart is the result of the tool call CallID, usually one
+// [TextPart] holding the tool's JSON output.
 type ToolResultPart struct {
 	CallID  string        `json:"call_id"`
 	Name    string        `json:"name,omitempty"`
@@ -159,9 +158,8 @@ func (p ReasoningPart) MarshalJSON() ([]byte, error) {
 	return tagged.Marshal("reasoning", a(p))
 }
 
-// MarshalJSON encodes the part with "type": "tool_use". Arguments that are
-// not valid JSON, or nest deeper than [MaxStoredArgsDepth], are encoded
-// byte for byte in "args_text" (or "args_bytes") instead of "args".
+// MarshalJSON encodes the part with "type": "tool_use", its arguments as
+// [MaxStoredArgsDepth] describes.
 func (p ToolUsePart) MarshalJSON() ([]byte, error) {
 	type a ToolUsePart
 	if len(p.Args) == 0 {
@@ -205,9 +203,8 @@ func (p *ToolResultPart) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// partWire is every content part's JSON members at once, so a part
-// decodes in one pass whatever its "type"; nested tool-result content
-// decodes in the same pass.
+// partWire is every content part's JSON members at once, so a part (and
+// nested tool-result content) decodes in one pass whatever its "type".
 type partWire struct {
 	Type      string          `json:"type"`
 	Text      string          `json:"text"`
@@ -225,7 +222,6 @@ type partWire struct {
 	IsError   bool            `json:"is_error"`
 }
 
-// wireParts is the JSON form of a []ContentPart.
 type wireParts []partWire
 
 func (w *partWire) part() (ContentPart, error) {

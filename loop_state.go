@@ -8,19 +8,11 @@ import (
 	"github.com/paigasus/helikon/internal/tagged"
 )
 
-// LoopState is the phase of an LLM agent's loop. The loop is data: a
-// LoopState plus the conversation is everything needed to resume a run at a
-// transition boundary ([Checkpoint]). The variants:
-//
-//   - [CallingModel]: about to call the model for a turn
-//   - [ExecutingTools]: the model asked for tool calls; run them
-//   - [ApplyingHandoff]: delegate the rest of the run to another agent
-//   - [Finalizing]: a turn constrained to the configured output schema
-//   - [RepairingOutput]: the one repair turn after a schema miss
-//   - [NeedsApproval]: the tool round waits for human decisions; the run
-//     pauses ([RunPaused]) and [Resume] continues it
-//   - [Compacting]: reserved, not yet driven
-//   - [Done], [Failed]: terminal
+// LoopState is the phase of an LLM agent's loop; with the conversation it is
+// all a run resumed at a transition boundary needs ([Checkpoint]). The
+// variants: [CallingModel], [ExecutingTools], [ApplyingHandoff],
+// [Finalizing], [RepairingOutput], [NeedsApproval], [Compacting] (reserved)
+// and the terminal [Done] and [Failed].
 type LoopState interface {
 	isLoopState()
 }
@@ -36,6 +28,9 @@ type Progress struct {
 	// ResponseID is the provider's id of the last response.
 	ResponseID string `json:"response_id,omitempty"`
 }
+
+// progress lets the states that embed a Progress yield it as one case.
+func (p Progress) progress() Progress { return p }
 
 // CallingModel is about to call the model for Turn.
 type CallingModel struct{ Progress }
@@ -65,9 +60,9 @@ type RepairingOutput struct {
 type Compacting struct{ Progress }
 
 // NeedsApproval is a tool round suspended on calls that wait for a human
-// decision. Calls is the whole round, Pending the calls still undecided
-// (an agent tool whose own run paused counts as one); the others already
-// settled and are not run again on resume.
+// decision: the run pauses ([RunPaused]) until [Resume]. Calls is the whole
+// round, Pending the calls still undecided (an agent tool whose own run
+// paused counts as one); the others settled and do not run again.
 type NeedsApproval struct {
 	Progress
 	Calls   []ToolCall `json:"calls"`
@@ -177,8 +172,8 @@ func UnmarshalLoopState(data []byte) (LoopState, error) {
 	return dec(data)
 }
 
-// Checkpoint is an LLM agent's run frozen at a transition boundary: resume it
-// with [LLMAgent.Resume]. It marshals to JSON and back.
+// Checkpoint is an LLM agent's run frozen at a transition boundary, which
+// [LLMAgent.Resume] resumes; it marshals to JSON and back.
 type Checkpoint struct {
 	Agent        string    `json:"agent"`
 	State        LoopState `json:"state"`

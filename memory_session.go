@@ -16,8 +16,8 @@ type MemorySession struct {
 	events []SessionEvent
 }
 
-// minMemoryEvents is the room a new MemorySession makes on its first Append:
-// a runner appends a few small batches per run.
+// minMemoryEvents is the room a new MemorySession makes on its first
+// Append: a runner appends a few small batches per run.
 const minMemoryEvents = 4
 
 // NewMemorySession returns an empty MemorySession.
@@ -36,7 +36,6 @@ func (s *MemorySession) Append(ctx context.Context, events ...SessionEvent) erro
 	if s.events == nil {
 		s.events = make([]SessionEvent, 0, max(len(events), minMemoryEvents))
 	}
-	// One copy of the batch, then the backend's fields stamped in place.
 	start := len(s.events)
 	s.events = append(s.events, events...)
 	for i := start; i < len(s.events); i++ {

@@ -10,24 +10,14 @@ import (
 	"github.com/paigasus/helikon/internal/tagged"
 )
 
-// Model is the one interface every LLM provider implements.
-//
-// Invoke streams the model's answer to req. Events arrive as the provider
-// emits them and the stream ends after a [Finish]. A failure, before or during
-// streaming, is yielded as a non-nil error (usually a [*ModelError]) and ends
-// the stream. Breaking out of the range must release every resource the call
-// holds, and a cancelled ctx must end the stream promptly. A panic while the
-// stream is read fails the turn with a [*ModelError], not the process.
-//
-// A run does not wait for a model that ignores cancellation: once the run's
-// context has ended (or its consumer has gone), it waits at most
-// [RunConfig].CancelGrace for the stream to end, then ends as cancelled and
-// leaves the model's goroutine running; [Stragglers] counts it until it
-// returns. For that, a run whose context can be cancelled reads the model on
-// a goroutine of its own, unless the model reports
-// [ModelCapabilities].HonoursCancellation: such a model's stream is read on
-// the run's goroutine, as on a run that cannot be cancelled, with no
-// hand-off.
+// Model is the one interface every LLM provider implements. Invoke streams
+// the model's answer to req as the provider emits it, ending after a
+// [Finish]; a failure, before or during streaming, is a non-nil error
+// (usually a [*ModelError]) that ends the stream. Breaking out of the range
+// must release every resource the call holds, and a cancelled ctx must end
+// the stream promptly: a run waits at most [RunConfig].CancelGrace for it
+// ([ModelCapabilities].HonoursCancellation). A panic while the stream is
+// read fails the turn with a [*ModelError], not the process.
 type Model interface {
 	Invoke(ctx context.Context, req *ModelRequest) iter.Seq2[ModelEvent, error]
 	Capabilities() ModelCapabilities
@@ -50,8 +40,7 @@ func DescribeModel(m Model) (provider, id string) {
 }
 
 // ModelRequest is what the agent loop sends to a [Model] for one turn.
-// System messages may appear anywhere in Messages; adapters move them to
-// wherever their API wants them.
+// System messages may appear anywhere in Messages; adapters move them.
 type ModelRequest struct {
 	Messages []Item
 	Tools    []ToolDef
@@ -73,8 +62,8 @@ type ModelSettings struct {
 	TopP            *float64
 	MaxOutputTokens int
 	ToolChoice      ToolChoice
-	// ParallelToolCalls, when set, tells providers that support it whether
-	// the model may request several tool calls in one turn.
+	// ParallelToolCalls, when set, says whether the model may request
+	// several tool calls in one turn.
 	ParallelToolCalls *bool
 	ResponseFormat    *ResponseFormat
 	// PreviousResponseID threads OpenAI Responses' server-managed state.
@@ -86,31 +75,25 @@ type ModelSettings struct {
 
 // Merge returns s with every field that o sets taking o's value.
 func (s ModelSettings) Merge(o ModelSettings) ModelSettings {
-	if o.Temperature != nil {
-		s.Temperature = o.Temperature
-	}
-	if o.TopP != nil {
-		s.TopP = o.TopP
-	}
-	if o.MaxOutputTokens != 0 {
-		s.MaxOutputTokens = o.MaxOutputTokens
-	}
+	override(&s.Temperature, o.Temperature)
+	override(&s.TopP, o.TopP)
+	override(&s.MaxOutputTokens, o.MaxOutputTokens)
 	if o.ToolChoice.Mode != "" {
 		s.ToolChoice = o.ToolChoice
 	}
-	if o.ParallelToolCalls != nil {
-		s.ParallelToolCalls = o.ParallelToolCalls
-	}
-	if o.ResponseFormat != nil {
-		s.ResponseFormat = o.ResponseFormat
-	}
-	if o.PreviousResponseID != "" {
-		s.PreviousResponseID = o.PreviousResponseID
-	}
-	if o.ReasoningEffort != "" {
-		s.ReasoningEffort = o.ReasoningEffort
-	}
+	override(&s.ParallelToolCalls, o.ParallelToolCalls)
+	override(&s.ResponseFormat, o.ResponseFormat)
+	override(&s.PreviousResponseID, o.PreviousResponseID)
+	override(&s.ReasoningEffort, o.ReasoningEffort)
 	return s
+}
+
+// override sets *dst to v when v is set (not its type's zero value).
+func override[T comparable](dst *T, v T) {
+	var zero T
+	if v != zero {
+		*dst = v
+	}
 }
 
 // ToolChoiceMode says how the model may use tools.
@@ -164,12 +147,10 @@ type ModelCapabilities struct {
 	PromptCaching      bool
 	// HonoursCancellation promises that the stream ends promptly once the
 	// context given to Invoke is cancelled, as a provider's HTTP stream
-	// does (net/http closes the response body). A run then reads the
-	// stream on its own goroutine even when its context can be cancelled,
-	// which saves the hand-off to a worker goroutine on every turn; the
-	// price is that a model breaking the promise holds the run past
-	// [RunConfig].CancelGrace. Leave it false for a model that can block
-	// without watching its context.
+	// does. Without it a cancellable run reads the stream on a worker
+	// goroutine, to bound a model that blocks; with it, on its own, saving
+	// that hand-off every turn, and a model breaking the promise holds the
+	// run past [RunConfig].CancelGrace.
 	HonoursCancellation bool
 }
 
@@ -187,8 +168,7 @@ type TokenDelta struct {
 }
 
 // ReasoningDelta is a piece of model reasoning. A delta carrying only a
-// Signature or Data completes the current reasoning block (Anthropic sends
-// the signature after the thinking text).
+// Signature or Data completes the current block (see [ReasoningDelta.AppendTo]).
 type ReasoningDelta struct {
 	Text      string `json:"text,omitempty"`
 	Signature string `json:"signature,omitempty"`
@@ -196,9 +176,9 @@ type ReasoningDelta struct {
 	ID        string `json:"id,omitempty"`
 }
 
-// AppendTo adds the delta to the reasoning parts of a turn so far: it
-// extends the last part, or opens a new one when the last is complete (it
-// has a Signature or Data) or belongs to another reasoning item (ID).
+// AppendTo adds the delta to a turn's reasoning parts: it extends the last
+// part, or opens one when the last is complete (it has a Signature or
+// Data) or belongs to another reasoning item (ID).
 func (e ReasoningDelta) AppendTo(parts []ReasoningPart) []ReasoningPart {
 	n := len(parts)
 	if n == 0 || parts[n-1].Signature != "" || parts[n-1].Data != "" || (e.ID != "" && parts[n-1].ID != e.ID) {
@@ -220,21 +200,16 @@ type ToolCallDelta struct {
 }
 
 // Usage counts tokens. As a [ModelEvent] it reports one turn; on results it
-// sums every turn, handoff and sub-agent of a run.
-//
-// InputTokens counts every input token, cache reads and cache writes
-// included, as the OpenTelemetry GenAI conventions and OpenAI's and
-// Gemini's APIs count them; CachedInputTokens and CacheWriteTokens are parts
-// of it. Adapters of APIs that report them apart (Anthropic, Bedrock) add
-// them in, so that [Prices] bill every token once.
+// sums every turn, handoff and sub-agent of a run. InputTokens counts every
+// input token, CachedInputTokens and CacheWriteTokens included (the
+// OpenTelemetry GenAI convention); adapters of APIs that report them apart
+// add them in, so that [Prices] bill every token once.
 type Usage struct {
 	InputTokens       int64 `json:"input_tokens"`
 	OutputTokens      int64 `json:"output_tokens"`
 	CachedInputTokens int64 `json:"cached_input_tokens,omitempty"`
-	// CacheWriteTokens counts input tokens written to a prompt cache
-	// (Anthropic's cache_creation_input_tokens).
-	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
-	ReasoningTokens  int64 `json:"reasoning_tokens,omitempty"`
+	CacheWriteTokens  int64 `json:"cache_write_tokens,omitempty"` // written to a prompt cache
+	ReasoningTokens   int64 `json:"reasoning_tokens,omitempty"`
 	// Cost is what the tokens cost, from the run's price table ([Prices])
 	// or from a provider that reports it.
 	Cost float64 `json:"cost,omitempty"`

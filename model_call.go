@@ -2,9 +2,8 @@ package helikon
 
 import "context"
 
-// ModelCall is one model call of a run, as the loop makes it: what the
-// observer of [WithModelCallObserver] sees just before the model is
-// invoked.
+// ModelCall is one model call of a run, as the observer of
+// [WithModelCallObserver] sees it just before the model is invoked.
 type ModelCall struct {
 	// Agent is the agent whose loop calls the model; Depth is its nesting
 	// in the run: 0 for the top-level agent, more for handoff targets,
@@ -14,10 +13,9 @@ type ModelCall struct {
 	// Model is the model's id ([DescribeModel]).
 	Model string
 	Turn  int
-	// Request is the request exactly as the model receives it: the
-	// rendered instructions, the messages after compaction and projection
-	// with any hook injections, the tool definitions and the settings. It
-	// is the loop's own: read it during the call; do not keep or change it.
+	// Request is the request exactly as the model receives it (hook
+	// injections included). It is the loop's own: read it during the call;
+	// do not keep or change it.
 	Request *ModelRequest
 	// Checkpoint is the loop at the turn boundary before the call:
 	// resuming it ([LLMAgent.Resume]) makes this call again, which is how
@@ -35,9 +33,8 @@ func WithModelCallObserver(f func(ctx context.Context, call *ModelCall)) Context
 	return contextOptionFunc(func(rc *RunContext) { rc.callObserver = f })
 }
 
-// observeCall hands the call about to be made to the run's observer.
-// injected are the hook injections the request carries, which the
-// boundary's checkpoint holds as still due.
+// observeCall hands the call to the run's observer. injected are the hook
+// injections the request carries, which the checkpoint holds as still due.
 func (d *driver) observeCall(ctx context.Context, state LoopState, req *ModelRequest, injected []string) {
 	_, model := DescribeModel(d.a.model)
 	d.rc.callObserver(ctx, &ModelCall{

@@ -32,8 +32,7 @@ type ModelError struct {
 	RetryAfter time.Duration
 	// Message is the provider's own message.
 	Message string
-	// Err is the underlying cause, if any.
-	Err error
+	Err     error
 }
 
 // Error reports the kind, status and message.

@@ -13,13 +13,11 @@ import (
 )
 
 // OutputType is a structured-output contract: the schema the final answer
-// must match and a check that it decodes. Build one from a Go type with
-// [OutputTypeOf] or attach it to an agent with [WithOutput].
+// must match and a check that it decodes ([OutputTypeOf], [WithOutput]).
 type OutputType struct {
 	// Name is the schema name sent to providers.
 	Name string
-	// Schema is the raw schema; providers normalise it for their strict
-	// modes (see package schema).
+	// Schema is the raw schema; providers normalise it (package schema).
 	Schema *jsonschema.Schema
 	// check validates an answer against Schema and decodes it into the Go
 	// type when there is one. The constructors set it, rather than Check

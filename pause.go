@@ -12,37 +12,32 @@ import (
 
 // pausedRound is what a driver keeps of a pause beyond the loop state.
 type pausedRound struct {
-	// round is the paused tool round, one entry per call, set when the
-	// round settles with calls still waiting.
+	// round is the paused tool round, one entry per call.
 	round []frameCall
-	// handoff is the frame of the handoff target that paused, set while
-	// the run waits on it; on resume, the target resumes from it.
-	handoff *PauseFrame
-	// handoffUsage is what the paused target spent.
+	// handoff is the frame of the handoff target that paused, which it
+	// resumes from.
+	handoff      *PauseFrame
 	handoffUsage Usage
 	// memo indexes a resumed round's calls by call id; it applies to the
 	// first round after the resume only.
 	memo map[string]*frameCall
-	// ds holds the decisions of the resume under way.
-	ds *Decisions
+	ds   *Decisions
 	// reported is what this run had reported to the run around it (an
 	// agent tool's caller) when it paused; resumed, it reports the rest.
 	reported Usage
 }
 
 // Resumer is an [Agent] that can continue a paused run from the frame its
-// own pause wrote ([EmitPaused]). ResumeFrame streams the rest of the run
-// under rc, with the resume's decisions d; a child it resumes gets d too
-// (package workflow's ResumePoint). It fails with [NotResumable] a frame
-// it did not write.
+// own pause wrote ([EmitPaused]): ResumeFrame streams the rest of the run
+// under rc with the resume's decisions, which a child it resumes gets too.
+// A frame it did not write fails with [NotResumable].
 type Resumer interface {
 	Agent
 	ResumeFrame(ctx context.Context, rc *RunContext, f *PauseFrame, ds *Decisions) iter.Seq[Event]
 }
 
-// settle turns a round's outcomes into the next transition input: the
-// results, or, when some calls wait, ApprovalsPending with the whole round
-// kept for the resume.
+// settle turns a round's outcomes into the results, or, when some calls
+// wait, ApprovalsPending with the whole round kept for the resume.
 func (d *driver) settle(calls []ToolCall, outs []callOutcome) TransitionInput {
 	d.paused.memo = nil
 	var pending []ToolCall
@@ -94,9 +89,8 @@ func (d *driver) pause(state LoopState, yield func(Event) bool) {
 
 // EmitPaused ends agent's run paused for approval: it yields the RunPaused
 // of agent's frame f, with usage the whole run's spend. A top-level run
-// (depth 0) lists the pending approvals, names the run and the pause and
-// seals the state; a nested run's state only carries the frame up to the
-// parent that folds it into its own.
+// lists the pending approvals, names the run and the pause and seals the
+// state; a nested run's only carries the frame up to its parent.
 func EmitPaused(rc *RunContext, agent string, f *PauseFrame, usage Usage, yield func(Event) bool) {
 	st := &RunState{Version: RunStateVersion, Agent: agent, Usage: usage, root: f}
 	if rc.depth == 0 {
@@ -204,8 +198,7 @@ func (d *driver) resumeCall(ctx context.Context, tool Tool, call ToolCall, fc *f
 	}
 }
 
-// humanApproved answers the questions about a human's own decision: the
-// decision is the answer.
+// humanApproved answers the questions about a human's own decision.
 type humanApproved struct{}
 
 func (humanApproved) Ask(context.Context, PermissionRequest, string, string) Verdict {
@@ -236,12 +229,11 @@ func asSubRunPaused(err error) *subRunPaused {
 	return p
 }
 
-// subRunResumer is a tool that runs an agent and can resume its paused run.
+// subRunResumer is an agent tool, which can resume its paused run.
 type subRunResumer interface {
 	resumeCall(tc *ToolContext, f *PauseFrame, ds *Decisions) (ToolOutput, error)
 }
 
-// minus returns u less o, field by field.
 func (u Usage) minus(o Usage) Usage {
 	return Usage{
 		InputTokens:       u.InputTokens - o.InputTokens,

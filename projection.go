@@ -3,15 +3,13 @@ package helikon
 import "encoding/json"
 
 // Projection is a session log projected to messages ([Project]) and kept,
-// so that events appended later fold in without replaying the log. A
-// process that serves a session run after run keeps one per session (see
-// the session/sessioncache package); a backend's compacted snapshot
-// restores one ([NewProjection]) and folds in only the events after it.
+// so that events appended later fold in without replaying the log (package
+// session/sessioncache keeps one per session; a backend's snapshot
+// restores one with [NewProjection]).
 //
 // The zero Projection is that of an empty log. A Projection is not safe
-// for concurrent use, but the slices
-// [Projection.Items] returns are: later folds never change what an
-// earlier Items call returned.
+// for concurrent use, but the slices [Projection.Items] returns are: later
+// folds never change what an earlier Items call returned.
 type Projection struct {
 	items  []Item
 	frozen int        // items[:frozen] were handed out by Items
@@ -47,14 +45,13 @@ func (p *Projection) Items() []Item {
 // Seq returns the position of the last event folded, or [Beginning].
 func (p *Projection) Seq() SequenceID { return p.next - 1 }
 
-// projectionWire is the JSON form of a [Projection].
 type projectionWire struct {
 	Seq   SequenceID `json:"seq"`
 	Items []Item     `json:"items"`
 }
 
-// MarshalJSON encodes the projection as {"seq": …, "items": […]}: the form
-// session backends keep as a compacted snapshot.
+// MarshalJSON encodes the projection as {"seq": …, "items": […]}, a
+// backend's snapshot.
 func (p *Projection) MarshalJSON() ([]byte, error) {
 	items := p.items
 	if items == nil {

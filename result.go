@@ -24,8 +24,7 @@ type RunResult struct {
 	Usage Usage
 }
 
-// Collect drains a run. A [RunFailed] becomes the returned error (the result
-// still holds every event seen).
+// Collect drains a run into what [Collector.Result] returns.
 func Collect(stream iter.Seq[Event]) (*RunResult, error) {
 	var c Collector
 	for range c.Observe(stream) {
@@ -34,8 +33,7 @@ func Collect(stream iter.Seq[Event]) (*RunResult, error) {
 }
 
 // Collector builds a [RunResult] from a run's events while the caller
-// streams them, so one pass can print tokens as they arrive, let a runner
-// persist the run, and still end with a result (typed, with [OutputAs]):
+// streams them, so one pass can print tokens and still end with a result:
 //
 //	var c helikon.Collector
 //	for ev := range c.Observe(r.RunStreamed(ctx, agent, rc, input)) {
@@ -82,10 +80,9 @@ func (c *Collector) add(ev Event) {
 	}
 }
 
-// Result returns what the observed events add up to. A [RunFailed] becomes
-// the returned error; a [RunPaused] becomes a [*PausedError] (matching
-// [ErrPaused]), with the state also in the result's Paused. The result
-// still holds every event seen.
+// Result returns what the observed events add up to, every event seen
+// included. A [RunFailed] becomes the returned error; a [RunPaused] a
+// [*PausedError] (matching [ErrPaused]), the state also in Paused.
 func (c *Collector) Result() (*RunResult, error) {
 	res := c.res
 	return &res, c.err
@@ -98,18 +95,16 @@ type TypedResult[T any] struct {
 }
 
 // CollectTyped drains a run of an agent built [WithOutput] and decodes the
-// final output into a T. A structured-output failure surfaces as an
-// [*AgentError] of kind InvalidStructuredOutput; a final output that does not
-// decode as T (a plain-text run, say) as one of kind Other, whose message
-// says when the answering agent had no output type at all.
+// final output into a T, as [OutputAs] does.
 func CollectTyped[T any](stream iter.Seq[Event]) (*TypedResult[T], error) {
 	return OutputAs[T](Collect(stream))
 }
 
-// OutputAs decodes a drained run's final output into a T, as [CollectTyped]
-// does. It takes a result and an error, so it chains onto [Collect],
-// [Collector.Result] or a runner's Run directly; a non-nil err is returned
-// as is, with the result.
+// OutputAs decodes a drained run's final output into a T. It chains onto
+// [Collect], [Collector.Result] or a runner's Run: a non-nil err is returned
+// as is. A structured-output failure is an [*AgentError] of kind
+// InvalidStructuredOutput; an output that does not decode as T (a
+// plain-text run, say), one of kind Other saying so.
 func OutputAs[T any](res *RunResult, err error) (*TypedResult[T], error) {
 	out := &TypedResult[T]{RunResult: res}
 	if err != nil || res == nil {
@@ -117,12 +112,11 @@ func OutputAs[T any](res *RunResult, err error) (*TypedResult[T], error) {
 	}
 	if err := json.Unmarshal([]byte(res.FinalOutput), &out.Output); err != nil {
 		want := reflect.TypeFor[T]().String()
+		msg := "final output does not decode as " + want
 		if !res.Structured {
-			return out, &AgentError{Kind: KindOther, Agent: res.LastAgent, FinalText: res.FinalOutput, Err: err,
-				Message: "agent has no output type, so its final output is plain text, not a " + want + "; build it with WithOutput[" + want + "]()"}
+			msg = "agent has no output type, so its final output is plain text, not a " + want + "; build it with WithOutput[" + want + "]()"
 		}
-		return out, &AgentError{Kind: KindOther, Agent: res.LastAgent, FinalText: res.FinalOutput, Err: err,
-			Message: "final output does not decode as " + want}
+		return out, &AgentError{Kind: KindOther, Agent: res.LastAgent, FinalText: res.FinalOutput, Err: err, Message: msg}
 	}
 	return out, nil
 }

@@ -6,25 +6,19 @@ import (
 )
 
 // Resume continues a run that paused for approval ([RunPaused]) with the
-// human's decisions, one per approval id of state.Pending; see [Decision].
-// agent must be the agent that paused (the state's Agent); rc is the
-// resumed run's context and may differ from the paused run's, but it must
-// carry the same key ([WithRunStateKey]) when the state was signed.
+// human's decisions, one per approval id of state.Pending ([Decision]).
+// agent must be the agent that paused; rc may differ from the paused run's
+// context but must carry its key ([WithRunStateKey]) if the state was
+// signed. Before anything runs Resume checks the state and the decisions
+// ([RunState.Check]); a failed check ends the stream with a RunFailed.
 //
 // Calls that settled before the pause are not run again. A call without a
-// decision keeps waiting: the resumed run pauses again (a new RunPaused
-// with a new PauseID, the same RunID and the same approval ids) once
-// everything it can do without that decision is done. Before anything runs
-// Resume checks the state and the decisions; a failed check ends the stream
-// with a RunFailed wrapping [ErrRunStateVersion], [ErrRunStateTampered],
-// [ErrNotResumable], [ErrUnknownApproval] or [ErrInvalidDecision].
-//
-// The resumed stream carries the events after the pause: no RunStarted,
-// and input guardrails and OnRunStart hooks do not fire again. Its usage
-// and a budget ([WithBudget]) count what the run spent before the pause. Resume does
-// not remember which states it resumed: resuming one state twice runs the
-// decided calls twice. A runner that stores paused states makes each pause
-// resumable once (see the runner package).
+// decision keeps waiting: the resumed run pauses again (a new PauseID, the
+// same RunID and approval ids) once everything else it can do is done.
+// The resumed stream carries the events after the pause (no RunStarted, no
+// input guardrails or OnRunStart hooks); its usage and budget count what
+// the run spent before it. Resuming one state twice runs the decided calls
+// twice: a runner that stores paused states makes each resumable once.
 func Resume(ctx context.Context, agent Agent, rc *RunContext, state *RunState, decisions []Decision) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
 		rc = orEphemeral(rc)
@@ -77,9 +71,10 @@ func Resume(ctx context.Context, agent Agent, rc *RunContext, state *RunState, d
 }
 
 // Check reports whether [Resume] would accept the state and decisions under
-// rc: the version, the checksum or signature (with rc's key), and every
-// decision against the pending approvals. A store checks before it marks a
-// pause as taken, so a bad decision does not use the pause up.
+// rc: the version ([ErrRunStateVersion]), the checksum or signature with
+// rc's key ([ErrRunStateTampered]), every decision against the pending
+// approvals ([ErrUnknownApproval], [ErrInvalidDecision]). A store checks
+// before it marks a pause as taken, so a bad decision does not use it up.
 func (s *RunState) Check(rc *RunContext, decisions []Decision) error {
 	_, err := s.check(orEphemeral(rc), decisions)
 	return err

@@ -11,20 +11,16 @@ const (
 	DefaultMaxAgentDepth = 8
 )
 
-// RunConfig holds the per-run knobs. Zero fields take their defaults. Set it
-// on an agent with [WithRunConfig] or on a run with the same option passed to
-// [NewRunContext]; the run's wins.
+// RunConfig holds the per-run knobs; zero fields take their defaults. Set it
+// with [WithRunConfig].
 type RunConfig struct {
 	// MaxTurns bounds the model calls of one agent's loop (default 16).
 	MaxTurns int
 	// ParallelToolCalls caps concurrently running tool calls; 0 = unbounded.
 	ParallelToolCalls int
-	// MaxAgentDepth bounds nesting across handoffs and agent-as-tool runs
-	// (default 8).
+	// MaxAgentDepth bounds nesting across handoffs and sub-agents (default 8).
 	MaxAgentDepth int
-	// Timeout is a wall-clock deadline for the whole run; 0 = none. It works
-	// on a bare Agent.Run as well as under a runner.
-	Timeout time.Duration
+	Timeout       time.Duration // a deadline for the whole run (0: none)
 	// CancelGrace bounds how long a cancelled run (its context cancelled,
 	// its Timeout expired, or its consumer gone) still waits for a tool
 	// call, a model stream, or the input guardrails running beside its
@@ -40,8 +36,8 @@ type RunConfig struct {
 	// requires Span.End not to block) and the log handler.
 	CancelGrace time.Duration
 	// OnCheckpoint, when set, is called at every transition boundary of an
-	// LLM agent's loop with the state a run can be resumed from. Returning an
-	// error ends the run with that error. Durable runners persist here.
+	// LLM agent's loop with the state a run can be resumed from; an error
+	// ends the run. Durable runners persist here.
 	OnCheckpoint func(ctx context.Context, cp *Checkpoint) error
 }
 

@@ -15,25 +15,19 @@ import (
 // writes and the only one it reads.
 const RunStateVersion = 1
 
-// MaxRunStateSize bounds the JSON of a [RunState] that [UnmarshalRunState]
-// accepts.
-const MaxRunStateSize = 64 << 20
-
 // The errors of pausing and resuming. Match them with errors.Is.
 var (
 	// ErrRunStateVersion reports a state written by a newer or unknown
 	// encoding; its [*RunStateVersionError] names the version.
 	ErrRunStateVersion = errors.New("helikon: unsupported run state version")
 	// ErrRunStateTampered reports a state whose checksum or signature does
-	// not match its content: it was edited, corrupted, or signed with
-	// another key.
+	// not match its content (edited, corrupted, or signed with another key).
 	ErrRunStateTampered = errors.New("helikon: run state does not match its checksum or signature")
 	// ErrUnknownApproval reports a decision naming an approval id the state
 	// does not hold.
 	ErrUnknownApproval = errors.New("helikon: unknown approval id")
-	// ErrInvalidDecision reports a decision that cannot apply: an unknown
-	// kind, replaced arguments that are not a JSON object, an allow rule
-	// that does not parse.
+	// ErrInvalidDecision reports a decision that cannot apply (an unknown
+	// kind, replaced arguments that are not a JSON object, a bad rule).
 	ErrInvalidDecision = errors.New("helikon: invalid decision")
 	// ErrNotResumable reports a state resumed on an agent that did not
 	// write it, or on an agent that cannot pause.
@@ -72,24 +66,19 @@ func (e *PausedError) Error() string {
 func (e *PausedError) Is(target error) bool { return target == ErrPaused }
 
 // RunState is everything needed to continue a run that paused for
-// approval: the frozen loop of every agent on the path to each pending call
-// (through handoffs, workflows and agent tools), the calls of the paused
-// round that already ran, the usage so far and the allow rules the run was
-// granted. It arrives in the terminal [RunPaused] event; continue it with
-// [Resume].
-//
-// A RunState marshals to versioned JSON. Its Checksum covers everything
-// else: a SHA-256 digest, or an HMAC-SHA256 signature when the run's
-// context has a key ([WithRunStateKey]). [Resume] rejects a state whose
-// checksum does not match with [ErrRunStateTampered].
+// approval ([RunPaused]) with [Resume]: the frozen loop of every agent on the
+// path to each pending call, the calls of the paused round that already ran,
+// the usage so far and the rules the run was granted. It marshals to
+// versioned JSON; its Checksum covers everything else, a SHA-256 digest or,
+// with a key ([WithRunStateKey]), an HMAC-SHA256 signature.
 type RunState struct {
 	// Version is [RunStateVersion].
 	Version int `json:"version"`
 	// RunID names the run across its pauses; it stays the same when a
 	// resumed run pauses again.
 	RunID string `json:"run_id"`
-	// PauseID names this pause; a resumed run that pauses again gets a new
-	// one. A runner uses it to resume each pause at most once.
+	// PauseID names this pause, so a runner can resume each pause at most
+	// once; a resumed run that pauses again gets a new one.
 	PauseID string `json:"pause_id"`
 	// Agent names the top-level agent; only that agent resumes the state.
 	Agent string `json:"agent"`
@@ -130,18 +119,16 @@ type PendingApproval struct {
 	AskedBy string `json:"asked_by"`
 }
 
-// PauseFrame is one agent's part of a paused run ([RunState]). Its Kind
-// names the kind of agent that wrote it, which is the only kind that reads
-// it back ([Resumer]); Agent names the agent. An LLM agent's frame holds its
-// loop, the paused round's calls and the frame of a handoff target that
-// paused; a workflow agent's holds its children, the run's input and, for
-// the kinds that go step by step, the paused step and iteration.
+// PauseFrame is one agent's part of a paused run ([RunState]). Kind names
+// the kind of agent that wrote it, the only kind that reads it back
+// ([Resumer]). An LLM agent's frame holds its loop, the paused round and a
+// paused handoff target's frame; a workflow's, its children, the run's
+// input and, step by step, the paused step and iteration.
 type PauseFrame struct {
 	Kind  string `json:"kind"`
 	Agent string `json:"agent"`
-	// Usage is what the agent spent before the pause, without the share of
-	// its paused children, which report their whole runs again when
-	// resumed.
+	// Usage is what the agent spent before the pause, without its paused
+	// children's share: resumed, they report their whole runs again.
 	Usage Usage `json:"usage"`
 	llmFrame
 	// Children are a workflow's sub-agents, in its own order.
@@ -153,9 +140,7 @@ type PauseFrame struct {
 	Iteration int `json:"iteration,omitempty"`
 }
 
-// llmFrame is an LLM agent's part of its [PauseFrame]: its loop, the paused
-// round's calls, and the frame of the agent it handed off to, if that one
-// paused. Its fields are encoded in line with the frame's.
+// llmFrame is an LLM agent's part of its [PauseFrame], encoded in line.
 type llmFrame struct {
 	Checkpoint *Checkpoint `json:"checkpoint,omitempty"`
 	Round      []frameCall `json:"round,omitempty"`
@@ -238,10 +223,8 @@ func (f *PauseFrame) pending(path []string, out []PendingApproval) []PendingAppr
 // ran the agent as a child keeps in its own ([ChildFrame]).
 func (s *RunState) Frame() *PauseFrame { return s.root }
 
-// plainState is the RunState's own fields, encoded ahead of the frame.
-type plainState RunState
+type plainState RunState // the fields, encoded ahead of the frame
 
-// frameBytes returns the frame's compact JSON, encoding it once.
 func (s *RunState) frameBytes() ([]byte, error) {
 	if s.frameJSON == nil {
 		b, err := json.Marshal(s.root)
@@ -343,7 +326,6 @@ func (s *RunState) digest(key []byte) (string, error) {
 	return "hmac-sha256:" + hex.EncodeToString(m.Sum(nil)), nil
 }
 
-// seal stamps the checksum.
 func (s *RunState) seal(key []byte) error {
 	sum, err := s.digest(key)
 	if err != nil {

@@ -16,12 +16,10 @@ type HistoryRunner interface {
 	RunWithHistory(ctx context.Context, rc *RunContext, history, input []Item) iter.Seq[Event]
 }
 
-// RunWithHistory streams one run of the agent over history followed by
-// input, as Run(ctx, rc, append(history, input...)) does, without the
-// caller building that slice: the run lays the two out in its own
-// conversation in one copy and never writes to history. That is what lets
-// a session's cached history (see package session/sessioncache) be shared
-// by every run on the session instead of copied twice into each.
+// RunWithHistory implements [HistoryRunner]: the run lays history and
+// input out in its own conversation in one copy, so a session's cached
+// history (package session/sessioncache) is shared by every run on the
+// session instead of copied twice into each.
 func (a *LLMAgent) RunWithHistory(ctx context.Context, rc *RunContext, history, input []Item) iter.Seq[Event] {
 	return func(yield func(Event) bool) {
 		d := a.newDriver(orEphemeral(rc))

@@ -10,13 +10,11 @@ import (
 	"github.com/paigasus/helikon/internal/storedargs"
 )
 
-// Session persists a conversation as an append-only log of [SessionEvent]s.
-//
-// Append writes events at the end of the log, atomically: either all of
-// them get consecutive sequence ids or none is stored. Events reads the log
-// after a position (exclusive; [Beginning] reads it whole). Snapshot returns
-// the log projected to the messages a model consumes ([Project]).
-// Implementations must be safe for concurrent use.
+// Session persists a conversation as an append-only log of [SessionEvent]s,
+// safely for concurrent use. Append writes events at the end of the log
+// atomically: all of them get consecutive sequence ids, or none is stored.
+// Events reads the log after a position (exclusive; [Beginning] reads it
+// whole). Snapshot returns the log projected to messages ([Project]).
 type Session interface {
 	Append(ctx context.Context, events ...SessionEvent) error
 	Events(ctx context.Context, after SequenceID) ([]SessionEvent, error)
@@ -30,14 +28,16 @@ type SequenceID int64
 // reads the whole log.
 const Beginning SequenceID = -1
 
-// ErrSessionUnavailable reports a session backend that cannot be reached.
-var ErrSessionUnavailable = errors.New("helikon: session backend unavailable")
-
-// ErrSessionCorrupt reports a stored log that is not one a session wrote:
-// an event that does not decode, a stored value of the wrong form, events
-// out of order. Backends fail closed on it and change nothing; the log
-// needs an operator, not a retry.
-var ErrSessionCorrupt = errors.New("helikon: stored session log is malformed")
+// The errors of session backends.
+var (
+	// ErrSessionUnavailable reports a session backend that cannot be reached.
+	ErrSessionUnavailable = errors.New("helikon: session backend unavailable")
+	// ErrSessionCorrupt reports a stored log that is not one a session
+	// wrote: an event that does not decode, a stored value of the wrong
+	// form, events out of order. Backends fail closed on it and change
+	// nothing; the log needs an operator, not a retry.
+	ErrSessionCorrupt = errors.New("helikon: stored session log is malformed")
+)
 
 // SessionEventKind names the variant of a [SessionEvent].
 type SessionEventKind string
@@ -51,17 +51,14 @@ const (
 	KindToolReturned     SessionEventKind = "tool_returned"
 	KindHandoffOccurred  SessionEventKind = "handoff_occurred"
 	KindCompacted        SessionEventKind = "compacted"
-	// The human-in-the-loop records (package session's PauseRecorded,
-	// ResumeClaimed and PermissionGranted) project to no message.
+	// The human-in-the-loop records project to no message.
 	KindRunPaused         SessionEventKind = "run_paused"
 	KindRunResumed        SessionEventKind = "run_resumed"
 	KindPermissionGranted SessionEventKind = "permission_granted"
 )
 
-// SessionEvent is one entry of a session log. It is a record: Kind says
-// which fields are meaningful. Build events with package session's
-// constructors (session.UserMessage, session.AssistantMessage, …), which
-// stamp Time.
+// SessionEvent is one entry of a session log, a record whose Kind says
+// which fields are meaningful. Package session's constructors build them.
 type SessionEvent struct {
 	// Seq is the event's position, assigned by the backend on Append.
 	Seq  SequenceID       `json:"seq"`
@@ -92,22 +89,8 @@ type SessionEvent struct {
 	State   json.RawMessage `json:"state,omitempty"`
 }
 
-// MaxStoredArgsDepth is the deepest nesting of tool-call arguments that
-// JSON encodings of [SessionEvent] and [ToolUsePart] keep as a JSON value.
-// Arguments nested deeper, and arguments that are not valid JSON (a model
-// cut off at max_tokens sends `{"a":1,"b":`), are kept byte for byte in a
-// string member instead: "args_text", or "args_bytes" (base64) when they
-// are not valid UTF-8 (which a JSON decoder would replace with U+FFFD).
-// Decoding restores the exact bytes in Args either way, so every session
-// backend stores what the model sent, as [MemorySession] does, and the
-// event stays decodable by decoders (and databases) with a nesting limit
-// of their own.
-const MaxStoredArgsDepth = 128
-
-// MarshalJSON encodes the event. Tool-call arguments that are not valid
-// JSON, or nest deeper than [MaxStoredArgsDepth], are encoded byte for byte
-// in "args_text" (or "args_bytes") instead of "args", so that an event a
-// model's cut-off output produced is stored whole.
+// MarshalJSON encodes the event, its arguments as [MaxStoredArgsDepth]
+// describes.
 func (e SessionEvent) MarshalJSON() ([]byte, error) {
 	type plain SessionEvent
 	if storedargs.Storable(e.Args, MaxStoredArgsDepth) {
@@ -123,9 +106,7 @@ func (e SessionEvent) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes the event, resolving content parts by "type" and
-// restoring arguments kept in "args_text" or "args_bytes". The session
-// backends of this module read their logs with a one-pass decoder that
-// agrees with it.
+// restoring arguments kept in "args_text" or "args_bytes".
 func (e *SessionEvent) UnmarshalJSON(data []byte) error {
 	type plain SessionEvent
 	var raw struct {
@@ -159,11 +140,10 @@ func Project(events []SessionEvent) []Item {
 	return items
 }
 
-// fold projects events onto items, as [Project] describes. The first
-// frozen items are shared with readers and must not change: an event that
-// would change one (a call joining an earlier message, a compaction) makes
-// fold copy the items first. It returns the new items and how many of
-// them are still shared.
+// fold projects events onto items, as [Project] describes, and returns the
+// new items and how many are still shared. The first frozen items are
+// shared with readers: an event that would change one (a call joining an
+// earlier message, a compaction) makes fold copy the items first.
 func fold(items []Item, frozen int, events []SessionEvent) ([]Item, int) {
 	thaw := func() {
 		if frozen > 0 {

@@ -7,9 +7,9 @@ import (
 )
 
 // State is run-scoped key/value state shared by an agent and every agent it
-// hands off to or orchestrates. Workflow agents write each child's final
-// text under the child's key, so later instructions can read it. Values
-// should be JSON-serialisable. A State is safe for concurrent use.
+// hands off to or orchestrates (workflow agents write each child's final
+// text under its key), safe for concurrent use. Values should be
+// JSON-serialisable.
 type State struct {
 	mu sync.RWMutex
 	m  map[string]any

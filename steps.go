@@ -6,15 +6,12 @@ import (
 )
 
 // Steps is an LLM agent's loop taken apart into its side effects, for a
-// runner that drives [Transition] itself: a durable runner that runs every
-// model turn and every tool call as its own retryable unit of work, on
-// whichever process picks it up. Each step goes through the code the
-// in-process loop runs (hooks, permissions, approvals, redaction, guardrail
-// panics caught), so a step-driven run and an in-process run of the same
-// agent behave alike.
-//
-// A Steps is cheap; build one per step with [LLMAgent.Steps]. It opens no
-// agent span and meters no budget: the runner driving it owns the run.
+// runner that drives [Transition] itself, such as a durable runner that runs
+// every model turn and tool call as its own retryable unit of work. Each
+// step goes through the code the in-process loop runs (hooks, permissions,
+// approvals, redaction), so both runs of an agent behave alike. A Steps is
+// cheap; build one per step with [LLMAgent.Steps]. It opens no agent span
+// and meters no budget: the runner driving it owns the run.
 type Steps struct {
 	d *driver
 	// defers chooses the agent tools whose sub-runs the runner runs
@@ -38,11 +35,10 @@ func (s *Steps) TransitionCtx() TransitionCtx { return s.d.tc }
 func (s *Steps) ParallelToolCalls() int { return s.d.cfg.ParallelToolCalls }
 
 // Start checks what the in-process loop checks before its first turn: the
-// permission configuration, the nesting depth, the input guardrails (run to
-// completion, as with [WithBlockingInputGuardrails]) and the OnRunStart
-// hooks. A nil failure means the run may start; inject holds the system
-// messages the hooks asked for on the first model call. A failure is the
-// events the run ends with.
+// permission configuration, the nesting depth, the input guardrails (as
+// with [WithBlockingInputGuardrails]) and the OnRunStart hooks. A nil
+// failure means the run may start, inject holding the system messages the
+// hooks asked for; a failure is the events the run ends with.
 func (s *Steps) Start(ctx context.Context, input []Item) (inject []string, failure []Event) {
 	d := s.d
 	if d.rc.depth > d.depthLimit {
@@ -71,11 +67,10 @@ func (s *Steps) RenderSystem(ctx context.Context) ([]Item, error) {
 }
 
 // CallModel runs the model turn of turn: the OnTurnStart hooks, then the
-// model on req with inject appended as system messages, streaming the raw
-// deltas to emit (nil: dropped). It returns the settled [ModelResponse], or
-// an [Abort] for a model failure, a cancellation or a hook's denial; inject
-// holds the system messages the OnTurnStart hooks asked for and the model
-// has not seen.
+// model on req with inject (what hooks asked for that the model has not
+// seen) appended as system messages, streaming the raw deltas to emit (nil:
+// dropped). It returns the settled [ModelResponse], or an [Abort] for a
+// model failure, a cancellation or a hook's denial.
 func (s *Steps) CallModel(ctx context.Context, turn int, req *ModelRequest, inject []string, emit func(Event)) TransitionInput {
 	s.d.injections = inject
 	yield := func(ev Event) bool {
@@ -91,20 +86,15 @@ func (s *Steps) CallModel(ctx context.Context, turn int, req *ModelRequest, inje
 // ToolStep is the settled outcome of one tool call run by [Steps.CallTool].
 type ToolStep struct {
 	Result ToolResult `json:"result"`
-	// Events are the events of the call (ApprovalRequested,
-	// PermissionDenied, an agent tool's [SubRunEvent]s), in the order they
-	// happened.
-	Events []Event `json:"-"`
-	// Inject holds the system messages the call's hooks asked for on the
-	// next model call.
-	Inject []string `json:"inject,omitempty"`
+	// Events are the call's events (ApprovalRequested, PermissionDenied, an
+	// agent tool's [SubRunEvent]s), in order.
+	Events []Event  `json:"-"`
+	Inject []string `json:"inject,omitempty"` // the hooks' system messages for the next model call
 	// Pending is set, and Result empty, when the call waits for a human
-	// decision: the permission policy or a guard asked and no approver
-	// answered. [Steps.CallDecided] runs it once decided, with PendingArgs.
+	// decision; [Steps.CallDecided] runs it once decided, with PendingArgs.
 	Pending     *PendingApproval `json:"pending,omitempty"`
 	PendingArgs json.RawMessage  `json:"pending_args,omitempty"`
-	// Usage is what the runs the call started (an agent used as a tool)
-	// spent; the in-process loop adds it to the run's total.
+	// Usage is what the runs the call started (an agent tool's) spent.
 	Usage Usage `json:"usage"`
 	// SubRun is set, and Result empty, when the call is an agent tool's
 	// whose sub-run the runner runs itself ([Steps.DeferSubRuns]).
@@ -116,18 +106,11 @@ type ToolStep struct {
 // PostToolUse hooks and redaction. A tool's failure is data in the result.
 func (s *Steps) CallTool(ctx context.Context, call ToolCall) ToolStep {
 	var out callOutcome
-	ctx = s.deferring(ctx)
-	sink := s.sink(&ctx)
-	s.d.runCall(ctx, call, &out)
+	// The runs the tool starts report to a sink of the step's own, as they
+	// report to the run's in the loop.
+	sink := &usageSink{}
+	s.d.runCall(&sinkContext{Context: s.deferring(ctx), sink: sink}, call, &out)
 	return s.settled(call, &out, sink)
-}
-
-// sink points *ctx at a fresh usage sink, which the runs a tool starts
-// report to, as they report to the run's own in the loop.
-func (s *Steps) sink(ctx *context.Context) *usageSink {
-	sc := &sinkContext{Context: *ctx, sink: &usageSink{}}
-	*ctx = sc
-	return sc.sink
 }
 
 func (s *Steps) settled(call ToolCall, out *callOutcome, sink *usageSink) ToolStep {
@@ -153,9 +136,8 @@ func (s *Steps) settled(call ToolCall, out *callOutcome, sink *usageSink) ToolSt
 }
 
 // CheckDecisions checks decisions against the pending approvals as
-// [Resume] does under rc (nil: [Ephemeral]): every id pending and named
-// once, every decision well formed. It returns the allow rules the "always"
-// decisions grant.
+// [Resume] does under rc (nil: [Ephemeral]) and returns the allow rules the
+// "always" decisions grant.
 func CheckDecisions(rc *RunContext, pending []PendingApproval, decisions []Decision) ([]string, error) {
 	ds, err := newDecisionSet(orEphemeral(rc), &RunState{Pending: pending}, decisions)
 	if err != nil {
@@ -176,27 +158,21 @@ func (s *Steps) CallDecided(ctx context.Context, call ToolCall, pending PendingA
 	}
 	s.d.paused.ds = ds
 	s.d.paused.memo = map[string]*frameCall{call.CallID: {CallID: call.CallID, Name: call.Name, Status: callPending, Args: args, Approval: &pending}}
-	var out callOutcome
-	ctx = s.deferring(ctx)
-	sink := s.sink(&ctx)
-	s.d.runCall(ctx, call, &out)
-	return s.settled(call, &out, sink)
+	return s.CallTool(ctx, call)
 }
 
-// Hook fires the agent's and the run's hooks for ev and reports whether one
-// denied it (with the reason) and the system messages they asked for. A
-// runner uses it for the lifecycle events it drives itself: OnHandoff,
-// OnSubagentStop and OnRunComplete.
+// Hook fires the agent's and the run's hooks for ev, as a runner does for
+// the lifecycle events it drives itself (OnHandoff, OnSubagentStop,
+// OnRunComplete), and returns their folded decision.
 func (s *Steps) Hook(ctx context.Context, ev *HookEvent) (denied bool, reason string, inject []string) {
 	f := fireHooks(ctx, s.d.rc, s.d.a.hooks, ev)
 	return f.denied, f.reason, f.inject
 }
 
-// Finish runs what the in-process loop runs when the model has answered
-// with output: the output guardrails (handedOff skips them, as the loop
-// does for a run a handoff target finished) and the OnRunComplete hooks.
-// A non-nil failure is the events the run ends with instead of
-// RunCompleted.
+// Finish runs what the in-process loop runs when the model has answered:
+// the output guardrails (skipped when handedOff, as for a run a handoff
+// target finished) and the OnRunComplete hooks. A non-nil failure is the
+// events the run ends with instead of RunCompleted.
 func (s *Steps) Finish(ctx context.Context, output string, handedOff bool) (failure []Event) {
 	d := s.d
 	if !handedOff && len(d.a.outputGuards) > 0 && !d.checkOutput(ctx, output, collectInto(&failure)) {

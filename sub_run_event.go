@@ -11,20 +11,16 @@ import (
 
 // SubRunEvent is one event of the run of an agent used as a tool
 // ([AgentAsTool]), forwarded into the calling run's stream while the call
-// runs, so that a consumer sees the sub-agent's turns, model calls and
-// tool calls under the call that started them. CallID is the calling
-// model's tool call, Tool the agent tool's name and Agent the sub-agent's.
+// runs. CallID is the calling model's tool call, Tool the agent tool's name
+// and Agent the sub-agent's.
 //
 // Event is the sub-run's own event; a sub-run that calls an agent tool in
 // turn forwards that one's events wrapped again, so the nesting follows
-// the calls. The sub-run's raw deltas ([TokenDelta], [ReasoningDelta],
-// [ToolCallDelta]) are not forwarded: its settled items carry the same
-// text, and the caller's model reads the sub-run's answer from the tool's
-// result. Nor is its [RunPaused]: a sub-run's pause pauses the caller,
-// whose own RunPaused lists the sub-run's approvals; once resumed, the
-// sub-run's later events follow. Consumers that only follow the caller's own run skip the
-// variant in their default arm; the events are already summed into the
-// caller's usage and outcome.
+// the calls. The sub-run's raw deltas are not forwarded (its settled items
+// carry the same text), nor is its [RunPaused]: it pauses the caller, whose
+// own RunPaused lists the sub-run's approvals. Consumers that follow only
+// the caller's own run skip the variant in their default arm: its usage
+// and outcome are already summed into the caller's.
 type SubRunEvent struct {
 	CallID string `json:"call_id"`
 	Tool   string `json:"tool"`
@@ -34,13 +30,6 @@ type SubRunEvent struct {
 	At time.Time `json:"at,omitzero"`
 }
 
-// MaxSubRunNesting bounds how deeply [UnmarshalEvent] follows
-// [SubRunEvent]s wrapped in one another, far past any agent depth a run
-// allows ([RunConfig].MaxAgentDepth), so hostile input cannot make decoding
-// deep.
-const MaxSubRunNesting = 64
-
-// errSubRunNesting reports input nested past [MaxSubRunNesting].
 var errSubRunNesting = errors.New("helikon: sub_run_event nested deeper than MaxSubRunNesting")
 
 // MarshalJSON encodes the event with "type": "sub_run_event" and the
@@ -53,7 +42,7 @@ func (e SubRunEvent) MarshalJSON() ([]byte, error) {
 	return tagged.Marshal("sub_run_event", a(e))
 }
 
-// subRunWire is a sub_run_event as it decodes, the wrapped event still raw.
+// subRunWire is a sub_run_event with the wrapped event still raw.
 type subRunWire struct {
 	CallID string          `json:"call_id"`
 	Tool   string          `json:"tool"`
@@ -99,9 +88,8 @@ func (e *SubRunEvent) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-// forwards reports whether a sub-run's event reaches its caller's stream:
-// not the model's raw deltas, and not the sub-run's pause, which pauses
-// the caller, whose own [RunPaused] carries the sub-run's approvals.
+// forwards reports whether a sub-run's event reaches its caller's stream
+// (see [SubRunEvent]).
 func forwards(ev Event) bool {
 	switch ev.(type) {
 	case TokenDelta, ReasoningDelta, ToolCallDelta, RunPaused:

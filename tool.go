@@ -7,22 +7,16 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 )
 
-// Tool is a callable the model may invoke mid-run.
+// Tool is a callable the model may invoke mid-run, most often built with
+// [NewTool]. InputSchema describes the arguments object; Call receives the
+// arguments as the model sent them. A Tool must be safe for concurrent use:
+// the loop runs the calls of one turn in parallel. Implement [EffectTool]
+// to declare a [ToolEffect]; a tool that does not is side-effecting.
 //
-// InputSchema describes the arguments object; Call receives the arguments as
-// the model sent them. A Tool must be safe for concurrent use: the loop runs
-// the calls of one turn in parallel.
-//
-// Most tools are built with [NewTool]. Implement [EffectTool] to declare a
-// [ToolEffect]; tools that do not are treated as side-effecting.
-//
-// Call must return promptly once tc (a [context.Context]) is done. A run does
-// not wait for a call that ignores it: once the run's context has ended, it
-// waits at most [RunConfig].CancelGrace, then ends as cancelled without the
-// call, whose result is dropped; [Stragglers] counts the call until it
-// returns, and a warning is logged. A tool that promises to keep the
-// clause ([CancelAwareTool]) is trusted instead, and saves the run a
-// hand-off.
+// Call must return promptly once tc (a [context.Context]) is done: a run
+// waits at most [RunConfig].CancelGrace for a call that ignores it, and logs
+// a warning. A tool that promises to keep the clause ([CancelAwareTool]) is
+// trusted instead, and saves the run a hand-off.
 type Tool interface {
 	Name() string
 	Description() string
@@ -39,21 +33,16 @@ type EffectTool interface {
 // CancelAwareTool is a [Tool] that says whether it keeps the cancellation
 // clause of the [Tool] contract without exception: HonoursCancellation
 // true promises that Call returns promptly once its context is done,
-// because it only computes or waits on what watches that context (a
-// request made with it, a select on tc.Done()).
+// because it only computes or waits on what watches that context.
 //
-// A run whose context can be cancelled hands its tool calls to worker
-// goroutines, so that a call ignoring cancellation cannot hold it past
-// [RunConfig].CancelGrace; that hand-off costs every tool round. A round
-// whose tools all make the promise (and which no hook, approval handler,
-// or authorizer or redactor other than the default ones takes part in)
-// runs on the run's own goroutine instead, as on a context that cannot be
-// cancelled.
-// The price is that a tool breaking the promise holds a cancelled run
-// until it returns: the grace period does not bound it, and the run logs
-// a warning naming the tool when one of its calls ran longer than the
-// grace period and returned after the run was cancelled. [NewTool] makes
-// the promise with [WithHonoursCancellation].
+// A cancellable run hands its tool calls to worker goroutines, so that a
+// call ignoring cancellation cannot hold it past [RunConfig].CancelGrace;
+// a round whose tools all make the promise (and which no hook, approval
+// handler, or authorizer or redactor other than the default ones takes
+// part in) runs on the run's own goroutine instead, saving the hand-off.
+// A tool breaking the promise then holds a cancelled run until it returns,
+// and the run logs a warning naming it. [WithHonoursCancellation] makes
+// the promise for [NewTool].
 type CancelAwareTool interface {
 	Tool
 	HonoursCancellation() bool
@@ -96,9 +85,8 @@ func EffectOf(t Tool) ToolEffect {
 	return SideEffect
 }
 
-// ToolOutput is what a tool returns to the model. Content is the tool's raw
-// JSON. Parts, when set, replace Content with richer results (images from an
-// MCP server, for example).
+// ToolOutput is what a tool returns to the model: its raw JSON Content, or
+// Parts, when set, for richer results (an MCP server's images, say).
 type ToolOutput struct {
 	Content json.RawMessage
 	Parts   []ContentPart
@@ -110,7 +98,6 @@ func TextOutput(s string) ToolOutput {
 	return ToolOutput{Content: b}
 }
 
-// parts returns the output as content parts for a tool-result item.
 func (o ToolOutput) parts() []ContentPart {
 	if o.Parts != nil {
 		return o.Parts
@@ -125,8 +112,7 @@ type ToolCall struct {
 	Args   json.RawMessage `json:"args"`
 }
 
-// ToolResult is the settled outcome of one [ToolCall], as the loop feeds it
-// back to the model.
+// ToolResult is the settled outcome of one [ToolCall].
 type ToolResult struct {
 	CallID  string        `json:"call_id"`
 	Name    string        `json:"name"`
@@ -168,7 +154,6 @@ func (r ToolResult) item() Item {
 	return Item{Role: RoleTool, Content: []ContentPart{r.part()}}
 }
 
-// part returns the result as the tool-result part of its item.
 func (r ToolResult) part() ContentPart {
 	return ToolResultPart{CallID: r.CallID, Name: r.Name, Content: r.Content, IsError: r.IsError}
 }

@@ -19,12 +19,10 @@ const (
 // ToolError is the error a tool call ends with.
 type ToolError struct {
 	Kind ToolErrorKind
-	// Tool names the tool.
 	Tool string
 	// SchemaErrors lists what was wrong with the arguments (InvalidArgs).
 	SchemaErrors []string
-	// Reason explains a denial.
-	Reason string
+	Reason       string
 	// Err is the underlying cause (Other).
 	Err error
 }

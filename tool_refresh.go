@@ -6,9 +6,8 @@ import (
 )
 
 // refreshTools asks the agent's tool sources for their tools again before
-// a model call, so that a source whose list changed is seen on this turn:
-// the request, the transition context and the driver's tool index all take
-// the new list. A failing source keeps the last good list.
+// a model call (see [WithToolSources]): the request, the transition context
+// and the driver's tool index all take the new list.
 func (d *driver) refreshTools(ctx context.Context, req *ModelRequest) {
 	tools, err := ResolveTools(ctx, d.a.sources...)
 	if err != nil {

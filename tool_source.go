@@ -6,20 +6,20 @@ import (
 )
 
 // ToolSource offers tools discovered at run time rather than written in
-// code: an MCP server's tools (the mcp package's Client implements it), a
-// registry, a plugin host. Tools returns what the source offers now; it may
-// block (a network round trip), so it takes a context.
+// code (an MCP server's, through package mcp's Client; a registry). Tools
+// returns what the source offers now; it may block, so it takes a context.
 type ToolSource interface {
 	Tools(ctx context.Context) ([]Tool, error)
 }
 
 // DuplicateNameError is why resolving tool sources failed: two sources (or
-// one source twice) offer a tool of the same name, and the model could not
-// tell them apart. Sources are counted from 0 in the order given.
+// one twice) offer a tool of the same name, which the model could not tell
+// apart.
 type DuplicateNameError struct {
 	// Name is the tool name offered twice.
 	Name string
-	// First and Second are the indexes of the sources that offer it.
+	// First and Second are the indexes of the sources that offer it,
+	// counted from 0 in the order given.
 	First, Second int
 }
 

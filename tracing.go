@@ -32,20 +32,16 @@ const TracerName = "github.com/paigasus/helikon"
 // gen_ai.tool.call.id, error.type), the [TracerHandle]'s session.id, user.id
 // and tags (as langfuse.trace.tags) on the agent and turn spans, and
 // gen_ai.usage.cost when the run has a price table. Message content is never
-// recorded. Workflow agents (sequential, parallel, loop, swarm, graph) open
-// an invoke_agent span of their own that their children nest under. When
-// the agent span is not recording (no provider installed, or
-// the trace is not sampled) the run creates no further spans.
+// recorded. Workflow agents open an invoke_agent span that their children
+// nest under. When the agent span is not recording (no provider installed,
+// or the trace is not sampled) the run creates no further spans.
 func WithTracerProvider(tp trace.TracerProvider) ContextOption {
 	return contextOptionFunc(func(rc *RunContext) { rc.tp = tp })
 }
 
-// startAgentTrace opens the invoke_agent span of agent, a run under rc,
-// and returns the context the agent's children run in. model may be nil.
-// The LLM agent's driver keeps the trace; any other agent (a workflow
-// agent, say) opens one to appear in the trace with its children nested
-// under it. With no tracer provider installed it returns ctx and a nil
-// trace, at no cost.
+// startAgentTrace opens the invoke_agent span of agent, a run under rc
+// (model may be nil), and returns the context the agent's children run in;
+// with no tracer provider installed, ctx and a nil trace, at no cost.
 func startAgentTrace(ctx context.Context, rc *RunContext, agent, description string, model Model) (context.Context, *gentrace.Agent) {
 	tracer := gentrace.Tracer(rc.tp, TracerName)
 	if tracer == nil {
@@ -72,7 +68,6 @@ func endTrace(t *gentrace.Agent, u Usage, err error) {
 	t.End(spanUsage(u), typ, err)
 }
 
-// spanUsage is u as a span records it.
 func spanUsage(u Usage) gentrace.Usage {
 	return gentrace.Usage{Input: u.InputTokens, Output: u.OutputTokens, CacheRead: u.CachedInputTokens,
 		CacheWrite: u.CacheWriteTokens, Reasoning: u.ReasoningTokens, Cost: u.Cost}
@@ -82,10 +77,8 @@ func spanUsage(u Usage) gentrace.Usage {
 // has spent, and the sink its sub-agents report into.
 type observer struct {
 	trace *gentrace.Agent
-	// raw is the consumer's own yield. The model's deltas and a handoff's
-	// stream (the transfer and the target's events) go straight to it: the
-	// observer has nothing to do with them, and deltas are too many to pay
-	// for a wrapper each.
+	// raw is the consumer's own yield, which the model's deltas and a
+	// handoff's stream go straight to: too many to pay for a wrapper each.
 	raw func(Event) bool
 	// spent is what this run's own turns and handoffs used.
 	spent Usage
@@ -97,8 +90,7 @@ type observer struct {
 }
 
 // observe opens the run's agent span and returns the run's context and
-// the stream the driver yields to, which closes spans and stamps usage on
-// the terminal event. The driver defers endObserve.
+// the yield that closes the spans and stamps usage on the terminal event.
 func (d *driver) observe(ctx context.Context, yield func(Event) bool) (context.Context, func(Event) bool) {
 	o := &d.obs
 	// Runs nested under this one (agents its tools start) find its sink in

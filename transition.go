@@ -46,8 +46,7 @@ type HandoffReturned struct {
 	Err    error
 }
 
-// Abort ends the run with Err: a model failure, a cancellation, a hook's
-// denial.
+// Abort ends the run with Err (a model failure, a cancellation, a denial).
 type Abort struct {
 	Err error
 }
@@ -55,8 +54,7 @@ type Abort struct {
 // ApprovalsPending ends an ExecutingTools phase in which some calls wait
 // for a human decision: the run suspends in [NeedsApproval].
 type ApprovalsPending struct {
-	// Pending are the undecided calls, in call order.
-	Pending []ToolCall
+	Pending []ToolCall // the undecided calls, in call order
 }
 
 // ApprovalsResolved resumes a [NeedsApproval] phase with decisions in hand:
@@ -92,10 +90,9 @@ type TransitionCtx struct {
 	Output       *OutputType
 	// Handoffs maps each transfer tool's name to its target agent's name.
 	Handoffs map[string]string
-	// Now is the time of the transition, which the events it emits carry
-	// as their At (a tool result's own end time aside). The driver reads
-	// the clock once per step and sets it; a durable runner sets its
-	// replay-safe clock's time; zero leaves the events unstamped.
+	// Now is the At of the events the transition emits (a tool result's
+	// own end time aside): the driver's clock once per step, a durable
+	// runner's replay-safe clock; zero leaves the events unstamped.
 	Now time.Time
 
 	// buf is the driver's array holding System and then Conversation
@@ -118,13 +115,10 @@ const (
 
 // NextAction tells the driver what to do before the next transition.
 type NextAction struct {
-	Kind ActionKind
-	// Request is set for ActCallModel.
-	Request *ModelRequest
-	// Calls are set for ActExecuteTools.
-	Calls []ToolCall
-	// Target is set for ActHandoff.
-	Target string
+	Kind    ActionKind
+	Request *ModelRequest // for ActCallModel
+	Calls   []ToolCall    // for ActExecuteTools
+	Target  string        // for ActHandoff
 }
 
 // TransitionOutcome is the result of one [Transition].
@@ -135,7 +129,6 @@ type TransitionOutcome struct {
 	Appends []Item
 }
 
-// repairPrompt is the user message of the repair turn.
 const repairPrompt = "Your previous answer did not match the required JSON schema. Errors: %s. Reply again with only a JSON value that matches the schema."
 
 // Transition is the whole loop as a pure function: from a state and the
@@ -165,24 +158,12 @@ func Transition(state LoopState, in TransitionInput, tc *TransitionCtx) Transiti
 			Events: []Event{RunStarted{Agent: tc.Agent, At: tc.Now}, TurnStarted{Agent: tc.Agent, Turn: 1, At: tc.Now}},
 			Action: ActionFor(next, tc, nil),
 		}
-	case CallingModel:
+	case CallingModel, Finalizing, RepairingOutput:
 		resp, ok := in.(ModelResponse)
 		if !ok {
 			return unexpected(s, in, tc)
 		}
-		return afterModel(s.Progress, resp, tc, phaseCalling, 0)
-	case Finalizing:
-		resp, ok := in.(ModelResponse)
-		if !ok {
-			return unexpected(s, in, tc)
-		}
-		return afterModel(s.Progress, resp, tc, phaseFinalizing, 0)
-	case RepairingOutput:
-		resp, ok := in.(ModelResponse)
-		if !ok {
-			return unexpected(s, in, tc)
-		}
-		return afterModel(s.Progress, resp, tc, phaseRepairing, s.Attempt)
+		return afterModel(resp, tc, s)
 	case ExecutingTools:
 		switch in := in.(type) {
 		case ToolResults:
@@ -225,15 +206,10 @@ func Transition(state LoopState, in TransitionInput, tc *TransitionCtx) Transiti
 	}
 }
 
-type phase int
-
-const (
-	phaseCalling phase = iota
-	phaseFinalizing
-	phaseRepairing
-)
-
-func afterModel(p Progress, resp ModelResponse, tc *TransitionCtx, ph phase, attempt int) TransitionOutcome {
+// afterModel settles the response of the model turn state (CallingModel,
+// Finalizing or RepairingOutput).
+func afterModel(resp ModelResponse, tc *TransitionCtx, state LoopState) TransitionOutcome {
+	p := progressOf(state)
 	p.Usage = p.Usage.Add(resp.Usage)
 	if resp.ResponseID != "" {
 		p.ResponseID = resp.ResponseID
@@ -291,32 +267,29 @@ func afterModel(p Progress, resp ModelResponse, tc *TransitionCtx, ph phase, att
 			out.Action = NextAction{Kind: ActHandoff, Target: target}
 			return out
 		}
-		next := ExecutingTools{Progress: p, Calls: resp.Calls}
-		out.Next = next
+		out.Next = ExecutingTools{Progress: p, Calls: resp.Calls}
 		out.Action = NextAction{Kind: ActExecuteTools, Calls: resp.Calls}
 		return out
 	}
 
-	if tc.Output == nil {
-		out.Next = Done{Output: text, Usage: p.Usage}
-		out.Action = NextAction{Kind: ActTerminate}
-		return out
+	var errs []string
+	if tc.Output != nil {
+		errs = tc.Output.Check(text)
 	}
-	errs := tc.Output.Check(text)
 	if errs == nil {
 		out.Next = Done{Output: text, Usage: p.Usage}
 		out.Action = NextAction{Kind: ActTerminate}
 		return out
 	}
-	switch ph {
-	case phaseCalling:
+	switch state.(type) {
+	case CallingModel:
 		return nextTurn(out, p, tc, func(p Progress) LoopState { return Finalizing{p} })
-	case phaseFinalizing:
+	case Finalizing:
 		out.Appends = append(out.Appends, Item{Role: RoleUser, Content: []ContentPart{TextPart{
 			Text: strings.Replace(repairPrompt, "%s", strings.Join(errs, "; "), 1),
 		}}})
-		out.Events = append(out.Events, RepairStarted{Attempt: attempt + 1, At: tc.Now})
-		return nextTurn(out, p, tc, func(p Progress) LoopState { return RepairingOutput{Progress: p, Attempt: attempt + 1} })
+		out.Events = append(out.Events, RepairStarted{Attempt: 1, At: tc.Now})
+		return nextTurn(out, p, tc, func(p Progress) LoopState { return RepairingOutput{Progress: p, Attempt: 1} })
 	default:
 		out.Events = append(out.Events, StructuredOutputFailed{SchemaErrors: errs, FinalText: text, At: tc.Now})
 		out.Next = Failed{Err: &AgentError{
@@ -371,10 +344,9 @@ func nextTurn(out TransitionOutcome, p Progress, tc *TransitionCtx, mk func(Prog
 		out.Action = NextAction{Kind: ActTerminate}
 		return out
 	}
-	next := mk(p)
-	out.Next = next
+	out.Next = mk(p)
 	out.Events = append(out.Events, TurnStarted{Agent: tc.Agent, Turn: p.Turn, At: tc.Now})
-	out.Action = ActionFor(next, tc, out.Appends)
+	out.Action = ActionFor(out.Next, tc, out.Appends)
 	return out
 }
 
@@ -384,11 +356,9 @@ func nextTurn(out TransitionOutcome, p Progress, tc *TransitionCtx, mk func(Prog
 func ActionFor(s LoopState, tc *TransitionCtx, appends []Item) NextAction {
 	switch s := s.(type) {
 	case CallingModel:
-		return NextAction{Kind: ActCallModel, Request: buildRequest(tc, appends, s.Progress, false)}
-	case Finalizing:
-		return NextAction{Kind: ActCallModel, Request: buildRequest(tc, appends, s.Progress, true)}
-	case RepairingOutput:
-		return NextAction{Kind: ActCallModel, Request: buildRequest(tc, appends, s.Progress, true)}
+		return NextAction{Kind: ActCallModel, Request: buildRequest(tc, appends, false)}
+	case Finalizing, RepairingOutput:
+		return NextAction{Kind: ActCallModel, Request: buildRequest(tc, appends, true)}
 	case ExecutingTools:
 		return NextAction{Kind: ActExecuteTools, Calls: s.Calls}
 	case ApplyingHandoff:
@@ -399,7 +369,7 @@ func ActionFor(s LoopState, tc *TransitionCtx, appends []Item) NextAction {
 	return NextAction{Kind: ActTerminate}
 }
 
-func buildRequest(tc *TransitionCtx, appends []Item, p Progress, structured bool) *ModelRequest {
+func buildRequest(tc *TransitionCtx, appends []Item, structured bool) *ModelRequest {
 	req := &ModelRequest{Messages: tc.requestMessages(appends), Tools: tc.Tools, Settings: tc.Settings}
 	if structured && tc.Output != nil {
 		req.Settings.ResponseFormat = tc.Output.ResponseFormat()
@@ -424,20 +394,8 @@ func firstHandoff(calls []ToolCall, handoffs map[string]string) (target, callID 
 
 func progressOf(s LoopState) Progress {
 	switch s := s.(type) {
-	case CallingModel:
-		return s.Progress
-	case ExecutingTools:
-		return s.Progress
-	case ApplyingHandoff:
-		return s.Progress
-	case Finalizing:
-		return s.Progress
-	case RepairingOutput:
-		return s.Progress
-	case Compacting:
-		return s.Progress
-	case NeedsApproval:
-		return s.Progress
+	case interface{ progress() Progress }:
+		return s.progress()
 	case Done:
 		return Progress{Usage: s.Usage}
 	case Failed:

@@ -8,6 +8,18 @@ import (
 	"github.com/paigasus/helikon"
 )
 
+// Causes of a [helikon.BuildError] that only workflow agents have; match
+// them with errors.Is. The core's causes, [helikon.ErrDuplicateKey] and
+// [helikon.ErrInvalidOption], apply to them too.
+var (
+	// ErrNoSubAgents: a workflow, swarm or graph was given nothing to run.
+	ErrNoSubAgents = errors.New("workflow: no sub-agents")
+	// ErrUnknownKey: an edge or the swarm entry names no node or member.
+	ErrUnknownKey = errors.New("workflow: unknown key")
+	// ErrCycle: a graph's edges form a cycle.
+	ErrCycle = errors.New("workflow: cycle")
+)
+
 // buildErr is a constructor's refusal of agent's configuration.
 func buildErr(agent string, cause error, detail string, keys ...string) *helikon.BuildError {
 	return &helikon.BuildError{Agent: agent, Err: cause, Keys: keys, Detail: detail}

@@ -77,9 +77,9 @@ func Edge(from, to string) EdgeOption { return EdgeOption{from: from, to: to} }
 func (NodeOption) applyGraph() {}
 func (EdgeOption) applyGraph() {}
 
-// NewGraph builds a [GraphAgent]. It fails with a [*BuildError] for an empty
+// NewGraph builds a [GraphAgent]. It fails with a [*helikon.BuildError] for an empty
 // name, no nodes ([ErrNoSubAgents]), a nil agent or empty node name
-// ([ErrInvalidOption]), two nodes with one name ([ErrDuplicateKey]), an edge
+// ([helikon.ErrInvalidOption]), two nodes with one name ([helikon.ErrDuplicateKey]), an edge
 // naming no node ([ErrUnknownKey]) or a cycle ([ErrCycle], with the nodes of
 // one cycle in its Keys).
 //
@@ -112,7 +112,7 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 		}
 	}
 	if nn == 0 {
-		return nil, buildErr(name, helikon.ErrNoSubAgents, "no nodes; add them with Node")
+		return nil, buildErr(name, ErrNoSubAgents, "no nodes; add them with Node")
 	}
 	g.nodes = make([]graphNode, 0, nn)
 	// The nodes' predecessors and successors and the sinks are cut from
@@ -165,9 +165,9 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 		to, okTo := lookup(e.to)
 		switch {
 		case !okFrom:
-			return nil, buildErr(name, helikon.ErrUnknownKey, fmt.Sprintf("edge %q → %q: no node is named %q", e.from, e.to, e.from), e.from)
+			return nil, buildErr(name, ErrUnknownKey, fmt.Sprintf("edge %q → %q: no node is named %q", e.from, e.to, e.from), e.from)
 		case !okTo:
-			return nil, buildErr(name, helikon.ErrUnknownKey, fmt.Sprintf("edge %q → %q: no node is named %q", e.from, e.to, e.to), e.to)
+			return nil, buildErr(name, ErrUnknownKey, fmt.Sprintf("edge %q → %q: no node is named %q", e.from, e.to, e.to), e.to)
 		}
 		ends[2*k], ends[2*k+1] = from, to
 		npreds[to]++
@@ -196,7 +196,7 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 	// The counts are spent: they hold the cycle check's in-degrees and
 	// queue.
 	if cycle := g.findCycle(npreds, nsuccs[:0]); cycle != nil {
-		return nil, buildErr(name, helikon.ErrCycle, fmt.Sprintf("the edges form a cycle: %s → %s", joinArrow(cycle), cycle[0]), cycle...)
+		return nil, buildErr(name, ErrCycle, fmt.Sprintf("the edges form a cycle: %s → %s", joinArrow(cycle), cycle[0]), cycle...)
 	}
 	slices.SortFunc(sinks, func(a, b int) int { return strings.Compare(g.nodes[a].key, g.nodes[b].key) })
 	g.sinks = sinks

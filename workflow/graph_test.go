@@ -172,21 +172,21 @@ func TestGraph_BuildErrors(t *testing.T) {
 		want     error
 		wantKeys []string
 	}{
-		{"empty", nil, helikon.ErrNoSubAgents, nil},
+		{"empty", nil, workflow.ErrNoSubAgents, nil},
 		{"duplicate node", []workflow.GraphOption{workflow.Node("a", a), workflow.Node("a", b)}, helikon.ErrDuplicateKey, []string{"a"}},
-		{"unknown source", []workflow.GraphOption{workflow.Node("a", a), workflow.Edge("zz", "a")}, helikon.ErrUnknownKey, []string{"zz"}},
-		{"unknown target", []workflow.GraphOption{workflow.Node("a", a), workflow.Edge("a", "zz")}, helikon.ErrUnknownKey, []string{"zz"}},
+		{"unknown source", []workflow.GraphOption{workflow.Node("a", a), workflow.Edge("zz", "a")}, workflow.ErrUnknownKey, []string{"zz"}},
+		{"unknown target", []workflow.GraphOption{workflow.Node("a", a), workflow.Edge("a", "zz")}, workflow.ErrUnknownKey, []string{"zz"}},
 		{"nil agent", []workflow.GraphOption{workflow.Node("a", nil)}, helikon.ErrInvalidOption, []string{"a"}},
-		{"self loop", []workflow.GraphOption{workflow.Node("a", a), workflow.Edge("a", "a")}, helikon.ErrCycle, []string{"a"}},
+		{"self loop", []workflow.GraphOption{workflow.Node("a", a), workflow.Edge("a", "a")}, workflow.ErrCycle, []string{"a"}},
 		{"three-cycle behind an entry", []workflow.GraphOption{
 			workflow.Node("in", a), workflow.Node("b", b), workflow.Node("c", c), workflow.Node("d", answerer(t, "d", "x")),
 			workflow.Edge("in", "b"), workflow.Edge("b", "c"), workflow.Edge("c", "d"), workflow.Edge("d", "b")},
-			helikon.ErrCycle, []string{"b", "c", "d"}},
+			workflow.ErrCycle, []string{"b", "c", "d"}},
 		{"an option wrapping a node", []workflow.GraphOption{wrappedNode{workflow.Node("a", a)}}, helikon.ErrInvalidOption, nil},
 		// Past graphScan nodes a build finds them by a map: the same refusals.
 		{"duplicate node in a large graph", append(wideNodes(t, 20), workflow.Node("n7", a)), helikon.ErrDuplicateKey, []string{"n7"}},
-		{"unknown target in a large graph", append(wideNodes(t, 20), workflow.Edge("n3", "zz")), helikon.ErrUnknownKey, []string{"zz"}},
-		{"cycle in a large graph", append(wideNodes(t, 20), workflow.Edge("n19", "n2"), workflow.Edge("n2", "n19")), helikon.ErrCycle, []string{"n2", "n19"}},
+		{"unknown target in a large graph", append(wideNodes(t, 20), workflow.Edge("n3", "zz")), workflow.ErrUnknownKey, []string{"zz"}},
+		{"cycle in a large graph", append(wideNodes(t, 20), workflow.Edge("n19", "n2"), workflow.Edge("n2", "n19")), workflow.ErrCycle, []string{"n2", "n19"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

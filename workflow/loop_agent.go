@@ -26,7 +26,7 @@ type LoopAgent struct {
 }
 
 // NewLoop builds a [LoopAgent] that runs its steps at most maxIterations
-// times. It fails with a [*BuildError] for an empty name, maxIterations < 1,
+// times. It fails with a [*helikon.BuildError] for an empty name, maxIterations < 1,
 // no steps, a nil agent or two steps with one key.
 //
 //	refine, err := workflow.NewLoop("draft-and-critique", 5,

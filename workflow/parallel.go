@@ -36,7 +36,7 @@ type ParallelAgent struct {
 
 // NewParallel builds a [ParallelAgent] from [Step] and [KeyedStep] options.
 // Keys must be unique, since concurrent branches writing one key would race;
-// this and the other checks of [NewSequential] fail with a [*BuildError]
+// this and the other checks of [NewSequential] fail with a [*helikon.BuildError]
 // before any branch can start.
 //
 //	lenses, err := workflow.NewParallel("multi-lens",

@@ -25,7 +25,7 @@ type SequentialAgent struct {
 }
 
 // NewSequential builds a [SequentialAgent] from [Step] and [KeyedStep]
-// options. It fails with a [*BuildError] for an empty name, no steps, a nil
+// options. It fails with a [*helikon.BuildError] for an empty name, no steps, a nil
 // agent or two steps with one key.
 //
 //	pipeline, err := workflow.NewSequential("research-then-write",

@@ -137,7 +137,7 @@ func TestWorkflow_BuildErrors(t *testing.T) {
 		build func() error
 		want  error
 	}{
-		{"sequential without steps", func() error { _, err := workflow.NewSequential("p"); return err }, helikon.ErrNoSubAgents},
+		{"sequential without steps", func() error { _, err := workflow.NewSequential("p"); return err }, workflow.ErrNoSubAgents},
 		{"sequential without a name", func() error { _, err := workflow.NewSequential("", workflow.Step(a)); return err }, helikon.ErrInvalidOption},
 		{"sequential with a nil agent", func() error { _, err := workflow.NewSequential("p", workflow.Step(nil)); return err }, helikon.ErrInvalidOption},
 		{"sequential with an empty key", func() error { _, err := workflow.NewSequential("p", workflow.KeyedStep("", a)); return err }, helikon.ErrInvalidOption},
@@ -146,8 +146,8 @@ func TestWorkflow_BuildErrors(t *testing.T) {
 			_, err := workflow.NewParallel("p", workflow.Step(a), workflow.KeyedStep("a", answerer(t, "b", "y")))
 			return err
 		}, helikon.ErrDuplicateKey},
-		{"parallel without branches", func() error { _, err := workflow.NewParallel("p"); return err }, helikon.ErrNoSubAgents},
-		{"loop without steps", func() error { _, err := workflow.NewLoop("l", 3); return err }, helikon.ErrNoSubAgents},
+		{"parallel without branches", func() error { _, err := workflow.NewParallel("p"); return err }, workflow.ErrNoSubAgents},
+		{"loop without steps", func() error { _, err := workflow.NewLoop("l", 3); return err }, workflow.ErrNoSubAgents},
 		{"loop with no iterations", func() error { _, err := workflow.NewLoop("l", 0, workflow.Step(a)); return err }, helikon.ErrInvalidOption},
 		{"loop with duplicate keys", func() error { _, err := workflow.NewLoop("l", 2, workflow.Step(a), workflow.Step(a)); return err }, helikon.ErrDuplicateKey},
 		{"parallel with an option wrapping a step", func() error { _, err := workflow.NewParallel("p", wrappedStep{workflow.Step(a)}); return err }, helikon.ErrInvalidOption},

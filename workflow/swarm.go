@@ -65,10 +65,10 @@ func WithMaxHandoffs(n int) SwarmOption {
 	return swarmOptionFunc(func(c *swarmConfig) { c.maxHandoffs, c.bounded = n, true })
 }
 
-// NewSwarm builds a [SwarmAgent]. It fails with a [*BuildError] for an empty
+// NewSwarm builds a [SwarmAgent]. It fails with a [*helikon.BuildError] for an empty
 // name, no members ([ErrNoSubAgents]), a nil member or a negative budget
-// ([ErrInvalidOption]), two members whose names are equal or share a
-// transfer tool ([ErrDuplicateKey]), or an entry that names no member
+// ([helikon.ErrInvalidOption]), two members whose names are equal or share a
+// transfer tool ([helikon.ErrDuplicateKey]), or an entry that names no member
 // ([ErrUnknownKey]).
 //
 //	swarm, err := workflow.NewSwarm("support",
@@ -83,7 +83,7 @@ func NewSwarm(name string, opts ...SwarmOption) (*SwarmAgent, error) {
 		o.applySwarm(&c)
 	}
 	if len(c.members) == 0 {
-		return nil, buildErr(name, helikon.ErrNoSubAgents, "no members; add them with Members")
+		return nil, buildErr(name, ErrNoSubAgents, "no members; add them with Members")
 	}
 	if c.maxHandoffs < 0 {
 		return nil, buildErr(name, helikon.ErrInvalidOption, fmt.Sprintf("max handoffs is %d; want at least 0", c.maxHandoffs))
@@ -116,7 +116,7 @@ func NewSwarm(name string, opts ...SwarmOption) (*SwarmAgent, error) {
 	if s.entry == "" {
 		s.entry = s.order[0]
 	} else if _, ok := s.members[s.entry]; !ok {
-		return nil, buildErr(name, helikon.ErrUnknownKey, fmt.Sprintf("entry %q is not a member", s.entry), s.entry)
+		return nil, buildErr(name, ErrUnknownKey, fmt.Sprintf("entry %q is not a member", s.entry), s.entry)
 	}
 	// Mutual handoffs would make the clones refer to each other; each
 	// member hands off to a seat that looks its target up when it runs.

@@ -181,10 +181,10 @@ func TestSwarm_BuildErrors(t *testing.T) {
 		opts []workflow.SwarmOption
 		want error
 	}{
-		{"empty pool", nil, helikon.ErrNoSubAgents},
+		{"empty pool", nil, workflow.ErrNoSubAgents},
 		{"duplicate names", []workflow.SwarmOption{workflow.Members(a, answerer(t, "alpha", "z"))}, helikon.ErrDuplicateKey},
 		{"names sharing a transfer tool", []workflow.SwarmOption{workflow.Members(answerer(t, "Alpha One", "x"), answerer(t, "alpha-one", "y"))}, helikon.ErrDuplicateKey},
-		{"unknown entry", []workflow.SwarmOption{workflow.Members(a, b), workflow.WithEntry("gamma")}, helikon.ErrUnknownKey},
+		{"unknown entry", []workflow.SwarmOption{workflow.Members(a, b), workflow.WithEntry("gamma")}, workflow.ErrUnknownKey},
 		{"nil member", []workflow.SwarmOption{workflow.Members(a, nil)}, helikon.ErrInvalidOption},
 		{"negative budget", []workflow.SwarmOption{workflow.Members(a), workflow.WithMaxHandoffs(-1)}, helikon.ErrInvalidOption},
 		{"member already hands off to a peer's name", []workflow.SwarmOption{workflow.Members(

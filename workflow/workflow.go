@@ -89,7 +89,7 @@ func buildSteps(name string, opts []WorkflowOption) (composite, []step, error) {
 		}
 	}
 	if n == 0 {
-		return composite{}, nil, buildErr(name, helikon.ErrNoSubAgents, "no steps; add them with Step or KeyedStep")
+		return composite{}, nil, buildErr(name, ErrNoSubAgents, "no steps; add them with Step or KeyedStep")
 	}
 	steps := make([]step, 0, n)
 	for _, o := range opts {
