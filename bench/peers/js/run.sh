@@ -17,6 +17,7 @@ BENCHTIME="${BENCHTIME:-1s}"
 BENCHSTAT="golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da"
 js="$(cd "$(dirname "$0")" && pwd)"
 OUT="${OUT:-$(mktemp -d /tmp/peers.XXXXXX)}"
+mkdir -p "$OUT"
 
 if [ ! -f "$js/node_modules/.package-lock.json" ] || [ "$js/package-lock.json" -nt "$js/node_modules/.package-lock.json" ]; then
 	(cd "$js" && npm ci --no-audit --no-fund)
