@@ -5,8 +5,6 @@ import (
 	"errors"
 	"strings"
 
-	"go.opentelemetry.io/otel/attribute"
-	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/paigasus/helikon/internal/gentrace"
@@ -185,27 +183,12 @@ func (d *driver) startChat(ctx context.Context, req *ModelRequest) (_ context.Co
 			return ctx, nil, Abort{Err: err}
 		}
 	}
-	t := d.obs.trace
-	if !t.Recording() {
+	if !d.obs.trace.Recording() {
 		return ctx, nil, nil
 	}
 	provider, model := DescribeModel(d.a.model)
-	name := "chat"
-	if model != "" {
-		name += " " + model
-	}
-	attrs := make([]attribute.KeyValue, 0, 6)
-	attrs = append(attrs, gentrace.Operation.String("chat"), gentrace.Provider.String(provider), gentrace.RequestModel.String(model))
-	if temp := req.Settings.Temperature; temp != nil {
-		attrs = append(attrs, gentrace.Temperature.Float64(*temp))
-	}
-	if p := req.Settings.TopP; p != nil {
-		attrs = append(attrs, gentrace.TopP.Float64(*p))
-	}
-	if n := req.Settings.MaxOutputTokens; n > 0 {
-		attrs = append(attrs, gentrace.MaxTokens.Int(n))
-	}
-	ctx, span = t.Tracer().Start(t.InTurn(ctx), name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+	s := &req.Settings
+	ctx, span = d.obs.trace.StartChat(ctx, provider, model, s.Temperature, s.TopP, s.MaxOutputTokens)
 	return ctx, span, nil
 }
 
@@ -227,16 +210,7 @@ func (d *driver) endChat(span trace.Span, in TransitionInput) TransitionInput {
 			over = m.add(d.a.name, resp.Usage)
 		}
 		if span != nil {
-			gentrace.SetUsage(span, spanUsage(resp.Usage))
-			if resp.Finish != "" {
-				span.SetAttributes(gentrace.FinishReasons.StringSlice([]string{string(resp.Finish)}))
-			}
-			if resp.ResponseID != "" {
-				span.SetAttributes(gentrace.ResponseID.String(resp.ResponseID))
-			}
-			if resp.ResponseModel != "" {
-				span.SetAttributes(gentrace.ResponseModel.String(resp.ResponseModel))
-			}
+			gentrace.SetResponse(span, spanUsage(resp.Usage), string(resp.Finish), resp.ResponseID, resp.ResponseModel)
 		}
 	} else if ab, ok := in.(Abort); ok && span != nil {
 		gentrace.SetError(span, errorType(ab.Err), ab.Err)
@@ -253,16 +227,10 @@ func (d *driver) endChat(span trace.Span, in TransitionInput) TransitionInput {
 // startTool opens a tool call's execute_tool span; the tool's context
 // carries it, so agents the tool runs nest under it.
 func (d *driver) startTool(ctx context.Context, call ToolCall) (context.Context, trace.Span) {
-	t := d.obs.trace
-	if !t.Recording() {
+	if !d.obs.trace.Recording() {
 		return ctx, nil
 	}
-	return t.Tracer().Start(t.InTurn(ctx), "execute_tool "+call.Name, trace.WithAttributes(
-		gentrace.Operation.String("execute_tool"),
-		gentrace.ToolName.String(call.Name),
-		gentrace.ToolCallID.String(call.CallID),
-		gentrace.ToolType.String("function"),
-	))
+	return d.obs.trace.StartTool(ctx, call.Name, call.CallID)
 }
 
 // endTool closes a tool call's span with its outcome.
@@ -270,18 +238,18 @@ func (d *driver) endTool(span trace.Span, out *callOutcome) {
 	if span == nil {
 		return
 	}
-	if out.result.IsError {
-		typ := "tool_error"
-		switch {
-		case out.result.InvalidArgs:
-			typ = "invalid_args"
-		case len(out.events) > 0:
-			if _, denied := out.events[len(out.events)-1].(PermissionDenied); denied {
-				typ = "permission_denied"
-			}
-		}
-		span.SetAttributes(gentrace.ErrorType.String(typ))
-		span.SetStatus(codes.Error, strings.Join(resultTexts(out.result), "; "))
+	if !out.result.IsError {
+		gentrace.EndTool(span, "", "")
+		return
 	}
-	span.End()
+	typ := "tool_error"
+	switch {
+	case out.result.InvalidArgs:
+		typ = "invalid_args"
+	case len(out.events) > 0:
+		if _, denied := out.events[len(out.events)-1].(PermissionDenied); denied {
+			typ = "permission_denied"
+		}
+	}
+	gentrace.EndTool(span, typ, strings.Join(resultTexts(out.result), "; "))
 }

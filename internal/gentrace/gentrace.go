@@ -205,3 +205,55 @@ func (t *Agent) End(u Usage, errType string, err error) {
 		t.span.End()
 	}
 }
+
+// StartChat opens a model call's chat span in the current turn, with the
+// request's settings that are set (nil, or 0 tokens, is not).
+func (t *Agent) StartChat(ctx context.Context, provider, model string, temperature, topP *float64, maxTokens int) (context.Context, trace.Span) {
+	name := "chat"
+	if model != "" {
+		name += " " + model
+	}
+	attrs := make([]attribute.KeyValue, 0, 6)
+	attrs = append(attrs, Operation.String("chat"), Provider.String(provider), RequestModel.String(model))
+	if temperature != nil {
+		attrs = append(attrs, Temperature.Float64(*temperature))
+	}
+	if topP != nil {
+		attrs = append(attrs, TopP.Float64(*topP))
+	}
+	if maxTokens > 0 {
+		attrs = append(attrs, MaxTokens.Int(maxTokens))
+	}
+	return t.tracer.Start(t.InTurn(ctx), name, trace.WithSpanKind(trace.SpanKindClient), trace.WithAttributes(attrs...))
+}
+
+// SetResponse records a settled model response on its chat span; empty
+// values are left out.
+func SetResponse(s trace.Span, u Usage, finish, id, model string) {
+	SetUsage(s, u)
+	if finish != "" {
+		s.SetAttributes(FinishReasons.StringSlice([]string{finish}))
+	}
+	if id != "" {
+		s.SetAttributes(ResponseID.String(id))
+	}
+	if model != "" {
+		s.SetAttributes(ResponseModel.String(model))
+	}
+}
+
+// StartTool opens a tool call's execute_tool span in the current turn.
+func (t *Agent) StartTool(ctx context.Context, name, callID string) (context.Context, trace.Span) {
+	return t.tracer.Start(t.InTurn(ctx), "execute_tool "+name, trace.WithAttributes(
+		Operation.String("execute_tool"), ToolName.String(name), ToolCallID.String(callID), ToolType.String("function")))
+}
+
+// EndTool ends a tool call's span, failed with errType and message when
+// errType is not empty.
+func EndTool(s trace.Span, errType, message string) {
+	if errType != "" {
+		s.SetAttributes(ErrorType.String(errType))
+		s.SetStatus(codes.Error, message)
+	}
+	s.End()
+}
