@@ -32,8 +32,20 @@ import (
 type fanIn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
-	events chan childEvent
-	stop   chan struct{}
+	// The children's events wait in queue for the consumer, which takes
+	// them all at once into batch: a lock per event and one per batch,
+	// where a channel cost a lock on each side of every event. mu guards
+	// queue, waiting, blocked and stopped; room, on mu, wakes the children
+	// waiting for the queue to drain.
+	mu      sync.Mutex
+	room    sync.Cond
+	queue   []childEvent
+	batch   []childEvent // taken from queue; batch[pos:] not yet forwarded
+	pos     int
+	waiting bool          // the consumer waits on wake for the queue to fill
+	wake    chan struct{} // one slot: at most one wake-up is ever pending
+	blocked int           // children waiting on room
+	stopped bool          // the consumer has gone: events are refused
 	// wg counts the children handed to the pool that have not yet ended.
 	wg sync.WaitGroup
 	// outs[i] is child i's outcome, written by its goroutine before the end
@@ -69,16 +81,22 @@ func newFanIn(ctx context.Context, n int) *fanIn {
 	if ctx.Done() != nil {
 		ctx, cancel = context.WithCancel(ctx)
 	}
-	return &fanIn{
+	// A few events of slack per child keeps a branch streaming while the
+	// consumer handles another's events; beyond that, a slow consumer
+	// slows the children down. The queue never holds more, so neither it
+	// nor the batch it turns into ever grows.
+	bound := 4 * n
+	buf := make([]childEvent, 2*bound)
+	f := &fanIn{
 		ctx: ctx, cancel: cancel,
-		// A few events of slack per child keeps a branch streaming while
-		// the consumer handles another's events; beyond that, a slow
-		// consumer slows the children down.
-		events: make(chan childEvent, 4*n),
-		stop:   make(chan struct{}),
-		outs:   make([]helikon.ChildOutcome, n),
-		kids:   make([]fanChild, n),
+		queue: buf[:0:bound],
+		batch: buf[bound:bound],
+		wake:  make(chan struct{}, 1),
+		outs:  make([]helikon.ChildOutcome, n),
+		kids:  make([]fanChild, n),
 	}
+	f.room.L = &f.mu
+	return f
 }
 
 // start runs agent as child i (or resumes it, with from) on a goroutine of
@@ -155,42 +173,68 @@ func childPanicked(o *helikon.ChildOutcome, agent helikon.Agent, r any) {
 // when the consumer stopped.
 func (f *fanIn) next(yield func(helikon.Event) bool) (i int, ok bool) {
 	for {
-		e := <-f.events
-		if e.ev == nil {
-			return e.i, true
+		for f.pos < len(f.batch) {
+			e := f.batch[f.pos]
+			f.batch[f.pos] = childEvent{} // the batch's array is reused
+			f.pos++
+			if e.ev == nil {
+				return e.i, true
+			}
+			if !yield(e.ev) {
+				return e.i, false
+			}
 		}
-		if !yield(e.ev) {
-			return e.i, false
-		}
+		f.take()
 	}
 }
 
+// take waits for the queue to hold events and takes them all as the
+// batch; the batch's spent array becomes the queue.
+func (f *fanIn) take() {
+	f.mu.Lock()
+	for len(f.queue) == 0 {
+		f.waiting = true
+		f.mu.Unlock()
+		<-f.wake
+		f.mu.Lock()
+	}
+	f.queue, f.batch, f.pos = f.batch[:0], f.queue, 0
+	if f.blocked > 0 {
+		f.room.Broadcast()
+	}
+	f.mu.Unlock()
+}
+
+// send queues e for the consumer, waiting while the queue is full; it
+// refuses e (false) once the consumer has gone.
 func (f *fanIn) send(e childEvent) bool {
-	// Two non-blocking steps first, each cheaper than the select below:
-	// refuse the event once the consumer has gone, else queue it while
-	// the buffer has room.
-	select {
-	case <-f.stop:
-		return false
-	default:
+	f.mu.Lock()
+	for len(f.queue) == cap(f.queue) && !f.stopped {
+		f.blocked++
+		f.room.Wait()
+		f.blocked--
 	}
-	select {
-	case f.events <- e:
-		return true
-	default:
-	}
-	select {
-	case f.events <- e:
-		return true
-	case <-f.stop:
+	if f.stopped {
+		f.mu.Unlock()
 		return false
 	}
+	f.queue = append(f.queue, e)
+	wake := f.waiting
+	f.waiting = false
+	f.mu.Unlock()
+	if wake {
+		f.wake <- struct{}{} // never blocks: one sender sees waiting per wait
+	}
+	return true
 }
 
 // close stops the children still running and waits for every child handed
 // to the pool to end.
 func (f *fanIn) close() {
-	close(f.stop)
+	f.mu.Lock()
+	f.stopped = true
+	f.room.Broadcast()
+	f.mu.Unlock()
 	f.cancel()
 	f.wg.Wait()
 }
