@@ -12,10 +12,8 @@ import (
 // call, after the PreToolUse hooks and before the tool runs.
 //
 // Authorize returns the [Verdict] on req. To put the call to a human it
-// asks through ask, which resolves the question with the run's
-// [ApprovalHandler] or, without one, leaves the call to a later decision
-// (the run pauses: [RunPaused]); Authorize then returns that answer, or goes
-// on deciding when the answer only cleared one of its steps.
+// asks through ask (the run's [ApprovalHandler], or without one a pause) and
+// returns that answer, or goes on deciding when it cleared only one step.
 type Authorizer interface {
 	Authorize(ctx context.Context, rc *RunContext, req PermissionRequest, ask Asker) Verdict
 }
@@ -45,8 +43,7 @@ type Asker interface {
 type Granter interface {
 	// CheckGrant reports an error for a rule it cannot read.
 	CheckGrant(rule string) error
-	// Granted reports whether rules, taken together, allow req by
-	// themselves.
+	// Granted reports whether rules, taken together, allow req.
 	Granted(rules []string, req PermissionRequest) bool
 }
 
@@ -60,10 +57,10 @@ type Recaller interface {
 	Recall(ctx context.Context, rc *RunContext, conversation []Item, tools []Tool)
 }
 
-// Redactor scrubs secrets from what leaves a tool before it reaches the
-// model, the stream, the session or the logs: a tool's output, and the
-// texts the loop derives from a call (an error, a panic value, a denial
-// reason, the arguments of an approval request).
+// Redactor scrubs secrets from what leaves a tool for the model, the
+// stream, the session or the logs: its output, and the texts the loop
+// derives from a call (an error, a panic value, a denial reason, the
+// arguments of an approval request).
 type Redactor interface {
 	RedactOutput(out ToolOutput) ToolOutput
 	RedactText(s string) string
@@ -76,10 +73,9 @@ func WithAuthorizer(a Authorizer) ContextOption {
 }
 
 // WithAuthorizerFrom replaces the context's authorizer with what f makes
-// of it (prev is nil when the context has none), so the options of a
-// governance package can refine one another. An error from f keeps the
-// previous authorizer and fails every run on the context with a
-// [KindConfig] error wrapping it.
+// of it (prev may be nil), so a governance package's options refine one
+// another. An error from f keeps the previous authorizer and fails every
+// run on the context with a [KindConfig] error wrapping it.
 func WithAuthorizerFrom(f func(prev Authorizer) (Authorizer, error)) ContextOption {
 	return contextOptionFunc(func(rc *RunContext) {
 		a, err := f(rc.auth)
@@ -103,9 +99,8 @@ func WithRedactorFrom(f func(prev Redactor) Redactor) ContextOption {
 	return contextOptionFunc(func(rc *RunContext) { rc.redactor = f(rc.redactor) })
 }
 
-// WithGrants adds allow rules that "always" decisions granted to the run,
-// in the form the run's [Granter] reads. They propagate to handoff targets
-// and sub-agents.
+// WithGrants adds allow rules "always" decisions granted, as the run's
+// [Granter] reads them; handoff targets and sub-agents inherit them.
 func WithGrants(rules ...string) ContextOption {
 	return contextOptionFunc(func(rc *RunContext) {
 		rc.grants = append(rc.grants[:len(rc.grants):len(rc.grants)], rules...)

@@ -7,9 +7,9 @@ import (
 	"sync/atomic"
 )
 
-// Price is what one model charges, in currency units (USD by convention)
-// per million tokens. A zero CachedInput or CacheWrite price means "the
-// Input price": prompt caching is never free by accident.
+// Price is what one model charges per million tokens (USD by convention).
+// A zero CachedInput or CacheWrite price means the Input price, so prompt
+// caching is never free by accident.
 type Price struct {
 	Input       float64 `json:"input"`
 	CachedInput float64 `json:"cached_input,omitempty"`

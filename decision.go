@@ -36,8 +36,7 @@ const (
 )
 
 // Decision is a human's answer to one [PendingApproval], named by its
-// approval id. Build it with [Approve], [ApproveWithArgs], [Reject] or
-// [Always]; it marshals to JSON for an approvals API.
+// approval id ([Approve], [ApproveWithArgs], [Reject], [Always]).
 type Decision struct {
 	ID   string       `json:"id"`
 	Kind DecisionKind `json:"kind"`

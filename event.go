@@ -49,9 +49,8 @@ type TurnStarted struct {
 type ModelResponded struct {
 	Agent string `json:"agent,omitempty"`
 	Turn  int    `json:"turn"`
-	// Model is the model that answered, as the provider named it, else
-	// the model id the agent was built with ([ModelInfo]); empty when
-	// neither is known.
+	// Model is the model that answered, as the provider named it, else the
+	// agent's model id ([ModelInfo]), else empty.
 	Model      string       `json:"model,omitempty"`
 	ResponseID string       `json:"response_id,omitempty"`
 	Finish     FinishReason `json:"finish,omitempty"`
@@ -81,11 +80,11 @@ type ToolCallItem struct {
 // [ToolResultPart]).
 type ToolOutputItem struct {
 	Item Item `json:"item"`
-	// At is when the tool returned (for a result the run made up, such as
-	// a call a handoff left unrun, when the run settled it).
+	// At is when the tool returned (or, for a result the run made up, when
+	// the run settled it).
 	At time.Time `json:"at,omitzero"`
-	// StartedAt is when the tool began executing; zero when it did not
-	// run. Parallel calls of one round overlap in [StartedAt, At).
+	// StartedAt is when the tool began (zero: it did not run); parallel
+	// calls of one round overlap in [StartedAt, At).
 	StartedAt time.Time `json:"started_at,omitzero"`
 }
 

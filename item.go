@@ -186,21 +186,16 @@ func (p ToolResultPart) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes the result, resolving nested parts by "type".
 func (p *ToolResultPart) UnmarshalJSON(data []byte) error {
-	var raw struct {
-		CallID  string    `json:"call_id"`
-		Name    string    `json:"name"`
-		Content wireParts `json:"content"`
-		IsError bool      `json:"is_error"`
-	}
-	if err := json.Unmarshal(data, &raw); err != nil {
+	var w partWire
+	if err := json.Unmarshal(data, &w); err != nil {
 		return err
 	}
-	parts, err := raw.Content.parts()
-	if err != nil {
-		return err
+	w.Type = "tool_result"
+	part, err := w.part()
+	if err == nil {
+		*p = part.(ToolResultPart)
 	}
-	*p = ToolResultPart{CallID: raw.CallID, Name: raw.Name, Content: parts, IsError: raw.IsError}
-	return nil
+	return err
 }
 
 // partWire is every content part's JSON members at once, so a part (and

@@ -74,8 +74,7 @@ func (e *PausedError) Is(target error) bool { return target == ErrPaused }
 type RunState struct {
 	// Version is [RunStateVersion].
 	Version int `json:"version"`
-	// RunID names the run across its pauses; it stays the same when a
-	// resumed run pauses again.
+	// RunID names the run across its pauses.
 	RunID string `json:"run_id"`
 	// PauseID names this pause, so a runner can resume each pause at most
 	// once; a resumed run that pauses again gets a new one.
@@ -100,13 +99,11 @@ type RunState struct {
 
 // PendingApproval is one tool call awaiting a human decision.
 type PendingApproval struct {
-	// ID is the approval id decisions name. It is stable: a run that
-	// pauses again keeps the ids of the calls still undecided.
+	// ID is the approval id decisions name, kept while the call waits.
 	ID string `json:"id"`
 	// Agent is the agent whose loop made the call.
 	Agent string `json:"agent"`
-	// Path is the chain of agents from the top-level one to Agent, through
-	// handoffs, workflow steps and agent tools.
+	// Path is the chain of agents from the top-level one to Agent.
 	Path   []string `json:"path"`
 	CallID string   `json:"call_id"`
 	Tool   string   `json:"tool"`
@@ -114,8 +111,7 @@ type PendingApproval struct {
 	Args json.RawMessage `json:"args"`
 	// Prompt is the question put to the human.
 	Prompt string `json:"prompt,omitempty"`
-	// AskedBy names the rule or mode that asked: "the permission policy"
-	// or "guard <name>".
+	// AskedBy names the rule or mode that asked ("guard <name>").
 	AskedBy string `json:"asked_by"`
 }
 
@@ -193,8 +189,7 @@ const (
 	ChildPending = "pending"
 )
 
-// pending appends the frame's pending approvals, with their agent path, to
-// out.
+// pending appends the frame's pending approvals, with their path, to out.
 func (f *PauseFrame) pending(path []string, out []PendingApproval) []PendingApproval {
 	if f == nil {
 		return out

@@ -118,11 +118,10 @@ type ToolResult struct {
 	Name    string        `json:"name"`
 	Content []ContentPart `json:"content"`
 	IsError bool          `json:"is_error,omitempty"`
-	// InvalidArgs marks a result that reports a schema miss; the loop allows
-	// one such miss per tool before failing the run.
+	// InvalidArgs marks a schema miss; a tool's second miss fails the run.
 	InvalidArgs bool `json:"invalid_args,omitempty"`
-	// StartedAt and EndedAt are when the tool began and returned; zero
-	// when it did not run. Its [ToolOutputItem] carries them.
+	// StartedAt and EndedAt are when the tool ran (zero: it did not), as
+	// its [ToolOutputItem] says.
 	StartedAt time.Time `json:"started_at,omitzero"`
 	EndedAt   time.Time `json:"ended_at,omitzero"`
 }
