@@ -135,7 +135,6 @@ func (rc *RunContext) authorize(ctx context.Context, req PermissionRequest, ask 
 	return rc.auth.Authorize(ctx, rc, req, ask)
 }
 
-// recall tells a [Recaller] authorizer the conversation a run continues.
 func (rc *RunContext) recall(ctx context.Context, conv []Item, tools []Tool) {
 	if r, ok := rc.auth.(Recaller); ok {
 		r.Recall(ctx, rc, conv, tools)

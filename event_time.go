@@ -32,11 +32,10 @@ func (e RunFailed) at() time.Time              { return e.At }
 func (e RunPaused) at() time.Time              { return e.At }
 func (e SubRunEvent) at() time.Time            { return e.At }
 
-// StampEvent returns ev with At set to at when it carries no time yet; the
-// raw deltas, which carry none, and events already stamped come back as
-// they are. Agents that build events outside the LLM loop (workflow
-// agents, runners, remote agents) stamp them with it as they emit them; a
-// durable runner passes its replay-safe clock's time.
+// StampEvent returns ev with At set to at when it carries none yet (the raw
+// deltas never do). Agents that build events outside the LLM loop stamp
+// them with it as they emit them, a durable runner with its replay-safe
+// clock's time.
 func StampEvent(ev Event, at time.Time) Event {
 	if !EventTime(ev).IsZero() {
 		return ev
@@ -97,9 +96,8 @@ func StampEvent(ev Event, at time.Time) Event {
 	return ev
 }
 
-// stamping returns yield wrapped to stamp, with the time it is emitted,
-// every event that reaches it without a time. Events the LLM loop built
-// carry theirs already and pass at the cost of a type switch.
+// stamping returns yield wrapped to stamp every event that reaches it
+// without a time with the time it is emitted.
 func stamping(yield func(Event) bool) func(Event) bool {
 	return func(ev Event) bool {
 		if needsStamp(ev) {
@@ -109,8 +107,6 @@ func stamping(yield func(Event) bool) func(Event) bool {
 	}
 }
 
-// needsStamp reports whether ev is an event that carries a time and has
-// none yet.
 func needsStamp(ev Event) bool {
 	t, ok := ev.(timed)
 	return ok && t.at().IsZero()

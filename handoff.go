@@ -12,11 +12,9 @@ import (
 // conversation and its answer ends the run.
 type Handoff struct {
 	// Agent is the target.
-	Agent Agent
-	// ToolName overrides the default transfer_to_<slug of the agent name>.
-	ToolName string
-	// Description overrides the target's description as the tool's.
-	Description string
+	Agent       Agent
+	ToolName    string // default: transfer_to_<slug of the agent name>
+	Description string // default: the target's description
 	// InputFilter, when set, rewrites the transcript the target sees (for
 	// example [DropToolItems]). It must not modify its argument.
 	InputFilter func([]Item) []Item

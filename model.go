@@ -23,8 +23,8 @@ type Model interface {
 	Capabilities() ModelCapabilities
 }
 
-// ModelInfo is implemented by models that can name their provider and model
-// id; traces use it for gen_ai.provider.name and gen_ai.request.model.
+// ModelInfo is a model that names its provider and model id (for traces,
+// prices and [ModelResponded]).
 type ModelInfo interface {
 	Provider() string
 	ModelID() string
@@ -68,9 +68,7 @@ type ModelSettings struct {
 	ResponseFormat    *ResponseFormat
 	// PreviousResponseID threads OpenAI Responses' server-managed state.
 	PreviousResponseID string
-	// ReasoningEffort is passed to reasoning models that accept one
-	// ("minimal", "low", "medium", "high").
-	ReasoningEffort string
+	ReasoningEffort    string // "minimal", "low", "medium" or "high"
 }
 
 // Merge returns s with every field that o sets taking o's value.
@@ -230,7 +228,7 @@ func (u Usage) Add(o Usage) Usage {
 // Total returns input plus output tokens.
 func (u Usage) Total() int64 { return u.InputTokens + u.OutputTokens }
 
-// ResponseInfo carries the provider's id for the response, used to thread
+// ResponseInfo carries the provider's id for the response, which threads
 // server-managed state (ModelSettings.PreviousResponseID).
 type ResponseInfo struct {
 	ID    string `json:"id"`

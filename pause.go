@@ -205,7 +205,6 @@ func (humanApproved) Ask(context.Context, PermissionRequest, string, string) Ver
 	return Verdict{Allowed: true}
 }
 
-// granted reports whether this resume's "always" rules allow req.
 func (rc *RunContext) granted(grants []string, req PermissionRequest) bool {
 	g, ok := rc.auth.(Granter)
 	return ok && len(grants) > 0 && g.Granted(grants, req)

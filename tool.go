@@ -48,8 +48,6 @@ type CancelAwareTool interface {
 	HonoursCancellation() bool
 }
 
-// honoursCancellation reports whether t promises to return promptly once
-// its context is done (see [CancelAwareTool]).
 func honoursCancellation(t Tool) bool {
 	ct, ok := t.(CancelAwareTool)
 	return ok && ct.HonoursCancellation()

@@ -82,7 +82,6 @@ func Denied(reason string) *ToolError {
 	return &ToolError{Kind: ToolDenied, Reason: reason}
 }
 
-// asToolError converts any error into a *ToolError naming tool.
 func asToolError(tool string, err error) *ToolError {
 	var te *ToolError
 	if errors.As(err, &te) {

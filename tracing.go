@@ -233,7 +233,6 @@ func (d *driver) startTool(ctx context.Context, call ToolCall) (context.Context,
 	return d.obs.trace.StartTool(ctx, call.Name, call.CallID)
 }
 
-// endTool closes a tool call's span with its outcome.
 func (d *driver) endTool(span trace.Span, out *callOutcome) {
 	if span == nil {
 		return
