@@ -80,9 +80,11 @@ type driver struct {
 	// to workers (see toolRound).
 	spreadTimer *time.Timer
 	round       atomic.Pointer[toolRound]
-	// live is the run's live round, reused from round to round (see
+	// live is the run's live round, reused from round to round, and
+	// liveSpread the timer that spreads it once the driver sleeps (see
 	// executeToolsLive).
-	live *liveRound
+	live       *liveRound
+	liveSpread *time.Timer
 	// queue carries the model's stream when it runs on a worker.
 	queue *modelQueue
 	// turn accumulates the current model turn's stream; yielding is set
@@ -784,12 +786,24 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 			cancel()
 		}
 	}
-	if !r.await(forward) {
-		// The round outlived handoffDelay, or the run was cancelled: the
-		// calls nobody has started get workers of their own, and the
-		// driver sleeps until the round ends.
+	start := time.Now()
+	if !r.await(start, forward) {
+		// The driver sleeps until the round ends. The calls nobody has
+		// started get workers of their own once the round is
+		// handoffDelay old.
+		var spread <-chan time.Time
 		if len(calls) > 1 && d.cfg.ParallelToolCalls != 1 {
-			r.spread()
+			if rest := handoffDelay - time.Since(start); rest <= 0 {
+				r.spread()
+			} else {
+				if d.liveSpread == nil {
+					d.liveSpread = time.NewTimer(rest)
+				} else {
+					d.liveSpread.Reset(rest)
+				}
+				defer d.liveSpread.Stop()
+				spread = d.liveSpread.C
+			}
 		}
 		g := newGraceTimer(d.cfg)
 		defer g.stop()
@@ -800,6 +814,9 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 				forward(ev)
 			case <-r.over:
 				finished = true
+			case <-spread:
+				spread = nil
+				r.spread()
 			case <-done:
 				done = nil
 				g.start()
@@ -878,15 +895,26 @@ type liveRound struct {
 // two looks at the clock while it waits for a young round.
 const awaitSpins = 8
 
+// spinners counts the drivers waiting for a round without sleeping (see
+// await). At most half the processors' worth do: a busy process (many
+// runs in flight) has no idle processor to spare, and there drivers that
+// yield again and again only delay the workers they wait for.
+var spinners atomic.Int32
+
 // await waits for the round to end while it is younger than handoffDelay,
 // forwarding its events, and reports whether it ended. The driver does
 // not sleep meanwhile: it yields its processor to the worker and looks
 // again, so a round of quick calls, most rounds, ends without waking it
 // (a sleeping driver costs the worker a wake-up, which on an idle
 // processor is a system call and a thread switch). False means the round
-// is still running after handoffDelay, or the run was cancelled.
-func (r *liveRound) await(forward func(Event)) bool {
-	start := time.Now()
+// is still running after handoffDelay, or the run was cancelled, or
+// other drivers already wait this way (see spinners).
+func (r *liveRound) await(start time.Time, forward func(Event)) bool {
+	if spinners.Add(1) > int32(runtime.GOMAXPROCS(0)/2) {
+		spinners.Add(-1)
+		return false
+	}
+	defer spinners.Add(-1)
 	done := r.ctx.Done()
 	for i := 1; ; i++ {
 		select {
