@@ -176,6 +176,23 @@ func redTeamCorpus() []redRow {
 	add('G', "ask", "tee:/etc/hosts", `tee "$(echo /etc/hosts)" < /dev/null`)
 	add('G', "ask", "W:/etc/hosts", `f=/etc/hosts; echo x > "$f"`, "echo x > $(echo /etc/hosts)")
 
+	// Shapes the fast reader splits without the parser (glued operators,
+	// quotes inside words, redirections before the program, tabs, blank
+	// lines): a program that links no shell parser judges these alone.
+	add('D', "deny", "rm", "true&&rm -rf build", "false||rm -rf build;true", "true;rm -rf build", "echo x|rm -rf build",
+		"echo x|&rm -rf build", "true&rm -rf build;wait", "echo ok\n\nrm -rf build", "echo ok\t&&\trm -rf build",
+		"r''m -rf build", `""rm -rf build`, `rm"" -rf build`, `r"m" -rf build`, "/bin/r'm' -rf build", ">out.txt rm -rf build",
+		"2>/dev/null rm -rf build", "rm>out.txt -rf build", "echo x >&2;rm -rf build", "echo x &>/dev/null&&rm -rf build",
+		"rm -rf build 1>&2", "</dev/null rm -rf build", "rm 0</dev/null -rf build", "nohup rm -rf build >/dev/null 2>&1")
+	add('G', "guard", "rm:-rf_/", "rm -rf  /", "rm -rf\t/", "rm -rf '/'", `rm -rf "/"`, "rm '-rf' /", "rm -r''f /", "rm -rf /''",
+		"rm -rf ///", "rm -rf /./", "true&&rm -rf /")
+	add('G', "guard", "rm:/", "rm -rf ~", "rm -fr ~/.", "rm -r -f ~")
+	add('G', "guard", "W:/etc/hosts", "echo x>/etc/hosts", "echo x >'/etc/hosts'", `echo x >"/etc/hosts"`, "echo x 1>/etc/hosts",
+		"echo x >&/etc/hosts", "echo x &>>/etc/hosts", ">/etc/hosts echo x", "echo x >/etc/'ho'sts", "echo x > /etc/host?",
+		"echo x 2>/etc/hosts", "true&&echo x >/etc/hosts")
+	add('G', "guard", "W:~/.bashrc", "echo x >~/.bashrc", "echo x>>~/.bashrc")
+	add('G', "guard", "tee:/etc/hosts", "echo x|tee /etc/hosts")
+
 	// Commands that must stay allowed under the deny rules and the guards.
 	for _, cfg := range []byte{'D', 'G'} {
 		add(cfg, "allow", "-", "git status", "ls -la", "echo rm -rf /", "grep -rn curl .", "cat a.txt | wc -l",

@@ -306,6 +306,15 @@ const (
 
 var cache = &scriptCache{m: make(map[string]*Script)}
 
+// ResetCache forgets every resolved script. A test that swaps
+// shellstmt.Parser calls it, since a script resolved with one parser is
+// cached for a program that has no other.
+func ResetCache() {
+	cache.mu.Lock()
+	clear(cache.m)
+	cache.mu.Unlock()
+}
+
 func (c *scriptCache) get(src string) *Script {
 	c.mu.RLock()
 	s := c.m[src]
