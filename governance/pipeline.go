@@ -22,7 +22,7 @@ type settings struct {
 	noDefaultGuards bool
 	// written, when set, is the run's record of the files it wrote, for
 	// the guard of WithWrittenFileGuard; copies of the settings share it.
-	written *writtenFiles
+	written writtenGuard
 }
 
 // defaults is the authorizer of a context no option of this package

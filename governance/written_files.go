@@ -1,6 +1,7 @@
 package governance
 
 import (
+	"context"
 	"path"
 	"strings"
 	"sync"
@@ -41,6 +42,18 @@ const (
 // in docs/governance.md.
 func WithWrittenFileGuard() helikon.ContextOption {
 	return refine(func(s *settings) error { s.written = &writtenFiles{}; return nil })
+}
+
+// writtenGuard is what the permission pipeline asks of a run's
+// written-file record, a *writtenFiles. The settings hold it as this
+// interface so that only a program that calls [WithWrittenFileGuard]
+// links the record and its recall (61 KB of a binary).
+type writtenGuard interface {
+	// done notes a call the pipeline decided; runs names the files the
+	// call would run that the run wrote, or returns "".
+	done(v *callView, allowed bool)
+	runs(v *callView) string
+	recall(ctx context.Context, rc *helikon.RunContext, conv []helikon.Item, tools []helikon.Tool)
 }
 
 // writtenFiles is one run's record of the files its calls wrote. Keys are

@@ -22,10 +22,13 @@ import (
 // message given as a run's input (until the session's log holds it, as the
 // runner records it) makes every run of a file ask.
 func (g *settings) Recall(ctx context.Context, rc *helikon.RunContext, conv []helikon.Item, tools []helikon.Tool) {
-	if g.written == nil {
-		return
+	if g.written != nil {
+		g.written.recall(ctx, rc, conv, tools)
 	}
-	w := g.written
+}
+
+// recall is [settings.Recall] of the guard's record.
+func (w *writtenFiles) recall(ctx context.Context, rc *helikon.RunContext, conv []helikon.Item, tools []helikon.Tool) {
 	var view []helikon.Item
 	var events []helikon.SessionEvent
 	var readErr error
