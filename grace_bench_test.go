@@ -2,6 +2,7 @@ package helikon_test
 
 import (
 	"context"
+	"runtime"
 	"testing"
 
 	"github.com/paigasus/helikon"
@@ -74,4 +75,25 @@ func BenchmarkCancellableVsBackground(b *testing.B) {
 			benchpair.Run(b, "background", func() { run(context.Background()) }, "cancellable", func() { run(cancellable) })
 		})
 	}
+	// S2_64inflight is a busy server: 64 cancellable S2 runs in flight on
+	// every processor, each waiting on workers for its rounds; ns/op is
+	// the time a run takes of the whole, so a change that makes waiting
+	// drivers compete with the workers they wait for shows here, where a
+	// run at a time cannot.
+	b.Run("S2_64inflight", func(b *testing.B) {
+		cancellable, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		agent := llm(s2Scripts(), addTool)
+		b.ReportAllocs()
+		b.SetParallelism((64 + runtime.GOMAXPROCS(0) - 1) / runtime.GOMAXPROCS(0))
+		b.RunParallel(func(pb *testing.PB) {
+			for pb.Next() {
+				res, err := helikon.Collect(agent().Run(cancellable, nil, helikon.UserText("q")))
+				if err != nil || res.FinalOutput != "done" {
+					b.Errorf("run: %v", err)
+					return
+				}
+			}
+		})
+	})
 }
