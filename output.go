@@ -58,8 +58,12 @@ func OutputTypeOf[T any]() (*OutputType, error) {
 	}}, nil
 }
 
-// NewOutputType builds an OutputType from a hand-written schema.
+// NewOutputType builds an OutputType from a hand-written schema. A nil
+// schema is refused with an error wrapping [ErrInvalidOption].
 func NewOutputType(name string, s *jsonschema.Schema) (*OutputType, error) {
+	if s == nil {
+		return nil, fmt.Errorf("helikon: output type %s: %w: the schema is nil", name, ErrInvalidOption)
+	}
 	checker, err := argcheck.New(s, nil)
 	if err != nil {
 		return nil, fmt.Errorf("helikon: output type %s: %w", name, err)

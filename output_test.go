@@ -130,3 +130,13 @@ func TestOutputType_ChecksOnlyWhenBuiltByAConstructor(t *testing.T) {
 		}
 	}
 }
+
+// TestNewOutputType_NilSchemaIsAnInvalidOption pins that an output type
+// without a schema is refused with a typed error: NewOutputType panicked on
+// it, in the validator it builds.
+func TestNewOutputType_NilSchemaIsAnInvalidOption(t *testing.T) {
+	o, err := helikon.NewOutputType("none", nil)
+	if !errors.Is(err, helikon.ErrInvalidOption) || o != nil {
+		t.Fatalf("NewOutputType(nil schema) = %v, %v; want nil and an error wrapping ErrInvalidOption", o, err)
+	}
+}
