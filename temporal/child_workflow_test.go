@@ -2,14 +2,11 @@ package temporal
 
 import (
 	"context"
-	"log/slog"
 	"strings"
 	"testing"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
-	tlog "go.temporal.io/sdk/log"
-	"go.temporal.io/sdk/testsuite"
 	"go.temporal.io/sdk/workflow"
 
 	"github.com/paigasus/helikon"
@@ -50,9 +47,7 @@ func TestWorkflow_AgentToolRunsAsAChildWorkflow(t *testing.T) {
 			}
 
 			writer, sub := subAgentRun(t, tc.opts...)
-			var s testsuite.WorkflowTestSuite
-			s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-			env := s.NewTestWorkflowEnvironment()
+			env := newTestEnv()
 			env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "parent"})
 			reg, err := newRegistry(workerConfig{agents: []*helikon.LLMAgent{writer}})
 			if err != nil {

@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"github.com/paigasus/helikon/workflow"
-	"log/slog"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"go.temporal.io/sdk/client"
-	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/paigasus/helikon"
@@ -160,9 +158,7 @@ func TestWorkflow_SubRunPausePausesTheRunAndTakesItsDecisions(t *testing.T) {
 
 			var executions atomic.Int32
 			ag, posture := subPauseRun(t, tc.depth, tc.own, &executions)
-			var s testsuite.WorkflowTestSuite
-			s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-			env := s.NewTestWorkflowEnvironment()
+			env := newTestEnv()
 			env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "parent"})
 			reg, err := newRegistry(workerConfig{agents: []*helikon.LLMAgent{ag}, posture: posture})
 			if err != nil {
@@ -282,9 +278,7 @@ func TestRunner_SubRunPauseSurvivesAWorkerRestart(t *testing.T) {
 func TestWorkflow_CancelledRunWithAPausedSubRunEnds(t *testing.T) {
 	var executions atomic.Int32
 	ag, posture := subPauseRun(t, 1, false, &executions)
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-	env := s.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	env.SetStartWorkflowOptions(client.StartWorkflowOptions{ID: "parent"})
 	reg, err := newRegistry(workerConfig{agents: []*helikon.LLMAgent{ag}, posture: posture})
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -14,7 +13,6 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/converter"
 	"go.temporal.io/sdk/interceptor"
-	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/paigasus/helikon"
@@ -102,9 +100,7 @@ func TestRunner_RunLearnsOfAPauseWithoutPolling(t *testing.T) {
 func TestWorkflow_WaitUpdateCompletesOnAPauseAndOnTheEnd(t *testing.T) {
 	var executions atomic.Int32
 	ag, posture := pauseScenario(t, &executions)
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-	env := s.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	reg, err := newRegistry(workerConfig{agents: []*helikon.LLMAgent{ag}, posture: posture})
 	if err != nil {
 		t.Fatal(err)

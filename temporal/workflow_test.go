@@ -6,14 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"github.com/paigasus/helikon/governance"
-	"log/slog"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	tlog "go.temporal.io/sdk/log"
 	"go.temporal.io/sdk/testsuite"
 
 	"github.com/paigasus/helikon"
@@ -27,9 +25,7 @@ import (
 // converter) before the run.
 func runInEnv(t *testing.T, cfg workerConfig, in runInput, setup ...func(*testsuite.TestWorkflowEnvironment)) (runOutput, []helikon.Event, error) {
 	t.Helper()
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-	env := s.NewTestWorkflowEnvironment()
+	env := newTestEnv()
 	for _, f := range setup {
 		f(env)
 	}
@@ -298,9 +294,7 @@ func TestWorkflow_PausedRunWaitsForDecisionsOrTheTimeout(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var executions atomic.Int32
 			ag, posture := pauseScenario(t, &executions)
-			var s testsuite.WorkflowTestSuite
-			s.SetLogger(tlog.NewStructuredLogger(slog.New(slog.DiscardHandler)))
-			env := s.NewTestWorkflowEnvironment()
+			env := newTestEnv()
 			reg, err := newRegistry(workerConfig{agents: []*helikon.LLMAgent{ag}, posture: posture})
 			if err != nil {
 				t.Fatal(err)
