@@ -306,3 +306,52 @@ func TestParallel_PoolGoroutinesEndOnceIdleAndComeBackForTheNextRun(t *testing.T
 	}
 	settleGoroutines(t, base)
 }
+
+// Runs that start as the pool's idle goroutines reach their end (spaced
+// about the pool's 50 ms idle limit apart) lose no child to a goroutine the
+// reaper ends, the pool never holds more goroutines than children ran at
+// once, and every one of them ends once idle.
+func TestParallel_RunsStartingAsIdleGoroutinesEndLoseNoChild(t *testing.T) {
+	base := runtime.NumGoroutine()
+	const runners, runs, branches = 6, 10, 3
+	var wg sync.WaitGroup
+	errs := make([]error, runners)
+	for i := range runners {
+		wg.Go(func() {
+			for j := range runs {
+				// 35 to 64 ms: around the idle limit, so some runs hand
+				// their children over just as the reaper ends goroutines.
+				time.Sleep(time.Duration(35+(i*7+j*3)%30) * time.Millisecond)
+				p, err := workflow.NewParallel("p", workflow.Step(answerer(t, "a", "A")), workflow.Step(answerer(t, "b", "B")), workflow.Step(answerer(t, "c", "C")))
+				if err != nil {
+					errs[i] = err
+					return
+				}
+				res, err := helikon.Collect(p.Run(context.Background(), nil, nil))
+				if err == nil && res.FinalOutput != `{"a":"A","b":"B","c":"C"}` {
+					err = fmt.Errorf("runner %d, run %d: final output %q", i, j, res.FinalOutput)
+				}
+				if err != nil {
+					errs[i] = err
+					return
+				}
+			}
+		})
+	}
+	// A child handed to a goroutine the reaper ended never runs, and its
+	// run never ends: a liveness bound far above the runs' time.
+	all := make(chan struct{})
+	go func() { wg.Wait(); close(all) }()
+	select {
+	case <-all:
+	case <-time.After(30 * time.Second):
+		t.Fatal("runs still under way after 30 s: a child was lost")
+	}
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	if n := runtime.NumGoroutine() - base; n > runners*branches {
+		t.Errorf("%d goroutines left after the runs, more than the %d children that ever ran at once", n, runners*branches)
+	}
+	settleGoroutines(t, base)
+}
