@@ -66,6 +66,11 @@ func redTeamCorpus() []redRow {
 		add('D', "ask", "rm", "echo 'rm -rf build' | "+sh, sh+" <<< 'rm -rf build'",
 			sh+" << 'EOF'\nrm -rf build\nEOF", "printf 'rm -rf build\\n' > c.txt; "+sh+" < c.txt")
 	}
+	// zsh runs =rm as the rm on $PATH, and code in a glob qualifier
+	// (*(e:…:), *(+cmd)) for every file matched.
+	add('D', "deny", "rm", "zsh -c '=rm -rf build'", "zsh -c 'true && =rm -rf build'")
+	add('G', "guard", "rm:-rf_/", "zsh -c '=rm -rf /'")
+	add('D', "ask", "rm", `zsh -c 'ls *(e:"rm -rf build":)'`, "zsh -c 'ls *(+rm)'", `zsh -c 'echo build(e:"rm -rf build":)'`)
 	add('D', "ask", "rm", "echo cm0gLXJmIGJ1aWxk | base64 -d | sh", "echo cm0gLXJmIGJ1aWxk | base64 -d | bash -s",
 		"echo 'rm -rf build' | sudo bash", "echo 'rm -rf build' | sudo -s", "echo 'rm -rf build' | su",
 		"echo 'rm -rf build' | chroot /", "echo 'rm -rf build' | unshare",

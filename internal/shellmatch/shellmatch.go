@@ -244,9 +244,20 @@ const maxWrappers = 16
 // appends the command that remains.
 func (s *Script) resolve(words []word, depth int, wrappers []string, writes []string, dynWrites uint64) {
 	stdin := false
+	zsh := slices.Contains(wrappers, "zsh")
 	for len(words) > 0 {
+		if zsh {
+			s.checkZshQualifiers(words)
+		}
 		if !words[0].known() || words[0].glob {
 			break
+		}
+		if t := words[0].text; len(t) > 1 && t[0] == '=' {
+			// zsh runs =rm as the rm its $PATH finds; to bash it names
+			// no program, and reading it as rm only asks more.
+			w := words[0]
+			w.text = t[1:]
+			words = append([]word{w}, words[1:]...)
 		}
 		if len(wrappers) >= maxWrappers {
 			s.unresolved(fmt.Sprintf("a command under more than %d wrappers", maxWrappers))
@@ -358,6 +369,18 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 		s.classify(&c, words[1:], depth, wrappers)
 	}
 	s.Commands = append(s.Commands, c)
+}
+
+// checkZshQualifiers marks unresolved a command string zsh runs whose
+// words hold what Bash reads as an extended glob: to zsh, *(e:…:) and
+// *(+cmd) are glob qualifiers that run code for every file matched.
+func (s *Script) checkZshQualifiers(words []word) {
+	for _, w := range words {
+		if w.glob && !w.lit && strings.IndexByte(w.text, '(') >= 0 {
+			s.unresolved("a zsh glob qualifier in " + quoteWord(w.text) + ", which may run code")
+			return
+		}
+	}
 }
 
 // quoteWord renders a word for a reason, cut short.
