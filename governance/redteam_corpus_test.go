@@ -71,6 +71,13 @@ func redTeamCorpus() []redRow {
 	add('D', "deny", "rm", "zsh -c '=rm -rf build'", "zsh -c 'true && =rm -rf build'")
 	add('G', "guard", "rm:-rf_/", "zsh -c '=rm -rf /'")
 	add('D', "ask", "rm", `zsh -c 'ls *(e:"rm -rf build":)'`, "zsh -c 'ls *(+rm)'", `zsh -c 'echo build(e:"rm -rf build":)'`)
+	// Precommand words of other shells: zsh's noglob, nocorrect, - and
+	// repeat, tcsh's repeat and nice +N, fish's not, and, or; and fish's
+	// backslash escapes, which it reads unlike Bash.
+	add('D', "deny", "rm", "zsh -c 'noglob rm -rf build'", "zsh -c 'nocorrect rm -rf build'", "zsh -c 'true; - rm -rf build'",
+		"zsh -c 'repeat 1 rm -rf build'", "tcsh -c 'repeat 1 rm -rf build'", "tcsh -c 'nice +5 rm -rf build'",
+		"fish -c 'not rm -rf build'", "fish -c 'true; and rm -rf build'", "fish -c 'false; or rm -rf build'")
+	add('D', "ask", "rm", `fish -c '\x72m -rf build'`, `fish -c 'r\x6d -rf build'`)
 	add('D', "ask", "rm", "echo cm0gLXJmIGJ1aWxk | base64 -d | sh", "echo cm0gLXJmIGJ1aWxk | base64 -d | bash -s",
 		"echo 'rm -rf build' | sudo bash", "echo 'rm -rf build' | sudo -s", "echo 'rm -rf build' | su",
 		"echo 'rm -rf build' | chroot /", "echo 'rm -rf build' | unshare",

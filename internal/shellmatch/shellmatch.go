@@ -141,6 +141,10 @@ func (s *Script) add(src string, depth int, wrappers []string) {
 		s.unresolved(fmt.Sprintf("command strings nested more than %d deep", MaxDepth))
 		return
 	}
+	if strings.IndexByte(src, '\\') >= 0 && slices.Contains(wrappers, "fish") {
+		// fish reads \x72m as rm where Bash reads x72m.
+		s.unresolved("a backslash escape in a command string fish runs, which fish reads unlike Bash")
+	}
 	if cmds, ok := fastSplit(src); ok {
 		s.Commands = slices.Grow(s.Commands, len(cmds))
 		n := 0
@@ -277,6 +281,10 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 					break
 				}
 			}
+		}
+		if name == "nice" && len(words) > 1 && strings.HasPrefix(words[1].text, "+") {
+			// tcsh's nice +N COMMAND.
+			words = append([]word{words[0]}, words[2:]...)
 		}
 		if why, ok := runsLater()[name]; ok {
 			s.unresolved(name + ", which " + why)

@@ -47,6 +47,11 @@ var wrapperSpecs = sync.OnceValue(func() map[string]wrapperSpec {
 		"timeout": {short: "sk", long: []string{"signal", "kill-after"}, skip: 1},
 		"nice":    {short: "n", long: []string{"adjustment"}},
 		"nohup":   {},
+		// Precommand words other shells run the command after: zsh's
+		// noglob, nocorrect, - and repeat N (tcsh's too), fish's not, and,
+		// or. To bash they name no program; reading them as wrappers only
+		// asks more.
+		"noglob": {}, "nocorrect": {}, "-": {}, "repeat": {skip: 1}, "not": {}, "and": {}, "or": {},
 		"stdbuf":  {short: "ioe", long: []string{"input", "output", "error"}},
 		"env":     {short: "uCS", long: []string{"unset", "chdir", "split-string"}, assigns: true, split: "S"},
 		"command": {query: "vV"},
