@@ -78,6 +78,13 @@ func redTeamCorpus() []redRow {
 		"zsh -c 'repeat 1 rm -rf build'", "tcsh -c 'repeat 1 rm -rf build'", "tcsh -c 'nice +5 rm -rf build'",
 		"fish -c 'not rm -rf build'", "fish -c 'true; and rm -rf build'", "fish -c 'false; or rm -rf build'")
 	add('D', "ask", "rm", `fish -c '\x72m -rf build'`, `fish -c 'r\x6d -rf build'`)
+	// Name tables and search paths in the forms of other shells: csh's and
+	// fish's alias NAME VALUE, zsh's path array and hash NAME=PATH, fish's
+	// set PATH, tcsh's setenv PATH; zsh's emulate -c runs a string.
+	add('D', "ask", "rm", "tcsh -c 'alias x rm\nx -rf build'", "fish -c 'alias x rm; x -rf build'",
+		"zsh -c 'path[1,0]=./bin; ls'", "zsh -c 'path=(./bin $path); ls'", "zsh -c 'typeset path=(./bin $path); ls'",
+		"fish -c 'set PATH ./bin $PATH; ls'", "fish -c 'set -x PATH ./bin $PATH; ls'", "fish -c 'set -p PATH ./bin; ls'",
+		"tcsh -c 'setenv PATH ./bin:$PATH; ls'", "zsh -c 'hash ls=/bin/rm; ls -rf build'", `zsh -c 'emulate sh -c "rm -rf build"'`)
 	add('D', "ask", "rm", "echo cm0gLXJmIGJ1aWxk | base64 -d | sh", "echo cm0gLXJmIGJ1aWxk | base64 -d | bash -s",
 		"echo 'rm -rf build' | sudo bash", "echo 'rm -rf build' | sudo -s", "echo 'rm -rf build' | su",
 		"echo 'rm -rf build' | chroot /", "echo 'rm -rf build' | unshare",

@@ -2,6 +2,7 @@ package shellmatch
 
 import (
 	"path"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -24,6 +25,23 @@ var riskyEnv = sync.OnceValue(func() map[string]bool {
 		"CDPATH": true,
 	}
 })
+
+// zshPathArrays are zsh's arrays tied to search paths: path to PATH,
+// fpath to FPATH (where autoload looks). To bash they are plain variables.
+var zshPathArrays = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"path": true, "fpath": true, "FPATH": true, "module_path": true, "MODULE_PATH": true}
+})
+
+// checkZshAssign notes an assignment to one of zsh's search-path arrays in
+// a command string zsh runs.
+func (s *Script) checkZshAssign(name string, wrappers []string) {
+	if i := strings.IndexAny(name, "[+"); i >= 0 {
+		name = name[:i]
+	}
+	if zshPathArrays()[name] && slices.Contains(wrappers, "zsh") {
+		s.unresolved("an assignment to " + name + ", which changes what programs zsh runs")
+	}
+}
 
 // checkAssign notes an assignment to a risky variable. PATH is risky only
 // when it adds a directory beyond the system ones.
@@ -439,9 +457,45 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 			return
 		}
 	case name == "alias":
+		// alias x=rm, and the csh and fish form alias x rm.
+		operands := 0
 		for _, a := range args {
-			if strings.Contains(a.text, "=") || !a.known() {
+			if !strings.HasPrefix(a.text, "-") {
+				operands++
+			}
+			if strings.Contains(a.text, "=") || !a.known() || operands > 1 {
 				s.unresolved("an alias definition")
+				return
+			}
+		}
+	case name == "setenv" && len(args) > 0:
+		// tcsh's setenv NAME VALUE.
+		value := ""
+		if len(args) > 1 {
+			value = args[1].text
+		}
+		s.checkAssign(args[0].text, value)
+	case name == "set" && slices.Contains(wrappers, "fish"):
+		// fish's set [flags] NAME VALUE…; PATH is a list there.
+		for i, a := range args {
+			if !strings.HasPrefix(a.text, "-") {
+				var vs []string
+				for _, v := range args[i+1:] {
+					vs = append(vs, v.text)
+				}
+				s.checkAssign(a.text, strings.Join(vs, ":"))
+				if a.text == "fish_user_paths" {
+					s.unresolved("an assignment to fish_user_paths, which changes what programs run")
+				}
+				break
+			}
+		}
+	case name == "fish_add_path":
+		s.unresolved("fish_add_path, which changes what programs run")
+	case name == "emulate":
+		for _, a := range args {
+			if a.text == "-c" || strings.HasPrefix(a.text, "-") && strings.HasSuffix(a.text, "c") {
+				s.unresolved("emulate -c, which runs a command string")
 				return
 			}
 		}
@@ -454,7 +508,8 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 		}
 	case name == "hash":
 		for _, a := range args {
-			if strings.HasPrefix(a.text, "-") && strings.ContainsRune(a.text, 'p') {
+			if strings.HasPrefix(a.text, "-") && strings.ContainsRune(a.text, 'p') || strings.Contains(a.text, "=") {
+				// bash's hash -p PATH NAME, zsh's hash NAME=PATH.
 				s.unresolved("hash -p, which maps a command name to another program")
 				return
 			}
@@ -468,6 +523,10 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 		}
 	case name == "export" || name == "declare" || name == "typeset" || name == "local" || name == "readonly":
 		s.checkAssignWords(args)
+		for _, a := range args {
+			name, _, _ := strings.Cut(a.text, "=")
+			s.checkZshAssign(name, wrappers)
+		}
 	case name == "trap":
 		ops := args
 		for len(ops) > 0 && ops[0].lit && strings.HasPrefix(ops[0].text, "-") && ops[0].text != "-" {

@@ -182,6 +182,7 @@ func (s *Script) addParsed(src string, depth int, wrappers []string) {
 		st := &stmts[i]
 		for _, a := range st.Assigns {
 			s.checkAssign(a.Name, a.Value)
+			s.checkZshAssign(a.Name, wrappers)
 		}
 		if len(st.Words) == 0 {
 			if len(st.Writes) > 0 {
