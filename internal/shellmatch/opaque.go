@@ -456,6 +456,8 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 			}
 			return
 		}
+		// fish's source with no file reads its standard input.
+		s.unresolved(name + " with no file, which fish reads from its standard input")
 	case name == "alias":
 		// alias x=rm, and the csh and fish form alias x rm.
 		operands := 0
