@@ -36,7 +36,6 @@ func (a *LLMAgent) Resume(ctx context.Context, rc *RunContext, cp *Checkpoint) i
 	}
 }
 
-// orEphemeral returns rc, or a fresh [Ephemeral] context when rc is nil.
 func orEphemeral(rc *RunContext) *RunContext {
 	if rc == nil {
 		return Ephemeral()
@@ -76,8 +75,7 @@ type driver struct {
 	cancel  context.CancelFunc
 	runDone <-chan struct{}
 	gone    chan struct{}
-	// spreadTimer is the timer that spreads the tool round under way, round,
-	// to workers (see toolRound).
+	// spreadTimer spreads the tool round under way to workers (toolRound).
 	spreadTimer *time.Timer
 	round       atomic.Pointer[toolRound]
 	// live is the run's live round, reused from round to round, and
@@ -92,8 +90,7 @@ type driver struct {
 	turn     turnState
 	yielding bool
 
-	// toolIndex is the agent's tools by name, as of the last model call
-	// (see refreshTools).
+	// toolIndex is the agent's tools by name as of the last model call.
 	toolIndex map[string]Tool
 }
 
@@ -127,10 +124,8 @@ func (d *driver) start(ctx context.Context, history, input []Item, yield func(Ev
 	d.loop(ctx, nil, Start{}, NextAction{}, yield)
 }
 
-// open checks what a run checks before its first turn (depth, the
-// instructions, the permission configuration, the input guardrails, the
-// OnRunStart hooks) and takes history followed by input as its
-// conversation; false means the run already ended with the failure it
+// open runs the checks before the first turn and takes history followed by
+// input as the conversation; false means the run ended with the failure it
 // yielded.
 func (d *driver) open(ctx context.Context, history, input []Item, yield func(Event) bool) bool {
 	if d.rc.depth > d.depthLimit {
@@ -293,7 +288,6 @@ func (d *driver) loop(ctx context.Context, state LoopState, in TransitionInput, 
 	}
 }
 
-// finish emits the terminal events of a terminal state.
 func (d *driver) finish(ctx context.Context, state LoopState, yield func(Event) bool) {
 	switch s := state.(type) {
 	case Done:
@@ -317,8 +311,8 @@ func (d *driver) finish(ctx context.Context, state LoopState, yield func(Event) 
 	}
 }
 
-// invokeModel runs one model turn, streaming raw deltas as they arrive, and
-// returns the settled response. ok is false when the consumer stopped.
+// invokeModel runs one model turn, streaming raw deltas as they arrive;
+// ok is false when the consumer stopped.
 func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelRequest, yield func(Event) bool) (in TransitionInput, ok bool) {
 	if hooked(d.rc, d.a.hooks) {
 		if abort := d.turnStarts(ctx, progressOf(state).Turn); abort != nil {
@@ -421,8 +415,7 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 	return resp, true
 }
 
-// turnStarts fires the OnTurnStart hooks of turn; a denial is the Abort
-// the turn ends with.
+// turnStarts fires the OnTurnStart hooks; a denial is the turn's Abort.
 func (d *driver) turnStarts(ctx context.Context, turn int) TransitionInput {
 	f := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnTurnStart, Agent: d.a.name, Turn: turn})
 	if f.denied {
@@ -439,9 +432,7 @@ type turnState struct {
 	calls     []pendingCall
 	resp      ModelResponse
 	// args holds the first argument deltas of the turn's calls side by
-	// side, so that a turn of several calls allocates one buffer for
-	// their arguments rather than one each. It is the turn's own: the
-	// arguments go into the conversation.
+	// side: one buffer for the arguments of several calls, not one each.
 	args []byte
 }
 
@@ -459,8 +450,6 @@ func (t *turnState) reset() {
 // buffer holds: room for the arguments of a few calls of the same shape.
 const argsRoom = 4
 
-// callDelta adds a tool call delta to the turn: a call's first delta
-// starts it, later ones extend it.
 func (t *turnState) callDelta(e ToolCallDelta) {
 	for i := len(t.calls) - 1; i >= 0; i-- {
 		if c := &t.calls[i]; c.id == e.CallID {
@@ -490,8 +479,7 @@ type pendingCall struct {
 	args     json.RawMessage
 }
 
-// callOutcome is one tool call's settled result and the governance events it
-// produced.
+// callOutcome is one tool call's result and the governance events it made.
 type callOutcome struct {
 	result ToolResult
 	events []Event
@@ -508,8 +496,7 @@ type callOutcome struct {
 	deferred *SubRun
 	// gone is closed when the driver gave up on the call (see liveRound).
 	gone <-chan struct{}
-	// tc is the tool's context, held here so that it costs the call no
-	// allocation of its own.
+	// tc is the tool's context, here to cost the call no allocation.
 	tc ToolContext
 	// late is set on a call of an inline round that ended after the
 	// run's context did (see runInline).
@@ -566,14 +553,10 @@ func (o *callOutcome) approvalRequested(req PermissionRequest, prompt, who strin
 
 // executeTools runs the calls of one turn, concurrently when there are
 // several (bounded by RunConfig.ParallelToolCalls), and returns their
-// results in call order.
-//
-// When the run can be cancelled, the calls run on workers
-// (executeToolsLive), so that a call that ignores its context holds the run
-// at most RunConfig.CancelGrace past the cancellation; a run that cannot be
-// cancelled, or a round that cannot block without watching its context
-// (see inlineRound), runs them on the driver's own goroutine first
-// (toolRound).
+// results in call order: on workers when the run can be cancelled
+// (executeToolsLive), so a call ignoring its context holds the run at most
+// RunConfig.CancelGrace, else on the driver's goroutine first (toolRound,
+// inlineRound).
 func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(Event) bool) (TransitionInput, bool) {
 	if !d.inlineRound(ctx, calls) {
 		return d.executeToolsLive(ctx, calls, yield)
@@ -626,8 +609,6 @@ func (d *driver) inlineRound(ctx context.Context, calls []ToolCall) bool {
 	return true
 }
 
-// runUnlessCancelled runs call, unless the run was cancelled before it
-// started: then it does not start.
 func (d *driver) runUnlessCancelled(ctx context.Context, call ToolCall, out *callOutcome) {
 	if err := ctx.Err(); err != nil {
 		out.result = errorResult(call, "not run: "+err.Error())
@@ -711,7 +692,6 @@ func (r *toolRound) take(worker bool) {
 // it gets to run, which may be none.
 func (r *toolRound) run() { r.take(true) }
 
-// spread hands the calls nobody has started to workers.
 func (r *toolRound) spread() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -730,7 +710,6 @@ func (r *toolRound) spread() {
 	}
 }
 
-// runRound runs r's calls (see toolRound) and waits for them.
 func (d *driver) runRound(r *toolRound) {
 	// The round is published before the timer is armed: a timer firing
 	// first (handoffDelay is short, a loaded machine slow) would find no
@@ -763,15 +742,12 @@ func (d *driver) spreadRound() {
 	}
 }
 
-// executeToolsLive runs the calls of a round off the driver's goroutine,
-// and the driver streams the round's governance events as they happen, so
-// a caller sees ApprovalRequested while the approver decides. One worker
-// takes the calls one after another; if the round is still running after
-// handoffDelay, more workers join in (see liveRound). If the consumer
-// stops, the round's calls are cancelled. Once the run's context has
-// ended, the driver waits at most the cancel grace period for the calls
-// still running; then it gives up on them (they become stragglers, their
-// results are dropped) and the run ends as cancelled.
+// executeToolsLive runs the calls of a round on workers (liveRound) while
+// the driver streams their governance events, so a caller sees
+// ApprovalRequested while the approver decides. If the consumer stops, the
+// calls are cancelled; once the run's context has ended, the driver waits
+// at most the cancel grace period for them, then gives up on them
+// (stragglers, their results dropped) and the run ends as cancelled.
 func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield func(Event) bool) (TransitionInput, bool) {
 	ctx, cancel, owned := d.stopper(ctx)
 	if owned {
@@ -964,8 +940,6 @@ func (r *liveRound) run() {
 	}
 }
 
-// spread adds workers for the calls nobody has taken yet, within the
-// round's bound.
 func (r *liveRound) spread() {
 	r.mu.Lock()
 	n := len(r.calls) - r.next
@@ -995,13 +969,12 @@ func (r *liveRound) abandon() int {
 }
 
 // stopper returns the context a step of the run runs under and the cancel
-// func that stops it when the consumer goes: the run's own, when the step
-// runs under the run's context (the same Done channel: values such as a
-// span may be added, not a cancellation of its own) and the run made it
-// cancellable once for all its steps (owned false); otherwise a fresh one,
-// which the caller releases. A step on a context of its own (the first
-// model call under the input guardrails' context, a step run by [Steps])
-// must not stop the whole run when its consumer stops it.
+// func that stops it when the consumer goes: the run's own when the step
+// runs under the run's context (the same Done channel) and the run made it
+// cancellable for all its steps (owned false); otherwise a fresh one, which
+// the caller releases, since a step on a context of its own (the first
+// model call under the input guardrails', a [Steps] step) must not stop
+// the whole run.
 func (d *driver) stopper(ctx context.Context) (_ context.Context, cancel context.CancelFunc, owned bool) {
 	if d.cancel != nil && ctx.Done() == d.runDone {
 		return ctx, d.cancel, false
@@ -1018,6 +991,14 @@ func (d *driver) goneChan() chan struct{} {
 		d.gone = make(chan struct{})
 	}
 	return d.gone
+}
+
+// deny refuses call for reason, redacted: the stream reports it, and the
+// model sees it after prefix as the call's error.
+func (o *callOutcome) deny(call ToolCall, prefix, reason string) {
+	reason = o.d.rc.redactText(reason)
+	o.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: reason})
+	o.result = errorResult(call, prefix+reason)
 }
 
 func errorResult(c ToolCall, msg string) ToolResult {
@@ -1067,9 +1048,8 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 	d.invoke(ctx, tool, call, args, out)
 }
 
-// admit runs the PreToolUse hooks and the permission pipeline for call. It
-// returns the arguments the call runs with, or ok false when the call was
-// refused or waits for a decision (out says which).
+// admit runs the PreToolUse hooks and the permission pipeline for call and
+// returns the arguments it runs with, or ok false (out says why).
 func (d *driver) admit(ctx context.Context, tool Tool, call ToolCall, out *callOutcome) (args json.RawMessage, ok bool) {
 	args = call.Args
 	if hooked(d.rc, d.a.hooks) {
@@ -1088,22 +1068,18 @@ func (d *driver) admit(ctx context.Context, tool Tool, call ToolCall, out *callO
 		return nil, false
 	}
 	if !auth.Allowed {
-		reason := d.rc.redactText(auth.Reason)
-		out.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: reason})
-		out.result = errorResult(call, "permission denied: "+reason)
+		out.deny(call, "permission denied: ", auth.Reason)
 		return nil, false
 	}
 	return args, true
 }
 
-// preToolUse runs the PreToolUse hooks for call. It returns the arguments
-// the hooks leave the call, or ok false when one denied it (out says so).
+// preToolUse runs the PreToolUse hooks for call and returns the arguments
+// they leave it, or ok false when one denied it.
 func (d *driver) preToolUse(ctx context.Context, call ToolCall, out *callOutcome) (args json.RawMessage, ok bool) {
 	pre := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: PreToolUse, Agent: d.a.name, Tool: call.Name, CallID: call.CallID, Args: call.Args})
 	if pre.denied {
-		reason := d.rc.redactText(pre.reason)
-		out.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: reason})
-		out.result = errorResult(call, "denied: "+reason)
+		out.deny(call, "denied: ", pre.reason)
 		return nil, false
 	}
 	d.injectLater(pre.inject)
@@ -1145,9 +1121,7 @@ func (d *driver) settleCall(ctx context.Context, call ToolCall, args json.RawMes
 	if hooked(d.rc, d.a.hooks) {
 		post := fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: PostToolUse, Agent: d.a.name, Tool: call.Name, CallID: call.CallID, Args: args, Output: output})
 		if post.denied {
-			reason := d.rc.redactText(post.reason)
-			out.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: reason})
-			out.result = errorResult(call, "denied: "+reason)
+			out.deny(call, "denied: ", post.reason)
 			return
 		}
 		if post.output != nil {
@@ -1168,7 +1142,6 @@ func (d *driver) injectLater(msgs []string) {
 	d.mu.Unlock()
 }
 
-// safeCall runs the tool, turning a panic into a tool error.
 func safeCall(t Tool, tc *ToolContext, args json.RawMessage) (out ToolOutput, err error) {
 	defer func() {
 		if r := recover(); r != nil {

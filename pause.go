@@ -187,9 +187,7 @@ func (d *driver) resumeCall(ctx context.Context, tool Tool, call ToolCall, fc *f
 	case DecisionApproveWithArgs:
 		req := PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: dec.Args, Effect: EffectOf(tool), Impl: tool, Approved: true}
 		if a := d.rc.authorize(ctx, req, humanApproved{}); !a.Allowed {
-			reason := d.rc.redactText(a.Reason)
-			out.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: reason})
-			out.result = errorResult(call, "permission denied: "+reason)
+			out.deny(call, "permission denied: ", a.Reason)
 			return
 		}
 		d.invoke(ctx, tool, call, dec.Args, out)
