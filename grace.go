@@ -10,11 +10,6 @@ import (
 	"time"
 )
 
-// DefaultCancelGrace is how long a cancelled run waits for a tool call or a
-// model stream that ignores its context before it ends without it (see
-// [RunConfig].CancelGrace).
-const DefaultCancelGrace = time.Second
-
 // grace returns the run's cancel grace period; ok is false when the run
 // waits without bound (a negative CancelGrace).
 func (c RunConfig) grace() (d time.Duration, ok bool) {
@@ -91,8 +86,7 @@ func WaitStragglers(ctx context.Context) error {
 	}
 }
 
-// graceTimer starts the grace period once the run's context ends: fire
-// returns nil until then, and then the channel the period's end is sent on.
+// graceTimer is the grace period, started once the run's context ends.
 type graceTimer struct {
 	d     time.Duration
 	bound bool
@@ -112,8 +106,7 @@ func (g *graceTimer) start() {
 	}
 }
 
-// expired is the channel the period's end arrives on; nil (blocks forever)
-// before start.
+// expired is the channel the period's end arrives on; nil before start.
 func (g *graceTimer) expired() <-chan time.Time {
 	if g.t == nil {
 		return nil
@@ -127,7 +120,6 @@ func (g *graceTimer) stop() {
 	}
 }
 
-// modelEvent is one element of a model stream moved across goroutines.
 type modelEvent struct {
 	ev  ModelEvent
 	err error
@@ -207,7 +199,6 @@ func signal(ch chan struct{}) {
 	}
 }
 
-// run is the model's side: it reads the stream into the queue.
 func (q *modelQueue) run() {
 	defer func() {
 		q.wmu.Lock()
@@ -261,8 +252,6 @@ func (q *modelQueue) close() {
 	signal(q.ready)
 }
 
-// take swaps the queued events for spare and reports whether the stream is
-// over.
 func (q *modelQueue) take(spare []modelEvent) (batch []modelEvent, closed bool) {
 	q.mu.Lock()
 	batch, q.items = q.items, spare
@@ -372,7 +361,6 @@ func (d *driver) abandonModel(q *modelQueue) {
 		"agent", d.a.name, "provider", provider, "model", model, "grace", grace)
 }
 
-// abandonCalls gives up on the calls of r still running and says so.
 func (d *driver) abandonCalls(r *liveRound, calls []ToolCall) {
 	n := r.abandon()
 	close(d.goneChan())

@@ -9,6 +9,9 @@ import (
 const (
 	DefaultMaxTurns      = 16
 	DefaultMaxAgentDepth = 8
+	// DefaultCancelGrace is how long a cancelled run waits for what
+	// ignores its context ([RunConfig].CancelGrace).
+	DefaultCancelGrace = time.Second
 )
 
 // RunConfig holds the per-run knobs; zero fields take their defaults. Set it
