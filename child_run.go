@@ -82,17 +82,11 @@ func OpenRun(ctx context.Context, rc *RunContext, agent, description string, res
 // every event of the child's stream with [ChildOutcome.See], then call
 // [ChildOutcome.End].
 type ChildOutcome struct {
-	// Final is the child's last message text: its final output.
-	Final string
-	// Agent names the agent that ended the child's run (its
-	// RunCompleted.Agent).
-	Agent string
-	// Structured reports a final output that is structured.
-	Structured bool
-	// Usage is what the child spent.
-	Usage Usage
-	// Err is the child's failure.
-	Err error
+	Final      string // the child's last message text: its final output
+	Agent      string // the agent that ended the child's run
+	Structured bool   // the final output is structured
+	Usage      Usage
+	Err        error // the child's failure
 	// Finished reports that the child's stream ended with a terminal event
 	// (or End settled it).
 	Finished bool
@@ -132,8 +126,8 @@ func (o *ChildOutcome) End(agent string) {
 	}
 }
 
-// SubagentStopped fires the run-level OnSubagentStop hooks. A stop cannot
-// be refused, so the decisions are ignored.
+// SubagentStopped fires the run-level OnSubagentStop hooks; a stop cannot
+// be refused.
 func SubagentStopped(ctx context.Context, rc *RunContext, agent string) {
 	if rc.hooks.Len() > 0 {
 		fireHooks(ctx, rc, nil, &HookEvent{Kind: OnSubagentStop, Agent: agent})

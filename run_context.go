@@ -8,11 +8,9 @@ import (
 
 // RunContext is the per-run state shared by the loop, tools, guardrails and
 // hooks: the user value, the session, run-level hooks, trace attributes,
-// run-scoped [State], the permission configuration and the agent depth.
-//
-// Build one with [NewRunContext] (or [Ephemeral] for all defaults). A
-// RunContext is not modified by a run; agents derive child contexts for
-// handoffs and sub-agents, which share State, hooks and permissions.
+// run-scoped [State], the governance seams and the agent depth. Build one
+// with [NewRunContext]; a run does not modify it, and agents derive child
+// contexts for handoffs and sub-agents, which share State, hooks and seams.
 type RunContext struct {
 	user    any
 	session Session
@@ -33,14 +31,12 @@ type RunContext struct {
 	// depthBound is the tightest MaxAgentDepth of the runs this one is
 	// nested in (0: none), so a parent's bound holds along a handoff chain
 	// without its other knobs leaking into the target.
-	depthBound int
-	config     *RunConfig
-	tp         trace.TracerProvider
-	prices     Prices
-	budget     Budget
-	// meter counts the spend of the top-level run when a budget is set.
-	meter *budgetMeter
-	// callObserver sees every model call (WithModelCallObserver).
+	depthBound   int
+	config       *RunConfig
+	tp           trace.TracerProvider
+	prices       Prices
+	budget       Budget
+	meter        *budgetMeter // the top-level run's spend, with a budget
 	callObserver func(context.Context, *ModelCall)
 }
 
@@ -131,8 +127,7 @@ func (rc *RunContext) Depth() int { return rc.depth }
 func (rc *RunContext) Config() *RunConfig { return rc.config }
 
 // Child derives the context of a nested run (a handoff target or a
-// sub-agent): same user value, session, hooks, tracer, state and
-// permissions, depth plus one, and a fresh action handle.
+// sub-agent): depth plus one and a fresh action handle, the rest shared.
 func (rc *RunContext) Child() *RunContext {
 	c := *rc
 	c.depth++
@@ -158,12 +153,9 @@ func (rc *RunContext) Derive(opts ...ContextOption) *RunContext {
 	return &c
 }
 
-// UserValuer is anything that carries a run's user value: [*RunContext] and
-// [*ToolContext].
-type UserValuer interface{ User() any }
-
-// User returns c's user value as a T, and whether it was one.
-func User[T any](c UserValuer) (T, bool) {
+// User returns the user value c carries (c is a [*RunContext] or a
+// [*ToolContext]) as a T, and whether it was one.
+func User[T any](c interface{ User() any }) (T, bool) {
 	v, ok := c.User().(T)
 	return v, ok
 }
@@ -177,18 +169,14 @@ type TracerHandle struct {
 }
 
 // ToolContext is what a tool sees of its run: a context.Context that ends
-// with the run, the user value, run-scoped state, the action handle, the
-// permission mode and the depth. It deliberately has no session handle, so
-// tools cannot bypass the runner's persistence.
+// with the run, the user value, state, action handle, authorizer and depth.
+// It has no session handle, so tools cannot bypass the runner's persistence.
 type ToolContext struct {
 	context.Context
-	rc *RunContext
-	// CallID identifies the call the tool is serving.
-	CallID string
-	// ToolName is the name the model called.
-	ToolName string
-	// Agent names the agent whose loop runs the tool.
-	Agent string
+	rc       *RunContext
+	CallID   string // the call the tool serves
+	ToolName string // the name the model called
+	Agent    string // whose loop runs the tool
 	// depthLimit is the calling run's MaxAgentDepth bound (0 outside a run).
 	depthLimit int
 	// call is the outcome of the call the tool serves, which takes the
@@ -224,12 +212,9 @@ func (tc *ToolContext) Depth() int { return tc.rc.depth }
 // Tracer returns the run's trace attributes.
 func (tc *ToolContext) Tracer() TracerHandle { return tc.rc.tracer }
 
-// SubRunContext derives the context for a nested run started by the tool
-// (agent-as-tool): the user value, tracer, state and permission
-// configuration cross over, the depth grows by one, and the nested run gets a
-// fresh in-memory session, empty run-level hooks, a fresh action handle and
-// no RunConfig of its own. The caller's session never crosses, so a tool
-// cannot bypass the runner's persistence.
+// SubRunContext derives the context of a nested run the tool starts (an
+// agent tool's): as [RunContext.Child], but with a fresh in-memory session
+// (the caller's never crosses), empty run-level hooks and no RunConfig.
 func (tc *ToolContext) SubRunContext() *RunContext {
 	c := tc.rc.Child()
 	c.session = NewMemorySession()

@@ -48,7 +48,6 @@ func (s *Steps) DeferSubRuns(runs func(*AgentTool) bool) *Steps {
 	return s
 }
 
-// deferring returns ctx carrying the step's deferral choice.
 func (s *Steps) deferring(ctx context.Context) context.Context {
 	if s.defers == nil {
 		return ctx
@@ -84,7 +83,6 @@ func (s *Steps) SettleSubRun(ctx context.Context, call ToolCall, run SubRun, out
 	return st
 }
 
-// asSubRunDeferred returns the sub-run a deferred agent tool asked for.
 func asSubRunDeferred(err error) *SubRun {
 	// Checked on every tool call: no error costs nothing (see asSubRunPaused).
 	if err == nil {

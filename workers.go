@@ -28,7 +28,6 @@ type workerPool struct {
 	jobs chan job
 }
 
-// submit runs j on an idle worker, or on a new one when none is idle.
 func (p *workerPool) submit(j job) {
 	p.once.Do(func() { p.jobs = make(chan job) })
 	select {
