@@ -49,22 +49,18 @@ type driver struct {
 	rc  *RunContext
 	cfg RunConfig
 	tc  TransitionCtx
-	// handedOff is set once a handoff target produced the run's outcome;
-	// lastAgent then names the agent that ended the target's run.
+	// handedOff is set once a handoff target (lastAgent) ended the run.
 	handedOff      bool
 	lastAgent      string
 	lastStructured bool
 	// depthLimit bounds this run's nesting depth and that of its handoffs.
 	depthLimit int
-	// input is the input guardrail check running beside the first model
-	// call, until that call settles.
-	input *inputCheck
+	input      *inputCheck // beside the first model call, until it settles
 
 	mu         sync.Mutex // guards injections while tools run concurrently
 	injections []string
 
-	// paused holds what a pause freezes beyond the loop state; a resumed
-	// run starts from it (see pause.go).
+	// paused holds what a pause freezes beyond the loop state (pause.go).
 	paused pausedRound
 
 	obs observer

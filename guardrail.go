@@ -125,11 +125,8 @@ func (d *driver) startInputCheck(ctx context.Context, input []Item) *inputCheck 
 	return ic
 }
 
-// stop ends the check and waits for its goroutine: a guardrail is user
-// code, and one that ignores its context would hold a cancelled run
-// without bound, so the wait lasts at most the run's cancel grace period;
-// then the run goes on without it, and the registry counts it as a
-// straggler until it returns.
+// stop ends the check (see inputCheck): a guardrail is user code, and one
+// that ignores its context would otherwise hold a cancelled run for ever.
 func (ic *inputCheck) stop(d *driver) {
 	ic.cancelCheck()
 	ic.cancelModel()
