@@ -85,6 +85,8 @@ func redTeamCorpus() []redRow {
 		"zsh -c 'path[1,0]=./bin; ls'", "zsh -c 'path=(./bin $path); ls'", "zsh -c 'typeset path=(./bin $path); ls'",
 		"fish -c 'set PATH ./bin $PATH; ls'", "fish -c 'set -x PATH ./bin $PATH; ls'", "fish -c 'set -p PATH ./bin; ls'",
 		"tcsh -c 'setenv PATH ./bin:$PATH; ls'", "zsh -c 'hash ls=/bin/rm; ls -rf build'", `zsh -c 'emulate sh -c "rm -rf build"'`)
+	// zsh expands $=x, $~x and $^x, which Bash leaves literal.
+	add('D', "ask", "rm", `zsh -c 'x="rm -rf build"; $=x'`, "zsh -c 'x=rm; $~x -rf build'", "zsh -c 'x=rm; $^x -rf build'")
 	// fish's source with no file reads its standard input.
 	add('D', "ask", "rm", "fish -c 'echo rm -rf build | source'", "fish -c 'echo rm -rf build | .'")
 	add('D', "ask", "rm", "echo cm0gLXJmIGJ1aWxk | base64 -d | sh", "echo cm0gLXJmIGJ1aWxk | base64 -d | bash -s",

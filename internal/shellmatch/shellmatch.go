@@ -381,12 +381,18 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 }
 
 // checkZshQualifiers marks unresolved a command string zsh runs whose
-// words hold what Bash reads as an extended glob: to zsh, *(e:…:) and
-// *(+cmd) are glob qualifiers that run code for every file matched.
+// words hold what Bash reads as an extended glob (to zsh, *(e:…:) and
+// *(+cmd) are glob qualifiers that run code for every file matched), or a
+// $ Bash leaves literal (zsh's $=x splits x into a command and its words).
 func (s *Script) checkZshQualifiers(words []word) {
 	for _, w := range words {
 		if w.glob && !w.lit && strings.IndexByte(w.text, '(') >= 0 {
 			s.unresolved("a zsh glob qualifier in " + quoteWord(w.text) + ", which may run code")
+			return
+		}
+		if w.lit && strings.IndexByte(w.text, '$') >= 0 {
+			// Bash left the $ literal; zsh expands $=x, $~x, $^x.
+			s.unresolved("a zsh expansion in " + quoteWord(w.text) + ", which Bash reads as literal text")
 			return
 		}
 	}
