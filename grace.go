@@ -135,10 +135,9 @@ const maxModelBatch = 256
 // takes them in batches, so a fast stream costs a lock per event and a
 // wake-up per batch.
 //
-// A run keeps one queue for all its turns: it is the job a worker runs
-// (the model's side) and records whether that side returned and whether
-// the driver gave up on it. Reused, a turn's stream costs no allocation
-// for the state the two goroutines share.
+// A run keeps one queue for all its turns, so a turn's stream allocates no
+// shared state: it is the job a worker runs (the model's side), and records
+// whether that side returned and whether the driver gave up on it.
 type modelQueue struct {
 	// The model's side: the stream to read and the context it runs in.
 	d   *driver

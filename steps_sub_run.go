@@ -12,14 +12,10 @@ import (
 // finished steps. [Steps.DeferSubRuns] asks for it; [Steps.SettleSubRun]
 // turns the run's outcome into the call's result.
 type SubRun struct {
-	// Tool is the agent tool's name, Agent the name of the agent it runs.
-	Tool  string `json:"tool"`
-	Agent string `json:"agent"`
-	// Input is the sub-run's user message, the call's input argument.
-	Input string `json:"input"`
-	// Args are the arguments the call was authorised with, which the
-	// PostToolUse hooks see.
-	Args json.RawMessage `json:"args,omitempty"`
+	Tool  string          `json:"tool"`           // the agent tool's name
+	Agent string          `json:"agent"`          // the agent it runs
+	Input string          `json:"input"`          // the call's input argument
+	Args  json.RawMessage `json:"args,omitempty"` // as authorised; PostToolUse hooks see them
 }
 
 // deferKey is the context key of a step's [Steps.DeferSubRuns] choice.
@@ -38,11 +34,9 @@ func deferred(ctx context.Context, t *AgentTool) bool {
 }
 
 // DeferSubRuns makes [Steps.CallTool] and [Steps.CallDecided] stop short of
-// running the sub-agent of an agent tool for which runs reports true: the
-// call passes its PreToolUse hooks, the permission pipeline and its
-// argument and depth checks as usual, then, instead of a result, the
-// [ToolStep]'s SubRun names the run to do. The runner runs it and settles
-// the call with [Steps.SettleSubRun]. It returns s.
+// running the sub-agent of an agent tool for which runs reports true: after
+// the call's hooks, permission pipeline and checks, the [ToolStep]'s SubRun
+// names the run instead of a result, for [Steps.SettleSubRun]. It returns s.
 func (s *Steps) DeferSubRuns(runs func(*AgentTool) bool) *Steps {
 	s.defers = runs
 	return s
