@@ -81,7 +81,7 @@ func (g *settings) Authorize(ctx context.Context, rc *helikon.RunContext, req he
 	v.read(req)
 	a := g.authorize(ctx, rc, &v, ask)
 	if g.written != nil {
-		g.written.done(&v, a.Allowed)
+		g.written.done(v, a.Allowed)
 	}
 	return a
 }
@@ -225,7 +225,9 @@ func (g *settings) screen(ctx context.Context, v *callView, a *helikon.Verdict, 
 	if g.written != nil {
 		// Every call is noted in flight, also one another guard asks
 		// about; that guard's question comes first.
-		if runs := g.written.runs(v); runs != "" && askRule == nil {
+		runs, pending := g.written.runs(*v)
+		v.pending = pending
+		if runs != "" && askRule == nil {
 			g.ask(ctx, ask, v.req, "guard "+GuardRunWrittenFile+": allow "+v.req.Tool+"? ("+runs+")", "guard "+GuardRunWrittenFile, a)
 			return a.Allowed
 		}
