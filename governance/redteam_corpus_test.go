@@ -85,6 +85,10 @@ func redTeamCorpus() []redRow {
 		"zsh -c 'path[1,0]=./bin; ls'", "zsh -c 'path=(./bin $path); ls'", "zsh -c 'typeset path=(./bin $path); ls'",
 		"fish -c 'set PATH ./bin $PATH; ls'", "fish -c 'set -x PATH ./bin $PATH; ls'", "fish -c 'set -p PATH ./bin; ls'",
 		"tcsh -c 'setenv PATH ./bin:$PATH; ls'", "zsh -c 'hash ls=/bin/rm; ls -rf build'", `zsh -c 'emulate sh -c "rm -rf build"'`)
+	// zsh's zmodload loads builtins no rule names: zsh/files' zf_rm removes
+	// build as rm would (no fake runs: the builtin does it itself).
+	add('D', "ask", "-", "zsh -c 'zmodload zsh/files; zf_rm -rf build'", "zsh -c 'zmodload -F zsh/files b:zf_rm; zf_rm -rf build'",
+		"zsh -c 'zmodload zsh/files; zf_mv build elsewhere'")
 	// zsh expands $=x, $~x and $^x, which Bash leaves literal.
 	add('D', "ask", "rm", `zsh -c 'x="rm -rf build"; $=x'`, "zsh -c 'x=rm; $~x -rf build'", "zsh -c 'x=rm; $^x -rf build'")
 	// fish's source with no file reads its standard input.

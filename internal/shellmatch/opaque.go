@@ -516,6 +516,11 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 				return
 			}
 		}
+	case name == "zmodload":
+		// zsh's enable -f: a module's builtins (zsh/files' zf_rm, zf_mv,
+		// zf_ln …) do what the programs rules name, under names no rule
+		// lists.
+		s.unresolved("zmodload, which loads builtins from a module")
 	case name == "enable":
 		for _, a := range args {
 			if strings.HasPrefix(a.text, "-") && strings.ContainsRune(a.text, 'f') {
