@@ -89,6 +89,10 @@ func redTeamCorpus() []redRow {
 	// build as rm would (no fake runs: the builtin does it itself).
 	add('D', "ask", "-", "zsh -c 'zmodload zsh/files; zf_rm -rf build'", "zsh -c 'zmodload -F zsh/files b:zf_rm; zf_rm -rf build'",
 		"zsh -c 'zmodload zsh/files; zf_mv build elsewhere'")
+	// zsh's parameter module: an element of functions, commands or aliases
+	// defines what a name runs; Bash reads a plain array element.
+	add('D', "ask", "rm", `zsh -c 'functions[x]="rm -rf build"; x'`, "zsh -c 'commands[ls]=$(command -v rm); ls -rf build'",
+		"zsh -c 'aliases[x]=rm; eval x -rf build'")
 	// zsh expands $=x, $~x and $^x, which Bash leaves literal.
 	add('D', "ask", "rm", `zsh -c 'x="rm -rf build"; $=x'`, "zsh -c 'x=rm; $~x -rf build'", "zsh -c 'x=rm; $^x -rf build'")
 	// fish's source with no file reads its standard input.

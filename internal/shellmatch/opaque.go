@@ -32,14 +32,31 @@ var zshPathArrays = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{"path": true, "fpath": true, "FPATH": true, "module_path": true, "MODULE_PATH": true}
 })
 
-// checkZshAssign notes an assignment to one of zsh's search-path arrays in
-// a command string zsh runs.
+// zshNameTables are the special hashes of zsh's parameter module that say
+// what a command name runs: functions[x]=… defines x, commands[ls]=PATH
+// maps ls to a program, aliases[x]=rm makes x an alias. Bash reads each as
+// a plain array element.
+var zshNameTables = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"functions": true, "dis_functions": true, "commands": true, "options": true,
+		"aliases": true, "dis_aliases": true, "galiases": true, "dis_galiases": true, "saliases": true, "dis_saliases": true,
+	}
+})
+
+// checkZshAssign notes an assignment to one of zsh's search-path arrays or
+// name tables in a command string zsh runs.
 func (s *Script) checkZshAssign(name string, wrappers []string) {
 	if i := strings.IndexAny(name, "[+"); i >= 0 {
 		name = name[:i]
 	}
-	if zshPathArrays()[name] && slices.Contains(wrappers, "zsh") {
+	if !slices.Contains(wrappers, "zsh") {
+		return
+	}
+	switch {
+	case zshPathArrays()[name]:
 		s.unresolved("an assignment to " + name + ", which changes what programs zsh runs")
+	case zshNameTables()[name]:
+		s.unresolved("an assignment to " + name + ", which changes what a command name runs in zsh")
 	}
 }
 
