@@ -114,6 +114,19 @@ func (g *graceTimer) expired() <-chan time.Time {
 	return g.t.C
 }
 
+// wait starts the period and waits for done, at most until the period
+// ends; false means it ended first. A run that waits without bound waits
+// for done.
+func (g *graceTimer) wait(done <-chan struct{}) bool {
+	g.start()
+	select {
+	case <-done:
+		return true
+	case <-g.expired():
+		return false
+	}
+}
+
 func (g *graceTimer) stop() {
 	if g.t != nil {
 		g.t.Stop()
@@ -330,14 +343,7 @@ func (d *driver) modelStream(ctx context.Context, req *ModelRequest) iter.Seq2[M
 // its cancelled context: at most the grace period, then the model's worker
 // is left to the straggler registry.
 func (d *driver) leaveModel(g *graceTimer, q *modelQueue) {
-	g.start()
-	if !g.bound {
-		<-q.finished
-		return
-	}
-	select {
-	case <-q.finished:
-	case <-g.expired():
+	if !g.wait(q.finished) {
 		d.abandonModel(q)
 	}
 }

@@ -144,25 +144,19 @@ func (ic *inputCheck) stop(d *driver) {
 		return
 	}
 	g := newGraceTimer(d.cfg)
-	g.start()
 	defer g.stop()
-	if !g.bound {
-		<-ic.done
+	if g.wait(ic.done) {
 		return
 	}
-	select {
-	case <-ic.done:
-	case <-g.expired():
-		ic.mu.Lock()
-		defer ic.mu.Unlock()
-		if ic.returned {
-			return
-		}
-		ic.abandoned = true
-		stragglerAdd(1)
-		slog.Warn("helikon: an input guardrail ignored cancellation; the run ended without it",
-			"agent", d.a.name, "grace", g.d)
+	ic.mu.Lock()
+	defer ic.mu.Unlock()
+	if ic.returned {
+		return
 	}
+	ic.abandoned = true
+	stragglerAdd(1)
+	slog.Warn("helikon: an input guardrail ignored cancellation; the run ended without it",
+		"agent", d.a.name, "grace", g.d)
 }
 
 // passed reports, without waiting, whether every guardrail has passed.
