@@ -93,6 +93,13 @@ func redTeamCorpus() []redRow {
 	// defines what a name runs; Bash reads a plain array element.
 	add('D', "ask", "rm", `zsh -c 'functions[x]="rm -rf build"; x'`, "zsh -c 'commands[ls]=$(command -v rm); ls -rf build'",
 		"zsh -c 'aliases[x]=rm; eval x -rf build'")
+	// Builtins that assign to a variable an argument names, a nameref, and
+	// ${NAME:=value}: each set zsh's functions or PATH where no assignment
+	// syntax shows it.
+	add('D', "ask", "rm", `zsh -c 'set -A functions x "rm -rf build"; x'`, `zsh -c 'echo "rm -rf build" | read -r "functions[x]"; x'`,
+		`zsh -c 'print -v "functions[x]" "rm -rf build"; x'`, "printf -v PATH %s ./bin:$PATH; ls", "read -r PATH <<< ./bin:$PATH; ls",
+		"declare -n p=PATH; p=./bin:$PATH; ls", "unset PATH; : ${PATH:=./bin:/usr/bin:/bin}; ls",
+		"unset PATH; : ${PATH=./bin:/usr/bin:/bin}; ls")
 	// zsh expands $=x, $~x and $^x, which Bash leaves literal.
 	add('D', "ask", "rm", `zsh -c 'x="rm -rf build"; $=x'`, "zsh -c 'x=rm; $~x -rf build'", "zsh -c 'x=rm; $^x -rf build'")
 	// fish's source with no file reads its standard input.

@@ -24,6 +24,13 @@ func parse(src string) ([]shellstmt.Stmt, error) {
 	}
 	var out []shellstmt.Stmt
 	syntax.Walk(f, func(n syntax.Node) bool {
+		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && pe.Exp != nil &&
+			(pe.Exp.Op == syntax.AssignUnset || pe.Exp.Op == syntax.AssignUnsetOrNull) {
+			// ${NAME=value} and ${NAME:=value} assign as they expand:
+			// an assignment of its own, with a value known only then.
+			out = append(out, shellstmt.Stmt{Assigns: []shellstmt.Assign{{Name: pe.Param.Value, Value: "$?"}}})
+			return true
+		}
 		st, ok := n.(*syntax.Stmt)
 		if !ok {
 			return true
@@ -33,6 +40,14 @@ func parse(src string) ([]shellstmt.Stmt, error) {
 		switch c := st.Cmd.(type) {
 		case *syntax.DeclClause:
 			s.Assigns = assigns(s.Assigns, c.Args)
+			if c.Variant.Value != "export" && nameref(c.Args) {
+				// declare -n p=PATH: a later p=… sets PATH.
+				for _, a := range c.Args {
+					if a.Name != nil && a.Value != nil {
+						s.Assigns = append(s.Assigns, shellstmt.Assign{Name: literal(a.Value).Text, Value: "$?"})
+					}
+				}
+			}
 		case *syntax.CallExpr:
 			s.Assigns = assigns(s.Assigns, c.Assigns)
 			if len(c.Args) > 0 {
@@ -49,6 +64,18 @@ func parse(src string) ([]shellstmt.Stmt, error) {
 }
 
 // assigns appends the named assignments of as.
+// nameref reports a -n among a declaration's flags.
+func nameref(args []*syntax.Assign) bool {
+	for _, a := range args {
+		if a.Naked && a.Name == nil && a.Value != nil {
+			if t := literal(a.Value); t.Lit && strings.HasPrefix(t.Text, "-") && strings.ContainsRune(t.Text, 'n') {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func assigns(out []shellstmt.Assign, as []*syntax.Assign) []shellstmt.Assign {
 	for _, a := range as {
 		if a.Name != nil {

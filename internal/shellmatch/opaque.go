@@ -32,6 +32,13 @@ var zshPathArrays = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{"path": true, "fpath": true, "FPATH": true, "module_path": true, "MODULE_PATH": true}
 })
 
+// assignsByName are the builtins of Bash and zsh that assign to a
+// variable an argument names.
+var assignsByName = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{"read": true, "printf": true, "print": true, "mapfile": true, "readarray": true,
+		"getopts": true, "vared": true, "set": true, "zparseopts": true, "strftime": true}
+})
+
 // zshNameTables are the special hashes of zsh's parameter module that say
 // what a command name runs: functions[x]=… defines x, commands[ls]=PATH
 // maps ls to a program, aliases[x]=rm makes x an alias. Bash reads each as
@@ -548,8 +555,25 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 	case name == "export" || name == "declare" || name == "typeset" || name == "local" || name == "readonly":
 		s.checkAssignWords(args)
 		for _, a := range args {
+			if name != "export" && a.lit && strings.HasPrefix(a.text, "-") && strings.ContainsRune(a.text, 'n') {
+				// declare -n: a nameref, through which a later plain
+				// assignment sets whatever variable it names.
+				s.unresolved(name + " -n, which makes a name stand for another variable")
+			}
 			name, _, _ := strings.Cut(a.text, "=")
 			s.checkZshAssign(name, wrappers)
+		}
+	case assignsByName()[name]:
+		// Builtins that set a variable named by an argument (read NAME,
+		// printf -v NAME, mapfile NAME, zsh's set -A NAME, print -v NAME):
+		// every word that is not an option may be the name, with a value
+		// nobody knows before the shell runs.
+		for _, a := range args {
+			if a.lit && strings.HasPrefix(a.text, "-") || strings.HasPrefix(a.text, "+") {
+				continue
+			}
+			s.checkAssign(a.text, "$?")
+			s.checkZshAssign(a.text, wrappers)
 		}
 	case name == "trap":
 		ops := args
