@@ -59,13 +59,14 @@ func capProcess(spec workerSpec) error {
 
 // threadAllowance is the address space a worker may add beyond
 // MemoryBytes for the stacks of threads the Go runtime starts after the
-// caps are set: eight. Two per 20 calls were measured on an idle machine;
+// caps are set: six. Two per 20 calls were measured on an idle machine;
 // on a loaded one (a CI run on 2 cores, 2026-12-03) a fresh worker died at
 // pthread_create under the 32 MiB this was, and the call it was to serve
 // failed as if it had hit the memory cap. The stacks are address space
-// only, nearly none of it resident; the heap stays under MemoryBytes
-// through the runtime's memory limit (memoryBudget).
-const threadAllowance = 64 << 20
+// only, nearly none of it resident. It stays under one 64 MiB heap arena:
+// with the default 64 MiB cap RLIMIT_AS still admits the one arena beyond
+// the cap it admitted at 32 MiB, never a second.
+const threadAllowance = 48 << 20
 
 // vmSizes returns this process's address space (VmSize, what RLIMIT_AS
 // counts) and data segment (VmData, what RLIMIT_DATA counts) in bytes.
