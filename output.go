@@ -18,12 +18,17 @@ type OutputType struct {
 	// Name is the schema name sent to providers.
 	Name string
 	// Schema is the raw schema; providers normalise it (package schema).
+	// Replacing it after construction fails every [OutputType.Check]: the
+	// check was built for the schema the constructor was given, and the
+	// model would be asked for another.
 	Schema *jsonschema.Schema
 	// check validates an answer against Schema and decodes it into the Go
 	// type when there is one. The constructors set it, rather than Check
 	// calling the checker itself, so that only a program that builds an
 	// output type links the JSON-Schema validator (0.15 MB of a binary).
 	check func([]byte) []string
+	// built is the schema check was built for.
+	built *jsonschema.Schema
 }
 
 var nonNameChars = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-zA-Z0-9_-]+`) })
@@ -46,7 +51,7 @@ func OutputTypeOf[T any]() (*OutputType, error) {
 	if err != nil {
 		return nil, fmt.Errorf("helikon: output type %s: %w", name, err)
 	}
-	return &OutputType{Name: name, Schema: s, check: func(b []byte) []string {
+	return &OutputType{Name: name, Schema: s, built: s, check: func(b []byte) []string {
 		if errs := checker.Validate(b); errs != nil {
 			return errs
 		}
@@ -68,7 +73,7 @@ func NewOutputType(name string, s *jsonschema.Schema) (*OutputType, error) {
 	if err != nil {
 		return nil, fmt.Errorf("helikon: output type %s: %w", name, err)
 	}
-	return &OutputType{Name: name, Schema: s, check: checker.Validate}, nil
+	return &OutputType{Name: name, Schema: s, built: s, check: checker.Validate}, nil
 }
 
 // ResponseFormat returns the strict JSON-Schema response format of o.
@@ -77,11 +82,15 @@ func (o *OutputType) ResponseFormat() *ResponseFormat {
 }
 
 // Check validates text against the schema and returns the errors, or nil.
-// An OutputType not built by [OutputTypeOf] or [NewOutputType] has no
-// check, and every text fails it.
+// An OutputType not built by [OutputTypeOf] or [NewOutputType], or whose
+// Schema was replaced since, has no check that fits, and every text fails
+// it.
 func (o *OutputType) Check(text string) []string {
 	if o.check == nil {
 		return []string{"helikon: output type " + o.Name + " was not built by OutputTypeOf or NewOutputType, and checks nothing"}
+	}
+	if o.Schema != o.built {
+		return []string{"helikon: output type " + o.Name + ": its Schema was replaced after construction; build a new one with NewOutputType"}
 	}
 	return o.check([]byte(text))
 }

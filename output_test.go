@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/mock"
 )
@@ -101,8 +103,9 @@ func TestCollectTyped_PlainTextRunIsAnError(t *testing.T) {
 
 // TestOutputType_ChecksOnlyWhenBuiltByAConstructor pins the output check
 // the constructors install (schema, then decoding into the Go type), and
-// that an OutputType written as a literal, which has none, fails every
-// answer rather than admitting it unchecked.
+// that an OutputType written as a literal, which has none, or one whose
+// Schema was replaced after construction fails every answer rather than
+// admitting it unchecked.
 func TestOutputType_ChecksOnlyWhenBuiltByAConstructor(t *testing.T) {
 	typed, err := helikon.OutputTypeOf[category]()
 	if err != nil {
@@ -113,6 +116,13 @@ func TestOutputType_ChecksOnlyWhenBuiltByAConstructor(t *testing.T) {
 		t.Fatal(err)
 	}
 	literal := &helikon.OutputType{Name: "literal", Schema: typed.Schema}
+	// replaced had its Schema swapped for a looser one after construction:
+	// its check was built for the first, so it fails closed.
+	replaced, err := helikon.NewOutputType("replaced", typed.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	replaced.Schema = &jsonschema.Schema{Type: "object"}
 	for _, tt := range []struct {
 		name string
 		o    *helikon.OutputType
@@ -124,6 +134,7 @@ func TestOutputType_ChecksOnlyWhenBuiltByAConstructor(t *testing.T) {
 		{"given, valid", given, netflix, true},
 		{"given, wrong kind", given, `{"category":1,"confidence":1,"recurring":true}`, false},
 		{"literal, valid", literal, netflix, false},
+		{"replaced, valid under both schemas", replaced, netflix, false},
 	} {
 		if errs := tt.o.Check(tt.text); (errs == nil) != tt.ok {
 			t.Errorf("%s: Check = %q, want ok %v", tt.name, errs, tt.ok)
