@@ -1,5 +1,6 @@
 // Package sqlitesink records eval runs in a SQLite file, through the same
-// pure-Go driver (modernc.org/sqlite) the session backend uses: tables
+// driver the session backend uses (modernc.org/sqlite, pure Go, or
+// go-sqlite3 with the sqlite_cgo build tag; see session/sqlite): tables
 // eval_runs, eval_cases and eval_events, the events in the canonical
 // [helikon.SessionEvent] form. The schema's migrations are embedded and
 // applied on first use.

@@ -7,8 +7,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
 // DefaultBusyTimeout is how long [OpenDB]'s connections wait for a lock
@@ -49,9 +47,7 @@ func OpenDB(ctx context.Context, path string, opts ...Option) (*sql.DB, error) {
 	case cfg.busyTimeout <= 0:
 		return nil, fmt.Errorf("sqlite: busy timeout %v must be positive", cfg.busyTimeout)
 	}
-	dsn := fmt.Sprintf("%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)",
-		path, cfg.busyTimeout.Milliseconds(), cfg.synchronous)
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sql.Open(driverName, dsn(path, cfg.busyTimeout, cfg.synchronous))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}

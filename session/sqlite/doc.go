@@ -1,6 +1,7 @@
 // Package sqlite stores [helikon.Session] logs in a SQLite database, through
-// the pure-Go driver modernc.org/sqlite (no cgo). It is the embedded
-// default: one database file holds many sessions, told apart by id.
+// the pure-Go driver modernc.org/sqlite (no cgo) unless built with the
+// sqlite_cgo tag (see Drivers). It is the embedded default: one database
+// file holds many sessions, told apart by id.
 //
 // The smallest use opens a database with the recommended settings and a
 // session in it:
@@ -30,4 +31,16 @@
 //
 // A *sql.DB opened elsewhere works too; appends take the write lock with
 // BEGIN IMMEDIATE whatever its settings are.
+//
+// # Drivers
+//
+// By default [OpenDB] opens modernc.org/sqlite, SQLite transpiled to Go: it
+// builds with only Go installed, CGO_ENABLED=0 included. Built with
+// -tags sqlite_cgo (and cgo, so a C compiler), it opens
+// github.com/mattn/go-sqlite3, SQLite's C library, instead: a smaller
+// binary that skips modernc's C-runtime set-up at start, which a container
+// started per session pays every time (examples/agentcore's README gives
+// the figures). The settings, [ErrBusy] and the stored format are the
+// same; one file can be used by either. The tag without cgo stops the
+// build rather than link go-sqlite3's stub, whose every call fails.
 package sqlite

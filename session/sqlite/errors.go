@@ -3,9 +3,6 @@ package sqlite
 import (
 	"errors"
 	"fmt"
-
-	"modernc.org/sqlite"
-	sqlite3 "modernc.org/sqlite/lib"
 )
 
 // ErrEmptyID reports a session opened without an id.
@@ -19,8 +16,7 @@ var ErrBusy = errors.New("sqlite: database is locked")
 // wrap adds the session and operation to err, and [ErrBusy] when SQLite
 // reported a lock it could not get.
 func wrap(op, id string, err error) error {
-	var se *sqlite.Error
-	if errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_BUSY {
+	if isBusy(err) {
 		return fmt.Errorf("sqlite: %s session %q: %w: %w", op, id, ErrBusy, err)
 	}
 	return fmt.Errorf("sqlite: %s session %q: %w", op, id, err)
