@@ -100,6 +100,35 @@ func redTeamCorpus() []redRow {
 		`zsh -c 'print -v "functions[x]" "rm -rf build"; x'`, "printf -v PATH %s ./bin:$PATH; ls", "read -r PATH <<< ./bin:$PATH; ls",
 		"declare -n p=PATH; p=./bin:$PATH; ls", "unset PATH; : ${PATH:=./bin:/usr/bin:/bin}; ls",
 		"unset PATH; : ${PATH=./bin:/usr/bin:/bin}; ls")
+	// A nameref with no literal target: the first assignment to it names
+	// the variable it stands for, the next sets that variable. Declaration
+	// arguments named by an expansion may be -n or NAME=VALUE; a quoted
+	// NAME=VALUE assigns as a plain one does; ksh's and mksh's nameref is
+	// typeset -n.
+	add('D', "ask", "rm", "declare -n p; p=PATH; p=./bin:$PATH; ls", "typeset -n p; p=PATH; p=./bin:$PATH; ls",
+		"f() { local -n p; p=PATH; p=./bin:$PATH; ls; }; f", `v=PATH; declare -n p="$v"; p=./bin:$PATH; ls`,
+		"o=-n; declare $o p; p=PATH; p=./bin:$PATH; ls", "x=PATH=./bin:/usr/bin:/bin; export $x; ls",
+		"x=PATH=./bin:/usr/bin:/bin; declare $x; ls", `export "PATH=./bin:$PATH"; ls`,
+		"ksh -c 'nameref p=PATH; p=./bin:$PATH; ls'", "mksh -c 'nameref p=PATH; p=./bin:$PATH; ls'")
+	// mapfile and readarray assign the lines they read to the array an
+	// argument names; PS4's first element is the prompt set -x expands.
+	// (Bash 5.2 finds no program on a PATH turned into an array.)
+	add('D', "ask", "rm", "printf '$(rm -rf build)\\n' > p.txt; mapfile -t PS4 < p.txt; set -x; true",
+		"printf '$(rm -rf build)\\n' > p.txt; readarray -t -O 0 PS4 < p.txt; set -x; true")
+	add('D', "ask", "-", "printf './bin:/usr/bin:/bin\\n' > p.txt; mapfile -t PATH < p.txt; ls",
+		"printf './bin:/usr/bin:/bin\\n' > p.txt; readarray -t -O 0 PATH < p.txt; ls")
+	// Arithmetic assigns: ((NAME=…)), let, $((…)), a subscript, a C-style
+	// for; set -a exports what it sets. And Bash expands an array subscript
+	// wherever a name is evaluated, so text of the shape a[$(…)] runs as
+	// code when arithmetic, [[ -v ]], test -v, printf -v, read or ${!x}
+	// meet it; ${x@P} runs the substitutions of a value.
+	add('D', "ask", "rm", "echo 'rm -rf build' > 0; set -a; ((BASH_ENV=0)); bash -c true",
+		"echo 'rm -rf build' > 0; set -a; let BASH_ENV=0; bash -c true", "echo 'rm -rf build' > 0; set -a; : $((BASH_ENV=0)); bash -c true",
+		"echo 'rm -rf build' > 0; set -a; a[BASH_ENV=0]=1; bash -c true", "echo 'rm -rf build' > 0; set -a; for ((BASH_ENV=0; 0;)); do :; done; bash -c true",
+		"let 'a[$(rm -rf build)]=1'", "x='a[$(rm -rf build)]'; (( x ))", "x='a[$(rm -rf build)]'; [[ $x -eq 0 ]]",
+		"[[ -v 'a[$(rm -rf build)]' ]]", "test -v 'a[$(rm -rf build)]'", "printf -v 'a[$(rm -rf build)]' x",
+		"read 'a[$(rm -rf build)]' <<< x", "declare -i x='a[`rm -rf build`]'", "x='a[$(rm -rf build)]'; echo ${!x}",
+		`x="a[\$(rm -rf build)]"; (( x ))`, "read -r x <<'EOF'\na[$(rm -rf build)]\nEOF\n(( x ))", `x='$(rm -rf build)'; echo "${x@P}"`)
 	// zsh expands $=x, $~x and $^x, which Bash leaves literal.
 	add('D', "ask", "rm", `zsh -c 'x="rm -rf build"; $=x'`, "zsh -c 'x=rm; $~x -rf build'", "zsh -c 'x=rm; $^x -rf build'")
 	// fish's source with no file reads its standard input.

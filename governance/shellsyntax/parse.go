@@ -23,12 +23,64 @@ func parse(src string) ([]shellstmt.Stmt, error) {
 		return nil, err
 	}
 	var out []shellstmt.Stmt
+	flagged := false
+	unresolved := func(why string) {
+		// The first reason is the one reported; one statement carries it.
+		if !flagged {
+			flagged = true
+			out = append(out, shellstmt.Stmt{Unresolved: why})
+		}
+	}
+	// arith notes the assignment an arithmetic operator makes to the
+	// variable x names ((( PATH = 1 )), let BASH_ENV=0, x++), with a value
+	// known only when the shell runs.
+	arith := func(x syntax.ArithmExpr) {
+		if name, ok := arithName(x); ok {
+			out = append(out, shellstmt.Stmt{Assigns: []shellstmt.Assign{{Name: name, Value: "$?"}}})
+		} else {
+			unresolved("an arithmetic assignment to a variable named by an expansion")
+		}
+	}
 	syntax.Walk(f, func(n syntax.Node) bool {
-		if pe, ok := n.(*syntax.ParamExp); ok && pe.Param != nil && pe.Exp != nil &&
-			(pe.Exp.Op == syntax.AssignUnset || pe.Exp.Op == syntax.AssignUnsetOrNull) {
-			// ${NAME=value} and ${NAME:=value} assign as they expand:
-			// an assignment of its own, with a value known only then.
-			out = append(out, shellstmt.Stmt{Assigns: []shellstmt.Assign{{Name: pe.Param.Value, Value: "$?"}}})
+		switch n := n.(type) {
+		case *syntax.ParamExp:
+			if n.Param == nil || n.Exp == nil {
+				return true
+			}
+			switch n.Exp.Op {
+			case syntax.AssignUnset, syntax.AssignUnsetOrNull:
+				// ${NAME=value} and ${NAME:=value} assign as they expand:
+				// an assignment of its own, with a value known only then.
+				out = append(out, shellstmt.Stmt{Assigns: []shellstmt.Assign{{Name: n.Param.Value, Value: "$?"}}})
+			case syntax.OtherParamOps:
+				if n.Exp.Word != nil && literal(n.Exp.Word).Text == "P" {
+					// ${x@P} expands the value as a prompt: its $(…) run.
+					unresolved("${" + n.Param.Value + "@P}, which runs the command substitutions in the value")
+				}
+			}
+			return true
+		case *syntax.BinaryArithm:
+			switch n.Op {
+			case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn,
+				syntax.AndBoolAssgn, syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
+				arith(n.X)
+			}
+			return true
+		case *syntax.UnaryArithm:
+			if n.Op == syntax.Inc || n.Op == syntax.Dec {
+				arith(n.X)
+			}
+			return true
+		case *syntax.SglQuoted:
+			if subscriptSubst(n.Value) {
+				unresolved(subscriptWhy)
+			}
+			return true
+		case *syntax.Lit:
+			if subscriptSubst(n.Value) {
+				unresolved(subscriptWhy)
+			}
 			return true
 		}
 		st, ok := n.(*syntax.Stmt)
@@ -39,15 +91,7 @@ func parse(src string) ([]shellstmt.Stmt, error) {
 		s.Writes, s.DynWrites = redirectWrites(st.Redirs)
 		switch c := st.Cmd.(type) {
 		case *syntax.DeclClause:
-			s.Assigns = assigns(s.Assigns, c.Args)
-			if c.Variant.Value != "export" && nameref(c.Args) {
-				// declare -n p=PATH: a later p=… sets PATH.
-				for _, a := range c.Args {
-					if a.Name != nil && a.Value != nil {
-						s.Assigns = append(s.Assigns, shellstmt.Assign{Name: literal(a.Value).Text, Value: "$?"})
-					}
-				}
-			}
+			s.Assigns, s.Unresolved = declare(s.Assigns, c)
 		case *syntax.CallExpr:
 			s.Assigns = assigns(s.Assigns, c.Assigns)
 			if len(c.Args) > 0 {
@@ -61,6 +105,85 @@ func parse(src string) ([]shellstmt.Stmt, error) {
 		return true
 	})
 	return out, nil
+}
+
+// subscriptWhy is the reason for text subscriptSubst finds.
+const subscriptWhy = "text that holds a substitution in an array subscript ('a[$(…)]'), which arithmetic, " +
+	"test -v, printf -v, read or unset run when they meet it"
+
+// subscriptSubst reports whether literal text holds what Bash runs when the
+// text reaches an array subscript: a "[", then $( or a backtick, then a
+// "]". Bash expands a subscript wherever a name is evaluated — (( x )) of
+// x='a[$(rm …)]', let, [[ -v ]], test -v, printf -v, read, unset, ${!x} —
+// so a quoted literal of that shape is code that runs later.
+func subscriptSubst(t string) bool {
+	i := strings.IndexByte(t, '[')
+	if i < 0 {
+		return false
+	}
+	t = t[i+1:]
+	j := strings.Index(t, "$(")
+	if k := strings.IndexByte(t, '`'); k >= 0 && (j < 0 || k < j) {
+		j = k
+	}
+	return j >= 0 && strings.IndexByte(t[j:], ']') >= 0
+}
+
+// arithName returns the variable an arithmetic assignment sets, when its
+// name is literal ("a" of a[i]=1).
+func arithName(x syntax.ArithmExpr) (string, bool) {
+	w, ok := x.(*syntax.Word)
+	if !ok || len(w.Parts) != 1 {
+		return "", false
+	}
+	l, ok := w.Parts[0].(*syntax.Lit)
+	if !ok {
+		return "", false
+	}
+	name, _, _ := strings.Cut(l.Value, "[")
+	return name, name != ""
+}
+
+// declare returns the assignments of a declaration (export, declare,
+// local, typeset, readonly, nameref) appended to out, and why it cannot be
+// resolved, if it cannot: an argument named by an expansion (declare $o p,
+// export $x, where o=-n or x=PATH=…), or a nameref (declare -n, nameref)
+// whose target is not a literal, which a later assignment to it names.
+func declare(out []shellstmt.Assign, c *syntax.DeclClause) ([]shellstmt.Assign, string) {
+	out = assigns(out, c.Args)
+	ref := c.Variant.Value == "nameref" || c.Variant.Value != "export" && nameref(c.Args)
+	why := ""
+	for _, a := range c.Args {
+		switch {
+		case a.Name == nil && a.Value != nil:
+			t := literal(a.Value)
+			if !known(t) {
+				why = c.Variant.Value + " with an argument named by an expansion"
+				continue
+			}
+			// A quoted NAME=VALUE is an assignment too: declare 'PATH=…'.
+			if name, v, ok := strings.Cut(t.Text, "="); ok && !strings.HasPrefix(t.Text, "-") && !strings.HasPrefix(t.Text, "+") {
+				name = strings.TrimSuffix(name, "+")
+				if ref {
+					name, v = v, "$?"
+				}
+				out = append(out, shellstmt.Assign{Name: name, Value: v})
+			}
+		case ref && a.Name != nil:
+			if a.Value == nil {
+				why = "a nameref with no target (" + c.Variant.Value + " -n " + a.Name.Value + "), which a later assignment names"
+				continue
+			}
+			// declare -n p=PATH: a later p=… sets PATH.
+			t := literal(a.Value)
+			if !known(t) {
+				why = "a nameref whose target is named by an expansion"
+				continue
+			}
+			out = append(out, shellstmt.Assign{Name: t.Text, Value: "$?"})
+		}
+	}
+	return out, why
 }
 
 // assigns appends the named assignments of as.

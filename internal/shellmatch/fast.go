@@ -37,6 +37,8 @@ var reserved = sync.OnceValue(func() map[string]bool {
 		"if": true, "then": true, "else": true, "elif": true, "fi": true, "do": true, "done": true,
 		"case": true, "esac": true, "while": true, "until": true, "for": true, "in": true,
 		"function": true, "select": true, "time": true, "coproc": true, "[[": true, "]]": true,
+		// The parser reads these as arithmetic and declarations.
+		"let": true, "nameref": true,
 	}
 })
 
@@ -119,7 +121,7 @@ func fastSplit(src string) ([]fastCommand, bool) {
 				t = append(t, c)
 			case c == '\'':
 				j := strings.IndexByte(src[i+1:], '\'')
-				if j < 0 {
+				if j < 0 || substText(src[i+1:i+1+j]) {
 					return "", 0, false
 				}
 				t = append(t, src[i+1:i+1+j]...)
@@ -166,7 +168,7 @@ func fastSplit(src string) ([]fastCommand, bool) {
 				return nil, false
 			}
 			body := src[i+1 : i+1+j]
-			if c == '"' && strings.ContainsAny(body, "$`\\!") {
+			if c == '"' && strings.ContainsAny(body, "$`\\!") || substText(body) {
 				return nil, false
 			}
 			if in && !quote && start >= 0 {
@@ -247,6 +249,12 @@ func fastSplit(src string) ([]fastCommand, bool) {
 		return nil, false
 	}
 	return cmds, true
+}
+
+// substText reports whether quoted text holds a command substitution's
+// shape, which the parser checks for code a subscript would run later.
+func substText(s string) bool {
+	return strings.IndexByte(s, '`') >= 0 || strings.Contains(s, "$(")
 }
 
 // tokenize splits a string that did not parse into rough commands: on

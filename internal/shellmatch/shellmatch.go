@@ -180,6 +180,9 @@ func (s *Script) addParsed(src string, depth int, wrappers []string) {
 	}
 	for i := range stmts {
 		st := &stmts[i]
+		if st.Unresolved != "" {
+			s.unresolved(st.Unresolved)
+		}
 		for _, a := range st.Assigns {
 			s.checkAssign(a.Name, a.Value)
 			s.checkZshAssign(a.Name, wrappers)

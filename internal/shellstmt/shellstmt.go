@@ -46,6 +46,11 @@ type Stmt struct {
 	// Assigns are the assignments of a declaration (export, declare, …) or
 	// before the command.
 	Assigns []Assign
+	// Unresolved names a construct the parser met whose effect it cannot
+	// know before the shell runs (a nameref with no literal target, a
+	// declaration's argument named by an expansion, ${x@P}, text that
+	// arithmetic would expand as an array subscript), or is "".
+	Unresolved string
 }
 
 // Parser, when set, parses src as Bash into its statements: every
