@@ -11,8 +11,12 @@ func EventTime(ev Event) time.Time {
 	return time.Time{}
 }
 
-// timed is an event that carries its time in At.
-type timed interface{ at() time.Time }
+// timed is an event that carries its time in At; withAt returns it with
+// At set.
+type timed interface {
+	at() time.Time
+	withAt(time.Time) Event
+}
 
 func (e RunStarted) at() time.Time             { return e.At }
 func (e TurnStarted) at() time.Time            { return e.At }
@@ -32,66 +36,31 @@ func (e RunFailed) at() time.Time              { return e.At }
 func (e RunPaused) at() time.Time              { return e.At }
 func (e SubRunEvent) at() time.Time            { return e.At }
 
+func (e RunStarted) withAt(t time.Time) Event             { e.At = t; return e }
+func (e TurnStarted) withAt(t time.Time) Event            { e.At = t; return e }
+func (e ModelResponded) withAt(t time.Time) Event         { e.At = t; return e }
+func (e MessageOutput) withAt(t time.Time) Event          { e.At = t; return e }
+func (e ToolCallItem) withAt(t time.Time) Event           { e.At = t; return e }
+func (e ToolOutputItem) withAt(t time.Time) Event         { e.At = t; return e }
+func (e HandoffItem) withAt(t time.Time) Event            { e.At = t; return e }
+func (e AgentUpdated) withAt(t time.Time) Event           { e.At = t; return e }
+func (e GuardrailTriggered) withAt(t time.Time) Event     { e.At = t; return e }
+func (e ApprovalRequested) withAt(t time.Time) Event      { e.At = t; return e }
+func (e PermissionDenied) withAt(t time.Time) Event       { e.At = t; return e }
+func (e RepairStarted) withAt(t time.Time) Event          { e.At = t; return e }
+func (e StructuredOutputFailed) withAt(t time.Time) Event { e.At = t; return e }
+func (e RunCompleted) withAt(t time.Time) Event           { e.At = t; return e }
+func (e RunFailed) withAt(t time.Time) Event              { e.At = t; return e }
+func (e RunPaused) withAt(t time.Time) Event              { e.At = t; return e }
+func (e SubRunEvent) withAt(t time.Time) Event            { e.At = t; return e }
+
 // StampEvent returns ev with At set to at when it carries none yet (the raw
 // deltas never do). Agents that build events outside the LLM loop stamp
 // them with it as they emit them, a durable runner with its replay-safe
 // clock's time.
 func StampEvent(ev Event, at time.Time) Event {
-	if !EventTime(ev).IsZero() {
-		return ev
-	}
-	switch e := ev.(type) {
-	case RunStarted:
-		e.At = at
-		return e
-	case TurnStarted:
-		e.At = at
-		return e
-	case ModelResponded:
-		e.At = at
-		return e
-	case MessageOutput:
-		e.At = at
-		return e
-	case ToolCallItem:
-		e.At = at
-		return e
-	case ToolOutputItem:
-		e.At = at
-		return e
-	case HandoffItem:
-		e.At = at
-		return e
-	case AgentUpdated:
-		e.At = at
-		return e
-	case GuardrailTriggered:
-		e.At = at
-		return e
-	case ApprovalRequested:
-		e.At = at
-		return e
-	case PermissionDenied:
-		e.At = at
-		return e
-	case RepairStarted:
-		e.At = at
-		return e
-	case StructuredOutputFailed:
-		e.At = at
-		return e
-	case RunCompleted:
-		e.At = at
-		return e
-	case RunFailed:
-		e.At = at
-		return e
-	case RunPaused:
-		e.At = at
-		return e
-	case SubRunEvent:
-		e.At = at
-		return e
+	if t, ok := ev.(timed); ok && t.at().IsZero() {
+		return t.withAt(at)
 	}
 	return ev
 }
@@ -100,14 +69,9 @@ func StampEvent(ev Event, at time.Time) Event {
 // without a time with the time it is emitted.
 func stamping(yield func(Event) bool) func(Event) bool {
 	return func(ev Event) bool {
-		if needsStamp(ev) {
-			ev = StampEvent(ev, now())
+		if t, ok := ev.(timed); ok && t.at().IsZero() {
+			ev = t.withAt(now())
 		}
 		return yield(ev)
 	}
-}
-
-func needsStamp(ev Event) bool {
-	t, ok := ev.(timed)
-	return ok && t.at().IsZero()
 }
