@@ -2,8 +2,6 @@ package helikon
 
 import (
 	"encoding/json"
-	"fmt"
-	"sync"
 	"time"
 
 	"github.com/paigasus/helikon/internal/tagged"
@@ -333,7 +331,7 @@ func (e *RunFailed) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var eventDecoders = sync.OnceValue(func() map[string]func([]byte) (Event, error) {
+var eventUnion = tagged.NewUnion("event", func() map[string]func([]byte) (Event, error) {
 	return map[string]func([]byte) (Event, error){
 		"run_started":              tagged.DecodeAs[RunStarted, Event],
 		"turn_started":             tagged.DecodeAs[TurnStarted, Event],
@@ -359,14 +357,4 @@ var eventDecoders = sync.OnceValue(func() map[string]func([]byte) (Event, error)
 })
 
 // UnmarshalEvent decodes one event by its "type" member.
-func UnmarshalEvent(data []byte) (Event, error) {
-	typ, err := tagged.PeekType(data)
-	if err != nil {
-		return nil, fmt.Errorf("helikon: event: %w", err)
-	}
-	dec, ok := eventDecoders()[typ]
-	if !ok {
-		return nil, &unknownTypeError{kind: "event", typ: typ}
-	}
-	return dec(data)
-}
+func UnmarshalEvent(data []byte) (Event, error) { return eventUnion.Decode(data) }

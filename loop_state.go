@@ -2,8 +2,6 @@ package helikon
 
 import (
 	"encoding/json"
-	"fmt"
-	"sync"
 
 	"github.com/paigasus/helikon/internal/tagged"
 )
@@ -145,7 +143,7 @@ func (s Failed) MarshalJSON() ([]byte, error) {
 	return tagged.Marshal("failed", a(s))
 }
 
-var stateDecoders = sync.OnceValue(func() map[string]func([]byte) (LoopState, error) {
+var stateUnion = tagged.NewUnion("loop state", func() map[string]func([]byte) (LoopState, error) {
 	return map[string]func([]byte) (LoopState, error){
 		"calling_model":    tagged.DecodeAs[CallingModel, LoopState],
 		"executing_tools":  tagged.DecodeAs[ExecutingTools, LoopState],
@@ -160,17 +158,7 @@ var stateDecoders = sync.OnceValue(func() map[string]func([]byte) (LoopState, er
 })
 
 // UnmarshalLoopState decodes a state by its "type" member.
-func UnmarshalLoopState(data []byte) (LoopState, error) {
-	typ, err := tagged.PeekType(data)
-	if err != nil {
-		return nil, fmt.Errorf("helikon: loop state: %w", err)
-	}
-	dec, ok := stateDecoders()[typ]
-	if !ok {
-		return nil, &unknownTypeError{kind: "loop state", typ: typ}
-	}
-	return dec(data)
-}
+func UnmarshalLoopState(data []byte) (LoopState, error) { return stateUnion.Decode(data) }
 
 // Checkpoint is an LLM agent's run frozen at a transition boundary, which
 // [LLMAgent.Resume] resumes; it marshals to JSON and back.

@@ -3,7 +3,6 @@ package helikon
 import (
 	"context"
 	"iter"
-	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -278,7 +277,7 @@ func (e Finish) MarshalJSON() ([]byte, error) {
 	return tagged.Marshal("finish", a(e))
 }
 
-var modelEventDecoders = sync.OnceValue(func() map[string]func([]byte) (ModelEvent, error) {
+var modelEventUnion = tagged.NewUnion("model event", func() map[string]func([]byte) (ModelEvent, error) {
 	return map[string]func([]byte) (ModelEvent, error){
 		"token_delta":     tagged.DecodeAs[TokenDelta, ModelEvent],
 		"reasoning_delta": tagged.DecodeAs[ReasoningDelta, ModelEvent],
@@ -290,20 +289,4 @@ var modelEventDecoders = sync.OnceValue(func() map[string]func([]byte) (ModelEve
 })
 
 // UnmarshalModelEvent decodes one model event by its "type" member.
-func UnmarshalModelEvent(data []byte) (ModelEvent, error) {
-	typ, err := tagged.PeekType(data)
-	if err != nil {
-		return nil, err
-	}
-	dec, ok := modelEventDecoders()[typ]
-	if !ok {
-		return nil, &unknownTypeError{kind: "model event", typ: typ}
-	}
-	return dec(data)
-}
-
-type unknownTypeError struct{ kind, typ string }
-
-func (e *unknownTypeError) Error() string {
-	return "helikon: unknown " + e.kind + " type " + `"` + e.typ + `"`
-}
+func UnmarshalModelEvent(data []byte) (ModelEvent, error) { return modelEventUnion.Decode(data) }

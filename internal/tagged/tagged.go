@@ -8,6 +8,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"sync"
 )
 
 // Marshal encodes v (which must be a struct type without a MarshalJSON
@@ -55,4 +56,31 @@ func DecodeAs[T any, U any](data []byte) (U, error) {
 		return zero, err
 	}
 	return any(v).(U), nil
+}
+
+// Union decodes the variants of one sealed union by their "type" member.
+type Union[U any] struct {
+	kind     string
+	variants func() map[string]func([]byte) (U, error)
+}
+
+// NewUnion returns the decoder of the union its errors call kind ("event");
+// variants builds the decoder of each "type", once, on first use, so that
+// a program that decodes none pays nothing at start-up.
+func NewUnion[U any](kind string, variants func() map[string]func([]byte) (U, error)) *Union[U] {
+	return &Union[U]{kind: kind, variants: sync.OnceValue(variants)}
+}
+
+// Decode decodes data as the variant its "type" member names.
+func (u *Union[U]) Decode(data []byte) (U, error) {
+	var zero U
+	typ, err := PeekType(data)
+	if err != nil {
+		return zero, fmt.Errorf("helikon: %s: %w", u.kind, err)
+	}
+	dec, ok := u.variants()[typ]
+	if !ok {
+		return zero, fmt.Errorf("helikon: unknown %s type \"%s\"", u.kind, typ)
+	}
+	return dec(data)
 }

@@ -60,3 +60,33 @@ func TestDecodeAs_ReturnsTheVariantAsTheUnion(t *testing.T) {
 		t.Error("DecodeAs of a mistyped member succeeded")
 	}
 }
+
+func TestUnion_DecodesByTypeAndNamesItsKindInErrors(t *testing.T) {
+	built := 0
+	u := tagged.NewUnion("thing", func() map[string]func([]byte) (union, error) {
+		built++
+		return map[string]func([]byte) (union, error){"v": tagged.DecodeAs[variant, union]}
+	})
+	if built != 0 {
+		t.Fatal("NewUnion built the table before the first Decode")
+	}
+	tests := []struct {
+		data, wantErr string
+	}{
+		{`{"type":"v","a":3}`, ""},
+		{`{"type":"w"}`, `helikon: unknown thing type "w"`},
+		{`{"a":1}`, `helikon: thing: missing "type" member`},
+	}
+	for _, tt := range tests {
+		got, err := u.Decode([]byte(tt.data))
+		switch {
+		case tt.wantErr == "" && (err != nil || got.(variant).A != 3):
+			t.Errorf("Decode(%s) = %#v, %v; want variant{A: 3}", tt.data, got, err)
+		case tt.wantErr != "" && (err == nil || err.Error() != tt.wantErr):
+			t.Errorf("Decode(%s) error = %v; want %q", tt.data, err, tt.wantErr)
+		}
+	}
+	if built != 1 {
+		t.Errorf("the table was built %d times; want once", built)
+	}
+}
