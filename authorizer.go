@@ -36,6 +36,33 @@ type Asker interface {
 	Ask(ctx context.Context, req PermissionRequest, prompt, askedBy string) Verdict
 }
 
+// PermissionRequest describes a tool call awaiting authorisation.
+type PermissionRequest struct {
+	Tool   string
+	CallID string
+	Args   json.RawMessage
+	Effect ToolEffect
+	Impl   Tool // the called tool, when the loop knows it
+	// Approved reports that a human already approved the call with these
+	// arguments (a [DecisionApproveWithArgs]): only what no human may
+	// override applies, and an ask is answered by the decision itself.
+	Approved bool
+}
+
+// ApprovalOutcome is an [ApprovalHandler]'s answer. Defer leaves the call
+// to a later human decision: the run pauses ([RunPaused]).
+type ApprovalOutcome struct {
+	Allow  bool
+	Reason string
+	Defer  bool
+}
+
+// ApprovalHandler answers an [Authorizer]'s question out of band (a human
+// prompted); it cannot ask again.
+type ApprovalHandler interface {
+	Decide(ctx context.Context, req PermissionRequest, prompt string) ApprovalOutcome
+}
+
 // Granter is an [Authorizer] that honours the rule an "always" decision
 // grants ([DecisionAlways]), a string in the form its own allow rules print,
 // which the run ([RunContext.Grants]) and its paused states keep. Without a

@@ -9,6 +9,52 @@ import (
 	"sync"
 )
 
+// GuardrailInputKind says which side of the agent a guardrail checks.
+type GuardrailInputKind int
+
+// The guardrail inputs.
+const (
+	GuardUserText GuardrailInputKind = iota
+	GuardModelOutput
+)
+
+// GuardrailInput is the text a [Guardrail] checks.
+type GuardrailInput struct {
+	Kind GuardrailInputKind
+	Text string
+}
+
+// GuardrailKind classifies a tripwire.
+type GuardrailKind string
+
+// The guardrail kinds.
+const (
+	GuardrailInputPolicy  GuardrailKind = "input_policy"
+	GuardrailOutputPolicy GuardrailKind = "output_policy"
+	GuardrailOther        GuardrailKind = "other"
+)
+
+// Tripwire is a guardrail's verdict that halts the run.
+type Tripwire struct {
+	Kind   GuardrailKind `json:"kind"`
+	Reason string        `json:"reason,omitempty"` // for Other, the failure
+	Info   any           `json:"info,omitempty"`   // free-form detail
+}
+
+// Guardrail checks text entering or leaving an agent: nil passes, a
+// [Tripwire] halts the run, and so does an error (a tripwire of kind Other).
+type Guardrail interface {
+	Check(ctx context.Context, rc *RunContext, in GuardrailInput) (*Tripwire, error)
+}
+
+// GuardrailFunc adapts a function to [Guardrail].
+type GuardrailFunc func(ctx context.Context, rc *RunContext, in GuardrailInput) (*Tripwire, error)
+
+// Check calls f.
+func (f GuardrailFunc) Check(ctx context.Context, rc *RunContext, in GuardrailInput) (*Tripwire, error) {
+	return f(ctx, rc, in)
+}
+
 func (d *driver) checkInput(ctx context.Context, input []Item, yield func(Event) bool) bool {
 	return d.runGuardrails(ctx, d.a.inputGuards, GuardrailInput{Kind: GuardUserText, Text: userText(input)}, yield)
 }

@@ -1,6 +1,105 @@
 package helikon
 
-import "context"
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+)
+
+// HookKind names a lifecycle point.
+type HookKind int
+
+// The hook points.
+const (
+	OnRunStart HookKind = iota
+	OnTurnStart
+	PreToolUse
+	PostToolUse
+	OnHandoff
+	OnRunComplete
+	OnSubagentStop
+)
+
+// HookEvent is what a [Hook] observes; Kind says which fields are set.
+// Agent names the agent whose loop fires the event (for OnSubagentStop, the
+// nested agent that stopped, and From the one that started it); Turn is set
+// for OnTurnStart; Tool, CallID, Args for PreToolUse and PostToolUse, and
+// Output for PostToolUse; From and To for OnHandoff.
+type HookEvent struct {
+	Kind   HookKind
+	Agent  string
+	Turn   int
+	Tool   string
+	CallID string
+	Args   json.RawMessage
+	Output ToolOutput
+	From   string
+	To     string
+}
+
+// HookAction is what a [HookDecision] asks for.
+type HookAction int
+
+// The hook actions. The zero value allows.
+const (
+	HookAllow HookAction = iota
+	HookDeny
+	HookReplaceInput
+	HookReplaceOutput
+	HookInjectSystemMessage
+)
+
+// HookDecision is a hook's answer. The zero value is Allow.
+type HookDecision struct {
+	Action HookAction
+	// Reason explains a Deny; it is shown to the model.
+	Reason string
+	// Value replaces the input (PreToolUse args) or output (PostToolUse).
+	Value json.RawMessage
+	// Message is the system message to inject into the next model call.
+	Message string
+}
+
+// Hook observes lifecycle events and may steer the run.
+type Hook interface {
+	OnEvent(ctx context.Context, rc *RunContext, ev *HookEvent) HookDecision
+}
+
+// HookFunc adapts a function to [Hook].
+type HookFunc func(ctx context.Context, rc *RunContext, ev *HookEvent) HookDecision
+
+// OnEvent calls f.
+func (f HookFunc) OnEvent(ctx context.Context, rc *RunContext, ev *HookEvent) HookDecision {
+	return f(ctx, rc, ev)
+}
+
+// HookRegistry holds run-level hooks. It is shared by every context derived
+// from the run, so hooks see handoffs and sub-agents too.
+type HookRegistry struct {
+	hooks []Hook
+}
+
+// NewHookRegistry returns a registry holding hooks.
+func NewHookRegistry(hooks ...Hook) *HookRegistry { return &HookRegistry{hooks: hooks} }
+
+// Push appends a hook. Push is not safe to call while a run uses the registry.
+func (r *HookRegistry) Push(h Hook) { r.hooks = append(r.hooks, h) }
+
+// All returns the hooks in registration order.
+func (r *HookRegistry) All() []Hook {
+	if r == nil {
+		return nil
+	}
+	return r.hooks
+}
+
+// Len returns the number of hooks.
+func (r *HookRegistry) Len() int {
+	if r == nil {
+		return 0
+	}
+	return len(r.hooks)
+}
 
 // fireHooks runs agent-level hooks, then run-level ones, and folds their
 // decisions: the first Deny short-circuits, ReplaceInput and ReplaceOutput
@@ -18,10 +117,7 @@ func fireHooks(ctx context.Context, rc *RunContext, agentHooks []Hook, ev *HookE
 			switch d.Action {
 			case HookDeny:
 				f.denied = true
-				f.reason = d.Reason
-				if f.reason == "" {
-					f.reason = "denied by hook"
-				}
+				f.reason = cmp.Or(d.Reason, "denied by hook")
 				return f
 			case HookReplaceInput:
 				f.input = d.Value
