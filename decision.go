@@ -1,6 +1,7 @@
 package helikon
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 )
@@ -105,10 +106,7 @@ func newDecisionSet(rc *RunContext, st *RunState, decisions []Decision) (*Decisi
 				return nil, fmt.Errorf("%w: %q: replaced arguments are not a JSON object", ErrInvalidDecision, d.ID)
 			}
 		case DecisionAlways:
-			rule := d.Rule
-			if rule == "" {
-				rule = p.Tool
-			}
+			rule := cmp.Or(d.Rule, p.Tool)
 			g, ok := rc.auth.(Granter)
 			if !ok {
 				return nil, fmt.Errorf("%w: %q: the run's authorizer grants no rules", ErrInvalidDecision, d.ID)

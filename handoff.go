@@ -1,6 +1,7 @@
 package helikon
 
 import (
+	"cmp"
 	"fmt"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -62,13 +63,7 @@ func (a *LLMAgent) indexHandoffs() error {
 		owner[tool] = h.Agent.Name()
 		a.handoffNames[tool] = h.Agent.Name()
 		a.handoffIndex[h.Agent.Name()] = h
-		desc := h.Description
-		if desc == "" {
-			desc = h.Agent.Description()
-		}
-		if desc == "" {
-			desc = "Transfer the conversation to " + h.Agent.Name() + "."
-		}
+		desc := cmp.Or(h.Description, h.Agent.Description(), "Transfer the conversation to "+h.Agent.Name()+".")
 		a.toolDefs = append(a.toolDefs, ToolDef{Name: tool, Description: desc, Parameters: emptyObjectSchema()})
 	}
 	return nil

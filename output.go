@@ -1,6 +1,7 @@
 package helikon
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"reflect"
@@ -39,14 +40,7 @@ func OutputTypeOf[T any]() (*OutputType, error) {
 	if err != nil {
 		return nil, fmt.Errorf("helikon: output type: %w", err)
 	}
-	var zero T
-	name := nonNameChars().ReplaceAllString(reflect.TypeOf(&zero).Elem().Name(), "_")
-	if s.Title != "" {
-		name = nonNameChars().ReplaceAllString(s.Title, "_")
-	}
-	if name == "" {
-		name = "StructuredOutput"
-	}
+	name := cmp.Or(nonNameChars().ReplaceAllString(cmp.Or(s.Title, reflect.TypeFor[T]().Name()), "_"), "StructuredOutput")
 	checker, err := argcheck.New(s, nil)
 	if err != nil {
 		return nil, fmt.Errorf("helikon: output type %s: %w", name, err)

@@ -113,27 +113,25 @@ func (a *LLMAgent) ResumeFrame(ctx context.Context, rc *RunContext, f *PauseFram
 }
 
 func (d *driver) resumePaused(ctx context.Context, f *PauseFrame, ds *Decisions, yield func(Event) bool) {
-	if f == nil || f.Kind != FrameLLM || f.Agent != d.a.name || f.Checkpoint == nil {
+	ok := f != nil && f.Kind == FrameLLM && f.Agent == d.a.name && f.Checkpoint != nil
+	if ok {
+		switch f.Checkpoint.State.(type) {
+		case NeedsApproval:
+			d.paused.memo = make(map[string]*frameCall, len(f.Round))
+			for i := range f.Round {
+				d.paused.memo[f.Round[i].CallID] = &f.Round[i]
+			}
+		case ApplyingHandoff:
+			d.paused.handoff, ok = f.Handoff, f.Handoff != nil
+		default:
+			ok = false
+		}
+	}
+	if !ok {
 		yield(RunFailed{At: now(), Err: NotResumable(d.a.name, f)})
 		return
 	}
 	d.paused.ds, d.paused.reported = ds, f.Usage
-	switch f.Checkpoint.State.(type) {
-	case NeedsApproval:
-		d.paused.memo = make(map[string]*frameCall, len(f.Round))
-		for i := range f.Round {
-			d.paused.memo[f.Round[i].CallID] = &f.Round[i]
-		}
-	case ApplyingHandoff:
-		if f.Handoff == nil {
-			yield(RunFailed{At: now(), Err: NotResumable(d.a.name, f)})
-			return
-		}
-		d.paused.handoff = f.Handoff
-	default:
-		yield(RunFailed{At: now(), Err: NotResumable(d.a.name, f)})
-		return
-	}
 	d.resume(ctx, f.Checkpoint, yield)
 }
 

@@ -220,36 +220,23 @@ func (s *RunState) Frame() *PauseFrame { return s.root }
 
 type plainState RunState // the fields, encoded ahead of the frame
 
-func (s *RunState) frameBytes() ([]byte, error) {
-	if s.frameJSON == nil {
-		b, err := json.Marshal(s.root)
-		if err != nil {
-			return nil, err
-		}
-		s.frameJSON = b
-	}
-	return s.frameJSON, nil
-}
-
-// encode writes the state's JSON: its fields, then "frame" last.
-func (s *RunState) encode() ([]byte, error) {
+// MarshalJSON encodes the state: its fields, then "frame" last.
+func (s *RunState) MarshalJSON() ([]byte, error) {
 	head, err := json.Marshal((*plainState)(s))
 	if err != nil {
 		return nil, err
 	}
-	frame, err := s.frameBytes()
-	if err != nil {
-		return nil, err
+	if s.frameJSON == nil {
+		if s.frameJSON, err = json.Marshal(s.root); err != nil {
+			return nil, err
+		}
 	}
-	out := make([]byte, 0, len(head)+len(frame)+10)
+	out := make([]byte, 0, len(head)+len(s.frameJSON)+10)
 	out = append(out, head[:len(head)-1]...) // drop the closing brace
 	out = append(out, `,"frame":`...)
-	out = append(out, frame...)
+	out = append(out, s.frameJSON...)
 	return append(out, '}'), nil
 }
-
-// MarshalJSON encodes the state.
-func (s *RunState) MarshalJSON() ([]byte, error) { return s.encode() }
 
 // UnmarshalJSON decodes a state. A version other than [RunStateVersion]
 // fails with a [*RunStateVersionError] before anything else is read.
@@ -307,7 +294,7 @@ func UnmarshalRunState(data []byte) (*RunState, error) {
 func (s *RunState) digest(key []byte) (string, error) {
 	c := *s
 	c.Checksum = ""
-	data, err := c.encode()
+	data, err := c.MarshalJSON()
 	s.frameJSON = c.frameJSON
 	if err != nil {
 		return "", err

@@ -126,14 +126,10 @@ type ToolResult struct {
 
 // UnmarshalJSON decodes the result, resolving content parts by "type".
 func (r *ToolResult) UnmarshalJSON(data []byte) error {
+	type plain ToolResult
 	var raw struct {
-		CallID      string    `json:"call_id"`
-		Name        string    `json:"name"`
-		Content     wireParts `json:"content"`
-		IsError     bool      `json:"is_error"`
-		InvalidArgs bool      `json:"invalid_args"`
-		StartedAt   time.Time `json:"started_at"`
-		EndedAt     time.Time `json:"ended_at"`
+		plain
+		Content wireParts `json:"content"` // shadows plain's
 	}
 	if err := json.Unmarshal(data, &raw); err != nil {
 		return err
@@ -142,8 +138,8 @@ func (r *ToolResult) UnmarshalJSON(data []byte) error {
 	if err != nil {
 		return err
 	}
-	*r = ToolResult{CallID: raw.CallID, Name: raw.Name, Content: parts, IsError: raw.IsError, InvalidArgs: raw.InvalidArgs,
-		StartedAt: raw.StartedAt, EndedAt: raw.EndedAt}
+	*r = ToolResult(raw.plain)
+	r.Content = parts
 	return nil
 }
 

@@ -2,6 +2,7 @@ package helikon
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"slices"
 	"strings"
@@ -220,12 +221,8 @@ func afterModel(resp ModelResponse, tc *TransitionCtx, state LoopState) Transiti
 	if len(resp.Message.Content) > 0 {
 		out.Appends = append(out.Appends, resp.Message)
 	}
-	model := resp.ResponseModel
-	if model == "" {
-		model = tc.Model
-	}
 	out.Events = append(out.Events, ModelResponded{
-		Agent: tc.Agent, Turn: p.Turn, Model: model,
+		Agent: tc.Agent, Turn: p.Turn, Model: cmp.Or(resp.ResponseModel, tc.Model),
 		ResponseID: resp.ResponseID, Finish: resp.Finish, Usage: resp.Usage,
 		At: tc.Now, FirstTokenAt: resp.FirstTokenAt,
 	})
