@@ -1,6 +1,7 @@
 package helikon
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"sync"
@@ -29,13 +30,7 @@ func (p Prices) Cost(model string, u Usage) (cost float64, ok bool) {
 	if !ok {
 		return 0, false
 	}
-	cached, write := pr.CachedInput, pr.CacheWrite
-	if cached == 0 {
-		cached = pr.Input
-	}
-	if write == 0 {
-		write = pr.Input
-	}
+	cached, write := cmp.Or(pr.CachedInput, pr.Input), cmp.Or(pr.CacheWrite, pr.Input)
 	plain := max(u.InputTokens-u.CachedInputTokens-u.CacheWriteTokens, 0)
 	cost = float64(plain)*pr.Input + float64(u.CachedInputTokens)*cached +
 		float64(u.CacheWriteTokens)*write + float64(u.OutputTokens)*pr.Output

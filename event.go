@@ -24,7 +24,7 @@ import (
 // member and decodes with [UnmarshalEvent]. New variants may be added;
 // consumers should have a default arm.
 type Event interface {
-	isEvent()
+	at() time.Time // At, the zero time for the raw deltas
 }
 
 // RunStarted opens an agent's run.
@@ -173,27 +173,6 @@ type RunPaused struct {
 	Usage Usage     `json:"usage"`
 	At    time.Time `json:"at,omitzero"`
 }
-
-func (RunStarted) isEvent()             {}
-func (TurnStarted) isEvent()            {}
-func (ModelResponded) isEvent()         {}
-func (SubRunEvent) isEvent()            {}
-func (TokenDelta) isEvent()             {}
-func (ReasoningDelta) isEvent()         {}
-func (ToolCallDelta) isEvent()          {}
-func (MessageOutput) isEvent()          {}
-func (ToolCallItem) isEvent()           {}
-func (ToolOutputItem) isEvent()         {}
-func (HandoffItem) isEvent()            {}
-func (AgentUpdated) isEvent()           {}
-func (GuardrailTriggered) isEvent()     {}
-func (ApprovalRequested) isEvent()      {}
-func (PermissionDenied) isEvent()       {}
-func (RepairStarted) isEvent()          {}
-func (StructuredOutputFailed) isEvent() {}
-func (RunCompleted) isEvent()           {}
-func (RunFailed) isEvent()              {}
-func (RunPaused) isEvent()              {}
 
 // MarshalJSON encodes the event with "type": "run_started".
 func (e RunStarted) MarshalJSON() ([]byte, error) {

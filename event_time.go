@@ -5,18 +5,22 @@ import "time"
 // EventTime returns the time the run emitted ev (its At), or the zero time
 // for the raw deltas, which carry none, and for events built without one.
 func EventTime(ev Event) time.Time {
-	if t, ok := ev.(timed); ok {
-		return t.at()
+	if ev == nil {
+		return time.Time{}
 	}
-	return time.Time{}
+	return ev.at()
 }
 
 // timed is an event that carries its time in At; withAt returns it with
 // At set.
 type timed interface {
-	at() time.Time
+	Event
 	withAt(time.Time) Event
 }
+
+func (TokenDelta) at() time.Time     { return time.Time{} }
+func (ReasoningDelta) at() time.Time { return time.Time{} }
+func (ToolCallDelta) at() time.Time  { return time.Time{} }
 
 func (e RunStarted) at() time.Time             { return e.At }
 func (e TurnStarted) at() time.Time            { return e.At }
