@@ -129,6 +129,16 @@ func redTeamCorpus() []redRow {
 		"[[ -v 'a[$(rm -rf build)]' ]]", "test -v 'a[$(rm -rf build)]'", "printf -v 'a[$(rm -rf build)]' x",
 		"read 'a[$(rm -rf build)]' <<< x", "declare -i x='a[`rm -rf build`]'", "x='a[$(rm -rf build)]'; echo ${!x}",
 		`x="a[\$(rm -rf build)]"; (( x ))`, "read -r x <<'EOF'\na[$(rm -rf build)]\nEOF\n(( x ))", `x='$(rm -rf build)'; echo "${x@P}"`)
+	// Builtins that run a command string of their own: mapfile's -C
+	// callback, compgen -C (and the words of -W, which it expands), fc
+	// and the history list; a variable read or printf -v names by an
+	// expansion; env passing an exported function bash defines.
+	add('D', "deny", "rm", "mapfile -t -C 'rm -rf build' -c 1 arr < a.txt", "readarray -C 'rm -rf build' -c 1 arr < a.txt",
+		"compgen -C 'rm -rf build' x")
+	add('D', "ask", "rm", "compgen -W '$(rm -rf build)' x", `bash -ic 'history -s "rm -rf build"; fc -s'`,
+		"env 'BASH_FUNC_ls%%=() { rm -rf build; }' bash -c ls", "v=PS4; read -r $v <<< '$(rm -rf build)'; set -x; true",
+		`v=PS4; printf -v "$v" '%s' '$(rm -rf build)'; set -x; true`)
+	add('D', "ask", "-", "o=-f; enable $o ./x.so y")
 	// zsh expands $=x, $~x and $^x, which Bash leaves literal.
 	add('D', "ask", "rm", `zsh -c 'x="rm -rf build"; $=x'`, "zsh -c 'x=rm; $~x -rf build'", "zsh -c 'x=rm; $^x -rf build'")
 	// fish's source with no file reads its standard input.
@@ -270,7 +280,9 @@ func redTeamCorpus() []redRow {
 			"for f in *.txt; do echo $f; done", "x=$(git rev-parse HEAD 2>/dev/null); echo $x", "printf '%s\\n' a b",
 			"echo 'rm -rf /' > notes.txt", `echo "$(date)"`, "ls /bin/r?", "test -f a.txt && echo y",
 			"echo \"curl is $(command -v curl)\"", "python3 -m json.tool < /dev/null || true", "perl -v",
-			"sudo ls", "echo build/*", "trap - EXIT", "git diff --stat", "wc -c < a.txt", "ls -d ~/")
+			"sudo ls", "echo build/*", "trap - EXIT", "git diff --stat", "wc -c < a.txt", "ls -d ~/",
+			"mapfile -t lines < a.txt", `read -r -p "$P" x < a.txt`, `printf -v x '%s' "$HOME"`, "i=0; (( i++ )); let i+=1",
+			"export FOO=1 BAR=\"$HOME\"", "declare -n r=FOO")
 	}
 	add('G', "allow", "rm", "rm -rf ./build", "rm -rf build/*", `rm -rf "$HOME/build"`, "rm -rf ~/build", "rm a.txt")
 	add('G', "allow", "cp", "cp a.txt b.txt")

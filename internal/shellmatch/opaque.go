@@ -76,6 +76,12 @@ func (s *Script) checkAssign(name, value string) {
 	if name == "PATH" && systemPath(value) {
 		return
 	}
+	if strings.HasPrefix(name, "BASH_FUNC_") {
+		// env 'BASH_FUNC_ls%%=() { …; }' bash -c ls: bash defines ls
+		// from its environment.
+		s.unresolved("a function exported in the environment (" + name + "), which a bash it starts defines")
+		return
+	}
 	if name == "GLOBIGNORE" || riskyEnv()[name] || strings.HasPrefix(name, "GIT_CONFIG_KEY_") || strings.HasPrefix(name, "GIT_CONFIG_VALUE_") {
 		s.unresolved("an assignment to " + name + ", which changes what programs run")
 	}
@@ -98,7 +104,7 @@ func systemPath(v string) bool {
 // declaration's arguments.
 func (s *Script) checkAssignWords(ws []word) {
 	for _, w := range ws {
-		if isAssignment(w.text) {
+		if isAssignment(w.text) || strings.HasPrefix(w.text, "BASH_FUNC_") {
 			name, value, _ := strings.Cut(w.text, "=")
 			s.checkAssign(strings.TrimSuffix(name, "+"), value)
 		}
@@ -458,6 +464,65 @@ func (s *Script) checkSSH(name string, args []word) {
 	}
 }
 
+// namingBuiltins are the builtins of assignsByName whose flags this
+// package reads, with the flags that take a value: those whose name
+// operand, or -v value, names the variable they set, and mapfile's -C.
+var namingBuiltins = map[string]string{"read": "adinNptu", "mapfile": "dnOsuCc", "readarray": "dnOsuCc", "printf": "v"}
+
+// checkNamingBuiltin notes a variable name given by an expansion (read
+// $v, printf -v "$v", where v=PATH) and follows the callback mapfile -C
+// evaluates, with the index and line appended, every -c lines.
+func (s *Script) checkNamingBuiltin(name, valueFlags string, args []word, depth int, wrappers []string) {
+	dyn := false
+	eachFlag(args, valueFlags, func(f byte, v word) {
+		switch {
+		case f == 'C' && name != "read" && name != "printf":
+			s.addNested(v.text, v.known(), depth, appendWrapper(wrappers, name), nil)
+		case f == 'v' && name == "printf", f == 'a' && name == "read":
+			dyn = dyn || !v.known()
+		}
+	}, func(op word) { dyn = dyn || name != "printf" && !op.known() })
+	if dyn {
+		s.unresolved(name + " setting a variable named by an expansion")
+	}
+}
+
+// eachFlag calls flag for every flag of a builtin's arguments (each letter
+// of a cluster; with its value for one of valueFlags, the rest of the
+// cluster or the next word) and operand, if not nil, for every word after
+// the flags.
+func eachFlag(args []word, valueFlags string, flag func(f byte, value word), operand func(word)) {
+	i := 0
+	for ; i < len(args); i++ {
+		t := args[i].text
+		if !args[i].lit || len(t) < 2 || t[0] != '-' {
+			break
+		}
+		if t == "--" {
+			i++
+			break
+		}
+		for j := 1; j < len(t); j++ {
+			if strings.IndexByte(valueFlags, t[j]) < 0 {
+				flag(t[j], word{})
+				continue
+			}
+			if j+1 < len(t) {
+				flag(t[j], word{text: t[j+1:], lit: true})
+			} else if i+1 < len(args) {
+				i++
+				flag(t[j], args[i])
+			}
+			break
+		}
+	}
+	if operand != nil {
+		for _, a := range args[i:] {
+			operand(a)
+		}
+	}
+}
+
 // sourceCommands run the file they are given in the current shell.
 var sourceCommands = sync.OnceValue(func() map[string]bool {
 	return map[string]bool{"source": true, ".": true}
@@ -547,23 +612,45 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 		s.unresolved("zmodload, which loads builtins from a module")
 	case name == "enable":
 		for _, a := range args {
+			if !a.known() {
+				s.unresolved("enable with an argument named by an expansion")
+				return
+			}
 			if strings.HasPrefix(a.text, "-") && strings.ContainsRune(a.text, 'f') {
 				s.unresolved("enable -f, which loads a builtin from a file")
 				return
 			}
 		}
-	case name == "export" || name == "declare" || name == "typeset" || name == "local" || name == "readonly":
+	case name == "export" || name == "declare" || name == "typeset" || name == "local" || name == "readonly" || name == "nameref":
+		// As the parser reads a declaration (governance/shellsyntax): a
+		// nameref (declare -n, nameref) sets the variable its literal
+		// target names, and with no literal target a later assignment
+		// names it; an argument named by an expansion may be either.
 		s.checkAssignWords(args)
+		ref := name == "nameref"
 		for _, a := range args {
-			if name != "export" && a.lit && strings.HasPrefix(a.text, "-") && strings.ContainsRune(a.text, 'n') {
-				// declare -n: a nameref, through which a later plain
-				// assignment sets whatever variable it names.
-				s.unresolved(name + " -n, which makes a name stand for another variable")
+			ref = ref || name != "export" && a.lit && strings.HasPrefix(a.text, "-") && strings.ContainsRune(a.text, 'n')
+		}
+		for _, a := range args {
+			if !a.known() {
+				s.unresolved(name + " with an argument named by an expansion")
+				continue
 			}
-			name, _, _ := strings.Cut(a.text, "=")
-			s.checkZshAssign(name, wrappers)
+			if strings.HasPrefix(a.text, "-") || strings.HasPrefix(a.text, "+") {
+				continue
+			}
+			n, target, ok := strings.Cut(a.text, "=")
+			if ref && !ok {
+				s.unresolved("a nameref with no target (" + name + " -n " + n + "), which a later assignment names")
+			} else if ref {
+				s.checkAssign(target, "$?")
+			}
+			s.checkZshAssign(n, wrappers)
 		}
 	case assignsByName()[name]:
+		if vf, ok := namingBuiltins[name]; ok {
+			s.checkNamingBuiltin(name, vf, args, depth, wrappers)
+		}
 		// Builtins that set a variable named by an argument (read NAME,
 		// printf -v NAME, mapfile NAME, zsh's set -A NAME, print -v NAME):
 		// every word that is not an option may be the name, with a value
@@ -574,6 +661,25 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 			}
 			s.checkAssign(a.text, "$?")
 			s.checkZshAssign(a.text, wrappers)
+		}
+	case name == "compgen":
+		// compgen -C runs a command, and expands the words of -W as the
+		// shell expands words, substitutions included.
+		eachFlag(args, "oAGWFCXPSV", func(f byte, v word) {
+			switch {
+			case f == 'C':
+				s.addNested(v.text, v.known(), depth, appendWrapper(wrappers, name), nil)
+			case f == 'W' && (!v.known() || strings.ContainsAny(v.text, "$`")):
+				s.unresolved("compgen -W, which expands its words as the shell does")
+			}
+		}, nil)
+	case name == "fc" || name == "r" || name == "hist":
+		// fc -s, fc -e, zsh's r and ksh's hist run commands from the
+		// history list (history -s puts any text there); fc -l lists.
+		list := false
+		eachFlag(args, "e", func(f byte, _ word) { list = list || f == 'l' }, nil)
+		if !list || name != "fc" {
+			s.unresolved(name + ", which runs commands from the history list")
 		}
 	case name == "trap":
 		ops := args

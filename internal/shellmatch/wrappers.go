@@ -187,7 +187,7 @@ flags:
 				break
 			}
 			continue
-		case w.assigns && isAssignment(t):
+		case w.assigns && envAssignment(t):
 			i++
 			continue
 		}
@@ -212,7 +212,7 @@ operands:
 	if w.noCommand {
 		return nil, nil, false
 	}
-	for w.assigns && i < len(args) && args[i].lit && isAssignment(args[i].text) {
+	for w.assigns && i < len(args) && args[i].lit && envAssignment(args[i].text) {
 		i++
 	}
 	if w.joinRest && i < len(args) {
@@ -252,6 +252,11 @@ func longTakes(long []string, name string) (full string, ok bool) {
 	}
 	return "", false
 }
+
+// envAssignment reports whether env or sudo reads t as NAME=VALUE: any
+// word with a "=" after its first byte, a name Bash would refuse
+// (BASH_FUNC_ls%%) included.
+func envAssignment(t string) bool { return strings.IndexByte(t, '=') > 0 && t[0] != '-' }
 
 // isAssignment reports whether t has the form NAME=VALUE or NAME+=VALUE.
 func isAssignment(t string) bool {
