@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"runtime/debug"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/paigasus/helikon"
@@ -12,15 +13,22 @@ import (
 
 // fanIn runs sub-agents concurrently and funnels their events to the one
 // goroutine that consumes the parent's stream, so only that goroutine ever
-// calls yield. Each child runs on a goroutine of the package's branch pool
-// ([branches]), which folds the child's lifecycle events into its outcome
-// and sends only what the parent forwards. close stops the children still
-// running and waits for every one of them.
+// calls yield. close stops the children still running and waits for every
+// one of them.
 //
-// A child that would run alone (no other child is running and none is
-// started beside it, as a graph node whose predecessors all finished) can
-// run on the consumer's goroutine instead ([fanIn.runInline]): its events
-// then reach yield with no hand-off between goroutines.
+// Children run inline first: the consumer runs the children added
+// ([fanIn.add]) one after another on its own goroutine, their events
+// reaching yield with no hand-off between goroutines, as a sequential
+// agent's steps do. Most children that wait on nothing (a scripted model, a
+// cached answer) are done within handoffDelay, and then the fan-out costs
+// no hand-off at all. When the children are still running once handoffDelay
+// has passed since the consumer began one with others waiting, the waiting
+// ones go to goroutines of the package's branch pool ([branches]), which
+// fold each child's lifecycle events into its outcome and send only what
+// the parent forwards: a child that blocks holds the others back for no
+// longer than the delay. Their events reach the consumer between the
+// events of the child it runs, or once that child ends. A child added
+// while another runs on the pool goes to the pool at once.
 //
 // The children share a context derived from the parent's for close to
 // cancel, unless the parent's context can never be cancelled: then, as a
@@ -32,20 +40,39 @@ import (
 type fanIn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
-	// The children's events wait in queue for the consumer, which takes
-	// them all at once into batch: a lock per event and one per batch,
-	// where a channel cost a lock on each side of every event. mu guards
-	// queue, waiting, blocked and stopped; room, on mu, wakes the children
-	// waiting for the queue to drain.
+	// The pooled children's events wait in queue for the consumer, which
+	// takes them all at once into batch: a lock per event and one per
+	// batch, where a channel cost a lock on each side of every event. mu
+	// guards queue, waiting, blocked, stopped, pending, inlining and
+	// armed; room, on mu, wakes the children waiting for the queue to
+	// drain.
 	mu      sync.Mutex
 	room    sync.Cond
 	queue   []childEvent
 	batch   []childEvent // taken from queue; batch[pos:] not yet forwarded
 	pos     int
+	bound   int           // a child waits while the queue holds this many, unless inlining
 	waiting bool          // the consumer waits on wake for the queue to fill
 	wake    chan struct{} // one slot: at most one wake-up is ever pending
 	blocked int           // children waiting on room
 	stopped bool          // the consumer has gone: events are refused
+	// pending holds the children added that nobody has started, in the
+	// order they were added; inlining is set while the consumer runs one
+	// of them, and then a pooled child's send never waits, since the
+	// consumer takes the queue only at its own child's events (a child
+	// the consumer's child waits for must not wait for the consumer).
+	pending  []int
+	inlining bool
+	// pooled counts the children handed to the pool whose end the
+	// consumer has not met; ended holds the ends it met while forwarding
+	// between the events of its own child, for next to report.
+	pooled atomic.Int32
+	ended  []int
+	// spread hands the pending children to the pool (spreadPending); it is
+	// armed (under mu) while the consumer runs a child with others
+	// pending, until it fires.
+	spread *time.Timer
+	armed  bool
 	// wg counts the children handed to the pool that have not yet ended.
 	wg sync.WaitGroup
 	// outs[i] is child i's outcome, written by its goroutine before the end
@@ -57,6 +84,12 @@ type fanIn struct {
 	inline  inlineRun
 	forward func(helikon.Event) bool
 }
+
+// handoffDelay is how long the children of a fan-out run one after
+// another on the consumer's goroutine before the ones not started yet go
+// to the pool; see fanIn. It matches the core's delay for a round of tool
+// calls.
+const handoffDelay = 20 * time.Microsecond
 
 // fanChild is one child of a fanIn: what it runs, for the goroutine that
 // runs it.
@@ -83,42 +116,196 @@ func newFanIn(ctx context.Context, n int) *fanIn {
 	}
 	// A few events of slack per child keeps a branch streaming while the
 	// consumer handles another's events; beyond that, a slow consumer
-	// slows the children down. The queue never holds more, so neither it
-	// nor the batch it turns into ever grows.
+	// slows the children down. Only while the consumer runs a child of its
+	// own does the queue grow past it.
 	bound := 4 * n
 	buf := make([]childEvent, 2*bound)
+	ints := make([]int, 2*n)
 	f := &fanIn{
 		ctx: ctx, cancel: cancel,
-		queue: buf[:0:bound],
-		batch: buf[bound:bound],
-		wake:  make(chan struct{}, 1),
-		outs:  make([]helikon.ChildOutcome, n),
-		kids:  make([]fanChild, n),
+		queue:   buf[:0:bound],
+		batch:   buf[bound:bound],
+		bound:   bound,
+		wake:    make(chan struct{}, 1),
+		pending: ints[:0:n],
+		ended:   ints[n:n],
+		outs:    make([]helikon.ChildOutcome, n),
+		kids:    make([]fanChild, n),
 	}
 	f.room.L = &f.mu
 	return f
 }
 
-// start runs agent as child i (or resumes it, with from) on a goroutine of
-// the branch pool.
-func (f *fanIn) start(i int, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *ResumePoint) {
+// add runs agent as child i (or resumes it, with from): inline first, or
+// on the pool at once when a child added earlier runs there, announced by
+// an AgentUpdated then. Every child added ends as one result of next. ok
+// is false when the consumer stopped.
+func (f *fanIn) add(i int, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *ResumePoint, yield func(helikon.Event) bool) (ok bool) {
 	f.kids[i] = fanChild{f: f, i: i, agent: agent, rc: rc, input: input, from: from}
+	f.mu.Lock()
+	if f.pooled.Load() == 0 {
+		f.pending = append(f.pending, i)
+		f.mu.Unlock()
+		return true
+	}
+	f.mu.Unlock()
+	if !yield(announce(agent)) {
+		return false
+	}
+	f.pooled.Add(1)
 	f.wg.Add(1)
 	branches.submit(&f.kids[i])
+	return true
 }
 
-// runInline runs agent as child i (or resumes it, with from) on the
-// consumer's goroutine, its events going straight to yield, and settles
-// its outcome in f.outs[i]. The caller starts no other child meanwhile and
-// none may be running: their events would wait until this child's next
-// one. A panic of the child fails it alone, as on a pool goroutine; a
-// panic of yield (the consumer's loop body) is the consumer's and goes on
-// up. ok is false when the consumer stopped.
-func (f *fanIn) runInline(i int, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *ResumePoint, yield func(helikon.Event) bool) (ok bool) {
+// announce is the AgentUpdated that opens a child's events.
+func announce(agent helikon.Agent) helikon.Event {
+	return helikon.AgentUpdated{At: time.Now().UTC(), Agent: agent.Name()}
+}
+
+// spreadPending hands the children nobody has started to the pool, each
+// announced in the queue ahead of its own events. It runs on the spread
+// timer's goroutine.
+func (f *fanIn) spreadPending() {
+	f.mu.Lock()
+	// A timer stopped too late to keep it from firing may spread children
+	// pending for a later timer early; that is all it can do.
+	f.armed = false
+	ks := f.pending
+	if f.stopped || len(ks) == 0 {
+		f.mu.Unlock()
+		return
+	}
+	// The consumer adds after ks, never into it: pending's array has
+	// room for every child once.
+	f.pending = ks[len(ks):]
+	for _, i := range ks {
+		f.queue = append(f.queue, childEvent{i: i, ev: announce(f.kids[i].agent)})
+	}
+	f.pooled.Add(int32(len(ks)))
+	f.wg.Add(len(ks))
+	wake := f.waiting
+	f.waiting = false
+	f.mu.Unlock()
+	if wake {
+		f.wake <- struct{}{}
+	}
+	for _, i := range ks {
+		branches.submit(&f.kids[i])
+	}
+}
+
+// next forwards the children's events until one child's stream ends and
+// returns that child's index; its outcome is then in f.outs. A child
+// pending when no other's events wait runs to its end on this goroutine
+// first. ok is false when the consumer stopped.
+func (f *fanIn) next(yield func(helikon.Event) bool) (i int, ok bool) {
+	for {
+		for f.pos < len(f.batch) {
+			e := f.batch[f.pos]
+			f.batch[f.pos] = childEvent{} // the batch's array is reused
+			f.pos++
+			if e.ev == nil {
+				f.pooled.Add(-1)
+				return e.i, true
+			}
+			if !yield(e.ev) {
+				return e.i, false
+			}
+		}
+		if len(f.ended) > 0 {
+			i, f.ended = f.ended[0], f.ended[1:]
+			return i, true
+		}
+		f.mu.Lock()
+		if len(f.pending) > 0 {
+			i = f.pending[0]
+			f.pending = f.pending[1:]
+			f.inlining = true
+			f.armSpread(len(f.pending) > 0)
+			f.mu.Unlock()
+			return i, f.runInline(i, yield)
+		}
+		f.inlining = false
+		for len(f.queue) == 0 {
+			f.waiting = true
+			f.mu.Unlock()
+			<-f.wake
+			f.mu.Lock()
+		}
+		f.takeLocked()
+		f.mu.Unlock()
+	}
+}
+
+// armSpread arms the spread timer while children wait for the one the
+// consumer starts, and disarms it once none does. f.mu is held.
+func (f *fanIn) armSpread(others bool) {
+	switch {
+	case others && !f.armed:
+		f.armed = true
+		if f.spread == nil {
+			f.spread = time.AfterFunc(handoffDelay, f.spreadPending)
+		} else {
+			f.spread.Reset(handoffDelay)
+		}
+	case !others && f.armed:
+		f.armed = false
+		f.spread.Stop()
+	}
+}
+
+// takeLocked takes the queue as the batch; the batch's spent array
+// becomes the queue. f.mu is held.
+func (f *fanIn) takeLocked() {
+	f.queue, f.batch, f.pos = f.batch[:0], f.queue, 0
+	if f.blocked > 0 {
+		f.room.Broadcast()
+	}
+}
+
+// flush forwards, without waiting, the pooled children's events that
+// arrived while the consumer ran a child of its own, noting the ends it
+// meets for next. It is false when the consumer stopped.
+func (f *fanIn) flush(yield func(helikon.Event) bool) bool {
+	for {
+		for f.pos < len(f.batch) {
+			e := f.batch[f.pos]
+			f.batch[f.pos] = childEvent{}
+			f.pos++
+			if e.ev == nil {
+				f.pooled.Add(-1)
+				f.ended = append(f.ended, e.i)
+				continue
+			}
+			if !yield(e.ev) {
+				return false
+			}
+		}
+		f.mu.Lock()
+		if len(f.queue) == 0 {
+			f.mu.Unlock()
+			return true
+		}
+		f.takeLocked()
+		f.mu.Unlock()
+	}
+}
+
+// runInline runs child i on the consumer's goroutine, announced by an
+// AgentUpdated, its events going straight to yield, and settles its
+// outcome in f.outs[i]. A panic of the child fails it alone, as on a pool
+// goroutine; a panic of yield (the consumer's loop body) is the
+// consumer's and goes on up. It is false when the consumer stopped.
+func (f *fanIn) runInline(i int, yield func(helikon.Event) bool) (ok bool) {
+	c := &f.kids[i]
+	if !yield(announce(c.agent)) {
+		return false
+	}
 	in := &f.inline
 	*in = inlineRun{o: &f.outs[i], yield: yield, ok: true}
 	if f.forward == nil {
-		f.forward = func(ev helikon.Event) bool { return f.inline.forward(ev) }
+		f.forward = f.forwardInline
 	}
 	func() {
 		defer func() {
@@ -126,12 +313,12 @@ func (f *fanIn) runInline(i int, agent helikon.Agent, rc *helikon.RunContext, in
 				return // not recovered: the panic goes on to the consumer
 			}
 			if r := recover(); r != nil {
-				childPanicked(in.o, agent, r)
+				childPanicked(in.o, c.agent, r)
 			}
 		}()
-		ChildStream(f.ctx, agent, rc, input, from)(f.forward)
+		ChildStream(f.ctx, c.agent, c.rc, c.input, c.from)(f.forward)
 	}()
-	in.o.End(agent.Name())
+	in.o.End(c.agent.Name())
 	ok = in.ok
 	*in = inlineRun{}
 	return ok
@@ -145,9 +332,11 @@ type inlineRun struct {
 	ok      bool // false once yield refused an event
 }
 
-// forward folds ev into the child's outcome and passes it on, unless the
+// forwardInline folds ev into the inline child's outcome and passes it
+// on, after the pooled children's events that came meanwhile, unless the
 // consumer has stopped.
-func (in *inlineRun) forward(ev helikon.Event) bool {
+func (f *fanIn) forwardInline(ev helikon.Event) bool {
+	in := &f.inline
 	if !in.ok {
 		return false
 	}
@@ -155,7 +344,7 @@ func (in *inlineRun) forward(ev helikon.Event) bool {
 		return true
 	}
 	in.inYield = true
-	in.ok = in.yield(ev)
+	in.ok = (f.pooled.Load() == 0 || f.flush(in.yield)) && in.yield(ev)
 	in.inYield = false
 	return in.ok
 }
@@ -168,48 +357,11 @@ func childPanicked(o *helikon.ChildOutcome, agent helikon.Agent, r any) {
 	o.See(helikon.RunFailed{Err: agentErrorf(helikon.KindOther, agent.Name(), "panic: %v", r)})
 }
 
-// next forwards the children's events until one child's stream ends and
-// returns that child's index; its outcome is then in f.outs. ok is false
-// when the consumer stopped.
-func (f *fanIn) next(yield func(helikon.Event) bool) (i int, ok bool) {
-	for {
-		for f.pos < len(f.batch) {
-			e := f.batch[f.pos]
-			f.batch[f.pos] = childEvent{} // the batch's array is reused
-			f.pos++
-			if e.ev == nil {
-				return e.i, true
-			}
-			if !yield(e.ev) {
-				return e.i, false
-			}
-		}
-		f.take()
-	}
-}
-
-// take waits for the queue to hold events and takes them all as the
-// batch; the batch's spent array becomes the queue.
-func (f *fanIn) take() {
-	f.mu.Lock()
-	for len(f.queue) == 0 {
-		f.waiting = true
-		f.mu.Unlock()
-		<-f.wake
-		f.mu.Lock()
-	}
-	f.queue, f.batch, f.pos = f.batch[:0], f.queue, 0
-	if f.blocked > 0 {
-		f.room.Broadcast()
-	}
-	f.mu.Unlock()
-}
-
-// send queues e for the consumer, waiting while the queue is full; it
-// refuses e (false) once the consumer has gone.
+// send queues e for the consumer, waiting while the queue is full and the
+// consumer takes it; it refuses e (false) once the consumer has gone.
 func (f *fanIn) send(e childEvent) bool {
 	f.mu.Lock()
-	for len(f.queue) == cap(f.queue) && !f.stopped {
+	for len(f.queue) >= f.bound && !f.inlining && !f.stopped {
 		f.blocked++
 		f.room.Wait()
 		f.blocked--
@@ -229,12 +381,15 @@ func (f *fanIn) send(e childEvent) bool {
 }
 
 // close stops the children still running and waits for every child handed
-// to the pool to end.
+// to the pool to end; a child still pending never starts.
 func (f *fanIn) close() {
 	f.mu.Lock()
 	f.stopped = true
 	f.room.Broadcast()
 	f.mu.Unlock()
+	if f.spread != nil {
+		f.spread.Stop()
+	}
 	f.cancel()
 	f.wg.Wait()
 }

@@ -13,10 +13,12 @@ import (
 
 // GraphAgent runs a directed acyclic graph of agents: nodes are agents,
 // edges are dependencies, and a node runs once all its predecessors have
-// completed. Ready nodes run concurrently, each in its own goroutine, as
-// their predecessors finish (a Kahn wavefront); a node that becomes ready
-// alone while no other node runs runs on the goroutine ranging over the
-// stream, as a step of a [SequentialAgent] does.
+// completed. Ready nodes run concurrently as their predecessors finish (a
+// Kahn wavefront). Nodes that become ready while no other node runs start
+// one after another on the goroutine ranging over the stream, as the
+// steps of a [SequentialAgent] do, and those not started once the first
+// have run for 20 µs start on goroutines of their own, as does a node
+// that becomes ready while others run there.
 //
 // A node's input is the run's input followed by one labelled user message
 // per predecessor ("Output of <name>:" and its final text), in declaration
@@ -32,8 +34,8 @@ import (
 // [*AgentError]). Breaking out of the stream stops the running nodes and
 // waits for them: their context is cancelled, or, when the run's context
 // can never be cancelled, each stops at its next event, as a single agent's
-// run on such a context does. Run-level hooks fire from the nodes' goroutines, so they
-// must be safe for concurrent use.
+// run on such a context does. Run-level hooks fire from the nodes'
+// goroutines, so they must be safe for concurrent use.
 //
 // A node that pauses for approval ([RunPaused]) holds up its descendants;
 // independent nodes run on until nothing else can run, and then, unless a
@@ -300,10 +302,8 @@ type nodeRun struct {
 }
 
 // runNodes runs the graph's wavefront: from the roots, or, resuming, from
-// the paused nodes with the finished ones as prior records them. A node
-// that becomes ready alone, with no other node running, runs on this
-// goroutine (nothing else could stream meanwhile); ready nodes with
-// company run on the fan-in's goroutines.
+// the paused nodes with the finished ones as prior records them. The
+// fan-in runs the ready nodes on this goroutine first (see fanIn).
 func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, yield func(helikon.Event) bool) {
 	f := newFanIn(ctx, len(g.nodes))
 	defer f.close()
@@ -313,14 +313,13 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 	outs := f.outs
 	ready := make([]int, 0, n) // nodes free to start, in the order they became so
 	running := 0
-	// announce opens node i's run: it returns false when the consumer stopped.
-	announce := func(i int) bool {
-		if !yield(helikon.AgentUpdated{At: time.Now().UTC(), Agent: g.nodes[i].agent.Name()}) {
-			return false
-		}
+	// start hands node i to the fan-in: it returns false when the
+	// consumer stopped.
+	start := func(i int) bool {
 		nodes[i].status = nodeRunning
 		nodes[i].child = rc.Child()
-		return true
+		running++
+		return f.add(i, g.nodes[i].agent, nodes[i].child, g.nodeInput(input, i, outs), nodes[i].resumeAt, yield)
 	}
 	// finish settles node i, which ended, and readies the successors it
 	// was the last to hold up.
@@ -365,21 +364,10 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 		}
 	}
 	for {
-		if running == 0 && len(ready) == 1 {
-			i := ready[0]
-			ready = ready[:0]
-			if !announce(i) || !f.runInline(i, g.nodes[i].agent, nodes[i].child, g.nodeInput(input, i, outs), nodes[i].resumeAt, yield) {
-				return
-			}
-			finish(i)
-			continue
-		}
 		for _, i := range ready {
-			if !announce(i) {
+			if !start(i) {
 				return
 			}
-			running++
-			f.start(i, g.nodes[i].agent, nodes[i].child, g.nodeInput(input, i, outs), nodes[i].resumeAt)
 		}
 		ready = ready[:0]
 		if running == 0 {

@@ -288,3 +288,37 @@ func TestGraph_ARepeatedEdgeHasNoFurtherEffect(t *testing.T) {
 		t.Errorf("b saw %q, want %q: one message per predecessor", texts, want)
 	}
 }
+
+// A node that blocks on the consumer's goroutine holds the nodes ready
+// beside it back for no longer than the hand-off delay, in every wave:
+// here a waits for b, and then c, ready with d once both finished, waits
+// for d.
+func TestGraph_ABlockedNodeDoesNotHoldTheOthersInAnyWave(t *testing.T) {
+	bDone, dDone := make(chan struct{}), make(chan struct{})
+	waitFor := func(name string, ch chan struct{}) helikon.Agent {
+		return agentFunc(name, func(ctx context.Context, yield func(helikon.Event) bool) {
+			select {
+			case <-ch:
+				yield(helikon.RunCompleted{})
+			case <-time.After(10 * time.Second):
+				yield(helikon.RunFailed{Err: errors.New("the node it waits for never ran")})
+			}
+		})
+	}
+	signal := func(name string, ch chan struct{}) helikon.Agent {
+		return agentFunc(name, func(ctx context.Context, yield func(helikon.Event) bool) {
+			close(ch)
+			yield(helikon.RunCompleted{})
+		})
+	}
+	g, err := workflow.NewGraph("g",
+		workflow.Node("a", waitFor("a", bDone)), workflow.Node("b", signal("b", bDone)),
+		workflow.Node("c", waitFor("c", dDone)), workflow.Node("d", signal("d", dDone)),
+		workflow.Edge("a", "c"), workflow.Edge("b", "c"), workflow.Edge("a", "d"), workflow.Edge("b", "d"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := helikon.Collect(g.Run(context.Background(), nil, nil)); err != nil {
+		t.Fatal(err)
+	}
+}

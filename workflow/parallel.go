@@ -8,8 +8,12 @@ import (
 	"github.com/paigasus/helikon"
 )
 
-// ParallelAgent runs its branches concurrently, each on the run's input and
-// each in its own goroutine. As a branch completes its final text is written
+// ParallelAgent runs its branches concurrently, each on the run's input.
+// They start one after another on the goroutine ranging over the stream,
+// as a [SequentialAgent]'s steps do, and the branches not started once the
+// first have run for 20 µs start on goroutines of their own: branches that
+// are quick cost no hand-off between goroutines, and one that blocks holds
+// the others back for no longer than that. As a branch completes its final text is written
 // to the run's [State] under the branch's key. The final output is
 // deterministic whatever order the branches finish in: one [MessageOutput]
 // carrying a JSON object {key: output} with sorted keys.
@@ -18,11 +22,14 @@ import (
 // RunFailed reports every failure (a [*WorkflowError] under the
 // [*AgentError]). The branches' events are interleaved as they arrive, each
 // branch announced by an [AgentUpdated] when it starts; every event reaches
-// the consumer on the goroutine ranging over the stream. Breaking out of
+// the consumer on the goroutine ranging over the stream, so while a branch
+// runs on that goroutine the others' events reach it between that
+// branch's events or once it ends. Breaking out of
 // the range stops the branches and waits for them: their context is
 // cancelled, or, when the run's context can never be cancelled, each stops
-// at its next event, as a single agent's run on such a context does. Run-level hooks fire
-// from the branches' goroutines, so they must be safe for concurrent use.
+// at its next event, as a single agent's run on such a context does; a
+// branch not started by then never starts. Run-level hooks fire from the
+// branches' goroutines, so they must be safe for concurrent use.
 //
 // A branch that pauses for approval ([RunPaused]) lets the other branches
 // finish; then, unless one failed (a failure wins), the workflow pauses,
@@ -86,11 +93,10 @@ func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext,
 			}
 			from = &ResumePoint{Frame: prior[i].Frame, Decisions: ds}
 		}
-		if !yield(helikon.AgentUpdated{At: time.Now().UTC(), Agent: st.agent.Name()}) {
+		children[i] = rc.Child()
+		if !f.add(i, st.agent, children[i], input, from, yield) {
 			return
 		}
-		children[i] = rc.Child()
-		f.start(i, st.agent, children[i], input, from)
 		running++
 	}
 	for range running {

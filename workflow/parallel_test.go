@@ -8,6 +8,7 @@ import (
 	"iter"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -240,14 +241,17 @@ func (a *funcAgent) Run(ctx context.Context, _ *helikon.RunContext, _ []helikon.
 
 // On a context that can never be cancelled the branches get no cancellable
 // context of their own (it would cost each child run a goroutine per model
-// call); breaking out of the range must still stop every branch, at its
-// next event, and leave no goroutine behind.
-func TestParallel_BreakOnAnUncancellableContextStopsEveryBranchAtItsNextEvent(t *testing.T) {
+// call); breaking out of the range must still stop every branch that
+// started, at its next event, and leave no goroutine behind. Branches run
+// on the consumer's goroutine first, so a break within the first one's
+// events comes before the others start.
+func TestParallel_BreakOnAnUncancellableContextStopsEveryStartedBranchAtItsNextEvent(t *testing.T) {
 	base := runtime.NumGoroutine()
 	const events = 10_000
-	var stopped [3]atomic.Bool
+	var started, stopped [3]atomic.Bool
 	branch := func(i int) helikon.Agent {
 		return agentFunc(fmt.Sprint("b", i), func(ctx context.Context, yield func(helikon.Event) bool) {
+			started[i].Store(true)
 			for range events {
 				if !yield(helikon.AgentUpdated{Agent: "tick"}) {
 					stopped[i].Store(true)
@@ -267,12 +271,174 @@ func TestParallel_BreakOnAnUncancellableContextStopsEveryBranchAtItsNextEvent(t 
 			break
 		}
 	}
+	if !started[0].Load() {
+		t.Fatal("the first branch never started")
+	}
 	for i := range stopped {
-		if !stopped[i].Load() {
+		if started[i].Load() && !stopped[i].Load() {
 			t.Errorf("branch %d ran all %d events after the consumer left", i, events)
 		}
 	}
 	settleGoroutines(t, base)
+}
+
+// spreadOut returns a branch that blocks until the branches named others
+// have each sent an event and then ticks, and the branches that tick
+// until refused: run in that order, the first holds the consumer's
+// goroutine, so the others run only once handed to the pool.
+func spreadOut(others int) (first helikon.Agent, tickers []helikon.Agent, stopped []atomic.Bool) {
+	var wg sync.WaitGroup
+	wg.Add(others)
+	stopped = make([]atomic.Bool, others+1)
+	tick := func(i int, before func()) helikon.Agent {
+		return agentFunc(fmt.Sprint("b", i), func(ctx context.Context, yield func(helikon.Event) bool) {
+			before()
+			for n := 0; ; n++ {
+				if !yield(helikon.AgentUpdated{Agent: fmt.Sprint("b", i, "-tick")}) {
+					stopped[i].Store(true)
+					return
+				}
+				if n == 0 && i > 0 {
+					wg.Done()
+				}
+			}
+		})
+	}
+	first = tick(0, wg.Wait)
+	for i := 1; i <= others; i++ {
+		tickers = append(tickers, tick(i, func() {}))
+	}
+	return first, tickers, stopped
+}
+
+// Breaking out while the first branch runs on the consumer's goroutine and
+// the others on the pool stops them all, each at its next event, and
+// leaves no goroutine behind.
+func TestParallel_BreakStopsTheBranchesHandedToThePool(t *testing.T) {
+	base := runtime.NumGoroutine()
+	first, tickers, stopped := spreadOut(2)
+	p, err := workflow.NewParallel("p", workflow.Step(first), workflow.Step(tickers[0]), workflow.Step(tickers[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev := range p.Run(context.Background(), nil, nil) {
+		if u, ok := ev.(helikon.AgentUpdated); ok && u.Agent == "b0-tick" {
+			break
+		}
+	}
+	settleGoroutines(t, base)
+	for i := range stopped {
+		if !stopped[i].Load() {
+			t.Errorf("branch %d was not stopped by a refused event", i)
+		}
+	}
+}
+
+// A branch that blocks on the consumer's goroutine holds the others back
+// for no longer than the hand-off delay: they run on the pool meanwhile,
+// stream past the queue's usual bound without waiting for the consumer
+// and finish, and their events, each branch's in its own order after its
+// AgentUpdated, reach the consumer before the blocked branch's next one.
+func TestParallel_ABlockedBranchDoesNotHoldTheOthers(t *testing.T) {
+	const deltas = 100 // far past the queue's bound of 4 events a branch
+	var finished sync.WaitGroup
+	finished.Add(2)
+	streamer := func(name string) helikon.Agent {
+		return agentFunc(name, func(ctx context.Context, yield func(helikon.Event) bool) {
+			defer finished.Done()
+			for k := range deltas {
+				if !yield(helikon.TokenDelta{Text: fmt.Sprint(name, " ", k)}) {
+					return
+				}
+			}
+			msg := helikon.Item{Role: helikon.RoleAssistant, Agent: name, Content: []helikon.ContentPart{helikon.TextPart{Text: name}}}
+			if yield(helikon.MessageOutput{Item: msg}) {
+				yield(helikon.RunCompleted{})
+			}
+		})
+	}
+	blocked := agentFunc("blocked", func(ctx context.Context, yield func(helikon.Event) bool) {
+		done := make(chan struct{})
+		go func() { finished.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			yield(helikon.RunFailed{Err: errors.New("the other branches did not finish while this one blocked")})
+			return
+		}
+		msg := helikon.Item{Role: helikon.RoleAssistant, Agent: "blocked", Content: []helikon.ContentPart{helikon.TextPart{Text: "late"}}}
+		if yield(helikon.MessageOutput{Item: msg}) {
+			yield(helikon.RunCompleted{})
+		}
+	})
+	p, err := workflow.NewParallel("p", workflow.Step(blocked), workflow.Step(streamer("x")), workflow.Step(streamer("y")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := helikon.Collect(p.Run(context.Background(), nil, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"blocked":"late","x":"x","y":"y"}`; res.FinalOutput != want {
+		t.Fatalf("final = %q, want %q", res.FinalOutput, want)
+	}
+	next := map[string]int{} // each streamer's next delta
+	announced := map[string]bool{}
+	blockedOut := false
+	for _, ev := range res.Events {
+		switch ev := ev.(type) {
+		case helikon.AgentUpdated:
+			announced[ev.Agent] = true
+		case helikon.TokenDelta:
+			name, k, _ := strings.Cut(ev.Text, " ")
+			if !announced[name] || blockedOut || k != fmt.Sprint(next[name]) {
+				t.Fatalf("delta %q out of order (announced %v, after the blocked branch's output %v, want delta %d)",
+					ev.Text, announced[name], blockedOut, next[name])
+			}
+			next[name]++
+		case helikon.MessageOutput:
+			if ev.Item.Agent == "blocked" {
+				blockedOut = true
+			}
+		}
+	}
+	if next["x"] != deltas || next["y"] != deltas {
+		t.Errorf("deltas x %d, y %d, want %d each", next["x"], next["y"], deltas)
+	}
+}
+
+// Cancelling the run stops the branch on the consumer's goroutine and the
+// ones on the pool alike, and the run fails as cancelled.
+func TestParallel_CancellingStopsEveryBranchWhereverItRuns(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var started sync.WaitGroup
+	started.Add(3)
+	waiter := func(name string) helikon.Agent {
+		return agentFunc(name, func(ctx context.Context, yield func(helikon.Event) bool) {
+			started.Done()
+			select {
+			case <-ctx.Done():
+				yield(helikon.RunFailed{Err: ctx.Err()})
+			case <-time.After(10 * time.Second):
+				yield(helikon.RunCompleted{})
+			}
+		})
+	}
+	p, err := workflow.NewParallel("p", workflow.Step(waiter("a")), workflow.Step(waiter("b")), workflow.Step(waiter("c")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() { started.Wait(); cancel() }()
+	t0 := time.Now()
+	_, err = helikon.Collect(p.Run(ctx, nil, nil))
+	var wf *workflow.WorkflowError
+	if !errors.As(err, &wf) || len(wf.Failed) != 3 || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want all three branches failed as cancelled", err)
+	}
+	if d := time.Since(t0); d > 5*time.Second {
+		t.Errorf("the run took %v: a branch waited out its timer", d)
+	}
 }
 
 // The pool's goroutines outlive a run only while idle for a while: after a
