@@ -43,13 +43,14 @@ type fanIn struct {
 	// The pooled children's events wait in queue for the consumer, which
 	// takes them all at once into batch: a lock per event and one per
 	// batch, where a channel cost a lock on each side of every event. mu
-	// guards queue, waiting, blocked, stopped, pending, inlining and
-	// armed; room, on mu, wakes the children waiting for the queue to
+	// guards queue, spare, waiting, blocked, stopped, pending, inlining
+	// and armed; room, on mu, wakes the children waiting for the queue to
 	// drain.
 	mu      sync.Mutex
 	room    sync.Cond
 	queue   []childEvent
-	batch   []childEvent // taken from queue; batch[pos:] not yet forwarded
+	spare   []childEvent // the queue's second array until the first take
+	batch   []childEvent // the consumer's: taken from queue; batch[pos:] not yet forwarded
 	pos     int
 	bound   int           // a child waits while the queue holds this many, unless inlining
 	waiting bool          // the consumer waits on wake for the queue to fill
@@ -71,7 +72,7 @@ type fanIn struct {
 	// spread hands the pending children to the pool (spreadPending); it is
 	// armed (under mu) while the consumer runs a child with others
 	// pending, until it fires.
-	spread *time.Timer
+	spread *spreader
 	armed  bool
 	// wg counts the children handed to the pool that have not yet ended.
 	wg sync.WaitGroup
@@ -118,15 +119,10 @@ func newFanIn(ctx context.Context, n int) *fanIn {
 	// consumer handles another's events; beyond that, a slow consumer
 	// slows the children down. Only while the consumer runs a child of its
 	// own does the queue grow past it.
-	bound := 4 * n
-	buf := make([]childEvent, 2*bound)
 	ints := make([]int, 2*n)
 	f := &fanIn{
 		ctx: ctx, cancel: cancel,
-		queue:   buf[:0:bound],
-		batch:   buf[bound:bound],
-		bound:   bound,
-		wake:    make(chan struct{}, 1),
+		bound:   4 * n,
 		pending: ints[:0:n],
 		ended:   ints[n:n],
 		outs:    make([]helikon.ChildOutcome, n),
@@ -134,6 +130,17 @@ func newFanIn(ctx context.Context, n int) *fanIn {
 	}
 	f.room.L = &f.mu
 	return f
+}
+
+// pool readies the queue and the consumer's wake-up for children on the
+// pool, which most fan-outs never hand one to. f.mu is held.
+func (f *fanIn) pool() {
+	if f.wake != nil {
+		return
+	}
+	buf := make([]childEvent, 2*f.bound)
+	f.queue, f.spare = buf[:0:f.bound], buf[f.bound:f.bound]
+	f.wake = make(chan struct{}, 1)
 }
 
 // add runs agent as child i (or resumes it, with from): inline first, or
@@ -148,6 +155,7 @@ func (f *fanIn) add(i int, agent helikon.Agent, rc *helikon.RunContext, input []
 		f.mu.Unlock()
 		return true
 	}
+	f.pool()
 	f.mu.Unlock()
 	if !yield(announce(agent)) {
 		return false
@@ -179,6 +187,7 @@ func (f *fanIn) spreadPending() {
 	// The consumer adds after ks, never into it: pending's array has
 	// room for every child once.
 	f.pending = ks[len(ks):]
+	f.pool()
 	for _, i := range ks {
 		f.queue = append(f.queue, childEvent{i: i, ev: announce(f.kids[i].agent)})
 	}
@@ -245,20 +254,61 @@ func (f *fanIn) armSpread(others bool) {
 	case others && !f.armed:
 		f.armed = true
 		if f.spread == nil {
-			f.spread = time.AfterFunc(handoffDelay, f.spreadPending)
-		} else {
-			f.spread.Reset(handoffDelay)
+			f.spread = spreaders.Get().(*spreader)
+			f.spread.mu.Lock()
+			f.spread.f = f
+			f.spread.mu.Unlock()
 		}
+		f.spread.t.Reset(handoffDelay)
 	case !others && f.armed:
 		f.armed = false
-		f.spread.Stop()
+		f.spread.t.Stop()
 	}
+}
+
+// spreader is a spread timer, kept for the next fan-out once its fan-in
+// closes: a timer and the function it calls cost two allocations. A timer
+// that fires after its fan-in let go of it calls nothing, or spreads the
+// next fan-in's pending children early, which is all a late timer can do.
+type spreader struct {
+	t  *time.Timer
+	mu sync.Mutex
+	f  *fanIn
+}
+
+var spreaders = sync.Pool{New: func() any {
+	s := new(spreader)
+	s.t = time.AfterFunc(time.Hour, s.fire)
+	s.t.Stop()
+	return s
+}}
+
+func (s *spreader) fire() {
+	s.mu.Lock()
+	f := s.f
+	s.mu.Unlock()
+	if f != nil {
+		f.spreadPending()
+	}
+}
+
+// release stops s and lets go of it.
+func (s *spreader) release() {
+	s.t.Stop()
+	s.mu.Lock()
+	s.f = nil
+	s.mu.Unlock()
+	spreaders.Put(s)
 }
 
 // takeLocked takes the queue as the batch; the batch's spent array
 // becomes the queue. f.mu is held.
 func (f *fanIn) takeLocked() {
-	f.queue, f.batch, f.pos = f.batch[:0], f.queue, 0
+	spent := f.batch[:0]
+	if f.spare != nil {
+		spent, f.spare = f.spare, nil
+	}
+	f.queue, f.batch, f.pos = spent, f.queue, 0
 	if f.blocked > 0 {
 		f.room.Broadcast()
 	}
@@ -388,7 +438,7 @@ func (f *fanIn) close() {
 	f.room.Broadcast()
 	f.mu.Unlock()
 	if f.spread != nil {
-		f.spread.Stop()
+		f.spread.release()
 	}
 	f.cancel()
 	f.wg.Wait()

@@ -299,6 +299,9 @@ type nodeRun struct {
 	waiting  int // predecessors not yet done
 	child    *helikon.RunContext
 	resumeAt *ResumePoint
+	// label, once a successor needed it, is the node's output as its
+	// successors read it; they share it as they share the run's input.
+	label helikon.Item
 }
 
 // runNodes runs the graph's wavefront: from the roots, or, resuming, from
@@ -319,7 +322,7 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 		nodes[i].status = nodeRunning
 		nodes[i].child = rc.Child()
 		running++
-		return f.add(i, g.nodes[i].agent, nodes[i].child, g.nodeInput(input, i, outs), nodes[i].resumeAt, yield)
+		return f.add(i, g.nodes[i].agent, nodes[i].child, g.nodeInput(input, i, nodes, outs), nodes[i].resumeAt, yield)
 	}
 	// finish settles node i, which ended, and readies the successors it
 	// was the last to hold up.
@@ -453,7 +456,7 @@ func (g *GraphAgent) pause(rc *helikon.RunContext, input []helikon.Item, nodes [
 
 // nodeInput is node i's input: the run's input, then one labelled message
 // per predecessor carrying its final text.
-func (g *GraphAgent) nodeInput(input []helikon.Item, i int, outs []helikon.ChildOutcome) []helikon.Item {
+func (g *GraphAgent) nodeInput(input []helikon.Item, i int, nodes []nodeRun, outs []helikon.ChildOutcome) []helikon.Item {
 	preds := g.nodes[i].preds
 	if len(preds) == 0 {
 		return input
@@ -461,9 +464,12 @@ func (g *GraphAgent) nodeInput(input []helikon.Item, i int, outs []helikon.Child
 	in := make([]helikon.Item, len(input), len(input)+len(preds))
 	copy(in, input)
 	for _, p := range preds {
-		in = append(in, helikon.Item{Role: helikon.RoleUser, Content: []helikon.ContentPart{helikon.TextPart{
-			Text: "Output of " + g.nodes[p].key + ":\n" + outs[p].Final,
-		}}})
+		if nodes[p].label.Content == nil {
+			nodes[p].label = helikon.Item{Role: helikon.RoleUser, Content: []helikon.ContentPart{helikon.TextPart{
+				Text: "Output of " + g.nodes[p].key + ":\n" + outs[p].Final,
+			}}}
+		}
+		in = append(in, nodes[p].label)
 	}
 	return in
 }

@@ -81,7 +81,6 @@ func (p *ParallelAgent) ResumeFrame(ctx context.Context, rc *helikon.RunContext,
 func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, yield func(helikon.Event) bool) {
 	f := newFanIn(ctx, len(p.steps))
 	defer f.close()
-	children := make([]*helikon.RunContext, len(p.steps))
 	running := 0
 	for i, st := range p.steps {
 		var from *ResumePoint
@@ -93,8 +92,7 @@ func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext,
 			}
 			from = &ResumePoint{Frame: prior[i].Frame, Decisions: ds}
 		}
-		children[i] = rc.Child()
-		if !f.add(i, st.agent, children[i], input, from, yield) {
+		if !f.add(i, st.agent, rc.Child(), input, from, yield) {
 			return
 		}
 		running++
@@ -117,7 +115,7 @@ func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext,
 	escalated := false
 	for i, o := range f.outs {
 		total = total.Add(o.Usage)
-		escalated = escalated || (children[i] != nil && children[i].Actions().Escalated())
+		escalated = escalated || (f.kids[i].rc != nil && f.kids[i].rc.Actions().Escalated())
 		switch {
 		case o.Paused != nil:
 			paused = true
