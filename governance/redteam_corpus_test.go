@@ -149,6 +149,18 @@ func redTeamCorpus() []redRow {
 		"echo 'rm -rf build' | env bash", "bash /dev/stdin <<< 'rm -rf build'", "bash <(echo rm -rf build)",
 		"sh - <<< 'rm -rf build'", "cat <<'EOF' | sh\nrm -rf build\nEOF")
 
+	// What xargs and find -exec put into the command they run: the words
+	// xargs appends become the program of a wrapper given none (xargs env,
+	// xargs timeout 5), and the replacement text names the program or sits
+	// in a command string behind wrappers. The operands they fill are not
+	// known before the shell runs, so a guard that reads them asks.
+	add('D', "ask", "rm", "echo rm -rf build | xargs env", "echo rm -rf build | xargs timeout 5", "echo rm -rf build | xargs nice",
+		"echo rm -rf build | xargs sudo", "echo rm | xargs -I% env % -rf build", "echo rm | xargs -I% timeout 5 sh -c '% -rf build'",
+		"find /usr/bin -name rm -exec env {} -rf build \\;", "find /usr/bin -name rm -exec timeout 5 {} -rf build \\;",
+		"printf '%s\\0' 'rm -rf build' | xargs -0 sh -c")
+	add('G', "ask", "rm:-rf_/", "echo / | xargs rm -rf", "find / -maxdepth 0 -exec rm -rf {} \\;", "find / -maxdepth 0 -exec rm -rf {} +")
+	add('G', "ask", "cp:/etc/hosts", "echo /etc/hosts | xargs -I{} cp a.txt {}")
+
 	// Dynamic command words.
 	add('D', "ask", "rm", "CMD=rm; $CMD -rf build", `"$(echo rm)" -rf build`, "`echo rm` -rf build",
 		`$(printf '\x72\x6d') -rf build`, `a=(rm -rf build); "${a[@]}"`, `set -- rm -rf build; "$@"`,

@@ -1,7 +1,6 @@
 package shellmatch
 
 import (
-	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -111,31 +110,25 @@ func (s *Script) checkAssignWords(ws []word) {
 	}
 }
 
-// checkReplacement notes xargs -I running the replacement string as the
-// program: the program is then read from standard input.
-func (s *Script) checkReplacement(args []word, program word) {
-	repl := ""
+// xargsInput reads what xargs puts into the command it runs: the
+// replacement string of -I R, -i or --replace, or else the words it appends.
+func xargsInput(args []word) input {
+	in := input{by: "xargs", appends: true}
 	for i, a := range args {
 		t := a.text
 		switch {
 		case t == "-I" && i+1 < len(args):
-			repl = args[i+1].text
+			in.repl = args[i+1].text
 		case strings.HasPrefix(t, "-I") && len(t) > 2:
-			repl = t[2:]
+			in.repl = t[2:]
 		case t == "-i" || t == "--replace":
-			repl = "{}"
+			in.repl = "{}"
 		case strings.HasPrefix(t, "--replace="):
-			repl = t[len("--replace="):]
+			in.repl = t[len("--replace="):]
 		}
 	}
-	if strings.Contains(program.text, "{}") || (repl != "" && strings.Contains(program.text, repl)) {
-		s.unresolved("xargs running a program read from its standard input")
-		return
-	}
-	// xargs -I substitutes its input into a command string too.
-	if name := path.Base(program.text); repl != "" && (IsShell(name) || name == "eval" || name == "env") {
-		s.unresolved("xargs -I substituting its input into the command string of " + name)
-	}
+	in.appends = in.repl == ""
+	return in
 }
 
 // stdinLike reports whether a script operand names the standard input or

@@ -251,13 +251,59 @@ const maxWrappers = 16
 // resolve strips wrappers off words, follows nested command strings, and
 // appends the command that remains.
 func (s *Script) resolve(words []word, depth int, wrappers []string, writes []string, dynWrites uint64) {
+	s.resolveInput(words, depth, wrappers, writes, dynWrites, input{})
+}
+
+// input is what a runner (xargs, find -exec) puts into the command it
+// runs: the replacement text it substitutes (xargs -I R, find's {}), or,
+// for xargs without -I, words it appends.
+type input struct {
+	by      string // "xargs", "find -exec"
+	repl    string
+	appends bool
+}
+
+// check notes a program word or a command string that holds what the
+// runner substitutes: the runner's input decides what runs.
+func (in input) check(s *Script, text, of string) bool {
+	if in.repl == "" || !strings.Contains(text, in.repl) {
+		return false
+	}
+	if of == "" {
+		s.unresolved(in.by + " running a program named by its input")
+	} else {
+		s.unresolved(in.by + " substituting its input into the command string of " + of)
+	}
+	return true
+}
+
+// operands marks the arguments of the command the runner runs that its
+// input fills, as not known before the shell runs: those holding the
+// replacement text, and a last one standing for the words xargs appends.
+// A guard that reads operands then asks, as for rm -rf "$DIR".
+func (in input) operands(words []word) []word {
+	out := make([]word, len(words), len(words)+1)
+	copy(out, words)
+	for i := 1; i < len(out); i++ {
+		if in.repl != "" && strings.Contains(out[i].text, in.repl) {
+			out[i].lit, out[i].home = false, false
+		}
+	}
+	if in.appends {
+		out = append(out, word{text: "$?"})
+	}
+	return out
+}
+
+// resolveInput is resolve for words a runner fills from its input.
+func (s *Script) resolveInput(words []word, depth int, wrappers []string, writes []string, dynWrites uint64, in input) {
 	stdin := false
 	zsh := slices.Contains(wrappers, "zsh")
 	for len(words) > 0 {
 		if zsh {
 			s.checkZshQualifiers(words)
 		}
-		if !words[0].known() || words[0].glob {
+		if !words[0].known() || words[0].glob || in.check(s, words[0].text, "") {
 			break
 		}
 		if t := words[0].text; len(t) > 1 && t[0] == '=' {
@@ -299,19 +345,24 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 			}
 			rest, nested, nestedLit := w.strip(words[1:])
 			if nested != nil {
+				in.check(s, *nested, name)
 				s.addNested(*nested, nestedLit, depth, appendWrapper(wrappers, name), writes)
 				return
 			}
 			if len(rest) == 0 {
 				// A wrapper with nothing to run is itself the program,
-				// or runs a shell on its standard input.
+				// or runs a shell on its standard input; under xargs,
+				// the program is the first word xargs appends.
 				if w.bareShell {
 					s.unresolved(name + " with no command, which runs a shell reading its standard input")
+				}
+				if in.appends {
+					s.unresolved(in.by + " running " + name + ", which runs a program named by its input")
 				}
 				break
 			}
 			if name == "xargs" {
-				s.checkReplacement(words[1:], rest[0])
+				in = xargsInput(words[1:])
 			}
 			wrappers = appendWrapper(wrappers, name)
 			words = rest
@@ -327,6 +378,7 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 		}
 		if sh, ok := shellSpecs()[name]; ok {
 			if cmd, lit, found := sh.commandString(words[1:]); found {
+				in.check(s, cmd, name)
 				s.addNested(cmd, lit, depth, appendWrapper(wrappers, name), writes)
 				return
 			}
@@ -339,6 +391,9 @@ func (s *Script) resolve(words []word, depth int, wrappers []string, writes []st
 			s.findExec(words[1:], depth, wrappers)
 		}
 		break
+	}
+	if len(words) > 0 && (in.repl != "" || in.appends) {
+		words = in.operands(words)
 	}
 	c := Command{Writes: writes, Wrappers: wrappers, Dynamic: stdin, DynWrites: dynWrites}
 	if len(words) == 0 {
@@ -457,16 +512,9 @@ func (s *Script) findExec(args []word, depth int, wrappers []string) {
 				s.unresolved(fmt.Sprintf("find -exec nested more than %d deep", MaxDepth))
 				return
 			}
-			if p := args[i+1]; p.lit && strings.Contains(p.text, "{}") {
-				s.unresolved("find " + args[i].text + " running the found file name")
-			} else if name := path.Base(p.text); IsShell(name) || name == "eval" {
-				for _, w := range args[i+2 : j] {
-					if strings.Contains(w.text, "{}") {
-						s.unresolved("find " + args[i].text + " substituting a file name into the command string of " + name)
-					}
-				}
-			}
-			s.resolve(args[i+1:j], depth+1, appendWrapper(wrappers, "find"), nil, 0)
+			// find puts the file it found wherever {} stands, a program
+			// word or a command string behind wrappers included.
+			s.resolveInput(args[i+1:j], depth+1, appendWrapper(wrappers, "find"), nil, 0, input{by: "find " + args[i].text, repl: "{}"})
 		}
 		i = j
 	}

@@ -70,8 +70,9 @@ func TestParse_FindsEveryProgramTheStringRuns(t *testing.T) {
 		{"redirect word", "echo hi > $(rm -rf /)", "echo rm"},
 		{"time keyword", "time rm x", "rm"},
 		{"negation", "! rm x", "rm"},
-		{"xargs", "find . | xargs -n 1 rm -f", "find rm"},
-		{"find exec", `find . -name x -exec rm -rf {} \;`, "rm find"},
+		// The operands xargs appends and find's {} are its input's.
+		{"xargs", "find . | xargs -n 1 rm -f", "find rm?"},
+		{"find exec", `find . -name x -exec rm -rf {} \;`, "rm? find"},
 		{"dynamic program", "$CMD -rf /", "?"},
 		{"dynamic nested string keeps its loose form", `bash -c "rm -rf $DIR"`, "rm?"},
 		{"dynamic eval", `eval "rm $X"`, "rm?"},
