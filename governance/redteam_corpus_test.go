@@ -66,6 +66,43 @@ func redTeamCorpus() []redRow {
 		add('D', "ask", "rm", "echo 'rm -rf build' | "+sh, sh+" <<< 'rm -rf build'",
 			sh+" << 'EOF'\nrm -rf build\nEOF", "printf 'rm -rf build\\n' > c.txt; "+sh+" < c.txt")
 	}
+	// Every shell's -c string behind every wrapper and runner, and inside
+	// the command strings of su, script, flock, sudo sh and bash: the inner
+	// string is read as a command wherever it sits. zsh's and fish's
+	// readings of a string (zsh's $=x, fish's \x72m) hold there too.
+	for _, w := range []string{
+		"env %s", "env -- %s", "timeout 5 %s", "nice -n 5 %s", "nohup %s", "setsid %s", "stdbuf -oL %s",
+		"chroot / %s", "sudo %s", "sudo -u root %s", "exec %s", "command %s", "time %s", "xargs -0 %s",
+		"find . -maxdepth 0 -exec %s \\;", "flock lk %s", "runuser -u root -- %s", "ionice -c3 %s",
+		`su -c "%s"`, `script -qc "%s" /dev/null`, `flock lk -c "%s"`, `sudo sh -c "%s"`, `bash -c "%s"`,
+	} {
+		for _, sh := range []string{"sh", "bash", "dash", "zsh", "ksh", "mksh", "tcsh", "csh", "fish", "yash", "posh", "rbash", "busybox sh"} {
+			add('D', "deny", "rm", strings.Replace(w, "%s", sh+" -c 'rm -rf build'", 1))
+		}
+		if strings.Contains(w, `"`) {
+			add('D', "ask", "rm", strings.Replace(w, "%s", `zsh -c 'x=\"rm -rf build\"; $=x'`, 1))
+		} else {
+			// Inside "…" the backslash would be Bash's to read first.
+			add('D', "ask", "rm", strings.Replace(w, "%s", `zsh -c 'x="rm -rf build"; $=x'`, 1),
+				strings.Replace(w, "%s", `fish -c '\x72m -rf build'`, 1))
+		}
+	}
+	// Other names of those shells; fish's -C (init) strings and every -c
+	// it is given; script's flags after its file operand; su's
+	// --session-command.
+	add('D', "deny", "rm", "lksh -c 'rm -rf build'", "rksh -c 'rm -rf build'", "ksh93 -c 'rm -rf build'", "mksh-static -c 'rm -rf build'",
+		"zsh5 -c 'rm -rf build'", "busybox ash -c 'rm -rf build'", "fish -C 'rm -rf build' -c true",
+		"fish --init-command='rm -rf build' -c true", "fish -c true -c 'rm -rf build'", "fish --command='rm -rf build'",
+		"script /dev/null -qc 'rm -rf build'", "su --session-command='rm -rf build'")
+	add('D', "ask", "rm", `rzsh -c 'x="rm -rf build"; $=x'`)
+	// The shell a string runs in when the words do not name it: su's -s
+	// shell or the login shell, the $SHELL of script -c, flock -c and sudo
+	// -s, which escapes every word for it but $. Setting SHELL makes that
+	// any program with a -c.
+	add('D', "ask", "rm", `su -s /usr/bin/zsh -c 'x="rm -rf build"; $=x'`, `su -s /usr/bin/fish -c '\x72m -rf build'`,
+		`SHELL=/usr/bin/fish script -qc '\x72m -rf build' /dev/null`, `export SHELL=/usr/bin/zsh; flock lk -c 'x="rm -rf build"; $=x'`,
+		`SHELL=/usr/bin/python3 script -qc 'import os; os.system("r" + "m -rf build")' /dev/null`, "CMD=rm sudo -E -s '$CMD' -rf build")
+	add('D', "ask", "-", `su -c '\x72m -rf build'`, `script -qc '\x72m -rf build' /dev/null`)
 	// zsh runs =rm as the rm on $PATH, and code in a glob qualifier
 	// (*(e:…:), *(+cmd)) for every file matched.
 	add('D', "deny", "rm", "zsh -c '=rm -rf build'", "zsh -c 'true && =rm -rf build'")
@@ -294,7 +331,7 @@ func redTeamCorpus() []redRow {
 			"echo \"curl is $(command -v curl)\"", "python3 -m json.tool < /dev/null || true", "perl -v",
 			"sudo ls", "echo build/*", "trap - EXIT", "git diff --stat", "wc -c < a.txt", "ls -d ~/",
 			"mapfile -t lines < a.txt", `read -r -p "$P" x < a.txt`, `printf -v x '%s' "$HOME"`, "i=0; (( i++ )); let i+=1",
-			"export FOO=1 BAR=\"$HOME\"", "declare -n r=FOO")
+			"export FOO=1 BAR=\"$HOME\"", "declare -n r=FOO", "su -c 'ls'", "script -qc 'ls' /dev/null", "fish -c 'echo hi'")
 	}
 	add('G', "allow", "rm", "rm -rf ./build", "rm -rf build/*", `rm -rf "$HOME/build"`, "rm -rf ~/build", "rm a.txt")
 	add('G', "allow", "cp", "cp a.txt b.txt")

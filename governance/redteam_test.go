@@ -77,7 +77,8 @@ func TestRedTeam_EveryRowGetsItsVerdict(t *testing.T) {
 // such a row's bash meaning is checked only where the program is installed.
 var optionalPrograms = []string{"zsh", "ksh", "mksh", "tcsh", "csh", "fish", "yash", "posh", "busybox", "ruby", "php",
 	"lua5.4", "node", "perl", "python3", "sudo", "gawk", "mawk", "git", "su", "runuser", "strace", "setarch", "nsenter",
-	"unshare", "chroot", "flock", "setpriv", "script", "sg", "rbash", "dash", "chrt", "ionice", "taskset", "watch"}
+	"unshare", "chroot", "flock", "setpriv", "script", "sg", "rbash", "dash", "chrt", "ionice", "taskset", "watch",
+	"lksh", "rksh", "ksh93", "mksh-static", "zsh5", "rzsh"}
 
 func missingProgram(cmd string) string {
 	for _, p := range optionalPrograms {

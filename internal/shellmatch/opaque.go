@@ -1,7 +1,6 @@
 package shellmatch
 
 import (
-	"slices"
 	"strings"
 	"sync"
 )
@@ -22,6 +21,9 @@ var riskyEnv = sync.OnceValue(func() map[string]bool {
 		// cd looks a relative directory up in CDPATH first: CDPATH=/ cd etc
 		// leads to /etc, where the matcher sees ./etc.
 		"CDPATH": true,
+		// script -c, flock -c and sudo -s run their command with $SHELL -c:
+		// SHELL=/usr/bin/python3 makes the string Python.
+		"SHELL": true,
 	}
 })
 
@@ -55,7 +57,7 @@ func (s *Script) checkZshAssign(name string, wrappers []string) {
 	if i := strings.IndexAny(name, "[+"); i >= 0 {
 		name = name[:i]
 	}
-	if !slices.Contains(wrappers, "zsh") {
+	if !under(wrappers, "zsh") {
 		return
 	}
 	switch {
@@ -559,7 +561,7 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 			value = args[1].text
 		}
 		s.checkAssign(args[0].text, value)
-	case name == "set" && slices.Contains(wrappers, "fish"):
+	case name == "set" && under(wrappers, "fish"):
 		// fish's set [flags] NAME VALUE…; PATH is a list there.
 		for i, a := range args {
 			if !strings.HasPrefix(a.text, "-") {

@@ -49,7 +49,9 @@ type Command struct {
 	// &>, >|, <>, >& file), unquoted, in the same loose form as Args.
 	Writes []string
 	// Wrappers are the base names of the wrappers and shells the command
-	// ran under, outermost first ("sudo", "timeout", "bash").
+	// ran under, outermost first ("sudo", "timeout", "bash"). "$SHELL"
+	// stands for a shell the words do not name: the login shell of su -c,
+	// the $SHELL of script -c and flock -c.
 	Wrappers []string
 	// Dynamic reports that the program or an argument is not a plain
 	// literal, so the command may run something its words do not show.
@@ -141,9 +143,9 @@ func (s *Script) add(src string, depth int, wrappers []string) {
 		s.unresolved(fmt.Sprintf("command strings nested more than %d deep", MaxDepth))
 		return
 	}
-	if strings.IndexByte(src, '\\') >= 0 && slices.Contains(wrappers, "fish") {
+	if strings.IndexByte(src, '\\') >= 0 && under(wrappers, "fish") {
 		// fish reads \x72m as rm where Bash reads x72m.
-		s.unresolved("a backslash escape in a command string fish runs, which fish reads unlike Bash")
+		s.unresolved("a backslash escape in a command string fish may run (fish -c, or the shell of su -c, script -c, flock -c), which fish reads unlike Bash")
 	}
 	if cmds, ok := fastSplit(src); ok {
 		s.Commands = slices.Grow(s.Commands, len(cmds))
@@ -298,7 +300,7 @@ func (in input) operands(words []word) []word {
 // resolveInput is resolve for words a runner fills from its input.
 func (s *Script) resolveInput(words []word, depth int, wrappers []string, writes []string, dynWrites uint64, in input) {
 	stdin := false
-	zsh := slices.Contains(wrappers, "zsh")
+	zsh := under(wrappers, "zsh")
 	for len(words) > 0 {
 		if zsh {
 			s.checkZshQualifiers(words)
@@ -346,8 +348,22 @@ func (s *Script) resolveInput(words []word, depth int, wrappers []string, writes
 			rest, nested, nestedLit := w.strip(words[1:])
 			if nested != nil {
 				in.check(s, *nested, name)
-				s.addNested(*nested, nestedLit, depth, appendWrapper(wrappers, name), writes)
+				ws := appendWrapper(wrappers, name)
+				if name == "script" || name == "flock" {
+					ws = appendWrapper(ws, anyShell) // $SHELL -c runs it
+				}
+				s.addNested(*nested, nestedLit, depth, ws, writes)
 				return
+			}
+			if name == "sudo" && len(rest) > 0 && (hasFlag(words[1:len(words)-len(rest)], "-s", "--shell") || hasFlag(words[1:len(words)-len(rest)], "-i", "--login")) {
+				// sudo -s and -i escape the words of the command for the
+				// shell they run it with, all but $: $CMD expands there.
+				for _, r := range rest {
+					if strings.IndexByte(r.text, '$') >= 0 {
+						s.unresolved("sudo " + words[1].text + " passing a $ to the shell it runs the command with")
+						break
+					}
+				}
 			}
 			if len(rest) == 0 {
 				// A wrapper with nothing to run is itself the program,
@@ -376,10 +392,25 @@ func (s *Script) resolveInput(words []word, depth int, wrappers []string, writes
 				continue
 			}
 		}
-		if sh, ok := shellSpecs()[name]; ok {
+		if sh, dialect, ok := shellOf(name); ok {
+			if dialect == "fish" {
+				// fish runs every -c string, and its -C strings first.
+				if cmds := fishStrings(words[1:]); len(cmds) > 0 {
+					for _, c := range cmds {
+						in.check(s, c.text, name)
+						s.addNested(c.text, c.known(), depth, appendWrapper(wrappers, name), writes)
+					}
+					return
+				}
+			}
 			if cmd, lit, found := sh.commandString(words[1:]); found {
 				in.check(s, cmd, name)
-				s.addNested(cmd, lit, depth, appendWrapper(wrappers, name), writes)
+				ws := appendWrapper(wrappers, name)
+				if sh.cTakesValue {
+					// su and runuser run it with -s's shell or the login shell.
+					ws = appendWrapper(ws, loginShell(words[1:]))
+				}
+				s.addNested(cmd, lit, depth, ws, writes)
 				return
 			}
 			// A shell with no -c and no script operand runs whatever

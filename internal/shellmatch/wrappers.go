@@ -1,6 +1,7 @@
 package shellmatch
 
 import (
+	"path"
 	"slices"
 	"strings"
 	"sync"
@@ -53,7 +54,7 @@ var wrapperSpecs = sync.OnceValue(func() map[string]wrapperSpec {
 		// asks more.
 		"noglob": {}, "nocorrect": {}, "-": {}, "repeat": {skip: 1}, "not": {}, "and": {}, "or": {},
 		"stdbuf":  {short: "ioe", long: []string{"input", "output", "error"}},
-		"env":     {short: "uCS", long: []string{"unset", "chdir", "split-string"}, assigns: true, split: "S"},
+		"env":     {short: "uCSa", long: []string{"unset", "chdir", "split-string", "argv0"}, assigns: true, split: "S"},
 		"command": {query: "vV"},
 		"builtin": {},
 		"exec":    {short: "a"},
@@ -190,6 +191,11 @@ flags:
 		case w.assigns && envAssignment(t):
 			i++
 			continue
+		case w.noCommand:
+			// script's operands (its log file) may come before its
+			// flags: getopt permutes them.
+			i++
+			continue
 		}
 		break flags
 	}
@@ -304,6 +310,123 @@ var (
 	})
 )
 
+// shellAliases are other names of the shells of shellSpecs: restricted,
+// static and legacy builds, and busybox's hush.
+var shellAliases = map[string]string{"lksh": "mksh", "mksh-static": "mksh", "rksh": "ksh", "rksh93": "ksh", "ksh2020": "ksh",
+	"rzsh": "zsh", "zsh-static": "zsh", "hush": "sh", "bosh": "sh", "jsh": "sh", "sash": "sh"}
+
+// shellOf returns the spec of the shell program names and the name of its
+// dialect ("zsh" for rzsh or zsh5), reading a version suffix (bash5.2,
+// zsh-5.9) off a name it does not know.
+func shellOf(program string) (shellSpec, string, bool) {
+	name := program
+	if a, ok := shellAliases[name]; ok {
+		name = a
+	}
+	sh, ok := shellSpecs()[name]
+	if !ok {
+		if base := strings.TrimRight(name, "0123456789.-"); base != name && base != "" {
+			return shellOf(base)
+		}
+		return shellSpec{}, "", false
+	}
+	return sh, name, true
+}
+
+// anyShell stands, in a command's Wrappers, for a shell the words do not
+// name: the login shell su and runuser start, the $SHELL script -c, flock -c
+// and sudo -s run. Its command string may be read as zsh or fish read it.
+const anyShell = "$SHELL"
+
+// under reports whether wrappers run their command in the dialect of
+// shell ("zsh", "fish"): a shell of that dialect, or one not known.
+func under(wrappers []string, shell string) bool {
+	for _, w := range wrappers {
+		if w == anyShell {
+			return true
+		}
+		if _, d, ok := shellOf(w); ok && d == shell {
+			return true
+		}
+	}
+	return false
+}
+
+// fishStrings returns the command strings fish runs: every -c and
+// --command, and every -C and --init-command, which run first.
+func fishStrings(args []word) []word {
+	var out []word
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if !args[i].lit || len(t) < 2 || t[0] != '-' {
+			break // the script operand: what follows are its arguments
+		}
+		if strings.HasPrefix(t, "--") {
+			name, v, attached := strings.Cut(t[2:], "=")
+			switch name {
+			case "command", "init-command":
+				if attached {
+					out = append(out, word{text: v, lit: args[i].lit})
+				} else if i+1 < len(args) {
+					i++
+					out = append(out, args[i])
+				}
+			case "debug", "debug-output", "features", "profile", "profile-startup", "debug-stack-frames":
+				if !attached {
+					i++
+				}
+			}
+			continue
+		}
+		for j := 1; j < len(t); j++ {
+			if strings.IndexByte("cCdofpD", t[j]) < 0 {
+				continue
+			}
+			v := word{text: t[j+1:], lit: true}
+			if j+1 == len(t) {
+				if i+1 >= len(args) {
+					break
+				}
+				i++
+				v = args[i]
+			}
+			if t[j] == 'c' || t[j] == 'C' {
+				out = append(out, v)
+			}
+			break
+		}
+	}
+	return out
+}
+
+// loginShell returns the shell su or runuser starts: the value of -s or
+// --shell, or anyShell.
+func loginShell(args []word) string {
+	for i, a := range args {
+		t := a.text
+		switch {
+		case t == "--":
+			return anyShell
+		case t == "-s" || t == "--shell":
+			if i+1 < len(args) && args[i+1].known() {
+				return path.Base(args[i+1].text)
+			}
+			return anyShell
+		case strings.HasPrefix(t, "--shell="):
+			return path.Base(t[len("--shell="):])
+		case len(t) > 2 && t[0] == '-' && t[1] != '-' && strings.IndexByte(t, 's') > 0:
+			if v := t[strings.IndexByte(t, 's')+1:]; v != "" && a.known() {
+				return path.Base(v)
+			}
+			if i+1 < len(args) && args[i+1].known() {
+				return path.Base(args[i+1].text)
+			}
+			return anyShell
+		}
+	}
+	return anyShell
+}
+
 // commandString finds the command string a shell runs with -c.
 func (sh shellSpec) commandString(args []word) (cmd string, lit, found bool) {
 	hasC := false
@@ -324,7 +447,7 @@ func (sh shellSpec) commandString(args []word) (cmd string, lit, found bool) {
 		}
 		if strings.HasPrefix(t, "--") {
 			name, v, attached := strings.Cut(t[2:], "=")
-			if name == "command" && sh.cTakesValue {
+			if (name == "command" || name == "session-command") && sh.cTakesValue {
 				if attached {
 					return v, true, true
 				}
@@ -363,7 +486,7 @@ func (sh shellSpec) commandString(args []word) (cmd string, lit, found bool) {
 // IsShell reports whether program is a shell the matcher follows into with
 // -c. Such a shell with a dynamic command runs what its words do not show.
 func IsShell(program string) bool {
-	_, ok := shellSpecs()[program]
+	_, _, ok := shellOf(program)
 	return ok
 }
 
