@@ -167,7 +167,8 @@ func (d *driver) resumeCall(ctx context.Context, tool Tool, call ToolCall, fc *f
 	}
 	dec, ok := ds.byID[fc.Approval.ID]
 	if !ok {
-		if !d.rc.granted(ds.grants, PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: fc.Args, Effect: EffectOf(tool), Impl: tool}) {
+		g, granter := d.rc.auth.(Granter)
+		if !granter || len(ds.grants) == 0 || !g.Granted(ds.grants, PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: fc.Args, Effect: EffectOf(tool), Impl: tool}) {
 			c := *fc
 			out.paused = &c
 			return
@@ -199,11 +200,6 @@ type humanApproved struct{}
 
 func (humanApproved) Ask(context.Context, PermissionRequest, string, string) Verdict {
 	return Verdict{Allowed: true}
-}
-
-func (rc *RunContext) granted(grants []string, req PermissionRequest) bool {
-	g, ok := rc.auth.(Granter)
-	return ok && len(grants) > 0 && g.Granted(grants, req)
 }
 
 // subRunPaused is the error an agent tool returns when its run paused: the

@@ -3,6 +3,7 @@ package helikon
 import (
 	"context"
 	"iter"
+	"slices"
 )
 
 // Resume continues a run that paused for approval ([RunPaused]) with the
@@ -39,8 +40,7 @@ func Resume(ctx context.Context, agent Agent, rc *RunContext, state *RunState, d
 			fail(KindConfig, NotResumable(name, state.root))
 			return
 		}
-		allow := append([]string(nil), state.Allow...)
-		allow = append(allow, ds.grants...)
+		allow := slices.Concat(state.Allow, ds.grants)
 		if len(allow) > 0 {
 			rc = rc.Derive(WithGrants(allow...))
 		}

@@ -33,16 +33,11 @@ type EffectTool interface {
 // CancelAwareTool is a [Tool] that says whether it keeps the cancellation
 // clause of the [Tool] contract without exception: HonoursCancellation
 // true promises that Call returns promptly once its context is done,
-// because it only computes or waits on what watches that context.
-//
-// A cancellable run hands its tool calls to worker goroutines, so that a
-// call ignoring cancellation cannot hold it past [RunConfig].CancelGrace;
-// a round whose tools all make the promise (and which no hook, approval
-// handler, or authorizer or redactor other than the default ones takes
-// part in) runs on the run's own goroutine instead, saving the hand-off.
-// A tool breaking the promise then holds a cancelled run until it returns,
-// and the run logs a warning naming it. [WithHonoursCancellation] makes
-// the promise for [NewTool].
+// because it only computes or waits on what watches that context. A round
+// whose tools all promise it runs on the run's own goroutine rather than a
+// worker's (docs/tools.md, "Cancellation"); a tool breaking the promise
+// holds a cancelled run until it returns, and the run logs a warning naming
+// it. [WithHonoursCancellation] makes the promise for [NewTool].
 type CancelAwareTool interface {
 	Tool
 	HonoursCancellation() bool

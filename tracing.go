@@ -17,22 +17,16 @@ const TracerName = "github.com/paigasus/helikon"
 // spans; handoffs and sub-agents share it. Without it runs use
 // otel.GetTracerProvider(), which is a no-op until the program installs one.
 //
-// An LLM agent's run produces the tree
-//
-//	invoke_agent {agent}            one per agent run; a handoff target's
-//	└─ agent.turn                   and a sub-agent's nest under the turn
-//	   ├─ chat {model}              or tool that started them
-//	   └─ execute_tool {tool}
-//
-// with the GenAI semantic-convention attributes (gen_ai.operation.name,
-// gen_ai.provider.name, gen_ai.request.model, gen_ai.agent.name,
-// gen_ai.usage.*, gen_ai.response.finish_reasons, gen_ai.tool.name,
-// gen_ai.tool.call.id, error.type), the [TracerHandle]'s session.id, user.id
-// and tags (as langfuse.trace.tags) on the agent and turn spans, and
-// gen_ai.usage.cost when the run has a price table. Message content is never
-// recorded. Workflow agents open an invoke_agent span that their children
-// nest under. When the agent span is not recording (no provider installed,
-// or the trace is not sampled) the run creates no further spans.
+// The spans (invoke_agent, agent.turn, chat, execute_tool: the tree is in
+// docs/observability.md) carry the GenAI semantic-convention attributes
+// (gen_ai.operation.name, gen_ai.provider.name, gen_ai.request.model,
+// gen_ai.agent.name, gen_ai.usage.*, gen_ai.response.finish_reasons,
+// gen_ai.tool.name, gen_ai.tool.call.id, error.type), the [TracerHandle]'s
+// session.id, user.id and tags (as langfuse.trace.tags) on the agent and
+// turn spans, and gen_ai.usage.cost when the run has a price table. Message
+// content is never recorded. When the agent span is not recording (no
+// provider installed, or the trace is not sampled) the run creates no
+// further spans.
 func WithTracerProvider(tp trace.TracerProvider) ContextOption {
 	return contextOptionFunc(func(rc *RunContext) { rc.tp = tp })
 }

@@ -197,9 +197,9 @@ func Transition(state LoopState, in TransitionInput, tc *TransitionCtx) Transiti
 		}
 		usage := s.Usage.Add(hr.Usage)
 		if hr.Err != nil {
-			return TransitionOutcome{Next: Failed{Err: toAgentError(hr.Err), Usage: usage}, Action: NextAction{Kind: ActTerminate}}
+			return terminal(Failed{Err: toAgentError(hr.Err), Usage: usage})
 		}
-		return TransitionOutcome{Next: Done{Output: hr.Output, Usage: usage}, Action: NextAction{Kind: ActTerminate}}
+		return terminal(Done{Output: hr.Output, Usage: usage})
 	case Done, Failed:
 		return terminal(state)
 	default: // Compacting: reserved
@@ -274,9 +274,7 @@ func afterModel(resp ModelResponse, tc *TransitionCtx, state LoopState) Transiti
 		errs = tc.Output.Check(text)
 	}
 	if errs == nil {
-		out.Next = Done{Output: text, Usage: p.Usage}
-		out.Action = NextAction{Kind: ActTerminate}
-		return out
+		return out.ending(Done{Output: text, Usage: p.Usage})
 	}
 	switch state.(type) {
 	case CallingModel:
@@ -289,11 +287,9 @@ func afterModel(resp ModelResponse, tc *TransitionCtx, state LoopState) Transiti
 		return nextTurn(out, p, tc, func(p Progress) LoopState { return RepairingOutput{Progress: p, Attempt: 1} })
 	default:
 		out.Events = append(out.Events, StructuredOutputFailed{SchemaErrors: errs, FinalText: text, At: tc.Now})
-		out.Next = Failed{Err: &AgentError{
+		return out.ending(Failed{Err: &AgentError{
 			Kind: KindInvalidStructuredOutput, Agent: tc.Agent, SchemaErrors: errs, FinalText: text,
-		}, Usage: p.Usage}
-		out.Action = NextAction{Kind: ActTerminate}
-		return out
+		}, Usage: p.Usage})
 	}
 }
 
@@ -319,13 +315,11 @@ func afterTools(s ExecutingTools, res ToolResults, tc *TransitionCtx) Transition
 			continue
 		}
 		if slices.Contains(p.Strikes, r.Name) {
-			out.Next = Failed{Err: &AgentError{
+			return out.ending(Failed{Err: &AgentError{
 				Kind: KindTool, Agent: tc.Agent,
 				Message: "the model missed the schema twice",
 				Err:     &ToolError{Kind: ToolInvalidArgs, Tool: r.Name, SchemaErrors: schemaErrorsOf(r)},
-			}, Usage: p.Usage}
-			out.Action = NextAction{Kind: ActTerminate}
-			return out
+			}, Usage: p.Usage})
 		}
 		p.Strikes = append(slices.Clip(p.Strikes), r.Name)
 	}
@@ -337,9 +331,7 @@ func afterTools(s ExecutingTools, res ToolResults, tc *TransitionCtx) Transition
 func nextTurn(out TransitionOutcome, p Progress, tc *TransitionCtx, mk func(Progress) LoopState) TransitionOutcome {
 	p.Turn++
 	if tc.MaxTurns > 0 && p.Turn > tc.MaxTurns {
-		out.Next = Failed{Err: agentErrorf(KindMaxTurnsExceeded, tc.Agent, "%d turns", tc.MaxTurns), Usage: p.Usage}
-		out.Action = NextAction{Kind: ActTerminate}
-		return out
+		return out.ending(Failed{Err: agentErrorf(KindMaxTurnsExceeded, tc.Agent, "%d turns", tc.MaxTurns), Usage: p.Usage})
 	}
 	out.Next = mk(p)
 	out.Events = append(out.Events, TurnStarted{Agent: tc.Agent, Turn: p.Turn, At: tc.Now})
@@ -407,11 +399,15 @@ func fail(u Usage, err *AgentError, agent string) TransitionOutcome {
 		c.Agent = agent
 		err = &c
 	}
-	return TransitionOutcome{Next: Failed{Err: err, Usage: u}, Action: NextAction{Kind: ActTerminate}}
+	return terminal(Failed{Err: err, Usage: u})
 }
 
-func terminal(s LoopState) TransitionOutcome {
-	return TransitionOutcome{Next: s, Action: NextAction{Kind: ActTerminate}}
+func terminal(s LoopState) TransitionOutcome { return TransitionOutcome{}.ending(s) }
+
+// ending returns out ending the run in s, a terminal state.
+func (out TransitionOutcome) ending(s LoopState) TransitionOutcome {
+	out.Next, out.Action = s, NextAction{Kind: ActTerminate}
+	return out
 }
 
 func unexpected(s LoopState, in TransitionInput, tc *TransitionCtx) TransitionOutcome {
