@@ -77,11 +77,6 @@ func InvalidArgs(schemaErrors ...string) *ToolError {
 	return &ToolError{Kind: ToolInvalidArgs, SchemaErrors: schemaErrors}
 }
 
-// Denied returns a ToolError for a refused call.
-func Denied(reason string) *ToolError {
-	return &ToolError{Kind: ToolDenied, Reason: reason}
-}
-
 func asToolError(tool string, err error) *ToolError {
 	var te *ToolError
 	if errors.As(err, &te) {
