@@ -1,11 +1,13 @@
 package helikon
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"github.com/paigasus/helikon/internal/coredefault"
 	"iter"
+
+	"github.com/paigasus/helikon/internal/coredefault"
 )
 
 // Agent is anything that runs: the LLM agent, workflow agents, and your own.
@@ -250,11 +252,52 @@ func (a *LLMAgent) Clone(opts ...AgentOption) (*LLMAgent, error) {
 
 // effectiveConfig is the run's config, else the agent's.
 func (a *LLMAgent) effectiveConfig(rc *RunContext) RunConfig {
-	if rc.config != nil {
-		return rc.config.withDefaults()
-	}
-	if a.config != nil {
-		return a.config.withDefaults()
+	if c := cmp.Or(rc.config, a.config); c != nil {
+		return c.withDefaults()
 	}
 	return RunConfig{}.withDefaults()
+}
+
+// Instructions renders an agent's system prompt for a run.
+type Instructions interface {
+	Render(ctx context.Context, rc *RunContext) (string, error)
+}
+
+// StaticInstructions is fixed instruction text.
+type StaticInstructions string
+
+// Render returns the text.
+func (s StaticInstructions) Render(context.Context, *RunContext) (string, error) {
+	return string(s), nil
+}
+
+// InstructionsFunc renders instructions from the run, for example from
+// run-scoped [State] written by an earlier workflow step.
+type InstructionsFunc func(ctx context.Context, rc *RunContext) (string, error)
+
+// Render calls f.
+func (f InstructionsFunc) Render(ctx context.Context, rc *RunContext) (string, error) {
+	return f(ctx, rc)
+}
+
+// HistoryRunner is an [Agent] that can run over a history and an input
+// given apart. The runner of package runner uses it for a run on a session
+// whose history is not empty.
+type HistoryRunner interface {
+	Agent
+	// RunWithHistory streams one run over history followed by input, as
+	// Run over the two in one slice does. It must not write to history:
+	// the caller may share it with other runs.
+	RunWithHistory(ctx context.Context, rc *RunContext, history, input []Item) iter.Seq[Event]
+}
+
+// RunWithHistory implements [HistoryRunner]: the run lays history and
+// input out in its own conversation in one copy, so a session's cached
+// history (package session/sessioncache) is shared by every run on the
+// session instead of copied twice into each.
+func (a *LLMAgent) RunWithHistory(ctx context.Context, rc *RunContext, history, input []Item) iter.Seq[Event] {
+	return func(yield func(Event) bool) {
+		d := a.newDriver(orEphemeral(rc))
+		d.start(ctx, history, input, yield)
+	}
 }

@@ -94,12 +94,7 @@ func (r *HookRegistry) All() []Hook {
 }
 
 // Len returns the number of hooks.
-func (r *HookRegistry) Len() int {
-	if r == nil {
-		return 0
-	}
-	return len(r.hooks)
-}
+func (r *HookRegistry) Len() int { return len(r.All()) }
 
 // fireHooks runs agent-level hooks, then run-level ones, and folds their
 // decisions: the first Deny short-circuits, ReplaceInput and ReplaceOutput
