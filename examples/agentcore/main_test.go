@@ -16,16 +16,47 @@ import (
 
 // build compiles a package the way the container image does (static,
 // stripped), with the given build tags, into dir and returns the binary's
-// path.
+// path. Tags naming sqlite_cgo build with cgo, linked static as the
+// README's cgo build is ([cgoStatic]); without cgo or a C compiler the
+// caller is skipped.
 func build(tb testing.TB, dir, pkg, tags string) string {
 	tb.Helper()
 	bin := filepath.Join(dir, strings.TrimSuffix(filepath.Base(pkg), ".go")+"-"+cmp.Or(tags, "default")+".bin")
-	cmd := exec.Command("go", "build", "-trimpath", "-ldflags=-s -w", "-tags", tags, "-o", bin, pkg)
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	args, env := []string{"-ldflags=-s -w", "-tags", tags}, "CGO_ENABLED=0"
+	if strings.Contains(tags, "sqlite_cgo") {
+		skipWithoutCgo(tb)
+		args, env = []string{"-ldflags=-s -w -extldflags=-static", "-tags", tags + "," + cgoStatic}, "CGO_ENABLED=1"
+	}
+	cmd := exec.Command("go", append(append([]string{"build", "-trimpath"}, args...), "-o", bin, pkg)...)
+	cmd.Env = append(os.Environ(), env)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		tb.Fatalf("go build %s: %v\n%s", pkg, err, out)
 	}
 	return bin
+}
+
+// cgoStatic are the tags a static cgo build of the example adds to
+// sqlite_cgo: the pure-Go resolver and user lookup (netgo, osusergo), so
+// glibc's getaddrinfo and getpwuid, which need its shared libraries at run
+// time, are not linked, and SQLite without loadable extensions
+// (sqlite_omit_load_extension), so neither is dlopen.
+const cgoStatic = "netgo,osusergo,sqlite_omit_load_extension"
+
+// skipWithoutCgo skips tb where the go command would build without cgo:
+// CGO_ENABLED=0, or no C compiler. The default build needs neither.
+func skipWithoutCgo(tb testing.TB) {
+	tb.Helper()
+	out, err := exec.Command("go", "env", "CGO_ENABLED", "CC").Output()
+	if err != nil {
+		tb.Fatalf("go env: %v", err)
+	}
+	f := strings.Fields(string(out))
+	if len(f) < 2 || f[0] != "1" {
+		tb.Skip("cgo is off (CGO_ENABLED=0): the sqlite_cgo build needs it")
+	}
+	if _, err := exec.LookPath(f[1]); err != nil {
+		tb.Skipf("no C compiler (%s): the sqlite_cgo build needs one", f[1])
+	}
 }
 
 func freeAddr(tb testing.TB) string {
@@ -74,7 +105,8 @@ func stop(tb testing.TB, cmd *exec.Cmd) {
 
 // BenchmarkColdStartToPing measures exec-to-/ping-ready of the stripped
 // static binary, in the default build, the Bedrock and SQLite one (the
-// issue-41 target), the one without SQLite and Bedrock and the
+// issue-41 target) on modernc's SQLite and on SQLite's C library (cgo,
+// linked static), the one without SQLite and Bedrock and the
 // Bedrock-only one, paired in each iteration with exec-to-exit of an empty
 // Go program built the same way and with exec-to-/ping-ready of a bare
 // net/http server answering /ping (the issue-41 baseline). It reports the
@@ -96,7 +128,7 @@ func BenchmarkColdStartToPing(b *testing.B) {
 		b.Fatal(err)
 	}
 	bareBin := build(b, dir, bare, "")
-	for _, tags := range []string{"", "noopenai,noanthropic,nogemini", "nosqlite,nobedrock", "nosqlite,noopenai,noanthropic,nogemini"} {
+	for _, tags := range []string{"", "noopenai,noanthropic,nogemini", "sqlite_cgo,noopenai,noanthropic,nogemini", "nosqlite,nobedrock", "nosqlite,noopenai,noanthropic,nogemini"} {
 		b.Run(cmp.Or(tags, "default"), func(b *testing.B) {
 			bin := build(b, dir, "github.com/paigasus/helikon/examples/agentcore", tags)
 			var ready, bare, bareReady []time.Duration

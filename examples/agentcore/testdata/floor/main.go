@@ -1,8 +1,8 @@
 // Command floor is the smallest program that does what the AgentCore
 // example's Bedrock and SQLite build must be able to do, without Helikon:
 // it answers GET /ping with net/http, opens a SQLite database with
-// modernc.org/sqlite, and sends one HTTPS POST signed with the AWS SDK's
-// SigV4 signer. Its stripped static binary is the floor the example's size
+// modernc.org/sqlite (go-sqlite3 with -tags sqlite_cgo, as session/sqlite
+// does), and sends one HTTPS POST signed with the AWS SDK's SigV4 signer. Its stripped static binary is the floor the example's size
 // is measured against (README.md, "Measured"): what is left above it is
 // the agent runtime.
 package main
@@ -19,7 +19,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	v4 "github.com/aws/aws-sdk-go-v2/aws/signer/v4"
-	_ "modernc.org/sqlite"
 )
 
 func main() {
@@ -29,7 +28,7 @@ func main() {
 	flag.Parse()
 	ctx := context.Background()
 	if *db != "" {
-		d, err := sql.Open("sqlite", *db)
+		d, err := sql.Open(sqliteDriver, *db)
 		if err == nil {
 			_ = d.PingContext(ctx)
 			_ = d.Close()

@@ -1,0 +1,7 @@
+//go:build !sqlite_cgo
+
+package main
+
+import _ "modernc.org/sqlite" // registers sqliteDriver
+
+const sqliteDriver = "sqlite"
