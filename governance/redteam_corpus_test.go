@@ -198,6 +198,23 @@ func redTeamCorpus() []redRow {
 	add('G', "ask", "rm:-rf_/", "echo / | xargs rm -rf", "find / -maxdepth 0 -exec rm -rf {} \\;", "find / -maxdepth 0 -exec rm -rf {} +")
 	add('G', "ask", "cp:/etc/hosts", "echo /etc/hosts | xargs -I{} cp a.txt {}")
 
+	// A program run through an open file (exec 3</usr/bin/rm; /dev/fd/3:
+	// the fake records the name it ran under, 3 or stdin) or a process's
+	// program (/proc/self/exe is the shell); a stream spelled with extra
+	// slashes or dots; where ksh, zsh, fish and tcsh find code or programs
+	// by themselves (FPATH, fish_function_path, ZDOTDIR, XDG_CONFIG_HOME,
+	// csh's path array); ksh93's builtin -f.
+	add('D', "ask", "rm", "/proc/self/exe -c 'rm -rf build'", "/proc/thread-self/exe -c 'rm -rf build'",
+		"printf 'function x { rm -rf build; }\\n' > x; FPATH=. ksh -c x",
+		"printf 'function x\\nrm -rf build\\nend\\n' > x.fish; fish -c 'set fish_function_path . $fish_function_path; x'",
+		"git init -q fish && printf 'rm -rf build\\n' > fish/config.fish && XDG_CONFIG_HOME=. fish -c true",
+		"source /dev//stdin <<< 'rm -rf build'", "bash /dev/./stdin <<< 'rm -rf build'", ". //dev/stdin <<< 'rm -rf build'")
+	add('D', "ask", "3:-rf_build", "exec 3</usr/bin/rm; /dev/fd/3 -rf build", "exec 3</usr/bin/rm; /proc/self/fd/3 -rf build")
+	add('D', "ask", "stdin:-rf_build", "/dev/stdin -rf build < /usr/bin/rm")
+	// (With path ./bin alone, bin/ls finds no rm: it ran, nothing else.)
+	add('D', "ask", "-", "tcsh -c 'set path=./bin; ls'", "csh -c 'set path=./bin; ls'", "ZDOTDIR=. zsh -c true",
+		"ksh93 -c 'builtin -f /nonexistent.so x; true'")
+
 	// Dynamic command words.
 	add('D', "ask", "rm", "CMD=rm; $CMD -rf build", `"$(echo rm)" -rf build`, "`echo rm` -rf build",
 		`$(printf '\x72\x6d') -rf build`, `a=(rm -rf build); "${a[@]}"`, `set -- rm -rf build; "$@"`,

@@ -1,6 +1,7 @@
 package shellmatch
 
 import (
+	"path"
 	"strings"
 	"sync"
 )
@@ -24,6 +25,10 @@ var riskyEnv = sync.OnceValue(func() map[string]bool {
 		// script -c, flock -c and sudo -s run their command with $SHELL -c:
 		// SHELL=/usr/bin/python3 makes the string Python.
 		"SHELL": true,
+		// Where shells find code by themselves: ksh's and zsh's function
+		// search path, zsh's startup files ($ZDOTDIR/.zshenv), fish's and
+		// git's configuration ($XDG_CONFIG_HOME/fish/config.fish).
+		"FPATH": true, "ZDOTDIR": true, "XDG_CONFIG_HOME": true,
 	}
 })
 
@@ -134,8 +139,12 @@ func xargsInput(args []word) input {
 }
 
 // stdinLike reports whether a script operand names the standard input or
-// another stream rather than a file.
+// another stream rather than a file, however the path is spelled
+// (/dev//stdin, /dev/./fd/0).
 func stdinLike(p string) bool {
+	if strings.HasPrefix(p, "/") {
+		p = path.Clean(p)
+	}
 	switch {
 	case p == "-", p == "/dev/stdin", strings.HasPrefix(p, "/dev/fd/"), strings.HasPrefix(p, "/dev/tcp/"),
 		strings.HasPrefix(p, "/dev/udp/"), strings.HasPrefix(p, "/proc/") && strings.Contains(p, "/fd/"):
@@ -222,10 +231,18 @@ var interpreters = sync.OnceValue(func() map[string]interpreter {
 		"vim":       {inline: "c", longInline: []string{"cmd"}},
 		"vi":        {inline: "c", longInline: []string{"cmd"}},
 		"nvim":      {inline: "c", longInline: []string{"cmd"}},
-		"awk":       {values: "vF", program: true},
-		"gawk":      {values: "vFiIlW", program: true},
-		"mawk":      {values: "vFW", program: true},
-		"nawk":      {values: "vF", program: true},
+		// Shells whose language is not Bash's: a -c string is inline code.
+		"elvish": {inline: "c"},
+		"nu":     {inline: "c", longInline: []string{"commands"}},
+		"xonsh":  {inline: "c"},
+		"ion":    {inline: "c"},
+		"ysh":    {inline: "c"},
+		"es":     {inline: "c"},
+		"murex":  {inline: "c"},
+		"awk":    {values: "vF", program: true},
+		"gawk":   {values: "vFiIlW", program: true},
+		"mawk":   {values: "vFW", program: true},
+		"nawk":   {values: "vF", program: true},
 	}
 })
 
@@ -570,11 +587,21 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 					vs = append(vs, v.text)
 				}
 				s.checkAssign(a.text, strings.Join(vs, ":"))
-				if a.text == "fish_user_paths" {
-					s.unresolved("an assignment to fish_user_paths, which changes what programs run")
+				if a.text == "fish_user_paths" || a.text == "fish_function_path" {
+					s.unresolved("an assignment to " + a.text + ", which changes what programs run")
 				}
 				break
 			}
+		}
+	case name == "set" && (under(wrappers, "tcsh") || under(wrappers, "csh")):
+		// csh's set NAME=VALUE; its path array is PATH.
+		for _, a := range args {
+			n, v, _ := strings.Cut(a.text, "=")
+			if n == "path" || !a.known() {
+				s.unresolved("csh's set " + quoteWord(n) + ", which changes what programs run")
+				return
+			}
+			s.checkAssign(n, v)
 		}
 	case name == "fish_add_path":
 		s.unresolved("fish_add_path, which changes what programs run")

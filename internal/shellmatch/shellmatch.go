@@ -320,6 +320,12 @@ func (s *Script) resolveInput(words []word, depth int, wrappers []string, writes
 			break
 		}
 		name := path.Base(words[0].text)
+		if p := words[0].text; strings.HasPrefix(p, "/") && (stdinLike(p) || procExe(p)) {
+			// /dev/fd/3 after exec 3</bin/rm runs rm; /proc/self/exe is
+			// the shell itself.
+			s.unresolved("a program run through " + quoteWord(p) + ", an open file or a process's program")
+			break
+		}
 		if dynamicLoader(name) {
 			// ld-linux-x86-64.so.2 /bin/rm … runs rm, even a file
 			// without the execute bit: a wrapper. Its flags that load
@@ -342,6 +348,10 @@ func (s *Script) resolveInput(words []word, depth int, wrappers []string, writes
 			s.unresolved(name + ", which " + why)
 		}
 		if w, ok := wrapperSpecs()[name]; ok {
+			if name == "builtin" && len(words) > 1 && strings.HasPrefix(words[1].text, "-") && strings.ContainsRune(words[1].text, 'f') {
+				// ksh93's builtin -f LIB, bash's enable -f.
+				s.unresolved("builtin -f, which loads a builtin from a file")
+			}
 			if w.assigns {
 				s.checkAssignWords(words[1:])
 			}

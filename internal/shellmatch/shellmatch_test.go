@@ -230,3 +230,35 @@ func BenchmarkParse(b *testing.B) {
 		})
 	}
 }
+
+// TestParse_ShellsByOtherNamesAndLanguages pins how a shell the corpus
+// cannot run everywhere is read: a known shell under another name or a
+// version suffix is followed into its -c string, a shell of another
+// language runs inline code, and a program run through /proc/…/exe or an
+// open file is unresolved.
+func TestParse_ShellsByOtherNamesAndLanguages(t *testing.T) {
+	for _, tt := range []struct {
+		src, why string // why: a substring of Unresolved, "" for none
+		mayRunRM bool
+	}{
+		{"bash5.2 -c 'rm x'", "", true},
+		{"zsh-5.9 -c 'rm x'", "", true},
+		{"osh -c 'rm x'", "", true},
+		{"hush -c 'rm x'", "", true},
+		{"rsh host 'rm x'", "", false}, // the remote shell, no shell here
+		{"elvish -c 'rm x'", "elvish -c", false},
+		{"nu --commands 'rm x'", "nu --commands", false},
+		{"xonsh -c 'rm x'", "xonsh -c", false},
+		{"/proc/self/exe -c 'rm x'", `"/proc/self/exe"`, false},
+		{"/proc/1/exe -c 'rm x'", `"/proc/1/exe"`, false},
+		{"/dev/fd/3 x", `"/dev/fd/3"`, false},
+	} {
+		s := Parse(tt.src)
+		if tt.why == "" && s.Unresolved != "" || !strings.Contains(s.Unresolved, tt.why) {
+			t.Errorf("%q: Unresolved %q, want %q", tt.src, s.Unresolved, tt.why)
+		}
+		if s.MayRun("rm") != tt.mayRunRM {
+			t.Errorf("%q: MayRun(rm) = %v", tt.src, s.MayRun("rm"))
+		}
+	}
+}

@@ -313,7 +313,7 @@ var (
 // shellAliases are other names of the shells of shellSpecs: restricted,
 // static and legacy builds, and busybox's hush.
 var shellAliases = map[string]string{"lksh": "mksh", "mksh-static": "mksh", "rksh": "ksh", "rksh93": "ksh", "ksh2020": "ksh",
-	"rzsh": "zsh", "zsh-static": "zsh", "hush": "sh", "bosh": "sh", "jsh": "sh", "sash": "sh"}
+	"rzsh": "zsh", "zsh-static": "zsh", "hush": "sh", "bosh": "sh", "jsh": "sh", "sash": "sh", "osh": "bash"}
 
 // shellOf returns the spec of the shell program names and the name of its
 // dialect ("zsh" for rzsh or zsh5), reading a version suffix (bash5.2,
@@ -488,6 +488,13 @@ func (sh shellSpec) commandString(args []word) (cmd string, lit, found bool) {
 func IsShell(program string) bool {
 	_, _, ok := shellOf(program)
 	return ok
+}
+
+// procExe reports whether p names a process's program (/proc/self/exe,
+// /proc/1/exe), which the matcher cannot name.
+func procExe(p string) bool {
+	p = path.Clean(p)
+	return strings.HasPrefix(p, "/proc/") && strings.HasSuffix(p, "/exe")
 }
 
 // dynamicLoader reports whether name is an ELF dynamic loader
