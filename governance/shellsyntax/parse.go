@@ -22,89 +22,101 @@ func parse(src string) ([]shellstmt.Stmt, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []shellstmt.Stmt
-	flagged := false
-	unresolved := func(why string) {
-		// The first reason is the one reported; one statement carries it.
-		if !flagged {
-			flagged = true
-			out = append(out, shellstmt.Stmt{Unresolved: why})
-		}
+	var w walker
+	syntax.Walk(f, w.visit)
+	return w.out, nil
+}
+
+// walker collects the statements of a parsed string, each before those
+// nested in it, as syntax.Walk meets them.
+type walker struct {
+	out     []shellstmt.Stmt
+	flagged bool
+}
+
+// unresolved records why the string cannot be resolved; the first reason
+// is the one reported, and one statement carries it.
+func (w *walker) unresolved(why string) {
+	if !w.flagged {
+		w.flagged = true
+		w.out = append(w.out, shellstmt.Stmt{Unresolved: why})
 	}
-	// arith notes the assignment an arithmetic operator makes to the
-	// variable x names ((( PATH = 1 )), let BASH_ENV=0, x++), with a value
-	// known only when the shell runs.
-	arith := func(x syntax.ArithmExpr) {
-		if name, ok := arithName(x); ok {
-			out = append(out, shellstmt.Stmt{Assigns: []shellstmt.Assign{{Name: name, Value: "$?"}}})
-		} else {
-			unresolved("an arithmetic assignment to a variable named by an expansion")
-		}
+}
+
+// arith notes the assignment an arithmetic operator makes to the variable
+// x names ((( PATH = 1 )), let BASH_ENV=0, x++), with a value known only
+// when the shell runs.
+func (w *walker) arith(x syntax.ArithmExpr) {
+	if name, ok := arithName(x); ok {
+		w.out = append(w.out, shellstmt.Stmt{Assigns: []shellstmt.Assign{{Name: name, Value: "$?"}}})
+	} else {
+		w.unresolved("an arithmetic assignment to a variable named by an expansion")
 	}
-	syntax.Walk(f, func(n syntax.Node) bool {
-		switch n := n.(type) {
-		case *syntax.ParamExp:
-			if n.Param == nil || n.Exp == nil {
-				return true
-			}
-			switch n.Exp.Op {
-			case syntax.AssignUnset, syntax.AssignUnsetOrNull:
-				// ${NAME=value} and ${NAME:=value} assign as they expand:
-				// an assignment of its own, with a value known only then.
-				out = append(out, shellstmt.Stmt{Assigns: []shellstmt.Assign{{Name: n.Param.Value, Value: "$?"}}})
-			case syntax.OtherParamOps:
-				if n.Exp.Word != nil && literal(n.Exp.Word).Text == "P" {
-					// ${x@P} expands the value as a prompt: its $(…) run.
-					unresolved("${" + n.Param.Value + "@P}, which runs the command substitutions in the value")
-				}
-			}
-			return true
-		case *syntax.BinaryArithm:
-			switch n.Op {
-			case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
-				syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn,
-				syntax.AndBoolAssgn, syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
-				arith(n.X)
-			}
-			return true
-		case *syntax.UnaryArithm:
-			if n.Op == syntax.Inc || n.Op == syntax.Dec {
-				arith(n.X)
-			}
-			return true
-		case *syntax.SglQuoted:
-			if subscriptSubst(n.Value) {
-				unresolved(subscriptWhy)
-			}
-			return true
-		case *syntax.Lit:
-			if subscriptSubst(n.Value) {
-				unresolved(subscriptWhy)
-			}
+}
+
+// visit is syntax.Walk's function: it notes what n assigns, runs or hides.
+func (w *walker) visit(n syntax.Node) bool {
+	switch n := n.(type) {
+	case *syntax.ParamExp:
+		if n.Param == nil || n.Exp == nil {
 			return true
 		}
-		st, ok := n.(*syntax.Stmt)
-		if !ok {
-			return true
-		}
-		var s shellstmt.Stmt
-		s.Writes, s.DynWrites = redirectWrites(st.Redirs)
-		switch c := st.Cmd.(type) {
-		case *syntax.DeclClause:
-			s.Assigns, s.Unresolved = declare(s.Assigns, c)
-		case *syntax.CallExpr:
-			s.Assigns = assigns(s.Assigns, c.Assigns)
-			if len(c.Args) > 0 {
-				s.Words = make([]shellstmt.Word, len(c.Args))
-				for i, w := range c.Args {
-					s.Words[i] = literal(w)
-				}
+		switch n.Exp.Op {
+		case syntax.AssignUnset, syntax.AssignUnsetOrNull:
+			// ${NAME=value} and ${NAME:=value} assign as they expand:
+			// an assignment of its own, with a value known only then.
+			w.out = append(w.out, shellstmt.Stmt{Assigns: []shellstmt.Assign{{Name: n.Param.Value, Value: "$?"}}})
+		case syntax.OtherParamOps:
+			if n.Exp.Word != nil && literal(n.Exp.Word).Text == "P" {
+				// ${x@P} expands the value as a prompt: its $(…) run.
+				w.unresolved("${" + n.Param.Value + "@P}, which runs the command substitutions in the value")
 			}
 		}
-		out = append(out, s)
 		return true
-	})
-	return out, nil
+	case *syntax.BinaryArithm:
+		switch n.Op {
+		case syntax.Assgn, syntax.AddAssgn, syntax.SubAssgn, syntax.MulAssgn, syntax.QuoAssgn, syntax.RemAssgn,
+			syntax.AndAssgn, syntax.OrAssgn, syntax.XorAssgn, syntax.ShlAssgn, syntax.ShrAssgn,
+			syntax.AndBoolAssgn, syntax.OrBoolAssgn, syntax.XorBoolAssgn, syntax.PowAssgn:
+			w.arith(n.X)
+		}
+		return true
+	case *syntax.UnaryArithm:
+		if n.Op == syntax.Inc || n.Op == syntax.Dec {
+			w.arith(n.X)
+		}
+		return true
+	case *syntax.SglQuoted:
+		if subscriptSubst(n.Value) {
+			w.unresolved(subscriptWhy)
+		}
+		return true
+	case *syntax.Lit:
+		if subscriptSubst(n.Value) {
+			w.unresolved(subscriptWhy)
+		}
+		return true
+	}
+	st, ok := n.(*syntax.Stmt)
+	if !ok {
+		return true
+	}
+	var s shellstmt.Stmt
+	s.Writes, s.DynWrites = redirectWrites(st.Redirs)
+	switch c := st.Cmd.(type) {
+	case *syntax.DeclClause:
+		s.Assigns, s.Unresolved = declare(s.Assigns, c)
+	case *syntax.CallExpr:
+		s.Assigns = assigns(s.Assigns, c.Assigns)
+		if len(c.Args) > 0 {
+			s.Words = make([]shellstmt.Word, len(c.Args))
+			for i, w := range c.Args {
+				s.Words[i] = literal(w)
+			}
+		}
+	}
+	w.out = append(w.out, s)
+	return true
 }
 
 // subscriptWhy is the reason for text subscriptSubst finds.
