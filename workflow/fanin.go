@@ -30,16 +30,22 @@ import (
 // events of the child it runs, or once that child ends. A child added
 // while another runs on the pool goes to the pool at once.
 //
-// The children share a context derived from the parent's for close to
-// cancel, unless the parent's context can never be cancelled: then, as a
+// A child on the consumer's goroutine runs on the parent's context: it
+// has ended before close. The children on the pool share a context
+// derived from the parent's for close to cancel, made when the first goes
+// there, unless the parent's context can never be cancelled: then, as a
 // single agent's run on it does, a child stops at its next event once the
 // consumer has gone (the event it sends is refused), and it runs on a
 // context its model and tools need no watcher goroutine for. A cancellable
 // context costs every child run a goroutine per model call, which on a
 // parent that cannot be cancelled buys only an earlier stop.
 type fanIn struct {
-	ctx    context.Context
-	cancel context.CancelFunc
+	ctx context.Context
+	// poolCtx is the pooled children's context and cancel, if not nil,
+	// cancels it; both are set under mu before the first child goes to
+	// the pool.
+	poolCtx context.Context
+	cancel  context.CancelFunc
 	// The pooled children's events wait in queue for the consumer, which
 	// takes them all at once into batch: a lock per event and one per
 	// batch, where a channel cost a lock on each side of every event. mu
@@ -89,8 +95,8 @@ type fanIn struct {
 // handoffDelay is how long the children of a fan-out run one after
 // another on the consumer's goroutine before the ones not started yet go
 // to the pool; see fanIn. It matches the core's delay for a round of tool
-// calls.
-const handoffDelay = 20 * time.Microsecond
+// calls. It is a variable for the test binary's -handoffdelay only.
+var handoffDelay = 20 * time.Microsecond
 
 // fanChild is one child of a fanIn: what it runs, for the goroutine that
 // runs it.
@@ -111,17 +117,13 @@ type childEvent struct {
 
 // newFanIn returns a fanIn for at most n children.
 func newFanIn(ctx context.Context, n int) *fanIn {
-	cancel := func() {}
-	if ctx.Done() != nil {
-		ctx, cancel = context.WithCancel(ctx)
-	}
 	// A few events of slack per child keeps a branch streaming while the
 	// consumer handles another's events; beyond that, a slow consumer
 	// slows the children down. Only while the consumer runs a child of its
 	// own does the queue grow past it.
 	ints := make([]int, 2*n)
 	f := &fanIn{
-		ctx: ctx, cancel: cancel,
+		ctx:     ctx,
 		bound:   4 * n,
 		pending: ints[:0:n],
 		ended:   ints[n:n],
@@ -132,11 +134,16 @@ func newFanIn(ctx context.Context, n int) *fanIn {
 	return f
 }
 
-// pool readies the queue and the consumer's wake-up for children on the
-// pool, which most fan-outs never hand one to. f.mu is held.
+// pool readies the context, the queue and the consumer's wake-up for
+// children on the pool, which most fan-outs never hand one to. f.mu is
+// held.
 func (f *fanIn) pool() {
 	if f.wake != nil {
 		return
+	}
+	f.poolCtx = f.ctx
+	if f.ctx.Done() != nil {
+		f.poolCtx, f.cancel = context.WithCancel(f.ctx)
 	}
 	buf := make([]childEvent, 2*f.bound)
 	f.queue, f.spare = buf[:0:f.bound], buf[f.bound:f.bound]
@@ -436,11 +443,14 @@ func (f *fanIn) close() {
 	f.mu.Lock()
 	f.stopped = true
 	f.room.Broadcast()
+	cancel := f.cancel
 	f.mu.Unlock()
 	if f.spread != nil {
 		f.spread.release()
 	}
-	f.cancel()
+	if cancel != nil {
+		cancel()
+	}
 	f.wg.Wait()
 }
 
@@ -563,5 +573,5 @@ func (b *brancher) run(c *fanChild) {
 		b.c, b.o = nil, nil
 		f.wg.Done()
 	}()
-	ChildStream(f.ctx, c.agent, c.rc, c.input, c.from)(b.forward)
+	ChildStream(f.poolCtx, c.agent, c.rc, c.input, c.from)(b.forward)
 }
