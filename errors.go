@@ -85,8 +85,7 @@ func toAgentError(err error) *AgentError {
 	if err == nil {
 		return &AgentError{Kind: KindOther, Message: "unknown failure"}
 	}
-	var ae *AgentError
-	if errors.As(err, &ae) {
+	if ae, ok := errors.AsType[*AgentError](err); ok {
 		if ae.Message == "" && ae.Err != nil {
 			c := *ae
 			c.Message = ae.Err.Error()

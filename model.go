@@ -1,6 +1,7 @@
 package helikon
 
 import (
+	"cmp"
 	"context"
 	"iter"
 
@@ -72,25 +73,17 @@ type ModelSettings struct {
 
 // Merge returns s with every field that o sets taking o's value.
 func (s ModelSettings) Merge(o ModelSettings) ModelSettings {
-	override(&s.Temperature, o.Temperature)
-	override(&s.TopP, o.TopP)
-	override(&s.MaxOutputTokens, o.MaxOutputTokens)
+	s.Temperature = cmp.Or(o.Temperature, s.Temperature)
+	s.TopP = cmp.Or(o.TopP, s.TopP)
+	s.MaxOutputTokens = cmp.Or(o.MaxOutputTokens, s.MaxOutputTokens)
 	if o.ToolChoice.Mode != "" {
 		s.ToolChoice = o.ToolChoice
 	}
-	override(&s.ParallelToolCalls, o.ParallelToolCalls)
-	override(&s.ResponseFormat, o.ResponseFormat)
-	override(&s.PreviousResponseID, o.PreviousResponseID)
-	override(&s.ReasoningEffort, o.ReasoningEffort)
+	s.ParallelToolCalls = cmp.Or(o.ParallelToolCalls, s.ParallelToolCalls)
+	s.ResponseFormat = cmp.Or(o.ResponseFormat, s.ResponseFormat)
+	s.PreviousResponseID = cmp.Or(o.PreviousResponseID, s.PreviousResponseID)
+	s.ReasoningEffort = cmp.Or(o.ReasoningEffort, s.ReasoningEffort)
 	return s
-}
-
-// override sets *dst to v when v is set (not its type's zero value).
-func override[T comparable](dst *T, v T) {
-	var zero T
-	if v != zero {
-		*dst = v
-	}
 }
 
 // ToolChoiceMode says how the model may use tools.

@@ -78,8 +78,7 @@ func InvalidArgs(schemaErrors ...string) *ToolError {
 }
 
 func asToolError(tool string, err error) *ToolError {
-	var te *ToolError
-	if errors.As(err, &te) {
+	if te, ok := errors.AsType[*ToolError](err); ok {
 		if te.Tool == "" {
 			c := *te
 			c.Tool = tool

@@ -43,8 +43,7 @@ func startAgentTrace(ctx context.Context, rc *RunContext, agent, description str
 	if model != nil {
 		describe = func() (string, string) { return DescribeModel(model) }
 	}
-	h := rc.tracer
-	return gentrace.StartAgent(ctx, tracer, agent, description, gentrace.Handle{SessionID: h.SessionID, UserID: h.UserID, Tags: h.Tags}, describe)
+	return gentrace.StartAgent(ctx, tracer, agent, description, gentrace.Handle(rc.tracer), describe)
 }
 
 // endTrace closes t's spans with the run's usage and failure; later calls
