@@ -70,22 +70,18 @@ func NewTool[In, Out any](name, description string, fn func(tc *ToolContext, in 
 	for _, o := range opts {
 		o.applyTool(&cfg)
 	}
-	derived := cfg.schema == nil
-	s := cfg.schema
-	if derived {
+	s, derived := cfg.schema, reflect.Type(nil) // the type s was derived from, if it was
+	if s == nil {
 		var err error
 		if s, err = argcheck.SchemaFor[In](); err != nil {
 			return nil, fmt.Errorf("helikon: tool %q: derive schema: %w", name, err)
 		}
+		derived = reflect.TypeFor[In]()
 	}
 	if s.Type != "object" {
 		return nil, fmt.Errorf("helikon: tool %q: arguments must be a JSON object (a Go struct), got schema type %q", name, s.Type)
 	}
-	var from reflect.Type
-	if derived {
-		from = reflect.TypeFor[In]()
-	}
-	checker, err := argcheck.New(s, from)
+	checker, err := argcheck.New(s, derived)
 	if err != nil {
 		return nil, fmt.Errorf("helikon: tool %q: %w", name, err)
 	}

@@ -59,8 +59,7 @@ func (d *driver) followHandoff(ctx context.Context, target string, child *RunCon
 			d.lastAgent, d.lastStructured = e.Agent, e.Structured
 			continue
 		case RunFailed:
-			res.Err = e.Err
-			res.Usage = e.Usage
+			res.Err, res.Usage = e.Err, e.Usage
 			continue
 		case MessageOutput:
 			last = e.Item.Text()
