@@ -1,6 +1,13 @@
 package governance
 
-import "github.com/paigasus/helikon"
+import (
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/shellmatch"
+)
 
 // DenyRule refuses matching tool calls. Deny rules are the first step of the
 // permission pipeline, so they override every mode, Bypass included, and
@@ -20,6 +27,9 @@ func DenyTool(name string) DenyRule { return DenyRule{rule{kind: ruleTool, name:
 // DenyBash("rm") catches `echo ok && rm -rf .`, `sudo rm -rf /`,
 // `bash -c 'rm -rf /'` and `echo $(rm -rf /)` alike; DenyBash("sudo")
 // catches `sudo ls`. program is a base name ("rm" also matches /bin/rm).
+// A call that copies or links program under another name (`cp /bin/rm x`,
+// `ln -s /bin/rm x`, `cp "$(command -v rm)" x`) is denied too: the copy
+// would run it past the rule.
 func DenyBash(program string) DenyRule { return DenyRule{rule{kind: ruleBash, name: program}} }
 
 // DenyRead denies a call of the Read tool whose path matches pattern, a
@@ -60,7 +70,7 @@ func (r DenyRule) matches(v *callView) bool {
 			return true
 		}
 		for _, s := range v.scripts() {
-			if s.MayRun(r.r.name) {
+			if s.MayRun(r.r.name) || copiesProgram(s, r.r.name) {
 				return true
 			}
 		}
@@ -96,6 +106,37 @@ func (r DenyRule) matches(v *callView) bool {
 		}
 		return false
 	}
+}
+
+// copiers copy or link a file under another name.
+var copiers = map[string]bool{"cp": true, "ln": true, "link": true, "install": true, "rsync": true, "mv": true, "dd": true, "cat": true}
+
+// copiesProgram reports whether s copies or links program under a name a
+// rule on it does not list: a copier given a path to it (cp /usr/bin/rm x,
+// ln -s /bin/rm x, dd if=/bin/rm of=x, cat /bin/rm > x), or given a path
+// not known before the shell runs in a call that looks program's path up
+// (cp "$(command -v rm)" x, which rm).
+func copiesProgram(s *shellmatch.Script, program string) bool {
+	lookup, dynCopy := false, false
+	for i := range s.Commands {
+		c := &s.Commands[i]
+		switch {
+		case copiers[c.Program]:
+			for j, a := range c.Args {
+				if c.ArgDynamic(j) {
+					dynCopy = true
+					continue
+				}
+				a = strings.TrimPrefix(a, "if=")
+				if strings.IndexByte(a, '/') >= 0 && path.Base(a) == program {
+					return true
+				}
+			}
+		case c.Program == "command" || c.Program == "which" || c.Program == "type" || c.Program == "whereis" || c.Program == "hash":
+			lookup = lookup || slices.Contains(c.Args, program)
+		}
+	}
+	return lookup && dynCopy
 }
 
 // WithDenyRules adds deny rules to the run. They propagate to handoff

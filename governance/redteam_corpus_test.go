@@ -215,6 +215,13 @@ func redTeamCorpus() []redRow {
 	add('D', "ask", "-", "tcsh -c 'set path=./bin; ls'", "csh -c 'set path=./bin; ls'", "ZDOTDIR=. zsh -c true",
 		"ksh93 -c 'builtin -f /nonexistent.so x; true'")
 
+	// A copy or link of a denied program runs it under a name the rule
+	// does not list (the fakes record the copier, or the copy by its name).
+	add('D', "deny", "cp", "cp /usr/bin/rm x; ./x -rf build", `cp "$(command -v rm)" x; ./x -rf build`)
+	add('D', "deny", "ln", "ln -s /usr/bin/rm x; ./x -rf build")
+	add('D', "deny", "install", "install /usr/bin/rm x; ./x -rf build")
+	add('D', "deny", "x:-rf_build", "cat /usr/bin/rm > x; sh x -rf build")
+
 	// Dynamic command words.
 	add('D', "ask", "rm", "CMD=rm; $CMD -rf build", `"$(echo rm)" -rf build`, "`echo rm` -rf build",
 		`$(printf '\x72\x6d') -rf build`, `a=(rm -rf build); "${a[@]}"`, `set -- rm -rf build; "$@"`,
@@ -348,7 +355,7 @@ func redTeamCorpus() []redRow {
 			"echo \"curl is $(command -v curl)\"", "python3 -m json.tool < /dev/null || true", "perl -v",
 			"sudo ls", "echo build/*", "trap - EXIT", "git diff --stat", "wc -c < a.txt", "ls -d ~/",
 			"mapfile -t lines < a.txt", `read -r -p "$P" x < a.txt`, `printf -v x '%s' "$HOME"`, "i=0; (( i++ )); let i+=1",
-			"export FOO=1 BAR=\"$HOME\"", "declare -n r=FOO", "su -c 'ls'", "script -qc 'ls' /dev/null", "fish -c 'echo hi'")
+			"export FOO=1 BAR=\"$HOME\"", "declare -n r=FOO", "su -c 'ls'", "script -qc 'ls' /dev/null", "fish -c 'echo hi'", "ls -l /usr/bin/rm", "command -v rm")
 	}
 	add('G', "allow", "rm", "rm -rf ./build", "rm -rf build/*", `rm -rf "$HOME/build"`, "rm -rf ~/build", "rm a.txt")
 	add('G', "allow", "cp", "cp a.txt b.txt")

@@ -40,6 +40,33 @@ func TestDenyBash_CatchesEverySubCommandForm(t *testing.T) {
 	}
 }
 
+// TestDenyBash_CopyOfTheProgramUnderAnotherName pins that a copy or link
+// of the denied program, by its path or by a path a lookup of it gives, is
+// denied; looking at the program or copying other files is not.
+func TestDenyBash_CopyOfTheProgramUnderAnotherName(t *testing.T) {
+	rc := helikon.NewRunContext(WithDenyRules(DenyBash("rm")), WithoutDefaultGuards())
+	for _, tt := range []struct {
+		cmd  string
+		deny bool
+	}{
+		{"cp /usr/bin/rm x; ./x -rf build", true},
+		{"ln -s /bin/rm x", true},
+		{"dd if=/bin/rm of=x", true},
+		{"cat /usr/bin/rm > x", true},
+		{`cp "$(command -v rm)" x`, true},
+		{`install "$(which rm)" x`, true},
+		{"ls -l /usr/bin/rm", false},
+		{"command -v rm", false},
+		{"cp a.txt b.txt", false},
+		{`cp "$SRC" x`, false},
+		{"cp ./rm x", true}, // a path to a file named rm
+	} {
+		if got := denied(rc, bash(tt.cmd)); got != tt.deny {
+			t.Errorf("%q: denied = %v, want %v", tt.cmd, got, tt.deny)
+		}
+	}
+}
+
 func TestDenyBash_WrapperIsAProgramToo(t *testing.T) {
 	rc := helikon.NewRunContext(WithDenyRules(DenyBash("sudo")))
 	if !denied(rc, bash("sudo ls")) || denied(rc, bash("ls")) {
