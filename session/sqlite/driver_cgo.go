@@ -12,8 +12,8 @@ import (
 
 // driverName is the database/sql driver [OpenDB] opens under the sqlite_cgo
 // build tag: github.com/mattn/go-sqlite3, SQLite's C library through cgo.
-// A binary saves modernc's C-runtime set-up at start, and modernc's size
-// less that of SQLite's C code (examples/agentcore's README has figures).
+// A binary saves modernc's size less that of SQLite's C code and of cgo's
+// runtime (examples/agentcore's README has figures).
 const driverName = "sqlite3"
 
 // dsn is the data source name of path with the busy timeout, WAL journaling
