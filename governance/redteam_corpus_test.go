@@ -284,6 +284,8 @@ func redTeamCorpus() []redRow {
 	add('G', "guard", "install:/usr/local/bin", "install -Dt /usr/local/bin a.txt", "install -m 755 a.txt /usr/local/bin/x")
 	add('G', "guard", "W:/etc", "sed -i -e s/a/b/ /etc/hosts", "sed -i --expression=s/a/b/ /etc/hosts", "sed -i s/a/b/ /etc/hosts",
 		"sed -ie s/a/b/ /etc/hosts", "sed --in-place s/a/b/ /etc/hosts", "perl -pi -e s/a/b/ /etc/hosts")
+	add('G', "guard", "W:/etc", "gawk -i inplace 1 /etc/hosts", "gawk -iinplace '{print}' /etc/hosts",
+		"gawk -i inplace -v x=1 '{print}' a.txt /etc/hosts")
 	add('G', "guard", "chmod:/etc/hosts", "chmod --reference=a.txt /etc/hosts", "chmod 777 /etc/hosts", "chmod -R 777 /etc/hosts")
 	add('G', "guard", "chown:/usr", "chown -R nobody /usr")
 	add('G', "guard", "rsync:/etc", "rsync -a a.txt /etc/")
@@ -363,5 +365,6 @@ func redTeamCorpus() []redRow {
 	add('G', "allow", "tar", "tar -czf out.tgz build")
 	add('G', "allow", "curl", "curl -o out.html http://x")
 	add('G', "allow", "chmod", "chmod 644 a.txt")
+	add('G', "allow", "-", "gawk -i inplace '{print}' a.txt")
 	return rows
 }

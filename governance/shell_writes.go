@@ -183,6 +183,8 @@ func commandWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool
 		return gitWrites(c, fn)
 	case "rename", "prename", "file-rename", "perl-rename":
 		return renameWrites(c, fn)
+	case "gawk", "awk":
+		return awkInPlaceWrites(c, fn)
 	}
 	ws, ok := writeSpecs()[c.Program]
 	if !ok {
@@ -341,6 +343,48 @@ func crontabWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool
 func hasInPlace(args []string) bool {
 	for _, a := range args {
 		if strings.HasPrefix(a, "-i") || strings.HasPrefix(a, "--in-place") || (len(a) > 1 && a[0] == '-' && a[1] != '-' && strings.ContainsRune(a, 'i')) {
+			return true
+		}
+	}
+	return false
+}
+
+// awkInPlaceWrites calls fn with the files gawk's inplace extension
+// rewrites (gawk -i inplace PROG FILE…): every operand after the program
+// text (all of them when -f, -e or --source gave it), but VAR=VALUE ones.
+func awkInPlaceWrites(c *shellmatch.Command, fn func(p string, dyn bool) bool) bool {
+	inplace, progGiven, n := false, false, 0
+	for i := 0; i < len(c.Args); i++ {
+		a := c.Args[i]
+		if n == 0 && len(a) > 1 && a[0] == '-' && a != "--" {
+			flag, val, attached := strings.Cut(strings.TrimLeft(a, "-"), "=")
+			if strings.HasPrefix(a, "--") {
+				if !attached && (flag == "include" || flag == "file" || flag == "source" || flag == "assign" || flag == "field-separator" || flag == "load") && i+1 < len(c.Args) {
+					i++
+					val = c.Args[i]
+				}
+				inplace = inplace || flag == "include" && path.Base(strings.TrimSuffix(val, ".awk")) == "inplace"
+				progGiven = progGiven || flag == "file" || flag == "source"
+				continue
+			}
+			// A short flag takes the rest of its word or the next one.
+			f, v := a[1], a[2:]
+			if strings.IndexByte("ifevFlW", f) >= 0 && v == "" && i+1 < len(c.Args) {
+				i++
+				v = c.Args[i]
+			}
+			inplace = inplace || f == 'i' && path.Base(strings.TrimSuffix(v, ".awk")) == "inplace"
+			progGiven = progGiven || f == 'f' || f == 'e'
+			continue
+		}
+		if a == "--" && n == 0 {
+			continue
+		}
+		n++
+		if !inplace || n == 1 && !progGiven || strings.IndexByte(a, '=') > 0 && !strings.HasPrefix(a, "/") {
+			continue
+		}
+		if fn(a, c.ArgDynamic(i)) {
 			return true
 		}
 	}
