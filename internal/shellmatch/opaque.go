@@ -399,8 +399,68 @@ func gitRiskyKey(key string) bool {
 	return false
 }
 
-// checkGit notes git options and configuration that run a command.
-func (s *Script) checkGit(args []word) {
+// gitCommandFlags are the flags of git's subcommands whose value is a
+// command git runs with the shell: rebase --exec, filter-branch's filters,
+// difftool --extcmd, grep --open-files-in-pager, and the remote side's
+// program fetch, clone, pull, ls-remote and push run for a local or ssh
+// remote.
+var gitCommandFlags = map[string]string{
+	"rebase": "x exec", "filter-branch": "tree-filter index-filter msg-filter env-filter commit-filter parent-filter tag-name-filter",
+	"difftool": "x extcmd", "grep": "O open-files-in-pager", "clone": "u upload-pack", "fetch": "upload-pack",
+	"pull": "upload-pack", "ls-remote": "upload-pack", "push": "receive-pack exec", "archive": "exec",
+}
+
+// gitRuns follows the commands a git subcommand runs: a flag's command
+// string (gitCommandFlags), submodule foreach's, bisect run's command.
+func (s *Script) gitRuns(sub string, args []word, depth int, wrappers []string) {
+	ws := appendWrapper(wrappers, "git")
+	if len(args) > 0 && (sub == "submodule" && args[0].text == "foreach" || sub == "bisect" && args[0].text == "run") {
+		rest := args[1:]
+		for len(rest) > 0 && strings.HasPrefix(rest[0].text, "-") {
+			rest = rest[1:] // foreach --recursive, -q
+		}
+		if sub == "bisect" {
+			s.resolve(rest, depth+1, ws, nil, 0)
+			return
+		}
+		if cmd, lit := joinWords(rest); cmd != "" {
+			s.addNested(cmd, lit, depth, ws, nil)
+		}
+		return
+	}
+	flags := strings.Fields(gitCommandFlags[sub])
+	for i := 0; i < len(args); i++ {
+		t := args[i].text
+		if !strings.HasPrefix(t, "-") || t == "--" {
+			continue
+		}
+		for _, f := range flags {
+			var v word
+			switch {
+			case len(f) == 1 && len(t) > 1 && t[1] != '-' && t[1] == f[0]:
+				// -xCMD, -x CMD (git's short flags take the rest of the word).
+				if v.text = t[2:]; v.text == "" && i+1 < len(args) {
+					i++
+					v = args[i]
+				} else {
+					v.lit = args[i].lit
+				}
+			case t == "--"+f && i+1 < len(args):
+				i++
+				v = args[i]
+			case strings.HasPrefix(t, "--"+f+"="):
+				v = word{text: t[len(f)+3:], lit: args[i].lit}
+			default:
+				continue
+			}
+			s.addNested(v.text, v.known(), depth, ws, nil)
+		}
+	}
+}
+
+// checkGit notes git options and configuration that run a command, and
+// follows the commands its subcommands run.
+func (s *Script) checkGit(args []word, depth int, wrappers []string) {
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		t := a.text
@@ -428,8 +488,11 @@ func (s *Script) checkGit(args []word) {
 				}
 			}
 			return
+		case t == "-C" || t == "--git-dir" || t == "--work-tree" || t == "--namespace":
+			i++ // the value, not the subcommand
 		case !strings.HasPrefix(t, "-"):
-			return // the subcommand
+			s.gitRuns(t, args[i+1:], depth, wrappers)
+			return
 		}
 	}
 }
@@ -712,7 +775,7 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 			s.addNested(ops[0].text, ops[0].known(), depth, appendWrapper(wrappers, "trap"), nil)
 		}
 	case name == "git":
-		s.checkGit(args)
+		s.checkGit(args, depth, wrappers)
 	case name == "tar":
 		s.checkTar(args)
 	case name == "ssh" || name == "scp" || name == "sftp":

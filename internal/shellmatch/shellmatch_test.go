@@ -262,3 +262,30 @@ func TestParse_ShellsByOtherNamesAndLanguages(t *testing.T) {
 		}
 	}
 }
+
+// TestParse_GitSubcommandsRunTheirCommands pins that the command strings
+// git's subcommands run are followed: a rule on the program sees them.
+func TestParse_GitSubcommandsRunTheirCommands(t *testing.T) {
+	for _, tt := range []struct {
+		src      string
+		mayRunRM bool
+	}{
+		{"git rebase -x 'rm -rf build' --root", true},
+		{"git rebase --exec='rm x' main", true},
+		{"git -C repo submodule foreach --recursive 'rm -rf build'", true},
+		{"git bisect run rm -rf build", true},
+		{"git filter-branch --tree-filter 'rm -rf build' HEAD", true},
+		{"git difftool --extcmd='rm x'", true},
+		{"git grep -O'rm x' foo", true},
+		{"git fetch --upload-pack 'rm x' origin", true},
+		{"git clone -u 'rm x' src dst", true},
+		{"git push --receive-pack='rm x' origin", true},
+		{"git push -u origin main", false},
+		{"git add -u", false},
+		{"git -C rm status", false},
+	} {
+		if got := Parse(tt.src).MayRun("rm"); got != tt.mayRunRM {
+			t.Errorf("%q: MayRun(rm) = %v, want %v", tt.src, got, tt.mayRunRM)
+		}
+	}
+}
