@@ -404,17 +404,18 @@ func gitRiskyKey(key string) bool {
 // difftool --extcmd, grep --open-files-in-pager, and the remote side's
 // program fetch, clone, pull, ls-remote and push run for a local or ssh
 // remote.
-var gitCommandFlags = map[string]string{
-	"rebase": "x exec", "filter-branch": "tree-filter index-filter msg-filter env-filter commit-filter parent-filter tag-name-filter",
-	"difftool": "x extcmd", "grep": "O open-files-in-pager", "clone": "u upload-pack", "fetch": "upload-pack",
-	"pull": "upload-pack", "ls-remote": "upload-pack", "push": "receive-pack exec", "archive": "exec",
+var gitCommandFlags = map[string][]string{
+	"rebase":        {"x", "exec"},
+	"filter-branch": {"tree-filter", "index-filter", "msg-filter", "env-filter", "commit-filter", "parent-filter", "tag-name-filter"},
+	"difftool":      {"x", "extcmd"}, "grep": {"O", "open-files-in-pager"}, "clone": {"u", "upload-pack"},
+	"fetch": {"upload-pack"}, "pull": {"upload-pack"}, "ls-remote": {"upload-pack"}, "push": {"receive-pack", "exec"}, "archive": {"exec"},
 }
 
 // gitRuns follows the commands a git subcommand runs: a flag's command
 // string (gitCommandFlags), submodule foreach's, bisect run's command.
 func (s *Script) gitRuns(sub string, args []word, depth int, wrappers []string) {
-	ws := appendWrapper(wrappers, "git")
 	if len(args) > 0 && (sub == "submodule" && args[0].text == "foreach" || sub == "bisect" && args[0].text == "run") {
+		ws := appendWrapper(wrappers, "git")
 		rest := args[1:]
 		for len(rest) > 0 && strings.HasPrefix(rest[0].text, "-") {
 			rest = rest[1:] // foreach --recursive, -q
@@ -428,8 +429,8 @@ func (s *Script) gitRuns(sub string, args []word, depth int, wrappers []string) 
 		}
 		return
 	}
-	flags := strings.Fields(gitCommandFlags[sub])
-	for i := 0; i < len(args); i++ {
+	flags := gitCommandFlags[sub]
+	for i := 0; len(flags) > 0 && i < len(args); i++ {
 		t := args[i].text
 		if !strings.HasPrefix(t, "-") || t == "--" {
 			continue
@@ -453,7 +454,7 @@ func (s *Script) gitRuns(sub string, args []word, depth int, wrappers []string) 
 			default:
 				continue
 			}
-			s.addNested(v.text, v.known(), depth, ws, nil)
+			s.addNested(v.text, v.known(), depth, appendWrapper(wrappers, "git"), nil)
 		}
 	}
 }
