@@ -13,6 +13,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/paigasus/helikon/internal/workpool"
 )
 
 // Run streams one run of the agent over input. See [Agent].
@@ -684,9 +686,9 @@ func (r *toolRound) take(worker bool) {
 	}
 }
 
-// run is a worker's share of the round: the calls nobody has taken when
+// Run is a worker's share of the round: the calls nobody has taken when
 // it gets to run, which may be none.
-func (r *toolRound) run() { r.take(true) }
+func (r *toolRound) Run() { r.take(true) }
 
 func (r *toolRound) spread() {
 	r.mu.Lock()
@@ -702,7 +704,7 @@ func (r *toolRound) spread() {
 		r.done = make(chan struct{}, 1)
 	}
 	for range n {
-		workers.submit(r)
+		workpool.Submit(r)
 	}
 }
 
@@ -750,7 +752,7 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 		defer cancel()
 	}
 	r := d.liveRound(ctx, calls)
-	workers.submit(r)
+	workpool.Submit(r)
 	stopped := false
 	forward := func(ev Event) {
 		if !stopped && !yield(ev) {
@@ -905,8 +907,8 @@ func (r *liveRound) await(start time.Time, forward func(Event)) bool {
 	}
 }
 
-// run is a worker's share of the round.
-func (r *liveRound) run() {
+// Run is a worker's share of the round.
+func (r *liveRound) Run() {
 	for {
 		r.mu.Lock()
 		i := r.next
@@ -949,7 +951,7 @@ func (r *liveRound) spread() {
 	r.workers += n
 	r.mu.Unlock()
 	for range n {
-		workers.submit(r)
+		workpool.Submit(r)
 	}
 }
 

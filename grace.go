@@ -8,6 +8,8 @@ import (
 	"runtime/debug"
 	"sync"
 	"time"
+
+	"github.com/paigasus/helikon/internal/workpool"
 )
 
 // grace returns the run's cancel grace period; ok is false when the run
@@ -211,7 +213,7 @@ func signal(ch chan struct{}) {
 	}
 }
 
-func (q *modelQueue) run() {
+func (q *modelQueue) Run() {
 	defer func() {
 		q.wmu.Lock()
 		q.returned = true
@@ -304,7 +306,7 @@ func (d *driver) modelStream(ctx context.Context, req *ModelRequest) iter.Seq2[M
 			d.queue = q
 		}
 		q.reset(ctx, req)
-		workers.submit(q)
+		workpool.Submit(q)
 		g := newGraceTimer(d.cfg)
 		defer g.stop()
 		done := ctx.Done()
