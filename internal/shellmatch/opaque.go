@@ -29,6 +29,8 @@ var riskyEnv = sync.OnceValue(func() map[string]bool {
 		// search path, zsh's startup files ($ZDOTDIR/.zshenv), fish's and
 		// git's configuration ($XDG_CONFIG_HOME/fish/config.fish).
 		"FPATH": true, "ZDOTDIR": true, "XDG_CONFIG_HOME": true,
+		// Pagers other programs run with the shell.
+		"SYSTEMD_PAGER": true, "PSQL_PAGER": true, "BAT_PAGER": true,
 	}
 })
 
@@ -788,6 +790,18 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 				s.addNested(args[i+1].text, args[i+1].known(), depth, appendWrapper(wrappers, "rsync"), nil)
 			case strings.HasPrefix(a.text, "--rsh="):
 				s.addNested(a.text[len("--rsh="):], a.known(), depth, appendWrapper(wrappers, "rsync"), nil)
+			}
+		}
+	case name == "man":
+		// man -P runs its pager with the shell.
+		eachFlag(args, "PMSCLmepRE", func(f byte, v word) {
+			if f == 'P' {
+				s.addNested(v.text, v.known(), depth, appendWrapper(wrappers, "man"), nil)
+			}
+		}, nil)
+		for _, a := range args {
+			if v, ok := strings.CutPrefix(a.text, "--pager="); ok {
+				s.addNested(v, a.known(), depth, appendWrapper(wrappers, "man"), nil)
 			}
 		}
 	case name == "zip":

@@ -263,9 +263,10 @@ func TestParse_ShellsByOtherNamesAndLanguages(t *testing.T) {
 	}
 }
 
-// TestParse_GitSubcommandsRunTheirCommands pins that the command strings
-// git's subcommands run are followed: a rule on the program sees them.
-func TestParse_GitSubcommandsRunTheirCommands(t *testing.T) {
+// TestParse_GitSubcommandsAndManRunTheirCommands pins that the command
+// strings git's subcommands and man's pager flag run are followed: a rule
+// on the program sees them.
+func TestParse_GitSubcommandsAndManRunTheirCommands(t *testing.T) {
 	for _, tt := range []struct {
 		src      string
 		mayRunRM bool
@@ -283,6 +284,9 @@ func TestParse_GitSubcommandsRunTheirCommands(t *testing.T) {
 		{"git push -u origin main", false},
 		{"git add -u", false},
 		{"git -C rm status", false},
+		{"man -P 'rm x' ls", true}, // man runs its pager with the shell
+		{"man --pager='rm x' ls", true},
+		{"man -k rm", false},
 	} {
 		if got := Parse(tt.src).MayRun("rm"); got != tt.mayRunRM {
 			t.Errorf("%q: MayRun(rm) = %v, want %v", tt.src, got, tt.mayRunRM)
