@@ -270,6 +270,10 @@ func redTeamCorpus() []redRow {
 		`git -c core.fsmonitor='rm -rf build' status`, `git -c core.editor='rm -rf build' commit --allow-empty 2>/dev/null`,
 		`git -c alias.st='!rm -rf build' st`, `git --config-env=alias.x=C x 2>/dev/null; C='!rm -rf build' git --config-env=alias.x=C x`,
 		"GIT_SSH_COMMAND='rm -rf build' git fetch ssh://h/r 2>/dev/null", "GIT_EDITOR='rm -rf build' git commit --allow-empty 2>/dev/null")
+	// GNU sed's e command runs a command; e alone and s///e run the
+	// pattern space, a script from an expansion may hold either.
+	add('D', "deny", "rm", "sed -n '1e rm -rf build' a.txt")
+	add('D', "ask", "rm", "sed 's/.*/rm -rf build/e' a.txt", `e='1e rm -rf build'; sed -n "$e" a.txt`)
 	// git subcommands that run a command string of their own.
 	add('D', "deny", "rm", "git commit -q --allow-empty -m x && git rebase -q -x 'rm -rf build' --root",
 		"git commit -q --allow-empty -m x && git rebase -q --exec='rm -rf build' --root",
@@ -361,7 +365,8 @@ func redTeamCorpus() []redRow {
 			"echo \"curl is $(command -v curl)\"", "python3 -m json.tool < /dev/null || true", "perl -v",
 			"sudo ls", "echo build/*", "trap - EXIT", "git diff --stat", "wc -c < a.txt", "ls -d ~/",
 			"mapfile -t lines < a.txt", `read -r -p "$P" x < a.txt`, `printf -v x '%s' "$HOME"`, "i=0; (( i++ )); let i+=1",
-			"export FOO=1 BAR=\"$HOME\"", "declare -n r=FOO", "su -c 'ls'", "script -qc 'ls' /dev/null", "fish -c 'echo hi'", "ls -l /usr/bin/rm", "command -v rm", "git -C . log -1 2>/dev/null; git add -u")
+			"export FOO=1 BAR=\"$HOME\"", "declare -n r=FOO", "su -c 'ls'", "script -qc 'ls' /dev/null", "fish -c 'echo hi'", "ls -l /usr/bin/rm", "command -v rm", "git -C . log -1 2>/dev/null; git add -u",
+			`sed "s/$OLD/$NEW/g" a.txt`, "sed -e 's/x/e/' -e '/data/p' a.txt")
 	}
 	add('G', "allow", "rm", "rm -rf ./build", "rm -rf build/*", `rm -rf "$HOME/build"`, "rm -rf ~/build", "rm a.txt")
 	add('G', "allow", "cp", "cp a.txt b.txt")

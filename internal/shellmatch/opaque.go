@@ -518,6 +518,121 @@ func (s *Script) checkTar(args []word) {
 	}
 }
 
+// checkSed follows the commands GNU sed's e command runs (1e rm …), and
+// notes its e without a command and the e flag of s///e, which run the
+// pattern space: text read from the input.
+func (s *Script) checkSed(args []word, depth int, wrappers []string) {
+	given := false
+	eachFlag(args, "eflsE", func(f byte, v word) {
+		if f == 'e' || f == 'f' {
+			given = true
+		}
+		if f == 'e' {
+			s.sedScript(v, depth, wrappers)
+		}
+	}, func(op word) {
+		if !given {
+			given = true
+			s.sedScript(op, depth, wrappers)
+		}
+	})
+	for i, a := range args {
+		switch {
+		case strings.HasPrefix(a.text, "--expression="):
+			s.sedScript(word{text: a.text[len("--expression="):], lit: a.lit}, depth, wrappers)
+		case a.text == "--expression" && i+1 < len(args):
+			s.sedScript(args[i+1], depth, wrappers)
+		}
+	}
+}
+
+// sedScript reads one sed script for the commands it runs.
+func (s *Script) sedScript(sc word, depth int, wrappers []string) {
+	t := sc.text
+	if !sc.known() && (t == "" || t[0] == '$') {
+		// A whole script from an expansion (sed "$S"); one with
+		// expansions inside (s/$OLD/$NEW/g) is read for its commands.
+		s.unresolved("a sed script named by an expansion, which may run commands (e)")
+		return
+	}
+	if strings.IndexByte(t, 'e') < 0 {
+		return // no e command or flag: the common case, read no further
+	}
+	lineEnd := func(i int) int {
+		if j := strings.IndexByte(t[i:], '\n'); j >= 0 {
+			return i + j
+		}
+		return len(t)
+	}
+	// skipDelimited returns the index after the n-th unescaped delim from i.
+	skipDelimited := func(i int, delim byte, n int) int {
+		for ; i < len(t) && n > 0; i++ {
+			switch t[i] {
+			case '\\':
+				i++
+			case delim:
+				n--
+			}
+		}
+		return i
+	}
+	for i := 0; i < len(t); {
+		// Blanks, separators, and an address: line numbers, $, ranges,
+		// steps, /regex/ or \cregexc, then ! and blanks.
+		for i < len(t) && strings.IndexByte(" \t\n;0123456789$,~!+{}", t[i]) >= 0 {
+			i++
+		}
+		if i < len(t) && t[i] == '/' {
+			i = skipDelimited(i+1, '/', 1)
+			continue
+		}
+		if i+1 < len(t) && t[i] == '\\' {
+			i = skipDelimited(i+2, t[i+1], 1)
+			continue
+		}
+		if i >= len(t) {
+			return
+		}
+		switch c := t[i]; c {
+		case 'e':
+			end := lineEnd(i)
+			cmd := strings.TrimSpace(t[i+1 : end])
+			if cmd == "" {
+				s.unresolved("sed's e without a command, which runs the pattern space")
+				return
+			}
+			s.addNested(cmd, sc.known(), depth, appendWrapper(wrappers, "sed"), nil)
+			i = end
+		case 's', 'y':
+			if i+1 >= len(t) {
+				return
+			}
+			end := skipDelimited(i+2, t[i+1], 2)
+			fl := end
+			for fl < len(t) && strings.IndexByte(";\n}", t[fl]) < 0 {
+				fl++
+			}
+			if c == 's' && strings.IndexByte(t[end:fl], 'e') >= 0 {
+				s.unresolved("sed's s///e, which runs the pattern space as a command")
+				return
+			}
+			if c == 's' && strings.IndexByte(t[end:fl], 'w') >= 0 {
+				fl = lineEnd(fl) // the w flag's file runs to the end of the line
+			}
+			i = fl
+		case 'a', 'i', 'c', 'r', 'R', 'w', 'W':
+			// Text or a file name to the end of the line.
+			i = lineEnd(i)
+		case ':', 'b', 't', 'T':
+			// A label, to a ; or the end of the line.
+			for i++; i < len(t) && t[i] != ';' && t[i] != '\n'; i++ {
+			}
+		default:
+			i++
+		}
+	}
+}
+
 // checkSSH notes ssh and scp options that run a local command.
 func (s *Script) checkSSH(name string, args []word) {
 	for i, a := range args {
@@ -792,6 +907,8 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 				s.addNested(a.text[len("--rsh="):], a.known(), depth, appendWrapper(wrappers, "rsync"), nil)
 			}
 		}
+	case name == "sed":
+		s.checkSed(args, depth, wrappers)
 	case name == "man":
 		// man -P runs its pager with the shell.
 		eachFlag(args, "PMSCLmepRE", func(f byte, v word) {

@@ -287,6 +287,15 @@ func TestParse_GitSubcommandsAndManRunTheirCommands(t *testing.T) {
 		{"man -P 'rm x' ls", true}, // man runs its pager with the shell
 		{"man --pager='rm x' ls", true},
 		{"man -k rm", false},
+		{"sed -n '1e rm -rf build' a.txt", true}, // GNU sed's e runs a command
+		{"sed -e 's/a/b/' -e '$e rm x' a.txt", true},
+		{"sed --expression='/x/ { e rm x\n}' a.txt", true},
+		{"sed 'b end; 2e rm x' a.txt", true},
+		{"sed 's/e/E/g; y/abc/xyz/' a.txt", false},
+		{"sed -i 'a e rm x' a.txt", false}, // appended text
+		{"sed '/rm/d' a.txt", false},
+		{`sed "s/$OLD/$NEW/g" a.txt`, false},
+		{`sed "1e rm $X" a.txt`, true},
 	} {
 		if got := Parse(tt.src).MayRun("rm"); got != tt.mayRunRM {
 			t.Errorf("%q: MayRun(rm) = %v, want %v", tt.src, got, tt.mayRunRM)
