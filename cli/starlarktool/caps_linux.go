@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 )
@@ -28,6 +30,7 @@ func capProcess(spec workerSpec) error {
 	if spec.MemoryBytes < minMemoryBytes {
 		return fmt.Errorf("memory cap of %d bytes is under the %d a worker needs", spec.MemoryBytes, minMemoryBytes)
 	}
+	startThreads(spareThreads)
 	size, data, err := vmSizes()
 	if err != nil {
 		return err
@@ -59,7 +62,7 @@ func capProcess(spec workerSpec) error {
 
 // threadAllowance is the address space a worker may add beyond
 // MemoryBytes for the stacks of threads the Go runtime starts after the
-// caps are set: six. Two per 20 calls were measured on an idle machine;
+// caps are set and beyond its spare ones (spareThreads): six. Two per 20 calls were measured on an idle machine;
 // on a loaded one (a CI run on 2 cores, 2026-12-03) a fresh worker died at
 // pthread_create under the 32 MiB this was, and the call it was to serve
 // failed as if it had hit the memory cap. The stacks are address space
@@ -67,6 +70,38 @@ func capProcess(spec workerSpec) error {
 // with the default 64 MiB cap RLIMIT_AS still admits the one arena beyond
 // the cap it admitted at 32 MiB, never a second.
 const threadAllowance = 48 << 20
+
+// spareThreads is how many threads a worker starts before its caps are set
+// (see startThreads). Under load (a CI run on 2 cores, 2026-12-04) a
+// worker's runtime was seen at 8 threads, past what threadAllowance
+// leaves room for, and its heap could not grow at 4 MiB in use.
+const spareThreads = 8
+
+// startThreads has the runtime start n threads beyond the ones it runs
+// on now, then lets them go idle. The runtime keeps an idle thread for the
+// next one it needs (the collector's workers, a blocking system call, a
+// processor handed off), so those come from these, counted in the
+// address space the caps start from, rather than from threadAllowance.
+// Each goroutine locked to its thread and blocked holds that thread, so
+// the next one needs a new thread.
+func startThreads(n int) {
+	var started, ended sync.WaitGroup
+	release := make(chan struct{})
+	for range n {
+		started.Add(1)
+		ended.Go(func() {
+			runtime.LockOSThread()
+			started.Done()
+			<-release
+			// Unlocked before it ends, so its thread stays for reuse
+			// rather than exiting with it.
+			runtime.UnlockOSThread()
+		})
+	}
+	started.Wait()
+	close(release)
+	ended.Wait()
+}
 
 // vmSizes returns this process's address space (VmSize, what RLIMIT_AS
 // counts) and data segment (VmData, what RLIMIT_DATA counts) in bytes.

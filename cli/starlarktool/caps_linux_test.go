@@ -1,0 +1,47 @@
+package starlarktool
+
+import (
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+)
+
+const threadsChildEnv = "STARLARKTOOL_TEST_THREADS_CHILD"
+
+// TestCapProcess_AWorkerUnderItsCapsCanStartADozenThreads pins room for
+// the threads a worker's runtime starts after its caps are set: a child
+// under the smallest memory cap holds twelve goroutines on threads of
+// their own at once. Before the caps started spare threads, a loaded
+// machine's worker ran out of address space for them, and a heap that
+// could not grow at 4 MiB in use read as the memory cap.
+func TestCapProcess_AWorkerUnderItsCapsCanStartADozenThreads(t *testing.T) {
+	if os.Getenv(threadsChildEnv) != "" {
+		if err := capProcess(workerSpec{MemoryBytes: minMemoryBytes, CPUSeconds: 60}); err != nil {
+			t.Fatal(err)
+		}
+		var started, ended sync.WaitGroup
+		release := make(chan struct{})
+		for range 12 {
+			started.Add(1)
+			ended.Go(func() {
+				runtime.LockOSThread()
+				defer runtime.UnlockOSThread()
+				started.Done()
+				<-release
+			})
+		}
+		started.Wait()
+		close(release)
+		ended.Wait()
+		return
+	}
+	cmd := exec.CommandContext(t.Context(), os.Args[0], "-test.run=^TestCapProcess_AWorkerUnderItsCapsCanStartADozenThreads$", "-test.count=1", "-test.v")
+	cmd.Env = append(os.Environ(), threadsChildEnv+"=1", "GOMAXPROCS=2")
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "--- PASS") {
+		t.Fatalf("the capped child failed (%v):\n%.2000s", err, out)
+	}
+}
