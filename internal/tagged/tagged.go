@@ -80,7 +80,16 @@ func (u *Union[U]) Decode(data []byte) (U, error) {
 	}
 	dec, ok := u.variants()[typ]
 	if !ok {
-		return zero, fmt.Errorf("helikon: unknown %s type \"%s\"", u.kind, typ)
+		// The type comes from whatever sent the data: quoted, so that
+		// control characters cannot forge log lines, and cut, so that a
+		// megabyte of it does not become the error.
+		if len(typ) > maxTypeInError {
+			typ = typ[:maxTypeInError] + "…"
+		}
+		return zero, fmt.Errorf("helikon: unknown %s type %q", u.kind, typ)
 	}
 	return dec(data)
 }
+
+// maxTypeInError is how much of an unknown "type" an error repeats.
+const maxTypeInError = 64

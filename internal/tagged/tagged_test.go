@@ -1,6 +1,8 @@
 package tagged_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/paigasus/helikon/internal/tagged"
@@ -88,5 +90,23 @@ func TestUnion_DecodesByTypeAndNamesItsKindInErrors(t *testing.T) {
 	}
 	if built != 1 {
 		t.Errorf("the table was built %d times; want once", built)
+	}
+}
+
+// TestUnion_AnUnknownTypeIsQuotedAndCutInTheError pins that a hostile
+// "type" (a control character, a megabyte) reaches the error escaped and
+// at most 64 bytes long, while a plain one reads as before.
+func TestUnion_AnUnknownTypeIsQuotedAndCutInTheError(t *testing.T) {
+	u := tagged.NewUnion("thing", func() map[string]func([]byte) (union, error) {
+		return map[string]func([]byte) (union, error){"v": tagged.DecodeAs[variant, union]}
+	})
+	_, err := u.Decode([]byte(`{"type":"w"}`))
+	if err == nil || err.Error() != `helikon: unknown thing type "w"` {
+		t.Errorf("plain unknown type: err = %v", err)
+	}
+	huge := `{"type":"x\nlevel=ERROR forged` + strings.Repeat("y", 1<<20) + `"}`
+	_, err = u.Decode([]byte(huge))
+	if err == nil || strings.Contains(err.Error(), "\n") || len(err.Error()) > 200 {
+		t.Errorf("hostile type: err (%d bytes) = %.200q", len(fmt.Sprint(err)), fmt.Sprint(err))
 	}
 }
