@@ -1,6 +1,7 @@
 package workpool
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -42,4 +43,35 @@ func TestSubmit_EveryJobHandedToASpinningWorkerRuns(t *testing.T) {
 	if len(pool.handed) != 0 {
 		t.Fatalf("%d handed jobs left untaken", len(pool.handed))
 	}
+}
+
+// TestSubmit_HandsAJobToAWorkerStillLooking pins the hand-over itself: a
+// job submitted while a worker spins goes to that worker, which returns
+// it to run next, rather than to a sleeping worker or a new one. The
+// spinner gives up after spinFor, which a loaded machine may spend before
+// the submit; so the test tries until one hand-over happens.
+func TestSubmit_HandsAJobToAWorkerStillLooking(t *testing.T) {
+	var n atomic.Int64
+	for try := 0; try < 1000; try++ {
+		got := make(chan Job, 1)
+		go func() { got <- spin() }()
+		for {
+			pool.mu.Lock()
+			s := pool.spinning
+			pool.mu.Unlock()
+			if s > 0 {
+				break
+			}
+			runtime.Gosched()
+		}
+		var wg sync.WaitGroup
+		wg.Add(1)
+		j := countJob{&n, &wg}
+		Submit(j)
+		if <-got == Job(j) {
+			return
+		}
+		wg.Wait() // it went to another worker: let it run before trying again
+	}
+	t.Fatal("no submit in 1,000 went to the spinning worker")
 }
