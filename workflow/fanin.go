@@ -90,6 +90,15 @@ type fanIn struct {
 	// forward, made on first use, is the yield it streams through.
 	inline  inlineRun
 	forward func(helikon.Event) bool
+	// A graph's node run on the consumer's goroutine holds back every
+	// node that would become ready meanwhile, since only the consumer
+	// starts nodes: next runs child i there only if every node not added
+	// yet (later, a bit a node) descends from i (desc[i]) and waits for it
+	// anyway. A graph too large for the bits (graph set, desc nil) runs a
+	// node there only alone.
+	graph bool
+	desc  []int
+	later int
 }
 
 // handoffDelay is how long the children of a fan-out run one after
@@ -162,15 +171,36 @@ func (f *fanIn) add(i int, agent helikon.Agent, rc *helikon.RunContext, input []
 		f.mu.Unlock()
 		return true
 	}
+	f.mu.Unlock()
+	return f.toPool(i, yield)
+}
+
+// toPool hands child i to the pool at once, announced by an AgentUpdated;
+// it is false when the consumer stopped. It runs on the consumer's
+// goroutine.
+func (f *fanIn) toPool(i int, yield func(helikon.Event) bool) bool {
+	f.mu.Lock()
 	f.pool()
 	f.mu.Unlock()
-	if !yield(announce(agent)) {
+	if !yield(announce(f.kids[i].agent)) {
 		return false
 	}
 	f.pooled.Add(1)
 	f.wg.Add(1)
 	branches.submit(&f.kids[i])
 	return true
+}
+
+// mayInline reports whether child i, just taken from pending, may run on
+// the consumer's goroutine. f.mu is held.
+func (f *fanIn) mayInline(i int) bool {
+	switch {
+	case !f.graph:
+		return true
+	case f.desc != nil:
+		return f.later&^f.desc[i] == 0
+	}
+	return len(f.pending) == 0 && f.pooled.Load() == 0
 }
 
 // announce is the AgentUpdated that opens a child's events.
@@ -237,6 +267,13 @@ func (f *fanIn) next(yield func(helikon.Event) bool) (i int, ok bool) {
 		if len(f.pending) > 0 {
 			i = f.pending[0]
 			f.pending = f.pending[1:]
+			if !f.mayInline(i) {
+				f.mu.Unlock()
+				if !f.toPool(i, yield) {
+					return i, false
+				}
+				continue
+			}
 			f.inlining = true
 			f.armSpread(len(f.pending) > 0)
 			f.mu.Unlock()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"math/bits"
 	"slices"
 	"strings"
 	"time"
@@ -18,7 +19,11 @@ import (
 // one after another on the goroutine ranging over the stream, as the
 // steps of a [SequentialAgent] do, and those not started once the first
 // have run for 20 µs start on goroutines of their own, as does a node
-// that becomes ready while others run there.
+// that becomes ready while others run there. Only that goroutine starts
+// nodes, so a node runs on it only when every node not yet ready depends
+// on it (or, in a graph of more than 64 nodes, 32 on a 32-bit platform,
+// when it is the only one ready): a slow node there never holds back a
+// node that another's end made ready.
 //
 // A node's input is the run's input followed by one labelled user message
 // per predecessor ("Output of <name>:" and its final text), in declaration
@@ -46,6 +51,9 @@ type GraphAgent struct {
 	composite
 	nodes []graphNode
 	sinks []int // nodes without successors, by name
+	// desc[i] holds node i's descendants, a bit a node, for a graph of
+	// at most bits.UintSize nodes (see fanIn.later); nil for a larger one.
+	desc []int
 }
 
 type graphNode struct {
@@ -202,6 +210,25 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 	}
 	slices.SortFunc(sinks, func(a, b int) int { return strings.Compare(g.nodes[a].key, g.nodes[b].key) })
 	g.sinks = sinks
+	if nn <= bits.UintSize {
+		// A node's descendants are its successors and theirs: repeat
+		// until nothing changes, at most once per level of the graph.
+		// They go where the in-degrees were, all 0 now.
+		descs := npreds
+		for changed := true; changed; {
+			changed = false
+			for i, n := range g.nodes {
+				d := 0
+				for _, s := range n.succs {
+					d |= 1<<s | descs[s]
+				}
+				if d != descs[i] {
+					descs[i], changed = d, true
+				}
+			}
+		}
+		g.desc = descs
+	}
 	return g, nil
 }
 
@@ -310,6 +337,7 @@ type nodeRun struct {
 func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, yield func(helikon.Event) bool) {
 	f := newFanIn(ctx, len(g.nodes))
 	defer f.close()
+	f.graph, f.desc = true, g.desc
 
 	n := len(g.nodes)
 	nodes := make([]nodeRun, n)
@@ -320,6 +348,7 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 	// consumer stopped.
 	start := func(i int) bool {
 		nodes[i].status = nodeRunning
+		f.later &^= 1 << i
 		nodes[i].child = rc.Child()
 		running++
 		return f.add(i, g.nodes[i].agent, nodes[i].child, g.nodeInput(input, i, nodes, outs), nodes[i].resumeAt, yield)
@@ -336,6 +365,9 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 		case outs[i].Err != nil:
 			nodes[i].status = nodeFailed
 			g.skipDescendants(i, nodes)
+			if g.desc != nil {
+				f.later &^= g.desc[i] // skipped: they never start
+			}
 		default:
 			nodes[i].status = nodeDone
 			rc.State().Set(node.key, outs[i].Final)
@@ -362,8 +394,11 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 				nodes[i].waiting++
 			}
 		}
-		if nodes[i].waiting == 0 && nodes[i].status == nodePending {
-			ready = append(ready, i)
+		if nodes[i].status == nodePending {
+			f.later |= 1 << i
+			if nodes[i].waiting == 0 {
+				ready = append(ready, i)
+			}
 		}
 	}
 	for {

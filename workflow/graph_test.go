@@ -322,3 +322,38 @@ func TestGraph_ABlockedNodeDoesNotHoldTheOthersInAnyWave(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Only the consuming goroutine starts nodes, so a node running there would
+// hold back a node that becomes ready meanwhile: here a, ready beside b,
+// waits until c, b's successor, has started, and must run on the pool; so
+// too in a graph too large for the descendants' bits, padded with nodes
+// on their own.
+func TestGraph_ANodeOnTheConsumersGoroutineHoldsBackNoSuccessorOfAnother(t *testing.T) {
+	for _, pad := range []int{0, 64} {
+		cStarted := make(chan struct{})
+		a := agentFunc("a", func(ctx context.Context, yield func(helikon.Event) bool) {
+			select {
+			case <-cStarted:
+				yield(helikon.RunCompleted{})
+			case <-time.After(10 * time.Second):
+				yield(helikon.RunFailed{Err: errors.New("c never started while a ran")})
+			}
+		})
+		b := agentFunc("b", func(ctx context.Context, yield func(helikon.Event) bool) { yield(helikon.RunCompleted{}) })
+		c := agentFunc("c", func(ctx context.Context, yield func(helikon.Event) bool) {
+			close(cStarted)
+			yield(helikon.RunCompleted{})
+		})
+		opts := []workflow.GraphOption{workflow.Node("a", a), workflow.Node("b", b), workflow.Node("c", c), workflow.Edge("b", "c")}
+		for k := range pad {
+			opts = append(opts, workflow.Node(fmt.Sprint("pad", k), b))
+		}
+		g, err := workflow.NewGraph("g", opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := helikon.Collect(g.Run(context.Background(), nil, nil)); err != nil {
+			t.Errorf("%d nodes: %v", 3+pad, err)
+		}
+	}
+}
