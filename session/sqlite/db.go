@@ -3,7 +3,6 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -39,9 +38,8 @@ func OpenDB(ctx context.Context, path string, opts ...Option) (*sql.DB, error) {
 		o(&cfg)
 	}
 	switch {
-	case path == "" || path == ":memory:" || strings.HasPrefix(path, "file::memory:"):
-		// Each pooled connection would get its own empty database.
-		return nil, errors.New("sqlite: path must name a database file; in-memory databases are per connection")
+	case path == "":
+		return nil, notAFile(path)
 	case strings.ContainsAny(path, "?#"):
 		return nil, fmt.Errorf("sqlite: path %q: '?' and '#' are not allowed in a database path", path)
 	case cfg.busyTimeout <= 0:
@@ -51,9 +49,23 @@ func OpenDB(ctx context.Context, path string, opts ...Option) (*sql.DB, error) {
 	if err != nil {
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
-	if err := db.PingContext(ctx); err != nil {
+	// SQLite, not the path's spelling, says whether the database is a file:
+	// besides ":memory:", a URI path such as "file:%3Amemory%3A" or "file:"
+	// opens an in-memory or temporary database, one per pooled connection.
+	var file string
+	if err := db.QueryRowContext(ctx, "SELECT file FROM pragma_database_list WHERE name = 'main'").Scan(&file); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
 	}
+	if file == "" {
+		db.Close()
+		return nil, notAFile(path)
+	}
 	return db, nil
+}
+
+// notAFile reports a path that opens no database file: each pooled
+// connection would get its own empty database.
+func notAFile(path string) error {
+	return fmt.Errorf("sqlite: path %q must name a database file; in-memory and temporary databases are per connection", path)
 }

@@ -64,6 +64,9 @@ func TestOpenDB_RejectsBadInput(t *testing.T) {
 		opts []sqlite.Option
 	}{
 		{"in-memory", ":memory:", nil},
+		{"in-memory URI", "file::memory:", nil},
+		{"in-memory URI, escaped", "file:%3Amemory%3A", nil},
+		{"temporary URI", "file:", nil},
 		{"empty path", "", nil},
 		{"query in path", filepath.Join(t.TempDir(), "x.db?mode=ro"), nil},
 		{"zero busy timeout", filepath.Join(t.TempDir(), "x.db"), []sqlite.Option{sqlite.WithBusyTimeout(0)}},
