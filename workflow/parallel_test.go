@@ -333,6 +333,30 @@ func TestParallel_BreakStopsTheBranchesHandedToThePool(t *testing.T) {
 	}
 }
 
+// Breaking out at a pooled branch's event, which reaches the consumer only
+// between the events of the branch on its goroutine (that one ticks until
+// refused), stops every branch too: the refusal reaches the branch on the
+// consumer's goroutine as its own event's.
+func TestParallel_BreakAtAPooledBranchsEventStopsThemAll(t *testing.T) {
+	base := runtime.NumGoroutine()
+	first, tickers, stopped := spreadOut(2)
+	p, err := workflow.NewParallel("p", workflow.Step(first), workflow.Step(tickers[0]), workflow.Step(tickers[1]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for ev := range p.Run(context.Background(), nil, nil) {
+		if u, ok := ev.(helikon.AgentUpdated); ok && u.Agent == "b1-tick" {
+			break
+		}
+	}
+	settleGoroutines(t, base)
+	for i := range stopped {
+		if !stopped[i].Load() {
+			t.Errorf("branch %d was not stopped by a refused event", i)
+		}
+	}
+}
+
 // On a context that can be cancelled, breaking out cancels the branches on
 // the pool, which may be waiting on it with no event to send, and the run
 // returns once they have ended.
@@ -375,8 +399,10 @@ func TestParallel_BreakCancelsTheBranchesOnThePool(t *testing.T) {
 // A branch that blocks on the consumer's goroutine holds the others back
 // for no longer than the hand-off delay: they run on the pool meanwhile,
 // stream past the queue's usual bound without waiting for the consumer
-// and finish, and their events, each branch's in its own order after its
-// AgentUpdated, reach the consumer before the blocked branch's next one.
+// (the queue has no bound then, as documented: a bound would make them
+// wait for the blocked one, which waits for them) and finish, and their
+// events, each branch's in its own order after its AgentUpdated, reach
+// the consumer before the blocked branch's next one.
 func TestParallel_ABlockedBranchDoesNotHoldTheOthers(t *testing.T) {
 	const deltas = 100 // far past the queue's bound of 4 events a branch
 	var finished sync.WaitGroup
