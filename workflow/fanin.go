@@ -27,8 +27,14 @@ import (
 // fold each child's lifecycle events into its outcome and send only what
 // the parent forwards: a child that blocks holds the others back for no
 // longer than the delay. Their events reach the consumer between the
-// events of the child it runs, or once that child ends. A child added
-// while another runs on the pool goes to the pool at once.
+// events of the child it runs, or once that child ends. Meanwhile they
+// wait in the queue with no bound: the child the consumer runs may be
+// waiting for one of them, which must not wait for the consumer. So a
+// pooled child that streams while the consumer's child is silent (a long
+// tool call, a model call that does not stream) holds all it streamed in
+// memory until that child's next event, and the consumer sees none of it
+// before then. A child added while another runs on the pool goes to the
+// pool at once.
 //
 // A child on the consumer's goroutine runs on the parent's context: it
 // has ended before close. The children on the pool share a context

@@ -24,7 +24,10 @@ import (
 // branch announced by an [AgentUpdated] when it starts; every event reaches
 // the consumer on the goroutine ranging over the stream, so while a branch
 // runs on that goroutine the others' events reach it between that
-// branch's events or once it ends. Breaking out of
+// branch's events or once it ends, and wait in memory meanwhile, however
+// many there are: a branch that streams while the one on the consumer's
+// goroutine is silent (a long tool call) is seen in one burst at that
+// branch's next event. Breaking out of
 // the range stops the branches and waits for them: their context is
 // cancelled, or, when the run's context can never be cancelled, each stops
 // at its next event, as a single agent's run on such a context does; a
