@@ -17,8 +17,9 @@ import (
 const driverName = "sqlite3"
 
 // dsn is the data source name of path with the busy timeout, WAL journaling
-// and the synchronous level, in go-sqlite3's parameter form. The path has no
-// "file:" prefix, so go-sqlite3 opens it as a plain file name, as modernc does.
+// and the synchronous level, in go-sqlite3's parameter form. go-sqlite3
+// splits it at the first '?' (OpenDB refuses one in path) and opens path as
+// modernc does: a plain file name, or a URI if path starts with "file:".
 func dsn(path string, busyTimeout time.Duration, synchronous string) string {
 	return fmt.Sprintf("%s?_busy_timeout=%d&_journal_mode=WAL&_synchronous=%s",
 		path, busyTimeout.Milliseconds(), synchronous)

@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -77,6 +78,28 @@ func TestOpenDB_RejectsBadInput(t *testing.T) {
 				t.Fatal("OpenDB succeeded, want an error")
 			}
 		})
+	}
+}
+
+// TestOpenDB_PathIsTheFileNameOnBothDrivers: the DSN's parameters follow
+// the path, so '&', '%', ';' and spaces in a plain path stay in the file's
+// name, and a "file:" path is a URI, on modernc and on go-sqlite3 alike.
+func TestOpenDB_PathIsTheFileNameOnBothDrivers(t *testing.T) {
+	dir := t.TempDir()
+	for path, want := range map[string]string{
+		filepath.Join(dir, "a b&c;d.db"):       "a b&c;d.db",
+		filepath.Join(dir, "%41.db"):           "%41.db",
+		"file:" + filepath.Join(dir, "u.db"):   "u.db",
+		"file:" + filepath.Join(dir, "%42.db"): "B.db",
+	} {
+		db, err := sqlite.OpenDB(t.Context(), path)
+		if err != nil {
+			t.Fatalf("OpenDB(%q): %v", path, err)
+		}
+		db.Close()
+		if _, err := os.Stat(filepath.Join(dir, want)); err != nil {
+			t.Errorf("OpenDB(%q) created no %s: %v", path, want, err)
+		}
 	}
 }
 
