@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"cmp"
 	"net"
 	"net/http"
@@ -185,3 +186,27 @@ func main() {
 	_ = http.ListenAndServe(*addr, nil)
 }
 `
+
+// TestCgoBuild_DockerfileAndREADMEAddTheSameTags: the image's and the
+// README's cgo builds link static with the tags [build] measures
+// ([cgoStatic]), so the figures the tests check are those of the binary
+// they give.
+func TestCgoBuild_DockerfileAndREADMEAddTheSameTags(t *testing.T) {
+	for _, name := range []string{"Dockerfile", "README.md"} {
+		b, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		i := bytes.Index(b, []byte("sqlite_cgo,"))
+		if i < 0 || !bytes.Contains(b, []byte("-extldflags=-static")) {
+			t.Errorf("%s gives no static build with sqlite_cgo's tags", name)
+			continue
+		}
+		line, _, _ := strings.Cut(string(b[i:]), "\n")
+		for tag := range strings.SplitSeq(cgoStatic, ",") {
+			if !strings.Contains(line, tag) {
+				t.Errorf("%s's cgo build %q lacks the tag %s", name, line, tag)
+			}
+		}
+	}
+}
