@@ -2,9 +2,10 @@
 // example's Bedrock and SQLite build must be able to do, without Helikon:
 // it answers GET /ping with net/http, opens a SQLite database with
 // modernc.org/sqlite (go-sqlite3 with -tags sqlite_cgo, as session/sqlite
-// does), and sends one HTTPS POST signed with the AWS SDK's SigV4 signer. Its stripped static binary is the floor the example's size
-// is measured against (README.md, "Measured"): what is left above it is
-// the agent runtime.
+// does), and sends one HTTPS POST signed with the AWS SDK's SigV4 signer.
+// Its stripped static binary is the floor the example's size is measured
+// against (README.md, "Measured"): what is left above it is the agent
+// runtime.
 package main
 
 import (
