@@ -135,8 +135,9 @@ func (s *Session) each(ctx context.Context, after helikon.SequenceID, fn func(he
 		return eventcodec.DecodeAhead(ctx, func(emit func(int64, []byte) error) error {
 			row := make([]driver.Value, 2)
 			for n := 1; ; n++ {
-				// The driver looks at ctx only while QueryContext runs, so
-				// the row loop does, every checkEvery rows.
+				// modernc looks at ctx only while QueryContext runs (go-sqlite3
+				// also while it steps), so the row loop does, every
+				// checkEvery rows.
 				if n%checkEvery == 0 && ctx.Err() != nil {
 					return ctx.Err()
 				}
