@@ -1,6 +1,7 @@
 package shellmatch
 
 import (
+	"fmt"
 	"path"
 	"strings"
 	"sync"
@@ -423,6 +424,13 @@ func (s *Script) gitRuns(sub string, args []word, depth int, wrappers []string) 
 			rest = rest[1:] // foreach --recursive, -q
 		}
 		if sub == "bisect" {
+			// bisect run's command is words, not a string add bounds:
+			// git bisect run git bisect run … recursed once a level.
+			if depth+1 > MaxDepth {
+				s.Truncated = true
+				s.unresolved(fmt.Sprintf("git bisect run nested more than %d deep", MaxDepth))
+				return
+			}
 			s.resolve(rest, depth+1, ws, nil, 0)
 			return
 		}

@@ -144,6 +144,14 @@ func TestParse_DepthIsBounded(t *testing.T) {
 	if s := Parse(src); s.Truncated || programs(s) != "rm" {
 		t.Errorf("nesting %d deep: %+v", MaxDepth, s)
 	}
+	// Runners whose command is words, not a string, nest too: each level
+	// is bounded as a string's is, not followed thousands deep.
+	for _, runner := range []string{"git bisect run ", "find . -exec "} {
+		src := strings.Repeat(runner, 1000) + "rm x"
+		if s := Parse(src); !s.Truncated || len(s.Commands) > 2*MaxDepth+2 {
+			t.Errorf("%q 1000 deep: Truncated %v, %d commands", runner, s.Truncated, len(s.Commands))
+		}
+	}
 }
 
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
