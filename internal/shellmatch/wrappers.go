@@ -315,22 +315,28 @@ var (
 var shellAliases = map[string]string{"lksh": "mksh", "mksh-static": "mksh", "rksh": "ksh", "rksh93": "ksh", "ksh2020": "ksh",
 	"rzsh": "zsh", "zsh-static": "zsh", "hush": "sh", "bosh": "sh", "jsh": "sh", "sash": "sh", "osh": "bash"}
 
+// versionChars are the bytes of a version suffix on a shell's name.
+const versionChars = "0123456789.-"
+
 // shellOf returns the spec of the shell program names and the name of its
 // dialect ("zsh" for rzsh or zsh5), reading a version suffix (bash5.2,
 // zsh-5.9) off a name it does not know.
-func shellOf(program string) (shellSpec, string, bool) {
-	name := program
-	if a, ok := shellAliases[name]; ok {
-		name = a
+func shellOf(name string) (shellSpec, string, bool) {
+	if sh, ok := shellSpecs()[name]; ok {
+		return sh, name, true
 	}
-	sh, ok := shellSpecs()[name]
-	if !ok {
-		if base := strings.TrimRight(name, "0123456789.-"); base != name && base != "" {
+	// Every program word comes here, and few are shells: the aliases and a
+	// version suffix are looked at only past the one lookup most names take.
+	if a, ok := shellAliases[name]; ok {
+		return shellSpecs()[a], a, true
+	}
+	// Only a name ending in a digit, "." or "-" has a suffix to read off.
+	if n := len(name); n > 0 && strings.IndexByte(versionChars, name[n-1]) >= 0 {
+		if base := strings.TrimRight(name, versionChars); base != "" {
 			return shellOf(base)
 		}
-		return shellSpec{}, "", false
 	}
-	return sh, name, true
+	return shellSpec{}, "", false
 }
 
 // anyShell stands, in a command's Wrappers, for a shell the words do not
