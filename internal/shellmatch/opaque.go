@@ -464,7 +464,7 @@ func (s *Script) gitRuns(sub string, args []word, depth int, wrappers []string) 
 			default:
 				continue
 			}
-			s.addNested(v.text, v.known(), depth, appendWrapper(wrappers, "git"), nil)
+			s.addNestedWord(v, depth, wrappers, "git")
 		}
 	}
 }
@@ -678,7 +678,7 @@ func (s *Script) checkNamingBuiltin(name, valueFlags string, args []word, depth 
 	eachFlag(args, valueFlags, func(f byte, v word) {
 		switch {
 		case f == 'C' && name != "read" && name != "printf":
-			s.addNested(v.text, v.known(), depth, appendWrapper(wrappers, name), nil)
+			s.addNestedWord(v, depth, wrappers, name)
 		case f == 'v' && name == "printf", f == 'a' && name == "read":
 			dyn = dyn || !v.known()
 		}
@@ -879,7 +879,7 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 		eachFlag(args, "oAGWFCXPSV", func(f byte, v word) {
 			switch {
 			case f == 'C':
-				s.addNested(v.text, v.known(), depth, appendWrapper(wrappers, name), nil)
+				s.addNestedWord(v, depth, wrappers, name)
 			case f == 'W' && (!v.known() || strings.ContainsAny(v.text, "$`")):
 				s.unresolved("compgen -W, which expands its words as the shell does")
 			}
@@ -898,7 +898,7 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 			ops = ops[1:]
 		}
 		if len(ops) >= 2 && !(ops[0].lit && (ops[0].text == "-" || isDigits(ops[0].text))) {
-			s.addNested(ops[0].text, ops[0].known(), depth, appendWrapper(wrappers, "trap"), nil)
+			s.addNestedWord(ops[0], depth, wrappers, "trap")
 		}
 	case name == "git":
 		s.checkGit(args, depth, wrappers)
@@ -910,7 +910,7 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 		for i, a := range args {
 			switch {
 			case (a.text == "-e" || a.text == "--rsh") && i+1 < len(args):
-				s.addNested(args[i+1].text, args[i+1].known(), depth, appendWrapper(wrappers, "rsync"), nil)
+				s.addNestedWord(args[i+1], depth, wrappers, "rsync")
 			case strings.HasPrefix(a.text, "--rsh="):
 				s.addNested(a.text[len("--rsh="):], a.known(), depth, appendWrapper(wrappers, "rsync"), nil)
 			}
@@ -921,7 +921,7 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 		// man -P runs its pager with the shell.
 		eachFlag(args, "PMSCLmepRE", func(f byte, v word) {
 			if f == 'P' {
-				s.addNested(v.text, v.known(), depth, appendWrapper(wrappers, "man"), nil)
+				s.addNestedWord(v, depth, wrappers, "man")
 			}
 		}, nil)
 		for _, a := range args {

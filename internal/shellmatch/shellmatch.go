@@ -505,6 +505,12 @@ func quoteWord(t string) string {
 	return strconv.Quote(t)
 }
 
+// addNestedWord is addNested for the command string w that program (git
+// rebase -x, man -P, trap, mapfile -C) runs, with no redirections of its own.
+func (s *Script) addNestedWord(w word, depth int, wrappers []string, program string) {
+	s.addNested(w.text, w.known(), depth, appendWrapper(wrappers, program), nil)
+}
+
 // addNested adds the commands of a nested command string (sh -c, eval, env
 // -S). A string that is not a plain literal is parsed in its loose form
 // ($NAME kept), so `bash -c "rm -rf $DIR"` still shows rm, and every
