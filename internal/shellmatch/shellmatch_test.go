@@ -45,6 +45,9 @@ func TestParse_FindsEveryProgramTheStringRuns(t *testing.T) {
 		{"stdbuf", "stdbuf -oL rm x", "rm"},
 		{"env assigns", "env -i FOO=1 BAR=2 rm x", "rm"},
 		{"env split string", "env -S 'rm -rf /'", "rm"},
+		// env runs the split words with the operands after them.
+		{"env split string then operands", "env -S env rm -rf /", "rm"},
+		{"env split strings chained", "env -S 'env -S env' --split-string=env rm x", "rm"},
 		{"command", "command rm x", "rm"},
 		{"doas", "doas -u root rm x", "rm"},
 		{"exec", "exec rm x", "rm"},

@@ -24,6 +24,9 @@ type wrapperSpec struct {
 	// split names the flags whose value is itself a command string to
 	// parse (env -S).
 	split string
+	// splitRest: the operands after the split flag's value follow the
+	// words it splits into (env -S env rm runs env rm, which runs rm).
+	splitRest bool
 	// joinAll treats every remaining word, joined by blanks, as a command
 	// string (eval).
 	joinAll bool
@@ -54,7 +57,7 @@ var wrapperSpecs = sync.OnceValue(func() map[string]wrapperSpec {
 		// asks more.
 		"noglob": {}, "nocorrect": {}, "-": {}, "repeat": {skip: 1}, "not": {}, "and": {}, "or": {},
 		"stdbuf":  {short: "ioe", long: []string{"input", "output", "error"}},
-		"env":     {short: "uCSa", long: []string{"unset", "chdir", "split-string", "argv0"}, assigns: true, split: "S"},
+		"env":     {short: "uCSa", long: []string{"unset", "chdir", "split-string", "argv0"}, assigns: true, split: "S", splitRest: true},
 		"command": {query: "vV"},
 		"builtin": {},
 		"exec":    {short: "a"},
@@ -149,12 +152,10 @@ flags:
 			name, takes := longTakes(w.long, name)
 			if takes && (name == "split-string" || name == "command") && w.split != "" {
 				if attached {
-					v := t[strings.IndexByte(t, '=')+1:]
-					return nil, &v, true
+					return w.splitString(word{text: t[strings.IndexByte(t, '=')+1:], lit: true}, args[i+1:])
 				}
 				if i+1 < len(args) {
-					v := args[i+1]
-					return nil, &v.text, v.lit
+					return w.splitString(args[i+1], args[i+2:])
 				}
 			}
 			i++
@@ -174,12 +175,10 @@ flags:
 				// A value flag takes the rest of the cluster, or the next word.
 				if strings.IndexByte(w.split, t[j]) >= 0 {
 					if j+1 < len(t) {
-						v := t[j+1:]
-						return nil, &v, true
+						return w.splitString(word{text: t[j+1:], lit: true}, args[i:])
 					}
 					if i < len(args) {
-						v := args[i]
-						return nil, &v.text, v.lit
+						return w.splitString(args[i], args[i+1:])
 					}
 				}
 				if j+1 == len(t) {
@@ -226,6 +225,17 @@ operands:
 		return nil, &s, lit
 	}
 	return args[i:], nil, false
+}
+
+// splitString returns the command string of a split flag's value v, with
+// the operands after it appended for a wrapper that runs them (splitRest).
+func (w wrapperSpec) splitString(v word, after []word) ([]word, *string, bool) {
+	s, lit := v.text, v.lit
+	if w.splitRest && len(after) > 0 {
+		rest, restLit := joinWords(after)
+		s, lit = s+" "+rest, lit && restLit
+	}
+	return nil, &s, lit
 }
 
 // joinWords joins words by blanks, as a shell joins a wrapper's operands
