@@ -456,11 +456,19 @@ func (s *Script) gitRuns(sub string, args []word, depth int, wrappers []string) 
 				} else {
 					v.lit = args[i].lit
 				}
-			case t == "--"+f && i+1 < len(args):
-				i++
-				v = args[i]
-			case strings.HasPrefix(t, "--"+f+"="):
-				v = word{text: t[len(f)+3:], lit: args[i].lit}
+			case len(f) > 1:
+				val, attached, ok := longFlag(t, f)
+				switch {
+				case !ok:
+					continue
+				case attached:
+					v = word{text: val, lit: args[i].lit}
+				case i+1 < len(args):
+					i++
+					v = args[i]
+				default:
+					continue
+				}
 			default:
 				continue
 			}
@@ -544,14 +552,7 @@ func (s *Script) checkSed(args []word, depth int, wrappers []string) {
 			s.sedScript(op, depth, wrappers)
 		}
 	})
-	for i, a := range args {
-		switch {
-		case strings.HasPrefix(a.text, "--expression="):
-			s.sedScript(word{text: a.text[len("--expression="):], lit: a.lit}, depth, wrappers)
-		case a.text == "--expression" && i+1 < len(args):
-			s.sedScript(args[i+1], depth, wrappers)
-		}
-	}
+	eachLong(args, "expression", func(v word) { s.sedScript(v, depth, wrappers) })
 }
 
 // sedScript reads one sed script for the commands it runs.
@@ -685,6 +686,34 @@ func (s *Script) checkNamingBuiltin(name, valueFlags string, args []word, depth 
 	}, func(op word) { dyn = dyn || name != "printf" && !op.known() })
 	if dyn {
 		s.unresolved(name + " setting a variable named by an expansion")
+	}
+}
+
+// longFlag reports whether t is the long flag --full or an abbreviation
+// of it (--expr, --pag), as GNU getopt and git's option parser accept one,
+// and its value when attached with "=". An abbreviation another flag
+// shares is an error there, so reading it as full only asks more.
+func longFlag(t, full string) (value string, attached, ok bool) {
+	if !strings.HasPrefix(t, "--") {
+		return "", false, false
+	}
+	name, value, attached := strings.Cut(t[2:], "=")
+	return value, attached, name != "" && strings.HasPrefix(full, name)
+}
+
+// eachLong calls fn with the value of every --full=VALUE or --full VALUE
+// of args, --full abbreviated or not.
+func eachLong(args []word, full string, fn func(word)) {
+	for i := 0; i < len(args); i++ {
+		v, attached, ok := longFlag(args[i].text, full)
+		switch {
+		case !ok:
+		case attached:
+			fn(word{text: v, lit: args[i].lit})
+		case i+1 < len(args):
+			i++
+			fn(args[i])
+		}
 	}
 }
 
@@ -924,11 +953,7 @@ func (s *Script) classify(c *Command, args []word, depth int, wrappers []string)
 				s.addNestedWord(v, depth, wrappers, "man")
 			}
 		}, nil)
-		for _, a := range args {
-			if v, ok := strings.CutPrefix(a.text, "--pager="); ok {
-				s.addNested(v, a.known(), depth, appendWrapper(wrappers, "man"), nil)
-			}
-		}
+		eachLong(args, "pager", func(v word) { s.addNestedWord(v, depth, wrappers, "man") })
 	case name == "zip":
 		for _, a := range args {
 			if a.text == "-TT" || strings.HasPrefix(a.text, "--unzip-command") {

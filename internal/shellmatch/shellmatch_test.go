@@ -297,6 +297,15 @@ func TestParse_GitSubcommandsAndManRunTheirCommands(t *testing.T) {
 		{"git -C rm status", false},
 		{"man -P 'rm x' ls", true}, // man runs its pager with the shell
 		{"man --pager='rm x' ls", true},
+		// GNU getopt and git take a long flag's abbreviation, and its value
+		// in the next word.
+		{"man --pager 'rm x' ls", true},
+		{"man --pag 'rm x' ls", true},
+		{"sed --expr '1e rm x' a.txt", true},
+		{"sed -n --expr='1e rm x' a.txt", true},
+		{"git rebase --exe 'rm x' main", true},
+		{"git fetch --upload 'rm x' origin", true},
+		{"git push --recurse-submodules=check origin", false},
 		{"man -k rm", false},
 		{"sed -n '1e rm -rf build' a.txt", true}, // GNU sed's e runs a command
 		{"sed -e 's/a/b/' -e '$e rm x' a.txt", true},
