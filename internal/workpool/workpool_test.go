@@ -52,16 +52,20 @@ func TestSubmit_EveryJobHandedToASpinningWorkerRuns(t *testing.T) {
 // the submit; so the test tries until one hand-over happens.
 func TestSubmit_HandsAJobToAWorkerStillLooking(t *testing.T) {
 	var n atomic.Int64
+	spinners := func() int {
+		pool.mu.Lock()
+		defer pool.mu.Unlock()
+		return pool.spinning
+	}
 	for try := 0; try < 1000; try++ {
+		// Workers of other tests may still spin, and would take the job
+		// (or leave this spin no room): wait until none does.
+		for spinners() > 0 {
+			runtime.Gosched()
+		}
 		got := make(chan Job, 1)
 		go func() { got <- spin() }()
-		for {
-			pool.mu.Lock()
-			s := pool.spinning
-			pool.mu.Unlock()
-			if s > 0 {
-				break
-			}
+		for spinners() == 0 && len(got) == 0 {
 			runtime.Gosched()
 		}
 		var wg sync.WaitGroup
