@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"runtime"
 	"strconv"
-	"sync"
 	"syscall"
 	"time"
 )
@@ -23,14 +21,16 @@ import (
 // counts the reservations, and every new heap arena needs one, so it
 // holds the heap, in steps of Go's 64 MiB arenas; RLIMIT_DATA still
 // holds what is mapped outside them (the runtime's off-heap memory).
-// Both leave room for threadAllowance besides: each OS thread the
-// runtime starts takes an 8 MiB stack of address space, nearly none of
-// it resident, and a worker that cannot start one dies.
+// Both leave room for threadAllowance besides, for the stacks of the
+// threads the runtime starts later (see shrinkThreadStacks): a worker that
+// cannot start one dies.
 func capProcess(spec workerSpec) error {
 	if spec.MemoryBytes < minMemoryBytes {
 		return fmt.Errorf("memory cap of %d bytes is under the %d a worker needs", spec.MemoryBytes, minMemoryBytes)
 	}
-	startThreads(spareThreads)
+	if err := shrinkThreadStacks(); err != nil {
+		return err
+	}
 	size, data, err := vmSizes()
 	if err != nil {
 		return err
@@ -61,47 +61,21 @@ func capProcess(spec workerSpec) error {
 }
 
 // threadAllowance is the address space a worker may add beyond
-// MemoryBytes for the stacks of threads the Go runtime starts after the
-// caps are set and beyond its spare ones (spareThreads): six. Two per 20 calls were measured on an idle machine;
-// on a loaded one (a CI run on 2 cores, 2026-12-03) a fresh worker died at
-// pthread_create under the 32 MiB this was, and the call it was to serve
-// failed as if it had hit the memory cap. The stacks are address space
-// only, nearly none of it resident. It stays under one 64 MiB heap arena:
-// with the default 64 MiB cap RLIMIT_AS still admits the one arena beyond
-// the cap it admitted at 32 MiB, never a second.
+// MemoryBytes for the stacks of threads its runtime starts after the caps
+// are set: at threadStack each, room for 96. On a loaded machine (a CI run
+// on 2 cores, 2026-12-04) a worker's runtime was seen at 8 threads; with
+// the C library's 8 MiB stacks those did not fit, and a heap that could
+// not grow at 4 MiB in use read as the memory cap. The stacks are address
+// space only, nearly none of it resident. It stays under one 64 MiB heap
+// arena: with the default 64 MiB cap RLIMIT_AS still admits the one arena
+// beyond the cap, never a second.
 const threadAllowance = 48 << 20
 
-// spareThreads is how many threads a worker starts before its caps are set
-// (see startThreads). Under load (a CI run on 2 cores, 2026-12-04) a
-// worker's runtime was seen at 8 threads, past what threadAllowance
-// leaves room for, and its heap could not grow at 4 MiB in use.
-const spareThreads = 8
-
-// startThreads has the runtime start n threads beyond the ones it runs
-// on now, then lets them go idle. The runtime keeps an idle thread for the
-// next one it needs (the collector's workers, a blocking system call, a
-// processor handed off), so those come from these, counted in the
-// address space the caps start from, rather than from threadAllowance.
-// Each goroutine locked to its thread and blocked holds that thread, so
-// the next one needs a new thread.
-func startThreads(n int) {
-	var started, ended sync.WaitGroup
-	release := make(chan struct{})
-	for range n {
-		started.Add(1)
-		ended.Go(func() {
-			runtime.LockOSThread()
-			started.Done()
-			<-release
-			// Unlocked before it ends, so its thread stays for reuse
-			// rather than exiting with it.
-			runtime.UnlockOSThread()
-		})
-	}
-	started.Wait()
-	close(release)
-	ended.Wait()
-}
+// threadStack is the stack of each thread a worker starts once capped. It
+// holds the runtime's scheduler and collector work and any C call (the
+// race detector's among them), never Go code, which runs on goroutine
+// stacks: Go's own threads without cgo take 16 KiB.
+const threadStack = 512 << 10
 
 // vmSizes returns this process's address space (VmSize, what RLIMIT_AS
 // counts) and data segment (VmData, what RLIMIT_DATA counts) in bytes.

@@ -41,10 +41,8 @@ const (
 	// start: a script that ran in it instead of in a worker would end it.
 	// Its workers inherit the limits and keep them where they are lower
 	// than their own, so it is above their largest memory cap (512 MiB)
-	// with their thread allowance (48 MiB), the stacks of their spare
-	// threads (8 of 8 MiB) and 80 MiB besides. Without the spare threads'
-	// share, a worker under the 512 MiB cap failed at 24 MiB in use.
-	hostHeadroom = 704 << 20
+	// with their thread allowance (48 MiB) and 80 MiB besides.
+	hostHeadroom = 640 << 20
 	// hostMaxRSS bounds the host's peak resident size: it holds only
 	// arguments, results and errors, each under its cap.
 	hostMaxRSS = 96 << 20
