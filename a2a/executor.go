@@ -230,8 +230,8 @@ func chunks(text string) iter.Seq[string] {
 }
 
 // chunkBytes bounds the text of one artifact event. The a2a-go client
-// reads a stream line by line with a 64 KiB limit, and JSON may write a
-// byte of text as six ("\u0000"): 8 KiB of text always fits.
+// (v0.3.3) reads a stream line by line with a 64 KiB limit, and JSON may
+// write a byte of text as six ("\u0000"): 8 KiB of text always fits.
 const chunkBytes = 8 << 10
 
 // writeOutput writes the final output as the output artifact, text in

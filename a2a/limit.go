@@ -12,8 +12,8 @@ import (
 var ErrResponseTooLarge = errors.New("a2a: the remote's response is too large")
 
 // boundedClient returns a copy of c whose every response body fails with
-// [ErrResponseTooLarge] past max bytes, streams included: the a2a-go client
-// decodes whatever a body holds, so the bound sits below it.
+// [ErrResponseTooLarge] past max bytes, streams included: the JSON-RPC
+// client decodes whatever a body holds, so the bound sits below it.
 func boundedClient(c *http.Client, max int64) *http.Client {
 	bc := *c
 	rt := c.Transport

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	a2apb "github.com/a2aproject/a2a-go/a2a"
-	"github.com/a2aproject/a2a-go/a2aclient"
 	"github.com/a2aproject/a2a-go/a2aclient/agentcard"
 
 	"github.com/paigasus/helikon"
@@ -91,7 +90,7 @@ func (e *RemoteError) Unwrap() error { return e.Err }
 type RemoteAgent struct {
 	name, description string
 	card              *a2apb.AgentCard
-	client            *a2aclient.Client
+	client            *rpcClient
 	cfg               remoteConfig
 }
 
@@ -196,10 +195,11 @@ func NewRemoteAgent(ctx context.Context, baseURL string, opts ...RemoteOption) (
 	if err != nil {
 		return nil, err
 	}
-	client, err := a2aclient.NewFromCard(ctx, card, a2aclient.WithJSONRPCTransport(hc))
+	endpoint, err := jsonRPCEndpoint(card)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrInvalidCard, err)
+		return nil, err
 	}
+	client := &rpcClient{url: endpoint, http: hc, maxLine: int(min(cfg.maxResponse, 1<<30))}
 	name := cfg.name
 	if name == "" {
 		name = slug.Make(card.Name)
@@ -243,6 +243,20 @@ func checkCard(card *a2apb.AgentCard, base *url.URL) (*a2apb.AgentCard, error) {
 	return &c, nil
 }
 
+// jsonRPCEndpoint returns the URL of the card's first JSON-RPC interface,
+// the preferred one first, then the additional ones in the card's order.
+func jsonRPCEndpoint(card *a2apb.AgentCard) (string, error) {
+	if card.PreferredTransport == a2apb.TransportProtocolJSONRPC {
+		return card.URL, nil
+	}
+	for _, i := range card.AdditionalInterfaces {
+		if i.Transport == a2apb.TransportProtocolJSONRPC {
+			return i.URL, nil
+		}
+	}
+	return "", fmt.Errorf("%w: no JSON-RPC interface (the card offers %s)", ErrInvalidCard, card.PreferredTransport)
+}
+
 // Name returns the agent's name on this side.
 func (r *RemoteAgent) Name() string { return r.name }
 
@@ -274,7 +288,7 @@ func (r *RemoteAgent) Run(ctx context.Context, _ *helikon.RunContext, input []he
 		rs := &remoteRun{agent: r, yield: yield}
 		params := &a2apb.MessageSendParams{Message: msg}
 		if r.card.Capabilities.Streaming {
-			for ev, err := range r.client.SendStreamingMessage(runCtx, params) {
+			for ev, err := range r.client.stream(runCtx, params) {
 				if err != nil {
 					rs.fail(runCtx, err)
 					return
@@ -290,12 +304,11 @@ func (r *RemoteAgent) Run(ctx context.Context, _ *helikon.RunContext, input []he
 				Message: "the stream ended before the task finished", Err: ErrProtocol})
 			return
 		}
-		res, err := r.client.SendMessage(runCtx, params)
+		ev, err := r.client.send(runCtx, params)
 		if err != nil {
 			rs.fail(runCtx, err)
 			return
 		}
-		ev, _ := res.(a2apb.Event)
 		if done, _ := rs.on(ev); !done {
 			rs.fail(runCtx, &RemoteError{Agent: r.name, TaskID: rs.taskID, State: rs.state,
 				Message: "the reply is not a finished task or a message", Err: ErrProtocol})
@@ -311,7 +324,7 @@ func (r *RemoteAgent) cancelTask(ctx context.Context, id string) {
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	_, _ = r.client.CancelTask(cctx, &a2apb.TaskIDParams{ID: a2apb.TaskID(id)})
+	_ = r.client.cancel(cctx, id)
 }
 
 func (r *RemoteAgent) agentError(ctx context.Context, err error) *helikon.AgentError {

@@ -1,0 +1,233 @@
+package a2a
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"iter"
+	"mime"
+	"net/http"
+
+	a2apb "github.com/a2aproject/a2a-go/a2a"
+	"github.com/google/uuid"
+)
+
+// rpcClient speaks the A2A protocol's JSON-RPC binding to one endpoint:
+// the three calls a [RemoteAgent] makes (message/send, message/stream,
+// tasks/cancel). It is this package's own, not a2a-go's a2aclient, because
+// that package also holds the gRPC transport: importing it linked gRPC and
+// the A2A and Google API protocol-buffer descriptors into every program
+// that imports this package, and their package inits ran at each start
+// (16 % of the instructions of a `helikon run` on a mock model). A remote
+// is reached over JSON-RPC only, as [ErrInvalidCard] has always said.
+type rpcClient struct {
+	url  string
+	http *http.Client
+	// maxLine bounds one line of an event stream: the response's bound,
+	// which the client's transport enforces on the whole body too.
+	maxLine int
+}
+
+// rpcRequest is a JSON-RPC 2.0 request.
+type rpcRequest struct {
+	JSONRPC string `json:"jsonrpc"`
+	Method  string `json:"method"`
+	Params  any    `json:"params,omitempty"`
+	ID      string `json:"id"`
+}
+
+// rpcResponse is a JSON-RPC 2.0 response, or one event of a stream.
+type rpcResponse struct {
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *rpcError       `json:"error,omitempty"`
+}
+
+// rpcError is a JSON-RPC error object.
+type rpcError struct {
+	Code    int            `json:"code"`
+	Message string         `json:"message"`
+	Data    map[string]any `json:"data,omitempty"`
+}
+
+// err returns the a2a-go error the code stands for, as a2a-go's client
+// does, with the server's detail (data.error) before it.
+func (e *rpcError) err() error {
+	var sentinel error
+	switch e.Code {
+	case -32700:
+		sentinel = a2apb.ErrParseError
+	case -32600:
+		sentinel = a2apb.ErrInvalidRequest
+	case -32601:
+		sentinel = a2apb.ErrMethodNotFound
+	case -32602:
+		sentinel = a2apb.ErrInvalidParams
+	case -32000:
+		sentinel = a2apb.ErrServerError
+	case -32001:
+		sentinel = a2apb.ErrTaskNotFound
+	case -32002:
+		sentinel = a2apb.ErrTaskNotCancelable
+	case -32003:
+		sentinel = a2apb.ErrPushNotificationNotSupported
+	case -32004:
+		sentinel = a2apb.ErrUnsupportedOperation
+	case -32005:
+		sentinel = a2apb.ErrUnsupportedContentType
+	case -32006:
+		sentinel = a2apb.ErrInvalidAgentResponse
+	case -32007:
+		sentinel = a2apb.ErrAuthenticatedExtendedCardNotConfigured
+	default:
+		sentinel = a2apb.ErrInternalError
+	}
+	if detail, ok := e.Data["error"].(string); ok && detail != "" {
+		return fmt.Errorf("%s: %w", detail, sentinel)
+	}
+	if e.Message != "" && e.Message != sentinel.Error() {
+		return fmt.Errorf("%s: %w", e.Message, sentinel)
+	}
+	return sentinel
+}
+
+// post sends method with params; stream asks for an event stream.
+func (c *rpcClient) post(ctx context.Context, method string, params any, stream bool) (*http.Response, error) {
+	body, err := json.Marshal(rpcRequest{JSONRPC: "2.0", Method: method, Params: params, ID: uuid.NewString()})
+	if err != nil {
+		return nil, fmt.Errorf("a2a: encoding the %s request: %w", method, err)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return nil, fmt.Errorf("a2a: %s request: %w", method, err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if stream {
+		req.Header.Set("Accept", "text/event-stream")
+	}
+	resp, err := c.http.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("a2a: %s: %w", method, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		return nil, fmt.Errorf("a2a: %s: unexpected HTTP status %s", method, resp.Status)
+	}
+	return resp, nil
+}
+
+// result decodes one response and returns its result as an event.
+func result(method string, raw []byte) (a2apb.Event, error) {
+	var r rpcResponse
+	if err := json.Unmarshal(raw, &r); err != nil {
+		return nil, fmt.Errorf("%w: %s: decoding the reply: %w", ErrProtocol, method, err)
+	}
+	if r.Error != nil {
+		return nil, r.Error.err()
+	}
+	ev, err := a2apb.UnmarshalEventJSON(r.Result)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s: the result is no A2A event: %w", ErrProtocol, method, err)
+	}
+	return ev, nil
+}
+
+// call makes a request that is answered with one response.
+func (c *rpcClient) call(ctx context.Context, method string, params any) (a2apb.Event, error) {
+	resp, err := c.post(ctx, method, params, false)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, fmt.Errorf("a2a: %s: reading the reply: %w", method, err)
+	}
+	return result(method, raw)
+}
+
+// send sends a message and returns the task or message it is answered
+// with.
+func (c *rpcClient) send(ctx context.Context, params *a2apb.MessageSendParams) (a2apb.Event, error) {
+	return c.call(ctx, "message/send", params)
+}
+
+// cancel asks the remote to cancel task id.
+func (c *rpcClient) cancel(ctx context.Context, id string) error {
+	_, err := c.call(ctx, "tasks/cancel", &a2apb.TaskIDParams{ID: a2apb.TaskID(id)})
+	return err
+}
+
+// stream sends a message and yields the events of the stream it is
+// answered with, in order, until the stream ends or an error, which is
+// yielded last. A JSON reply in place of the stream (a server refusing
+// the request) is yielded as that reply.
+func (c *rpcClient) stream(ctx context.Context, params *a2apb.MessageSendParams) iter.Seq2[a2apb.Event, error] {
+	const method = "message/stream"
+	return func(yield func(a2apb.Event, error) bool) {
+		resp, err := c.post(ctx, method, params, true)
+		if err != nil {
+			yield(nil, err)
+			return
+		}
+		defer resp.Body.Close()
+		if mt, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); mt == "application/json" {
+			raw, err := io.ReadAll(resp.Body)
+			if err != nil {
+				yield(nil, fmt.Errorf("a2a: %s: reading the reply: %w", method, err))
+				return
+			}
+			yield(result(method, raw))
+			return
+		}
+		for data, err := range sseData(resp.Body, c.maxLine) {
+			if err != nil {
+				yield(nil, fmt.Errorf("a2a: %s: %w", method, err))
+				return
+			}
+			if !yield(result(method, data)) {
+				return
+			}
+		}
+	}
+}
+
+// sseData yields the data of each event of a server-sent event stream: its
+// data lines joined with newlines, as the EventSource specification reads
+// them. Comments, ids and event names are skipped.
+func sseData(r io.Reader, maxLine int) iter.Seq2[[]byte, error] {
+	return func(yield func([]byte, error) bool) {
+		sc := bufio.NewScanner(r)
+		sc.Buffer(make([]byte, 0, 64<<10), max(maxLine, 64<<10))
+		var data []byte
+		have := false
+		for sc.Scan() {
+			line := sc.Bytes()
+			if len(line) == 0 {
+				if have && !yield(data, nil) {
+					return
+				}
+				data, have = data[:0], false
+				continue
+			}
+			v, ok := bytes.CutPrefix(line, []byte("data:"))
+			if !ok {
+				continue
+			}
+			v, _ = bytes.CutPrefix(v, []byte(" "))
+			if have {
+				data = append(data, '\n')
+			}
+			data, have = append(data, v...), true
+		}
+		if err := sc.Err(); err != nil {
+			yield(nil, err)
+			return
+		}
+		if have {
+			yield(data, nil)
+		}
+	}
+}
