@@ -125,6 +125,13 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		writeError(w, s.unavailable("claim the pause", err))
 		return
 	}
+	if claimed.Status = adm.status(); claimed.Status == StatusQueued {
+		// Another run holds the session: the continuation waits for
+		// its turn, and says so before the answer does.
+		if !s.queue(w, r, claimed) {
+			return
+		}
+	}
 	lr, ctx, ok := s.begin(w, r, claimed, adm)
 	if !ok {
 		return
@@ -136,8 +143,22 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	if claimed.SessionID != "" {
 		events = s.runner.ResumePausedStreamed(ctx, agent, rc, claimed.PausedRunID, q.Decisions)
 	}
-	go s.drive(ctx, lr, claimed, events, claimed.LastEvent, adm.gate)
-	writeAccepted(w, claimed.ID, "../"+claimed.ID) // relative to .../runs/{id}/approvals
+	go s.drive(ctx, lr, claimed, events, claimed.LastEvent, adm)
+	writeAccepted(w, claimed.ID, claimed.Status, "../"+claimed.ID) // relative to .../runs/{id}/approvals
+}
+
+// queue stores claimed, a run claimed to continue, as queued for its
+// session's turn. When the log refuses, it ends the run, which nothing
+// will drive, answers 503 and reports false.
+func (s *Server) queue(w http.ResponseWriter, r *http.Request, claimed RunInfo) bool {
+	rw := runWriter{s: s, id: claimed.ID, owner: claimed.Owner, ctx: context.WithoutCancel(r.Context()), seq: claimed.LastEvent}
+	err := rw.store(claimed)
+	if err == nil {
+		return true
+	}
+	rw.fail(claimed, &helikon.AgentError{Kind: helikon.KindOther, Agent: claimed.Agent, Message: "event log: " + err.Error(), Err: err})
+	writeError(w, s.unavailable("queue the run", err))
+	return false
 }
 
 // pausedState reads the state from the run_paused record the pause

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
@@ -52,12 +53,7 @@ func mailAgent(t *testing.T, sends *atomic.Int32) helikon.Agent {
 
 func waitStatus(t *testing.T, base, id string, want server.RunStatus) server.RunInfo {
 	t.Helper()
-	var info server.RunInfo
-	waitFor(t, "run "+id+" to be "+string(want), func() bool {
-		info = runInfo(t, base, "mailer", id)
-		return info.Status == want
-	})
-	return info
+	return waitForStatus(t, base, "mailer", id, want)
 }
 
 var pausedThenContinued = []string{"run_started", "turn_started", "tool_call_delta", "model_responded", "tool_call_item", "approval_requested", "run_paused",
@@ -234,6 +230,42 @@ func TestApprovals_ContinuationIsRecordedInTheSession(t *testing.T) {
 	}
 	if want := []string{"user", "assistant", "tool", "assistant"}; !slices.Equal(roles, want) || items[3].Text() != "sent!" {
 		t.Fatalf("the session holds %v (last %q), want %v", roles, items[len(items)-1].Text(), want)
+	}
+}
+
+func TestApprovals_AContinuationWaitsQueuedWhileAnotherRunHoldsItsSession(t *testing.T) {
+	var sends atomic.Int32
+	_, ts := start(t, []helikon.Agent{mailAgent(t, &sends), newAgent(t, "stuck", time.Hour)}, askingContext)
+	paused := decode[server.RunInfo](t, post(t, ts.URL+"/agents/mailer/runs", `{"input":"mail bob"}`, "X-Session-Id", "alice"))
+	if paused.Status != server.StatusPaused {
+		t.Fatalf("the mailer run: %+v", paused)
+	}
+	holder := startOnSession(t, ts.URL, "stuck", "alice")
+	waitForStatus(t, ts.URL, "stuck", holder.RunID, server.StatusRunning)
+	resp := post(t, ts.URL+"/agents/mailer/runs/"+paused.ID+"/approvals", `{"decisions":[{"id":"`+paused.Pending[0].ID+`","kind":"approve"}]}`)
+	if acc := decode[server.RunAccepted](t, resp); resp.StatusCode != http.StatusAccepted || acc.Status != server.StatusQueued {
+		t.Fatalf("the approval: %d %+v", resp.StatusCode, acc)
+	}
+	if st := runInfo(t, ts.URL, "mailer", paused.ID).Status; st != server.StatusQueued {
+		t.Fatalf("the continuation is %s, want queued", st)
+	}
+	if sends.Load() != 0 {
+		t.Fatal("the queued continuation sent the email")
+	}
+	post(t, ts.URL+"/agents/stuck/runs/"+holder.RunID+"/cancel", "").Body.Close()
+	// Once the holder ends, the continuation takes the session's turn
+	// and runs. It completes, or, when the holder's run had recorded its
+	// input in the session before its cancel, finds the session moved on,
+	// which the runner refuses to continue across.
+	var done server.RunInfo
+	waitFor(t, "the continuation to end", func() bool {
+		done = runInfo(t, ts.URL, "mailer", paused.ID)
+		return done.Status.Final()
+	})
+	completed := done.Status == server.StatusCompleted && sends.Load() == 1
+	movedOn := done.Status == server.StatusFailed && done.Error != nil && strings.Contains(done.Error.Message, "session moved on") && sends.Load() == 0
+	if !completed && !movedOn {
+		t.Fatalf("the continuation: %+v, %d emails sent", done, sends.Load())
 	}
 }
 

@@ -27,8 +27,13 @@ var ErrNotPaused = errors.New("server: run is not paused there")
 // RunStatus is where a run stands.
 type RunStatus string
 
-// The run statuses. Running and paused are the ones that are not final.
+// The run statuses. Queued, running and paused are the ones that are not
+// final.
 const (
+	// StatusQueued is a run waiting for its session's turn: another run
+	// of its session (X-Session-Id) holds the session on this server. It
+	// becomes running once it takes the turn.
+	StatusQueued  RunStatus = "queued"
 	StatusRunning RunStatus = "running"
 	// StatusPaused is a run waiting for human decisions on the calls its
 	// Pending lists; approving them continues it under the same id.
@@ -42,14 +47,16 @@ const (
 )
 
 // Final reports whether the status is an end state.
-func (s RunStatus) Final() bool { return s != StatusRunning && s != StatusPaused && s != "" }
+func (s RunStatus) Final() bool {
+	return s != StatusQueued && s != StatusRunning && s != StatusPaused && s != ""
+}
 
 // RunInfo is a run's record: who ran it, where it stands and, once it has
 // ended, its result or error.
 type RunInfo struct {
 	ID     string    `json:"id" jsonschema:"the run id (a UUID)"`
 	Agent  string    `json:"agent" jsonschema:"the agent that runs"`
-	Status RunStatus `json:"status" jsonschema:"running, completed, failed, cancelled or interrupted"`
+	Status RunStatus `json:"status" jsonschema:"queued (waiting for its session's turn), running, paused, completed, failed, cancelled or interrupted"`
 	// Owner is the ID of the [Principal] that started the run (empty for
 	// the anonymous principal of a server without an [Authenticator]):
 	// only it, and admin principals, reach the run.
@@ -105,8 +112,11 @@ func (r Record) Terminal() bool { return r.Type == "run_completed" || r.Type == 
 //
 // One writer at a time (the server driving the run) calls Create, then
 // Append with positions 1, 2, 3, …, then Update when the run pauses or
-// ends. A paused run continues on whichever server wins Claim, which
-// appends on from the paused position. Readers call Info and Tail. A log
+// ends. A run of a session another run holds is created (or, continuing
+// after a pause, updated) [StatusQueued] and updated to running when it
+// takes the session's turn, before it appends; log implementations treat
+// a queued run as a running one. A paused run continues on whichever
+// server wins Claim, which appends on from the paused position. Readers call Info and Tail. A log
 // shared by several servers must tell a run whose owner died from a live
 // one: Info and Tail then report it [StatusInterrupted] (with a
 // synthetic run_failed record), so no run stays running forever.
@@ -116,11 +126,14 @@ type EventLog interface {
 	// with [ErrRunExists].
 	Create(ctx context.Context, info RunInfo) error
 	// Append stores the run's next record; rec.Seq is one more than the
-	// previous record's. A run that is not running refuses it.
+	// previous record's. A run that is not running or queued refuses it
+	// (a queued run appends only the run_failed of its cancellation).
 	Append(ctx context.Context, runID string, rec Record) error
-	// Update stores the run's record when its status changes: it paused,
-	// or ended (a final status, which also ends the run's tails). A run
-	// that has already ended refuses it with [ErrRunEnded].
+	// Update stores the run's record when its status changes: it waits
+	// for its session's turn ([StatusQueued]) or takes it (queued to
+	// running), it paused, or it ended (a final status, which also ends
+	// the run's tails). A run that has already ended refuses it with
+	// [ErrRunEnded].
 	Update(ctx context.Context, info RunInfo) error
 	// Claim moves a run paused at pauseID back to running, for the caller
 	// to continue; of concurrent claims exactly one succeeds, the others
@@ -130,7 +143,7 @@ type EventLog interface {
 	// [ErrRunNotFound].
 	Info(ctx context.Context, runID string) (RunInfo, error)
 	// Tail yields the run's records after position after, in order and
-	// in batches, waiting for new ones while the run is running. It ends
+	// in batches, waiting for new ones while the run is queued or running. It ends
 	// after the run's last record once the run has finished, or with
 	// ctx's error. An unknown run yields an error wrapping
 	// [ErrRunNotFound].

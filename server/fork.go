@@ -93,7 +93,7 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
 	if q.UserMessage != nil {
 		input = truncateInput(*q.UserMessage)
 	}
-	info := RunInfo{ID: id, Agent: orig.Agent, Status: StatusRunning, Owner: owner, SessionID: sessionID,
+	info := RunInfo{ID: id, Agent: orig.Agent, Status: adm.status(), Owner: owner, SessionID: sessionID,
 		Input: input, CreatedAt: time.Now().UTC(), ForkOf: &ForkOrigin{RunID: orig.ID, Call: q.Call, Turn: call.Turn}}
 	if err := s.log.Create(r.Context(), info); err != nil {
 		writeError(w, s.unavailable("create run", err))
@@ -107,6 +107,6 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
 	// turn.
 	rc = s.capture(id, owner, rc)
 	events := s.runner.ForkStreamed(ctx, llm, rc, &cp, runner.ForkEdit{UserMessage: q.UserMessage, ToolResults: q.ToolResults, Instructions: q.Instructions})
-	go s.drive(ctx, lr, info, events, 0, adm.gate)
-	writeAccepted(w, id, "../"+id) // relative to .../runs/{id}/fork: a sibling of the original
+	go s.drive(ctx, lr, info, events, 0, adm)
+	writeAccepted(w, id, info.Status, "../"+id) // relative to .../runs/{id}/fork: a sibling of the original
 }

@@ -169,6 +169,33 @@ func waitFor(t testing.TB, what string, cond func() bool) {
 	}
 }
 
+// waitForStatus polls the run's record until its status is want, and
+// fails when the run reaches another final status first or the test's
+// context ends (its -timeout): it waits for a state, it times nothing.
+func waitForStatus(t *testing.T, base, agent, id string, want server.RunStatus) server.RunInfo {
+	t.Helper()
+	ctx := t.Context()
+	if d, ok := t.Deadline(); ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithDeadline(ctx, d.Add(-time.Second)) // to fail before the panic
+		defer cancel()
+	}
+	for {
+		info := runInfo(t, base, agent, id)
+		switch {
+		case info.Status == want:
+			return info
+		case info.Status.Final():
+			t.Fatalf("run %s is %s, want %s: %+v", id, info.Status, want, info)
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("run %s is still %s, want %s: %v", id, info.Status, want, ctx.Err())
+		case <-time.After(2 * time.Millisecond):
+		}
+	}
+}
+
 func runInfo(t testing.TB, base, agent, id string) server.RunInfo {
 	t.Helper()
 	resp := get(t, base+"/agents/"+agent+"/runs/"+id)

@@ -78,7 +78,7 @@ func newSchemas() *schemas {
 		reflect.TypeFor[[]byte]():          {Type: "string", ContentEncoding: "base64"},
 		reflect.TypeFor[time.Time]():       {Type: "string", Format: "date-time"},
 		reflect.TypeFor[RunStatus](): {Type: "string", Enum: []any{
-			StatusRunning, StatusPaused, StatusCompleted, StatusFailed, StatusCancelled, StatusInterrupted}},
+			StatusQueued, StatusRunning, StatusPaused, StatusCompleted, StatusFailed, StatusCancelled, StatusInterrupted}},
 		reflect.TypeFor[helikon.ErrorKind]():     {Type: "string"},
 		reflect.TypeFor[helikon.Role]():          {Type: "string", Enum: []any{"system", "user", "assistant", "tool"}},
 		reflect.TypeFor[helikon.GuardrailKind](): {Type: "string"},
@@ -305,7 +305,7 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 			}},
 			"/agents/{name}/runs": obj{"post": obj{
 				"operationId": "startRun", "summary": "Start a run",
-				"description": "Answers with the run's record once it ends (default), its events as SSE (stream=sse), or 202 at once (mode=async). One-shot and SSE runs are cancelled when the client disconnects; async runs are not.",
+				"description": "Answers with the run's record once it ends (default), its events as SSE (stream=sse), or 202 at once (mode=async). One-shot and SSE runs are cancelled when the client disconnects; async runs are not. Runs of one session (X-Session-Id) run one at a time per server: a run started while another holds its session is queued (status queued) until it takes the session's turn, then running.",
 				"parameters": []any{name,
 					obj{"name": "stream", "in": "query", "schema": obj{"type": "string", "enum": []any{"sse"}}},
 					obj{"name": "mode", "in": "query", "schema": obj{"type": "string", "enum": []any{"async"}}},
@@ -318,7 +318,7 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 				"responses": responses(obj{
 					"200": obj{"description": "the finished run's record (one-shot), or its event stream (stream=sse)",
 						"headers": runIDHeader, "content": mergeContent(jsonBody("RunInfo"), eventStream)},
-					"202": obj{"description": "the run started in the background (mode=async)", "headers": runIDHeader,
+					"202": obj{"description": "the run started in the background (mode=async): status running, or queued while another run holds its session", "headers": runIDHeader,
 						"content": jsonBody("RunAccepted")},
 				}, "400", "404", "408", "413", "429", "500", "503"),
 			}},
@@ -364,13 +364,13 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 					"description": "Claims the pause (exactly once across replicas) and continues the run in the background; its event streams show the continuation.",
 					"parameters":  []any{name, id},
 					"requestBody": obj{"required": true, "content": jsonBody("ApprovalRequest")},
-					"responses": responses(obj{"202": obj{"description": "the run continues", "headers": runIDHeader,
+					"responses": responses(obj{"202": obj{"description": "the run continues: status running, or queued while another run holds its session", "headers": runIDHeader,
 						"content": jsonBody("RunAccepted")}}, "400", "404", "408", "409", "413", "429", "500", "503"),
 				},
 			},
 			"/runs": obj{"get": obj{
 				"operationId": "listRuns", "summary": "The retained runs, newest first",
-				"description": "Every run the event log still holds (running, paused and finished within the retention), optionally of one agent or one session.",
+				"description": "Every run the event log still holds (queued, running, paused and finished within the retention), optionally of one agent or one session.",
 				"parameters": []any{
 					obj{"name": "agent", "in": "query", "description": "only this agent's runs", "schema": obj{"type": "string", "enum": agents}},
 					obj{"name": "session", "in": "query", "description": "only the runs of this X-Session-Id", "schema": obj{"type": "string"}},

@@ -16,8 +16,10 @@ import (
 
 // RunAccepted is the 202 body of an async run.
 type RunAccepted struct {
-	RunID  string    `json:"run_id" jsonschema:"the run id (a UUID), also in the X-Run-Id header"`
-	Status RunStatus `json:"status" jsonschema:"running"`
+	RunID string `json:"run_id" jsonschema:"the run id (a UUID), also in the X-Run-Id header"`
+	// Status is running, or queued while another run of the session
+	// holds it.
+	Status RunStatus `json:"status" jsonschema:"running, or queued while another run of its session (X-Session-Id) holds the session"`
 	Links  RunLinks  `json:"links" jsonschema:"where to follow the run, relative to the request URL"`
 }
 
@@ -103,7 +105,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 
 	id := uuid.NewString()
 	w.Header().Set("X-Run-Id", id)
-	info := RunInfo{ID: id, Agent: name, Status: StatusRunning, Owner: owner, SessionID: sessionID,
+	info := RunInfo{ID: id, Agent: name, Status: adm.status(), Owner: owner, SessionID: sessionID,
 		Input: inputRecord(&q), CreatedAt: time.Now().UTC()}
 	if err := s.log.Create(r.Context(), info); err != nil {
 		writeError(w, s.unavailable("create run", err))
@@ -126,14 +128,14 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 	if md == oneShot {
 		// The handler would only wait for the run: it drives it
 		// itself, saving a goroutine and a wake-up per run.
-		s.drive(ctx, lr, info, events, 0, adm.gate)
+		s.drive(ctx, lr, info, events, 0, adm)
 	} else {
-		go s.drive(ctx, lr, info, events, 0, adm.gate)
+		go s.drive(ctx, lr, info, events, 0, adm)
 	}
 
 	switch md {
 	case async:
-		writeAccepted(w, id, "runs/"+id) // relative to .../agents/{name}/runs
+		writeAccepted(w, id, info.Status, "runs/"+id) // relative to .../agents/{name}/runs
 	case sse:
 		s.streamSSE(w, r, id, 0)
 	default:
@@ -176,25 +178,30 @@ func (s *Server) providerError(what string, err error) *Error {
 	return errorf(http.StatusInternalServerError, CodeInternal, "", what+": "+err.Error())
 }
 
-// writeAccepted answers 202 for a run continuing in the background; base
-// is the run's URL relative to the request's.
-func writeAccepted(w http.ResponseWriter, id, base string) {
+// writeAccepted answers 202 for a run continuing in the background, with
+// its status (running or queued); base is the run's URL relative to the
+// request's.
+func writeAccepted(w http.ResponseWriter, id string, status RunStatus, base string) {
 	w.Header().Set("Location", base)
-	writeJSON(w, http.StatusAccepted, RunAccepted{RunID: id, Status: StatusRunning,
+	writeJSON(w, http.StatusAccepted, RunAccepted{RunID: id, Status: status,
 		Links: RunLinks{Self: base, Events: base + "/events", Cancel: base + "/cancel"}})
 }
 
 // admission is a run's place on the server and, with a session, in the
-// session's queue. Until the run is launched, release gives both back.
+// session's queue. Until the run is launched, release gives both back;
+// then the run's drive does.
 type admission struct {
 	s         *Server
 	sessionID string
 	gate      *gate
-	launched  bool
+	// held reports that the run holds its session's turn: it took it at
+	// admission, the session being free, or waited for it in drive.
+	held     bool
+	launched bool
 }
 
-// admit takes a run slot and a place in the session's queue, or answers
-// 429.
+// admit takes a run slot and a place in the session's queue, and the
+// session's turn if no run holds it, or answers 429.
 func (s *Server) admit(sessionID string) (*admission, *Error) {
 	if s.active.Add(1) > int64(s.limits.MaxConcurrentRuns) {
 		s.active.Add(-1)
@@ -207,9 +214,18 @@ func (s *Server) admit(sessionID string) (*admission, *Error) {
 			s.active.Add(-1)
 			return nil, s.tooMany("the session has its maximum of runs running or waiting")
 		}
-		a.gate = gt
+		a.gate, a.held = gt, gt.tryAcquire()
 	}
 	return a, nil
+}
+
+// status is the status the admitted run starts with: queued while
+// another run holds its session, running otherwise.
+func (a *admission) status() RunStatus {
+	if a.gate != nil && !a.held {
+		return StatusQueued
+	}
+	return StatusRunning
 }
 
 func (a *admission) release() {
@@ -218,7 +234,7 @@ func (a *admission) release() {
 	}
 	a.s.active.Add(-1)
 	if a.gate != nil {
-		a.s.gates.leave(a.sessionID, a.gate, false)
+		a.s.gates.leave(a.sessionID, a.gate, a.held)
 	}
 }
 
@@ -232,7 +248,7 @@ func sessionHeader(r *http.Request) (string, *Error) {
 	return id, nil
 }
 
-// begin indexes info, a run the log holds as running, and launches it
+// begin indexes info, a run the log holds as running or queued, and launches it
 // under adm: the one start a new run, a fork and a resumed run share. It
 // answers the request itself when the server is shutting down.
 func (s *Server) begin(w http.ResponseWriter, r *http.Request, info RunInfo, adm *admission) (*liveRun, context.Context, bool) {
@@ -266,7 +282,8 @@ func (s *Server) launch(info RunInfo, adm *admission) (*liveRun, context.Context
 
 // drive drains a run's events into the log, after the events up to seq,
 // once the run has its session's turn, and records how the run stopped.
-func (s *Server) drive(ctx context.Context, lr *liveRun, info RunInfo, events iter.Seq[helikon.Event], seq int64, gt *gate) {
+// It gives back adm's run slot and session turn.
+func (s *Server) drive(ctx context.Context, lr *liveRun, info RunInfo, events iter.Seq[helikon.Event], seq int64, adm *admission) {
 	defer func() {
 		s.mu.Lock()
 		delete(s.live, info.ID)
@@ -278,12 +295,9 @@ func (s *Server) drive(ctx context.Context, lr *liveRun, info RunInfo, events it
 	}()
 	// The log outlives a cancelled run: its last events still land.
 	w := runWriter{s: s, id: info.ID, owner: info.Owner, ctx: context.WithoutCancel(ctx), seq: seq}
-	if gt != nil {
-		err := gt.acquire(ctx)
-		defer s.gates.leave(scopedSession(info.Owner, info.SessionID), gt, err == nil)
-		if err != nil {
-			w.fail(info, &helikon.AgentError{Kind: helikon.KindCancelled, Agent: info.Agent,
-				Message: "cancelled while waiting for the session's previous run", Err: err})
+	if gt := adm.gate; gt != nil {
+		defer func() { s.gates.leave(adm.sessionID, gt, adm.held) }()
+		if !adm.held && !w.takeTurn(ctx, &info, adm) {
 			return
 		}
 	}
@@ -321,7 +335,7 @@ func (s *Server) drive(ctx context.Context, lr *liveRun, info RunInfo, events it
 		info.Error = &helikon.AgentError{Kind: helikon.KindOther, Agent: info.Agent, Message: "the run ended without a terminal event"}
 	}
 	info.Result = out
-	w.finish(info)
+	w.store(info)
 }
 
 func agentError(err error) *helikon.AgentError {
@@ -358,6 +372,25 @@ func (w *runWriter) append(ev helikon.Event) bool {
 	return true
 }
 
+// takeTurn waits for the session's turn of info, a queued run, and
+// stores the run as running once it has it. When the run is cancelled
+// while it waits, or the log does not take the change, it ends the run
+// and reports false.
+func (w *runWriter) takeTurn(ctx context.Context, info *RunInfo, adm *admission) bool {
+	if err := adm.gate.acquire(ctx); err != nil {
+		w.fail(*info, &helikon.AgentError{Kind: helikon.KindCancelled, Agent: info.Agent,
+			Message: "cancelled while waiting for the session's previous run", Err: err})
+		return false
+	}
+	adm.held = true
+	info.Status = StatusRunning
+	if err := w.store(*info); err != nil {
+		w.fail(*info, &helikon.AgentError{Kind: helikon.KindOther, Agent: info.Agent, Message: "event log: " + err.Error(), Err: err})
+		return false
+	}
+	return true
+}
+
 // fail ends a run that failed before its agent ran, with its one event.
 func (w *runWriter) fail(info RunInfo, ae *helikon.AgentError) {
 	w.append(helikon.RunFailed{At: time.Now().UTC(), Err: ae})
@@ -366,18 +399,21 @@ func (w *runWriter) fail(info RunInfo, ae *helikon.AgentError) {
 	if ae.Kind == helikon.KindCancelled {
 		info.Status = StatusCancelled
 	}
-	w.finish(info)
+	w.store(info)
 }
 
-// finish stores the run's record as it paused or ended.
-func (w *runWriter) finish(info RunInfo) {
+// store stores the run's record as its status changed (it took its
+// session's turn, paused or ended) and indexes it; it logs, and returns,
+// the log's error.
+func (w *runWriter) store(info RunInfo) error {
 	info.LastEvent = w.seq
 	if info.Status.Final() {
 		now := time.Now().UTC()
 		info.FinishedAt = &now
 	}
-	if err := w.s.log.Update(w.ctx, info); err != nil {
-		w.s.logger.Error("server: finish run", "run", w.id, "principal", info.Owner, "err", err)
+	err := w.s.log.Update(w.ctx, info)
+	if err != nil {
+		w.s.logger.Error("server: store run", "run", w.id, "status", info.Status, "principal", info.Owner, "err", err)
 	} else {
 		w.s.index(w.ctx, info)
 	}
@@ -389,6 +425,7 @@ func (w *runWriter) finish(info RunInfo) {
 		w.s.logger.Log(w.ctx, level, "server: run "+string(info.Status), "run", w.id, "agent", info.Agent,
 			"principal", info.Owner, "kind", info.Error.Kind, "err", info.Error.Message)
 	}
+	return err
 }
 
 // openRun admits a run on the session the provider names sessionID (a

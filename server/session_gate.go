@@ -37,6 +37,17 @@ func (g *sessionGates) enter(id string, limit int) (*gate, bool) {
 	return gt, true
 }
 
+// tryAcquire takes the session's turn if no run holds it, without
+// waiting.
+func (gt *gate) tryAcquire() bool {
+	select {
+	case gt.turn <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
 // acquire waits for the session's turn, or for ctx.
 func (gt *gate) acquire(ctx context.Context) error {
 	select {

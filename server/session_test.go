@@ -90,20 +90,49 @@ func TestSession_RunsWithoutHeaderAreEphemeralAndConcurrent(t *testing.T) {
 	}
 }
 
-func TestSession_WaitForTurnRespectsCancellation(t *testing.T) {
+// startOnSession starts an async run of agent on session and returns the
+// 202's body.
+func startOnSession(t *testing.T, base, agent, session string) server.RunAccepted {
+	t.Helper()
+	return decode[server.RunAccepted](t, post(t, base+"/agents/"+agent+"/runs?mode=async", `{"input":"hi"}`, "X-Session-Id", session))
+}
+
+func TestSession_ARunWaitingForItsSessionsTurnIsQueuedAndItsCancelEndsTheWait(t *testing.T) {
 	_, ts := start(t, []helikon.Agent{newAgent(t, "stuck", time.Hour)})
-	startAsync := func() string {
-		return decode[server.RunAccepted](t, post(t, ts.URL+"/agents/stuck/runs?mode=async", `{"input":"hi"}`, "X-Session-Id", "s")).RunID
+	startAsync := func() server.RunAccepted { return startOnSession(t, ts.URL, "stuck", "s") }
+	first := startAsync()
+	// The second run is started only once the first holds the session.
+	waitForStatus(t, ts.URL, "stuck", first.RunID, server.StatusRunning)
+	second := startAsync()
+	if second.Status != server.StatusQueued {
+		t.Fatalf("the second run was accepted %s, want queued", second.Status)
 	}
-	first, second := startAsync(), startAsync()
-	info := decode[server.RunInfo](t, post(t, ts.URL+"/agents/stuck/runs/"+second+"/cancel", ""))
+	if st := runInfo(t, ts.URL, "stuck", second.RunID).Status; st != server.StatusQueued {
+		t.Fatalf("the second run is %s, want queued", st)
+	}
+	info := decode[server.RunInfo](t, post(t, ts.URL+"/agents/stuck/runs/"+second.RunID+"/cancel", ""))
 	if info.Status != server.StatusCancelled || info.Error == nil || !strings.Contains(info.Error.Message, "waiting for the session") {
 		t.Fatalf("the waiting run: %+v", info)
 	}
-	if st := runInfo(t, ts.URL, "stuck", first).Status; st != server.StatusRunning {
+	if st := runInfo(t, ts.URL, "stuck", first.RunID).Status; st != server.StatusRunning {
 		t.Fatalf("the first run is %s", st)
 	}
-	post(t, ts.URL+"/agents/stuck/runs/"+first+"/cancel", "").Body.Close()
+	post(t, ts.URL+"/agents/stuck/runs/"+first.RunID+"/cancel", "").Body.Close()
+}
+
+func TestSession_AQueuedRunRunsOnceTheRunBeforeItEnds(t *testing.T) {
+	_, ts := start(t, []helikon.Agent{newAgent(t, "stuck", time.Hour)})
+	startAsync := func() server.RunAccepted { return startOnSession(t, ts.URL, "stuck", "s") }
+	first := startAsync()
+	if first.Status != server.StatusRunning {
+		t.Fatalf("the first run of a free session was accepted %s", first.Status)
+	}
+	waitForStatus(t, ts.URL, "stuck", first.RunID, server.StatusRunning)
+	second := startAsync()
+	waitForStatus(t, ts.URL, "stuck", second.RunID, server.StatusQueued)
+	post(t, ts.URL+"/agents/stuck/runs/"+first.RunID+"/cancel", "").Body.Close()
+	waitForStatus(t, ts.URL, "stuck", second.RunID, server.StatusRunning)
+	post(t, ts.URL+"/agents/stuck/runs/"+second.RunID+"/cancel", "").Body.Close()
 }
 
 type writeArgs struct {

@@ -138,7 +138,7 @@ func TestFirstApp_ServesTheSupportConversation(t *testing.T) {
 	var info server.RunInfo
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		getJSON(t, base+"/agents/support/runs/"+runID, &info)
-		if info.Status != server.StatusRunning && info.Status != server.StatusPaused || time.Now().After(deadline) {
+		if info.Status.Final() || time.Now().After(deadline) {
 			break
 		}
 	}

@@ -1,6 +1,7 @@
 // Package eventlogtest is the conformance suite every [server.EventLog]
 // passes: ordered replay from any position, live tails that end with the
-// run and follow it across a pause, claims that only one caller wins,
+// run and follow it across a pause, queued runs that take their turn or
+// are cancelled while they wait, claims that only one caller wins,
 // unknown runs, cancellation, pruning and concurrent runs.
 //
 //	func TestLog_Conformance(t *testing.T) {
@@ -28,6 +29,8 @@ func Run(t *testing.T, open func(t *testing.T) server.EventLog) {
 	t.Run("ReplayFromAnyPosition", func(t *testing.T) { testReplay(t, open(t)) })
 	t.Run("TailFollowsUntilFinish", func(t *testing.T) { testLiveTail(t, open(t)) })
 	t.Run("PauseAndClaimOnce", func(t *testing.T) { testPause(t, open(t)) })
+	t.Run("QueuedRunTakesItsTurn", func(t *testing.T) { testQueued(t, open(t)) })
+	t.Run("QueuedRunCancelledWhileWaiting", func(t *testing.T) { testQueuedCancelled(t, open(t)) })
 	t.Run("EndedRunRefusesWrites", func(t *testing.T) { testEnded(t, open(t)) })
 	t.Run("UnknownRun", func(t *testing.T) { testUnknown(t, open(t)) })
 	t.Run("DuplicateCreate", func(t *testing.T) { testDuplicate(t, open(t)) })
@@ -181,6 +184,61 @@ func testPause(t *testing.T, l server.EventLog) {
 	r := <-res
 	if r.err != nil || len(r.recs) != 6 {
 		t.Fatalf("a tail across the pause got %d records, %v; want 6", len(r.recs), r.err)
+	}
+}
+
+// newQueuedRun creates a run waiting for its session's turn.
+func newQueuedRun(t *testing.T, l server.EventLog) server.RunInfo {
+	t.Helper()
+	info := server.RunInfo{ID: uuid.NewString(), Agent: "a", SessionID: "s", Status: server.StatusQueued, CreatedAt: time.Now().UTC()}
+	if err := l.Create(context.Background(), info); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := l.Info(context.Background(), info.ID); err != nil || got.Status != server.StatusQueued {
+		t.Fatalf("a queued run reads %+v, %v", got, err)
+	}
+	return info
+}
+
+func testQueued(t *testing.T, l server.EventLog) {
+	ctx := context.Background()
+	info := newQueuedRun(t, l)
+	res := tailAsync(t, l, info.ID) // a tail of the queued run follows it
+	running := info
+	running.Status = server.StatusRunning
+	if err := l.Update(ctx, running); err != nil {
+		t.Fatalf("queued to running: %v", err)
+	}
+	if got, err := l.Info(ctx, info.ID); err != nil || got.Status != server.StatusRunning {
+		t.Fatalf("the run that took its turn reads %+v, %v", got, err)
+	}
+	appendN(t, l, info.ID, 1, 5)
+	finish(t, l, running, time.Now())
+	r := <-res
+	if r.err != nil || len(r.recs) != 5 {
+		t.Fatalf("a tail from the queue got %d records, %v; want 5", len(r.recs), r.err)
+	}
+	if got, _ := collect(t, l, ctx, info.ID, 0); len(got) != 5 {
+		t.Fatalf("a replay got %d records, want 5", len(got))
+	}
+}
+
+func testQueuedCancelled(t *testing.T, l server.EventLog) {
+	ctx := context.Background()
+	info := newQueuedRun(t, l)
+	// The server ends a run cancelled in the queue with its run_failed.
+	appendN(t, l, info.ID, 1, 1)
+	at := time.Now()
+	info.Status, info.FinishedAt, info.LastEvent = server.StatusCancelled, &at, 1
+	if err := l.Update(ctx, info); err != nil {
+		t.Fatal(err)
+	}
+	got, err := l.Info(ctx, info.ID)
+	if err != nil || got.Status != server.StatusCancelled {
+		t.Fatalf("the run cancelled in the queue reads %+v, %v", got, err)
+	}
+	if recs, err := collect(t, l, ctx, info.ID, 0); err != nil || len(recs) != 1 {
+		t.Fatalf("its stream: %d records, %v; want 1", len(recs), err)
 	}
 }
 

@@ -89,7 +89,7 @@ local n = tonumber(ARGV[1])
 local u = 2 + 3 * n
 local st = redis.call('HGET', KEYS[1], 'status')
 if not st then return {-1} end
-if st ~= 'running' and not (st == 'paused' and n == 0 and ARGV[u]) then
+if st ~= 'running' and st ~= 'queued' and not (st == 'paused' and n == 0 and ARGV[u]) then
 	if ARGV[u] and redis.call('HGET', KEYS[1], 'info') == ARGV[u] then return {1} end
 	return {0, st}
 end

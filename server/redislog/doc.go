@@ -59,8 +59,8 @@
 //
 // Each Log is one replica: it keeps <prefix>replica:<id> alive with a
 // lease it renews every third of [WithLease] (default 15 s). A reader that
-// finds a running run whose owner's lease has expired (the replica
-// crashed or was killed) marks the run interrupted and appends a
+// finds a running (or queued) run whose owner's lease has expired (the
+// replica crashed or was killed) marks the run interrupted and appends a
 // synthetic run_failed record, in one optimistic transaction, so no run
 // stays running forever and every stream ends with a terminal frame.
 //

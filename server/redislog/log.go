@@ -176,26 +176,34 @@ func (l *Log) finishedKey() string            { return l.prefix + "runs:finished
 // run (owner), and, for the scripts to test, its status and pause id.
 
 // createScript registers a run unless it exists: KEYS[1] the info hash,
-// ARGV the record JSON and the owner.
+// ARGV the record JSON, the owner and the status (running or queued).
 var createScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'info', ARGV[1], 'owner', ARGV[2], 'status', 'running')
+redis.call('HSET', KEYS[1], 'info', ARGV[1], 'owner', ARGV[2], 'status', ARGV[3])
 return 1`)
 
-// Create registers a new run, owned by this replica.
+// Create registers a new run, owned by this replica. A queued run is
+// driven here (its writes queued for the flushers, its tails served in
+// process) once it is updated to running.
 func (l *Log) Create(ctx context.Context, info server.RunInfo) error {
 	data, err := json.Marshal(info)
 	if err != nil {
 		return err
 	}
-	ok, err := createScript.Run(ctx, l.client, []string{l.infoKey(info.ID)}, data, l.replica).Int()
+	status := info.Status
+	if status != server.StatusQueued {
+		status = server.StatusRunning
+	}
+	ok, err := createScript.Run(ctx, l.client, []string{l.infoKey(info.ID)}, data, l.replica, string(status)).Int()
 	if err != nil {
 		return fmt.Errorf("redislog: create %s: %w", info.ID, err)
 	}
 	if ok == 0 {
 		return fmt.Errorf("%w: %s", server.ErrRunExists, info.ID)
 	}
-	l.local.drive(info.ID, 0)
+	if status == server.StatusRunning {
+		l.local.drive(info.ID, 0)
+	}
 	return nil
 }
 
@@ -217,8 +225,18 @@ func (l *Log) Append(ctx context.Context, runID string, rec server.Record) error
 // Update stores the run's record when its status changes; a final status
 // ends the run's stream and lists it for pruning. For a run this replica
 // drives, the change goes in one atomic write with the run's records
-// still queued, and Update returns once Redis has stored both.
+// still queued, and Update returns once Redis has stored both. A run
+// updated to running (a queued run that took its session's turn) is
+// driven by this replica from then on, after position info.LastEvent.
 func (l *Log) Update(ctx context.Context, info server.RunInfo) error {
+	err := l.update(ctx, info)
+	if err == nil && info.Status == server.StatusRunning && l.local.get(info.ID) == nil {
+		l.local.drive(info.ID, info.LastEvent)
+	}
+	return err
+}
+
+func (l *Log) update(ctx context.Context, info server.RunInfo) error {
 	if l.isClosed() {
 		// The lease is gone: the run is another replica's to call
 		// interrupted.
@@ -323,11 +341,11 @@ func (l *Log) Claim(ctx context.Context, runID, pauseID string) (server.RunInfo,
 	return info, nil
 }
 
-// Info returns the run's record. A running run whose replica's lease has
-// expired is marked interrupted first.
+// Info returns the run's record. A running or queued run whose replica's
+// lease has expired is marked interrupted first.
 func (l *Log) Info(ctx context.Context, runID string) (server.RunInfo, error) {
 	info, owner, err := l.read(ctx, runID)
-	if err != nil || info.Status != server.StatusRunning {
+	if err != nil || !live(info.Status) {
 		return info, err
 	}
 	alive, err := l.client.Exists(ctx, l.replicaKey(owner)).Result()
@@ -374,7 +392,7 @@ func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, erro
 		if err := json.Unmarshal([]byte(data), &out); err != nil {
 			return err
 		}
-		if out.Status != server.StatusRunning {
+		if !live(out.Status) {
 			return nil
 		}
 		last, err := tx.XRevRangeN(ctx, l.eventsKey(runID), "+", "-", 1).Result()
@@ -425,6 +443,12 @@ func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, erro
 		}
 	}
 	return out, nil
+}
+
+// live reports whether a run of status st is driven by its replica: it is
+// running, or queued for its session's turn.
+func live(st server.RunStatus) bool {
+	return st == server.StatusRunning || st == server.StatusQueued
 }
 
 func parseSeq(id string) (int64, error) {

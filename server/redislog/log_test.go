@@ -69,6 +69,25 @@ func TestLog_Conformance(t *testing.T) {
 	eventlogtest.Run(t, func(t *testing.T) server.EventLog { return openLog(t, testPrefix()) })
 }
 
+func TestLog_OrphanedQueuedRunReadsInterrupted(t *testing.T) {
+	prefix := testPrefix()
+	dead := openLog(t, prefix, redislog.WithLease(100*time.Millisecond))
+	live := openLog(t, prefix)
+	ctx := context.Background()
+	info := server.RunInfo{ID: uuid.NewString(), Agent: "a", SessionID: "s", Status: server.StatusQueued, CreatedAt: time.Now().UTC()}
+	if err := dead.Create(ctx, info); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := live.Info(ctx, info.ID); err != nil || got.Status != server.StatusQueued {
+		t.Fatalf("while its replica lives: %+v, %v", got, err)
+	}
+	_ = dead.Close() // the replica dies while the run waits for its turn
+	got, err := live.Info(ctx, info.ID)
+	if err != nil || got.Status != server.StatusInterrupted || got.LastEvent != 1 {
+		t.Fatalf("after its replica died: %+v, %v", got, err)
+	}
+}
+
 func TestLog_OrphanedRunReadsInterrupted(t *testing.T) {
 	prefix := testPrefix()
 	dead := openLog(t, prefix, redislog.WithLease(100*time.Millisecond))

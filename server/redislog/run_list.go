@@ -18,8 +18,8 @@ const MaxListedRuns = 10_000
 
 // Runs returns the runs q selects, newest first (GET /runs). It scans the
 // log's run records under its prefix, so it costs one read per run the log
-// holds, up to [MaxListedRuns]; a running run whose replica's lease has
-// expired reads as interrupted, as with [Log.Info].
+// holds, up to [MaxListedRuns]; a running or queued run whose replica's
+// lease has expired reads as interrupted, as with [Log.Info].
 func (l *Log) Runs(ctx context.Context, q server.RunQuery) ([]server.RunInfo, error) {
 	head, tail := l.prefix+"run:{", "}:info"
 	var ids []string
