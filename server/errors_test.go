@@ -126,3 +126,16 @@ func TestLimits_TooManyRunsAnswers429WithRetryAfter(t *testing.T) {
 	third := accept("X-Session-Id", "s1") // the slots are free again
 	post(t, ts.URL+"/agents/stuck/runs/"+third+"/cancel", "").Body.Close()
 }
+
+func TestLimits_ARunSeenEndedHasGivenBackItsSlotAndItsSessionsTurn(t *testing.T) {
+	_, ts := start(t, []helikon.Agent{newAgent(t, "quick", 0)},
+		server.WithLimits(server.Limits{MaxConcurrentRuns: 1, MaxRunsPerSession: 1}))
+	for i := range 20 {
+		resp := post(t, ts.URL+"/agents/quick/runs?mode=async", `{"input":"hi"}`, "X-Session-Id", "s")
+		acc := decode[server.RunAccepted](t, resp)
+		if resp.StatusCode != http.StatusAccepted || acc.Status != server.StatusRunning {
+			t.Fatalf("run %d, started once the run before it read completed: %d %+v", i, resp.StatusCode, acc)
+		}
+		waitForStatus(t, ts.URL, "quick", acc.RunID, server.StatusCompleted)
+	}
+}

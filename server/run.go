@@ -7,6 +7,7 @@ import (
 	"iter"
 	"log/slog"
 	"net/http"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -284,22 +285,29 @@ func (s *Server) launch(info RunInfo, adm *admission) (*liveRun, context.Context
 // once the run has its session's turn, and records how the run stopped.
 // It gives back adm's run slot and session turn.
 func (s *Server) drive(ctx context.Context, lr *liveRun, info RunInfo, events iter.Seq[helikon.Event], seq int64, adm *admission) {
+	// The run gives back its slot and its session's turn before its
+	// end (or pause) is stored, and before done closes: a client that
+	// sees it ended, by its record, stream, cancel or one-shot answer,
+	// may start the session's next run at once.
+	free := sync.OnceFunc(func() {
+		if adm.gate != nil {
+			s.gates.leave(adm.sessionID, adm.gate, adm.held)
+		}
+		s.active.Add(-1)
+	})
 	defer func() {
 		s.mu.Lock()
 		delete(s.live, info.ID)
 		s.mu.Unlock()
 		lr.cancel()
+		free()
 		close(lr.done)
-		s.active.Add(-1)
 		s.runs.Done()
 	}()
 	// The log outlives a cancelled run: its last events still land.
-	w := runWriter{s: s, id: info.ID, owner: info.Owner, ctx: context.WithoutCancel(ctx), seq: seq}
-	if gt := adm.gate; gt != nil {
-		defer func() { s.gates.leave(adm.sessionID, gt, adm.held) }()
-		if !adm.held && !w.takeTurn(ctx, &info, adm) {
-			return
-		}
+	w := runWriter{s: s, id: info.ID, owner: info.Owner, ctx: context.WithoutCancel(ctx), seq: seq, free: free}
+	if adm.gate != nil && !adm.held && !w.takeTurn(ctx, &info, adm) {
+		return
 	}
 	out := &RunOutput{}
 	if info.Result != nil {
@@ -356,6 +364,9 @@ type runWriter struct {
 	ctx   context.Context
 	seq   int64
 	err   error
+	// free, when set, gives back the run's slot and session turn; store
+	// calls it before it stores the run's end or pause.
+	free func()
 }
 
 func (w *runWriter) append(ev helikon.Event) bool {
@@ -410,6 +421,9 @@ func (w *runWriter) store(info RunInfo) error {
 	if info.Status.Final() {
 		now := time.Now().UTC()
 		info.FinishedAt = &now
+	}
+	if w.free != nil && (info.Status.Final() || info.Status == StatusPaused) {
+		w.free()
 	}
 	err := w.s.log.Update(w.ctx, info)
 	if err != nil {
