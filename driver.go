@@ -68,17 +68,15 @@ type driver struct {
 	obs observer
 	// cancel stops everything the run runs when its consumer goes, for a
 	// run whose context can be cancelled (see stopper), and runDone is that
-	// context's Done channel; gone is closed when the run gives up on calls
-	// that ignore cancellation.
+	// context's Done channel.
 	cancel  context.CancelFunc
 	runDone <-chan struct{}
-	gone    chan struct{}
 	// spreadTimer spreads the tool round under way to workers (toolRound).
 	spreadTimer *time.Timer
 	round       atomic.Pointer[toolRound]
-	// live is the run's live round, reused from round to round, and
-	// liveSpread the timer that spreads it once the driver sleeps (see
-	// executeToolsLive).
+	// live is the run's live round, reused from round to round and then
+	// by later runs (liveRounds), and liveSpread the timer that spreads it
+	// once the driver sleeps (see executeToolsLive).
 	live       *liveRound
 	liveSpread *time.Timer
 	// queue carries the model's stream when it runs on a worker.
@@ -120,6 +118,7 @@ func (d *driver) start(ctx context.Context, history, input []Item, yield func(Ev
 		defer d.input.stop(d)
 	}
 	d.loop(ctx, nil, Start{}, NextAction{}, yield)
+	d.releaseLive()
 }
 
 // open runs the checks before the first turn and takes history followed by
@@ -194,9 +193,10 @@ func (d *driver) resume(ctx context.Context, cp *Checkpoint, yield func(Event) b
 	if _, ok := cp.State.(NeedsApproval); ok && d.paused.memo != nil {
 		// A pause resumed with decisions: the round runs again.
 		d.loop(ctx, cp.State, ApprovalsResolved{}, NextAction{}, yield)
-		return
+	} else {
+		d.loop(ctx, cp.State, nil, ActionFor(cp.State, &d.tc, nil), yield)
 	}
-	d.loop(ctx, cp.State, nil, ActionFor(cp.State, &d.tc, nil), yield)
+	d.releaseLive()
 }
 
 // runContext returns the context of the run's steps: with the run's
@@ -812,30 +812,47 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 	return d.settle(calls, r.outs), true
 }
 
-// liveRound readies the run's live round for calls under ctx. A run keeps
-// one for all its rounds, since every worker has left a round when it ends
-// (see liveRound.over); one the run gave up on is not reused: the run
-// ends.
+// liveRounds holds the live rounds of ended runs for later runs. A run
+// keeps one for all its rounds, since every worker has left a round when
+// it ends (see liveRound.over), and for the same reason passes it on when
+// it ends; one the run gave up on is not reused (abandon).
+var liveRounds sync.Pool
+
+// liveRound readies the run's live round for calls under ctx.
 func (d *driver) liveRound(ctx context.Context, calls []ToolCall) *liveRound {
 	r := d.live
 	if r == nil {
-		// events is unbuffered: a round's governance events are few, and
-		// the driver reads them until the round ends, so a worker sending
-		// one waits for it briefly at most. over holds the one token of a
-		// round's end, so that the last worker leaves without waiting for
-		// the driver, and wakes it only if it sleeps (see await).
-		r = &liveRound{d: d, events: make(chan Event), over: make(chan struct{}, 1)}
+		r, _ = liveRounds.Get().(*liveRound)
+		if r == nil {
+			// events is unbuffered: a round's governance events are few,
+			// and the driver reads them until the round ends, so a worker
+			// sending one waits for it briefly at most. over holds the one
+			// token of a round's end, so that the last worker leaves
+			// without waiting for the driver, and wakes it only if it
+			// sleeps (see await).
+			r = &liveRound{events: make(chan Event), over: make(chan struct{}, 1), gone: make(chan struct{})}
+		}
+		r.d = d
 		d.live = r
 	}
-	gone := d.goneChan()
-	r.gone = gone
 	// Each round has outcomes of its own: a call's ToolContext lives in
 	// its outcome, and a tool may keep it past its call.
 	r.ctx, r.calls, r.outs, r.next, r.workers = ctx, calls, make([]callOutcome, len(calls)), 0, 1
 	for i := range r.outs {
-		r.outs[i].live, r.outs[i].gone = r.events, gone
+		r.outs[i].live, r.outs[i].gone = r.events, r.gone
 	}
 	return r
+}
+
+// releaseLive passes the run's live round on to later runs, once the run
+// ended with every worker gone from it: not after a panic, which may
+// leave the round under way.
+func (d *driver) releaseLive() {
+	if r := d.live; r != nil {
+		d.live = nil
+		r.d, r.outs = nil, nil
+		liveRounds.Put(r)
+	}
 }
 
 // liveRound is a round of calls that run on workers while the driver
@@ -854,7 +871,7 @@ type liveRound struct {
 	events chan Event
 	over   chan struct{}
 	// gone is closed when the driver gives up on the round.
-	gone <-chan struct{}
+	gone chan struct{}
 
 	mu sync.Mutex
 	// next is the first call nobody has taken; running counts the calls
@@ -979,16 +996,6 @@ func (d *driver) stopper(ctx context.Context) (_ context.Context, cancel context
 	}
 	ctx, cancel = context.WithCancel(ctx)
 	return ctx, cancel, true
-}
-
-// goneChan returns the channel closed when the driver gives up on calls
-// still running, so that a straggler never blocks on reporting an event
-// nobody reads. A run gives up at most once: it ends then.
-func (d *driver) goneChan() chan struct{} {
-	if d.gone == nil {
-		d.gone = make(chan struct{})
-	}
-	return d.gone
 }
 
 // deny refuses call for reason, redacted: the stream reports it, and the

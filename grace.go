@@ -370,7 +370,7 @@ func (d *driver) abandonModel(q *modelQueue) {
 
 func (d *driver) abandonCalls(r *liveRound, calls []ToolCall) {
 	n := r.abandon()
-	close(d.goneChan())
+	close(r.gone)
 	if n == 0 {
 		return
 	}

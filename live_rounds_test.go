@@ -174,3 +174,29 @@ func TestCancellableRun_CancelDuringTheWaitStillBoundsAStuckCall(t *testing.T) {
 		})
 	}
 }
+
+// TestCancellableRun_ARoundGivenUpOnIsNotPassedToLaterRuns pins which live
+// rounds an ended run passes on to later runs: one whose workers all left,
+// never one it gave up on, where a straggler still runs (a later run on
+// it would find it given up on, its calls never run and the run never
+// ended). The later runs start while the straggler still runs.
+func TestCancellableRun_ARoundGivenUpOnIsNotPassedToLaterRuns(t *testing.T) {
+	started, release := make(chan struct{}, 1), make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "stubborn", Args: `{}`}), mock.Text("unreached"))
+	a := mustAgent(t, "a", m, helikon.WithTools(stubborn(started, release)), helikon.WithRunConfig(helikon.RunConfig{CancelGrace: time.Millisecond}))
+	go func() { <-started; cancel() }()
+	if _, err := endsWithin(t, 10*time.Second, a.Run(ctx, nil, helikon.UserText("go"))); !errors.Is(err, helikon.ErrCancelled) {
+		t.Fatalf("err %v, want ErrCancelled", err)
+	}
+	later, cancelLater := context.WithCancel(context.Background())
+	defer cancelLater()
+	for i := range 20 {
+		b := mustAgent(t, "b", mock.New(s1Scripts()), helikon.WithTools(addTool))
+		res, err := endsWithin(t, 10*time.Second, b.Run(later, nil, helikon.UserText("q")))
+		if err != nil || res.FinalOutput != "sum is 42" {
+			t.Fatalf("run %d after the straggler's: %v, %q", i, err, res.FinalOutput)
+		}
+	}
+	settleStragglers(t, release)
+}
