@@ -838,6 +838,7 @@ func (d *driver) liveRound(ctx context.Context, calls []ToolCall) *liveRound {
 	// Each round has outcomes of its own: a call's ToolContext lives in
 	// its outcome, and a tool may keep it past its call.
 	r.ctx, r.calls, r.outs, r.next, r.workers = ctx, calls, make([]callOutcome, len(calls)), 0, 1
+	r.ended.Store(false)
 	for i := range r.outs {
 		r.outs[i].live, r.outs[i].gone = r.events, r.gone
 	}
@@ -867,9 +868,11 @@ type liveRound struct {
 	calls []ToolCall
 	outs  []callOutcome
 	// events carries the calls' governance events; over gets a token when
-	// the last worker leaves the round, every call finished.
+	// the last worker leaves the round, every call finished, and ended is
+	// set just before, for a driver that looks without sleeping (await).
 	events chan Event
 	over   chan struct{}
+	ended  atomic.Bool
 	// gone is closed when the driver gives up on the round.
 	gone chan struct{}
 
@@ -883,7 +886,8 @@ type liveRound struct {
 }
 
 // awaitSpins is how many times the driver yields its processor between
-// two looks at the clock while it waits for a young round.
+// two looks at the round's events, its context and the clock while it
+// waits for a young round.
 const awaitSpins = 8
 
 // spinners counts the drivers waiting for a round without sleeping (see
@@ -897,9 +901,12 @@ var spinners atomic.Int32
 // not sleep meanwhile: it yields its processor to the worker and looks
 // again, so a round of quick calls, most rounds, ends without waking it
 // (a sleeping driver costs the worker a wake-up, which on an idle
-// processor is a system call and a thread switch). False means the round
-// is still running after handoffDelay, or the run was cancelled, or
-// other drivers already wait this way (see spinners).
+// processor is a system call and a thread switch). At each turn it looks
+// whether the round ended (ended, one load); at its events, its context
+// and the clock only every awaitSpins turns, since a select costs more
+// than the yield. False means the round is still running after
+// handoffDelay, or the run was cancelled, or other drivers already wait
+// this way (see spinners).
 func (r *liveRound) await(start time.Time, forward func(Event)) bool {
 	if spinners.Add(1) > int32(runtime.GOMAXPROCS(0)/2) {
 		spinners.Add(-1)
@@ -908,17 +915,21 @@ func (r *liveRound) await(start time.Time, forward func(Event)) bool {
 	defer spinners.Add(-1)
 	done := r.ctx.Done()
 	for i := 1; ; i++ {
-		select {
-		case <-r.over:
+		if r.ended.Load() {
+			<-r.over
 			return true
-		case ev := <-r.events:
-			forward(ev)
-		case <-done:
-			return false
-		default:
 		}
-		if i%awaitSpins == 0 && time.Since(start) >= handoffDelay {
-			return false
+		if i%awaitSpins == 0 {
+			select {
+			case ev := <-r.events:
+				forward(ev)
+			case <-done:
+				return false
+			default:
+			}
+			if time.Since(start) >= handoffDelay {
+				return false
+			}
 		}
 		runtime.Gosched()
 	}
@@ -938,6 +949,7 @@ func (r *liveRound) Run() {
 			if last {
 				// Never blocks: the driver takes the round's one token
 				// before it starts the next round.
+				r.ended.Store(true)
 				r.over <- struct{}{}
 			}
 			return
