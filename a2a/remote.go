@@ -56,19 +56,20 @@ type RemoteError struct {
 	Err     error
 }
 
-// Error describes the failure.
+// Error describes the failure. The task id and the message, which the
+// remote wrote, are quoted and cut, so that they cannot forge a log line.
 func (e *RemoteError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Err.Error())
 	if e.Agent != "" {
 		b.WriteString(" (agent " + e.Agent)
 		if e.TaskID != "" {
-			b.WriteString(", task " + e.TaskID)
+			b.WriteString(", task " + quoteRemote(e.TaskID))
 		}
 		b.WriteString(")")
 	}
 	if e.Message != "" {
-		b.WriteString(": " + e.Message)
+		b.WriteString(": " + quoteRemote(e.Message))
 	}
 	return b.String()
 }

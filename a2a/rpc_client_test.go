@@ -2,6 +2,7 @@ package a2a_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -114,5 +115,173 @@ func TestRemoteAgent_AJSONRPCErrorInPlaceOfTheStreamIsTheRunsError(t *testing.T)
 	_, err = helikon.Collect(remote.Run(context.Background(), helikon.Ephemeral(), helikon.UserText("hi")))
 	if !errors.Is(err, a2apb.ErrInvalidParams) || !strings.Contains(err.Error(), "no parts") {
 		t.Errorf("error %v, want ErrInvalidParams with the server's detail", err)
+	}
+}
+
+// rpcRemote is a remote agent on a server whose every JSON-RPC reply is
+// written by reply, given the request's method and id (as JSON).
+func rpcRemote(t *testing.T, streaming bool, reply func(w http.ResponseWriter, method, id string)) *a2a.RemoteAgent {
+	t.Helper()
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Method string
+			ID     json.RawMessage
+		}
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), http.StatusBadRequest)
+			return
+		}
+		reply(w, req.Method, string(req.ID))
+	}))
+	t.Cleanup(ts.Close)
+	card := &a2apb.AgentCard{Name: "Remote", URL: ts.URL, Capabilities: a2apb.AgentCapabilities{Streaming: streaming}}
+	remote, err := a2a.NewRemoteAgent(context.Background(), ts.URL, a2a.WithCard(card))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return remote
+}
+
+// completedTask is a message/send result: a completed task saying "done".
+const completedTask = `{"kind":"task","id":"t","contextId":"c","status":{"state":"completed","message":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":"done"}]}}}`
+
+// completedUpdate is a final status update, completed, saying "done".
+const completedUpdate = `{"kind":"status-update","taskId":"t","contextId":"c","final":true,"status":{"state":"completed","message":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":"done"}]}}}`
+
+// TestRemoteAgent_AReplyThatIsNoResponseToTheRequestIsAProtocolError pins
+// what a reply must be to count as a result: a JSON-RPC 2.0 response with
+// the request's id, to message/send a task or a message (as a2a-go's client
+// required), to message/stream an event stream. Each case here ended the
+// run completed with "done".
+func TestRemoteAgent_AReplyThatIsNoResponseToTheRequestIsAProtocolError(t *testing.T) {
+	tests := []struct {
+		name      string
+		streaming bool
+		reply     func(w http.ResponseWriter, id string)
+	}{
+		{"send: a status update", false, func(w http.ResponseWriter, id string) {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, completedUpdate)
+		}},
+		{"send: another request's id", false, func(w http.ResponseWriter, id string) {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":"another","result":%s}`, completedTask)
+		}},
+		{"send: no id", false, func(w http.ResponseWriter, id string) {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","result":%s}`, completedTask)
+		}},
+		{"send: JSON-RPC 1.0", false, func(w http.ResponseWriter, id string) {
+			fmt.Fprintf(w, `{"jsonrpc":"1.0","id":%s,"result":%s}`, id, completedTask)
+		}},
+		{"stream: another request's id", true, func(w http.ResponseWriter, id string) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":\"another\",\"result\":%s}\n\n", completedUpdate)
+		}},
+		{"stream: no jsonrpc", true, func(w http.ResponseWriter, id string) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, "data: {\"id\":%s,\"result\":%s}\n\n", id, completedUpdate)
+		}},
+		{"stream: a JSON result in place of the stream", true, func(w http.ResponseWriter, id string) {
+			w.Header().Set("Content-Type", "application/json")
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, completedTask)
+		}},
+		{"stream: an event stream sent as text/html", true, func(w http.ResponseWriter, id string) {
+			w.Header().Set("Content-Type", "text/html")
+			fmt.Fprintf(w, "data: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n", id, completedUpdate)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			remote := rpcRemote(t, tt.streaming, func(w http.ResponseWriter, method, id string) {
+				if method == "tasks/cancel" {
+					fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, completedTask)
+					return
+				}
+				tt.reply(w, id)
+			})
+			res, err := helikon.Collect(remote.Run(context.Background(), helikon.Ephemeral(), helikon.UserText("hi")))
+			if !errors.Is(err, a2a.ErrProtocol) {
+				t.Errorf("output %q, error %v, want ErrProtocol", res.FinalOutput, err)
+			}
+		})
+	}
+}
+
+// TestRemoteAgent_AWellFormedReplyStillCompletes is the control of the
+// test above: the same replies, answering the request, complete the run.
+func TestRemoteAgent_AWellFormedReplyStillCompletes(t *testing.T) {
+	for _, streaming := range []bool{false, true} {
+		remote := rpcRemote(t, streaming, func(w http.ResponseWriter, method, id string) {
+			if !streaming {
+				fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, completedTask)
+				return
+			}
+			w.Header().Set("Content-Type", "text/event-stream; charset=utf-8")
+			// A comment, a retry, an event name, CRLF and data split over
+			// two lines, as the EventSource specification allows.
+			fmt.Fprintf(w, ": hello\r\nretry: 10\r\nevent: message\r\ndata: {\"jsonrpc\":\"2.0\",\r\ndata: \"id\":%s,\"result\":%s}\r\n\r\n", id, completedUpdate)
+		})
+		res, err := helikon.Collect(remote.Run(context.Background(), helikon.Ephemeral(), helikon.UserText("hi")))
+		if err != nil || res.FinalOutput != "done" {
+			t.Errorf("streaming %v: output %q, error %v", streaming, res.FinalOutput, err)
+		}
+	}
+}
+
+// TestRemoteAgent_RemoteTextInAnErrorIsQuotedAndCut pins that what a remote
+// writes (a JSON-RPC error's message and detail, an HTTP status, a failed
+// task's id and message) reaches the run's error string quoted and cut: a
+// newline in it forged a log line, and a megabyte of it went whole into
+// every log that printed the error.
+func TestRemoteAgent_RemoteTextInAnErrorIsQuotedAndCut(t *testing.T) {
+	forged := "ok\ntime=2026-12-04T21:00:00Z level=INFO msg=\"payment approved\""
+	long := strings.Repeat("y", 1<<20)
+	esc := func(s string) string { b, _ := json.Marshal(s); return string(b) }
+	tests := []struct {
+		name  string
+		reply func(w http.ResponseWriter, id string)
+	}{
+		{"JSON-RPC error detail", func(w http.ResponseWriter, id string) {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"Internal error","data":{"error":%s}}}`, id, esc(forged+long))
+		}},
+		{"JSON-RPC error message", func(w http.ResponseWriter, id string) {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":%s}}`, id, esc(forged+long))
+		}},
+		{"failed task", func(w http.ResponseWriter, id string) {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"kind":"task","id":%s,"contextId":"c","status":{"state":"failed","message":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"text","text":%s}]}}}}`,
+				id, esc(forged), esc(forged+long))
+		}},
+		{"unknown event kind", func(w http.ResponseWriter, id string) {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"kind":%s}}`, id, esc(forged))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			remote := rpcRemote(t, false, func(w http.ResponseWriter, method, id string) { tt.reply(w, id) })
+			_, err := helikon.Collect(remote.Run(context.Background(), helikon.Ephemeral(), helikon.UserText("hi")))
+			if err == nil {
+				t.Fatal("the run completed")
+			}
+			if msg := err.Error(); strings.ContainsAny(msg, "\n\r") || len(msg) > 4<<10 {
+				t.Errorf("error of %d bytes, with a line break: %v; want the remote's text quoted and cut", len(msg), strings.ContainsAny(msg, "\n\r"))
+			}
+		})
+	}
+}
+
+// TestRemoteAgent_ADeeplyNestedReplyIsAProtocolError pins that a reply's
+// JSON nesting is bounded before it is decoded, as a request's is on the
+// server: a data part nested 9,000 deep was decoded (recursing as deep)
+// and ended the run as its structured output.
+func TestRemoteAgent_ADeeplyNestedReplyIsAProtocolError(t *testing.T) {
+	deep := strings.Repeat(`{"a":`, 9000) + "1" + strings.Repeat("}", 9000)
+	remote := rpcRemote(t, false, func(w http.ResponseWriter, method, id string) {
+		if method == "tasks/cancel" {
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, id, completedTask)
+			return
+		}
+		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"kind":"message","messageId":"m","role":"agent","parts":[{"kind":"data","data":%s}]}}`, id, deep)
+	})
+	res, err := helikon.Collect(remote.Run(context.Background(), helikon.Ephemeral(), helikon.UserText("hi")))
+	if !errors.Is(err, a2a.ErrProtocol) {
+		t.Errorf("output of %d bytes, error %v, want ErrProtocol", len(res.FinalOutput), err)
 	}
 }
