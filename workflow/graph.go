@@ -54,6 +54,10 @@ type GraphAgent struct {
 	// desc[i] holds node i's descendants, a bit a node, for a graph of
 	// at most bits.UintSize nodes (see fanIn.later); nil for a larger one.
 	desc []int
+	// fedNodes counts the nodes with predecessors and links the edges
+	// (repeats dropped): the nodes' inputs hold fedNodes copies of the
+	// run's input and links labels.
+	fedNodes, links int
 }
 
 type graphNode struct {
@@ -195,41 +199,54 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 	}
 	for i := range g.nodes {
 		// A repeated edge has no further effect.
-		slices.Sort(g.nodes[i].preds)
-		g.nodes[i].preds = slices.Compact(g.nodes[i].preds)
-		slices.Sort(g.nodes[i].succs)
-		g.nodes[i].succs = slices.Compact(g.nodes[i].succs)
+		g.nodes[i].preds = ascendingSet(g.nodes[i].preds)
+		g.nodes[i].succs = ascendingSet(g.nodes[i].succs)
 		if len(g.nodes[i].succs) == 0 {
 			sinks = append(sinks, i)
 		}
+		if len(g.nodes[i].preds) > 0 {
+			g.fedNodes++
+			g.links += len(g.nodes[i].preds)
+		}
 	}
 	// The counts are spent: they hold the cycle check's in-degrees and
-	// queue.
-	if cycle := g.findCycle(npreds, nsuccs[:0]); cycle != nil {
+	// the nodes in topological order.
+	order, cycle := g.findCycle(npreds, nsuccs[:0])
+	if cycle != nil {
 		return nil, buildErr(name, ErrCycle, fmt.Sprintf("the edges form a cycle: %s → %s", joinArrow(cycle), cycle[0]), cycle...)
 	}
-	slices.SortFunc(sinks, func(a, b int) int { return strings.Compare(g.nodes[a].key, g.nodes[b].key) })
+	if len(sinks) > 1 {
+		slices.SortFunc(sinks, func(a, b int) int { return strings.Compare(g.nodes[a].key, g.nodes[b].key) })
+	}
 	g.sinks = sinks
 	if nn <= bits.UintSize {
-		// A node's descendants are its successors and theirs: repeat
-		// until nothing changes, at most once per level of the graph.
-		// They go where the in-degrees were, all 0 now.
+		// A node's descendants are its successors and theirs: one pass
+		// against the topological order sees every successor's before
+		// its own. They go where the in-degrees were, all 0 now.
 		descs := npreds
-		for changed := true; changed; {
-			changed = false
-			for i, n := range g.nodes {
-				d := 0
-				for _, s := range n.succs {
-					d |= 1<<s | descs[s]
-				}
-				if d != descs[i] {
-					descs[i], changed = d, true
-				}
+		for k := len(order) - 1; k >= 0; k-- {
+			i, d := order[k], 0
+			for _, s := range g.nodes[i].succs {
+				d |= 1<<s | descs[s]
 			}
+			descs[i] = d
 		}
 		g.desc = descs
 	}
 	return g, nil
+}
+
+// ascendingSet returns s sorted without repeats, in place; a slice
+// already so, as the edges of most graphs give it, is returned as it is
+// without the cost of a sort.
+func ascendingSet(s []int) []int {
+	for k := 1; k < len(s); k++ {
+		if s[k] <= s[k-1] {
+			slices.Sort(s)
+			return slices.Compact(s)
+		}
+	}
+	return s
 }
 
 // graphScan is the largest graph whose nodes a build finds by scanning
@@ -237,28 +254,30 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 const graphScan = 16
 
 // findCycle runs Kahn's algorithm in indeg and queue (room for a count and
-// an index per node); if nodes remain, every one of them has a remaining
-// predecessor, so walking predecessors from any of them must revisit a
-// node, and the walk between the two visits is a cycle.
-func (g *GraphAgent) findCycle(indeg, queue []int) []string {
+// an index per node). Without a cycle it returns the nodes in topological
+// order, each before its successors, in queue's array. If nodes remain,
+// every one of them has a remaining predecessor, so walking predecessors
+// from any of them must revisit a node, and the walk between the two
+// visits is a cycle.
+func (g *GraphAgent) findCycle(indeg, queue []int) (order []int, cycle []string) {
 	for i, n := range g.nodes {
 		if indeg[i] = len(n.preds); indeg[i] == 0 {
 			queue = append(queue, i)
 		}
 	}
-	for len(queue) > 0 {
-		i := queue[len(queue)-1]
-		queue = queue[:len(queue)-1]
-		for _, s := range g.nodes[i].succs {
+	// The queue is read from its head and kept: what was read is the
+	// order.
+	for head := 0; head < len(queue); head++ {
+		for _, s := range g.nodes[queue[head]].succs {
 			if indeg[s]--; indeg[s] == 0 {
 				queue = append(queue, s)
 			}
 		}
 	}
-	start := slices.IndexFunc(indeg, func(d int) bool { return d > 0 })
-	if start < 0 {
-		return nil
+	if len(queue) == len(g.nodes) {
+		return queue, nil
 	}
+	start := slices.IndexFunc(indeg, func(d int) bool { return d > 0 })
 	seenAt := map[int]int{}
 	var walk []int
 	for i := start; ; {
@@ -281,7 +300,7 @@ func (g *GraphAgent) findCycle(indeg, queue []int) []string {
 	for k, i := range walk {
 		names[k] = g.nodes[i].key
 	}
-	return names
+	return nil, names
 }
 
 func joinArrow(names []string) string {
@@ -343,6 +362,7 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 	nodes := make([]nodeRun, n)
 	outs := f.outs
 	ready := make([]int, 0, n) // nodes free to start, in the order they became so
+	var room nodeInputs
 	running := 0
 	// start hands node i to the fan-in: it returns false when the
 	// consumer stopped.
@@ -351,7 +371,7 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 		f.later &^= 1 << i
 		nodes[i].child = rc.Child()
 		running++
-		return f.add(i, g.nodes[i].agent, nodes[i].child, g.nodeInput(input, i, nodes, outs), nodes[i].resumeAt, yield)
+		return f.add(i, g.nodes[i].agent, nodes[i].child, g.nodeInput(input, i, nodes, outs, &room), nodes[i].resumeAt, yield)
 	}
 	// finish settles node i, which ended, and readies the successors it
 	// was the last to hold up.
@@ -489,20 +509,39 @@ func (g *GraphAgent) pause(rc *helikon.RunContext, input []helikon.Item, nodes [
 	helikon.EmitPaused(rc, g.name, fr, total, yield)
 }
 
+// nodeInputs holds room for the nodes' inputs within one run: items for
+// every node's input not built yet, parts for every label's text. Each is
+// made at its first use, one array for all the nodes rather than one for
+// each, which in a diamond saves four of the run's allocations.
+type nodeInputs struct {
+	items []helikon.Item
+	parts []helikon.ContentPart
+}
+
 // nodeInput is node i's input: the run's input, then one labelled message
 // per predecessor carrying its final text.
-func (g *GraphAgent) nodeInput(input []helikon.Item, i int, nodes []nodeRun, outs []helikon.ChildOutcome) []helikon.Item {
+func (g *GraphAgent) nodeInput(input []helikon.Item, i int, nodes []nodeRun, outs []helikon.ChildOutcome, room *nodeInputs) []helikon.Item {
 	preds := g.nodes[i].preds
 	if len(preds) == 0 {
 		return input
 	}
-	in := make([]helikon.Item, len(input), len(input)+len(preds))
+	if room.items == nil {
+		room.items = make([]helikon.Item, g.fedNodes*len(input)+g.links)
+	}
+	n := len(input) + len(preds)
+	// Capped at its length: a child that appends to its input copies it
+	// rather than writing into the next node's.
+	in := room.items[:len(input):n]
+	room.items = room.items[n:]
 	copy(in, input)
 	for _, p := range preds {
 		if nodes[p].label.Content == nil {
-			nodes[p].label = helikon.Item{Role: helikon.RoleUser, Content: []helikon.ContentPart{helikon.TextPart{
-				Text: "Output of " + g.nodes[p].key + ":\n" + outs[p].Final,
-			}}}
+			if len(room.parts) == 0 {
+				room.parts = make([]helikon.ContentPart, len(g.nodes)-len(g.sinks))
+			}
+			room.parts[0] = helikon.TextPart{Text: "Output of " + g.nodes[p].key + ":\n" + outs[p].Final}
+			nodes[p].label = helikon.Item{Role: helikon.RoleUser, Content: room.parts[:1:1]}
+			room.parts = room.parts[1:]
 		}
 		in = append(in, nodes[p].label)
 	}

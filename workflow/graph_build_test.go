@@ -1,0 +1,80 @@
+package workflow
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/paigasus/helikon"
+)
+
+// stubAgent is an agent that is never run: the build reads only its name.
+type stubAgent struct{ name string }
+
+func (a stubAgent) Name() string        { return a.name }
+func (a stubAgent) Description() string { return "" }
+func (a stubAgent) Run(context.Context, *helikon.RunContext, []helikon.Item) iter.Seq[helikon.Event] {
+	return func(func(helikon.Event) bool) {}
+}
+
+// TestNewGraph_DescendantsAndLinksMatchABruteForce builds random acyclic
+// graphs, their nodes declared in any order and their edges repeated, and
+// holds each node's descendant set (which decides what may run on the
+// consumer's goroutine) to a depth-first walk, and its predecessors and
+// successors to sorted lists without repeats.
+func TestNewGraph_DescendantsAndLinksMatchABruteForce(t *testing.T) {
+	rng := rand.New(rand.NewPCG(35, 1))
+	for try := range 500 {
+		n := 1 + rng.IntN(12)
+		rank := rng.Perm(n) // an edge goes from a lower rank to a higher one
+		var opts []GraphOption
+		for i := range n {
+			opts = append(opts, Node(fmt.Sprint("n", i), stubAgent{fmt.Sprint("a", i)}))
+		}
+		succs := make([][]int, n)
+		for range rng.IntN(3 * n) {
+			a, b := rng.IntN(n), rng.IntN(n)
+			if rank[a] == rank[b] {
+				continue
+			}
+			if rank[a] > rank[b] {
+				a, b = b, a
+			}
+			succs[a] = append(succs[a], b)
+			opts = append(opts, Edge(fmt.Sprint("n", a), fmt.Sprint("n", b)))
+		}
+		g, err := NewGraph("g", opts...)
+		if err != nil {
+			t.Fatalf("try %d: %v", try, err)
+		}
+		var reach func(i int, seen []bool)
+		reach = func(i int, seen []bool) {
+			for _, s := range succs[i] {
+				if !seen[s] {
+					seen[s] = true
+					reach(s, seen)
+				}
+			}
+		}
+		for i := range n {
+			seen := make([]bool, n)
+			reach(i, seen)
+			want := 0
+			for s, ok := range seen {
+				if ok {
+					want |= 1 << s
+				}
+			}
+			if g.desc[i] != want {
+				t.Fatalf("try %d: node %d's descendants %b, want %b", try, i, g.desc[i], want)
+			}
+			wantSuccs := slices.Compact(slices.Sorted(slices.Values(succs[i])))
+			if !slices.Equal(g.nodes[i].succs, wantSuccs) || !slices.IsSorted(g.nodes[i].preds) || len(slices.Compact(slices.Clone(g.nodes[i].preds))) != len(g.nodes[i].preds) {
+				t.Fatalf("try %d: node %d's successors %v (want %v), predecessors %v", try, i, g.nodes[i].succs, wantSuccs, g.nodes[i].preds)
+			}
+		}
+	}
+}
