@@ -63,8 +63,8 @@ func (e SubRunEvent) withAt(t time.Time) Event            { e.At = t; return e }
 // them with it as they emit them, a durable runner with its replay-safe
 // clock's time.
 func StampEvent(ev Event, at time.Time) Event {
-	if t, ok := ev.(timed); ok && t.at().IsZero() {
-		return t.withAt(at)
+	if unstamped(ev) {
+		return ev.(timed).withAt(at)
 	}
 	return ev
 }
@@ -73,9 +73,22 @@ func StampEvent(ev Event, at time.Time) Event {
 // without a time with the time it is emitted.
 func stamping(yield func(Event) bool) func(Event) bool {
 	return func(ev Event) bool {
-		if t, ok := ev.(timed); ok && t.at().IsZero() {
-			ev = t.withAt(now())
+		if unstamped(ev) {
+			ev = ev.(timed).withAt(now())
 		}
 		return yield(ev)
 	}
+}
+
+// unstamped reports whether ev carries a time but has none yet. It asks
+// the event for its time first: most events that pass a stamping yield
+// (every one an LLM agent's run emits) are stamped already, and the
+// question through Event's own method costs less than the assertion to
+// timed, whose cache a call site fills slowly with the many event types.
+func unstamped(ev Event) bool {
+	if ev == nil || !ev.at().IsZero() {
+		return false
+	}
+	_, ok := ev.(timed)
+	return ok
 }
