@@ -130,21 +130,38 @@ type childEvent struct {
 	ev helikon.Event
 }
 
+// smallFan is the most children a fanIn holds in its own allocation.
+const smallFan = 4
+
+// smallFanIn is a fanIn with room for up to smallFan children's outcomes,
+// slots and indices: most fan-outs are that small, and one allocation
+// for all of it saves three of every run's.
+type smallFanIn struct {
+	fanIn
+	outs [smallFan]helikon.ChildOutcome
+	kids [smallFan]fanChild
+	ints [2 * smallFan]int
+}
+
 // newFanIn returns a fanIn for at most n children.
 func newFanIn(ctx context.Context, n int) *fanIn {
+	var f *fanIn
+	var ints []int
+	if n <= smallFan {
+		s := new(smallFanIn)
+		f, ints = &s.fanIn, s.ints[:2*n]
+		f.outs, f.kids = s.outs[:n], s.kids[:n]
+	} else {
+		f, ints = new(fanIn), make([]int, 2*n)
+		f.outs, f.kids = make([]helikon.ChildOutcome, n), make([]fanChild, n)
+	}
+	f.ctx = ctx
 	// A few events of slack per child keeps a branch streaming while the
 	// consumer handles another's events; beyond that, a slow consumer
 	// slows the children down. Only while the consumer runs a child of its
 	// own does the queue grow past it.
-	ints := make([]int, 2*n)
-	f := &fanIn{
-		ctx:     ctx,
-		bound:   4 * n,
-		pending: ints[:0:n],
-		ended:   ints[n:n],
-		outs:    make([]helikon.ChildOutcome, n),
-		kids:    make([]fanChild, n),
-	}
+	f.bound = 4 * n
+	f.pending, f.ended = ints[:0:n], ints[n:n]
 	f.room.L = &f.mu
 	return f
 }
