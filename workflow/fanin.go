@@ -383,22 +383,13 @@ func (f *fanIn) takeLocked() {
 
 // flush forwards, without waiting, the pooled children's events that
 // arrived while the consumer ran a child of its own, noting the ends it
-// meets for next. It is false when the consumer stopped.
+// meets for next. It takes the queue once: what the pooled children send
+// while it forwards waits for the consumer's child's next event, or its
+// end, so children that stream faster than the consumer takes their
+// events cannot hold that child's event back for ever. It is false when
+// the consumer stopped.
 func (f *fanIn) flush(yield func(helikon.Event) bool) bool {
-	for {
-		for f.pos < len(f.batch) {
-			e := f.batch[f.pos]
-			f.batch[f.pos] = childEvent{}
-			f.pos++
-			if e.ev == nil {
-				f.pooled.Add(-1)
-				f.ended = append(f.ended, e.i)
-				continue
-			}
-			if !yield(e.ev) {
-				return false
-			}
-		}
+	if f.pos == len(f.batch) {
 		f.mu.Lock()
 		if len(f.queue) == 0 {
 			f.mu.Unlock()
@@ -407,6 +398,20 @@ func (f *fanIn) flush(yield func(helikon.Event) bool) bool {
 		f.takeLocked()
 		f.mu.Unlock()
 	}
+	for f.pos < len(f.batch) {
+		e := f.batch[f.pos]
+		f.batch[f.pos] = childEvent{}
+		f.pos++
+		if e.ev == nil {
+			f.pooled.Add(-1)
+			f.ended = append(f.ended, e.i)
+			continue
+		}
+		if !yield(e.ev) {
+			return false
+		}
+	}
+	return true
 }
 
 // runInline runs child i on the consumer's goroutine, announced by an

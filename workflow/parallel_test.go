@@ -585,3 +585,72 @@ func TestParallel_RunsStartingAsIdleGoroutinesEndLoseNoChild(t *testing.T) {
 	}
 	settleGoroutines(t, base)
 }
+
+// Pooled branches that stream faster than the consumer takes their events
+// do not hold back the branch on the consumer's goroutine: at that
+// branch's event the consumer forwards the pooled events queued by then,
+// not every one the pooled branches send while it forwards. Here each
+// pooled event the consumer takes makes a pooled branch send another
+// before the consumer goes on, so a forward that waited for the queue to
+// empty never reached the first branch's event (it hung the package's
+// tests on a loaded machine, where two goroutines streaming outran one
+// consumer).
+func TestParallel_PooledBranchesOutpacingTheConsumerDoNotHoldBackTheBranchOnItsGoroutine(t *testing.T) {
+	base := runtime.NumGoroutine()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	permit, sent := make(chan struct{}, 1), make(chan struct{}, 1)
+	first := agentFunc("b0", func(ctx context.Context, yield func(helikon.Event) bool) {
+		wg.Wait() // on the consumer's goroutine until both others are pooled and have sent
+		for yield(helikon.AgentUpdated{Agent: "b0-tick"}) {
+		}
+	})
+	ticker := func(name string) helikon.Agent {
+		return agentFunc(name, func(ctx context.Context, yield func(helikon.Event) bool) {
+			for n := 0; ; n++ {
+				if n > 0 {
+					<-permit // closed once the consumer breaks out
+				}
+				if !yield(helikon.AgentUpdated{Agent: name + "-tick"}) {
+					return
+				}
+				if n == 0 {
+					wg.Done()
+					continue
+				}
+				select {
+				case sent <- struct{}{}:
+				default:
+				}
+			}
+		})
+	}
+	p, err := workflow.NewParallel("p", workflow.Step(first), workflow.Step(ticker("b1")), workflow.Step(ticker("b2")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const most = 100
+	pooled := 0
+	for ev := range p.Run(context.Background(), nil, nil) {
+		u, ok := ev.(helikon.AgentUpdated)
+		if !ok {
+			continue
+		}
+		if u.Agent == "b0-tick" {
+			close(permit) // the pooled branches go on to their refused events
+			break
+		}
+		if u.Agent == "b1-tick" || u.Agent == "b2-tick" {
+			// Each pooled event taken lets one more be sent, and the
+			// consumer goes on only once it is queued.
+			if pooled++; pooled < most {
+				permit <- struct{}{}
+				<-sent
+			}
+		}
+	}
+	settleGoroutines(t, base)
+	if pooled >= most {
+		t.Errorf("the consumer took %d pooled events before the first event of the branch on its goroutine, want fewer than %d", pooled, most)
+	}
+}
