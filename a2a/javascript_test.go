@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -158,5 +159,43 @@ func TestRemoteAgent_AgainstAJavaScriptSDKServer(t *testing.T) {
 	var re *a2a.RemoteError
 	if !errors.Is(err, a2a.ErrTaskFailed) || !errors.As(err, &re) || re.Message != "the ledger is closed" {
 		t.Errorf("failed task: %v", err)
+	}
+}
+
+// TestRemoteAgent_SendsAndCancelsOnAJavaScriptSDKServer covers the client's
+// other two calls against the JavaScript SDK's server: message/send (a card
+// without streaming) and tasks/cancel (a consumer that stops following a
+// task), which the server's executor records.
+func TestRemoteAgent_SendsAndCancelsOnAJavaScriptSDKServer(t *testing.T) {
+	t.Parallel()
+	url := jsServer(t)
+	streaming, err := a2a.NewRemoteAgent(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	card := *streaming.Card()
+	card.Capabilities.Streaming = false
+	sending, err := a2a.NewRemoteAgent(context.Background(), url, a2a.WithCard(&card))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := helikon.Collect(sending.Run(context.Background(), helikon.Ephemeral(), helikon.UserText("Is invoice 42 paid?")))
+	if err != nil || res.FinalOutput != "Invoice 42 is paid." {
+		t.Errorf("message/send: output %q, error %v", res.FinalOutput, err)
+	}
+
+	for ev := range streaming.Run(context.Background(), helikon.Ephemeral(), helikon.UserText("please wait")) {
+		if _, ok := ev.(helikon.TokenDelta); ok {
+			break // the run asks the remote to cancel its task before it returns
+		}
+	}
+	resp, err := http.Get(url + "canceled")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var canceled []string
+	if err := json.NewDecoder(resp.Body).Decode(&canceled); err != nil || len(canceled) != 1 {
+		t.Errorf("tasks canceled on the server: %v (%v), want one", canceled, err)
 	}
 }
