@@ -97,13 +97,26 @@ func startBareWorker(b *testing.B, c client.Client) string {
 // runBare starts the bare workflow and waits for it; eager asks for eager
 // workflow start (the worker and the starter share the client).
 func runBare(b *testing.B, c client.Client, queue string, turns, tools int, mode stepMode, eager bool) {
-	wr, err := c.ExecuteWorkflow(context.Background(), client.StartWorkflowOptions{TaskQueue: queue, EnableEagerStart: eager}, bareWorkflow, turns, tools, mode)
+	ctx, cancel := runContext(b)
+	defer cancel()
+	wr, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{TaskQueue: queue, EnableEagerStart: eager}, bareWorkflow, turns, tools, mode)
 	if err == nil {
-		err = wr.Get(context.Background(), nil)
+		err = wr.Get(ctx, nil)
 	}
 	if err != nil {
 		b.Error(err) // it may run on a goroutine of its own
 	}
+}
+
+// runDeadline bounds each run a benchmark makes. Benchmarks run without
+// -timeout (testing stops its alarm before them), so a run the dev server
+// lost under load waited for ever: a CI run's benchmark step hung for 15
+// minutes in Runner.Run, following a workflow update that never came.
+const runDeadline = 2 * time.Minute
+
+// runContext is the context of one run: it ends at runDeadline or with tb.
+func runContext(tb testing.TB) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(tb.Context(), runDeadline)
 }
 
 // benchRunner serves ag on a fresh queue with the step mode and returns a
@@ -133,7 +146,6 @@ func BenchmarkDurableTurnOverhead(b *testing.B) {
 		for _, mode := range []stepMode{modeActivities, modeLocalModel, modeLocal} {
 			for _, baseline := range []string{"inproc", "bare", "inproc-eager"} {
 				b.Run(fmt.Sprintf("turns=%d/mode=%s/baseline=%s", turns, strings.ReplaceAll(string(mode), " ", "-"), baseline), func(b *testing.B) {
-					ctx := context.Background()
 					ag := mustAgentTB(b, "calc", turnsModel{tools}, helikon.WithTools(addTool), helikon.WithRunConfig(helikon.RunConfig{MaxTurns: turns + 1}))
 					var opts []RunnerOption
 					if baseline == "inproc-eager" {
@@ -142,6 +154,8 @@ func BenchmarkDurableTurnOverhead(b *testing.B) {
 					durable := benchRunner(b, c, ag, mode, opts...)
 					run := func(r helikon.Runner) func() {
 						return func() {
+							ctx, cancel := runContext(b)
+							defer cancel()
 							res, err := r.Run(ctx, ag, helikon.NewRunContext(helikon.WithSession(helikon.NewMemorySession())), helikon.UserText("what is 40+2?"))
 							if err != nil || res.FinalOutput != "sum is 42" {
 								b.Fatalf("got %v, %v", res, err)
@@ -186,7 +200,6 @@ func BenchmarkDurableThroughput(b *testing.B) {
 	bare := startBareWorker(b, c)
 	for _, mode := range []stepMode{modeActivities, modeLocalModel, modeLocal} {
 		b.Run("mode="+strings.ReplaceAll(string(mode), " ", "-"), func(b *testing.B) {
-			ctx := context.Background()
 			ag := mustAgentTB(b, "calc", turnsModel{1}, helikon.WithTools(addTool))
 			durable := benchRunner(b, c, ag, mode)
 			const inFlight = 8
@@ -210,6 +223,8 @@ func BenchmarkDurableThroughput(b *testing.B) {
 			}
 			run := func(r helikon.Runner) func() {
 				return func() {
+					ctx, cancel := runContext(b)
+					defer cancel()
 					res, err := r.Run(ctx, ag, nil, helikon.UserText("what is 40+2?"))
 					if err != nil || res.FinalOutput != "sum is 42" {
 						b.Errorf("got %v, %v", res, err)
@@ -269,7 +284,9 @@ func bigTool() helikon.Tool {
 // of its largest event.
 func historyBytes(tb testing.TB, c client.Client, id string) (total, largest int) {
 	tb.Helper()
-	it := c.GetWorkflowHistory(context.Background(), id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	ctx, cancel := runContext(tb)
+	defer cancel()
+	it := c.GetWorkflowHistory(ctx, id, "", false, enums.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
@@ -308,7 +325,9 @@ func BenchmarkDurableHistory20Turns(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				res, err := r.Run(context.Background(), ag, nil, helikon.UserText("summarise the documents"))
+				ctx, cancel := runContext(b)
+				res, err := r.Run(ctx, ag, nil, helikon.UserText("summarise the documents"))
+				cancel()
 				if err != nil || res.FinalOutput != "sum is 42" {
 					b.Fatalf("run: %v %v", res, err)
 				}
