@@ -22,13 +22,13 @@ import (
 // holds the heap, in steps of Go's 64 MiB arenas; RLIMIT_DATA still
 // holds what is mapped outside them (the runtime's off-heap memory).
 // Both leave room for threadAllowance besides, for the stacks of the
-// threads the runtime starts later (see shrinkThreadStacks): a worker that
+// threads the runtime starts later (see shrinkThreadMemory): a worker that
 // cannot start one dies.
 func capProcess(spec workerSpec) error {
 	if spec.MemoryBytes < minMemoryBytes {
 		return fmt.Errorf("memory cap of %d bytes is under the %d a worker needs", spec.MemoryBytes, minMemoryBytes)
 	}
-	if err := shrinkThreadStacks(); err != nil {
+	if err := shrinkThreadMemory(); err != nil {
 		return err
 	}
 	size, data, err := vmSizes()

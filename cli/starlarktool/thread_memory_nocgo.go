@@ -2,10 +2,10 @@
 
 package starlarktool
 
-// shrinkThreadStacks has nothing to do without cgo: the Go runtime then
+// shrinkThreadMemory has nothing to do without cgo: the Go runtime then
 // starts its threads on small stacks from its own heap, which the caps
-// already count.
-func shrinkThreadStacks() error { return nil }
+// already count, and no C library allocates.
+func shrinkThreadMemory() error { return nil }
 
 // defaultThreadStack reports 0: without cgo no C library default applies.
 func defaultThreadStack() int { return 0 }
