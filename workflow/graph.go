@@ -525,10 +525,13 @@ func (g *GraphAgent) nodeInput(input []helikon.Item, i int, nodes []nodeRun, out
 	if len(preds) == 0 {
 		return input
 	}
-	if room.items == nil {
-		room.items = make([]helikon.Item, g.fedNodes*len(input)+g.links)
-	}
 	n := len(input) + len(preds)
+	if len(room.items) < n {
+		// The first fed node makes room for all of them; a node built
+		// again (none is today) gets room of its own rather than a slice
+		// out of range.
+		room.items = make([]helikon.Item, max(n, g.fedNodes*len(input)+g.links))
+	}
 	// Capped at its length: a child that appends to its input copies it
 	// rather than writing into the next node's.
 	in := room.items[:len(input):n]
