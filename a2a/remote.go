@@ -200,7 +200,7 @@ func NewRemoteAgent(ctx context.Context, baseURL string, opts ...RemoteOption) (
 	if err != nil {
 		return nil, err
 	}
-	client := &rpcClient{url: endpoint, http: hc, maxLine: int(min(cfg.maxResponse, 1<<30))}
+	client := &rpcClient{url: endpoint, http: hc, maxEvent: int(min(cfg.maxResponse, 1<<30))}
 	name := cfg.name
 	if name == "" {
 		name = slug.Make(card.Name)

@@ -1,10 +1,10 @@
 package a2a
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"iter"
@@ -15,6 +15,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/paigasus/helikon/internal/jsondepth"
+	"github.com/paigasus/helikon/internal/sse"
 )
 
 // maxReplyDepth bounds the JSON nesting of a reply, or of one event of a
@@ -33,9 +34,9 @@ const maxReplyDepth = maxRequestDepth
 type rpcClient struct {
 	url  string
 	http *http.Client
-	// maxLine bounds one line of an event stream: the response's bound,
-	// which the client's transport enforces on the whole body too.
-	maxLine int
+	// maxEvent bounds one event of a stream: the response's bound, which
+	// the client's transport enforces on the whole body too.
+	maxEvent int
 }
 
 // rpcRequest is a JSON-RPC 2.0 request.
@@ -233,52 +234,19 @@ func (c *rpcClient) stream(ctx context.Context, params *a2apb.MessageSendParams)
 			yield(nil, fmt.Errorf("%w: %s: a reply of type %s, not an event stream", ErrProtocol, method, quoteRemote(ct)))
 			return
 		}
-		for data, err := range sseData(resp.Body, c.maxLine) {
+		dec := sse.NewDecoder(resp.Body, c.maxEvent)
+		for {
+			ev, err := dec.Next()
+			if errors.Is(err, io.EOF) {
+				return
+			}
 			if err != nil {
 				yield(nil, fmt.Errorf("a2a: %s: %w", method, err))
 				return
 			}
-			if !yield(result(method, id, data)) {
+			if !yield(result(method, id, ev.Data)) {
 				return
 			}
-		}
-	}
-}
-
-// sseData yields the data of each event of a server-sent event stream: its
-// data lines joined with newlines, as the EventSource specification reads
-// them. Comments, ids and event names are skipped.
-func sseData(r io.Reader, maxLine int) iter.Seq2[[]byte, error] {
-	return func(yield func([]byte, error) bool) {
-		sc := bufio.NewScanner(r)
-		sc.Buffer(make([]byte, 0, 64<<10), max(maxLine, 64<<10))
-		var data []byte
-		have := false
-		for sc.Scan() {
-			line := sc.Bytes()
-			if len(line) == 0 {
-				if have && !yield(data, nil) {
-					return
-				}
-				data, have = data[:0], false
-				continue
-			}
-			v, ok := bytes.CutPrefix(line, []byte("data:"))
-			if !ok {
-				continue
-			}
-			v, _ = bytes.CutPrefix(v, []byte(" "))
-			if have {
-				data = append(data, '\n')
-			}
-			data, have = append(data, v...), true
-		}
-		if err := sc.Err(); err != nil {
-			yield(nil, err)
-			return
-		}
-		if have {
-			yield(data, nil)
 		}
 	}
 }

@@ -27,7 +27,7 @@ func TestRPCClient_ACancelAnsweredWithAnythingButATaskIsAProtocolError(t *testin
 			}
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":%s}`, req.ID, res)
 		}))
-		c := &rpcClient{url: ts.URL, http: http.DefaultClient, maxLine: 1 << 20}
+		c := &rpcClient{url: ts.URL, http: http.DefaultClient, maxEvent: 1 << 20}
 		err := c.cancel(context.Background(), "t")
 		ts.Close()
 		if want := name != "a task"; errors.Is(err, ErrProtocol) != want {

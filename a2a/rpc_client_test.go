@@ -226,6 +226,27 @@ func TestRemoteAgent_AWellFormedReplyStillCompletes(t *testing.T) {
 	}
 }
 
+// TestRemoteAgent_AStreamWithBareCRLineEndsOrABOMCompletes pins that the
+// stream is read as the SSE standard (and the providers' decoder) reads it:
+// lines may end with a bare CR and the stream may start with a byte-order
+// mark. The client's own line scanner failed both with "the stream ended
+// before the task finished".
+func TestRemoteAgent_AStreamWithBareCRLineEndsOrABOMCompletes(t *testing.T) {
+	for name, format := range map[string]string{
+		"bare CR": ": hello\rdata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\r\r",
+		"BOM":     "\xef\xbb\xbfdata: {\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":%s}\n\n",
+	} {
+		remote := rpcRemote(t, true, func(w http.ResponseWriter, method, id string) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			fmt.Fprintf(w, format, id, completedUpdate)
+		})
+		res, err := helikon.Collect(remote.Run(context.Background(), helikon.Ephemeral(), helikon.UserText("hi")))
+		if err != nil || res.FinalOutput != "done" {
+			t.Errorf("%s: output %q, error %v", name, res.FinalOutput, err)
+		}
+	}
+}
+
 // TestRemoteAgent_RemoteTextInAnErrorIsQuotedAndCut pins that what a remote
 // writes (a JSON-RPC error's message and detail, an HTTP status, a failed
 // task's id and message) reaches the run's error string quoted and cut: a

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/paigasus/helikon/internal/sse"
 	"github.com/paigasus/helikon/provider/internal/httpx"
-	"github.com/paigasus/helikon/provider/internal/sse"
 )
 
 // eventStreamType is the content type of a ConverseStream response.

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/paigasus/helikon"
-	"github.com/paigasus/helikon/provider/internal/sse"
+	"github.com/paigasus/helikon/internal/sse"
 )
 
 //go:embed testdata

@@ -9,7 +9,7 @@ import (
 	"net/http"
 
 	"github.com/paigasus/helikon"
-	"github.com/paigasus/helikon/provider/internal/sse"
+	"github.com/paigasus/helikon/internal/sse"
 )
 
 // Endpoint is where an adapter streams from and how it reads failures.

@@ -1,5 +1,5 @@
 // Package sse decodes Server-Sent Events (the text/event-stream format of the
-// WHATWG HTML standard) as the model providers stream them.
+// WHATWG HTML standard) as the model providers and A2A remotes stream them.
 //
 // The decoder is written for the hot path of a model stream: it reads with
 // [bufio.Reader.ReadSlice] and hands out views into its own buffers, so a
