@@ -3,6 +3,7 @@ package a2a
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -127,9 +128,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // few levels deep; data parts carry the caller's JSON, which gets room.
 const maxRequestDepth = 64
 
+// writeRPCError answers a request the SDK never saw with a JSON-RPC error.
+// The message is JSON-encoded: Go's %q spells some bytes (\x7f) in a way
+// JSON does not read.
 func writeRPCError(w http.ResponseWriter, code int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
-	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":%q}}`, code, msg)
+	quoted, _ := json.Marshal(msg) // a string always marshals
+	fmt.Fprintf(w, `{"jsonrpc":"2.0","id":null,"error":{"code":%d,"message":%s}}`, code, quoted)
 }
 
 // track registers a run's cancel under its task, so tasks/cancel and Close
