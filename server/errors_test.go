@@ -139,3 +139,29 @@ func TestLimits_ARunSeenEndedHasGivenBackItsSlotAndItsSessionsTurn(t *testing.T)
 		waitForStatus(t, ts.URL, "quick", acc.RunID, server.StatusCompleted)
 	}
 }
+
+func TestLimits_AQueuedRunCancelledGivesBackItsSlotAndItsPlaceInTheSession(t *testing.T) {
+	_, ts := start(t, []helikon.Agent{newAgent(t, "stuck", time.Hour)},
+		server.WithLimits(server.Limits{MaxConcurrentRuns: 2, MaxRunsPerSession: 2}))
+	begin := func(want server.RunStatus) string {
+		t.Helper()
+		resp := post(t, ts.URL+"/agents/stuck/runs?mode=async", `{"input":"hi"}`, "X-Session-Id", "s")
+		acc := decode[server.RunAccepted](t, resp)
+		if resp.StatusCode != http.StatusAccepted || acc.Status != want {
+			t.Fatalf("%d %+v, want 202 %s", resp.StatusCode, acc, want)
+		}
+		return acc.RunID
+	}
+	cancel := func(id string) {
+		t.Helper()
+		if info := decode[server.RunInfo](t, post(t, ts.URL+"/agents/stuck/runs/"+id+"/cancel", "")); info.Status != server.StatusCancelled {
+			t.Fatalf("the cancelled run: %+v", info)
+		}
+	}
+	holder := begin(server.StatusRunning)
+	for range 3 { // each queued run cancelled leaves the slot and place it took
+		cancel(begin(server.StatusQueued))
+	}
+	cancel(holder)
+	cancel(begin(server.StatusRunning)) // and the turn is free
+}
