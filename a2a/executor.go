@@ -8,13 +8,13 @@ import (
 	"iter"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	a2apb "github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2asrv"
 	"github.com/a2aproject/a2a-go/a2asrv/eventqueue"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/textcut"
 	"github.com/paigasus/helikon/runner"
 )
 
@@ -217,14 +217,11 @@ func (w *streamWriter) flush() error {
 func chunks(text string) iter.Seq[string] {
 	return func(yield func(string) bool) {
 		for text != "" {
-			n := min(len(text), chunkBytes)
-			for n < len(text) && n > 0 && !utf8.RuneStart(text[n]) {
-				n--
-			}
-			if !yield(text[:n]) {
+			chunk, _ := textcut.Prefix(text, chunkBytes)
+			if !yield(chunk) {
 				return
 			}
-			text = text[n:]
+			text = text[len(chunk):]
 		}
 	}
 }

@@ -2,7 +2,8 @@ package a2a
 
 import (
 	"strconv"
-	"unicode/utf8"
+
+	"github.com/paigasus/helikon/internal/textcut"
 )
 
 // maxRemoteText bounds the remote text an error string quotes.
@@ -13,14 +14,11 @@ const maxRemoteText = 256
 // a newline or a terminal escape in it cannot forge a log line and a long
 // one cannot flood a log.
 func quoteRemote(s string) string {
-	if len(s) <= maxRemoteText {
+	head, cut := textcut.Prefix(s, maxRemoteText)
+	if !cut {
 		return strconv.Quote(s)
 	}
-	cut := maxRemoteText
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return strconv.Quote(s[:cut]) + "..."
+	return strconv.Quote(head) + "..."
 }
 
 // quotedError is an error whose text may hold a remote's (a decoder's

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/textcut"
 )
 
 // RunLister is an [EventLog] that can list the runs it holds, for
@@ -155,14 +156,6 @@ func inputRecord(q *RunRequest) string {
 
 // truncateInput cuts text to maxInputRecord bytes on a rune boundary.
 func truncateInput(text string) string {
-	if len(text) <= maxInputRecord {
-		return text
-	}
-	cut := maxInputRecord
-	for cut > 0 && !utf8RuneStart(text[cut]) {
-		cut--
-	}
-	return text[:cut]
+	text, _ = textcut.Prefix(text, maxInputRecord)
+	return text
 }
-
-func utf8RuneStart(b byte) bool { return b&0xC0 != 0x80 }

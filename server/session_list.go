@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/paigasus/helikon/internal/textcut"
 )
 
 // SessionInfo describes one of the caller's sessions, as GET /sessions
@@ -79,12 +81,8 @@ func sessionsOf(runs []RunInfo, owner string) []SessionInfo {
 // label cuts text to maxSessionLabel bytes on a rune boundary, on one line.
 func label(text string) string {
 	text = strings.Join(strings.Fields(text), " ")
-	if len(text) <= maxSessionLabel {
-		return text
+	if head, cut := textcut.Prefix(text, maxSessionLabel); cut {
+		return head + "…"
 	}
-	cut := maxSessionLabel
-	for cut > 0 && !utf8RuneStart(text[cut]) {
-		cut--
-	}
-	return text[:cut] + "…"
+	return text
 }

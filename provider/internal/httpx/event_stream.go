@@ -10,9 +10,9 @@ import (
 	"mime"
 	"net/http"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/textcut"
 )
 
 // ErrNotEventStream is the cause of the error for a successful response
@@ -92,12 +92,9 @@ func DescribeBody(body []byte) string {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return "an empty body"
 	}
-	if len(body) <= quotedPrefix {
+	head, cut := textcut.Prefix(body, quotedPrefix)
+	if !cut {
 		return "body " + strconv.Quote(string(body))
 	}
-	cut := quotedPrefix
-	for cut > 0 && !utf8.RuneStart(body[cut]) {
-		cut--
-	}
-	return "body starting " + strconv.Quote(string(body[:cut])) + "…"
+	return "body starting " + strconv.Quote(string(head)) + "…"
 }
