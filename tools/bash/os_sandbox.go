@@ -28,8 +28,9 @@ var DefaultReadOnlyPaths = []string{
 // filter refuses every call of a foreign ABI, every socket (AF_UNIX too
 // unless [WithUnixSockets]), clone with a namespace flag, clone3, and the
 // syscalls that load kernel code, change mounts or namespaces, inspect
-// other processes, or leave the session (and the process group, when the
-// call has a cgroup). A privileged process runs them as an unprivileged
+// other processes, reach the host's System V IPC, watch files (inotify,
+// fanotify), or leave the session (and the process group, when the call
+// has a cgroup). A privileged process runs them as an unprivileged
 // user with no capabilities ([WithSandboxUser]). A process cap binds
 // ([DefaultProcessCap]), and every process a call starts is killed when
 // it ends, as [HostBackend] does. It needs no privilege; its

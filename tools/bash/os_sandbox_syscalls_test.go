@@ -8,6 +8,8 @@ import (
 	"runtime"
 	"sync/atomic"
 	"testing"
+
+	"golang.org/x/sys/unix"
 )
 
 // A hostile command compiles its own helper and makes the calls the
@@ -70,5 +72,56 @@ func TestOsSandbox_ForeignABIsAndNamespaceClonesAreRefused(t *testing.T) {
 	r, err := runTool(t, t.Context(), b, Args{Command: "(echo sub) && echo $(echo cmd) | cat && /usr/bin/env true && echo done"})
 	if err != nil || r.Stdout != "sub\ncmd\ndone\n" {
 		t.Errorf("plain forks: %+v, %v", r, err)
+	}
+}
+
+// System V IPC lives in the host's IPC namespace, beside Landlock's
+// reach: a segment a command makes outlives the call (a 64 MiB one was
+// left behind, owned by the sandbox user and counted against no cap of
+// the call) and one a host process made for everyone is the command's
+// to read and write. Every System V call is refused.
+func TestOsSandbox_SystemVIPCIsRefused(t *testing.T) {
+	b, root := osTool(t)
+	escapeHelper(t, root)
+	host, err := unix.SysvShmGet(unix.IPC_PRIVATE, 4096, unix.IPC_CREAT|0o666)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.SysvShmCtl(host, unix.IPC_RMID, nil)
+	for _, op := range []string{"shmget", "msgget", "semget", fmt.Sprintf("shmat %d", host)} {
+		t.Run(op, func(t *testing.T) {
+			r, err := runTool(t, t.Context(), b, Args{Command: "./escape " + op})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Stdout != "errno EPERM\n" {
+				t.Errorf("%+v, want stdout %q", r, "errno EPERM\n")
+			}
+		})
+	}
+}
+
+// Landlock governs opening a directory, not watching it: with inotify
+// (or fanotify's unprivileged form) a command read the names of files
+// made in /tmp, and those of files opened in /etc, though it may list
+// neither. Both are refused: inotify_init as absent, so programs that
+// watch files (tail -f) fall back to polling, fanotify_init with EPERM.
+func TestOsSandbox_DirectoriesOutsideCannotBeWatched(t *testing.T) {
+	b, root := osTool(t)
+	escapeHelper(t, root)
+	for _, c := range []struct{ op, want string }{
+		{"inotify /tmp", "errno ENOSYS\n"},
+		{"inotify /etc", "errno ENOSYS\n"},
+		{"fanotify /tmp", "errno EPERM\n"},
+	} {
+		t.Run(c.op, func(t *testing.T) {
+			r, err := runTool(t, t.Context(), b, Args{Command: "./escape " + c.op})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Stdout != c.want {
+				t.Errorf("%+v, want stdout %q", r, c.want)
+			}
+		})
 	}
 }

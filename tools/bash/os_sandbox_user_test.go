@@ -54,6 +54,8 @@ func TestOsSandbox_HoldsForANormalUser(t *testing.T) {
 	tests := []string{
 		"TestOsSandbox_ContainsFilesNetworkAndSyscalls",
 		"TestOsSandbox_ForeignABIsAndNamespaceClonesAreRefused",
+		"TestOsSandbox_SystemVIPCIsRefused",
+		"TestOsSandbox_DirectoriesOutsideCannotBeWatched",
 		"TestOsSandbox_AbstractSocketsServedOutsideAreOutOfReach",
 		"TestOsSandbox_HardLinksToFilesOutsideAreRefused",
 		"TestLocalBackends_NoProcessOutlivesItsCallWhateverItsGroup",

@@ -11,8 +11,11 @@ import (
 
 // deniedSyscalls are refused to a confined command with EPERM: they load
 // kernel code, change mounts or namespaces, inspect or steal from other
-// processes, read the kernel log, bypass the socket filter (io_uring) or
-// leave the session (setsid; setpgid too with keepGroup).
+// processes, read the kernel log, bypass the socket filter (io_uring),
+// reach the host's System V IPC (whose objects outlive the call and are
+// shared with every process of the host), watch files Landlock does not
+// let the command open (fanotify), or leave the session (setsid; setpgid
+// too with keepGroup).
 var deniedSyscalls = []string{
 	"ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "pidfd_getfd", "kcmp",
 	"mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig", "fspick",
@@ -23,8 +26,20 @@ var deniedSyscalls = []string{
 	"reboot", "swapon", "swapoff", "acct", "syslog",
 	"open_by_handle_at", "name_to_handle_at",
 	"io_uring_setup", "io_uring_enter", "io_uring_register",
+	"shmget", "shmat", "shmdt", "shmctl", "msgget", "msgsnd", "msgrcv", "msgctl",
+	"semget", "semop", "semtimedop", "semctl",
+	"fanotify_init", "fanotify_mark",
 	"setsid",
 }
+
+// absentSyscalls are answered ENOSYS, as if the kernel had no such call,
+// so that programs fall back to what they do without it: clone3 (see
+// seccompFilter), and inotify, which watches a directory by path with no
+// Landlock check and would tell a command the names of the files made or
+// opened in /tmp or /etc, which it may not list (tail -f polls instead).
+// inotify_init is added where the architecture has it (arm64 has
+// inotify_init1 alone, and the library refuses a name it does not know).
+var absentSyscalls = []string{"clone3", "inotify_init1"}
 
 // cloneDenied are the clone flags a confined command may not pass: every
 // CLONE_NEW* namespace flag (CLONE_NEWTIME is 0x80, which clone reads as
@@ -59,13 +74,17 @@ func seccompFilter(allowNetwork, allowUnix, keepGroup bool) ([]unix.SockFilter, 
 	if keepGroup {
 		denied = append(denied[:len(denied):len(denied)], "setpgid")
 	}
+	absent := absentSyscalls
+	if _, ok := native.SyscallNames["inotify_init"]; ok {
+		absent = append(absent[:len(absent):len(absent)], "inotify_init")
+	}
 	groups := []seccomp.SyscallGroup{
 		{Action: seccomp.ActionErrno, Names: denied},
 		{Action: seccomp.ActionErrno, NamesWithCondtions: []seccomp.NameWithConditions{{
 			Name:       "clone",
 			Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: cloneDenied}},
 		}}},
-		{Action: errnoENOSYS, Names: []string{"clone3"}},
+		{Action: errnoENOSYS, Names: absent},
 	}
 	if !allowNetwork {
 		if allowUnix {

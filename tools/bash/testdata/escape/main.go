@@ -105,6 +105,41 @@ func main() {
 			}
 		}
 		fmt.Println(n)
+	case "shmget", "msgget", "semget":
+		// Make a System V IPC object: it outlives every process (the
+		// host's IPC namespace keeps it), so the helper removes one it
+		// was let make, after reporting.
+		report(sysvMake(op))
+	case "shmat":
+		// Attach a segment someone outside made for everyone (mode 0666).
+		id, _ := strconv.Atoi(arg)
+		r, _, e := syscall.RawSyscall(syscall.SYS_SHMAT, uintptr(id), 0, 0)
+		if e == 0 {
+			syscall.RawSyscall(syscall.SYS_SHMDT, r, 0, 0)
+			r = 0
+		}
+		report(r, e)
+	case "inotify":
+		// Watch a directory outside for the names made in it.
+		fd, _, e := syscall.RawSyscall(syscall.SYS_INOTIFY_INIT1, 0, 0, 0)
+		if e != 0 {
+			report(0, e)
+			return
+		}
+		p, _ := syscall.BytePtrFromString(arg)
+		_, _, e = syscall.RawSyscall(syscall.SYS_INOTIFY_ADD_WATCH, fd, uintptr(unsafe.Pointer(p)), syscall.IN_CREATE|syscall.IN_OPEN)
+		report(0, e)
+	case "fanotify":
+		// FAN_CLASS_NOTIF|FAN_REPORT_FID, the unprivileged form (Linux 5.13).
+		fd, _, e := syscall.RawSyscall(syscall.SYS_FANOTIFY_INIT, 0x200, uintptr(syscall.O_RDONLY), 0)
+		if e != 0 {
+			report(0, e)
+			return
+		}
+		p, _ := syscall.BytePtrFromString(arg)
+		// FAN_MARK_ADD, FAN_CREATE|FAN_EVENT_ON_CHILD, AT_FDCWD.
+		_, _, e = syscall.RawSyscall6(syscall.SYS_FANOTIFY_MARK, fd, 1, 0x100|0x08000000, uintptr(0xffffff9c), uintptr(unsafe.Pointer(p)), 0)
+		report(0, e)
 	case "setpgid":
 		report(0, errnoOf(syscall.Setpgid(0, 0)))
 	case "leave-and-sleep":
@@ -210,4 +245,34 @@ func unwrap(err error) error {
 		return e
 	}
 	return err
+}
+
+// sysvMake makes a private System V IPC object of kind op, removes it
+// again if the kernel let it be made, and returns how the kernel answered
+// the make.
+func sysvMake(op string) (uintptr, syscall.Errno) {
+	const ipcCreat, ipcRmid = 0o1000, 0
+	var r uintptr
+	var e syscall.Errno
+	switch op {
+	case "shmget":
+		r, _, e = syscall.RawSyscall(syscall.SYS_SHMGET, 0, 1<<20, ipcCreat|0o666)
+		if e == 0 {
+			syscall.RawSyscall(syscall.SYS_SHMCTL, r, ipcRmid, 0)
+		}
+	case "msgget":
+		r, _, e = syscall.RawSyscall(syscall.SYS_MSGGET, 0, ipcCreat|0o666, 0)
+		if e == 0 {
+			syscall.RawSyscall(syscall.SYS_MSGCTL, r, ipcRmid, 0)
+		}
+	case "semget":
+		r, _, e = syscall.RawSyscall(syscall.SYS_SEMGET, 0, 1, ipcCreat|0o666)
+		if e == 0 {
+			syscall.RawSyscall6(syscall.SYS_SEMCTL, r, 0, ipcRmid, 0, 0, 0)
+		}
+	}
+	if e == 0 {
+		r = 0
+	}
+	return r, e
 }
