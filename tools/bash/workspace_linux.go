@@ -58,8 +58,19 @@ func checkHardLinks(dir string) error {
 // themselves, not their targets), so the unprivileged command can work
 // on files that were there before it. checkHardLinks has run first: no
 // file in the tree has a name outside, whose owner this would change.
+//
+// The walk and each chown go through an os.Root of dir, not by path: a
+// command of another backend on this workspace may swap a directory for
+// a symlink to one outside between the walk listing a file and its
+// chown, and a chown by path follows a symlink in any component but the
+// last. Through the root that chown fails, and so does construction.
 func ownTree(dir string, uid, gid int) error {
-	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return fmt.Errorf("bash: os sandbox: give the workspace to uid %d: %w", uid, err)
+	}
+	defer root.Close()
+	err = fs.WalkDir(root.FS(), ".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -70,10 +81,18 @@ func ownTree(dir string, uid, gid int) error {
 		if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) == uid && int(st.Gid) == gid {
 			return nil
 		}
-		return os.Lchown(path, uid, gid)
+		if ownTreeVisit != nil {
+			ownTreeVisit(filepath.Join(dir, path))
+		}
+		return root.Lchown(path, uid, gid)
 	})
 	if err != nil {
 		return fmt.Errorf("bash: os sandbox: give the workspace to uid %d: %w", uid, err)
 	}
 	return nil
 }
+
+// ownTreeVisit, when set (by a test), is called with each path ownTree is
+// about to give away, after its walk listed it: where a concurrent
+// command would swap a directory for a symlink.
+var ownTreeVisit func(path string)
