@@ -125,3 +125,33 @@ func TestOsSandbox_DirectoriesOutsideCannotBeWatched(t *testing.T) {
 		})
 	}
 }
+
+// The socket filter refused socket() of every family but AF_UNIX and left
+// socketpair() open, which creates two sockets of the family it is given
+// before that family's code refuses the pair: a command reached the
+// creation code of every protocol the kernel has (and could load one as a
+// module), and a pair of AF_TIPC sockets, whose code has had local
+// privilege escalations, where the kernel has TIPC. Only AF_UNIX pairs
+// are made.
+func TestOsSandbox_SocketPairsOfOtherFamiliesAreRefused(t *testing.T) {
+	b, root := osTool(t)
+	escapeHelper(t, root)
+	for _, c := range []struct {
+		name, op, want string
+	}{
+		{"AF_INET", fmt.Sprintf("socketpair %d %d", unix.AF_INET, unix.SOCK_STREAM), "errno EPERM\n"},
+		{"AF_TIPC", fmt.Sprintf("socketpair %d %d", unix.AF_TIPC, unix.SOCK_SEQPACKET), "errno EPERM\n"},
+		{"AF_VSOCK", fmt.Sprintf("socketpair %d %d", unix.AF_VSOCK, unix.SOCK_STREAM), "errno EPERM\n"},
+		{"AF_UNIX", fmt.Sprintf("socketpair %d %d", unix.AF_UNIX, unix.SOCK_STREAM), "ok 0\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := runTool(t, t.Context(), b, Args{Command: "./escape " + c.op})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Stdout != c.want {
+				t.Errorf("%+v, want stdout %q", r, c.want)
+			}
+		})
+	}
+}

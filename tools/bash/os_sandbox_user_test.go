@@ -55,6 +55,7 @@ func TestOsSandbox_HoldsForANormalUser(t *testing.T) {
 		"TestOsSandbox_ContainsFilesNetworkAndSyscalls",
 		"TestOsSandbox_ForeignABIsAndNamespaceClonesAreRefused",
 		"TestOsSandbox_SystemVIPCIsRefused",
+		"TestOsSandbox_SocketPairsOfOtherFamiliesAreRefused",
 		"TestOsSandbox_DirectoriesOutsideCannotBeWatched",
 		"TestOsSandbox_AbstractSocketsServedOutsideAreOutOfReach",
 		"TestOsSandbox_HardLinksToFilesOutsideAreRefused",

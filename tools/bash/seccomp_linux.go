@@ -57,7 +57,8 @@ const errnoENOSYS = seccomp.ActionErrno | seccomp.Action(unix.ENOSYS)
 // The policy is go-seccomp-bpf's: the named calls refused, clone with a
 // denied flag refused, clone3 answered ENOSYS (its flags sit in memory the
 // filter cannot read, and the C library falls back to clone on ENOSYS),
-// sockets refused as the network options say, everything else allowed;
+// sockets refused as the network options say (and, without the network,
+// socket pairs of any family but AF_UNIX), everything else allowed;
 // the library also answers ENOSYS to the x32 ABI on amd64. What it cannot
 // do is refuse the other ABIs this CPU runs (i386 through int $0x80 on
 // amd64, 32-bit ARM on arm64): it sends a call of a foreign architecture
@@ -87,6 +88,14 @@ func seccompFilter(allowNetwork, allowUnix, keepGroup bool) ([]unix.SockFilter, 
 		{Action: errnoENOSYS, Names: absent},
 	}
 	if !allowNetwork {
+		// socketpair makes both sockets of its family before the family's
+		// code refuses a pair (most do), so any family but AF_UNIX would
+		// reach protocol code (AF_TIPC's makes pairs) the socket rule
+		// keeps out.
+		groups = append(groups, seccomp.SyscallGroup{Action: seccomp.ActionErrno, NamesWithCondtions: []seccomp.NameWithConditions{{
+			Name:       "socketpair",
+			Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.NotEqual, Value: unix.AF_UNIX}},
+		}}})
 		if allowUnix {
 			groups = append(groups, seccomp.SyscallGroup{Action: seccomp.ActionErrno, NamesWithCondtions: []seccomp.NameWithConditions{{
 				Name:       "socket",

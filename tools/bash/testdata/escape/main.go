@@ -119,6 +119,13 @@ func main() {
 			r = 0
 		}
 		report(r, e)
+	case "socketpair":
+		// socketpair(family, type), both in decimal: socketpair FAMILY TYPE.
+		fam, _ := strconv.Atoi(arg)
+		typ, _ := strconv.Atoi(os.Args[len(os.Args)-1])
+		var fds [2]int32
+		_, _, e := syscall.RawSyscall6(syscall.SYS_SOCKETPAIR, uintptr(fam), uintptr(typ), 0, uintptr(unsafe.Pointer(&fds[0])), 0, 0)
+		report(0, e)
 	case "inotify":
 		// Watch a directory outside for the names made in it.
 		fd, _, e := syscall.RawSyscall(syscall.SYS_INOTIFY_INIT1, 0, 0, 0)
@@ -193,6 +200,10 @@ func name(e syscall.Errno) string {
 		return "errno EACCES"
 	case syscall.EINVAL:
 		return "errno EINVAL"
+	case syscall.EOPNOTSUPP:
+		return "errno EOPNOTSUPP"
+	case syscall.EAFNOSUPPORT:
+		return "errno EAFNOSUPPORT"
 	}
 	return fmt.Sprintf("errno %d", int(e))
 }
