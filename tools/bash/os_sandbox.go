@@ -35,6 +35,15 @@ var DefaultReadOnlyPaths = []string{
 // ([DefaultProcessCap]), and every process a call starts is killed when
 // it ends, as [HostBackend] does. It needs no privilege; its
 // [OsSandboxBackend.Guarantees] label names what this machine gave it.
+//
+// It does not bound what Landlock does not govern: looking paths up and
+// reading their metadata outside, and changing the mode, times and
+// extended attributes of files the command's uid owns anywhere (every
+// file of an unprivileged agent's uid; only the workspace when it drops
+// to the sandbox user). Nor the memory or disk of a call as a whole:
+// RLIMIT_AS caps each process, and memory outside any address space (a
+// memfd, a tmpfs file) is capped by nothing here. docs/tools.md lists
+// these limits.
 type OsSandboxBackend struct {
 	l local
 }
