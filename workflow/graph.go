@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/paigasus/helikon"
 )
@@ -110,8 +111,8 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 	// The options are read by type, not through their method: a call
 	// through the interface would make every option escape, costing the
 	// caller an allocation per Node and Edge.
-	g := &GraphAgent{composite: composite{name: name}}
 	nn, ne := 0, 0
+	var description string
 	for _, o := range opts {
 		switch o := o.(type) {
 		case NodeOption:
@@ -119,7 +120,7 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 		case EdgeOption:
 			ne++
 		case DescriptionOption:
-			g.description = o.d
+			description = o.d
 		default:
 			// Only a type embedding one of the three gets here.
 			return nil, buildErr(name, helikon.ErrInvalidOption, "an option is neither a Node, an Edge nor WithDescription")
@@ -128,11 +129,21 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 	if nn == 0 {
 		return nil, buildErr(name, ErrNoSubAgents, "no nodes; add them with Node")
 	}
-	g.nodes = make([]graphNode, 0, nn)
 	// The nodes' predecessors and successors and the sinks are cut from
 	// one array, which also holds the build's scratch: each edge's ends
-	// and each node's edge counts.
-	ints := make([]int, 4*ne+3*nn)
+	// and each node's edge counts. A small graph holds it and its nodes
+	// in its own allocation.
+	var g *GraphAgent
+	var ints []int
+	if k := 4*ne + 3*nn; nn <= smallGraphNodes && k <= smallGraphInts {
+		s := new(smallGraph)
+		g, ints = &s.GraphAgent, s.ints[:k]
+		g.nodes = s.nodes[:0:nn]
+	} else {
+		g, ints = new(GraphAgent), make([]int, k)
+		g.nodes = make([]graphNode, 0, nn)
+	}
+	g.composite = composite{name: name, description: description}
 	links, sinks, ends, npreds, nsuccs := ints[:2*ne], ints[2*ne:2*ne:2*ne+nn], ints[2*ne+nn:4*ne+nn], ints[4*ne+nn:4*ne+2*nn], ints[4*ne+2*nn:]
 	var index map[string]int // by name, for a graph too large to scan
 	if nn > graphScan {
@@ -235,6 +246,20 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 	}
 	return g, nil
 }
+
+// smallGraph is a GraphAgent with room for the nodes and links of a graph
+// of up to smallGraphNodes nodes and about twice as many edges: most
+// graphs are that small, and one allocation for the build saves two.
+type smallGraph struct {
+	GraphAgent
+	nodes [smallGraphNodes]graphNode
+	ints  [smallGraphInts]int
+}
+
+const (
+	smallGraphNodes = 4
+	smallGraphInts  = 3*smallGraphNodes + 4*2*smallGraphNodes
+)
 
 // ascendingSet returns s sorted without repeats, in place; a slice
 // already so, as the edges of most graphs give it, is returned as it is
@@ -537,12 +562,31 @@ func (g *GraphAgent) nodeInput(input []helikon.Item, i int, nodes []nodeRun, out
 	in := room.items[:len(input):n]
 	room.items = room.items[n:]
 	copy(in, input)
+	// The labels this node is the first to need share one array of
+	// bytes: one allocation rather than a concatenation per label.
+	size := 0
+	for _, p := range preds {
+		if nodes[p].label.Content == nil {
+			size += len(labelHead) + len(g.nodes[p].key) + len(labelTail) + len(outs[p].Final)
+		}
+	}
+	var text []byte
+	if size > 0 {
+		text = make([]byte, 0, size)
+	}
 	for _, p := range preds {
 		if nodes[p].label.Content == nil {
 			if len(room.parts) == 0 {
 				room.parts = make([]helikon.ContentPart, len(g.nodes)-len(g.sinks))
 			}
-			room.parts[0] = helikon.TextPart{Text: "Output of " + g.nodes[p].key + ":\n" + outs[p].Final}
+			start := len(text)
+			text = append(text, labelHead...)
+			text = append(text, g.nodes[p].key...)
+			text = append(text, labelTail...)
+			text = append(text, outs[p].Final...)
+			// The bytes are never written again (each label has its
+			// own part of the array), so the text can share them.
+			room.parts[0] = helikon.TextPart{Text: unsafe.String(&text[start], len(text)-start)}
 			nodes[p].label = helikon.Item{Role: helikon.RoleUser, Content: room.parts[:1:1]}
 			room.parts = room.parts[1:]
 		}
@@ -550,6 +594,13 @@ func (g *GraphAgent) nodeInput(input []helikon.Item, i int, nodes []nodeRun, out
 	}
 	return in
 }
+
+// A predecessor's label in a node's input: labelHead, its name, labelTail,
+// its final text.
+const (
+	labelHead = "Output of "
+	labelTail = ":\n"
+)
 
 // skipDescendants marks every pending node reachable from i as skipped. None
 // of them can have started: each waits on i.
