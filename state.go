@@ -12,7 +12,26 @@ import (
 // JSON-serialisable.
 type State struct {
 	mu sync.RWMutex
+	kv *stateEntries // made at the first Set
+}
+
+// stateEntries holds a State's entries. A run's state holds a few keys (a
+// workflow's children's outputs): the first stateInline sit in kv, found
+// by a scan, which costs one allocation where a map costs two, and no
+// hash a key. m takes all of them over once there are more. A State that
+// is never written (most runs' are not) stays as small as its lock.
+type stateEntries struct {
+	n  int
+	kv [stateInline]stateEntry
 	m  map[string]any
+}
+
+// stateInline is how many keys a [State] holds before it makes a map.
+const stateInline = 4
+
+type stateEntry struct {
+	key string
+	v   any
 }
 
 // NewState returns an empty State.
@@ -22,8 +41,20 @@ func NewState() *State { return &State{} }
 func (s *State) Get(key string) (any, bool) {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	v, ok := s.m[key]
-	return v, ok
+	e := s.kv
+	switch {
+	case e == nil:
+		return nil, false
+	case e.m != nil:
+		v, ok := e.m[key]
+		return v, ok
+	}
+	for i := range e.n {
+		if e.kv[i].key == key {
+			return e.kv[i].v, true
+		}
+	}
+	return nil, false
 }
 
 // String returns the value under key if it is a string, or "".
@@ -37,17 +68,49 @@ func (s *State) String(key string) string {
 func (s *State) Set(key string, v any) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.m == nil {
-		s.m = make(map[string]any)
+	if s.kv == nil {
+		s.kv = &stateEntries{}
 	}
-	s.m[key] = v
+	e := s.kv
+	if e.m != nil {
+		e.m[key] = v
+		return
+	}
+	for i := range e.n {
+		if e.kv[i].key == key {
+			e.kv[i].v = v
+			return
+		}
+	}
+	if e.n < stateInline {
+		e.kv[e.n] = stateEntry{key: key, v: v}
+		e.n++
+		return
+	}
+	e.m = make(map[string]any, 2*stateInline)
+	for _, kv := range e.kv {
+		e.m[kv.key] = kv.v
+	}
+	e.kv, e.n = [stateInline]stateEntry{}, 0
+	e.m[key] = v
 }
 
-// Snapshot returns a copy of every entry.
+// Snapshot returns a copy of every entry (nil when there is none).
 func (s *State) Snapshot() map[string]any {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return maps.Clone(s.m)
+	e := s.kv
+	switch {
+	case e == nil || e.m == nil && e.n == 0:
+		return nil
+	case e.m != nil:
+		return maps.Clone(e.m)
+	}
+	m := make(map[string]any, e.n)
+	for _, kv := range e.kv[:e.n] {
+		m[kv.key] = kv.v
+	}
+	return m
 }
 
 // Actions lets a tool signal the agent that runs it. A LoopAgent stops after
