@@ -78,11 +78,28 @@ func OpenRun(ctx context.Context, rc *RunContext, agent, description string, res
 	return ctx, rc, yield, done, true
 }
 
+// Children returns the contexts of n nested runs of rc's run, each what
+// [RunContext.Child] returns, made in one allocation: an agent that runs n
+// sub-agents in one run (a parallel or graph workflow) makes their
+// contexts at once.
+func (rc *RunContext) Children(n int) []RunContext {
+	cs := make([]RunContext, n)
+	for i := range cs {
+		cs[i] = *rc
+		cs[i].depth++
+		cs[i].actions = &Actions{}
+	}
+	return cs
+}
+
 // ChildOutcome is what a parent keeps of one sub-agent's run: feed it
 // every event of the child's stream with [ChildOutcome.See], then call
 // [ChildOutcome.End].
 type ChildOutcome struct {
-	Final      string // the child's last message text: its final output
+	Final string // the child's last message text: its final output
+	// Content is the content of the child's last message, whose text is
+	// Final: a parent that ends with the same message can reuse it.
+	Content    []ContentPart
 	Agent      string // the agent that ended the child's run
 	Structured bool   // the final output is structured
 	Usage      Usage
@@ -112,7 +129,7 @@ func (o *ChildOutcome) See(ev Event) bool {
 		o.Err = &AgentError{Kind: KindOther, Agent: e.Agent, Message: errPauseUnsupported.Error(), Err: errPauseUnsupported}
 		return false
 	case MessageOutput:
-		o.Final = e.Item.Text()
+		o.Final, o.Content = e.Item.Text(), e.Item.Content
 	}
 	return true
 }

@@ -372,7 +372,9 @@ type nodeRun struct {
 	resumeAt *ResumePoint
 	// label, once a successor needed it, is the node's output as its
 	// successors read it; they share it as they share the run's input.
+	// part is its content's array.
 	label helikon.Item
+	part  [1]helikon.ContentPart
 }
 
 // runNodes runs the graph's wavefront: from the roots, or, resuming, from
@@ -388,13 +390,17 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 	outs := f.outs
 	ready := make([]int, 0, n) // nodes free to start, in the order they became so
 	var room nodeInputs
+	var children []helikon.RunContext // the nodes' contexts, made at the first start
 	running := 0
 	// start hands node i to the fan-in: it returns false when the
 	// consumer stopped.
 	start := func(i int) bool {
 		nodes[i].status = nodeRunning
 		f.later &^= 1 << i
-		nodes[i].child = rc.Child()
+		if children == nil {
+			children = rc.Children(n)
+		}
+		nodes[i].child = &children[i]
 		running++
 		return f.add(i, g.nodes[i].agent, nodes[i].child, g.nodeInput(input, i, nodes, outs, &room), nodes[i].resumeAt, yield)
 	}
@@ -494,14 +500,15 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 		g.pause(rc, input, nodes, outs, total, yield)
 		return
 	}
-	final := outs[g.sinks[0]].Final
+	final, content := outs[g.sinks[0]].Final, outs[g.sinks[0]].Content
 	if len(g.sinks) > 1 {
+		content = nil
 		final = mergedOutput(len(g.sinks), func(k int) (string, string) {
 			i := g.sinks[k]
 			return g.nodes[i].key, outs[i].Final
 		})
 	}
-	if !yield(finalMessage(g.name, final)) {
+	if !yield(finalMessage(g.name, final, content)) {
 		return
 	}
 	yield(helikon.RunCompleted{At: time.Now().UTC(), Agent: g.name, Usage: total})
@@ -535,12 +542,11 @@ func (g *GraphAgent) pause(rc *helikon.RunContext, input []helikon.Item, nodes [
 }
 
 // nodeInputs holds room for the nodes' inputs within one run: items for
-// every node's input not built yet, parts for every label's text. Each is
-// made at its first use, one array for all the nodes rather than one for
-// each, which in a diamond saves four of the run's allocations.
+// every node's input not built yet, made at its first use, one array for
+// all the nodes rather than one for each. A label's content lives in its
+// node's nodeRun.
 type nodeInputs struct {
 	items []helikon.Item
-	parts []helikon.ContentPart
 }
 
 // nodeInput is node i's input: the run's input, then one labelled message
@@ -576,9 +582,6 @@ func (g *GraphAgent) nodeInput(input []helikon.Item, i int, nodes []nodeRun, out
 	}
 	for _, p := range preds {
 		if nodes[p].label.Content == nil {
-			if len(room.parts) == 0 {
-				room.parts = make([]helikon.ContentPart, len(g.nodes)-len(g.sinks))
-			}
 			start := len(text)
 			text = append(text, labelHead...)
 			text = append(text, g.nodes[p].key...)
@@ -586,9 +589,8 @@ func (g *GraphAgent) nodeInput(input []helikon.Item, i int, nodes []nodeRun, out
 			text = append(text, outs[p].Final...)
 			// The bytes are never written again (each label has its
 			// own part of the array), so the text can share them.
-			room.parts[0] = helikon.TextPart{Text: unsafe.String(&text[start], len(text)-start)}
-			nodes[p].label = helikon.Item{Role: helikon.RoleUser, Content: room.parts[:1:1]}
-			room.parts = room.parts[1:]
+			nodes[p].part[0] = helikon.TextPart{Text: unsafe.String(&text[start], len(text)-start)}
+			nodes[p].label = helikon.Item{Role: helikon.RoleUser, Content: nodes[p].part[:]}
 		}
 		in = append(in, nodes[p].label)
 	}

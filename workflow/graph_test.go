@@ -357,3 +357,43 @@ func TestGraph_ANodeOnTheConsumersGoroutineHoldsBackNoSuccessorOfAnother(t *test
 		}
 	}
 }
+
+// TestGraph_EndsWithTheSinksTextSharingItsContentWhenThatIsAllItSaid pins
+// the graph's final message for a single sink: the sink's text alone, in
+// the sink's own content when its last message was one text part (no
+// second copy), in content of its own when that message held more.
+func TestGraph_EndsWithTheSinksTextSharingItsContentWhenThatIsAllItSaid(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		content []helikon.ContentPart
+		shared  bool
+	}{
+		{"one text part", []helikon.ContentPart{helikon.TextPart{Text: "done"}}, true},
+		{"text and an image", []helikon.ContentPart{helikon.TextPart{Text: "done"}, helikon.ImagePart{URL: "https://example.com/i.png"}}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sink := agentFunc("sink", func(_ context.Context, yield func(helikon.Event) bool) {
+				_ = yield(helikon.MessageOutput{At: time.Now(), Item: helikon.Item{Role: helikon.RoleAssistant, Agent: "sink", Content: tc.content}}) &&
+					yield(helikon.RunCompleted{At: time.Now(), Agent: "sink"})
+			})
+			g, err := workflow.NewGraph("g", workflow.Node("top", answerer(t, "top", "x")), workflow.Node("sink", sink), workflow.Edge("top", "sink"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := helikon.Collect(g.Run(context.Background(), nil, helikon.UserText("go")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			last, ok := res.Events[len(res.Events)-2].(helikon.MessageOutput)
+			if !ok || last.Item.Agent != "g" || res.FinalOutput != "done" {
+				t.Fatalf("the graph ended with %#v, final output %q", res.Events[len(res.Events)-2], res.FinalOutput)
+			}
+			if len(last.Item.Content) != 1 || last.Item.Content[0] != (helikon.TextPart{Text: "done"}) {
+				t.Fatalf("the graph's final content %v, want the text alone", last.Item.Content)
+			}
+			if shared := &last.Item.Content[0] == &tc.content[0]; shared != tc.shared {
+				t.Errorf("the final message shares the sink's content: %v, want %v", shared, tc.shared)
+			}
+		})
+	}
+}

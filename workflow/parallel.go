@@ -85,6 +85,7 @@ func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext,
 	f := newFanIn(ctx, len(p.steps))
 	defer f.close()
 	running := 0
+	var children []helikon.RunContext // the branches' contexts, made at the first start
 	for i, st := range p.steps {
 		var from *ResumePoint
 		if prior != nil {
@@ -95,7 +96,10 @@ func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext,
 			}
 			from = &ResumePoint{Frame: prior[i].Frame, Decisions: ds}
 		}
-		if !f.add(i, st.agent, rc.Child(), input, from, yield) {
+		if children == nil {
+			children = rc.Children(len(p.steps))
+		}
+		if !f.add(i, st.agent, &children[i], input, from, yield) {
 			return
 		}
 		running++
@@ -152,7 +156,7 @@ func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext,
 		i := p.order[k]
 		return p.steps[i].key, f.outs[i].Final
 	})
-	if !yield(finalMessage(p.name, final)) {
+	if !yield(finalMessage(p.name, final, nil)) {
 		return
 	}
 	yield(helikon.RunCompleted{At: time.Now().UTC(), Agent: p.name, Usage: total})

@@ -349,9 +349,19 @@ func appendJSONString(b []byte, s string) []byte {
 }
 
 // finalMessage is the assistant message a composite agent ends with,
-// stamped now (stamping it later would box it a second time).
-func finalMessage(agent, text string) helikon.MessageOutput {
-	return helikon.MessageOutput{At: time.Now().UTC(), Item: helikon.Item{Role: helikon.RoleAssistant, Agent: agent, Content: []helikon.ContentPart{helikon.TextPart{Text: text}}}}
+// carrying text, stamped now (stamping it later would box it a second
+// time). When a child's last message was that text alone (content), the
+// message shares its content rather than building its own.
+func finalMessage(agent, text string, content []helikon.ContentPart) helikon.MessageOutput {
+	if len(content) != 1 {
+		content = nil
+	} else if t, ok := content[0].(helikon.TextPart); !ok || t.Text != text {
+		content = nil
+	}
+	if content == nil {
+		content = []helikon.ContentPart{helikon.TextPart{Text: text}}
+	}
+	return helikon.MessageOutput{At: time.Now().UTC(), Item: helikon.Item{Role: helikon.RoleAssistant, Agent: agent, Content: content}}
 }
 
 // growStack grows a fresh goroutine's stack to what an agent run needs
