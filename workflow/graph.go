@@ -138,10 +138,10 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 	if k := 4*ne + 3*nn; nn <= smallGraphNodes && k <= smallGraphInts {
 		s := new(smallGraph)
 		g, ints = &s.GraphAgent, s.ints[:k]
-		g.nodes = s.nodes[:0:nn]
+		g.nodes = s.nodes[:nn]
 	} else {
 		g, ints = new(GraphAgent), make([]int, k)
-		g.nodes = make([]graphNode, 0, nn)
+		g.nodes = make([]graphNode, nn)
 	}
 	g.composite = composite{name: name, description: description}
 	links, sinks, ends, npreds, nsuccs := ints[:2*ne], ints[2*ne:2*ne:2*ne+nn], ints[2*ne+nn:4*ne+nn], ints[4*ne+nn:4*ne+2*nn], ints[4*ne+2*nn:]
@@ -149,18 +149,7 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 	if nn > graphScan {
 		index = make(map[string]int, nn)
 	}
-	lookup := func(key string) (int, bool) {
-		if index != nil {
-			i, ok := index[key]
-			return i, ok
-		}
-		for i := range g.nodes {
-			if g.nodes[i].key == key {
-				return i, true
-			}
-		}
-		return -1, false
-	}
+	nodes := g.nodes[:0]
 	for _, o := range opts {
 		n, ok := o.(NodeOption)
 		if !ok {
@@ -170,15 +159,15 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 		case n.agent == nil:
 			return nil, buildErr(name, helikon.ErrInvalidOption, fmt.Sprintf("node %q has no agent", n.name), n.name)
 		case n.name == "":
-			return nil, buildErr(name, helikon.ErrInvalidOption, fmt.Sprintf("node %d has an empty name", len(g.nodes)))
+			return nil, buildErr(name, helikon.ErrInvalidOption, fmt.Sprintf("node %d has an empty name", len(nodes)))
 		}
-		if _, dup := lookup(n.name); dup {
+		if nodeIndex(nodes, index, n.name) >= 0 {
 			return nil, buildErr(name, helikon.ErrDuplicateKey, fmt.Sprintf("two nodes are named %q", n.name), n.name)
 		}
 		if index != nil {
-			index[n.name] = len(g.nodes)
+			index[n.name] = len(nodes)
 		}
-		g.nodes = append(g.nodes, graphNode{key: n.name, agent: n.agent})
+		nodes = append(nodes, graphNode{key: n.name, agent: n.agent})
 	}
 	k := 0
 	for _, o := range opts {
@@ -186,38 +175,44 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 		if !ok {
 			continue
 		}
-		from, okFrom := lookup(e.from)
-		to, okTo := lookup(e.to)
+		from, to := nodeIndex(nodes, index, e.from), nodeIndex(nodes, index, e.to)
 		switch {
-		case !okFrom:
+		case from < 0:
 			return nil, buildErr(name, ErrUnknownKey, fmt.Sprintf("edge %q → %q: no node is named %q", e.from, e.to, e.from), e.from)
-		case !okTo:
+		case to < 0:
 			return nil, buildErr(name, ErrUnknownKey, fmt.Sprintf("edge %q → %q: no node is named %q", e.from, e.to, e.to), e.to)
 		}
-		ends[2*k], ends[2*k+1] = from, to
+		ends[k], ends[k+1] = from, to
 		npreds[to]++
 		nsuccs[from]++
-		k++
+		k += 2
 	}
-	for i := range g.nodes {
-		g.nodes[i].preds, links = links[:0:npreds[i]], links[npreds[i]:]
-		g.nodes[i].succs, links = links[:0:nsuccs[i]], links[nsuccs[i]:]
+	at := 0
+	for i := range nodes {
+		p, s := npreds[i], nsuccs[i]
+		nodes[i].preds, nodes[i].succs = links[at:at:at+p], links[at+p:at+p:at+p+s]
+		at += p + s
 	}
 	for k := 0; k < len(ends); k += 2 {
 		from, to := ends[k], ends[k+1]
-		g.nodes[to].preds = append(g.nodes[to].preds, from)
-		g.nodes[from].succs = append(g.nodes[from].succs, to)
+		nodes[to].preds = append(nodes[to].preds, from)
+		nodes[from].succs = append(nodes[from].succs, to)
 	}
-	for i := range g.nodes {
+	for i := range nodes {
+		n := &nodes[i]
 		// A repeated edge has no further effect.
-		g.nodes[i].preds = ascendingSet(g.nodes[i].preds)
-		g.nodes[i].succs = ascendingSet(g.nodes[i].succs)
-		if len(g.nodes[i].succs) == 0 {
+		if !strictlyAscending(n.preds) {
+			n.preds = ascendingSet(n.preds)
+		}
+		if !strictlyAscending(n.succs) {
+			n.succs = ascendingSet(n.succs)
+		}
+		if len(n.succs) == 0 {
 			sinks = append(sinks, i)
 		}
-		if len(g.nodes[i].preds) > 0 {
+		if len(n.preds) > 0 {
 			g.fedNodes++
-			g.links += len(g.nodes[i].preds)
+			g.links += len(n.preds)
 		}
 	}
 	// The counts are spent: they hold the cycle check's in-degrees and
@@ -261,17 +256,38 @@ const (
 	smallGraphInts  = 3*smallGraphNodes + 4*2*smallGraphNodes
 )
 
-// ascendingSet returns s sorted without repeats, in place; a slice
-// already so, as the edges of most graphs give it, is returned as it is
-// without the cost of a sort.
-func ascendingSet(s []int) []int {
-	for k := 1; k < len(s); k++ {
-		if s[k] <= s[k-1] {
-			slices.Sort(s)
-			return slices.Compact(s)
+// nodeIndex returns the index of the node named key among nodes (by
+// index, when not nil), or -1.
+func nodeIndex(nodes []graphNode, index map[string]int, key string) int {
+	if index != nil {
+		if i, ok := index[key]; ok {
+			return i
+		}
+		return -1
+	}
+	for i := range nodes {
+		if nodes[i].key == key {
+			return i
 		}
 	}
-	return s
+	return -1
+}
+
+// strictlyAscending reports whether s is sorted without repeats, as the
+// edges of most graphs give a node's links: then they need no sort.
+func strictlyAscending(s []int) bool {
+	for k := 1; k < len(s); k++ {
+		if s[k] <= s[k-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// ascendingSet returns s sorted without repeats, in place.
+func ascendingSet(s []int) []int {
+	slices.Sort(s)
+	return slices.Compact(s)
 }
 
 // graphScan is the largest graph whose nodes a build finds by scanning
