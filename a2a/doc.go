@@ -27,5 +27,6 @@
 //
 // Everything a remote sends is bounded: response bodies and streamed events
 // by [WithMaxResponseBytes], a whole run by [WithTimeout] and the caller's
-// context.
+// context. A redirect is followed only within its request's origin, so the
+// credentials a client adds reach no other host ([ErrCrossOriginRedirect]).
 package a2a

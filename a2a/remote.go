@@ -108,7 +108,11 @@ type remoteConfig struct {
 
 // WithHTTPClient sets the client every request goes through, for auth
 // (a transport that adds credentials) and TLS. Its responses are bounded
-// by [WithMaxResponseBytes] all the same.
+// by [WithMaxResponseBytes] all the same, and it follows a redirect only
+// within the origin (scheme, host and port) of the request redirected:
+// one to another origin fails with [ErrCrossOriginRedirect], so that the
+// credentials the client adds reach no host but the ones the caller and
+// the card named. The client's CheckRedirect decides on the rest.
 func WithHTTPClient(c *http.Client) RemoteOption {
 	return func(cfg *remoteConfig) error {
 		if c == nil {
@@ -184,7 +188,7 @@ func NewRemoteAgent(ctx context.Context, baseURL string, opts ...RemoteOption) (
 	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
 		return nil, fmt.Errorf("a2a: %w: base URL %q is not an http(s) URL", ErrInvalidOption, baseURL)
 	}
-	hc := boundedClient(cfg.http, cfg.maxResponse)
+	hc := boundedClient(sameOriginClient(cfg.http), cfg.maxResponse)
 	card := cfg.card
 	if card == nil {
 		card, err = agentcard.NewResolver(hc).Resolve(ctx, baseURL)
@@ -473,6 +477,8 @@ func (rs *remoteRun) fail(ctx context.Context, err error) {
 			err = &RemoteError{Agent: rs.agent.name, TaskID: rs.taskID, State: rs.state, Message: err.Error(), Err: ErrTimeout}
 		case errors.Is(err, ErrResponseTooLarge), errors.Is(err, bufio.ErrTooLong):
 			err = &RemoteError{Agent: rs.agent.name, TaskID: rs.taskID, State: rs.state, Message: err.Error(), Err: ErrResponseTooLarge}
+		case errors.Is(err, ErrCrossOriginRedirect):
+			err = &RemoteError{Agent: rs.agent.name, TaskID: rs.taskID, State: rs.state, Message: err.Error(), Err: ErrCrossOriginRedirect}
 		}
 	}
 	rs.agent.cancelTask(ctx, rs.taskID)
