@@ -13,20 +13,9 @@ import (
 // the server's JSON 405 (with Allow) instead of the mux's plain-text one.
 func (s *Server) routes() *http.ServeMux {
 	mux := http.NewServeMux()
-	mux.Handle("/agents", route{http.MethodGet: s.listAgents})
-	mux.Handle("/agents/{name}/graph", route{http.MethodGet: s.agentGraph})
-	mux.Handle("/agents/{name}/runs", route{http.MethodPost: s.startRun})
-	mux.Handle("/agents/{name}/runs/{id}", route{http.MethodGet: s.getRun})
-	mux.Handle("/agents/{name}/runs/{id}/events", route{http.MethodGet: s.runEvents})
-	mux.Handle("/agents/{name}/runs/{id}/cancel", route{http.MethodPost: s.cancelRun})
-	mux.Handle("/agents/{name}/runs/{id}/approvals", route{http.MethodGet: s.listApprovals, http.MethodPost: s.decide})
-	mux.Handle("/agents/{name}/runs/{id}/case", route{http.MethodPost: s.saveCase})
-	mux.Handle("/eval/dataset", route{http.MethodGet: s.evalDataset})
-	mux.Handle("/agents/{name}/runs/{id}/calls", route{http.MethodGet: s.listCalls})
-	mux.Handle("/agents/{name}/runs/{id}/fork", route{http.MethodPost: s.fork})
-	mux.Handle("/runs", route{http.MethodGet: s.listRuns})
-	mux.Handle("/sessions", route{http.MethodGet: s.listSessions})
-	mux.Handle("/openapi.json", route{http.MethodGet: s.openAPI})
+	for _, r := range s.apiRoutes() {
+		mux.Handle(r.pattern, r.methods)
+	}
 	if s.devUI != nil {
 		mux.Handle("/ui/", s.devUI)
 		// Relative redirects, so that they hold under a mount prefix.
@@ -38,6 +27,34 @@ func (s *Server) routes() *http.ServeMux {
 	}
 	mux.HandleFunc("/", httphost.NotFound)
 	return mux
+}
+
+// apiRoute is one path of the server's API and the methods it answers.
+type apiRoute struct {
+	pattern string
+	methods route
+}
+
+// apiRoutes are the routes the OpenAPI document describes, every one of
+// them: a test holds the document, and the route table of
+// docs/server.md, to this list.
+func (s *Server) apiRoutes() []apiRoute {
+	return []apiRoute{
+		{"/agents", route{http.MethodGet: s.listAgents}},
+		{"/agents/{name}/graph", route{http.MethodGet: s.agentGraph}},
+		{"/agents/{name}/runs", route{http.MethodPost: s.startRun}},
+		{"/agents/{name}/runs/{id}", route{http.MethodGet: s.getRun}},
+		{"/agents/{name}/runs/{id}/events", route{http.MethodGet: s.runEvents}},
+		{"/agents/{name}/runs/{id}/cancel", route{http.MethodPost: s.cancelRun}},
+		{"/agents/{name}/runs/{id}/approvals", route{http.MethodGet: s.listApprovals, http.MethodPost: s.decide}},
+		{"/agents/{name}/runs/{id}/case", route{http.MethodPost: s.saveCase}},
+		{"/eval/dataset", route{http.MethodGet: s.evalDataset}},
+		{"/agents/{name}/runs/{id}/calls", route{http.MethodGet: s.listCalls}},
+		{"/agents/{name}/runs/{id}/fork", route{http.MethodPost: s.fork}},
+		{"/runs", route{http.MethodGet: s.listRuns}},
+		{"/sessions", route{http.MethodGet: s.listSessions}},
+		{"/openapi.json", route{http.MethodGet: s.openAPI}},
+	}
 }
 
 // redirectTo answers 302 to a location relative to the request's URL.
