@@ -48,8 +48,14 @@ const (
 
 // Final reports whether the status is an end state.
 func (s RunStatus) Final() bool {
-	return s != StatusQueued && s != StatusRunning && s != StatusPaused && s != ""
+	return !s.Live() && s != StatusPaused && s != ""
 }
+
+// Live reports whether a run of the status is a server's to drive: queued
+// for its session's turn, or running. A live run's log takes its records
+// (a queued one only the run_failed of its cancel), and a log shared by
+// replicas reads a live run whose replica died as interrupted.
+func (s RunStatus) Live() bool { return s == StatusRunning || s == StatusQueued }
 
 // RunInfo is a run's record: who ran it, where it stands and, once it has
 // ended, its result or error.

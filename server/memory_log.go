@@ -61,7 +61,7 @@ func (l *MemoryLog) Append(_ context.Context, runID string, rec Record) error {
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if r.info.Status != StatusRunning && r.info.Status != StatusQueued {
+	if !r.info.Status.Live() {
 		return fmt.Errorf("server: run %s is %s: %w", runID, r.info.Status, ErrRunEnded)
 	}
 	if want := int64(len(r.records)) + 1; rec.Seq != want {

@@ -345,7 +345,7 @@ func (l *Log) Claim(ctx context.Context, runID, pauseID string) (server.RunInfo,
 // lease has expired is marked interrupted first.
 func (l *Log) Info(ctx context.Context, runID string) (server.RunInfo, error) {
 	info, owner, err := l.read(ctx, runID)
-	if err != nil || !live(info.Status) {
+	if err != nil || !info.Status.Live() {
 		return info, err
 	}
 	alive, err := l.client.Exists(ctx, l.replicaKey(owner)).Result()
@@ -392,7 +392,7 @@ func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, erro
 		if err := json.Unmarshal([]byte(data), &out); err != nil {
 			return err
 		}
-		if !live(out.Status) {
+		if !out.Status.Live() {
 			return nil
 		}
 		last, err := tx.XRevRangeN(ctx, l.eventsKey(runID), "+", "-", 1).Result()
@@ -443,12 +443,6 @@ func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, erro
 		}
 	}
 	return out, nil
-}
-
-// live reports whether a run of status st is driven by its replica: it is
-// running, or queued for its session's turn.
-func live(st server.RunStatus) bool {
-	return st == server.StatusRunning || st == server.StatusQueued
 }
 
 func parseSeq(id string) (int64, error) {
