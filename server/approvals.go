@@ -116,7 +116,9 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer adm.release()
-	claimed, err := s.log.Claim(r.Context(), info.ID, info.PauseID)
+	// While another run holds the session, the continuation waits for
+	// its turn: it is claimed queued, and says so before the answer does.
+	claimed, err := s.log.Claim(r.Context(), info.ID, info.PauseID, adm.status())
 	switch {
 	case errors.Is(err, ErrNotPaused):
 		writeError(w, pauseTaken(info))
@@ -124,13 +126,6 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	case err != nil:
 		writeError(w, s.unavailable("claim the pause", err))
 		return
-	}
-	if claimed.Status = adm.status(); claimed.Status == StatusQueued {
-		// Another run holds the session: the continuation waits for
-		// its turn, and says so before the answer does.
-		if !s.queue(w, r, claimed) {
-			return
-		}
 	}
 	lr, ctx, ok := s.begin(w, r, claimed, adm)
 	if !ok {
@@ -145,20 +140,6 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	}
 	go s.drive(ctx, lr, claimed, events, claimed.LastEvent, adm)
 	writeAccepted(w, claimed.ID, claimed.Status, "../"+claimed.ID) // relative to .../runs/{id}/approvals
-}
-
-// queue stores claimed, a run claimed to continue, as queued for its
-// session's turn. When the log refuses, it ends the run, which nothing
-// will drive, answers 503 and reports false.
-func (s *Server) queue(w http.ResponseWriter, r *http.Request, claimed RunInfo) bool {
-	rw := runWriter{s: s, id: claimed.ID, owner: claimed.Owner, ctx: context.WithoutCancel(r.Context()), seq: claimed.LastEvent}
-	err := rw.store(claimed)
-	if err == nil {
-		return true
-	}
-	rw.fail(claimed, &helikon.AgentError{Kind: helikon.KindOther, Agent: claimed.Agent, Message: "event log: " + err.Error(), Err: err})
-	writeError(w, s.unavailable("queue the run", err))
-	return false
 }
 
 // pausedState reads the state from the run_paused record the pause
@@ -188,7 +169,7 @@ func (s *Server) pausedState(ctx context.Context, info RunInfo) (*helikon.RunSta
 // cancelPaused ends a paused run as cancelled: it claims the pause, so a
 // concurrent approval cannot continue it, and closes its stream.
 func (s *Server) cancelPaused(ctx context.Context, info RunInfo) (RunInfo, error) {
-	claimed, err := s.log.Claim(ctx, info.ID, info.PauseID)
+	claimed, err := s.log.Claim(ctx, info.ID, info.PauseID, StatusRunning)
 	if err != nil {
 		return RunInfo{}, err
 	}

@@ -233,9 +233,37 @@ func TestApprovals_ContinuationIsRecordedInTheSession(t *testing.T) {
 	}
 }
 
+// statusTrail is an event log that notes, at each Update of a run, the
+// status the log held the run in just before: what any reader could have
+// read.
+type statusTrail struct {
+	server.EventLog
+	mu   sync.Mutex
+	held map[string][]server.RunStatus
+}
+
+func (l *statusTrail) Update(ctx context.Context, info server.RunInfo) error {
+	if prev, err := l.EventLog.Info(ctx, info.ID); err == nil {
+		l.mu.Lock()
+		l.held[info.ID] = append(l.held[info.ID], prev.Status)
+		l.mu.Unlock()
+	}
+	return l.EventLog.Update(ctx, info)
+}
+
+func (l *statusTrail) of(id string) []server.RunStatus {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.held[id])
+}
+
+// TestApprovals_AContinuationWaitsQueuedWhileAnotherRunHoldsItsSession
+// pins that a continuation that must wait is queued from its claim on:
+// the claim stored it running, and the queued status followed.
 func TestApprovals_AContinuationWaitsQueuedWhileAnotherRunHoldsItsSession(t *testing.T) {
 	var sends atomic.Int32
-	_, ts := start(t, []helikon.Agent{mailAgent(t, &sends), newAgent(t, "stuck", time.Hour)}, askingContext)
+	trail := &statusTrail{EventLog: server.NewMemoryLog(), held: map[string][]server.RunStatus{}}
+	_, ts := start(t, []helikon.Agent{mailAgent(t, &sends), newAgent(t, "stuck", time.Hour)}, askingContext, server.WithEventLog(trail))
 	paused := decode[server.RunInfo](t, post(t, ts.URL+"/agents/mailer/runs", `{"input":"mail bob"}`, "X-Session-Id", "alice"))
 	if paused.Status != server.StatusPaused {
 		t.Fatalf("the mailer run: %+v", paused)
@@ -266,6 +294,11 @@ func TestApprovals_AContinuationWaitsQueuedWhileAnotherRunHoldsItsSession(t *tes
 	movedOn := done.Status == server.StatusFailed && done.Error != nil && strings.Contains(done.Error.Message, "session moved on") && sends.Load() == 0
 	if !completed && !movedOn {
 		t.Fatalf("the continuation: %+v, %d emails sent", done, sends.Load())
+	}
+	// Before its pause, before it took its turn, before its end.
+	want := []server.RunStatus{server.StatusRunning, server.StatusQueued, server.StatusRunning}
+	if got := trail.of(paused.ID); !slices.Equal(got, want) {
+		t.Errorf("the run's record was %v before each change, want %v", got, want)
 	}
 }
 

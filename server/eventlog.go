@@ -119,10 +119,11 @@ func (r Record) Terminal() bool { return r.Type == "run_completed" || r.Type == 
 // One writer at a time (the server driving the run) calls Create, then
 // Append with positions 1, 2, 3, …, then Update when the run pauses or
 // ends. A run of a session another run holds is created (or, continuing
-// after a pause, updated) [StatusQueued] and updated to running when it
+// after a pause, claimed) [StatusQueued] and updated to running when it
 // takes the session's turn, before it appends; log implementations treat
-// a queued run as a running one. A paused run continues on whichever
-// server wins Claim, which appends on from the paused position. Readers call Info and Tail. A log
+// a queued run as a running one ([RunStatus.Live]). A paused run
+// continues on whichever server wins Claim, which appends on from the
+// paused position. Readers call Info and Tail. A log
 // shared by several servers must tell a run whose owner died from a live
 // one: Info and Tail then report it [StatusInterrupted] (with a
 // synthetic run_failed record), so no run stays running forever.
@@ -141,10 +142,13 @@ type EventLog interface {
 	// the run's tails). A run that has already ended refuses it with
 	// [ErrRunEnded].
 	Update(ctx context.Context, info RunInfo) error
-	// Claim moves a run paused at pauseID back to running, for the caller
-	// to continue; of concurrent claims exactly one succeeds, the others
-	// fail with [ErrNotPaused]. It returns the run's record as claimed.
-	Claim(ctx context.Context, runID, pauseID string) (RunInfo, error)
+	// Claim moves a run paused at pauseID to status, for the caller to
+	// continue: [StatusRunning], or [StatusQueued] when the continuation
+	// waits for its session's turn (an Update to running follows). Of
+	// concurrent claims exactly one succeeds, the others fail with
+	// [ErrNotPaused]. It returns the run's record as claimed. A status that
+	// is not live fails, and the run stays paused.
+	Claim(ctx context.Context, runID, pauseID string, status RunStatus) (RunInfo, error)
 	// Info returns the run's record, or an error wrapping
 	// [ErrRunNotFound].
 	Info(ctx context.Context, runID string) (RunInfo, error)

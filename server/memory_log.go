@@ -104,8 +104,11 @@ func (l *MemoryLog) Update(_ context.Context, info RunInfo) error {
 	return nil
 }
 
-// Claim moves a run paused at pauseID back to running.
-func (l *MemoryLog) Claim(_ context.Context, runID, pauseID string) (RunInfo, error) {
+// Claim moves a run paused at pauseID to status, running or queued.
+func (l *MemoryLog) Claim(_ context.Context, runID, pauseID string, status RunStatus) (RunInfo, error) {
+	if !status.Live() {
+		return RunInfo{}, fmt.Errorf("server: claim of run %s as %q: a claimed run is running or queued", runID, status)
+	}
 	r, err := l.run(runID)
 	if err != nil {
 		return RunInfo{}, err
@@ -115,7 +118,7 @@ func (l *MemoryLog) Claim(_ context.Context, runID, pauseID string) (RunInfo, er
 	if r.info.Status != StatusPaused || r.info.PauseID != pauseID {
 		return RunInfo{}, fmt.Errorf("%w: %s is %s", ErrNotPaused, runID, r.info.Status)
 	}
-	r.info.Status, r.info.PauseID, r.info.Pending = StatusRunning, "", nil
+	r.info.Status, r.info.PauseID, r.info.Pending = status, "", nil
 	return r.info, nil
 }
 

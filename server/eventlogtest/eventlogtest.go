@@ -1,8 +1,9 @@
 // Package eventlogtest is the conformance suite every [server.EventLog]
 // passes: ordered replay from any position, live tails that end with the
 // run and follow it across a pause, queued runs that take their turn or
-// are cancelled while they wait, claims that only one caller wins,
-// unknown runs, cancellation, pruning and concurrent runs.
+// are cancelled while they wait, claims that only one caller wins (as
+// running, or queued for the session's turn), unknown runs, cancellation,
+// pruning and concurrent runs.
 //
 //	func TestLog_Conformance(t *testing.T) {
 //		eventlogtest.Run(t, func(t *testing.T) server.EventLog { return server.NewMemoryLog() })
@@ -31,6 +32,7 @@ func Run(t *testing.T, open func(t *testing.T) server.EventLog) {
 	t.Run("PauseAndClaimOnce", func(t *testing.T) { testPause(t, open(t)) })
 	t.Run("QueuedRunTakesItsTurn", func(t *testing.T) { testQueued(t, open(t)) })
 	t.Run("QueuedRunCancelledWhileWaiting", func(t *testing.T) { testQueuedCancelled(t, open(t)) })
+	t.Run("ClaimedQueuedTakesItsTurn", func(t *testing.T) { testClaimedQueued(t, open(t)) })
 	t.Run("EndedRunRefusesWrites", func(t *testing.T) { testEnded(t, open(t)) })
 	t.Run("UnknownRun", func(t *testing.T) { testUnknown(t, open(t)) })
 	t.Run("DuplicateCreate", func(t *testing.T) { testDuplicate(t, open(t)) })
@@ -154,7 +156,7 @@ func testPause(t *testing.T, l server.EventLog) {
 	if got, err := l.Info(ctx, info.ID); err != nil || got.Status != server.StatusPaused || got.PauseID != "p1" {
 		t.Fatalf("paused run reads %+v, %v", got, err)
 	}
-	if _, err := l.Claim(ctx, info.ID, "other"); !errors.Is(err, server.ErrNotPaused) {
+	if _, err := l.Claim(ctx, info.ID, "other", server.StatusRunning); !errors.Is(err, server.ErrNotPaused) {
 		t.Fatalf("claim of another pause = %v, want ErrNotPaused", err)
 	}
 	const claimers = 8
@@ -162,7 +164,7 @@ func testPause(t *testing.T, l server.EventLog) {
 	var wg sync.WaitGroup
 	for range claimers {
 		wg.Go(func() {
-			got, err := l.Claim(ctx, info.ID, "p1")
+			got, err := l.Claim(ctx, info.ID, "p1", server.StatusRunning)
 			if err == nil {
 				wins <- got
 			} else if !errors.Is(err, server.ErrNotPaused) {
@@ -242,6 +244,51 @@ func testQueuedCancelled(t *testing.T, l server.EventLog) {
 	}
 }
 
+// testClaimedQueued claims a paused run as queued, its continuation
+// waiting for its session's turn: a claim as a status that is not live is
+// refused and leaves the run paused, the queued claim reads queued, and
+// the run takes its turn and appends on from its pause.
+func testClaimedQueued(t *testing.T, l server.EventLog) {
+	ctx := context.Background()
+	info := newRun(t, l)
+	appendN(t, l, info.ID, 1, 2)
+	res := tailAsync(t, l, info.ID)
+	paused := info
+	paused.Status, paused.PauseID, paused.LastEvent = server.StatusPaused, "p1", 2
+	if err := l.Update(ctx, paused); err != nil {
+		t.Fatal(err)
+	}
+	for _, st := range []server.RunStatus{server.StatusCompleted, server.StatusPaused, ""} {
+		if _, err := l.Claim(ctx, info.ID, "p1", st); err == nil {
+			t.Fatalf("a claim as %q succeeded", st)
+		}
+	}
+	if got, err := l.Info(ctx, info.ID); err != nil || got.Status != server.StatusPaused || got.PauseID != "p1" {
+		t.Fatalf("after the refused claims the run reads %+v, %v; want it paused at p1", got, err)
+	}
+	claimed, err := l.Claim(ctx, info.ID, "p1", server.StatusQueued)
+	if err != nil || claimed.Status != server.StatusQueued || claimed.PauseID != "" || claimed.LastEvent != 2 {
+		t.Fatalf("claimed queued: %+v, %v", claimed, err)
+	}
+	if got, err := l.Info(ctx, info.ID); err != nil || got.Status != server.StatusQueued {
+		t.Fatalf("the run claimed queued reads %+v, %v", got, err)
+	}
+	if _, err := l.Claim(ctx, info.ID, "p1", server.StatusRunning); !errors.Is(err, server.ErrNotPaused) {
+		t.Fatalf("a second claim = %v, want ErrNotPaused", err)
+	}
+	running := claimed
+	running.Status = server.StatusRunning
+	if err := l.Update(ctx, running); err != nil {
+		t.Fatalf("queued to running: %v", err)
+	}
+	appendN(t, l, info.ID, 3, 4)
+	finish(t, l, running, time.Now())
+	r := <-res
+	if r.err != nil || len(r.recs) != 4 {
+		t.Fatalf("a tail across the queued claim got %d records, %v; want 4", len(r.recs), r.err)
+	}
+}
+
 func testEnded(t *testing.T, l server.EventLog) {
 	ctx := context.Background()
 	info := newRun(t, l)
@@ -253,7 +300,7 @@ func testEnded(t *testing.T, l server.EventLog) {
 	if err := l.Append(ctx, info.ID, record(3)); err == nil {
 		t.Fatal("Append after the end succeeded")
 	}
-	if _, err := l.Claim(ctx, info.ID, ""); !errors.Is(err, server.ErrNotPaused) {
+	if _, err := l.Claim(ctx, info.ID, "", server.StatusRunning); !errors.Is(err, server.ErrNotPaused) {
 		t.Fatalf("Claim after the end = %v, want ErrNotPaused", err)
 	}
 }

@@ -306,18 +306,22 @@ func lostRecords(info server.RunInfo, lost error) server.RunInfo {
 	return info
 }
 
-// claimScript moves a run paused at a pause back to running, owned by the
-// claiming replica: KEYS[1] the info hash; ARGV the pause id, the owner
-// and the record JSON as claimed.
+// claimScript moves a run paused at a pause to running or queued, owned
+// by the claiming replica: KEYS[1] the info hash; ARGV the pause id, the
+// owner, the record JSON as claimed and its status.
 var claimScript = redis.NewScript(`
 if redis.call('HGET', KEYS[1], 'status') ~= 'paused' then return 0 end
 if redis.call('HGET', KEYS[1], 'pause') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'status', 'running', 'pause', '', 'owner', ARGV[2], 'info', ARGV[3])
+redis.call('HSET', KEYS[1], 'status', ARGV[4], 'pause', '', 'owner', ARGV[2], 'info', ARGV[3])
 return 1`)
 
-// Claim moves a run paused at pauseID back to running, owned by this
-// replica.
-func (l *Log) Claim(ctx context.Context, runID, pauseID string) (server.RunInfo, error) {
+// Claim moves a run paused at pauseID to status, owned by this replica. A
+// run claimed running is driven here from its paused position on; one
+// claimed queued once it is updated to running, as a run created queued.
+func (l *Log) Claim(ctx context.Context, runID, pauseID string, status server.RunStatus) (server.RunInfo, error) {
+	if !status.Live() {
+		return server.RunInfo{}, fmt.Errorf("redislog: claim of run %s as %q: a claimed run is running or queued", runID, status)
+	}
 	info, _, err := l.read(ctx, runID)
 	if err != nil {
 		return server.RunInfo{}, err
@@ -325,19 +329,21 @@ func (l *Log) Claim(ctx context.Context, runID, pauseID string) (server.RunInfo,
 	if info.Status != server.StatusPaused || info.PauseID != pauseID {
 		return server.RunInfo{}, fmt.Errorf("%w: %s is %s", server.ErrNotPaused, runID, info.Status)
 	}
-	info.Status, info.PauseID, info.Pending = server.StatusRunning, "", nil
+	info.Status, info.PauseID, info.Pending = status, "", nil
 	data, err := json.Marshal(info)
 	if err != nil {
 		return server.RunInfo{}, err
 	}
-	ok, err := claimScript.Run(ctx, l.client, []string{l.infoKey(runID)}, pauseID, l.replica, data).Int()
+	ok, err := claimScript.Run(ctx, l.client, []string{l.infoKey(runID)}, pauseID, l.replica, data, string(status)).Int()
 	if err != nil {
 		return server.RunInfo{}, fmt.Errorf("redislog: claim %s: %w", runID, err)
 	}
 	if ok == 0 {
 		return server.RunInfo{}, fmt.Errorf("%w: %s (claimed by another)", server.ErrNotPaused, runID)
 	}
-	l.local.drive(runID, info.LastEvent)
+	if status == server.StatusRunning {
+		l.local.drive(runID, info.LastEvent)
+	}
 	return info, nil
 }
 
