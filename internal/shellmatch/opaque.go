@@ -20,6 +20,8 @@ var riskyEnv = sync.OnceValue(func() map[string]bool {
 		"EDITOR": true, "VISUAL": true, "PAGER": true, "MANPAGER": true, "LESSOPEN": true, "LESSCLOSE": true,
 		"PERL5OPT": true, "PERL5LIB": true, "PYTHONSTARTUP": true, "PYTHONPATH": true, "NODE_OPTIONS": true,
 		"RUBYOPT": true, "BROWSER": true,
+		// sudoedit runs the first of SUDO_EDITOR, VISUAL and EDITOR.
+		"SUDO_EDITOR": true,
 		// cd looks a relative directory up in CDPATH first: CDPATH=/ cd etc
 		// leads to /etc, where the matcher sees ./etc.
 		"CDPATH": true,
@@ -762,6 +764,7 @@ var sourceCommands = sync.OnceValue(func() map[string]bool {
 // do not show, and follows the command strings of trap and rsync -e.
 func (s *Script) classify(c *Command, args []word, depth int, wrappers []string) {
 	name := c.Program
+	s.checkRunner(name, args)
 	switch {
 	case sourceCommands()[name]:
 		for _, a := range args {

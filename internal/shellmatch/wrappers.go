@@ -116,6 +116,11 @@ var wrapperSpecs = sync.OnceValue(func() map[string]wrapperSpec {
 		"ifne":             {},
 		"faketime":         {skip: 1},
 		"dbus-launch":      {},
+		// ssh-agent runs its operands as its child, with the agent's
+		// socket in its environment.
+		"ssh-agent": {short: "aEPtO"},
+		// flatpak-spawn's flags take their values after "=".
+		"flatpak-spawn": {},
 	}
 })
 
@@ -546,5 +551,15 @@ var runsLater = sync.OnceValue(func() map[string]string {
 		"bwrap":             "runs a command in a namespace its flags build",
 		"rlwrap":            "runs a command under flags of its own",
 		"socat":             "runs commands its addresses name (EXEC:, SYSTEM:)",
+		// Profilers, debuggers and benchmarkers that run the command
+		// their operands name, after flags of their own.
+		"perf":      "runs the command after its subcommand's flags (perf stat, record, trace)",
+		"lldb":      "runs the program its operands name when its commands say run",
+		"hyperfine": "runs each operand as a shell command",
+		// Package runners: a program of a package, or one on PATH.
+		"npx":  "runs a package's program or one on PATH",
+		"pnpx": "runs a package's program or one on PATH",
+		"bunx": "runs a package's program or one on PATH",
+		"uvx":  "runs a package's program or one on PATH",
 	}
 })

@@ -1,0 +1,108 @@
+package shellmatch
+
+import (
+	"strings"
+	"sync"
+)
+
+// runsOperands are programs with a subcommand that runs the command its
+// operands name, in an environment, a container or a pod the program sets
+// up (uv run rm, bundle exec rm, docker run IMAGE rm, kubectl exec POD --
+// rm). Their flags differ by program and version, so the command is not
+// read out of their words: any of those subcommands among the operands
+// leaves the command line unresolved, which asks more, never less.
+var runsOperands = sync.OnceValue(func() map[string][]string {
+	return map[string][]string{
+		"uv": {"run"}, "poetry": {"run"}, "pipx": {"run"}, "pdm": {"run"}, "hatch": {"run"},
+		"conda": {"run"}, "mamba": {"run"}, "micromamba": {"run"}, "pixi": {"run", "exec"}, "devbox": {"run"},
+		"bundle": {"exec"}, "bundler": {"exec"}, "npm": {"exec", "x"}, "pnpm": {"exec", "dlx"}, "yarn": {"exec", "dlx"},
+		"bun": {"x"}, "direnv": {"exec"}, "mise": {"exec", "x"}, "rtx": {"exec", "x"}, "asdf": {"exec"},
+		"rbenv": {"exec"}, "pyenv": {"exec"}, "nodenv": {"exec"}, "goenv": {"exec"},
+		"nix": {"run", "shell", "develop"}, "toolbox": {"run"}, "distrobox": {"enter"},
+		"docker": {"run", "exec", "create"}, "podman": {"run", "exec", "create"}, "nerdctl": {"run", "exec", "create"},
+		"kubectl": {"exec", "run", "debug"},
+	}
+})
+
+// checkRunner notes a program that runs a command its operands or one of
+// its flags name, in a grammar of its own: the subcommands of
+// runsOperands, ip netns exec and ip -batch, fd -x, netcat's -e and -c,
+// nix-shell --run.
+func (s *Script) checkRunner(name string, args []word) {
+	if subs, ok := runsOperands()[name]; ok {
+		for _, a := range args {
+			for _, sub := range subs {
+				if a.text == sub {
+					s.unresolved(name + " " + sub + ", which runs the command its operands name")
+					return
+				}
+			}
+		}
+		return
+	}
+	switch name {
+	case "ip":
+		s.checkIP(args)
+	case "fd", "fdfind":
+		for _, a := range args {
+			t := a.text
+			_, _, exec := longFlag(t, "exec")
+			_, _, batch := longFlag(t, "exec-batch")
+			if exec || batch || len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsAny(t, "xX") {
+				s.unresolved(name + " " + t + ", which runs a command for what it finds")
+				return
+			}
+		}
+	case "nc", "ncat", "netcat", "nc.traditional", "nc.openbsd":
+		for _, a := range args {
+			t := a.text
+			for _, f := range [...]string{"exec", "sh-exec", "lua-exec"} {
+				if _, _, ok := longFlag(t, f); ok && len(t) > 3 {
+					s.unresolved(name + " --" + f + ", which runs a command on the connection")
+					return
+				}
+			}
+			if len(t) > 1 && t[0] == '-' && t[1] != '-' && strings.ContainsAny(t, "ec") {
+				s.unresolved(name + " " + t + ", which runs a command on the connection")
+				return
+			}
+		}
+	case "nix-shell":
+		for _, a := range args {
+			_, _, run := longFlag(a.text, "run")
+			_, _, command := longFlag(a.text, "command")
+			if run || command {
+				s.unresolved("nix-shell " + a.text + ", which runs a command string in the shell it builds")
+				return
+			}
+		}
+	}
+}
+
+// checkIP notes ip netns exec and ip vrf exec, which run the command after
+// the name, and ip -batch, which runs the ip commands of a file. ip reads
+// an object or a command abbreviated to any prefix (ip net exec is ip
+// netns exec), and its options with one dash or two.
+func (s *Script) checkIP(args []word) {
+	object, exec := false, false
+	for _, a := range args {
+		t := a.text
+		if strings.HasPrefix(t, "-") {
+			// -b and every longer prefix of -batch (-br is -brief).
+			if opt := strings.TrimPrefix(t[1:], "-"); opt != "" && strings.HasPrefix("batch", opt) {
+				s.unresolved("ip " + t + ", which runs the ip commands of a file")
+				return
+			}
+			continue
+		}
+		switch {
+		case len(t) >= 3 && strings.HasPrefix("netns", t), t != "" && strings.HasPrefix("vrf", t):
+			object = true
+		case object && t != "" && strings.HasPrefix("exec", t):
+			exec = true
+		}
+	}
+	if object && exec {
+		s.unresolved("ip netns exec or vrf exec, which runs the command after the name")
+	}
+}

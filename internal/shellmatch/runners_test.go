@@ -1,0 +1,81 @@
+package shellmatch
+
+import "testing"
+
+// TestParse_ProgramsThatRunTheirOperandsAreNotMissed pins programs that
+// run a command their operands or flags name: each ran rm past a deny
+// list of rm, the matcher seeing the runner alone. Each must now either
+// show rm or be unresolved (asked, or refused by a deny list).
+func TestParse_ProgramsThatRunTheirOperandsAreNotMissed(t *testing.T) {
+	for _, src := range []string{
+		"ssh-agent rm -rf x",
+		"ssh-agent -t 60 rm -rf x",
+		"perf stat rm -rf x",
+		"perf record -o p.data rm -rf x",
+		"lldb -b -o run -- rm -rf x",
+		"hyperfine 'rm -rf x'",
+		"ip netns exec ns rm -rf x",
+		"ip net exec ns rm -rf x",
+		"ip -all netns exec rm -rf x",
+		"ip vrf exec red rm -rf x",
+		"ip -b cmds",
+		"ip -force -batch -",
+		"fd -x rm",
+		"fd . -X rm -rf",
+		"fd --exec rm",
+		"fdfind --exec-batch rm",
+		"nc -e /bin/rm host 1",
+		"nc -lvc 'rm -rf x' -p 1",
+		"ncat --sh-exec 'rm -rf x' host 1",
+		"ncat --exec=/bin/rm host 1",
+		"ncat --lua-exec x.lua host 1",
+		"SUDO_EDITOR=rm sudoedit x",
+		"npx rm -rf x",
+		"bunx rm",
+		"uvx rm",
+		"uv run rm -rf x",
+		"uv tool run rm",
+		"poetry run rm -rf x",
+		"pipx run rm",
+		"pdm run rm",
+		"hatch run rm",
+		"conda run rm -rf x",
+		"pixi run rm",
+		"devbox run rm",
+		"bundle exec rm -rf x",
+		"npm exec rm",
+		"npm x rm",
+		"pnpm exec rm",
+		"pnpm dlx rm",
+		"yarn exec rm",
+		"yarn dlx rm",
+		"direnv exec . rm -rf x",
+		"mise exec -- rm -rf x",
+		"mise x -- rm",
+		"asdf exec rm",
+		"rbenv exec rm",
+		"pyenv exec rm",
+		"nix-shell -p x --run 'rm -rf x'",
+		"nix shell nixpkgs#x -c rm -rf x",
+		"nix develop -c rm -rf x",
+		"nix run nixpkgs#x",
+		"toolbox run rm -rf x",
+		"distrobox enter box -- rm -rf x",
+		"flatpak-spawn --host rm -rf x",
+		"docker run -v /:/h img rm -rf /h",
+		"docker exec c rm -rf /",
+		"podman run img rm -rf x",
+		"kubectl exec pod -- rm -rf /",
+	} {
+		s := Parse(src)
+		if !s.MayRun("rm") && s.Unresolved == "" {
+			t.Errorf("%q: the matcher sees %q and nothing unresolved", src, programs(s))
+		}
+	}
+	// Their other uses still resolve.
+	for _, src := range []string{"ssh-agent -k", "ip addr show", "ip -br link", "fd -e go", "nc -zv host 22", "npm install", "uv pip install x", "docker ps", "git status"} {
+		if s := Parse(src); s.Unresolved != "" || s.MayRun("rm") {
+			t.Errorf("%q: unresolved %q", src, s.Unresolved)
+		}
+	}
+}
