@@ -84,7 +84,10 @@ const DefaultProcessCap = 1024
 // anywhere, and, on kernels without Landlock's signal scope, signal its
 // processes. Where no cgroup can be made, a call ends by killing every
 // process of the uid (and the uid's calls on this host run one at a
-// time), so do not share it with anything else.
+// time), so do not share it with anything else. Backends on one host
+// share the default uid, and with it the metadata of each other's
+// workspaces (a command of one can chmod a file of another's): give
+// each workspace that must not touch another's a uid of its own.
 func WithSandboxUser(uid, gid int) HostOption {
 	return func(c *hostConfig) { c.uid, c.gid, c.userSet = uid, gid, true }
 }
