@@ -15,6 +15,9 @@ import (
 // command cannot make one to a file outside itself.
 func TestOsSandbox_HardLinksToFilesOutsideAreRefused(t *testing.T) {
 	if err := kernelSupport(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal(err)
+		}
 		t.Skip(err)
 	}
 	outside := filepath.Join(t.TempDir(), "secret")
