@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/paigasus/helikon/workflow"
+	"iter"
 	"slices"
 	"testing"
 	"time"
@@ -72,6 +73,54 @@ func runGraphDiamond(ctx context.Context) error {
 	return collectWant(ctx, g, "bottom")
 }
 
+// replayAgent is a node that replays a finished run's events, built
+// once: a graph of them costs what the graph itself does, its build, its
+// nodes' inputs and contexts, its fan-in and its own events, with no
+// agent run beside it.
+type replayAgent struct {
+	name string
+	evs  []helikon.Event
+}
+
+func newReplayAgent(name string) *replayAgent {
+	at := time.Now().UTC()
+	return &replayAgent{name: name, evs: []helikon.Event{
+		helikon.RunStarted{Agent: name, At: at},
+		helikon.MessageOutput{At: at, Item: helikon.Item{Role: helikon.RoleAssistant, Agent: name, Content: []helikon.ContentPart{helikon.TextPart{Text: name}}}},
+		helikon.RunCompleted{Agent: name, At: at},
+	}}
+}
+
+func (a *replayAgent) Name() string        { return a.name }
+func (a *replayAgent) Description() string { return "" }
+func (a *replayAgent) Run(context.Context, *helikon.RunContext, []helikon.Item) iter.Seq[helikon.Event] {
+	return func(yield func(helikon.Event) bool) {
+		for _, ev := range a.evs {
+			if !yield(ev) {
+				return
+			}
+		}
+	}
+}
+
+var replays = [...]*replayAgent{newReplayAgent("top"), newReplayAgent("left"), newReplayAgent("right"), newReplayAgent("bottom")}
+
+// runGraphDiamondLayer is runGraphDiamond over replaying nodes: the graph
+// layer's own cost, which a child run's savings over a top-level run (its
+// run context, its consumer's Collect) must cover for the graph to cost
+// no more than its nodes run alone.
+func runGraphDiamondLayer(ctx context.Context) error {
+	g, err := workflow.NewGraph("g",
+		workflow.Node("top", replays[0]), workflow.Node("left", replays[1]),
+		workflow.Node("right", replays[2]), workflow.Node("bottom", replays[3]),
+		workflow.Edge("top", "left"), workflow.Edge("top", "right"),
+		workflow.Edge("left", "bottom"), workflow.Edge("right", "bottom"))
+	if err != nil {
+		return err
+	}
+	return collectWant(ctx, g, "bottom")
+}
+
 func bench(b *testing.B, run func(context.Context) error) {
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -86,6 +135,10 @@ func BenchmarkSingleAgentOneTurn(b *testing.B) { bench(b, runSingle) }
 func BenchmarkSequential3Steps(b *testing.B)   { bench(b, runSequential3) }
 func BenchmarkParallel3Branches(b *testing.B)  { bench(b, runParallel3) }
 func BenchmarkGraphDiamond4Nodes(b *testing.B) { bench(b, runGraphDiamond) }
+
+// BenchmarkGraphDiamondLayer is the diamond over nodes that replay a
+// finished run: what the graph costs beyond its nodes' runs.
+func BenchmarkGraphDiamondLayer(b *testing.B) { bench(b, runGraphDiamondLayer) }
 
 // BenchmarkVsSingle times each pattern and the single-agent baseline
 // alternately within every iteration, so load drift on a shared machine
