@@ -79,15 +79,15 @@ func OpenRun(ctx context.Context, rc *RunContext, agent, description string, res
 }
 
 // Children returns the contexts of n nested runs of rc's run, each what
-// [RunContext.Child] returns, made in one allocation: an agent that runs n
-// sub-agents in one run (a parallel or graph workflow) makes their
-// contexts at once.
+// [RunContext.Child] returns, made in two allocations whatever n (the
+// contexts, their action handles): an agent that runs n sub-agents in one
+// run (a parallel or graph workflow) makes their contexts at once.
 func (rc *RunContext) Children(n int) []RunContext {
-	cs := make([]RunContext, n)
+	cs, acts := make([]RunContext, n), make([]Actions, n)
 	for i := range cs {
 		cs[i] = *rc
 		cs[i].depth++
-		cs[i].actions = &Actions{}
+		cs[i].actions = &acts[i]
 	}
 	return cs
 }

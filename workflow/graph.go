@@ -402,10 +402,16 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 	f.graph, f.desc = true, g.desc
 
 	n := len(g.nodes)
-	nodes := make([]nodeRun, n)
-	outs := f.outs
-	ready := make([]int, 0, n) // nodes free to start, in the order they became so
+	var nodes []nodeRun
 	var room nodeInputs
+	if k := g.fedNodes*len(input) + g.links; n <= smallGraphNodes && k <= smallRunItems {
+		r := new(smallRun)
+		nodes, room.items = r.nodes[:n], r.items[:k]
+	} else {
+		nodes = make([]nodeRun, n)
+	}
+	outs := f.outs
+	ready := make([]int, 0, n)        // nodes free to start, in the order they became so
 	var children []helikon.RunContext // the nodes' contexts, made at the first start
 	running := 0
 	// start hands node i to the fan-in: it returns false when the
@@ -558,12 +564,22 @@ func (g *GraphAgent) pause(rc *helikon.RunContext, input []helikon.Item, nodes [
 }
 
 // nodeInputs holds room for the nodes' inputs within one run: items for
-// every node's input not built yet, made at its first use, one array for
-// all the nodes rather than one for each. A label's content lives in its
-// node's nodeRun.
+// every node's input not built yet, made at its first use (or with the
+// run's nodes, for a small graph), one array for all the nodes rather
+// than one for each. A label's content lives in its node's nodeRun.
 type nodeInputs struct {
 	items []helikon.Item
 }
+
+// smallRun holds a run of a small graph's nodes and their inputs' items
+// in one allocation, when the inputs need no more than smallRunItems: a
+// diamond on a one-message input needs 7.
+type smallRun struct {
+	nodes [smallGraphNodes]nodeRun
+	items [smallRunItems]helikon.Item
+}
+
+const smallRunItems = 8
 
 // nodeInput is node i's input: the run's input, then one labelled message
 // per predecessor carrying its final text.

@@ -397,3 +397,38 @@ func TestGraph_EndsWithTheSinksTextSharingItsContentWhenThatIsAllItSaid(t *testi
 		})
 	}
 }
+
+// TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn counts what one run of
+// a diamond allocates beyond its nodes' runs (they replay a finished run)
+// and its run context (made once, outside), consumed by a plain range:
+// the build (1), the stream and its stamping (2), the fan-in and the yield
+// it forwards through (2), the nodes' run slots and inputs (1), the
+// children's contexts and action handles (2), the labels' text (2, one
+// per node the labels are built for) and parts (3), the four outputs in
+// State (4), the graph's own events (RunStarted, four AgentUpdated, the
+// final message sharing the sink's content, RunCompleted: 7), the
+// replaying nodes' streams (4) and the range's loop body, which the
+// stream keeps (1).
+func TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn(t *testing.T) {
+	rc := helikon.NewRunContext()
+	input := helikon.UserText("go")
+	nodes := []*replayAgent{newReplayAgent("top"), newReplayAgent("left"), newReplayAgent("right"), newReplayAgent("bottom")}
+	allocs := testing.AllocsPerRun(100, func() {
+		g, err := workflow.NewGraph("g",
+			workflow.Node("top", nodes[0]), workflow.Node("left", nodes[1]),
+			workflow.Node("right", nodes[2]), workflow.Node("bottom", nodes[3]),
+			workflow.Edge("top", "left"), workflow.Edge("top", "right"),
+			workflow.Edge("left", "bottom"), workflow.Edge("right", "bottom"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ev := range g.Run(context.Background(), rc, input) {
+			if f, ok := ev.(helikon.RunFailed); ok {
+				t.Fatal(f.Err)
+			}
+		}
+	})
+	if allocs != 29 {
+		t.Errorf("a diamond's run allocates %v times beyond its nodes' runs, want 29", allocs)
+	}
+}
