@@ -15,11 +15,13 @@ import (
 	"strings"
 	"syscall"
 	"time"
+	"unicode/utf8"
 
 	readability "codeberg.org/readeck/go-readability/v2"
 	htmltomarkdown "github.com/JohannesKaufmann/html-to-markdown/v2"
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/paigasus/helikon"
+	"golang.org/x/net/idna"
 )
 
 // The WebFetch defaults.
@@ -140,13 +142,18 @@ func (f *Fetch) Call(tc *helikon.ToolContext, args json.RawMessage) (helikon.Too
 // Effect returns SideEffect: a GET reaches the outside world.
 func (f *Fetch) Effect() helikon.ToolEffect { return helikon.SideEffect }
 
-// checkURL applies the scheme, host list and SSRF checks that need no DNS.
+// checkURL applies the scheme, host list and SSRF checks that need no DNS,
+// to the host in the form the request dials: an internationalized one is
+// rewritten in u to its ASCII form first (see asciiHost).
 func (f *Fetch) checkURL(u *url.URL) error {
 	if u.Scheme != "http" && u.Scheme != "https" {
 		return fmt.Errorf("scheme %q: only http and https are fetched", u.Scheme)
 	}
 	if u.User != nil {
 		return errors.New("URLs with credentials are not fetched")
+	}
+	if err := asciiHost(u); err != nil {
+		return err
 	}
 	host := strings.ToLower(strings.TrimSuffix(u.Hostname(), "."))
 	for _, d := range f.deny {
@@ -171,6 +178,37 @@ func (f *Fetch) checkURL(u *url.URL) error {
 	return nil
 }
 
+// asciiHost rewrites the host of u, when it is not ASCII, to the ASCII
+// form IDNA's lookup mapping gives it, which net/http would otherwise
+// dial in its place: fullwidth letters and digits fold to ASCII, a soft
+// hyphen is dropped, U+3002 reads as a dot ("ｌｏｃａｌ\u00adｈｏｓｔ" is
+// localhost). The host lists and the guard then judge the name that is
+// dialled, and the request carries it, so no mapping table of another
+// version can differ. A name IDNA refuses is an error.
+func asciiHost(u *url.URL) error {
+	h := u.Hostname()
+	ascii := true
+	for i := 0; i < len(h); i++ {
+		if h[i] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return nil
+	}
+	a, err := idna.Lookup.ToASCII(h)
+	if err != nil {
+		return fmt.Errorf("host %q is not a name IDNA can map to ASCII: %w", h, err)
+	}
+	if p := u.Port(); p != "" {
+		u.Host = net.JoinHostPort(a, p)
+	} else {
+		u.Host = a
+	}
+	return nil
+}
+
 func anyMatch(host string, list []string) bool {
 	for _, h := range list {
 		if hostMatches(host, h) {
@@ -185,11 +223,18 @@ func hostMatches(host, pattern string) bool {
 	return host == pattern || strings.HasSuffix(host, "."+pattern)
 }
 
+// errRedirectRefused marks a redirect to a URL checkURL refuses, so that
+// the call is Denied, as the same URL given directly is.
+var errRedirectRefused = errors.New("redirect refused")
+
 func (f *Fetch) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) > maxRedirects {
 		return fmt.Errorf("more than %d redirects", maxRedirects)
 	}
-	return f.checkURL(req.URL)
+	if err := f.checkURL(req.URL); err != nil {
+		return fmt.Errorf("%w: %w", errRedirectRefused, err)
+	}
+	return nil
 }
 
 // dial resolves the host itself and dials the addresses with a Control
@@ -317,7 +362,7 @@ func (f *Fetch) call(tc *helikon.ToolContext, in FetchArgs) (string, error) {
 }
 
 func (f *Fetch) toolError(err error) error {
-	if errors.Is(err, ErrSSRF) {
+	if errors.Is(err, ErrSSRF) || errors.Is(err, errRedirectRefused) {
 		return &helikon.ToolError{Kind: helikon.ToolDenied, Tool: "WebFetch", Reason: err.Error(), Err: err}
 	}
 	return &helikon.ToolError{Kind: helikon.ToolFailed, Tool: "WebFetch", Err: err}

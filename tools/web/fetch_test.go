@@ -58,7 +58,9 @@ func TestFetch_TheSSRFGuardRefusesEveryPrivateSpelling(t *testing.T) {
 		"http://100.64.0.1/", "http://[fc00::1]/",
 		"http://0.0.0.0/", "http://[::]/", "http://224.0.0.1/", "http://[ff02::1]/", "http://255.255.255.255/",
 		"http://[::ffff:127.0.0.1]/", "http://[::ffff:169.254.169.254]/", "http://[::ffff:a00:1]/", "http://[::127.0.0.1]/",
-		"http://[64:ff9b::a9fe:a9fe]/", "http://[2002:7f00:1::]/",
+		"http://[64:ff9b::a9fe:a9fe]/", "http://[2002:7f00:1::]/", "http://[::ffff:0:7f00:1]/",
+		// Fullwidth digits and dots: IDNA maps them to 127.0.0.1.
+		"http://１２７．０．０．１/", "http://127。0。0。1/",
 		"http://2130706433/", "http://0x7f000001/", "http://0x7f.1/", "http://0177.0.0.1/", "http://017700000001/", "http://127.1/",
 		"http://metadata.internal/", // resolves to 10.1.2.3
 	} {
@@ -233,9 +235,12 @@ func TestFetch_RedirectsAreRecheckedAndBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, p := range []string{"/to-denied", "/to-file", "/loop"} {
-		if _, err := callFetch(t, f, srv.URL+p); err == nil {
-			t.Errorf("%s: followed", p)
+	for _, c := range []struct {
+		path string
+		kind helikon.ToolErrorKind
+	}{{"/to-denied", helikon.ToolDenied}, {"/to-file", helikon.ToolDenied}, {"/loop", helikon.ToolFailed}} {
+		if _, err := callFetch(t, f, srv.URL+c.path); kindOf(err) != c.kind {
+			t.Errorf("%s: err = %v, want %s", c.path, err, c.kind)
 		}
 	}
 }
@@ -260,5 +265,52 @@ func TestNewFetch_RejectsBadOptions(t *testing.T) {
 		if _, err := NewFetch(o); err == nil {
 			t.Error("no error")
 		}
+	}
+}
+
+// net/http dials a host in the ASCII form IDNA's lookup mapping gives it:
+// fullwidth letters fold to ASCII, a soft hyphen is dropped, U+3002 is a
+// dot. The host lists judged the host as written, so "ｌｏｃａｌｈｏｓｔ"
+// and "local\u00adhost" reached a server WithDenyHosts("localhost")
+// refused. The lists (and the guard) now judge, and the request dials,
+// the ASCII form.
+func TestFetch_HostListsJudgeTheNameTheTransportDials(t *testing.T) {
+	var hits atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "private")
+	}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	f, err := NewFetch(WithoutSSRFGuard(), WithDenyHosts("localhost"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, host := range []string{"localhost", "LOCALHOST", "localhost.", "ｌｏｃａｌｈｏｓｔ", "local\u00adhost", "ＬＯＣＡＬhost", "localhost。"} {
+		_, err := callFetch(t, f, "http://"+host+":"+port+"/")
+		if kindOf(err) != helikon.ToolDenied {
+			t.Errorf("%q: err = %v, want Denied", host, err)
+		}
+	}
+	// A redirect to such a spelling is judged the same way.
+	redirector := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "http://ｌｏｃａｌｈｏｓｔ:"+port+"/", http.StatusFound)
+	}))
+	defer redirector.Close()
+	if _, err := callFetch(t, f, redirector.URL); kindOf(err) != helikon.ToolDenied {
+		t.Errorf("redirect to a fullwidth localhost: err = %v, want Denied", err)
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the denied server was reached %d times", n)
+	}
+	// An internationalized name outside the lists is fetched by its
+	// ASCII form.
+	g, err := NewFetch(WithoutSSRFGuard(), WithAllowHosts("localhost"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := callFetch(t, g, "http://ｌｏｃａｌｈｏｓｔ:"+port+"/"); err != nil || !strings.Contains(out, "URL: http://localhost:"+port) {
+		t.Errorf("allowed by its ASCII form: %q, %v", out, err)
 	}
 }

@@ -29,6 +29,7 @@ var blockedPrefixes = func() []netip.Prefix {
 		"240.0.0.0/4",     // reserved, broadcast
 		"::/128",          // unspecified
 		"::1/128",         // loopback
+		"::ffff:0:0:0/96", // IPv4-translated (SIIT): embeds an IPv4 address
 		"64:ff9b::/96",    // NAT64: embeds an IPv4 address
 		"64:ff9b:1::/48",  // local NAT64
 		"100::/64",        // discard
