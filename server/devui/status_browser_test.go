@@ -77,7 +77,7 @@ func TestBrowser_EveryRunStatusHasABadgeOfItsOwn(t *testing.T) {
 		}
 		return acc
 	}
-	start()
+	holder := start()
 	queued := start()
 	if queued.Status != server.StatusQueued {
 		t.Fatalf("the second run of the session is %s, want queued", queued.Status)
@@ -124,5 +124,29 @@ func TestBrowser_EveryRunStatusHasABadgeOfItsOwn(t *testing.T) {
 				t.Errorf("a %s badge looks like a %s one (%s)", a, b, looks[a])
 			}
 		}
+	}
+
+	// Opened, the queued run says it waits; once the holder is cancelled
+	// it takes the turn, and its first event says it runs. A message sent
+	// meanwhile on the session is queued behind it, and says so.
+	browsertest.Do(t, ctx, "open the queued run", chromedp.Click(chromedp.CSS(`#runs button[data-run="`+queued.RunID+`"]`)),
+		browsertest.Until(`document.getElementById("run-id").textContent === `+jsString(queued.RunID)),
+		browsertest.Until(`document.body.dataset.runStatus === "queued"`))
+	if st := browsertest.Text(t, ctx, "#status"); st != "queued: waiting for the session's previous run" {
+		t.Errorf("the open queued run's status line says %q", st)
+	}
+	resp, err = http.Post(ts.URL+"/agents/stuck/runs/"+holder.RunID+"/cancel", "application/json", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	browsertest.Do(t, ctx, "the queued run takes its turn", browsertest.Until(`document.body.dataset.runStatus === "running"`),
+		browsertest.Until(`document.getElementById("status").textContent === "running"`))
+	browsertest.Do(t, ctx, "send on the busy session",
+		chromedp.SendKeys(chromedp.CSS("#input"), "and then?"), chromedp.Click(chromedp.CSS("#send")),
+		browsertest.Until(`document.getElementById("run-id").textContent !== `+jsString(queued.RunID)),
+		browsertest.Until(`document.body.dataset.runStatus === "queued"`))
+	if st := browsertest.Text(t, ctx, "#status"); st != "queued: waiting for the session's previous run" {
+		t.Errorf("a run sent on the busy session: the status line says %q", st)
 	}
 }

@@ -130,6 +130,12 @@
 
   function setStatus(text) { $("status").textContent = text; }
   function setRunStatus(s) { document.body.dataset.runStatus = s; }
+  // setLiveStatus shows a run the server drives: queued for its session's
+  // turn (another run of the session holds it), or running.
+  function setLiveStatus(s) {
+    setRunStatus(s);
+    setStatus(s === "queued" ? "queued: waiting for the session's previous run" : "running");
+  }
 
   // ---- formatting -----------------------------------------------------
   function pretty(v) {
@@ -260,7 +266,7 @@
 
   class RunView {
     constructor(run) {
-      this.run = run; // {id, agent, input, status}
+      this.run = run; // {id, agent, input, status, record}
       this.closed = false;
       this.queue = [];
       this.scheduled = false;
@@ -274,7 +280,8 @@
       this.totalDirty = true;
       $("run-id").textContent = run.id;
       if (run.input) addMessage("user", "you", run.input);
-      setRunStatus("running");
+      if (run.status === "queued") setLiveStatus("queued");
+      else setRunStatus("running");
       emit("run", run);
       this.follower = new Follower(run.agent, run.id, (ev) => this.enqueue(ev), (err) => this.ended(err));
       this.follower.run();
@@ -383,6 +390,11 @@
       if (ev.type === "_end") { this.finish(ev.data.err); return; }
       const d = ev.data || {};
       const top = !sc.nested;
+      // A queued run's first event, or a paused one's next, says it runs.
+      const st = document.body.dataset.runStatus;
+      if (top && (st === "queued" || st === "paused") && ev.type !== "run_paused" && ev.type !== "run_completed" && ev.type !== "run_failed") {
+        setLiveStatus("running");
+      }
       if (top && this.approvals && ev.type !== "run_paused") { this.approvals.resolved(); this.approvals = null; }
       const under = (it) => (it ? this.kidsOf(it) : sc.parent);
       // The agent whose event this is, for the agent graph's filter: the
@@ -674,14 +686,11 @@
       for (const b of this.buttons) b.disabled = true;
       outcome.textContent = "sending…";
       try {
-        await call("POST", "agents/" + enc(this.run.agent) + "/runs/" + enc(this.run.id) + "/approvals",
+        const acc = await call("POST", "agents/" + enc(this.run.agent) + "/runs/" + enc(this.run.id) + "/approvals",
           { pause_id: this.pauseID, decisions: [{ id: p.id, kind }] });
         outcome.textContent = kind === "reject" ? "rejected" : kind === "always" ? "approved (always)" : "approved";
         // The continuation's events may have arrived before this answer.
-        if (document.body.dataset.runStatus === "paused") {
-          setRunStatus("running");
-          setStatus("running");
-        }
+        if (document.body.dataset.runStatus === "paused") setLiveStatus(acc && acc.status === "queued" ? "queued" : "running");
       } catch (err) {
         outcome.textContent = err.status === 409 ? "the run is no longer paused here" : String(err.message);
       }
@@ -783,7 +792,7 @@
     else if (state.view) state.view.close();
     $("timeline").replaceChildren();
     if (state.agentNames.has(r.agent)) $("agent").value = r.agent;
-    state.view = new RunView({ id: r.id, agent: r.agent, input: r.input || "", record: r });
+    state.view = new RunView({ id: r.id, agent: r.agent, input: r.input || "", status: r.status, record: r });
     markCurrentRun(r.id);
   }
 
@@ -833,8 +842,8 @@
       const acc = await call("POST", "agents/" + enc(agent) + "/runs?mode=async&capture=calls", { input: text }, { "X-Session-Id": session });
       if (state.view) state.view.close();
       $("timeline").replaceChildren();
-      state.view = new RunView({ id: acc.run_id, agent, input: text });
-      setStatus("running");
+      state.view = new RunView({ id: acc.run_id, agent, input: text, status: acc.status });
+      setLiveStatus(acc.status === "queued" ? "queued" : "running");
       refreshRuns();
       loadSessions();
     } catch (err) {
