@@ -88,6 +88,10 @@ func TestOsSandbox_ContainsFilesNetworkAndSyscalls(t *testing.T) {
 		{"write in /tmp", "echo pwned > /tmp/helikon-os-sandbox-escape", false, ""},
 		{"escape through a symlink", "ln -s " + outsideDir + " out && cat out/shadow", false, ""},
 		{"escape through /proc/self/root", "cat /proc/self/root" + secret, false, ""},
+		// Run as a normal user, the command has this process's uid, and
+		// only the confinement keeps it from its environment and files.
+		{"read this process's environment", "cat /proc/$PPID/environ >/dev/null", false, ""},
+		{"list this process's working directory", "ls /proc/$PPID/cwd/ >/dev/null", false, ""},
 		{"bash /dev/tcp to a loopback listener", fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && cat <&3", port), false, ""},
 		{"a new session (leaving the group)", "setsid true 2>&1 | grep -q 'not permitted' && exit 1", false, ""},
 		{"unshare", "unshare -U true", false, ""},
