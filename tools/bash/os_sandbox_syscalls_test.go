@@ -155,3 +155,24 @@ func TestOsSandbox_SocketPairsOfOtherFamiliesAreRefused(t *testing.T) {
 		})
 	}
 }
+
+// listmount and statmount (Linux 6.8) read the mount table without a
+// path, which /proc/self/mountinfo, out of Landlock's reach, would give:
+// a command listed every mount of the host's namespace, with where it is
+// mounted (/mnt/… directories of the machine's own tools among them).
+// Both answer ENOSYS, as on a kernel without them.
+func TestOsSandbox_TheMountTableIsOutOfReach(t *testing.T) {
+	b, root := osTool(t)
+	escapeHelper(t, root)
+	for _, op := range []string{"listmount", "statmount"} {
+		t.Run(op, func(t *testing.T) {
+			r, err := runTool(t, t.Context(), b, Args{Command: "./escape " + op})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Stdout != "errno ENOSYS\n" {
+				t.Errorf("%+v, want stdout %q", r, "errno ENOSYS\n")
+			}
+		})
+	}
+}

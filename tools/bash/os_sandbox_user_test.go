@@ -56,6 +56,7 @@ func TestOsSandbox_HoldsForANormalUser(t *testing.T) {
 		"TestOsSandbox_ForeignABIsAndNamespaceClonesAreRefused",
 		"TestOsSandbox_SystemVIPCIsRefused",
 		"TestOsSandbox_SocketPairsOfOtherFamiliesAreRefused",
+		"TestOsSandbox_TheMountTableIsOutOfReach",
 		"TestOsSandbox_DirectoriesOutsideCannotBeWatched",
 		"TestOsSandbox_AbstractSocketsServedOutsideAreOutOfReach",
 		"TestOsSandbox_HardLinksToFilesOutsideAreRefused",

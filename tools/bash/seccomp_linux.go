@@ -34,12 +34,14 @@ var deniedSyscalls = []string{
 
 // absentSyscalls are answered ENOSYS, as if the kernel had no such call,
 // so that programs fall back to what they do without it: clone3 (see
-// seccompFilter), and inotify, which watches a directory by path with no
+// seccompFilter); inotify, which watches a directory by path with no
 // Landlock check and would tell a command the names of the files made or
-// opened in /tmp or /etc, which it may not list (tail -f polls instead).
-// inotify_init is added where the architecture has it (arm64 has
-// inotify_init1 alone, and the library refuses a name it does not know).
-var absentSyscalls = []string{"clone3", "inotify_init1"}
+// opened in /tmp or /etc, which it may not list (tail -f polls instead);
+// listmount and statmount, which read the host's mount table without the
+// /proc/self/mountinfo Landlock keeps out of reach. inotify_init is added
+// where the architecture has it (arm64 has inotify_init1 alone, and the
+// library refuses a name it does not know).
+var absentSyscalls = []string{"clone3", "inotify_init1", "listmount", "statmount"}
 
 // cloneDenied are the clone flags a confined command may not pass: every
 // CLONE_NEW* namespace flag (CLONE_NEWTIME is 0x80, which clone reads as

@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
 func main() {
@@ -125,6 +127,24 @@ func main() {
 		typ, _ := strconv.Atoi(os.Args[len(os.Args)-1])
 		var fds [2]int32
 		_, _, e := syscall.RawSyscall6(syscall.SYS_SOCKETPAIR, uintptr(fam), uintptr(typ), 0, uintptr(unsafe.Pointer(&fds[0])), 0, 0)
+		report(0, e)
+	case "listmount":
+		// The mounts of the namespace from its root, as
+		// /proc/self/mountinfo lists them (Linux 6.8).
+		req := mntIDReq{size: 24, mntID: ^uint64(0)} // LSMT_ROOT
+		var ids [64]uint64
+		r, _, e := syscall.RawSyscall6(458, uintptr(unsafe.Pointer(&req)), uintptr(unsafe.Pointer(&ids[0])), 64, 0, 0, 0)
+		report(r, e)
+	case "statmount":
+		// Where the mount holding / is mounted, by its id from statx.
+		var stx unix.Statx_t
+		if err := unix.Statx(unix.AT_FDCWD, "/", 0, 0x4000, &stx); err != nil { // STATX_MNT_ID_UNIQUE
+			report(0, errnoOf(err))
+			return
+		}
+		req := mntIDReq{size: 24, mntID: stx.Mnt_id, param: 0x10} // STATMOUNT_MNT_POINT
+		var buf [4096]byte
+		_, _, e := syscall.RawSyscall6(457, uintptr(unsafe.Pointer(&req)), uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)), 0, 0, 0)
 		report(0, e)
 	case "inotify":
 		// Watch a directory outside for the names made in it.
@@ -286,4 +306,12 @@ func sysvMake(op string) (uintptr, syscall.Errno) {
 		r = 0
 	}
 	return r, e
+}
+
+// mntIDReq is struct mnt_id_req of listmount and statmount, in its first
+// version (24 bytes).
+type mntIDReq struct {
+	size, spare uint32
+	mntID       uint64
+	param       uint64
 }
