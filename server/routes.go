@@ -36,8 +36,8 @@ type apiRoute struct {
 }
 
 // apiRoutes are the routes the OpenAPI document describes, every one of
-// them: a test holds the document, and the route table of
-// docs/server.md, to this list.
+// them: tests hold the document, the route table of docs/server.md and
+// the first segments [checkMount] keeps from mounts to this list.
 func (s *Server) apiRoutes() []apiRoute {
 	return []apiRoute{
 		{"/agents", route{http.MethodGet: s.listAgents}},

@@ -3,6 +3,8 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"net/http"
 	"os"
 	"regexp"
 	"slices"
@@ -88,6 +90,28 @@ func TestDocs_ServerRouteTableListsEveryRoute(t *testing.T) {
 	for _, r := range routeMethods(bareServer(t)) {
 		if !slices.Contains(listed, r) {
 			t.Errorf("docs/server.md's route table lacks %s", r)
+		}
+	}
+}
+
+// TestWithMount_RefusesThePrefixOfEveryRoute holds checkMount's reserved
+// first segments to the route table: a mount under a route's first
+// segment would shadow the route, or make the mux panic on patterns that
+// overlap (a mount at /agents/x/ beside /agents/{name}/runs).
+func TestWithMount_RefusesThePrefixOfEveryRoute(t *testing.T) {
+	agent, err := helikon.NewAgent("greeter", mock.New(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := http.NotFoundHandler()
+	for _, r := range bareServer(t).apiRoutes() {
+		first := strings.SplitN(r.pattern[1:], "/", 2)[0]
+		s, err := New([]helikon.Agent{agent}, WithMount("/"+first+"/x/", h))
+		if err == nil {
+			_ = s.Shutdown(context.Background())
+		}
+		if !errors.Is(err, ErrConfig) {
+			t.Errorf("a mount at /%s/x/ beside %s: error %v, want ErrConfig", first, r.pattern, err)
 		}
 	}
 }
