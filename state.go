@@ -38,14 +38,18 @@ type stateEntry struct {
 func NewState() *State { return &State{} }
 
 // Get returns the value stored under key.
-func (s *State) Get(key string) (any, bool) {
+func (s *State) Get(key string) (v any, ok bool) {
+	// Unlocked without a defer: nothing between can panic.
 	s.mu.RLock()
-	defer s.mu.RUnlock()
-	e := s.kv
-	switch {
-	case e == nil:
-		return nil, false
-	case e.m != nil:
+	if e := s.kv; e != nil {
+		v, ok = e.get(key)
+	}
+	s.mu.RUnlock()
+	return v, ok
+}
+
+func (e *stateEntries) get(key string) (any, bool) {
+	if e.m != nil {
 		v, ok := e.m[key]
 		return v, ok
 	}
@@ -66,12 +70,17 @@ func (s *State) String(key string) string {
 
 // Set stores v under key.
 func (s *State) Set(key string, v any) {
+	// Unlocked without a defer: nothing between can panic (a map of
+	// strings refuses no key).
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.kv == nil {
 		s.kv = &stateEntries{}
 	}
-	e := s.kv
+	s.kv.set(key, v)
+	s.mu.Unlock()
+}
+
+func (e *stateEntries) set(key string, v any) {
 	if e.m != nil {
 		e.m[key] = v
 		return

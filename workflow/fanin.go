@@ -359,9 +359,12 @@ func (s *spreader) fire() {
 	}
 }
 
-// release stops s and lets go of it.
-func (s *spreader) release() {
-	s.t.Stop()
+// release stops s, if its fan-in armed it and it has not fired, and lets
+// go of it: a timer disarmed or fired has nothing to stop.
+func (s *spreader) release(armed bool) {
+	if armed {
+		s.t.Stop()
+	}
 	s.mu.Lock()
 	s.f = nil
 	s.mu.Unlock()
@@ -508,10 +511,10 @@ func (f *fanIn) close() {
 	f.mu.Lock()
 	f.stopped = true
 	f.room.Broadcast()
-	cancel := f.cancel
+	cancel, armed := f.cancel, f.armed
 	f.mu.Unlock()
 	if f.spread != nil {
-		f.spread.release()
+		f.spread.release(armed)
 	}
 	if cancel != nil {
 		cancel()
