@@ -243,8 +243,9 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 }
 
 // smallGraph is a GraphAgent with room for the nodes and links of a graph
-// of up to smallGraphNodes nodes and about twice as many edges: most
-// graphs are that small, and one allocation for the build saves two.
+// of up to smallGraphNodes nodes and smallGraphEdges edges: most graphs
+// are that small, and one allocation for the build saves two. The room
+// fills the 768-byte size class the allocator would round it up to.
 type smallGraph struct {
 	GraphAgent
 	nodes [smallGraphNodes]graphNode
@@ -253,7 +254,8 @@ type smallGraph struct {
 
 const (
 	smallGraphNodes = 4
-	smallGraphInts  = 3*smallGraphNodes + 4*2*smallGraphNodes
+	smallGraphEdges = 7
+	smallGraphInts  = 3*smallGraphNodes + 4*smallGraphEdges
 )
 
 // nodeIndex returns the index of the node named key among nodes (by

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"unsafe"
 
 	"github.com/paigasus/helikon"
 )
@@ -76,5 +77,15 @@ func TestNewGraph_DescendantsAndLinksMatchABruteForce(t *testing.T) {
 				t.Fatalf("try %d: node %d's successors %v (want %v), predecessors %v", try, i, g.nodes[i].succs, wantSuccs, g.nodes[i].preds)
 			}
 		}
+	}
+}
+
+// TestNewGraph_ASmallGraphFillsItsSizeClass pins the room a small graph
+// holds in its own allocation to the size class the allocator rounds it
+// up to: more room than that would cost every such build bytes no graph
+// of that size needs.
+func TestNewGraph_ASmallGraphFillsItsSizeClass(t *testing.T) {
+	if size := unsafe.Sizeof(smallGraph{}); size > 768 || size <= 768-unsafe.Sizeof(0)*4 {
+		t.Errorf("a smallGraph is %d bytes, want the most that fits 768 (the size class) in ints", size)
 	}
 }
