@@ -129,7 +129,7 @@ func (c *confineSpec) compile() error {
 	// terminal (a prompt would hang the call; TIOCSTI would type into
 	// the user's shell).
 	rules = append(rules, landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/urandom", "/dev/random").IgnoreIfMissing())
-	filter, err := seccompFilter(c.AllowNetwork, c.AllowUnix, c.KeepGroup)
+	filter, err := seccompFilter(c.AllowNetwork, c.AllowUnix)
 	if err != nil {
 		return err
 	}

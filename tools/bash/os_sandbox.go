@@ -29,8 +29,7 @@ var DefaultReadOnlyPaths = []string{
 // unless [WithUnixSockets]), clone with a namespace flag, clone3, and the
 // syscalls that load kernel code, change mounts or namespaces, inspect
 // other processes, reach the host's System V IPC, watch files (inotify,
-// fanotify), or leave the session (and the process group, when the call
-// has a cgroup). A privileged process runs them as an unprivileged
+// fanotify), or leave the session. A privileged process runs them as an unprivileged
 // user with no capabilities ([WithSandboxUser]). A process cap binds
 // ([DefaultProcessCap]), and every process a call starts is killed when
 // it ends, as [HostBackend] does. It needs no privilege; its
@@ -111,12 +110,14 @@ func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBac
 	if err := kernelSupport(); err != nil {
 		return nil, err
 	}
-	// With a cgroup per call the process group is not what ends the
-	// call, so the shell stays in this process's and the filter refuses
-	// setpgid as well as setsid; without one the shell needs its own
-	// group, and setpgid stays open (the label says so).
-	l.ownGroup = l.cgroups == nil
-	l.confine = &confineSpec{ReadWrite: []string{sb.Dir()}, ReadOnly: c.readOnly, AllowNetwork: c.allowNetwork, AllowUnix: c.allowUnix, KeepGroup: l.cgroups != nil}
+	// The shell has a process group of its own, as under HostBackend,
+	// and setpgid stays open: programs make groups for their children
+	// and signal them (timeout(1) does; refused its group, it signalled
+	// the shell's), and a command's kill 0 reaches its own group, not
+	// this process's. The cgroup per call, where there is one, ends
+	// every process whatever its group; setsid stays refused.
+	l.ownGroup = true
+	l.confine = &confineSpec{ReadWrite: []string{sb.Dir()}, ReadOnly: c.readOnly, AllowNetwork: c.allowNetwork, AllowUnix: c.allowUnix}
 	if err := l.confine.compile(); err != nil {
 		return nil, err
 	}
@@ -199,9 +200,6 @@ type confineSpec struct {
 	AllowNetwork bool
 	// AllowUnix admits AF_UNIX sockets while the network is denied.
 	AllowUnix bool
-	// KeepGroup refuses setpgid too, so no process leaves the process
-	// group it starts in.
-	KeepGroup bool
 	// Drop empties the starting thread's capability sets, for a shell
 	// that then switches to an unprivileged uid.
 	Drop bool

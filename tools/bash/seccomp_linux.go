@@ -14,8 +14,8 @@ import (
 // processes, read the kernel log, bypass the socket filter (io_uring),
 // reach the host's System V IPC (whose objects outlive the call and are
 // shared with every process of the host), watch files Landlock does not
-// let the command open (fanotify), or leave the session (setsid; setpgid
-// too with keepGroup).
+// let the command open (fanotify), or leave the session (setsid, which
+// without a cgroup would leave the process group the backend kills).
 var deniedSyscalls = []string{
 	"ptrace", "process_vm_readv", "process_vm_writev", "process_madvise", "pidfd_getfd", "kcmp",
 	"mount", "umount2", "pivot_root", "chroot", "move_mount", "open_tree", "fsopen", "fsmount", "fsconfig", "fspick",
@@ -68,21 +68,17 @@ const errnoENOSYS = seccomp.ActionErrno | seccomp.Action(unix.ENOSYS)
 // three instructions of our own that answer ENOSYS to every call whose
 // seccomp_data.arch is not the native one, before the library's program,
 // whose jumps are all relative and so unaffected.
-func seccompFilter(allowNetwork, allowUnix, keepGroup bool) ([]unix.SockFilter, error) {
+func seccompFilter(allowNetwork, allowUnix bool) ([]unix.SockFilter, error) {
 	native, err := arch.GetInfo("")
 	if err != nil {
 		return nil, fmt.Errorf("bash: os sandbox: seccomp: %w", err)
-	}
-	denied := deniedSyscalls
-	if keepGroup {
-		denied = append(denied[:len(denied):len(denied)], "setpgid")
 	}
 	absent := absentSyscalls
 	if _, ok := native.SyscallNames["inotify_init"]; ok {
 		absent = append(absent[:len(absent):len(absent)], "inotify_init")
 	}
 	groups := []seccomp.SyscallGroup{
-		{Action: seccomp.ActionErrno, Names: denied},
+		{Action: seccomp.ActionErrno, Names: deniedSyscalls},
 		{Action: seccomp.ActionErrno, NamesWithCondtions: []seccomp.NameWithConditions{{
 			Name:       "clone",
 			Conditions: seccomp.ArgumentConditions{{Argument: 0, Operation: seccomp.BitsSet, Value: cloneDenied}},

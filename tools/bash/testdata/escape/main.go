@@ -167,6 +167,9 @@ func main() {
 		// FAN_MARK_ADD, FAN_CREATE|FAN_EVENT_ON_CHILD, AT_FDCWD.
 		_, _, e = syscall.RawSyscall6(syscall.SYS_FANOTIFY_MARK, fd, 1, 0x100|0x08000000, uintptr(0xffffff9c), uintptr(unsafe.Pointer(p)), 0)
 		report(0, e)
+	case "pgid":
+		// The process group this process is in.
+		fmt.Println(syscall.Getpgrp())
 	case "setpgid":
 		report(0, errnoOf(syscall.Setpgid(0, 0)))
 	case "leave-and-sleep":
