@@ -34,6 +34,7 @@ func TestOsSandbox_ADefaultProcessCapBinds(t *testing.T) {
 func TestOsSandbox_AProgramStartingChildrenStopsAtTheCap(t *testing.T) {
 	rootOnly(t)
 	const limit = 64
+	awaitGone(t, bombUID)
 	b, root := osTool(t, WithLimits(Limits{Processes: limit}), WithSandboxUser(bombUID, bombUID))
 	escapeHelper(t, root)
 	r, err := runTool(t, t.Context(), b, Args{Command: fmt.Sprintf("./escape spawn %d", 4*limit)})
@@ -54,6 +55,7 @@ func TestOsSandbox_AForkBombIsBoundedAndEndsWithTheCall(t *testing.T) {
 	const limit = 64
 	// A uid of its own, so the count sees only this test's processes.
 	uid := bombUID
+	awaitGone(t, uid)
 	b, root := osTool(t, WithLimits(Limits{Processes: limit}), WithSandboxUser(uid, uid))
 	escapeHelper(t, root)
 	done := make(chan Result, 1)
@@ -98,6 +100,23 @@ const bombUID = 54329
 func awaitReaped(t *testing.T, uid int) {
 	deadline := time.Now().Add(10 * time.Second)
 	for zombies(t, uid) > 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+// awaitGone waits (at most 10 s) until no process of uid runs or waits
+// to be reaped: a test with a process cap of uid needs the whole cap, and
+// processes of an earlier run of these tests (one a moment before on a
+// loaded machine) count against it (the helper died unable to start its
+// second thread).
+func awaitGone(t *testing.T, uid int) {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		n := 0
+		eachProcessOf(t, uid, func(string) { n++ })
+		if n == 0 {
+			return
+		}
 		time.Sleep(20 * time.Millisecond)
 	}
 }
