@@ -760,8 +760,13 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 			cancel()
 		}
 	}
-	start := time.Now()
-	if !r.await(start, forward) {
+	// The round's start, taken by await when it first looks at the clock
+	// (see awaitClock).
+	var start time.Time
+	if !r.await(&start, forward) {
+		if start.IsZero() {
+			start = time.Now()
+		}
 		// The driver sleeps until the round ends. The calls nobody has
 		// started get workers of their own once the round is
 		// handoffDelay old.
@@ -782,7 +787,9 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 		g := newGraceTimer(d.cfg)
 		defer g.stop()
 		done := ctx.Done()
-		for finished := false; !finished; {
+		// From here the last worker to leave wakes the driver, unless it
+		// left already.
+		for finished := !r.state.CompareAndSwap(roundRunning, roundWaited); !finished; {
 			select {
 			case ev := <-r.events:
 				forward(ev)
@@ -804,7 +811,7 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 		}
 	}
 	// Every worker has left the round, and the events of its calls came
-	// before the token that said so.
+	// before its state (or token) said so.
 	r.ctx, r.calls = nil, nil
 	if stopped {
 		return nil, false
@@ -814,7 +821,7 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 
 // liveRounds holds the live rounds of ended runs for later runs. A run
 // keeps one for all its rounds, since every worker has left a round when
-// it ends (see liveRound.over), and for the same reason passes it on when
+// it ends (see liveRound.state), and for the same reason passes it on when
 // it ends; one the run gave up on is not reused (abandon).
 var liveRounds sync.Pool
 
@@ -827,9 +834,8 @@ func (d *driver) liveRound(ctx context.Context, calls []ToolCall) *liveRound {
 			// events is unbuffered: a round's governance events are few,
 			// and the driver reads them until the round ends, so a worker
 			// sending one waits for it briefly at most. over holds the one
-			// token of a round's end, so that the last worker leaves
-			// without waiting for the driver, and wakes it only if it
-			// sleeps (see await).
+			// token of the end of a round the driver sleeps on, so that
+			// the last worker leaves without waiting for the driver.
 			r = &liveRound{events: make(chan Event), over: make(chan struct{}, 1), gone: make(chan struct{})}
 		}
 		r.d = d
@@ -838,7 +844,7 @@ func (d *driver) liveRound(ctx context.Context, calls []ToolCall) *liveRound {
 	// Each round has outcomes of its own: a call's ToolContext lives in
 	// its outcome, and a tool may keep it past its call.
 	r.ctx, r.calls, r.outs, r.next, r.workers = ctx, calls, make([]callOutcome, len(calls)), 0, 1
-	r.ended.Store(false)
+	r.state.Store(roundRunning)
 	for i := range r.outs {
 		r.outs[i].live, r.outs[i].gone = r.events, r.gone
 	}
@@ -867,12 +873,10 @@ type liveRound struct {
 	ctx   context.Context
 	calls []ToolCall
 	outs  []callOutcome
-	// events carries the calls' governance events; over gets a token when
-	// the last worker leaves the round, every call finished, and ended is
-	// set just before, for a driver that looks without sleeping (await).
+	// events carries the calls' governance events; over gets a token
+	// when the last worker leaves a round the driver sleeps on (state).
 	events chan Event
 	over   chan struct{}
-	ended  atomic.Bool
 	// gone is closed when the driver gives up on the round.
 	gone chan struct{}
 
@@ -883,12 +887,30 @@ type liveRound struct {
 	running   int
 	workers   int
 	abandoned bool
+	// state says whether the last worker has left the round, every call
+	// finished, and whether the driver sleeps until it does.
+	state atomic.Int32
 }
+
+// The states of a live round: its calls running, ended (the last worker
+// left it), or running with the driver asleep on over (waited).
+const (
+	roundRunning int32 = iota
+	roundEnded
+	roundWaited
+)
 
 // awaitSpins is how many times the driver yields its processor between
 // two looks at the round's events, its context and the clock while it
 // waits for a young round.
 const awaitSpins = 8
+
+// awaitClock is the yield at which the driver first looks at the clock
+// while it waits for a round, taking the round's start. A read of the
+// clock costs a virtual machine about as much as a yield, so a round of
+// quick calls (a few yields, most rounds) costs none; a round still
+// running then is waited for handoffDelay more, about 25 µs in all.
+const awaitClock = 2 * awaitSpins
 
 // spinners counts the drivers waiting for a round without sleeping (see
 // await). At most half the processors' worth do: a busy process (many
@@ -896,28 +918,30 @@ const awaitSpins = 8
 // yield again and again only delay the workers they wait for.
 var spinners atomic.Int32
 
-// await waits for the round to end while it is younger than handoffDelay,
-// forwarding its events, and reports whether it ended. The driver does
-// not sleep meanwhile: it yields its processor to the worker and looks
+// await waits for the round to end while it is young, forwarding its
+// events, and reports whether it ended. The driver does not sleep
+// meanwhile: it looks whether the round ended (state, one load)
+// workpool.Looks times, then yields its processor to the worker, and
 // again, so a round of quick calls, most rounds, ends without waking it
 // (a sleeping driver costs the worker a wake-up, which on an idle
-// processor is a system call and a thread switch). At each turn it looks
-// whether the round ended (ended, one load); at its events, its context
-// and the clock only every awaitSpins turns, since a select costs more
-// than the yield. False means the round is still running after
-// handoffDelay, or the run was cancelled, or other drivers already wait
-// this way (see spinners).
-func (r *liveRound) await(start time.Time, forward func(Event)) bool {
-	if spinners.Add(1) > int32(runtime.GOMAXPROCS(0)/2) {
+// processor is a system call and a thread switch). It looks at the
+// round's events and its context only every awaitSpins yields, since a
+// select costs more than a yield, and at the clock from awaitClock
+// yields on, setting start at the first look. False means the round is
+// still running handoffDelay after start, or the run was cancelled, or
+// other drivers already wait this way (see spinners).
+func (r *liveRound) await(start *time.Time, forward func(Event)) bool {
+	if spinners.Add(1) > int32(workpool.Procs()/2) {
 		spinners.Add(-1)
 		return false
 	}
 	defer spinners.Add(-1)
 	done := r.ctx.Done()
 	for i := 1; ; i++ {
-		if r.ended.Load() {
-			<-r.over
-			return true
+		for range workpool.Looks {
+			if r.state.Load() == roundEnded {
+				return true
+			}
 		}
 		if i%awaitSpins == 0 {
 			select {
@@ -927,7 +951,11 @@ func (r *liveRound) await(start time.Time, forward func(Event)) bool {
 				return false
 			default:
 			}
-			if time.Since(start) >= handoffDelay {
+			switch {
+			case i < awaitClock:
+			case start.IsZero():
+				*start = time.Now()
+			case time.Since(*start) >= handoffDelay:
 				return false
 			}
 		}
@@ -946,10 +974,9 @@ func (r *liveRound) Run() {
 			r.workers--
 			last := r.workers == 0 && !r.abandoned
 			r.mu.Unlock()
-			if last {
-				// Never blocks: the driver takes the round's one token
-				// before it starts the next round.
-				r.ended.Store(true)
+			if last && !r.state.CompareAndSwap(roundRunning, roundEnded) {
+				// The driver sleeps (roundWaited). Never blocks: it
+				// takes the round's one token before the next round.
 				r.over <- struct{}{}
 			}
 			return
