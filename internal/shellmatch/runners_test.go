@@ -1,6 +1,9 @@
 package shellmatch
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestParse_ProgramsThatRunTheirOperandsAreNotMissed pins programs that
 // run a command their operands or flags name: each ran rm past a deny
@@ -76,6 +79,58 @@ func TestParse_ProgramsThatRunTheirOperandsAreNotMissed(t *testing.T) {
 	for _, src := range []string{"ssh-agent -k", "ip addr show", "ip -br link", "fd -e go", "nc -zv host 22", "npm install", "uv pip install x", "docker ps", "git status"} {
 		if s := Parse(src); s.Unresolved != "" || s.MayRun("rm") {
 			t.Errorf("%q: unresolved %q", src, s.Unresolved)
+		}
+	}
+}
+
+// TestParse_ADirectRunnerShowsTheProgramItRuns pins the everyday forms of
+// uv run, poetry run and bundle exec, which were unresolved (asked about
+// under the default guards, refused without an approver) once runners
+// were: the program right after the subcommand is read under the runner,
+// so a deny rule of either matches and an allow list must admit both.
+// Every other form of a runner stays unresolved.
+func TestParse_ADirectRunnerShowsTheProgramItRuns(t *testing.T) {
+	for _, tc := range []struct {
+		src, program, runner string
+	}{
+		{"uv run pytest -q tests", "pytest", "uv"},
+		{"uv run python -m pytest", "python", "uv"},
+		{"uv run ./scripts/check.py --fix", "check.py", "uv"},
+		{"poetry run pytest", "pytest", "poetry"},
+		{"bundle exec rspec spec/x_spec.rb", "rspec", "bundle"},
+		{"bundler exec rake test", "rake", "bundler"},
+		{"uv run rm -rf x", "rm", "uv"},
+		{"uv run uv run rm", "rm", "uv"},
+		{"uv run sudo rm", "rm", "uv"},
+	} {
+		s := Parse(tc.src)
+		if s.Unresolved != "" || !s.MayRun(tc.program) || !s.MayRun(tc.runner) {
+			t.Errorf("%q: programs %q, unresolved %q; want %s under %s", tc.src, programs(s), s.Unresolved, tc.program, tc.runner)
+			continue
+		}
+		only := func(allowed ...string) bool {
+			return s.OnlyRuns(func(p string) bool { return slices.Contains(allowed, p) || p == "sudo" })
+		}
+		if only(tc.program) || !only(tc.program, tc.runner) {
+			t.Errorf("%q: an allow list of %s alone admits it, or one of %s and %s does not", tc.src, tc.program, tc.program, tc.runner)
+		}
+	}
+	for _, src := range []string{
+		"uv run --with x rm -rf y",
+		"uv run -- rm",
+		"uv --directory d run rm",
+		"uv run $CMD",
+		"uv run FOO=1 rm",
+		"uv run 'rm -rf x; ls'",
+		"bundle exec 'rm -rf x;ls'",
+		"poetry run -C d rm",
+		"npx rm -rf x",
+		"pdm run rm",
+		"yarn exec rm",
+		"docker run img rm",
+	} {
+		if s := Parse(src); s.Unresolved == "" {
+			t.Errorf("%q: resolved to %q", src, programs(s))
 		}
 	}
 }

@@ -344,6 +344,11 @@ func (s *Script) resolveInput(words []word, depth int, wrappers []string, writes
 			// tcsh's nice +N COMMAND.
 			words = append([]word{words[0]}, words[2:]...)
 		}
+		if rest, ok := runnerCommand(name, words[1:]); ok {
+			wrappers = appendWrapper(wrappers, name)
+			words = rest
+			continue
+		}
 		if why, ok := runsLater()[name]; ok {
 			s.unresolved(name + ", which " + why)
 		}
@@ -622,7 +627,8 @@ func (s *Script) MayRun(program string) bool {
 // parse, was nested past MaxDepth or runs nothing is not admitted, nor is a
 // command whose program is not a plain literal, a shell running a dynamic
 // command string or its standard input, or a command under sudo, doas or su
-// unless allowed admits that wrapper too.
+// or a runner of directRunners (uv run) unless allowed admits that wrapper
+// too: uv run may build and install the project before the program runs.
 func (s *Script) OnlyRuns(allowed func(program string) bool) bool {
 	if s.Approx || s.Truncated || s.Unresolved != "" || len(s.Commands) == 0 {
 		return false
@@ -633,7 +639,7 @@ func (s *Script) OnlyRuns(allowed func(program string) bool) bool {
 			return false
 		}
 		for _, w := range c.Wrappers {
-			if privileged()[w] && !allowed(w) {
+			if (privileged()[w] || directRunners()[w] != "") && !allowed(w) {
 				return false
 			}
 		}
