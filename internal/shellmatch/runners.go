@@ -24,29 +24,37 @@ var runsOperands = sync.OnceValue(func() map[string][]string {
 	}
 })
 
-// directRunners are the runners whose subcommand execs the program named
-// by the word right after it, with the words after that as its arguments
-// and no shell between: uv run, poetry run, bundle exec (Ruby's exec,
-// which starts a shell only for a single word with a shell's
-// metacharacters, which runnerCommand does not read). Their everyday
-// form, uv run pytest, is read as pytest under the runner, so a deny rule
-// of either program matches it and an allow list must admit both (see
-// [Script.OnlyRuns]); any other form is left to checkRunner, unresolved.
-// The other runners of runsOperands are not read: their first operand
-// names a package whose program may have another name (npx, pipx run),
-// a task of a file in the workspace (pdm, hatch, pixi, devbox run), a
-// shell string (yarn exec) or a container's command (docker run).
-var directRunners = sync.OnceValue(func() map[string]string {
-	return map[string]string{"uv": "run", "poetry": "run", "bundle": "exec", "bundler": "exec"}
-})
+// directRunner returns the subcommand of a direct runner, or "": a runner
+// whose subcommand execs the program named by the word right after it,
+// with the words after that as its arguments and no shell between: uv
+// run, poetry run, bundle exec (Ruby's exec, which starts a shell only for
+// a single word with a shell's metacharacters, which runnerCommand does
+// not read). Their everyday form, uv run pytest, is read as pytest under
+// the runner, so a deny rule of either program matches it and an allow
+// list must admit both (see [Script.OnlyRuns]); any other form is left to
+// checkRunner, unresolved. The other runners of runsOperands are not
+// read: their first operand names a package whose program may have
+// another name (npx, pipx run), a task of a file in the workspace (pdm,
+// hatch, pixi, devbox run), a shell string (yarn exec) or a container's
+// command (docker run). A switch, not a map: every command word of every
+// line passes through it.
+func directRunner(name string) string {
+	switch name {
+	case "uv", "poetry":
+		return "run"
+	case "bundle", "bundler":
+		return "exec"
+	}
+	return ""
+}
 
 // runnerCommand returns the words of the command a direct runner runs when
 // its subcommand is its first word and a plain program name or path
 // follows at once: a flag of the runner's in between may take a value,
 // which the matcher would then read as the program.
 func runnerCommand(name string, args []word) ([]word, bool) {
-	sub, ok := directRunners()[name]
-	if !ok || len(args) < 2 || !args[0].known() || args[0].text != sub || !args[1].lit || !plainProgram(args[1].text) {
+	sub := directRunner(name)
+	if sub == "" || len(args) < 2 || !args[0].known() || args[0].text != sub || !args[1].lit || !plainProgram(args[1].text) {
 		return nil, false
 	}
 	return args[1:], true

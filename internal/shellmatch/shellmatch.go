@@ -627,7 +627,7 @@ func (s *Script) MayRun(program string) bool {
 // parse, was nested past MaxDepth or runs nothing is not admitted, nor is a
 // command whose program is not a plain literal, a shell running a dynamic
 // command string or its standard input, or a command under sudo, doas or su
-// or a runner of directRunners (uv run) unless allowed admits that wrapper
+// or a direct runner (uv run, see directRunner) unless allowed admits that wrapper
 // too: uv run may build and install the project before the program runs.
 func (s *Script) OnlyRuns(allowed func(program string) bool) bool {
 	if s.Approx || s.Truncated || s.Unresolved != "" || len(s.Commands) == 0 {
@@ -639,7 +639,7 @@ func (s *Script) OnlyRuns(allowed func(program string) bool) bool {
 			return false
 		}
 		for _, w := range c.Wrappers {
-			if (privileged()[w] || directRunners()[w] != "") && !allowed(w) {
+			if (privileged()[w] || directRunner(w) != "") && !allowed(w) {
 				return false
 			}
 		}
