@@ -97,7 +97,7 @@ func newLocal(sb *sandbox.Sandbox, opts []HostOption) (local, hostConfig, error)
 		// user's login shell up in the password database on every call.
 		env = append(env, "SHELL="+shell)
 	}
-	l := local{shell: shell, dir: sb.Dir(), sb: sb, env: env, timeout: c.timeout, prefix: c.limits.prefix(), ownGroup: true}
+	l := local{shell: shell, dir: sb.Dir(), sb: sb, env: env, timeout: c.timeout, prefix: c.limits.prefix()}
 	if cg, err := findCgroups(); err == nil && !c.noCgroup {
 		l.cgroups = cg
 		if cg.pids != "" {

@@ -43,9 +43,6 @@ type local struct {
 	// procCap is the process cap the OS sandbox asked for, however it
 	// is enforced.
 	procCap uint64
-	// ownGroup starts the shell in a process group of its own, so
-	// the call's processes are not in this process's group.
-	ownGroup bool
 	// cred, when set, is the unprivileged user the shell runs as.
 	cred *syscall.Credential
 	// sweep, without cgroups, ends a call by killing every process of
@@ -149,7 +146,12 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	cmd.Env = l.env
 	cmd.ExtraFiles = extra
 	cmd.Dir = l.dir
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: l.ownGroup, Credential: l.cred}
+	// The shell has a process group of its own under every backend: the
+	// call's processes are not in this process's group (a command's
+	// kill 0 reaches its own), programs that signal their own group
+	// (timeout(1)) signal the call's, and without a cgroup that group is
+	// what ends the call.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: l.cred}
 	stdout, stderr := newCapture(limit), newCapture(limit)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// A process holding the pipes must not keep Wait blocked once it

@@ -110,13 +110,10 @@ func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBac
 	if err := kernelSupport(); err != nil {
 		return nil, err
 	}
-	// The shell has a process group of its own, as under HostBackend,
-	// and setpgid stays open: programs make groups for their children
-	// and signal them (timeout(1) does; refused its group, it signalled
-	// the shell's), and a command's kill 0 reaches its own group, not
-	// this process's. The cgroup per call, where there is one, ends
-	// every process whatever its group; setsid stays refused.
-	l.ownGroup = true
+	// setpgid stays open (only setsid is refused): programs make groups
+	// for their children and signal them, as timeout(1) does; refused
+	// its group, it signalled the shell's. The cgroup per call, where
+	// there is one, ends every process whatever its group.
 	l.confine = &confineSpec{ReadWrite: []string{sb.Dir()}, ReadOnly: c.readOnly, AllowNetwork: c.allowNetwork, AllowUnix: c.allowUnix}
 	if err := l.confine.compile(); err != nil {
 		return nil, err
