@@ -65,6 +65,10 @@ func TestParse_ProgramsThatRunTheirOperandsAreNotMissed(t *testing.T) {
 		"toolbox run rm -rf x",
 		"distrobox enter box -- rm -rf x",
 		"flatpak-spawn --host rm -rf x",
+		// GLib takes an option's value as the next word too.
+		"flatpak-spawn --directory /tmp rm -rf x",
+		"flatpak-spawn --host --env FOO=1 rm -rf x",
+		"flatpak-spawn --forward-fd 3 --sandbox-expose-path /x rm -rf x",
 		"docker run -v /:/h img rm -rf /h",
 		"docker exec c rm -rf /",
 		"podman run img rm -rf x",

@@ -119,8 +119,10 @@ var wrapperSpecs = sync.OnceValue(func() map[string]wrapperSpec {
 		// ssh-agent runs its operands as its child, with the agent's
 		// socket in its environment.
 		"ssh-agent": {short: "aEPtO"},
-		// flatpak-spawn's flags take their values after "=".
-		"flatpak-spawn": {},
+		// flatpak-spawn reads its options with GLib, which takes a
+		// value after "=" or as the next word (--directory /tmp rm).
+		"flatpak-spawn": {long: []string{"forward-fd", "env", "unset-env", "directory", "app-path", "usr-path",
+			"sandbox-expose", "sandbox-expose-ro", "sandbox-expose-path", "sandbox-expose-path-ro", "sandbox-flag"}},
 	}
 })
 
