@@ -97,11 +97,18 @@ func (r *localRun) failed(recs []server.Record, err error) error {
 	if r.err == nil {
 		r.err = err
 	}
-	if errors.Is(err, server.ErrRunEnded) || errors.Is(err, server.ErrRunNotFound) {
+	if toRedis(err) {
 		r.released = true
 	}
 	r.wake()
 	return r.err
+}
+
+// toRedis reports whether err, a write's failure, sends the run's tails
+// to Redis: the run ended (another replica found it orphaned) or is gone,
+// and Redis says what became of it.
+func toRedis(err error) bool {
+	return errors.Is(err, server.ErrRunEnded) || errors.Is(err, server.ErrRunNotFound)
 }
 
 // wake pokes every tail; r.mu is held.
@@ -141,11 +148,14 @@ func (r *localRun) tail(ctx context.Context, after *int64, yield func([]server.R
 			continue
 		}
 		switch {
-		case released:
-			return true
-		case err != nil:
+		case err != nil && !toRedis(err):
+			// Records were lost: the tail ends with the loss, also
+			// once Update has released the run (with Redis found
+			// unreachable, it does so at once).
 			yield(nil, err)
 			return false
+		case released:
+			return true
 		}
 		select {
 		case <-wake:
