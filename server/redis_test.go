@@ -2,6 +2,7 @@ package server_test
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"os"
 	"slices"
@@ -169,12 +170,14 @@ func TestRedis_RedisDyingMidRunEndsTheStreamWithTheLoss(t *testing.T) {
 	addr, kill := redistest.Private(t)
 	client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: 1, DialTimeout: time.Second})
 	t.Cleanup(func() { client.Close() })
+	sent := &redistest.Sent{}
+	client.AddHook(sent)
 	events, err := redislog.New(context.Background(), client)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = events.Close() })
-	_, ts := start(t, []helikon.Agent{newAgent(t, "slow", 300*time.Millisecond)}, server.WithEventLog(events))
+	srv, ts := start(t, []helikon.Agent{newAgent(t, "slow", 300*time.Millisecond)}, server.WithEventLog(events))
 
 	resp := post(t, ts.URL+"/agents/slow/runs?stream=sse", `{"input":"hi"}`)
 	defer resp.Body.Close()
@@ -194,6 +197,19 @@ func TestRedis_RedisDyingMidRunEndsTheStreamWithTheLoss(t *testing.T) {
 		if f.id != strconv.Itoa(i+1) {
 			t.Fatalf("frame %d has id %q", i+1, f.id)
 		}
+	}
+	// The batch that was lost found Redis unreachable: the shutdown
+	// sends the run's status, and the log's close the lease's release,
+	// to no dead Redis (each would wait out the client's dial retries).
+	before := sent.Count()
+	if err := srv.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if err := events.Close(); !errors.Is(err, redislog.ErrUnavailable) {
+		t.Fatalf("closing the log on a dead Redis: %v; want ErrUnavailable", err)
+	}
+	if n := sent.Count() - before; n != 0 {
+		t.Fatalf("%d writes went to the dead Redis after the loss was reported", n)
 	}
 }
 

@@ -148,11 +148,21 @@ func (b *batch) args() []any {
 // send writes the batches as one pipeline, loading the script into a
 // Redis that does not have it (a restart, SCRIPT FLUSH) and sending the
 // batches that met it again: a script that was not found did not run.
-func (l *Log) send(ctx context.Context, bs []*batch) {
+// With Redis found unreachable (circuit.go) it sends nothing and fails
+// every batch with that. It returns the error of its last round trip,
+// for the caller to note.
+func (l *Log) send(ctx context.Context, bs []*batch) error {
+	if err := l.circuit.open(); err != nil {
+		for _, b := range bs {
+			b.cmd = redis.NewCmd(ctx)
+			b.cmd.SetErr(err)
+		}
+		return err
+	}
 	queue := func(p redis.Pipeliner, b *batch) {
 		b.cmd = writeScript.EvalSha(ctx, p, []string{l.infoKey(b.runID), l.eventsKey(b.runID)}, b.args()...)
 	}
-	_, _ = l.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err := l.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, b := range bs {
 			queue(p, b)
 			if b.up != nil && b.up.final() {
@@ -168,17 +178,18 @@ func (l *Log) send(ctx context.Context, bs []*batch) {
 		}
 	}
 	if len(again) == 0 {
-		return
+		return err
 	}
 	if err := writeScript.Load(ctx, l.client).Err(); err != nil {
-		return // the batches keep their NOSCRIPT errors
+		return err // the batches keep their NOSCRIPT errors
 	}
-	_, _ = l.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+	_, err = l.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, b := range again {
 			queue(p, b)
 		}
 		return nil
 	})
+	return err
 }
 
 // outcome reads what Redis made of b's script call: how many of its
@@ -232,7 +243,7 @@ func (b *batch) listed() error {
 // does not queue writes for (one it does not drive).
 func (l *Log) writeNow(ctx context.Context, runID string, recs []server.Record, up *update) error {
 	b := &batch{runID: runID, recs: recs, up: up}
-	l.send(ctx, []*batch{b})
+	l.circuit.note(ctx, l.send(ctx, []*batch{b}))
 	if _, err := b.outcome(); err != nil {
 		return err
 	}
@@ -361,8 +372,12 @@ func (l *Log) flushRuns(runs []*localRun) {
 	}
 	if len(bs) > 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
-		l.send(ctx, bs)
+		err := l.send(ctx, bs)
 		cancel()
+		// Noted before the runs learn their loss, so a write that
+		// follows one (Update after a failed batch) fails at once; a
+		// pipeline that outlived flushTimeout found Redis unreachable.
+		l.circuit.note(context.Background(), err)
 	}
 	l.qmu.Lock()
 	l.queuedBytes -= freed

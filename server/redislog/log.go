@@ -50,6 +50,13 @@ type Log struct {
 	stop chan struct{}
 	wg   sync.WaitGroup
 	once sync.Once
+	// life ends at Close, for the probes (circuit.go), which nothing
+	// else waits for.
+	life    context.Context
+	endLife context.CancelFunc
+
+	// circuit notes a Redis found unreachable, so writes fail at once.
+	circuit circuit
 
 	local localRuns
 
@@ -89,7 +96,7 @@ func New(ctx context.Context, client redis.UniversalClient, opts ...Option) (*Lo
 	}
 	l := &Log{client: client, prefix: DefaultPrefix, lease: DefaultLease, replica: uuid.NewString(),
 		handlers: map[int]func(string){}, stop: make(chan struct{}),
-		room: make(chan struct{}), maxQueued: maxQueuedBytes}
+		room: make(chan struct{}), maxQueued: maxQueuedBytes, circuit: circuit{trip: make(chan struct{}, 1)}}
 	for i := range l.flushers {
 		l.flushers[i].kick = make(chan struct{}, 1)
 	}
@@ -107,8 +114,10 @@ func New(ctx context.Context, client redis.UniversalClient, opts ...Option) (*Lo
 		l.wg.Wait()
 		return nil, fmt.Errorf("redislog: take lease: %w", err)
 	}
-	l.wg.Add(1 + flushers)
+	l.life, l.endLife = context.WithCancel(context.Background())
+	l.wg.Add(2 + flushers)
 	go l.keepLease()
+	go l.probe()
 	for i := range l.flushers {
 		go l.flush(&l.flushers[i])
 	}
@@ -121,7 +130,9 @@ func (l *Log) Replica() string { return l.replica }
 // Close sends the records and status changes still queued, then stops
 // renewing the lease and releases it: runs this replica still drives read
 // as interrupted from then on, and writes (Append, Update) fail with
-// [ErrClosed]. It does not close the client.
+// [ErrClosed]. With Redis found unreachable it sends nothing and returns
+// an error wrapping [ErrUnavailable]; the lease then expires by itself.
+// It does not close the client.
 func (l *Log) Close() error {
 	var err error
 	l.once.Do(func() {
@@ -129,11 +140,12 @@ func (l *Log) Close() error {
 		l.closed = true
 		l.qmu.Unlock()
 		close(l.stop)
+		l.endLife()
 		_ = l.sub.Close()
 		l.wg.Wait()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		err = l.client.Del(ctx, l.replicaKey(l.replica)).Err()
+		err = l.guard(ctx, func() error { return l.client.Del(ctx, l.replicaKey(l.replica)).Err() })
 	})
 	return err
 }
@@ -160,7 +172,9 @@ func (l *Log) keepLease() {
 			return
 		case <-t.C:
 			ctx, cancel := context.WithTimeout(context.Background(), l.lease/3)
-			_ = l.renew(ctx)
+			// A renewal that timed out under its own deadline
+			// found Redis unreachable: note it as a write's.
+			_ = l.guard(context.Background(), func() error { return l.renew(ctx) })
 			cancel()
 		}
 	}
@@ -194,7 +208,11 @@ func (l *Log) Create(ctx context.Context, info server.RunInfo) error {
 	if status != server.StatusQueued {
 		status = server.StatusRunning
 	}
-	ok, err := createScript.Run(ctx, l.client, []string{l.infoKey(info.ID)}, data, l.replica, string(status)).Int()
+	var ok int
+	err = l.guard(ctx, func() (err error) {
+		ok, err = createScript.Run(ctx, l.client, []string{l.infoKey(info.ID)}, data, l.replica, string(status)).Int()
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("redislog: create %s: %w", info.ID, err)
 	}
@@ -334,7 +352,11 @@ func (l *Log) Claim(ctx context.Context, runID, pauseID string, status server.Ru
 	if err != nil {
 		return server.RunInfo{}, err
 	}
-	ok, err := claimScript.Run(ctx, l.client, []string{l.infoKey(runID)}, pauseID, l.replica, data, string(status)).Int()
+	var ok int
+	err = l.guard(ctx, func() (err error) {
+		ok, err = claimScript.Run(ctx, l.client, []string{l.infoKey(runID)}, pauseID, l.replica, data, string(status)).Int()
+		return err
+	})
 	if err != nil {
 		return server.RunInfo{}, fmt.Errorf("redislog: claim %s: %w", runID, err)
 	}

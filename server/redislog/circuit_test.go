@@ -1,0 +1,206 @@
+package redislog_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/paigasus/helikon/internal/redistest"
+	"github.com/paigasus/helikon/server"
+	"github.com/paigasus/helikon/server/redislog"
+)
+
+func TestLog_WritesAfterRedisIsFoundUnreachableFailWithoutARoundTrip(t *testing.T) {
+	addr, kill := redistest.Private(t)
+	client := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: 1, DialTimeout: time.Second})
+	defer client.Close()
+	sent := &redistest.Sent{}
+	client.AddHook(sent)
+	l, err := redislog.New(context.Background(), client)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	ctx := context.Background()
+	info := create(t, l)
+	if err := l.Append(ctx, info.ID, rec(1)); err != nil {
+		t.Fatal(err)
+	}
+	// The tail yields a record once Redis stored it, and ends with the
+	// loss of a batch Redis did not.
+	tailErr := make(chan error, 1)
+	stored := make(chan struct{})
+	go func() {
+		for batch, err := range l.Tail(ctx, info.ID, 0) {
+			if err != nil {
+				tailErr <- err
+				return
+			}
+			if slices.ContainsFunc(batch, func(r server.Record) bool { return r.Seq == 1 }) {
+				close(stored)
+			}
+		}
+		tailErr <- nil
+	}()
+	<-stored
+	kill()
+	if err := l.Append(ctx, info.ID, rec(2)); err != nil {
+		t.Fatal(err) // queued: the loss shows once the batch fails
+	}
+	if _, ok := errors.AsType[*redislog.WriteError](<-tailErr); !ok {
+		t.Fatal("the tail did not end with the loss of record 2")
+	}
+	// The batch that failed found Redis unreachable: no write after it
+	// goes out, each fails at once saying why.
+	before := sent.Count()
+	other := server.RunInfo{ID: uuid.NewString(), Agent: "a", Status: server.StatusRunning, CreatedAt: time.Now().UTC()}
+	for _, tc := range []struct {
+		name  string
+		write func() error
+		lost  bool // a *WriteError names what was not stored
+	}{
+		{"the status of the run that lost records", func() error { return l.Update(ctx, finished(info, 2)) }, true},
+		{"a new run", func() error { return l.Create(ctx, other) }, false},
+		{"a record of a run another replica drives", func() error { return l.Append(ctx, uuid.NewString(), rec(1)) }, true},
+		{"the release of the lease", l.Close, false},
+	} {
+		err := tc.write()
+		if !errors.Is(err, redislog.ErrUnavailable) {
+			t.Errorf("%s: %v; want ErrUnavailable", tc.name, err)
+		}
+		if _, ok := errors.AsType[*redislog.WriteError](err); ok != tc.lost {
+			t.Errorf("%s: %v; want a *WriteError: %v", tc.name, err, tc.lost)
+		}
+	}
+	if n := sent.Count() - before; n != 0 {
+		t.Fatalf("%d writes went to the Redis found unreachable", n)
+	}
+}
+
+func TestLog_WritesResumeOnceRedisAnswersAgain(t *testing.T) {
+	shared := testClient(t)
+	p := newProxy(t, testAddr())
+	client := redis.NewClient(&redis.Options{Addr: p.addr, MaxRetries: 1, DialTimeout: time.Second})
+	defer client.Close()
+	prefix := testPrefix()
+	l, err := redislog.New(context.Background(), client, redislog.WithPrefix(prefix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = l.Close()
+		if keys, _ := shared.Keys(context.Background(), prefix+"*").Result(); len(keys) > 0 {
+			shared.Del(context.Background(), keys...)
+		}
+	})
+	ctx := context.Background()
+	info := server.RunInfo{ID: uuid.NewString(), Agent: "a", Status: server.StatusRunning, CreatedAt: time.Now().UTC()}
+
+	p.cut()
+	if err := l.Create(ctx, info); err == nil || errors.Is(err, redislog.ErrUnavailable) {
+		t.Fatalf("the first create with Redis cut off: %v; want the client's error", err)
+	}
+	if err := l.Create(ctx, info); !errors.Is(err, redislog.ErrUnavailable) {
+		t.Fatalf("a create after Redis was found unreachable: %v; want ErrUnavailable", err)
+	}
+	p.restore(t)
+	// A probe finds Redis back; writes go out again from then on.
+	deadline := time.Now().Add(30 * time.Second)
+	for err = l.Create(ctx, info); errors.Is(err, redislog.ErrUnavailable) && time.Now().Before(deadline); err = l.Create(ctx, info) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		t.Fatalf("create once Redis is back: %v", err)
+	}
+	for i := int64(1); i <= 3; i++ {
+		if err := l.Append(ctx, info.ID, rec(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := l.Update(ctx, finished(info, 3)); err != nil {
+		t.Fatal(err)
+	}
+	if got := stream(t, shared, prefix, info.ID); !slices.Equal(got, []int64{1, 2, 3}) {
+		t.Fatalf("stored after Redis came back: %v", got)
+	}
+}
+
+// proxy forwards TCP connections to a Redis until cut, which closes its
+// listener and its connections, as a Redis that died would; restore
+// listens on the same address again.
+type proxy struct {
+	addr, target string
+	mu           sync.Mutex
+	ln           net.Listener
+	conns        []net.Conn
+	wg           sync.WaitGroup
+}
+
+func newProxy(t *testing.T, target string) *proxy {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &proxy{addr: ln.Addr().String(), target: target}
+	p.serve(ln)
+	t.Cleanup(func() {
+		p.cut()
+		p.wg.Wait()
+	})
+	return p
+}
+
+func (p *proxy) serve(ln net.Listener) {
+	p.mu.Lock()
+	p.ln = ln
+	p.mu.Unlock()
+	p.wg.Go(func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return // cut
+			}
+			up, err := net.Dial("tcp", p.target)
+			if err != nil {
+				c.Close()
+				continue
+			}
+			p.mu.Lock()
+			p.conns = append(p.conns, c, up)
+			p.mu.Unlock()
+			p.wg.Go(func() { _, _ = io.Copy(up, c); up.Close() })
+			p.wg.Go(func() { _, _ = io.Copy(c, up); c.Close() })
+		}
+	})
+}
+
+func (p *proxy) cut() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.ln != nil {
+		p.ln.Close()
+		p.ln = nil
+	}
+	for _, c := range p.conns {
+		c.Close()
+	}
+	p.conns = nil
+}
+
+func (p *proxy) restore(t *testing.T) {
+	t.Helper()
+	ln, err := net.Listen("tcp", p.addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.serve(ln)
+}
