@@ -21,6 +21,16 @@ var runsOperands = sync.OnceValue(func() map[string][]string {
 		"nix": {"run", "shell", "develop"}, "toolbox": {"run"}, "distrobox": {"enter"},
 		"docker": {"run", "exec", "create"}, "podman": {"run", "exec", "create"}, "nerdctl": {"run", "exec", "create"},
 		"kubectl": {"exec", "run", "debug"},
+		// pipenv and rye run a script of the project's file (a command
+		// string) or the command their operands name; corepack runs the
+		// package manager it names, whose runners are above; apptainer
+		// and singularity run a command in a container image.
+		"pipenv": {"run"}, "rye": {"run"}, "corepack": {"npm", "npx", "pnpm", "pnpx", "yarn"},
+		"apptainer": {"exec", "run", "shell"}, "singularity": {"exec", "run", "shell"},
+		// machinectl shell runs a command in a machine, the host (.host)
+		// included, as the user it names; devcontainer exec in the
+		// workspace's container.
+		"machinectl": {"shell"}, "devcontainer": {"exec"},
 	}
 })
 

@@ -123,6 +123,11 @@ var wrapperSpecs = sync.OnceValue(func() map[string]wrapperSpec {
 		// value after "=" or as the next word (--directory /tmp rm).
 		"flatpak-spawn": {long: []string{"forward-fd", "env", "unset-env", "directory", "app-path", "usr-path",
 			"sandbox-expose", "sandbox-expose-ro", "sandbox-expose-path", "sandbox-expose-path-ro", "sandbox-flag"}},
+		// eatmydata preloads a library that makes fsync a no-op, then
+		// runs its operands; setuidgid (daemontools) runs them as the
+		// user it names first.
+		"eatmydata": {},
+		"setuidgid": {skip: 1},
 	}
 })
 
@@ -553,6 +558,19 @@ var runsLater = sync.OnceValue(func() map[string]string {
 		"bwrap":             "runs a command in a namespace its flags build",
 		"rlwrap":            "runs a command under flags of its own",
 		"socat":             "runs commands its addresses name (EXEC:, SYSTEM:)",
+		// More that run the command their operands name after flags of
+		// their own, or set what it runs with from files.
+		"gdb":        "runs the program after --args, or one its commands name",
+		"run0":       "runs a command as another user under flags of its own",
+		"coreutils":  "runs the utility --coreutils-prog names",
+		"cpulimit":   "runs the command after flags of its own",
+		"trickle":    "runs the command after flags of its own",
+		"srun":       "runs the command after flags of its own on the nodes it allocates",
+		"mpirun":     "runs the command after flags of its own on the nodes it allocates",
+		"mpiexec":    "runs the command after flags of its own on the nodes it allocates",
+		"envdir":     "sets the environment its command runs with from files (LD_PRELOAD among them)",
+		"sbatch":     "runs the script or the --wrap string it submits",
+		"lxc-attach": "runs the command after flags of its own in a container",
 		// Profilers, debuggers and benchmarkers that run the command
 		// their operands name, after flags of their own.
 		"perf":      "runs the command after its subcommand's flags (perf stat, record, trace)",
