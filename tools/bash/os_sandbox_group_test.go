@@ -4,6 +4,7 @@ package bash
 
 import (
 	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -31,7 +32,10 @@ func TestOsSandbox_TheCommandHasAProcessGroupOfItsOwn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Stdout == strconv.Itoa(syscall.Getpgrp())+"\n" {
-		t.Errorf("the command is in this process's group %d", syscall.Getpgrp())
+	// A helper that printed no group would pass a plain inequality.
+	if pgid, err := strconv.Atoi(strings.TrimSpace(r.Stdout)); err != nil || pgid <= 1 {
+		t.Errorf("./escape pgid: %+v, want a process group", r)
+	} else if pgid == syscall.Getpgrp() {
+		t.Errorf("the command is in this process's group %d", pgid)
 	}
 }
