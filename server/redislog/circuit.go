@@ -93,7 +93,8 @@ func unreachable(err error) bool {
 }
 
 // probe pings a Redis found unreachable every probeEvery, until it
-// answers (which closes the circuit) or Close.
+// answers (which closes the circuit) or Close, then stores the status
+// changes kept meanwhile.
 func (l *Log) probe() {
 	defer l.wg.Done()
 	t := time.NewTimer(probeEvery)
@@ -118,6 +119,9 @@ func (l *Log) probe() {
 			// found Redis still unreachable: note it as a write's.
 			l.circuit.note(context.Background(), err)
 		}
+		// Found unreachable again while they are stored, the circuit
+		// wakes this loop again.
+		l.storeKept()
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -86,21 +87,7 @@ func TestLog_WritesAfterRedisIsFoundUnreachableFailWithoutARoundTrip(t *testing.
 }
 
 func TestLog_WritesResumeOnceRedisAnswersAgain(t *testing.T) {
-	shared := testClient(t)
-	p := newProxy(t, testAddr())
-	client := redis.NewClient(&redis.Options{Addr: p.addr, MaxRetries: 1, DialTimeout: time.Second})
-	defer client.Close()
-	prefix := testPrefix()
-	l, err := redislog.New(context.Background(), client, redislog.WithPrefix(prefix))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = l.Close()
-		if keys, _ := shared.Keys(context.Background(), prefix+"*").Result(); len(keys) > 0 {
-			shared.Del(context.Background(), keys...)
-		}
-	})
+	l, p, prefix := proxiedLog(t)
 	ctx := context.Background()
 	info := server.RunInfo{ID: uuid.NewString(), Agent: "a", Status: server.StatusRunning, CreatedAt: time.Now().UTC()}
 
@@ -114,6 +101,7 @@ func TestLog_WritesResumeOnceRedisAnswersAgain(t *testing.T) {
 	p.restore(t)
 	// A probe finds Redis back; writes go out again from then on.
 	deadline := time.Now().Add(30 * time.Second)
+	var err error
 	for err = l.Create(ctx, info); errors.Is(err, redislog.ErrUnavailable) && time.Now().Before(deadline); err = l.Create(ctx, info) {
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -128,9 +116,32 @@ func TestLog_WritesResumeOnceRedisAnswersAgain(t *testing.T) {
 	if err := l.Update(ctx, finished(info, 3)); err != nil {
 		t.Fatal(err)
 	}
-	if got := stream(t, shared, prefix, info.ID); !slices.Equal(got, []int64{1, 2, 3}) {
+	if got := stream(t, testClient(t), prefix, info.ID); !slices.Equal(got, []int64{1, 2, 3}) {
 		t.Fatalf("stored after Redis came back: %v", got)
 	}
+}
+
+// proxiedLog opens a log under a prefix of its own on the shared Redis,
+// reached through a proxy the test cuts, removed when the test ends.
+func proxiedLog(t *testing.T) (*redislog.Log, *proxy, string) {
+	t.Helper()
+	shared := testClient(t)
+	p := newProxy(t, testAddr())
+	client := redis.NewClient(&redis.Options{Addr: p.addr, MaxRetries: 1, DialTimeout: time.Second})
+	prefix := testPrefix()
+	l, err := redislog.New(context.Background(), client, redislog.WithPrefix(prefix))
+	if err != nil {
+		client.Close()
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = l.Close()
+		client.Close()
+		if keys, _ := shared.Keys(context.Background(), prefix+"*").Result(); len(keys) > 0 {
+			shared.Del(context.Background(), keys...)
+		}
+	})
+	return l, p, prefix
 }
 
 // proxy forwards TCP connections to a Redis until cut, which closes its
@@ -203,4 +214,49 @@ func (p *proxy) restore(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.serve(ln)
+}
+
+func TestLog_AStatusNotStoredWhileRedisIsUnreachableIsStoredOnceItIsBack(t *testing.T) {
+	l, p, prefix := proxiedLog(t)
+	shared := testClient(t)
+	ctx := context.Background()
+	info := create(t, l)
+	status := func() string {
+		st, err := shared.HGet(ctx, prefix+"run:{"+info.ID+"}:info", "status").Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return st
+	}
+
+	p.cut()
+	if err := l.Append(ctx, info.ID, rec(1)); err != nil {
+		t.Fatal(err) // queued
+	}
+	if err := l.Update(ctx, finished(info, 1)); err == nil {
+		t.Fatal("Update succeeded with Redis cut off")
+	}
+	if st := status(); st != "running" {
+		t.Fatalf("with Redis cut off the run reads %s", st)
+	}
+	p.restore(t)
+	// Dropped, the run's end would never reach Redis: its replica's
+	// lease lives on, so it would read as running for ever.
+	deadline := time.Now().Add(30 * time.Second)
+	for status() == "running" && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	got, err := l.Info(ctx, info.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != server.StatusFailed || got.Error == nil || !strings.Contains(got.Error.Message, "records 1 to 1 not stored") {
+		t.Fatalf("once Redis is back the run reads %s (%+v); want failed, naming record 1 lost", got.Status, got.Error)
+	}
+	// Its stream ends, with no record Redis did not store.
+	for recs, err := range l.Tail(ctx, info.ID, 0) {
+		if err != nil || len(recs) > 0 {
+			t.Fatalf("the run's tail: %v, %v; want it to end at once", recs, err)
+		}
+	}
 }

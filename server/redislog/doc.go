@@ -66,7 +66,12 @@
 // dead Redis waits out the client's dial timeouts and retries (give the
 // client short ones: DialTimeout, MaxRetries), so a server shutting down
 // does not spend its grace on writes that cannot succeed, and the runs'
-// streams still end with the records lost.
+// streams still end with the records lost. A status change Update could
+// not store for that (a run's end, with the records it lost, or its
+// pause) is kept, the newest per run, and stored once the probe finds
+// Redis back: else the run, its replica's lease alive, would read as
+// running for ever. Close drops what is kept; the runs then read as
+// interrupted.
 //
 // # Orphaned runs
 //

@@ -55,8 +55,10 @@ type Log struct {
 	life    context.Context
 	endLife context.CancelFunc
 
-	// circuit notes a Redis found unreachable, so writes fail at once.
+	// circuit notes a Redis found unreachable, so writes fail at once;
+	// kept holds the status changes to store once it is back.
 	circuit circuit
+	kept    keptStatus
 
 	local localRuns
 
@@ -297,7 +299,7 @@ func (l *Log) update(ctx context.Context, info server.RunInfo) error {
 			up.status, up.pause = server.StatusFailed, ""
 		}
 	}
-	if err := l.writeNow(ctx, info.ID, nil, up); err != nil {
+	if err := l.storeStatus(ctx, info.ID, up); err != nil {
 		return errors.Join(lost, fmt.Errorf("redislog: update %s: %w", info.ID, err))
 	}
 	return lost
