@@ -12,12 +12,16 @@ import (
 // DefaultReadOnlyPaths are the host paths a confined command may read
 // and execute: the programs and libraries a shell needs, and the few
 // files of /etc they read. /etc as a whole, /home, /root, /proc and /tmp
-// stay out of reach.
+// stay out of reach. The system's CA certificates and OpenSSL's
+// configuration are public and read by every TLS client (Node exits at
+// start when it may not read openssl.cnf; Python's default context held
+// no certificate); /etc/ssl/private stays out of reach.
 var DefaultReadOnlyPaths = []string{
 	"/bin", "/sbin", "/usr", "/lib", "/lib32", "/lib64", "/libx32",
 	"/etc/alternatives", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
 	"/etc/passwd", "/etc/group", "/etc/nsswitch.conf", "/etc/localtime",
 	"/etc/bash.bashrc", "/etc/profile", "/etc/inputrc", "/etc/gitconfig",
+	"/etc/ssl/certs", "/etc/ssl/openssl.cnf",
 }
 
 // OsSandboxBackend runs commands like [HostBackend] and confines them
