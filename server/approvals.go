@@ -110,7 +110,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	}
 	// The run continues on its owner's session, whoever decides (an
 	// admin may).
-	adm, rc, e := s.openRun(r, scopedSession(info.Owner, info.SessionID))
+	adm, rc, e := s.openRun(r, info.Owner, scopedSession(info.Owner, info.SessionID))
 	if e != nil {
 		writeError(w, e)
 		return

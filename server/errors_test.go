@@ -165,3 +165,35 @@ func TestLimits_AQueuedRunCancelledGivesBackItsSlotAndItsPlaceInTheSession(t *te
 	cancel(holder)
 	cancel(begin(server.StatusRunning)) // and the turn is free
 }
+
+func TestLimits_OnePrincipalCannotTakeEveryRunSlotFromTheOthers(t *testing.T) {
+	_, ts := start(t, []helikon.Agent{newAgent(t, "stuck", time.Hour)}, bearerAuth,
+		server.WithLimits(server.Limits{MaxConcurrentRuns: 4, MaxRunsPerPrincipal: 2}))
+	run := func(who string) *http.Response {
+		return post(t, ts.URL+"/agents/stuck/runs?mode=async", `{"input":"hi"}`, "Authorization", "Bearer "+who)
+	}
+	accept := func(who string) string {
+		t.Helper()
+		resp := run(who)
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("%s's run: status %d, want 202", who, resp.StatusCode)
+		}
+		return decode[server.RunAccepted](t, resp).RunID
+	}
+	var started []string
+	defer func() {
+		for _, id := range started {
+			post(t, ts.URL+"/agents/stuck/runs/"+id+"/cancel", "", "Authorization", "Bearer root").Body.Close()
+		}
+	}()
+	started = append(started, accept("alice"), accept("alice"))
+	resp := run("alice")
+	if e := decode[server.ErrorBody](t, resp); resp.StatusCode != http.StatusTooManyRequests || e.Error.Code != server.CodeTooManyRuns {
+		t.Fatalf("alice's third run while two hold her slots: %d %+v, want 429 %s", resp.StatusCode, e.Error, server.CodeTooManyRuns)
+	}
+	// The server has room, and bob gets it.
+	started = append(started, accept("bob"))
+	// Alice's slot comes back once one of her runs ends.
+	post(t, ts.URL+"/agents/stuck/runs/"+started[0]+"/cancel", "", "Authorization", "Bearer alice").Body.Close()
+	started = append(started, accept("alice"))
+}

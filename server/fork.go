@@ -81,7 +81,7 @@ func (s *Server) fork(w http.ResponseWriter, r *http.Request) {
 		sessionID = "fork-" + uuid.NewString()
 	}
 	owner := PrincipalOf(r.Context()).ID
-	adm, rc, e := s.openRun(r, scopedSession(owner, sessionID))
+	adm, rc, e := s.openRun(r, owner, scopedSession(owner, sessionID))
 	if e != nil {
 		writeError(w, e)
 		return

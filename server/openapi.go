@@ -270,7 +270,7 @@ var errorDescriptions = map[string]string{
 	"410": "events_gone: only the run index still remembers the run (the server restarted on the in-memory log); GET the run for its record",
 	"413": "the body is larger than the server accepts",
 	"431": "header_too_large: the request's headers are over 64 KiB",
-	"429": "too many concurrent runs on the server or the session; Retry-After says when to try again",
+	"429": "too many concurrent runs on the server, of the principal or on the session; Retry-After says when to try again",
 	"500": "a provider failed to set up the run; or the case sink failed to keep a case",
 	"501": "the server's event log cannot list runs; or, saving cases, the server has no CaseSink",
 	"503": "the server is shutting down, or a backend is unavailable",

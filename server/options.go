@@ -23,20 +23,28 @@ type Limits struct {
 	// MaxRunsPerSession caps the runs one session has running or waiting
 	// for its turn (429 beyond). Default 8.
 	MaxRunsPerSession int
+	// MaxRunsPerPrincipal caps the runs one principal has running or
+	// waiting, on all its sessions, so that one caller cannot take every
+	// slot of MaxConcurrentRuns from the others (429 beyond). A run
+	// continued by an approval counts against its owner. The anonymous
+	// principal of a server without an Authenticator is every caller, so
+	// only MaxConcurrentRuns caps it. Default 256.
+	MaxRunsPerPrincipal int
 	// RetryAfter is the Retry-After a 429 suggests. Default 1 s.
 	RetryAfter time.Duration
 }
 
 // The default limits.
 const (
-	DefaultMaxBodyBytes      = 1 << 20
-	DefaultMaxJSONDepth      = 64
-	DefaultMaxConcurrentRuns = 4096
-	DefaultMaxRunsPerSession = 8
-	DefaultRetryAfter        = time.Second
-	DefaultRetention         = time.Hour
-	DefaultRetainedRuns      = 1000
-	DefaultGracePeriod       = 30 * time.Second
+	DefaultMaxBodyBytes        = 1 << 20
+	DefaultMaxJSONDepth        = 64
+	DefaultMaxConcurrentRuns   = 4096
+	DefaultMaxRunsPerSession   = 8
+	DefaultMaxRunsPerPrincipal = 256
+	DefaultRetryAfter          = time.Second
+	DefaultRetention           = time.Hour
+	DefaultRetainedRuns        = 1000
+	DefaultGracePeriod         = 30 * time.Second
 )
 
 func (l Limits) withDefaults() Limits {
@@ -51,6 +59,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxRunsPerSession <= 0 {
 		l.MaxRunsPerSession = DefaultMaxRunsPerSession
+	}
+	if l.MaxRunsPerPrincipal <= 0 {
+		l.MaxRunsPerPrincipal = DefaultMaxRunsPerPrincipal
 	}
 	if l.RetryAfter <= 0 {
 		l.RetryAfter = DefaultRetryAfter

@@ -97,7 +97,7 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	owner := PrincipalOf(r.Context()).ID
-	adm, rc, e := s.openRun(r, scopedSession(owner, sessionID))
+	adm, rc, e := s.openRun(r, owner, scopedSession(owner, sessionID))
 	if e != nil {
 		writeError(w, e)
 		return
@@ -194,30 +194,51 @@ func writeAccepted(w http.ResponseWriter, id string, status RunStatus, base stri
 type admission struct {
 	s         *Server
 	sessionID string
-	gate      *gate
+	// owner is the principal whose run slot the run holds ("" for the
+	// anonymous principal, whom no per-principal cap counts).
+	owner string
+	gate  *gate
 	// held reports that the run holds its session's turn: it took it at
 	// admission, the session being free, or waited for it in drive.
 	held     bool
 	launched bool
 }
 
-// admit takes a run slot and a place in the session's queue, and the
-// session's turn if no run holds it, or answers 429.
-func (s *Server) admit(sessionID string) (*admission, *Error) {
+// admit takes a run slot, one of owner's, and a place in the session's
+// queue, and the session's turn if no run holds it, or answers 429.
+func (s *Server) admit(owner, sessionID string) (*admission, *Error) {
 	if s.active.Add(1) > int64(s.limits.MaxConcurrentRuns) {
 		s.active.Add(-1)
 		return nil, s.tooMany("the server is running its maximum of runs")
 	}
-	a := &admission{s: s, sessionID: sessionID}
+	// The anonymous principal is every caller of a server without an
+	// Authenticator: the server's cap is its cap.
+	if owner != "" && !s.principals.enter(owner, s.limits.MaxRunsPerPrincipal) {
+		s.active.Add(-1)
+		return nil, s.tooMany("the principal has its maximum of runs running or waiting")
+	}
+	a := &admission{s: s, sessionID: sessionID, owner: owner}
 	if sessionID != "" {
 		gt, ok := s.gates.enter(sessionID, s.limits.MaxRunsPerSession)
 		if !ok {
-			s.active.Add(-1)
+			a.free()
 			return nil, s.tooMany("the session has its maximum of runs running or waiting")
 		}
 		a.gate, a.held = gt, gt.tryAcquire()
 	}
 	return a, nil
+}
+
+// free gives back the run's slots (the server's and its owner's) and its
+// place in the session's queue, with its turn if it held it.
+func (a *admission) free() {
+	if a.gate != nil {
+		a.s.gates.leave(a.sessionID, a.gate, a.held)
+	}
+	if a.owner != "" {
+		a.s.principals.leave(a.owner)
+	}
+	a.s.active.Add(-1)
 }
 
 // status is the status the admitted run starts with: queued while
@@ -233,10 +254,7 @@ func (a *admission) release() {
 	if a.launched {
 		return
 	}
-	a.s.active.Add(-1)
-	if a.gate != nil {
-		a.s.gates.leave(a.sessionID, a.gate, a.held)
-	}
+	a.free()
 }
 
 // sessionHeader returns the session a request names in X-Session-Id ("" for
@@ -289,12 +307,7 @@ func (s *Server) drive(ctx context.Context, lr *liveRun, info RunInfo, events it
 	// end (or pause) is stored, and before done closes: a client that
 	// sees it ended, by its record, stream, cancel or one-shot answer,
 	// may start the session's next run at once.
-	free := sync.OnceFunc(func() {
-		if adm.gate != nil {
-			s.gates.leave(adm.sessionID, adm.gate, adm.held)
-		}
-		s.active.Add(-1)
-	})
+	free := sync.OnceFunc(adm.free)
 	defer func() {
 		s.mu.Lock()
 		delete(s.live, info.ID)
@@ -442,12 +455,12 @@ func (w *runWriter) store(info RunInfo) error {
 	return err
 }
 
-// openRun admits a run on the session the provider names sessionID (a
-// [scopedSession]), opens the session and builds the run's context on it:
+// openRun admits a run of owner on the session the provider names
+// sessionID (a [scopedSession]), opens the session and builds the run's context on it:
 // the one path a new run and a resumed one share. The caller releases the
 // admission.
-func (s *Server) openRun(r *http.Request, sessionID string) (*admission, *helikon.RunContext, *Error) {
-	adm, e := s.admit(sessionID)
+func (s *Server) openRun(r *http.Request, owner, sessionID string) (*admission, *helikon.RunContext, *Error) {
+	adm, e := s.admit(owner, sessionID)
 	if e != nil {
 		return nil, nil, e
 	}

@@ -53,10 +53,11 @@ type Server struct {
 	connCtx     context.Context
 	cancelConns context.CancelFunc
 
-	runs    sync.WaitGroup // the run goroutines
-	active  atomic.Int64   // runs started and not yet finished
-	closing atomic.Bool
-	gates   sessionGates
+	runs       sync.WaitGroup // the run goroutines
+	active     atomic.Int64   // runs started and not yet finished
+	closing    atomic.Bool
+	gates      sessionGates
+	principals principalRuns // each principal's runs, for MaxRunsPerPrincipal
 
 	mu   sync.Mutex
 	live map[string]*liveRun // runs this server drives
