@@ -66,7 +66,7 @@ func NewServer(agent helikon.Agent, opts ...ServerOption) (*Server, error) {
 	h := a2asrv.NewHandler(&executor{s: s},
 		a2asrv.WithTaskStore(s.tasks),
 		a2asrv.WithLogger(cfg.logger))
-	s.rpc = a2asrv.NewJSONRPCHandler(h)
+	s.rpc = a2asrv.NewJSONRPCHandler(ownedHandler{RequestHandler: h, tasks: s.tasks})
 	return s, nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"github.com/paigasus/helikon/governance"
 	"io"
 	"iter"
@@ -11,6 +12,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	a2apb "github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2aclient"
@@ -475,4 +477,108 @@ type sessionFunc func(ctx context.Context, id string) (helikon.Session, error)
 
 func (f sessionFunc) Session(ctx context.Context, id string) (helikon.Session, error) {
 	return f(ctx, id)
+}
+
+// chatter is a model that streams a delta every few milliseconds until its
+// run is cancelled: a task that stays working, and keeps sending.
+type chatter struct{}
+
+func (chatter) Invoke(ctx context.Context, _ *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
+	return func(yield func(helikon.ModelEvent, error) bool) {
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				yield(nil, ctx.Err())
+				return
+			case <-tick.C:
+				if !yield(helikon.TokenDelta{Text: "secret "}, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+func (chatter) Capabilities() helikon.ModelCapabilities { return mock.New(nil).Capabilities() }
+
+func TestServer_AnotherPrincipalsRunningTaskDoesNotExistForTheCaller(t *testing.T) {
+	_, ts := serve(t, newAgent(t, chatter{}), a2a.WithAuthenticator(tokens))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	alice, bob := sdkClient(t, ts.URL+"/", "alice"), sdkClient(t, ts.URL+"/", "bob")
+
+	// Alice's task runs, and streams, until she cancels it.
+	ids := make(chan a2apb.TaskID, 1)
+	streamed := make(chan struct{})
+	go func() {
+		defer close(streamed)
+		for ev, err := range alice.SendStreamingMessage(ctx, userMessage("hi")) {
+			if err != nil {
+				return
+			}
+			if task, ok := ev.(*a2apb.Task); ok {
+				ids <- task.ID
+			}
+		}
+	}()
+	defer func() { <-streamed }()
+	defer cancel()
+	id := <-ids
+
+	tests := []struct {
+		name string
+		call func(ctx context.Context) error
+	}{
+		{"tasks/resubscribe", func(ctx context.Context) error {
+			for ev, err := range bob.ResubscribeToTask(ctx, &a2apb.TaskIDParams{ID: id}) {
+				if err != nil {
+					return err
+				}
+				return fmt.Errorf("bob received alice's event %T", ev)
+			}
+			return nil
+		}},
+		{"tasks/cancel", func(ctx context.Context) error {
+			_, err := bob.CancelTask(ctx, &a2apb.TaskIDParams{ID: id})
+			return err
+		}},
+		{"message/send on the task", func(ctx context.Context) error {
+			p := userMessage("more")
+			p.Message.TaskID = id
+			_, err := bob.SendMessage(ctx, p)
+			return err
+		}},
+		{"message/stream on the task", func(ctx context.Context) error {
+			p := userMessage("more")
+			p.Message.TaskID = id
+			for ev, err := range bob.SendStreamingMessage(ctx, p) {
+				if err != nil {
+					return err
+				}
+				return fmt.Errorf("bob received event %T", ev)
+			}
+			return nil
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			// The deadline only keeps a broken server from hanging the test.
+			ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			defer cancel()
+			err := tt.call(ctx)
+			if !errors.Is(err, a2apb.ErrTaskNotFound) {
+				t.Errorf("bob on alice's running task: %v, want task not found (as for an unknown id)", err)
+			}
+		})
+	}
+	// Alice's task was not touched: it is still working, hers to cancel.
+	task, err := alice.GetTask(ctx, &a2apb.TaskQueryParams{ID: id})
+	if err != nil || task.Status.State != a2apb.TaskStateWorking {
+		t.Fatalf("alice's task after bob's attempts: %v %v", task, err)
+	}
+	if task, err := alice.CancelTask(ctx, &a2apb.TaskIDParams{ID: id}); err != nil || task.Status.State != a2apb.TaskStateCanceled {
+		t.Fatalf("alice's cancel: %v %v", task, err)
+	}
 }

@@ -77,6 +77,14 @@ func (s *taskStore) Save(ctx context.Context, task *a2apb.Task) error {
 	return nil
 }
 
+// owns reports whether the store holds task id for the principal on ctx.
+func (s *taskStore) owns(ctx context.Context, id a2apb.TaskID) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st, ok := s.tasks[id]
+	return ok && st.owner == principalFrom(ctx)
+}
+
 // Get returns a copy of the task if the principal on ctx owns it.
 func (s *taskStore) Get(ctx context.Context, id a2apb.TaskID) (*a2apb.Task, error) {
 	s.mu.Lock()
