@@ -40,19 +40,24 @@ type serverConfig struct {
 	logger       *slog.Logger
 	maxRequest   int64
 	maxTasks     int
-	factory      func(ctx context.Context) (helikon.Agent, error)
+	// maxRuns and maxRunsPerPrincipal bound the runs in flight, on the
+	// server and per principal.
+	maxRuns, maxRunsPerPrincipal int
+	factory                      func(ctx context.Context) (helikon.Agent, error)
 }
 
 func defaultServerConfig() serverConfig {
 	return serverConfig{
-		url:          "/",
-		version:      "1.0.0",
-		sessions:     hosting.NewMemory(),
-		newContext:   hosting.PlanContext(),
-		authenticate: func(*http.Request) (string, error) { return "", nil },
-		logger:       slog.Default(),
-		maxRequest:   4 << 20,
-		maxTasks:     10_000,
+		url:                 "/",
+		version:             "1.0.0",
+		sessions:            hosting.NewMemory(),
+		newContext:          hosting.PlanContext(),
+		authenticate:        func(*http.Request) (string, error) { return "", nil },
+		logger:              slog.Default(),
+		maxRequest:          4 << 20,
+		maxTasks:            10_000,
+		maxRuns:             4096,
+		maxRunsPerPrincipal: 256,
 	}
 }
 
@@ -164,6 +169,22 @@ func WithAgentFactory(f func(ctx context.Context) (helikon.Agent, error)) Server
 			return fmt.Errorf("a2a: %w: nil agent factory", ErrInvalidOption)
 		}
 		c.factory = f
+		return nil
+	}
+}
+
+// WithMaxRuns bounds the runs the server drives at once (default 4,096),
+// and those of one principal (default 256), so that one caller cannot take
+// every slot from the others. A message past either bound is refused with
+// a JSON-RPC error before a task is made. The anonymous principal of a
+// server without [WithAuthenticator] is every caller: only the first bound
+// applies to it.
+func WithMaxRuns(server, perPrincipal int) ServerOption {
+	return func(c *serverConfig) error {
+		if server <= 0 || perPrincipal <= 0 {
+			return fmt.Errorf("a2a: %w: max runs %d, per principal %d", ErrInvalidOption, server, perPrincipal)
+		}
+		c.maxRuns, c.maxRunsPerPrincipal = server, perPrincipal
 		return nil
 	}
 }

@@ -2,7 +2,9 @@ package a2a
 
 import (
 	"context"
+	"fmt"
 	"iter"
+	"strings"
 
 	a2apb "github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2asrv"
@@ -44,14 +46,36 @@ func (h ownedHandler) OnSendMessage(ctx context.Context, params *a2apb.MessageSe
 	if h.othersTask(ctx, params) {
 		return nil, a2apb.ErrTaskNotFound
 	}
-	return h.RequestHandler.OnSendMessage(ctx, params)
+	res, err := h.RequestHandler.OnSendMessage(ctx, params)
+	return res, overLimit(err)
 }
 
 func (h ownedHandler) OnSendMessageStream(ctx context.Context, params *a2apb.MessageSendParams) iter.Seq2[a2apb.Event, error] {
 	if h.othersTask(ctx, params) {
 		return func(yield func(a2apb.Event, error) bool) { yield(nil, a2apb.ErrTaskNotFound) }
 	}
-	return h.RequestHandler.OnSendMessageStream(ctx, params)
+	return func(yield func(a2apb.Event, error) bool) {
+		for ev, err := range h.RequestHandler.OnSendMessageStream(ctx, params) {
+			if !yield(ev, overLimit(err)) {
+				return
+			}
+		}
+	}
+}
+
+// overLimit turns the SDK's refusal of a run past [WithMaxRuns], which
+// the client would read as a bare internal error, into a server error
+// that says which bound. The SDK's error has no sentinel, so its text
+// tells it (TestServer_OnePrincipalCannotTakeEveryRunSlotFromTheOthers
+// holds that it still does).
+func overLimit(err error) error {
+	switch {
+	case err == nil || !strings.Contains(err.Error(), "concurrency quota exceeded"):
+		return err
+	case strings.Contains(err.Error(), "scope"):
+		return fmt.Errorf("%w: the principal has its maximum of runs in flight; try again once one ends", a2apb.ErrServerError)
+	}
+	return fmt.Errorf("%w: the server has its maximum of runs in flight; try again once one ends", a2apb.ErrServerError)
 }
 
 // othersTask reports a message that names a task the caller may not see.

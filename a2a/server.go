@@ -15,6 +15,7 @@ import (
 
 	a2apb "github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2asrv"
+	"github.com/a2aproject/a2a-go/a2asrv/limiter"
 
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/internal/jsondepth"
@@ -63,8 +64,13 @@ func NewServer(agent helikon.Agent, opts ...ServerOption) (*Server, error) {
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	s.card = cardFor(agent, cfg)
 	s.cardH = a2asrv.NewStaticAgentCardHandler(s.card)
+	perPrincipal := cfg.maxRunsPerPrincipal
 	h := a2asrv.NewHandler(&executor{s: s},
 		a2asrv.WithTaskStore(s.tasks),
+		// The SDK counts a run from its message until its execution ends,
+		// per scope: the principal, which ServeHTTP puts on the context.
+		a2asrv.WithConcurrencyConfig(limiter.ConcurrencyConfig{MaxExecutions: cfg.maxRuns,
+			GetMaxExecutions: func(string) int { return perPrincipal }}),
 		a2asrv.WithLogger(cfg.logger))
 	s.rpc = a2asrv.NewJSONRPCHandler(ownedHandler{RequestHandler: h, tasks: s.tasks})
 	return s, nil
@@ -120,7 +126,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	r.Body = io.NopCloser(bytes.NewReader(body)) // already read whole; no second copy
-	r = r.WithContext(withPrincipal(r.Context(), principal))
+	ctx := withPrincipal(r.Context(), principal)
+	if principal != "" {
+		// The anonymous principal is every caller: only the server's
+		// bound applies to it.
+		ctx = limiter.WithScope(ctx, principal)
+	}
+	r = r.WithContext(ctx)
 	s.rpc.ServeHTTP(w, r)
 }
 

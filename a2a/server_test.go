@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -580,5 +581,58 @@ func TestServer_AnotherPrincipalsRunningTaskDoesNotExistForTheCaller(t *testing.
 	}
 	if task, err := alice.CancelTask(ctx, &a2apb.TaskIDParams{ID: id}); err != nil || task.Status.State != a2apb.TaskStateCanceled {
 		t.Fatalf("alice's cancel: %v %v", task, err)
+	}
+}
+
+func TestServer_OnePrincipalCannotTakeEveryRunSlotFromTheOthers(t *testing.T) {
+	_, ts := serve(t, newAgent(t, chatter{}), a2a.WithAuthenticator(tokens), a2a.WithMaxRuns(3, 2))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	alice, bob := sdkClient(t, ts.URL+"/", "alice"), sdkClient(t, ts.URL+"/", "bob")
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	defer cancel()
+	// begin starts a streamed task that runs until the test ends, and
+	// returns what its stream first said.
+	begin := func(c *a2aclient.Client) (a2apb.Event, error) {
+		first := make(chan struct {
+			ev  a2apb.Event
+			err error
+		}, 1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sent := false
+			for ev, err := range c.SendStreamingMessage(ctx, userMessage("hi")) {
+				if !sent {
+					sent = true
+					first <- struct {
+						ev  a2apb.Event
+						err error
+					}{ev, err}
+				}
+				if err != nil {
+					return
+				}
+			}
+		}()
+		got := <-first
+		return got.ev, got.err
+	}
+	for i := range 2 {
+		if _, err := begin(alice); err != nil {
+			t.Fatalf("alice's task %d: %v", i, err)
+		}
+	}
+	if ev, err := begin(alice); !errors.Is(err, a2apb.ErrServerError) || !strings.Contains(err.Error(), "the principal has its maximum of runs") {
+		t.Fatalf("alice's third task while two run: %v %v, want refused at the principal's maximum of runs", ev, err)
+	}
+	// The server has room, and bob gets it.
+	if _, err := begin(bob); err != nil {
+		t.Fatalf("bob's task: %v", err)
+	}
+	// Now the server is full, for bob too.
+	if ev, err := begin(bob); !errors.Is(err, a2apb.ErrServerError) || !strings.Contains(err.Error(), "the server has its maximum of runs") {
+		t.Fatalf("bob's task on a full server: %v %v, want refused at the server's maximum of runs", ev, err)
 	}
 }
