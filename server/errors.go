@@ -41,10 +41,13 @@ const (
 	CodeUnauthorized     = "unauthorized"
 	CodeForbidden        = httphost.CodeForbidden
 	CodeTooManyRuns      = "too_many_runs"
-	CodeShuttingDown     = "shutting_down"
-	CodeNotForkable      = "not_forkable"
-	CodeUnavailable      = httphost.CodeUnavailable
-	CodeInternal         = httphost.CodeInternal
+	// CodeTooManyStreams: the principal holds its maximum of open event
+	// streams (429).
+	CodeTooManyStreams = "too_many_streams"
+	CodeShuttingDown   = "shutting_down"
+	CodeNotForkable    = "not_forkable"
+	CodeUnavailable    = httphost.CodeUnavailable
+	CodeInternal       = httphost.CodeInternal
 )
 
 func errorf(status int, code, field, msg string) *Error {

@@ -270,7 +270,7 @@ var errorDescriptions = map[string]string{
 	"410": "events_gone: only the run index still remembers the run (the server restarted on the in-memory log); GET the run for its record",
 	"413": "the body is larger than the server accepts",
 	"431": "header_too_large: the request's headers are over 64 KiB",
-	"429": "too many concurrent runs on the server, of the principal or on the session; Retry-After says when to try again",
+	"429": "too many concurrent runs (on the server, of the principal or on the session: too_many_runs) or open event streams of the principal (too_many_streams); Retry-After says when to try again",
 	"500": "a provider failed to set up the run; or the case sink failed to keep a case",
 	"501": "the server's event log cannot list runs; or, saving cases, the server has no CaseSink",
 	"503": "the server is shutting down, or a backend is unavailable",
@@ -344,7 +344,7 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 					"101": obj{"description": "WebSocket: one message per event (components/schemas/Event), with its position as seq"},
 					"200": obj{"description": "the run's events", "headers": runIDHeader, "content": eventStream},
 					"204": obj{"description": "the run has ended and Last-Event-ID (or after) is its terminal event: nothing more to send", "headers": runIDHeader},
-				}, "400", "404", "406", "410", "503"),
+				}, "400", "404", "406", "410", "429", "503"),
 			}},
 			"/agents/{name}/runs/{id}/cancel": obj{"post": obj{
 				"operationId": "cancelRun", "summary": "Cancel a run; a finished run is answered as it is",

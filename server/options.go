@@ -30,21 +30,28 @@ type Limits struct {
 	// principal of a server without an Authenticator is every caller, so
 	// only MaxConcurrentRuns caps it. Default 256.
 	MaxRunsPerPrincipal int
+	// MaxStreamsPerPrincipal caps the event streams (SSE and WebSocket)
+	// one principal holds open at once (429 beyond): a stream of a
+	// paused or long run stays open, and each holds memory and a
+	// goroutine. The anonymous principal is not capped, as for
+	// MaxRunsPerPrincipal. Default 1024.
+	MaxStreamsPerPrincipal int
 	// RetryAfter is the Retry-After a 429 suggests. Default 1 s.
 	RetryAfter time.Duration
 }
 
 // The default limits.
 const (
-	DefaultMaxBodyBytes        = 1 << 20
-	DefaultMaxJSONDepth        = 64
-	DefaultMaxConcurrentRuns   = 4096
-	DefaultMaxRunsPerSession   = 8
-	DefaultMaxRunsPerPrincipal = 256
-	DefaultRetryAfter          = time.Second
-	DefaultRetention           = time.Hour
-	DefaultRetainedRuns        = 1000
-	DefaultGracePeriod         = 30 * time.Second
+	DefaultMaxBodyBytes           = 1 << 20
+	DefaultMaxJSONDepth           = 64
+	DefaultMaxConcurrentRuns      = 4096
+	DefaultMaxRunsPerSession      = 8
+	DefaultMaxRunsPerPrincipal    = 256
+	DefaultMaxStreamsPerPrincipal = 1024
+	DefaultRetryAfter             = time.Second
+	DefaultRetention              = time.Hour
+	DefaultRetainedRuns           = 1000
+	DefaultGracePeriod            = 30 * time.Second
 )
 
 func (l Limits) withDefaults() Limits {
@@ -62,6 +69,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxRunsPerPrincipal <= 0 {
 		l.MaxRunsPerPrincipal = DefaultMaxRunsPerPrincipal
+	}
+	if l.MaxStreamsPerPrincipal <= 0 {
+		l.MaxStreamsPerPrincipal = DefaultMaxStreamsPerPrincipal
 	}
 	if l.RetryAfter <= 0 {
 		l.RetryAfter = DefaultRetryAfter

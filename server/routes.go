@@ -168,6 +168,17 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 			"the events of run "+info.ID+" are no longer kept (the event log that held them is gone); GET the run for its record"))
 		return
 	}
+	// Counted against the caller, who holds the connection (an admin
+	// reading another's run too).
+	if p := PrincipalOf(r.Context()).ID; p != "" {
+		if !s.streams.enter(p, s.limits.MaxStreamsPerPrincipal) {
+			e := errorf(http.StatusTooManyRequests, CodeTooManyStreams, "", "the principal holds its maximum of open event streams; close one")
+			e.RetryAfter = s.limits.RetryAfter
+			writeError(w, e)
+			return
+		}
+		defer s.streams.leave(p)
+	}
 	if upgrade {
 		s.streamWebSocket(w, r, info.ID, after)
 		return

@@ -57,7 +57,8 @@ type Server struct {
 	active     atomic.Int64   // runs started and not yet finished
 	closing    atomic.Bool
 	gates      sessionGates
-	principals principalRuns // each principal's runs, for MaxRunsPerPrincipal
+	principals principalCounts // each principal's runs, for MaxRunsPerPrincipal
+	streams    principalCounts // each principal's open event streams, for MaxStreamsPerPrincipal
 
 	mu   sync.Mutex
 	live map[string]*liveRun // runs this server drives

@@ -215,3 +215,64 @@ func TestDisconnect_CancelsOneShotAndSSERunsButNotAsync(t *testing.T) {
 		}
 	})
 }
+
+func TestLimits_OnePrincipalCannotHoldEveryStreamOpen(t *testing.T) {
+	_, ts := start(t, []helikon.Agent{newAgent(t, "stuck", time.Hour)}, bearerAuth,
+		server.WithLimits(server.Limits{MaxStreamsPerPrincipal: 2, RetryAfter: 3 * time.Second}))
+	begin := func(who string) string {
+		t.Helper()
+		resp := post(t, ts.URL+"/agents/stuck/runs?mode=async", `{"input":"hi"}`, "Authorization", "Bearer "+who)
+		if resp.StatusCode != http.StatusAccepted {
+			t.Fatalf("%s's run: %d", who, resp.StatusCode)
+		}
+		id := decode[server.RunAccepted](t, resp).RunID
+		t.Cleanup(func() {
+			post(t, ts.URL+"/agents/stuck/runs/"+id+"/cancel", "", "Authorization", "Bearer "+who).Body.Close()
+		})
+		return id
+	}
+	stream := func(who, id string) *http.Response {
+		return get(t, ts.URL+"/agents/stuck/runs/"+id+"/events", "Authorization", "Bearer "+who, "Accept", "text/event-stream")
+	}
+	alices := begin("alice")
+	var open []*http.Response
+	defer func() {
+		for _, resp := range open {
+			resp.Body.Close()
+		}
+	}()
+	for i := range 2 {
+		resp := stream("alice", alices)
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("alice's stream %d: %d", i, resp.StatusCode)
+		}
+		open = append(open, resp)
+	}
+	resp := stream("alice", alices)
+	if resp.StatusCode != http.StatusTooManyRequests {
+		resp.Body.Close()
+		t.Fatalf("alice's third stream while two are open: %d, want 429", resp.StatusCode)
+	}
+	e := decode[server.ErrorBody](t, resp)
+	if e.Error.Code != server.CodeTooManyStreams || resp.Header.Get("Retry-After") != "3" {
+		t.Fatalf("alice's third stream refused with Retry-After %q %+v, want 3 and %s", resp.Header.Get("Retry-After"), e.Error, server.CodeTooManyStreams)
+	}
+	// Bob's streams are his own to count.
+	bobs := stream("bob", begin("bob"))
+	open = append(open, bobs)
+	if bobs.StatusCode != http.StatusOK {
+		t.Fatalf("bob's stream: %d", bobs.StatusCode)
+	}
+	// A stream alice closes is hers to open again, once the server sees
+	// it closed.
+	open[0].Body.Close()
+	waitFor(t, "alice's closed stream to be given back", func() bool {
+		resp := stream("alice", alices)
+		if resp.StatusCode == http.StatusOK {
+			open = append(open, resp)
+			return true
+		}
+		resp.Body.Close()
+		return false
+	})
+}
