@@ -147,8 +147,9 @@ func WithMaxRequestBytes(n int64) ServerOption {
 }
 
 // WithMaxTasks bounds how many tasks the server remembers for tasks/get
-// and resumption (default 10,000); past it the oldest finished task is
-// forgotten first.
+// and resumption (default 10,000); past it the principal holding the most
+// tasks forgets its oldest finished one first (else its oldest unfinished
+// one), so that one caller's tasks do not push out another's.
 func WithMaxTasks(n int) ServerOption {
 	return func(c *serverConfig) error {
 		if n <= 0 {

@@ -636,3 +636,45 @@ func TestServer_OnePrincipalCannotTakeEveryRunSlotFromTheOthers(t *testing.T) {
 		t.Fatalf("bob's task on a full server: %v %v, want refused at the server's maximum of runs", ev, err)
 	}
 }
+
+func TestServer_TasksPastTheBoundAreForgottenFromThePrincipalHoldingTheMost(t *testing.T) {
+	_, ts := serve(t, newAgent(t, replay{script: mock.Text("done")}), a2a.WithAuthenticator(tokens), a2a.WithMaxTasks(3))
+	ctx := context.Background()
+	alice, bob := sdkClient(t, ts.URL+"/", "alice"), sdkClient(t, ts.URL+"/", "bob")
+	send := func(c *a2aclient.Client) a2apb.TaskID {
+		t.Helper()
+		res, err := c.SendMessage(ctx, userMessage("hi"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.(*a2apb.Task).ID
+	}
+	kept := func(c *a2aclient.Client, id a2apb.TaskID) bool {
+		_, err := c.GetTask(ctx, &a2apb.TaskQueryParams{ID: id})
+		if err != nil && !errors.Is(err, a2apb.ErrTaskNotFound) {
+			t.Fatal(err)
+		}
+		return err == nil
+	}
+	alices := send(alice)
+	var bobs []a2apb.TaskID
+	for range 4 {
+		bobs = append(bobs, send(bob))
+	}
+	// Bob's tasks made room from his own: alice's older one stays.
+	if !kept(alice, alices) {
+		t.Error("bob's tasks evicted alice's")
+	}
+	for i, id := range bobs {
+		if want := i >= 2; kept(bob, id) != want {
+			t.Errorf("bob's task %d kept %v, want %v", i, !want, want)
+		}
+	}
+	// Holding as many as bob, alice makes room from her own, oldest first.
+	for range 2 {
+		send(alice)
+	}
+	if kept(alice, alices) {
+		t.Error("alice's oldest task is kept past the bound")
+	}
+}

@@ -16,15 +16,22 @@ import (
 // principal does not exist for the caller: Get and Save answer
 // [a2apb.ErrTaskNotFound], so tasks/get, tasks/cancel, tasks/resubscribe
 // and a message on the task all fail as for an unknown id, and never
-// confirm that the id exists.
+// confirm that the id exists. Past the bound, the principal holding the
+// most tasks gives up its oldest finished one (else its oldest unfinished
+// one): a principal that floods the store forgets its own tasks, not
+// another's.
 type taskStore struct {
-	mu    sync.Mutex
-	max   int
-	tasks map[a2apb.TaskID]*storedTask
-	// done and live order the finished and the unfinished tasks oldest
-	// first: past max, the oldest finished task goes first.
-	done, live *list.List
+	mu     sync.Mutex
+	max    int
+	tasks  map[a2apb.TaskID]*storedTask
+	owners map[string]*ownerTasks
 }
+
+// ownerTasks order one principal's finished and unfinished tasks, oldest
+// first.
+type ownerTasks struct{ done, live *list.List }
+
+func (o *ownerTasks) len() int { return o.done.Len() + o.live.Len() }
 
 type storedTask struct {
 	owner string
@@ -34,7 +41,7 @@ type storedTask struct {
 }
 
 func newTaskStore(max int) *taskStore {
-	return &taskStore{max: max, tasks: make(map[a2apb.TaskID]*storedTask), done: list.New(), live: list.New()}
+	return &taskStore{max: max, tasks: make(map[a2apb.TaskID]*storedTask), owners: make(map[string]*ownerTasks)}
 }
 
 // Save stores task for the principal on ctx.
@@ -50,14 +57,19 @@ func (s *taskStore) Save(ctx context.Context, task *a2apb.Task) error {
 	if ok && st.owner != owner {
 		return a2apb.ErrTaskNotFound
 	}
+	o := s.owners[owner]
+	if o == nil {
+		o = &ownerTasks{done: list.New(), live: list.New()}
+		s.owners[owner] = o
+	}
 	if !ok {
 		st = &storedTask{owner: owner}
 		s.tasks[task.ID] = st
 	}
 	st.data = data
-	to := s.live
+	to := o.live
 	if task.Status.State.Terminal() {
-		to = s.done
+		to = o.done
 	}
 	if st.in != to {
 		if st.in != nil {
@@ -66,15 +78,31 @@ func (s *taskStore) Save(ctx context.Context, task *a2apb.Task) error {
 		st.elem, st.in = to.PushBack(task.ID), to
 	}
 	for len(s.tasks) > s.max {
-		oldest := s.done.Front()
-		if oldest == nil {
-			oldest = s.live.Front()
-		}
-		id := oldest.Value.(a2apb.TaskID)
-		s.tasks[id].in.Remove(oldest)
-		delete(s.tasks, id)
+		s.evict(owner)
 	}
 	return nil
+}
+
+// evict forgets the oldest finished task, else the oldest unfinished one,
+// of the principal holding the most tasks; saver wins a tie, so that a
+// principal alone at the bound makes room from its own.
+func (s *taskStore) evict(saver string) {
+	most, o := saver, s.owners[saver]
+	for id, other := range s.owners {
+		if other.len() > o.len() {
+			most, o = id, other
+		}
+	}
+	oldest := o.done.Front()
+	if oldest == nil {
+		oldest = o.live.Front()
+	}
+	id := oldest.Value.(a2apb.TaskID)
+	s.tasks[id].in.Remove(oldest)
+	delete(s.tasks, id)
+	if o.len() == 0 {
+		delete(s.owners, most)
+	}
 }
 
 // owns reports whether the store holds task id for the principal on ctx.
