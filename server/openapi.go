@@ -335,7 +335,7 @@ func openAPI(components map[string]*jsonschema.Schema, agents []any) obj {
 			}},
 			"/agents/{name}/runs/{id}/events": obj{"get": obj{
 				"operationId": "runEvents", "summary": "Replay a run's events, then follow it live",
-				"description": "With a WebSocket upgrade: one text message per event (with its position as seq), then a normal closure. Otherwise Server-Sent Events from Last-Event-ID (or after) on. A stream always ends with a terminal event, but for one that resumes after it (SSE: 204; WebSocket: a normal closure at once).",
+				"description": "With a WebSocket upgrade: one text message per event (with its position as seq), then a normal closure. Otherwise Server-Sent Events from Last-Event-ID (or after) on. A stream always ends with a terminal event, but for one that resumes after it (SSE: 204; WebSocket: a normal closure at once); a resume point past a finished run's last event is a 400.",
 				"parameters": []any{name, id,
 					obj{"name": "Last-Event-ID", "in": "header", "schema": obj{"type": "integer", "minimum": 0}},
 					obj{"name": "after", "in": "query", "schema": obj{"type": "integer", "minimum": 0}},

@@ -96,3 +96,51 @@ func TestEvents_ResumeAtEveryPositionOfAFinishedRunAfterTheLastEndsCleanly(t *te
 		})
 	}
 }
+
+func TestEvents_ResumePastTheLastEventOfAFinishedRunIsABadRequest(t *testing.T) {
+	for _, lg := range eventLogs {
+		t.Run(lg.name, func(t *testing.T) {
+			_, ts := start(t, []helikon.Agent{newAgent(t, "greeter", 0)}, server.WithEventLog(lg.open(t)))
+			info := decode[server.RunInfo](t, post(t, ts.URL+"/agents/greeter/runs", `{"input":"hi"}`))
+			if info.Status != server.StatusCompleted {
+				t.Fatalf("the run: %+v", info)
+			}
+			events := ts.URL + "/agents/greeter/runs/" + info.ID + "/events"
+			for _, after := range []int64{info.LastEvent + 1, 1<<63 - 1} {
+				for _, tt := range []struct {
+					transport, url string
+					header         []string
+				}{
+					{"SSE", events, []string{"Accept", "text/event-stream", "Last-Event-ID", strconv.FormatInt(after, 10)}},
+					{"WebSocket", events + "?after=" + strconv.FormatInt(after, 10), []string{"Connection", "Upgrade", "Upgrade", "websocket",
+						"Sec-WebSocket-Version", "13", "Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="}},
+				} {
+					t.Run(tt.transport+" after "+strconv.FormatInt(after, 10), func(t *testing.T) {
+						// The deadline only keeps a stream that never ends
+						// from hanging the test.
+						ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+						defer cancel()
+						req, err := http.NewRequestWithContext(ctx, "GET", tt.url, nil)
+						if err != nil {
+							t.Fatal(err)
+						}
+						for i := 0; i+1 < len(tt.header); i += 2 {
+							req.Header.Set(tt.header[i], tt.header[i+1])
+						}
+						resp, err := http.DefaultClient.Do(req)
+						if err != nil {
+							t.Fatalf("no answer: %v", err)
+						}
+						defer resp.Body.Close()
+						if resp.StatusCode != http.StatusBadRequest {
+							t.Fatalf("status %d, want 400", resp.StatusCode)
+						}
+						if e := decode[server.ErrorBody](t, resp); e.Error.Code != server.CodeBadRequest || !strings.Contains(e.Error.Message, "past the run's last event") {
+							t.Errorf("error %+v", e.Error)
+						}
+					})
+				}
+			}
+		})
+	}
+}

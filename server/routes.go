@@ -168,6 +168,18 @@ func (s *Server) runEvents(w http.ResponseWriter, r *http.Request) {
 			"the events of run "+info.ID+" are no longer kept (the event log that held them is gone); GET the run for its record"))
 		return
 	}
+	if info.Status.Final() && after > info.LastEvent {
+		// No stream sent this id: the run's events end before it. Left
+		// to the log, a tail past a finished run's end waited for ever
+		// (redislog) or told of a failure the run did not have.
+		field := "Last-Event-ID"
+		if r.Header.Get(field) == "" {
+			field = "after"
+		}
+		writeError(w, errorf(http.StatusBadRequest, CodeBadRequest, field,
+			field+" "+strconv.FormatInt(after, 10)+" is past the run's last event ("+strconv.FormatInt(info.LastEvent, 10)+")"))
+		return
+	}
 	// Counted against the caller, who holds the connection (an admin
 	// reading another's run too).
 	if p := PrincipalOf(r.Context()).ID; p != "" {
