@@ -69,8 +69,9 @@
 //     tools you have vetted, and prefer an approval handler that enforces
 //     the tenant's access rules;
 //   - attach hooks for telemetry and policy;
-//   - keep the [Limits] (body size, nesting, runs per server and per
-//     session) at what your deployment can bear.
+//   - keep the [Limits] (body size, nesting, runs per server, per
+//     principal and per session, event streams per principal) at what
+//     your deployment can bear.
 //
 // Request bodies are capped in size and nesting before they are decoded,
 // decoded strictly (unknown members are an error), and may not carry

@@ -155,7 +155,9 @@ func WithLimits(l Limits) Option { return func(c *config) { c.limits = l } }
 
 // WithRetention keeps finished runs for period and at most keep of them
 // (defaults [DefaultRetention], [DefaultRetainedRuns]); a sweeper prunes
-// the rest.
+// the rest. The count is the server's, not each principal's: a principal
+// that finishes runs quickly pushes every principal's oldest finished
+// runs out of the log (a [RunIndex] keeps their records).
 func WithRetention(period time.Duration, keep int) Option {
 	return func(c *config) { c.retention, c.keep = period, keep }
 }
