@@ -753,6 +753,9 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 	}
 	r := d.liveRound(ctx, calls)
 	workpool.Submit(r)
+	// Made while the calls run: the driver waits for them on a processor
+	// of its own.
+	*r.ahead = makeRoundAhead(len(calls))
 	stopped := false
 	forward := func(ev Event) {
 		if !stopped && !yield(ev) {
@@ -816,7 +819,7 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 	if stopped {
 		return nil, false
 	}
-	return d.settle(calls, r.outs), true
+	return d.settleInto(calls, r.outs, r.ahead), true
 }
 
 // liveRounds holds the live rounds of ended runs for later runs. A run
@@ -836,7 +839,7 @@ func (d *driver) liveRound(ctx context.Context, calls []ToolCall) *liveRound {
 			// sending one waits for it briefly at most. over holds the one
 			// token of the end of a round the driver sleeps on, so that
 			// the last worker leaves without waiting for the driver.
-			r = &liveRound{events: make(chan Event), over: make(chan struct{}, 1), gone: make(chan struct{})}
+			r = &liveRound{events: make(chan Event), over: make(chan struct{}, 1), gone: make(chan struct{}), ahead: new(roundAhead)}
 		}
 		r.d = d
 		d.live = r
@@ -857,7 +860,7 @@ func (d *driver) liveRound(ctx context.Context, calls []ToolCall) *liveRound {
 func (d *driver) releaseLive() {
 	if r := d.live; r != nil {
 		d.live = nil
-		r.d, r.outs = nil, nil
+		r.d, r.outs, *r.ahead = nil, nil, roundAhead{}
 		liveRounds.Put(r)
 	}
 }
@@ -879,6 +882,11 @@ type liveRound struct {
 	over   chan struct{}
 	// gone is closed when the driver gives up on the round.
 	gone chan struct{}
+	// ahead is what settling the round and the transition after it
+	// allocate, made while its calls run (round_ahead.go). It lies apart
+	// from the round: the driver writes it while a worker takes the
+	// round's calls.
+	ahead *roundAhead
 
 	mu sync.Mutex
 	// next is the first call nobody has taken; running counts the calls

@@ -39,6 +39,12 @@ type Resumer interface {
 // settle turns a round's outcomes into the results, or, when some calls
 // wait, ApprovalsPending with the whole round kept for the resume.
 func (d *driver) settle(calls []ToolCall, outs []callOutcome) TransitionInput {
+	return d.settleInto(calls, outs, nil)
+}
+
+// settleInto is settle with the round's results and what the transition
+// after them allocates made ahead (roundAhead), when ahead is not nil.
+func (d *driver) settleInto(calls []ToolCall, outs []callOutcome, ahead *roundAhead) TransitionInput {
 	d.paused.memo = nil
 	var pending []ToolCall
 	for i := range outs {
@@ -47,6 +53,13 @@ func (d *driver) settle(calls []ToolCall, outs []callOutcome) TransitionInput {
 		}
 	}
 	if pending == nil {
+		if ahead != nil {
+			for i := range outs {
+				ahead.results[i] = outs[i].result
+			}
+			d.tc.ahead = ahead
+			return ahead.in
+		}
 		results := make([]ToolResult, len(calls))
 		for i := range outs {
 			results[i] = outs[i].result

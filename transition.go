@@ -99,6 +99,12 @@ type TransitionCtx struct {
 	// buf is the driver's array holding System and then Conversation
 	// (conversation_buffer.go); nil outside the driver.
 	buf []Item
+	// ahead, set by the driver for the transition after a live round, is
+	// what that transition allocates, made while the round ran
+	// (round_ahead.go); the transition takes it once.
+	ahead *roundAhead
+	// spareReq is the next model request, made ahead with ahead.
+	spareReq *ModelRequest
 }
 
 // ActionKind names the side effect the driver runs next.
@@ -294,11 +300,9 @@ func afterModel(resp ModelResponse, tc *TransitionCtx, state LoopState) Transiti
 }
 
 func afterTools(s ExecutingTools, res ToolResults, tc *TransitionCtx) TransitionOutcome {
-	n := len(res.Results)
 	// Sized for the results and the next turn's opening; the items' parts
 	// share one array.
-	out := TransitionOutcome{Appends: make([]Item, 0, n), Events: make([]Event, 0, n+1)}
-	parts := make([]ContentPart, n)
+	out, parts := tc.toolsOutcome(len(res.Results))
 	p := s.Progress
 	for i, r := range res.Results {
 		parts[i] = r.part()
@@ -359,7 +363,8 @@ func ActionFor(s LoopState, tc *TransitionCtx, appends []Item) NextAction {
 }
 
 func buildRequest(tc *TransitionCtx, appends []Item, structured bool) *ModelRequest {
-	req := &ModelRequest{Messages: tc.requestMessages(appends), Tools: tc.Tools, Settings: tc.Settings}
+	req := tc.newRequest()
+	*req = ModelRequest{Messages: tc.requestMessages(appends), Tools: tc.Tools, Settings: tc.Settings}
 	if structured && tc.Output != nil {
 		req.Settings.ResponseFormat = tc.Output.ResponseFormat()
 		if len(tc.Tools) > 0 {
