@@ -752,7 +752,11 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 		defer cancel()
 	}
 	r := d.liveRound(ctx, calls)
-	workpool.Submit(r)
+	if len(calls) > 0 {
+		workpool.Submit((*firstShare)(r))
+	} else {
+		workpool.Submit(r) // a resumed round of none (hostile checkpoint) only ends
+	}
 	// Made while the calls run: the driver waits for them on a processor
 	// of its own.
 	*r.ahead = makeRoundAhead(len(calls))
@@ -846,7 +850,9 @@ func (d *driver) liveRound(ctx context.Context, calls []ToolCall) *liveRound {
 	}
 	// Each round has outcomes of its own: a call's ToolContext lives in
 	// its outcome, and a tool may keep it past its call.
-	r.ctx, r.calls, r.outs, r.next, r.workers = ctx, calls, make([]callOutcome, len(calls)), 0, 1
+	// The first worker comes with the first call taken (firstShare).
+	first := min(len(calls), 1)
+	r.ctx, r.calls, r.outs, r.next, r.running, r.workers = ctx, calls, make([]callOutcome, len(calls)), first, first, 1
 	r.state.Store(roundRunning)
 	for i := range r.outs {
 		r.outs[i].live, r.outs[i].gone = r.events, r.gone
@@ -973,8 +979,27 @@ func (r *liveRound) await(start *time.Time, forward func(Event)) bool {
 
 // Run is a worker's share of the round.
 func (r *liveRound) Run() {
+	r.mu.Lock()
+	r.take()
+}
+
+// firstShare is the share of the round's first worker, which starts
+// with the first call already taken (see liveRound): a round of one call,
+// most rounds, then costs its worker one lock, not three.
+type firstShare liveRound
+
+// Run runs the first call, then takes calls as any worker does.
+func (f *firstShare) Run() {
+	r := (*liveRound)(f)
+	r.run(0)
+	r.take()
+}
+
+// take runs the calls nobody has taken, one after another, and leaves
+// the round when none is left. It is called with mu held and returns with
+// it released; the lock taken after a call serves the next take too.
+func (r *liveRound) take() {
 	for {
-		r.mu.Lock()
 		i := r.next
 		if i >= len(r.calls) || r.abandoned {
 			// A worker leaves only when no call is left to take, so spread
@@ -992,13 +1017,17 @@ func (r *liveRound) Run() {
 		r.next++
 		r.running++
 		r.mu.Unlock()
-		r.d.runUnlessCancelled(r.ctx, r.calls[i], &r.outs[i])
-		r.mu.Lock()
-		r.running--
-		if r.abandoned {
-			stragglerDone()
-		}
-		r.mu.Unlock()
+		r.run(i)
+	}
+}
+
+// run runs call i, taken, and returns with mu held.
+func (r *liveRound) run(i int) {
+	r.d.runUnlessCancelled(r.ctx, r.calls[i], &r.outs[i])
+	r.mu.Lock()
+	r.running--
+	if r.abandoned {
+		stragglerDone()
 	}
 }
 
