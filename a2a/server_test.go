@@ -510,17 +510,20 @@ func TestServer_AnotherPrincipalsRunningTaskDoesNotExistForTheCaller(t *testing.
 	defer cancel()
 	alice, bob := sdkClient(t, ts.URL+"/", "alice"), sdkClient(t, ts.URL+"/", "bob")
 
-	// Alice's task runs, and streams, until she cancels it.
+	// Alice's task runs, and streams, until she cancels it: its id is
+	// taken from its first streamed text, sent once the task is working.
 	ids := make(chan a2apb.TaskID, 1)
 	streamed := make(chan struct{})
 	go func() {
 		defer close(streamed)
+		sent := false
 		for ev, err := range alice.SendStreamingMessage(ctx, userMessage("hi")) {
 			if err != nil {
 				return
 			}
-			if task, ok := ev.(*a2apb.Task); ok {
-				ids <- task.ID
+			if a, ok := ev.(*a2apb.TaskArtifactUpdateEvent); ok && !sent {
+				sent = true
+				ids <- a.TaskID
 			}
 		}
 	}()
