@@ -40,6 +40,7 @@ type serverConfig struct {
 	logger       *slog.Logger
 	maxRequest   int64
 	maxTasks     int
+	maxTaskBytes int64
 	// maxRuns and maxRunsPerPrincipal bound the runs in flight, on the
 	// server and per principal.
 	maxRuns, maxRunsPerPrincipal int
@@ -56,6 +57,7 @@ func defaultServerConfig() serverConfig {
 		logger:              slog.Default(),
 		maxRequest:          4 << 20,
 		maxTasks:            10_000,
+		maxTaskBytes:        256 << 20,
 		maxRuns:             4096,
 		maxRunsPerPrincipal: 256,
 	}
@@ -186,6 +188,22 @@ func WithMaxRuns(server, perPrincipal int) ServerOption {
 			return fmt.Errorf("a2a: %w: max runs %d, per principal %d", ErrInvalidOption, server, perPrincipal)
 		}
 		c.maxRuns, c.maxRunsPerPrincipal = server, perPrincipal
+		return nil
+	}
+}
+
+// WithMaxTaskBytes bounds the bytes of the tasks the server remembers
+// (default 256 MiB), each counted as its JSON (its messages and artifacts
+// included): past it, as past [WithMaxTasks], the principal holding the
+// most bytes forgets its oldest finished task first. A count alone let
+// tasks of messages near [WithMaxRequestBytes] hold [WithMaxTasks] times
+// that (40 GB at the defaults, by arithmetic).
+func WithMaxTaskBytes(n int64) ServerOption {
+	return func(c *serverConfig) error {
+		if n <= 0 {
+			return fmt.Errorf("a2a: %w: max task bytes %d", ErrInvalidOption, n)
+		}
+		c.maxTaskBytes = n
 		return nil
 	}
 }

@@ -60,7 +60,7 @@ func NewServer(agent helikon.Agent, opts ...ServerOption) (*Server, error) {
 		}
 	}
 	s := &Server{agent: agent, cfg: cfg, runner: runner.New(runner.WithLogger(cfg.logger)),
-		tasks: newTaskStore(cfg.maxTasks), cancels: make(map[a2apb.TaskID]context.CancelFunc)}
+		tasks: newTaskStore(cfg.maxTasks, cfg.maxTaskBytes), cancels: make(map[a2apb.TaskID]context.CancelFunc)}
 	s.ctx, s.stop = context.WithCancel(context.Background())
 	s.card = cardFor(agent, cfg)
 	s.cardH = a2asrv.NewStaticAgentCardHandler(s.card)

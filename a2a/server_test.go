@@ -681,3 +681,39 @@ func TestServer_TasksPastTheBoundAreForgottenFromThePrincipalHoldingTheMost(t *t
 		t.Error("alice's oldest task is kept past the bound")
 	}
 }
+
+func TestServer_TasksPastTheByteBoundAreForgottenFromThePrincipalHoldingTheMost(t *testing.T) {
+	_, ts := serve(t, newAgent(t, replay{script: mock.Text("done")}), a2a.WithAuthenticator(tokens), a2a.WithMaxTaskBytes(100<<10))
+	ctx := context.Background()
+	alice, bob := sdkClient(t, ts.URL+"/", "alice"), sdkClient(t, ts.URL+"/", "bob")
+	send := func(c *a2aclient.Client, text string) a2apb.TaskID {
+		t.Helper()
+		res, err := c.SendMessage(ctx, userMessage(text))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.(*a2apb.Task).ID
+	}
+	kept := func(c *a2aclient.Client, id a2apb.TaskID) bool {
+		_, err := c.GetTask(ctx, &a2apb.TaskQueryParams{ID: id})
+		if err != nil && !errors.Is(err, a2apb.ErrTaskNotFound) {
+			t.Fatal(err)
+		}
+		return err == nil
+	}
+	alices := send(alice, "hi")
+	// Each of bob's tasks holds its 40 KiB message: the third is past
+	// the bound, and his first makes room.
+	var bobs []a2apb.TaskID
+	for range 3 {
+		bobs = append(bobs, send(bob, strings.Repeat("x", 40<<10)))
+	}
+	if !kept(alice, alices) {
+		t.Error("bob's tasks evicted alice's")
+	}
+	for i, id := range bobs {
+		if want := i >= 1; kept(bob, id) != want {
+			t.Errorf("bob's task %d kept %v, want %v", i, !want, want)
+		}
+	}
+}

@@ -16,20 +16,25 @@ import (
 // principal does not exist for the caller: Get and Save answer
 // [a2apb.ErrTaskNotFound], so tasks/get, tasks/cancel, tasks/resubscribe
 // and a message on the task all fail as for an unknown id, and never
-// confirm that the id exists. Past the bound, the principal holding the
-// most tasks gives up its oldest finished one (else its oldest unfinished
-// one): a principal that floods the store forgets its own tasks, not
-// another's.
+// confirm that the id exists. Past the bound in number (or in bytes),
+// the principal holding the most tasks (or bytes) gives up its oldest
+// finished one (else its oldest unfinished one): a principal that floods
+// the store forgets its own tasks, not another's.
 type taskStore struct {
-	mu     sync.Mutex
-	max    int
-	tasks  map[a2apb.TaskID]*storedTask
-	owners map[string]*ownerTasks
+	mu       sync.Mutex
+	max      int
+	maxBytes int64
+	bytes    int64 // of every task's data
+	tasks    map[a2apb.TaskID]*storedTask
+	owners   map[string]*ownerTasks
 }
 
 // ownerTasks order one principal's finished and unfinished tasks, oldest
-// first.
-type ownerTasks struct{ done, live *list.List }
+// first, and count their bytes.
+type ownerTasks struct {
+	done, live *list.List
+	bytes      int64
+}
 
 func (o *ownerTasks) len() int { return o.done.Len() + o.live.Len() }
 
@@ -40,8 +45,8 @@ type storedTask struct {
 	in    *list.List
 }
 
-func newTaskStore(max int) *taskStore {
-	return &taskStore{max: max, tasks: make(map[a2apb.TaskID]*storedTask), owners: make(map[string]*ownerTasks)}
+func newTaskStore(max int, maxBytes int64) *taskStore {
+	return &taskStore{max: max, maxBytes: maxBytes, tasks: make(map[a2apb.TaskID]*storedTask), owners: make(map[string]*ownerTasks)}
 }
 
 // Save stores task for the principal on ctx.
@@ -66,6 +71,9 @@ func (s *taskStore) Save(ctx context.Context, task *a2apb.Task) error {
 		st = &storedTask{owner: owner}
 		s.tasks[task.ID] = st
 	}
+	delta := int64(len(data) - len(st.data))
+	o.bytes += delta
+	s.bytes += delta
 	st.data = data
 	to := o.live
 	if task.Status.State.Terminal() {
@@ -77,19 +85,28 @@ func (s *taskStore) Save(ctx context.Context, task *a2apb.Task) error {
 		}
 		st.elem, st.in = to.PushBack(task.ID), to
 	}
-	for len(s.tasks) > s.max {
-		s.evict(owner)
+	for len(s.tasks) > s.max || s.bytes > s.maxBytes {
+		s.evict(owner, len(s.tasks) <= s.max)
 	}
 	return nil
 }
 
 // evict forgets the oldest finished task, else the oldest unfinished one,
-// of the principal holding the most tasks; saver wins a tie, so that a
-// principal alone at the bound makes room from its own.
-func (s *taskStore) evict(saver string) {
+// of the principal holding the most tasks (the most bytes, when bytes
+// is set); saver wins a tie, so that a principal alone at the bound
+// makes room from its own.
+func (s *taskStore) evict(saver string, bytes bool) {
+	size := func(o *ownerTasks) int64 {
+		if bytes {
+			return o.bytes
+		}
+		return int64(o.len())
+	}
 	most, o := saver, s.owners[saver]
 	for id, other := range s.owners {
-		if other.len() > o.len() {
+		// o is nil once the saver holds no task: not reached while each
+		// save starts within the bounds, but no reason to panic.
+		if o == nil || size(other) > size(o) {
 			most, o = id, other
 		}
 	}
@@ -98,7 +115,10 @@ func (s *taskStore) evict(saver string) {
 		oldest = o.live.Front()
 	}
 	id := oldest.Value.(a2apb.TaskID)
-	s.tasks[id].in.Remove(oldest)
+	st := s.tasks[id]
+	st.in.Remove(oldest)
+	o.bytes -= int64(len(st.data))
+	s.bytes -= int64(len(st.data))
 	delete(s.tasks, id)
 	if o.len() == 0 {
 		delete(s.owners, most)
