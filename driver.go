@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/paigasus/helikon/internal/straggler"
 	"github.com/paigasus/helikon/internal/workpool"
 )
 
@@ -792,7 +793,7 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 			}
 		}
 		g := newGraceTimer(d.cfg)
-		defer g.stop()
+		defer g.Stop()
 		done := ctx.Done()
 		// From here the last worker to leave wakes the driver, unless it
 		// left already.
@@ -807,8 +808,8 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 				r.spread()
 			case <-done:
 				done = nil
-				g.start()
-			case <-g.expired():
+				g.Start()
+			case <-g.Expired():
 				d.abandonCalls(r, calls)
 				if stopped {
 					return nil, false
@@ -1027,7 +1028,7 @@ func (r *liveRound) run(i int) {
 	r.mu.Lock()
 	r.running--
 	if r.abandoned {
-		stragglerDone()
+		straggler.Done()
 	}
 }
 
@@ -1055,7 +1056,7 @@ func (r *liveRound) abandon() int {
 	defer r.mu.Unlock()
 	r.abandoned = true
 	r.d.live = nil
-	stragglerAdd(r.running)
+	straggler.Add(r.running)
 	return r.running
 }
 

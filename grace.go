@@ -9,6 +9,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/paigasus/helikon/internal/batchq"
+	"github.com/paigasus/helikon/internal/grace"
+	"github.com/paigasus/helikon/internal/straggler"
 	"github.com/paigasus/helikon/internal/workpool"
 )
 
@@ -24,116 +27,22 @@ func (c RunConfig) grace() (d time.Duration, ok bool) {
 	return c.CancelGrace, true
 }
 
-// stragglers accounts for the goroutines that runs gave up on: a tool call
-// or a model stream still running after its run ended, because it did not
-// honour its context within the grace period. The registry is their owner:
-// each one reports here when it finally returns, and [WaitStragglers] waits
-// for them.
-var stragglers struct {
-	mu   sync.Mutex
-	n    int
-	idle chan struct{} // closed when n drops to zero
-}
-
-func stragglerAdd(n int) {
-	if n <= 0 {
-		return
-	}
-	stragglers.mu.Lock()
-	if stragglers.n == 0 {
-		stragglers.idle = make(chan struct{})
-	}
-	stragglers.n += n
-	stragglers.mu.Unlock()
-}
-
-func stragglerDone() {
-	stragglers.mu.Lock()
-	stragglers.n--
-	if stragglers.n == 0 {
-		close(stragglers.idle)
-	}
-	stragglers.mu.Unlock()
-}
-
 // Stragglers returns how many tool calls and model streams of ended runs are
 // still running because they ignored their context past the run's
 // [RunConfig].CancelGrace. Their results were dropped; each is counted until
-// it returns. A number that only grows points at a tool or model that never
-// honours cancellation.
-func Stragglers() int {
-	stragglers.mu.Lock()
-	defer stragglers.mu.Unlock()
-	return stragglers.n
-}
+// it returns (the process-wide registry is their owner). A number that only
+// grows points at a tool or model that never honours cancellation.
+func Stragglers() int { return straggler.Count() }
 
 // WaitStragglers waits until every straggler (see [Stragglers]) has
 // returned, or ctx ends. Stragglers belong to the process, not to one
 // server or runner, so a program calls it last in its graceful shutdown,
 // after its servers have stopped (server.Server.Shutdown does not wait for
 // them: it stops only its own runs).
-func WaitStragglers(ctx context.Context) error {
-	stragglers.mu.Lock()
-	if stragglers.n == 0 {
-		stragglers.mu.Unlock()
-		return nil
-	}
-	idle := stragglers.idle
-	stragglers.mu.Unlock()
-	select {
-	case <-idle:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
-}
+func WaitStragglers(ctx context.Context) error { return straggler.Wait(ctx) }
 
-// graceTimer is the grace period, started once the run's context ends.
-type graceTimer struct {
-	d     time.Duration
-	bound bool
-	t     *time.Timer
-}
-
-func newGraceTimer(cfg RunConfig) graceTimer {
-	d, ok := cfg.grace()
-	return graceTimer{d: d, bound: ok}
-}
-
-// start begins the period (once); a run that waits without bound never
-// ends it.
-func (g *graceTimer) start() {
-	if g.bound && g.t == nil {
-		g.t = time.NewTimer(g.d)
-	}
-}
-
-// expired is the channel the period's end arrives on; nil before start.
-func (g *graceTimer) expired() <-chan time.Time {
-	if g.t == nil {
-		return nil
-	}
-	return g.t.C
-}
-
-// wait starts the period and waits for done, at most until the period
-// ends; false means it ended first. A run that waits without bound waits
-// for done.
-func (g *graceTimer) wait(done <-chan struct{}) bool {
-	g.start()
-	select {
-	case <-done:
-		return true
-	case <-g.expired():
-		return false
-	}
-}
-
-func (g *graceTimer) stop() {
-	if g.t != nil {
-		g.t.Stop()
-	}
-}
+// newGraceTimer is the run's grace period, to start once its context ends.
+func newGraceTimer(cfg RunConfig) grace.Timer { return grace.New(cfg.grace()) }
 
 type modelEvent struct {
 	ev  ModelEvent
@@ -144,29 +53,22 @@ type modelEvent struct {
 // it waits for the consumer.
 const maxModelBatch = 256
 
+// firstBatch is the capacity the queue starts with: enough for a model
+// turn of a tool call or a short answer (a delta or two, usage, finish)
+// without regrowing, and it is reused for every later batch.
+const firstBatch = 8
+
 // modelQueue carries a model stream's events from the model's goroutine to
-// the consumer's. Events are visible to the consumer as soon as they are
-// queued (a slow model never holds back one already sent); a busy consumer
-// takes them in batches, so a fast stream costs a lock per event and a
-// wake-up per batch.
-//
-// A run keeps one queue for all its turns, so a turn's stream allocates no
-// shared state: it is the job a worker runs (the model's side), and records
-// whether that side returned and whether the driver gave up on it.
+// the consumer's. A run keeps one queue for all its turns, so a turn's
+// stream allocates no shared state: it is the job a worker runs (the
+// model's side), and records whether that side returned and whether the
+// driver gave up on it.
 type modelQueue struct {
+	*batchq.Queue[modelEvent]
 	// The model's side: the stream to read and the context it runs in.
 	d   *driver
 	ctx context.Context
 	req *ModelRequest
-
-	mu     sync.Mutex
-	items  []modelEvent
-	closed bool
-	// spare is the consumer's batch buffer, swapped with items at each
-	// take and kept across turns.
-	spare []modelEvent
-	ready chan struct{} // a token when items or closed changed
-	space chan struct{} // a token when the consumer drained the queue
 
 	// wmu guards returned and abandoned; finished gets a token when the
 	// model's side returns.
@@ -176,41 +78,21 @@ type modelQueue struct {
 	finished  chan struct{}
 }
 
-// firstBatch is the capacity the queue starts with: enough for a model
-// turn of a tool call or a short answer (a delta or two, usage, finish)
-// without regrowing, and it is reused for every later batch.
-const firstBatch = 8
-
 func newModelQueue(d *driver) *modelQueue {
 	return &modelQueue{
+		Queue:    batchq.New[modelEvent](firstBatch, maxModelBatch),
 		d:        d,
-		items:    make([]modelEvent, 0, firstBatch),
-		spare:    make([]modelEvent, 0, firstBatch),
-		ready:    make(chan struct{}, 1),
-		space:    make(chan struct{}, 1),
 		finished: make(chan struct{}, 1),
 	}
 }
 
-// reset readies the queue of a turn that ended for the next one. Stale
-// tokens left in ready or space only cost a spurious wake-up.
+// reset readies the queue of a turn that ended for the next one.
 func (q *modelQueue) reset(ctx context.Context, req *ModelRequest) {
 	q.ctx, q.req = ctx, req
-	q.mu.Lock()
-	clear(q.items)
-	q.items = q.items[:0]
-	q.closed = false
-	q.mu.Unlock()
+	q.Reset()
 	q.wmu.Lock()
 	q.returned = false
 	q.wmu.Unlock()
-}
-
-func signal(ch chan struct{}) {
-	select {
-	case ch <- struct{}{}:
-	default:
-	}
 }
 
 func (q *modelQueue) Run() {
@@ -218,61 +100,24 @@ func (q *modelQueue) Run() {
 		q.wmu.Lock()
 		q.returned = true
 		if q.abandoned {
-			stragglerDone()
+			straggler.Done()
 		}
 		q.wmu.Unlock()
 		q.finished <- struct{}{}
 	}()
-	defer q.close()
+	defer q.Close()
 	// A model is user code too; its panic on this worker would take the
 	// process down with no caller able to recover it, so it fails the turn.
 	defer func() {
 		if r := recover(); r != nil {
-			q.push(modelEvent{err: q.d.modelPanicked(r)})
+			q.Push(q.ctx, modelEvent{err: q.d.modelPanicked(r)})
 		}
 	}()
 	for ev, err := range q.d.a.model.Invoke(q.ctx, q.req) {
-		if !q.push(modelEvent{ev, err}) {
+		if !q.Push(q.ctx, modelEvent{ev, err}) {
 			return
 		}
 	}
-}
-
-// push queues e, waiting while the queue is full; false means the turn's
-// context ended.
-func (q *modelQueue) push(e modelEvent) bool {
-	q.mu.Lock()
-	q.items = append(q.items, e)
-	n := len(q.items)
-	q.mu.Unlock()
-	signal(q.ready)
-	for n >= maxModelBatch {
-		select {
-		case <-q.space:
-		case <-q.ctx.Done():
-			return false
-		}
-		q.mu.Lock()
-		n = len(q.items)
-		q.mu.Unlock()
-	}
-	return true
-}
-
-func (q *modelQueue) close() {
-	q.mu.Lock()
-	q.closed = true
-	q.mu.Unlock()
-	signal(q.ready)
-}
-
-func (q *modelQueue) take(spare []modelEvent) (batch []modelEvent, closed bool) {
-	q.mu.Lock()
-	batch, q.items = q.items, spare
-	closed = q.closed
-	q.mu.Unlock()
-	signal(q.space)
-	return batch, closed
 }
 
 // modelPanicked logs a model's panic and returns the error that fails the
@@ -308,13 +153,12 @@ func (d *driver) modelStream(ctx context.Context, req *ModelRequest) iter.Seq2[M
 		q.reset(ctx, req)
 		workpool.Submit(q)
 		g := newGraceTimer(d.cfg)
-		defer g.stop()
+		defer g.Stop()
 		done := ctx.Done()
-		spare := q.spare
 		for {
 			select {
-			case <-q.ready:
-				batch, closed := q.take(spare)
+			case <-q.Ready():
+				batch, closed := q.Take()
 				for _, e := range batch {
 					if !yield(e.ev, e.err) {
 						cancel()
@@ -322,17 +166,15 @@ func (d *driver) modelStream(ctx context.Context, req *ModelRequest) iter.Seq2[M
 						return
 					}
 				}
-				clear(batch)
-				spare = batch[:0]
+				q.Release(batch)
 				if closed {
 					<-q.finished
-					q.spare = spare
 					return
 				}
 			case <-done:
 				done = nil
-				g.start()
-			case <-g.expired():
+				g.Start()
+			case <-g.Expired():
 				d.abandonModel(q)
 				yield(nil, ctx.Err())
 				return
@@ -344,8 +186,8 @@ func (d *driver) modelStream(ctx context.Context, req *ModelRequest) iter.Seq2[M
 // leaveModel waits, after the consumer has gone, for the model to notice
 // its cancelled context: at most the grace period, then the model's worker
 // is left to the straggler registry.
-func (d *driver) leaveModel(g *graceTimer, q *modelQueue) {
-	if !g.wait(q.finished) {
+func (d *driver) leaveModel(g *grace.Timer, q *modelQueue) {
+	if !g.Wait(q.finished) {
 		d.abandonModel(q)
 	}
 }
@@ -361,11 +203,11 @@ func (d *driver) abandonModel(q *modelQueue) {
 	}
 	q.abandoned = true
 	d.queue = nil
-	stragglerAdd(1)
+	straggler.Add(1)
 	provider, model := DescribeModel(d.a.model)
-	grace, _ := d.cfg.grace()
+	period, _ := d.cfg.grace()
 	slog.Warn("helikon: a model stream ignored cancellation; the run ended without it",
-		"agent", d.a.name, "provider", provider, "model", model, "grace", grace)
+		"agent", d.a.name, "provider", provider, "model", model, "grace", period)
 }
 
 func (d *driver) abandonCalls(r *liveRound, calls []ToolCall) {

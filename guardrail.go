@@ -7,6 +7,8 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
+
+	"github.com/paigasus/helikon/internal/straggler"
 )
 
 // GuardrailInputKind says which side of the agent a guardrail checks.
@@ -160,7 +162,7 @@ func (d *driver) startInputCheck(ctx context.Context, input []Item) *inputCheck 
 		defer ic.mu.Unlock()
 		ic.returned = true
 		if ic.abandoned {
-			stragglerDone()
+			straggler.Done()
 			return
 		}
 		ic.tw, ic.err = tw, err
@@ -190,8 +192,8 @@ func (ic *inputCheck) stop(d *driver) {
 		return
 	}
 	g := newGraceTimer(d.cfg)
-	defer g.stop()
-	if g.wait(ic.done) {
+	defer g.Stop()
+	if g.Wait(ic.done) {
 		return
 	}
 	ic.mu.Lock()
@@ -200,9 +202,9 @@ func (ic *inputCheck) stop(d *driver) {
 		return
 	}
 	ic.abandoned = true
-	stragglerAdd(1)
+	straggler.Add(1)
 	slog.Warn("helikon: an input guardrail ignored cancellation; the run ended without it",
-		"agent", d.a.name, "grace", g.d)
+		"agent", d.a.name, "grace", g.Duration())
 }
 
 // passed reports, without waiting, whether every guardrail has passed.

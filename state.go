@@ -1,9 +1,10 @@
 package helikon
 
 import (
-	"maps"
 	"sync"
 	"sync/atomic"
+
+	"github.com/paigasus/helikon/internal/smallmap"
 )
 
 // State is run-scoped key/value state shared by an agent and every agent it
@@ -12,26 +13,7 @@ import (
 // JSON-serialisable.
 type State struct {
 	mu sync.RWMutex
-	kv *stateEntries // made at the first Set
-}
-
-// stateEntries holds a State's entries. A run's state holds a few keys (a
-// workflow's children's outputs): the first stateInline sit in kv, found
-// by a scan, which costs one allocation where a map costs two, and no
-// hash a key. m takes all of them over once there are more. A State that
-// is never written (most runs' are not) stays as small as its lock.
-type stateEntries struct {
-	n  int
-	kv [stateInline]stateEntry
-	m  map[string]any
-}
-
-// stateInline is how many keys a [State] holds before it makes a map.
-const stateInline = 4
-
-type stateEntry struct {
-	key string
-	v   any
+	kv *smallmap.Map[any] // made at the first Set: most runs' State is never written
 }
 
 // NewState returns an empty State.
@@ -42,23 +24,10 @@ func (s *State) Get(key string) (v any, ok bool) {
 	// Unlocked without a defer: nothing between can panic.
 	s.mu.RLock()
 	if e := s.kv; e != nil {
-		v, ok = e.get(key)
+		v, ok = e.Get(key)
 	}
 	s.mu.RUnlock()
 	return v, ok
-}
-
-func (e *stateEntries) get(key string) (any, bool) {
-	if e.m != nil {
-		v, ok := e.m[key]
-		return v, ok
-	}
-	for i := range e.n {
-		if e.kv[i].key == key {
-			return e.kv[i].v, true
-		}
-	}
-	return nil, false
 }
 
 // String returns the value under key if it is a string, or "".
@@ -74,52 +43,20 @@ func (s *State) Set(key string, v any) {
 	// strings refuses no key).
 	s.mu.Lock()
 	if s.kv == nil {
-		s.kv = &stateEntries{}
+		s.kv = &smallmap.Map[any]{}
 	}
-	s.kv.set(key, v)
+	s.kv.Set(key, v)
 	s.mu.Unlock()
-}
-
-func (e *stateEntries) set(key string, v any) {
-	if e.m != nil {
-		e.m[key] = v
-		return
-	}
-	for i := range e.n {
-		if e.kv[i].key == key {
-			e.kv[i].v = v
-			return
-		}
-	}
-	if e.n < stateInline {
-		e.kv[e.n] = stateEntry{key: key, v: v}
-		e.n++
-		return
-	}
-	e.m = make(map[string]any, 2*stateInline)
-	for _, kv := range e.kv {
-		e.m[kv.key] = kv.v
-	}
-	e.kv, e.n = [stateInline]stateEntry{}, 0
-	e.m[key] = v
 }
 
 // Snapshot returns a copy of every entry (nil when there is none).
 func (s *State) Snapshot() map[string]any {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	e := s.kv
-	switch {
-	case e == nil || e.m == nil && e.n == 0:
+	if s.kv == nil {
 		return nil
-	case e.m != nil:
-		return maps.Clone(e.m)
 	}
-	m := make(map[string]any, e.n)
-	for _, kv := range e.kv[:e.n] {
-		m[kv.key] = kv.v
-	}
-	return m
+	return s.kv.Clone()
 }
 
 // Actions lets a tool signal the agent that runs it. A LoopAgent stops after

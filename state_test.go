@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 	"unsafe"
+
+	"github.com/paigasus/helikon/internal/smallmap"
 )
 
 // TestState_KeepsEveryKeyAcrossTheSwitchToAMap sets up to twice as many
@@ -13,7 +15,7 @@ import (
 // and checks Get, String and Snapshot against a plain map after every
 // step.
 func TestState_KeepsEveryKeyAcrossTheSwitchToAMap(t *testing.T) {
-	for _, n := range []int{0, 1, stateInline - 1, stateInline, stateInline + 1, 2 * stateInline} {
+	for _, n := range []int{0, 1, smallmap.Inline - 1, smallmap.Inline, smallmap.Inline + 1, 2 * smallmap.Inline} {
 		t.Run(fmt.Sprint(n, "keys"), func(t *testing.T) {
 			s := NewState()
 			want := map[string]any{}
@@ -55,11 +57,11 @@ func TestState_KeepsEveryKeyAcrossTheSwitchToAMap(t *testing.T) {
 	}
 }
 
-// TestState_FewKeysMakeNoMap pins that a State of up to stateInline keys
+// TestState_FewKeysMakeNoMap pins that a State of up to smallmap.Inline keys
 // makes no map: its entries take one allocation at the first Set, and
 // each string its box.
 func TestState_FewKeysMakeNoMap(t *testing.T) {
-	keys := make([]string, stateInline)
+	keys := make([]string, smallmap.Inline)
 	for i := range keys {
 		keys[i] = fmt.Sprint("node", i)
 	}
@@ -73,8 +75,8 @@ func TestState_FewKeysMakeNoMap(t *testing.T) {
 		}
 	})
 	// The State, its entries and one box per value.
-	if want := float64(2 + stateInline); allocs != want {
-		t.Errorf("%d keys allocate %v times, want %v", stateInline, allocs, want)
+	if want := float64(2 + smallmap.Inline); allocs != want {
+		t.Errorf("%d keys allocate %v times, want %v", smallmap.Inline, allocs, want)
 	}
 }
 
@@ -85,7 +87,7 @@ func TestState_IsSafeForConcurrentUse(t *testing.T) {
 	var wg sync.WaitGroup
 	for g := range 4 {
 		wg.Go(func() {
-			for i := range 3 * stateInline {
+			for i := range 3 * smallmap.Inline {
 				k := fmt.Sprint("g", g, "k", i)
 				s.Set(k, i)
 				if v, ok := s.Get(k); !ok || v != i {
@@ -96,8 +98,8 @@ func TestState_IsSafeForConcurrentUse(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	if got := len(s.Snapshot()); got != 4*3*stateInline {
-		t.Errorf("%d keys, want %d", got, 4*3*stateInline)
+	if got := len(s.Snapshot()); got != 4*3*smallmap.Inline {
+		t.Errorf("%d keys, want %d", got, 4*3*smallmap.Inline)
 	}
 }
 
