@@ -43,6 +43,9 @@ func (h ownedHandler) OnResubscribeToTask(ctx context.Context, params *a2apb.Tas
 }
 
 func (h ownedHandler) OnSendMessage(ctx context.Context, params *a2apb.MessageSendParams) (a2apb.SendMessageResult, error) {
+	if err := checkContextID(params); err != nil {
+		return nil, err
+	}
 	if h.othersTask(ctx, params) {
 		return nil, a2apb.ErrTaskNotFound
 	}
@@ -51,6 +54,9 @@ func (h ownedHandler) OnSendMessage(ctx context.Context, params *a2apb.MessageSe
 }
 
 func (h ownedHandler) OnSendMessageStream(ctx context.Context, params *a2apb.MessageSendParams) iter.Seq2[a2apb.Event, error] {
+	if err := checkContextID(params); err != nil {
+		return func(yield func(a2apb.Event, error) bool) { yield(nil, err) }
+	}
 	if h.othersTask(ctx, params) {
 		return func(yield func(a2apb.Event, error) bool) { yield(nil, a2apb.ErrTaskNotFound) }
 	}

@@ -717,3 +717,44 @@ func TestServer_TasksPastTheByteBoundAreForgottenFromThePrincipalHoldingTheMost(
 		}
 	}
 }
+
+func TestServer_AContextIDPastItsBoundIsInvalidParamsAndRunsNothing(t *testing.T) {
+	var seen []int
+	_, ts := serve(t, newAgent(t, countingModel{seen: &seen}))
+	c := sdkClient(t, ts.URL+"/", "")
+	ctx := context.Background()
+	for _, tt := range []struct {
+		name, id string
+		ok       bool
+	}{
+		{"at the bound", strings.Repeat("c", a2a.MaxContextIDBytes), true},
+		{"one byte past", strings.Repeat("c", a2a.MaxContextIDBytes+1), false},
+		{"a megabyte", strings.Repeat("c", 1<<20), false},
+		{"a control character", "support\n", false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			before := len(seen)
+			p := userMessage("hello")
+			p.Message.ContextID = tt.id
+			_, err := c.SendMessage(ctx, p)
+			if tt.ok {
+				if err != nil {
+					t.Fatalf("SendMessage: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, a2apb.ErrInvalidParams) {
+				t.Errorf("SendMessage = %v, want ErrInvalidParams", err)
+			}
+			if len(seen) != before {
+				t.Error("the agent ran on a refused message")
+			}
+			for _, err := range c.SendStreamingMessage(ctx, p) {
+				if !errors.Is(err, a2apb.ErrInvalidParams) {
+					t.Errorf("SendStreamingMessage = %v, want ErrInvalidParams", err)
+				}
+				break
+			}
+		})
+	}
+}
