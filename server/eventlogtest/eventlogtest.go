@@ -102,6 +102,21 @@ type tailResult struct {
 
 // tailAsync collects the run's whole tail in a goroutine; the caller
 // receives its result once the run has ended.
+// pausedRun creates a run, appends its records 1 to n, starts a tail of
+// it and pauses it at "p1" after record n.
+func pausedRun(t *testing.T, l server.EventLog, n int64) (server.RunInfo, <-chan tailResult) {
+	t.Helper()
+	info := newRun(t, l)
+	appendN(t, l, info.ID, 1, n)
+	res := tailAsync(t, l, info.ID)
+	paused := info
+	paused.Status, paused.PauseID, paused.LastEvent = server.StatusPaused, "p1", n
+	if err := l.Update(context.Background(), paused); err != nil {
+		t.Fatal(err)
+	}
+	return info, res
+}
+
 func tailAsync(t *testing.T, l server.EventLog, id string) <-chan tailResult {
 	res := make(chan tailResult, 1)
 	go func() {
@@ -145,14 +160,7 @@ func testLiveTail(t *testing.T, l server.EventLog) {
 
 func testPause(t *testing.T, l server.EventLog) {
 	ctx := context.Background()
-	info := newRun(t, l)
-	appendN(t, l, info.ID, 1, 3)
-	res := tailAsync(t, l, info.ID)
-	paused := info
-	paused.Status, paused.PauseID, paused.LastEvent = server.StatusPaused, "p1", 3
-	if err := l.Update(ctx, paused); err != nil {
-		t.Fatal(err)
-	}
+	info, res := pausedRun(t, l, 3)
 	if got, err := l.Info(ctx, info.ID); err != nil || got.Status != server.StatusPaused || got.PauseID != "p1" {
 		t.Fatalf("paused run reads %+v, %v", got, err)
 	}
@@ -250,14 +258,7 @@ func testQueuedCancelled(t *testing.T, l server.EventLog) {
 // the run takes its turn and appends on from its pause.
 func testClaimedQueued(t *testing.T, l server.EventLog) {
 	ctx := context.Background()
-	info := newRun(t, l)
-	appendN(t, l, info.ID, 1, 2)
-	res := tailAsync(t, l, info.ID)
-	paused := info
-	paused.Status, paused.PauseID, paused.LastEvent = server.StatusPaused, "p1", 2
-	if err := l.Update(ctx, paused); err != nil {
-		t.Fatal(err)
-	}
+	info, res := pausedRun(t, l, 2)
 	for _, st := range []server.RunStatus{server.StatusCompleted, server.StatusPaused, ""} {
 		if _, err := l.Claim(ctx, info.ID, "p1", st); err == nil {
 			t.Fatalf("a claim as %q succeeded", st)
