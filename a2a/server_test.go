@@ -640,79 +640,68 @@ func TestServer_OnePrincipalCannotTakeEveryRunSlotFromTheOthers(t *testing.T) {
 	}
 }
 
+// sendText sends text as c's principal and returns the task it made.
+func sendText(t *testing.T, c *a2aclient.Client, text string) a2apb.TaskID {
+	t.Helper()
+	res, err := c.SendMessage(context.Background(), userMessage(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.(*a2apb.Task).ID
+}
+
+// taskKept reports whether the server still answers tasks/get for id to
+// c's principal.
+func taskKept(t *testing.T, c *a2aclient.Client, id a2apb.TaskID) bool {
+	t.Helper()
+	_, err := c.GetTask(context.Background(), &a2apb.TaskQueryParams{ID: id})
+	if err != nil && !errors.Is(err, a2apb.ErrTaskNotFound) {
+		t.Fatal(err)
+	}
+	return err == nil
+}
+
 func TestServer_TasksPastTheBoundAreForgottenFromThePrincipalHoldingTheMost(t *testing.T) {
 	_, ts := serve(t, newAgent(t, replay{script: mock.Text("done")}), a2a.WithAuthenticator(tokens), a2a.WithMaxTasks(3))
-	ctx := context.Background()
 	alice, bob := sdkClient(t, ts.URL+"/", "alice"), sdkClient(t, ts.URL+"/", "bob")
-	send := func(c *a2aclient.Client) a2apb.TaskID {
-		t.Helper()
-		res, err := c.SendMessage(ctx, userMessage("hi"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.(*a2apb.Task).ID
-	}
-	kept := func(c *a2aclient.Client, id a2apb.TaskID) bool {
-		_, err := c.GetTask(ctx, &a2apb.TaskQueryParams{ID: id})
-		if err != nil && !errors.Is(err, a2apb.ErrTaskNotFound) {
-			t.Fatal(err)
-		}
-		return err == nil
-	}
-	alices := send(alice)
+	alices := sendText(t, alice, "hi")
 	var bobs []a2apb.TaskID
 	for range 4 {
-		bobs = append(bobs, send(bob))
+		bobs = append(bobs, sendText(t, bob, "hi"))
 	}
 	// Bob's tasks made room from his own: alice's older one stays.
-	if !kept(alice, alices) {
+	if !taskKept(t, alice, alices) {
 		t.Error("bob's tasks evicted alice's")
 	}
 	for i, id := range bobs {
-		if want := i >= 2; kept(bob, id) != want {
+		if want := i >= 2; taskKept(t, bob, id) != want {
 			t.Errorf("bob's task %d kept %v, want %v", i, !want, want)
 		}
 	}
 	// Holding as many as bob, alice makes room from her own, oldest first.
 	for range 2 {
-		send(alice)
+		sendText(t, alice, "hi")
 	}
-	if kept(alice, alices) {
+	if taskKept(t, alice, alices) {
 		t.Error("alice's oldest task is kept past the bound")
 	}
 }
 
 func TestServer_TasksPastTheByteBoundAreForgottenFromThePrincipalHoldingTheMost(t *testing.T) {
 	_, ts := serve(t, newAgent(t, replay{script: mock.Text("done")}), a2a.WithAuthenticator(tokens), a2a.WithMaxTaskBytes(100<<10))
-	ctx := context.Background()
 	alice, bob := sdkClient(t, ts.URL+"/", "alice"), sdkClient(t, ts.URL+"/", "bob")
-	send := func(c *a2aclient.Client, text string) a2apb.TaskID {
-		t.Helper()
-		res, err := c.SendMessage(ctx, userMessage(text))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return res.(*a2apb.Task).ID
-	}
-	kept := func(c *a2aclient.Client, id a2apb.TaskID) bool {
-		_, err := c.GetTask(ctx, &a2apb.TaskQueryParams{ID: id})
-		if err != nil && !errors.Is(err, a2apb.ErrTaskNotFound) {
-			t.Fatal(err)
-		}
-		return err == nil
-	}
-	alices := send(alice, "hi")
+	alices := sendText(t, alice, "hi")
 	// Each of bob's tasks holds its 40 KiB message: the third is past
 	// the bound, and his first makes room.
 	var bobs []a2apb.TaskID
 	for range 3 {
-		bobs = append(bobs, send(bob, strings.Repeat("x", 40<<10)))
+		bobs = append(bobs, sendText(t, bob, strings.Repeat("x", 40<<10)))
 	}
-	if !kept(alice, alices) {
+	if !taskKept(t, alice, alices) {
 		t.Error("bob's tasks evicted alice's")
 	}
 	for i, id := range bobs {
-		if want := i >= 1; kept(bob, id) != want {
+		if want := i >= 1; taskKept(t, bob, id) != want {
 			t.Errorf("bob's task %d kept %v, want %v", i, !want, want)
 		}
 	}
