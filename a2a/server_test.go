@@ -747,3 +747,16 @@ func TestServer_AContextIDPastItsBoundIsInvalidParamsAndRunsNothing(t *testing.T
 		})
 	}
 }
+
+func TestServer_AFinishedRunGivesBackItsRunSlot(t *testing.T) {
+	_, ts := serve(t, newAgent(t, replay{script: mock.Text("done")}), a2a.WithAuthenticator(tokens), a2a.WithMaxRuns(1, 1))
+	alice := sdkClient(t, ts.URL+"/", "alice")
+	// One slot on the server and for alice: each message after the first
+	// runs only if the run before it gave its slot back.
+	for i := range 3 {
+		id := sendText(t, alice, "hi")
+		if !taskKept(t, alice, id) {
+			t.Fatalf("alice's task %d is not kept", i)
+		}
+	}
+}
