@@ -239,10 +239,7 @@ func TestGraph_ALargeGraphRunsEveryNode(t *testing.T) {
 func TestGraph_BuildingADiamondAllocatesOnce(t *testing.T) {
 	a := answerer(t, "a", "x")
 	allocs := testing.AllocsPerRun(100, func() {
-		_, err := workflow.NewGraph("g",
-			workflow.Node("top", a), workflow.Node("left", a), workflow.Node("right", a), workflow.Node("bottom", a),
-			workflow.Edge("top", "left"), workflow.Edge("top", "right"),
-			workflow.Edge("left", "bottom"), workflow.Edge("right", "bottom"))
+		_, err := diamond(a, a, a, a)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -414,11 +411,7 @@ func TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn(t *testing.T) {
 	input := helikon.UserText("go")
 	nodes := []*replayAgent{newReplayAgent("top"), newReplayAgent("left"), newReplayAgent("right"), newReplayAgent("bottom")}
 	allocs := testing.AllocsPerRun(100, func() {
-		g, err := workflow.NewGraph("g",
-			workflow.Node("top", nodes[0]), workflow.Node("left", nodes[1]),
-			workflow.Node("right", nodes[2]), workflow.Node("bottom", nodes[3]),
-			workflow.Edge("top", "left"), workflow.Edge("top", "right"),
-			workflow.Edge("left", "bottom"), workflow.Edge("right", "bottom"))
+		g, err := diamond(nodes[0], nodes[1], nodes[2], nodes[3])
 		if err != nil {
 			t.Fatal(err)
 		}

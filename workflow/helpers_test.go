@@ -10,7 +10,18 @@ import (
 	"github.com/paigasus/helikon"
 	"github.com/paigasus/helikon/internal/slug"
 	"github.com/paigasus/helikon/mock"
+	"github.com/paigasus/helikon/workflow"
 )
+
+// diamond builds the graph top → left, right → bottom over the four
+// agents, the shape the graph's tests and benchmarks share.
+func diamond(top, left, right, bottom helikon.Agent) (*workflow.GraphAgent, error) {
+	return workflow.NewGraph("g",
+		workflow.Node("top", top), workflow.Node("left", left),
+		workflow.Node("right", right), workflow.Node("bottom", bottom),
+		workflow.Edge("top", "left"), workflow.Edge("top", "right"),
+		workflow.Edge("left", "bottom"), workflow.Edge("right", "bottom"))
+}
 
 // mustAgent builds an LLM agent or fails the test.
 func mustAgent(t testing.TB, name string, m helikon.Model, opts ...helikon.AgentOption) *helikon.LLMAgent {

@@ -62,11 +62,7 @@ func runParallel3(ctx context.Context) error {
 // runGraphDiamond runs top → left, right → bottom, one answering turn per
 // node.
 func runGraphDiamond(ctx context.Context) error {
-	g, err := workflow.NewGraph("g",
-		workflow.Node("top", benchAgent("top")), workflow.Node("left", benchAgent("left")),
-		workflow.Node("right", benchAgent("right")), workflow.Node("bottom", benchAgent("bottom")),
-		workflow.Edge("top", "left"), workflow.Edge("top", "right"),
-		workflow.Edge("left", "bottom"), workflow.Edge("right", "bottom"))
+	g, err := diamond(benchAgent("top"), benchAgent("left"), benchAgent("right"), benchAgent("bottom"))
 	if err != nil {
 		return err
 	}
@@ -110,11 +106,7 @@ var replays = [...]*replayAgent{newReplayAgent("top"), newReplayAgent("left"), n
 // run context, its consumer's Collect) must cover for the graph to cost
 // no more than its nodes run alone.
 func runGraphDiamondLayer(ctx context.Context) error {
-	g, err := workflow.NewGraph("g",
-		workflow.Node("top", replays[0]), workflow.Node("left", replays[1]),
-		workflow.Node("right", replays[2]), workflow.Node("bottom", replays[3]),
-		workflow.Edge("top", "left"), workflow.Edge("top", "right"),
-		workflow.Edge("left", "bottom"), workflow.Edge("right", "bottom"))
+	g, err := diamond(replays[0], replays[1], replays[2], replays[3])
 	if err != nil {
 		return err
 	}
