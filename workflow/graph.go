@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unsafe"
 
 	"github.com/paigasus/helikon"
 )
@@ -602,28 +601,26 @@ func (g *GraphAgent) nodeInput(input []helikon.Item, i int, nodes []nodeRun, out
 	in := room.items[:len(input):n]
 	room.items = room.items[n:]
 	copy(in, input)
-	// The labels this node is the first to need share one array of
-	// bytes: one allocation rather than a concatenation per label.
+	// The labels this node is the first to need share one builder's
+	// bytes: one allocation rather than a concatenation per label. Each
+	// label is a substring of what the builder held after it, which a
+	// later write never changes.
 	size := 0
 	for _, p := range preds {
 		if nodes[p].label.Content == nil {
 			size += len(labelHead) + len(g.nodes[p].key) + len(labelTail) + len(outs[p].Final)
 		}
 	}
-	var text []byte
-	if size > 0 {
-		text = make([]byte, 0, size)
-	}
+	var text strings.Builder
+	text.Grow(size)
 	for _, p := range preds {
 		if nodes[p].label.Content == nil {
-			start := len(text)
-			text = append(text, labelHead...)
-			text = append(text, g.nodes[p].key...)
-			text = append(text, labelTail...)
-			text = append(text, outs[p].Final...)
-			// The bytes are never written again (each label has its
-			// own part of the array), so the text can share them.
-			nodes[p].part[0] = helikon.TextPart{Text: unsafe.String(&text[start], len(text)-start)}
+			start := text.Len()
+			text.WriteString(labelHead)
+			text.WriteString(g.nodes[p].key)
+			text.WriteString(labelTail)
+			text.WriteString(outs[p].Final)
+			nodes[p].part[0] = helikon.TextPart{Text: text.String()[start:]}
 			nodes[p].label = helikon.Item{Role: helikon.RoleUser, Content: nodes[p].part[:]}
 		}
 		in = append(in, nodes[p].label)
