@@ -56,13 +56,7 @@ func TestOsSandbox_ForeignABIsAndNamespaceClonesAreRefused(t *testing.T) {
 			if c.amd64 && runtime.GOARCH != "amd64" {
 				t.Skip("the helper makes this call through amd64's foreign ABIs only")
 			}
-			r, err := runTool(t, t.Context(), b, Args{Command: "./escape " + c.op})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Stdout != c.want {
-				t.Errorf("%+v, want stdout %q", r, c.want)
-			}
+			wantEscape(t, b, c.op, c.want)
 		})
 	}
 	if n := accepted.Load(); n != 0 {
@@ -90,13 +84,7 @@ func TestOsSandbox_SystemVIPCIsRefused(t *testing.T) {
 	defer unix.SysvShmCtl(host, unix.IPC_RMID, nil)
 	for _, op := range []string{"shmget", "msgget", "semget", fmt.Sprintf("shmat %d", host)} {
 		t.Run(op, func(t *testing.T) {
-			r, err := runTool(t, t.Context(), b, Args{Command: "./escape " + op})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Stdout != "errno EPERM\n" {
-				t.Errorf("%+v, want stdout %q", r, "errno EPERM\n")
-			}
+			wantEscape(t, b, op, "errno EPERM\n")
 		})
 	}
 }
@@ -115,13 +103,7 @@ func TestOsSandbox_DirectoriesOutsideCannotBeWatched(t *testing.T) {
 		{"fanotify /tmp", "errno EPERM\n"},
 	} {
 		t.Run(c.op, func(t *testing.T) {
-			r, err := runTool(t, t.Context(), b, Args{Command: "./escape " + c.op})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Stdout != c.want {
-				t.Errorf("%+v, want stdout %q", r, c.want)
-			}
+			wantEscape(t, b, c.op, c.want)
 		})
 	}
 }
@@ -145,13 +127,7 @@ func TestOsSandbox_SocketPairsOfOtherFamiliesAreRefused(t *testing.T) {
 		{"AF_UNIX", fmt.Sprintf("socketpair %d %d", unix.AF_UNIX, unix.SOCK_STREAM), "ok 0\n"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r, err := runTool(t, t.Context(), b, Args{Command: "./escape " + c.op})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Stdout != c.want {
-				t.Errorf("%+v, want stdout %q", r, c.want)
-			}
+			wantEscape(t, b, c.op, c.want)
 		})
 	}
 }
@@ -166,13 +142,19 @@ func TestOsSandbox_TheMountTableIsOutOfReach(t *testing.T) {
 	escapeHelper(t, root)
 	for _, op := range []string{"listmount", "statmount"} {
 		t.Run(op, func(t *testing.T) {
-			r, err := runTool(t, t.Context(), b, Args{Command: "./escape " + op})
-			if err != nil {
-				t.Fatal(err)
-			}
-			if r.Stdout != "errno ENOSYS\n" {
-				t.Errorf("%+v, want stdout %q", r, "errno ENOSYS\n")
-			}
+			wantEscape(t, b, op, "errno ENOSYS\n")
 		})
+	}
+}
+
+// wantEscape runs the escape helper's op in b and wants its stdout.
+func wantEscape(t *testing.T, b *Bash, op, want string) {
+	t.Helper()
+	r, err := runTool(t, t.Context(), b, Args{Command: "./escape " + op})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stdout != want {
+		t.Errorf("%+v, want stdout %q", r, want)
 	}
 }
