@@ -1,6 +1,7 @@
 package a2a
 
 import (
+	"container/heap"
 	"container/list"
 	"context"
 	"encoding/json"
@@ -27,13 +28,20 @@ type taskStore struct {
 	bytes    int64 // of every task's data
 	tasks    map[a2apb.TaskID]*storedTask
 	owners   map[string]*ownerTasks
+	// byCount and byBytes order the owners by tasks and by bytes, most
+	// first, so that eviction finds the principal holding the most in
+	// O(log n), not by a scan of every principal under the lock.
+	byCount, byBytes ownerHeap
 }
 
 // ownerTasks order one principal's finished and unfinished tasks, oldest
 // first, and count their bytes.
 type ownerTasks struct {
+	name       string
 	done, live *list.List
 	bytes      int64
+	// at is the owner's index in byCount and byBytes.
+	at [2]int
 }
 
 func (o *ownerTasks) len() int { return o.done.Len() + o.live.Len() }
@@ -46,7 +54,46 @@ type storedTask struct {
 }
 
 func newTaskStore(max int, maxBytes int64) *taskStore {
-	return &taskStore{max: max, maxBytes: maxBytes, tasks: make(map[a2apb.TaskID]*storedTask), owners: make(map[string]*ownerTasks)}
+	return &taskStore{max: max, maxBytes: maxBytes, tasks: make(map[a2apb.TaskID]*storedTask), owners: make(map[string]*ownerTasks),
+		byCount: ownerHeap{which: 0}, byBytes: ownerHeap{which: 1}}
+}
+
+// ownerHeap is a max-heap of owners by task count (which 0) or bytes
+// (which 1).
+type ownerHeap struct {
+	which int
+	os    []*ownerTasks
+}
+
+func (h *ownerHeap) size(o *ownerTasks) int64 {
+	if h.which == 0 {
+		return int64(o.len())
+	}
+	return o.bytes
+}
+
+func (h *ownerHeap) Len() int           { return len(h.os) }
+func (h *ownerHeap) Less(i, j int) bool { return h.size(h.os[i]) > h.size(h.os[j]) }
+func (h *ownerHeap) Swap(i, j int) {
+	h.os[i], h.os[j] = h.os[j], h.os[i]
+	h.os[i].at[h.which], h.os[j].at[h.which] = i, j
+}
+func (h *ownerHeap) Push(x any) {
+	o := x.(*ownerTasks)
+	o.at[h.which] = len(h.os)
+	h.os = append(h.os, o)
+}
+func (h *ownerHeap) Pop() any {
+	o := h.os[len(h.os)-1]
+	h.os[len(h.os)-1] = nil
+	h.os = h.os[:len(h.os)-1]
+	return o
+}
+
+// resized restores both heaps' order after o's tasks or bytes changed.
+func (s *taskStore) resized(o *ownerTasks) {
+	heap.Fix(&s.byCount, o.at[0])
+	heap.Fix(&s.byBytes, o.at[1])
 }
 
 // Save stores task for the principal on ctx.
@@ -64,8 +111,10 @@ func (s *taskStore) Save(ctx context.Context, task *a2apb.Task) error {
 	}
 	o := s.owners[owner]
 	if o == nil {
-		o = &ownerTasks{done: list.New(), live: list.New()}
+		o = &ownerTasks{name: owner, done: list.New(), live: list.New()}
 		s.owners[owner] = o
+		heap.Push(&s.byCount, o)
+		heap.Push(&s.byBytes, o)
 	}
 	if !ok {
 		st = &storedTask{owner: owner}
@@ -85,6 +134,7 @@ func (s *taskStore) Save(ctx context.Context, task *a2apb.Task) error {
 		}
 		st.elem, st.in = to.PushBack(task.ID), to
 	}
+	s.resized(o)
 	for len(s.tasks) > s.max || s.bytes > s.maxBytes {
 		s.evict(owner, len(s.tasks) <= s.max)
 	}
@@ -96,19 +146,13 @@ func (s *taskStore) Save(ctx context.Context, task *a2apb.Task) error {
 // is set); saver wins a tie, so that a principal alone at the bound
 // makes room from its own.
 func (s *taskStore) evict(saver string, bytes bool) {
-	size := func(o *ownerTasks) int64 {
-		if bytes {
-			return o.bytes
-		}
-		return int64(o.len())
+	h := &s.byCount
+	if bytes {
+		h = &s.byBytes
 	}
-	most, o := saver, s.owners[saver]
-	for id, other := range s.owners {
-		// o is nil once the saver holds no task: not reached while each
-		// save starts within the bounds, but no reason to panic.
-		if o == nil || size(other) > size(o) {
-			most, o = id, other
-		}
+	o := h.os[0] // some task is stored, or no bound is passed
+	if mine := s.owners[saver]; mine != nil && h.size(mine) >= h.size(o) {
+		o = mine
 	}
 	oldest := o.done.Front()
 	if oldest == nil {
@@ -121,8 +165,12 @@ func (s *taskStore) evict(saver string, bytes bool) {
 	s.bytes -= int64(len(st.data))
 	delete(s.tasks, id)
 	if o.len() == 0 {
-		delete(s.owners, most)
+		delete(s.owners, o.name)
+		heap.Remove(&s.byCount, o.at[0])
+		heap.Remove(&s.byBytes, o.at[1])
+		return
 	}
+	s.resized(o)
 }
 
 // owns reports whether the store holds task id for the principal on ctx.
