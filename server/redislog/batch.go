@@ -78,12 +78,15 @@ var ErrClosed = errors.New("redislog: log is closed")
 // when its status changes, atomically. KEYS the info hash and the events
 // stream (one hash slot); ARGV[1] the number of records, then each one's
 // position, type and JSON, then, for a status change, the record JSON,
-// the status, the pause id and '1' when the status is final. It answers
+// the status, the pause id, '1' when the status is final, the writing
+// replica and the change's sequence number (status_seq.go). It answers
 // {1} when all is stored, {-1} for an unknown run, {0, status} for a run
 // that cannot take the write, {-2, i, error} when the record at index i
-// (from 0) was refused after the ones before it were stored. A script
-// retried after it ran (the client resends a pipeline whose reply it
-// lost) finds its records and its status already there and answers {1}.
+// (from 0) was refused after the ones before it were stored, {-3, status}
+// for a status change older than the one stored (or from a replica that
+// no longer owns the run), which stores nothing. A script retried after
+// it ran (the client resends a pipeline whose reply it lost) finds its
+// records and its status already there and answers {1}.
 var writeScript = redis.NewScript(`
 local n = tonumber(ARGV[1])
 local u = 2 + 3 * n
@@ -92,6 +95,10 @@ if not st then return {-1} end
 if st ~= 'running' and st ~= 'queued' and not (st == 'paused' and n == 0 and ARGV[u]) then
 	if ARGV[u] and redis.call('HGET', KEYS[1], 'info') == ARGV[u] then return {1} end
 	return {0, st}
+end
+if ARGV[u] and (redis.call('HGET', KEYS[1], 'owner') ~= ARGV[u + 4] or
+		tonumber(redis.call('HGET', KEYS[1], 'sseq') or '0') > tonumber(ARGV[u + 5])) then
+	return {-3, st}
 end
 for i = 0, n - 1 do
 	local id, t, d = ARGV[2 + 3 * i] .. '-0', ARGV[3 + 3 * i], ARGV[4 + 3 * i]
@@ -102,7 +109,7 @@ for i = 0, n - 1 do
 	end
 end
 if ARGV[u] then
-	redis.call('HSET', KEYS[1], 'info', ARGV[u], 'status', ARGV[u + 1], 'pause', ARGV[u + 2])
+	redis.call('HSET', KEYS[1], 'info', ARGV[u], 'status', ARGV[u + 1], 'pause', ARGV[u + 2], 'sseq', ARGV[u + 5])
 	if ARGV[u + 3] == '1' then redis.call('XADD', KEYS[2], '*', 'end', '1') end
 end
 return {1}`)
@@ -113,6 +120,7 @@ type update struct {
 	status server.RunStatus
 	pause  string
 	at     time.Time  // when a final status was reached
+	seq    uint64     // when the status was set, in this replica's order (status_seq.go)
 	done   chan error // the outcome, for the waiting Update (buffered)
 }
 
@@ -129,8 +137,8 @@ type batch struct {
 	zadd  *redis.IntCmd
 }
 
-func (b *batch) args() []any {
-	args := make([]any, 0, 1+3*len(b.recs)+4)
+func (b *batch) args(replica string) []any {
+	args := make([]any, 0, 1+3*len(b.recs)+6)
 	args = append(args, len(b.recs))
 	for _, r := range b.recs {
 		args = append(args, r.Seq, r.Type, []byte(r.Data))
@@ -140,7 +148,7 @@ func (b *batch) args() []any {
 		if b.up.final() {
 			final = "1"
 		}
-		args = append(args, b.up.data, string(b.up.status), b.up.pause, final)
+		args = append(args, b.up.data, string(b.up.status), b.up.pause, final, replica, b.up.seq)
 	}
 	return args
 }
@@ -160,7 +168,7 @@ func (l *Log) send(ctx context.Context, bs []*batch) error {
 		return err
 	}
 	queue := func(p redis.Pipeliner, b *batch) {
-		b.cmd = writeScript.EvalSha(ctx, p, []string{l.infoKey(b.runID), l.eventsKey(b.runID)}, b.args()...)
+		b.cmd = writeScript.EvalSha(ctx, p, []string{l.infoKey(b.runID), l.eventsKey(b.runID)}, b.args(l.replica)...)
 	}
 	_, err := l.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 		for _, b := range bs {
@@ -221,6 +229,12 @@ func (b *batch) outcome() (int, error) {
 			st, _ = res[1].(string)
 		}
 		return 0, lost(0, fmt.Errorf("%w: %s is %s", server.ErrRunEnded, b.runID, st))
+	case -3:
+		st := "changed"
+		if len(res) > 1 {
+			st, _ = res[1].(string)
+		}
+		return 0, lost(0, fmt.Errorf("%w: %s is %s", ErrStaleStatus, b.runID, st))
 	}
 	i, msg := 0, "refused"
 	if len(res) > 2 {

@@ -49,8 +49,9 @@ func TestWriteScript_ABatchSentTwiceIsStoredOnce(t *testing.T) {
 		{Seq: 2, Type: "run_completed", Data: []byte(`{"type":"run_completed"}`)}}
 	now := time.Now()
 	info.Status, info.FinishedAt = server.StatusCompleted, &now
+	seq := l.nextStatusSeq()
 	up := func() *update {
-		return &update{data: []byte(`{"status":"completed"}`), status: server.StatusCompleted, at: now}
+		return &update{data: []byte(`{"status":"completed"}`), status: server.StatusCompleted, at: now, seq: seq}
 	}
 	twice := func(recs []server.Record, up func() *update) {
 		t.Helper()

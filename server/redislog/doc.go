@@ -71,7 +71,11 @@
 // pause) is kept, the newest per run, and stored once the probe finds
 // Redis back: else the run, its replica's lease alive, would read as
 // running for ever. Close drops what is kept; the runs then read as
-// interrupted.
+// interrupted. Each status change carries a number taken when it is set,
+// in the replica's order, and Redis refuses one older than the run's
+// stored change, or one from a replica that no longer owns the run (its
+// pause was claimed elsewhere), with [ErrStaleStatus]: a kept change
+// that reaches Redis after a newer one written directly does not undo it.
 //
 // # Orphaned runs
 //

@@ -59,7 +59,8 @@ func (l *Log) keepStatus(runID string, up *update) bool {
 
 // storeKept stores the status changes kept while Redis was unreachable;
 // the probe calls it once Redis answers. A change Redis refuses (another
-// replica ended the run meanwhile) is dropped; one that finds Redis
+// replica ended or claimed the run meanwhile, or a newer change of the
+// run was stored first: status_seq.go) is dropped; one that finds Redis
 // unreachable again is kept again, unless a newer one was.
 func (l *Log) storeKept() {
 	l.kept.mu.Lock()

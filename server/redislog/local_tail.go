@@ -105,10 +105,10 @@ func (r *localRun) failed(recs []server.Record, err error) error {
 }
 
 // toRedis reports whether err, a write's failure, sends the run's tails
-// to Redis: the run ended (another replica found it orphaned) or is gone,
-// and Redis says what became of it.
+// to Redis: the run ended (another replica found it orphaned), is gone,
+// or is another replica's now, and Redis says what became of it.
 func toRedis(err error) bool {
-	return errors.Is(err, server.ErrRunEnded) || errors.Is(err, server.ErrRunNotFound)
+	return errors.Is(err, server.ErrRunEnded) || errors.Is(err, server.ErrRunNotFound) || errors.Is(err, ErrStaleStatus)
 }
 
 // wake pokes every tail; r.mu is held.

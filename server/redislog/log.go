@@ -8,6 +8,7 @@ import (
 	"iter"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -59,6 +60,9 @@ type Log struct {
 	// kept holds the status changes to store once it is back.
 	circuit circuit
 	kept    keptStatus
+	// statusSeq numbers the status changes set in this replica
+	// (status_seq.go).
+	statusSeq atomic.Uint64
 
 	local localRuns
 
@@ -192,10 +196,11 @@ func (l *Log) finishedKey() string            { return l.prefix + "runs:finished
 // run (owner), and, for the scripts to test, its status and pause id.
 
 // createScript registers a run unless it exists: KEYS[1] the info hash,
-// ARGV the record JSON, the owner and the status (running or queued).
+// ARGV the record JSON, the owner, the status (running or queued) and
+// its sequence number (status_seq.go).
 var createScript = redis.NewScript(`
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-redis.call('HSET', KEYS[1], 'info', ARGV[1], 'owner', ARGV[2], 'status', ARGV[3])
+redis.call('HSET', KEYS[1], 'info', ARGV[1], 'owner', ARGV[2], 'status', ARGV[3], 'sseq', ARGV[4])
 return 1`)
 
 // Create registers a new run, owned by this replica. A queued run is
@@ -212,7 +217,7 @@ func (l *Log) Create(ctx context.Context, info server.RunInfo) error {
 	}
 	var ok int
 	err = l.guard(ctx, func() (err error) {
-		ok, err = createScript.Run(ctx, l.client, []string{l.infoKey(info.ID)}, data, l.replica, string(status)).Int()
+		ok, err = createScript.Run(ctx, l.client, []string{l.infoKey(info.ID)}, data, l.replica, string(status), l.nextStatusSeq()).Int()
 		return err
 	})
 	if err != nil {
@@ -266,7 +271,7 @@ func (l *Log) update(ctx context.Context, info server.RunInfo) error {
 	if err != nil {
 		return err
 	}
-	up := &update{data: data, status: info.Status, pause: info.PauseID, at: time.Now()}
+	up := &update{data: data, status: info.Status, pause: info.PauseID, at: time.Now(), seq: l.nextStatusSeq()}
 	if info.FinishedAt != nil {
 		up.at = *info.FinishedAt
 	}
@@ -309,7 +314,7 @@ func (l *Log) update(ctx context.Context, info server.RunInfo) error {
 // it refused.
 func unstored(err error) bool {
 	_, ok := errors.AsType[*WriteError](err)
-	return ok && !errors.Is(err, server.ErrRunEnded) && !errors.Is(err, server.ErrRunNotFound)
+	return ok && !errors.Is(err, server.ErrRunEnded) && !errors.Is(err, server.ErrRunNotFound) && !errors.Is(err, ErrStaleStatus)
 }
 
 // lostRecords is info as stored for a run whose records a write lost.
@@ -328,11 +333,12 @@ func lostRecords(info server.RunInfo, lost error) server.RunInfo {
 
 // claimScript moves a run paused at a pause to running or queued, owned
 // by the claiming replica: KEYS[1] the info hash; ARGV the pause id, the
-// owner, the record JSON as claimed and its status.
+// owner, the record JSON as claimed, its status and its sequence number
+// (status_seq.go).
 var claimScript = redis.NewScript(`
 if redis.call('HGET', KEYS[1], 'status') ~= 'paused' then return 0 end
 if redis.call('HGET', KEYS[1], 'pause') ~= ARGV[1] then return 0 end
-redis.call('HSET', KEYS[1], 'status', ARGV[4], 'pause', '', 'owner', ARGV[2], 'info', ARGV[3])
+redis.call('HSET', KEYS[1], 'status', ARGV[4], 'pause', '', 'owner', ARGV[2], 'info', ARGV[3], 'sseq', ARGV[5])
 return 1`)
 
 // Claim moves a run paused at pauseID to status, owned by this replica. A
@@ -356,7 +362,7 @@ func (l *Log) Claim(ctx context.Context, runID, pauseID string, status server.Ru
 	}
 	var ok int
 	err = l.guard(ctx, func() (err error) {
-		ok, err = claimScript.Run(ctx, l.client, []string{l.infoKey(runID)}, pauseID, l.replica, data, string(status)).Int()
+		ok, err = claimScript.Run(ctx, l.client, []string{l.infoKey(runID)}, pauseID, l.replica, data, string(status), l.nextStatusSeq()).Int()
 		return err
 	})
 	if err != nil {
