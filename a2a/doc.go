@@ -14,6 +14,14 @@
 //	}
 //	log.Fatal(http.ListenAndServe(":8080", srv))
 //
+// A [Server] bounds what callers make it hold: a request body
+// ([WithMaxRequestBytes]), the runs in flight ([WithMaxRuns]), and the
+// tasks it remembers, in number and bytes ([WithMaxTasks],
+// [WithMaxTaskBytes]). Past a task bound a caller makes room from its own
+// tasks, or from a principal holding at least as much as it, never from
+// one holding less; a task it cannot keep fails its save with
+// [ErrTaskTooLarge], a JSON-RPC server error to the client.
+//
 // A [RemoteAgent] is the other side: a remote A2A agent as a
 // [helikon.Agent], so it can be a handoff target, a workflow step or, with
 // [helikon.AgentAsTool], a tool whose updates stream into the caller's run as

@@ -149,9 +149,25 @@ func WithMaxRequestBytes(n int64) ServerOption {
 }
 
 // WithMaxTasks bounds how many tasks the server remembers for tasks/get
-// and resumption (default 10,000); past it the principal holding the most
-// tasks forgets its oldest finished one first (else its oldest unfinished
-// one), so that one caller's tasks do not push out another's.
+// and resumption (default 10,000). A save past it, or past
+// [WithMaxTaskBytes], makes room one task at a time, each counted by the
+// bound passed (tasks, or bytes) with the task being saved at its new
+// size:
+//   - the saver gives up its own least recently saved finished task (else
+//     unfinished one) when it holds at least as much as every other
+//     principal and has a task besides the one it saves, so that a
+//     caller flooding the store forgets its own tasks;
+//   - else the principal holding the most gives one up, if it holds at
+//     least as much as the saver; among equals, the one whose task to go
+//     is finished comes first, then the one whose task was saved least
+//     recently, so that a newcomer at a store of one-task principals
+//     takes the least recently saved of theirs, not its own;
+//   - else, the saver holding only the task it saves and more bytes than
+//     every other principal, the save fails with [ErrTaskTooLarge] and
+//     what it evicted is put back.
+//
+// A save never evicts the task it saves, nor a task of a principal
+// holding less than the saver.
 func WithMaxTasks(n int) ServerOption {
 	return func(c *serverConfig) error {
 		if n <= 0 {
@@ -194,10 +210,13 @@ func WithMaxRuns(server, perPrincipal int) ServerOption {
 
 // WithMaxTaskBytes bounds the bytes of the tasks the server remembers
 // (default 256 MiB), each counted as its JSON (its messages and artifacts
-// included): past it, as past [WithMaxTasks], the principal holding the
-// most bytes forgets its oldest finished task first. A count alone let
-// tasks of messages near [WithMaxRequestBytes] hold [WithMaxTasks] times
-// that (40 GB at the defaults, by arithmetic).
+// included): past it, room is made as past [WithMaxTasks], by bytes. A
+// task larger than the bound, whether its message is or the run grows it,
+// fails its save with [ErrTaskTooLarge], which the client gets as a
+// JSON-RPC server error (-32000) saying so; a task the run grew keeps its
+// last stored state, failed. A count alone let tasks of messages near
+// [WithMaxRequestBytes] hold [WithMaxTasks] times that (40 GB at the
+// defaults, by arithmetic).
 func WithMaxTaskBytes(n int64) ServerOption {
 	return func(c *serverConfig) error {
 		if n <= 0 {

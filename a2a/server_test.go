@@ -760,3 +760,117 @@ func TestServer_AFinishedRunGivesBackItsRunSlot(t *testing.T) {
 		}
 	}
 }
+
+// bearers authenticates "Bearer NAME" as NAME, for tests of many
+// principals.
+func bearers(r *http.Request) (string, error) {
+	name, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	if !ok || name == "" {
+		return "", errUnauthenticated
+	}
+	return name, nil
+}
+
+func TestServer_ATaskPastTheByteBoundIsAServerErrorAndForgetsNothing(t *testing.T) {
+	_, ts := serve(t, newAgent(t, replay{script: mock.Text("done")}), a2a.WithAuthenticator(tokens), a2a.WithMaxTaskBytes(64<<10))
+	alice, bob := sdkClient(t, ts.URL+"/", "alice"), sdkClient(t, ts.URL+"/", "bob")
+	alices, bobs := sendText(t, alice, "hi"), sendText(t, bob, strings.Repeat("x", 20<<10))
+	big := userMessage(strings.Repeat("x", 100<<10))
+	if res, err := bob.SendMessage(context.Background(), big); !errors.Is(err, a2apb.ErrServerError) || !strings.Contains(err.Error(), "too large") {
+		t.Errorf("SendMessage of a task past the byte bound = %v, %v; want a server error saying it is too large", res, err)
+	}
+	for ev, err := range bob.SendStreamingMessage(context.Background(), big) {
+		if !errors.Is(err, a2apb.ErrServerError) || !strings.Contains(err.Error(), "too large") {
+			t.Errorf("SendStreamingMessage of a task past the byte bound = %v, %v; want a server error saying it is too large", ev, err)
+		}
+		break
+	}
+	if !taskKept(t, alice, alices) || !taskKept(t, bob, bobs) {
+		t.Error("a task refused as too large made others forget theirs")
+	}
+}
+
+func TestServer_ANewcomerAtAStoreOfOneTaskPrincipalsKeepsItsTask(t *testing.T) {
+	_, ts := serve(t, newAgent(t, replay{script: mock.Text("done")}), a2a.WithAuthenticator(bearers), a2a.WithMaxTasks(3))
+	var ids []a2apb.TaskID
+	var clients []*a2aclient.Client
+	for _, name := range []string{"ann", "ben", "cat", "dan"} {
+		c := sdkClient(t, ts.URL+"/", name)
+		clients = append(clients, c)
+		ids = append(ids, sendText(t, c, "hi"))
+	}
+	// Every principal held one task when dan came: ann's, the least
+	// recently saved, made room, not dan's own.
+	for i, want := range []bool{false, true, true, true} {
+		if got := taskKept(t, clients[i], ids[i]); got != want {
+			t.Errorf("task %d kept %v, want %v", i, got, want)
+		}
+	}
+}
+
+func TestServer_ACallerCannotTakeAnothersTasksByFloodingOrOneLargeTask(t *testing.T) {
+	_, ts := serve(t, newAgent(t, replay{script: mock.Text("done")}), a2a.WithAuthenticator(bearers),
+		a2a.WithMaxTasks(4), a2a.WithMaxTaskBytes(100<<10))
+	alice, mallory := sdkClient(t, ts.URL+"/", "alice"), sdkClient(t, ts.URL+"/", "mallory")
+	alices := []a2apb.TaskID{sendText(t, alice, strings.Repeat("a", 20<<10)), sendText(t, alice, strings.Repeat("a", 20<<10))}
+	// Many tasks: mallory makes room from her own once she holds as many.
+	for range 20 {
+		sendText(t, mallory, "hi")
+	}
+	// One task that fits the bound alone, but only by taking from alice,
+	// who holds fewer bytes than it; and one past the bound.
+	for _, n := range []int{70 << 10, 200 << 10} {
+		if res, err := mallory.SendMessage(context.Background(), userMessage(strings.Repeat("m", n))); !errors.Is(err, a2apb.ErrServerError) {
+			t.Errorf("mallory's task of %d bytes = %v, %v; want refused with a server error", n, res, err)
+		}
+	}
+	for i, id := range alices {
+		if !taskKept(t, alice, id) {
+			t.Errorf("mallory's tasks made alice forget her task %d", i)
+		}
+	}
+}
+
+func TestServer_ATaskThatGrowsPastTheByteBoundFailsSayingWhyAndForgetsNothing(t *testing.T) {
+	_, ts := serve(t, newAgent(t, longIfAsked{}), a2a.WithAuthenticator(tokens), a2a.WithMaxTaskBytes(64<<10))
+	alice, bob := sdkClient(t, ts.URL+"/", "alice"), sdkClient(t, ts.URL+"/", "bob")
+	bobs := sendText(t, bob, "hi")
+	// The answer, streamed and then the output, is twice 40 KiB: the
+	// task outgrows the bound as the run goes.
+	var id a2apb.TaskID
+	var last error
+	for ev, err := range alice.SendStreamingMessage(context.Background(), userMessage("at length")) {
+		if task, ok := ev.(*a2apb.Task); ok && id == "" {
+			id = task.ID
+		}
+		last = err
+	}
+	if !errors.Is(last, a2apb.ErrServerError) || !strings.Contains(last.Error(), "too large") {
+		t.Errorf("the stream ended with %v, want a server error saying the task is too large", last)
+	}
+	task, err := alice.GetTask(context.Background(), &a2apb.TaskQueryParams{ID: id})
+	if err != nil {
+		t.Fatalf("the task that grew past the bound: %v", err)
+	}
+	if task.Status.State != a2apb.TaskStateFailed || task.Status.Message == nil ||
+		!strings.Contains(task.Status.Message.Parts[0].(a2apb.TextPart).Text, "grew larger than the server keeps") {
+		t.Errorf("the task that grew past the bound is %s, %+v; want failed, saying why", task.Status.State, task.Status.Message)
+	}
+	if !taskKept(t, bob, bobs) {
+		t.Error("alice's task growing past the bound made bob forget his")
+	}
+}
+
+// longIfAsked answers 40 KiB of text to a message that says "at length",
+// and "done" to any other.
+type longIfAsked struct{}
+
+func (longIfAsked) Invoke(ctx context.Context, req *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
+	text := "done"
+	if last := req.Messages[len(req.Messages)-1]; strings.Contains(last.Text(), "at length") {
+		text = strings.Repeat("y", 40<<10)
+	}
+	return mock.New([]mock.Script{mock.Text(text)}).Invoke(ctx, req)
+}
+
+func (longIfAsked) Capabilities() helikon.ModelCapabilities { return mock.New(nil).Capabilities() }
