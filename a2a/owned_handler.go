@@ -71,9 +71,11 @@ func (h ownedHandler) OnSendMessageStream(ctx context.Context, params *a2apb.Mes
 
 // overLimit turns the SDK's refusal of a run past [WithMaxRuns], which
 // the client would read as a bare internal error, into a server error
-// that says which bound. The SDK's error has no sentinel, so its text
-// tells it (TestServer_OnePrincipalCannotTakeEveryRunSlotFromTheOthers
-// holds that it still does).
+// that says which bound. The SDK's error has no sentinel or type (a2a-go
+// v0.3.3, the newest the module proxy serves: a plain fmt.Errorf in
+// internal/taskexec), so its text tells it
+// (TestServer_OnePrincipalCannotTakeEveryRunSlotFromTheOthers holds that
+// it still does).
 func overLimit(err error) error {
 	switch {
 	case err == nil || !strings.Contains(err.Error(), "concurrency quota exceeded"):
