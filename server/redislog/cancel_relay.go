@@ -53,7 +53,11 @@ func (l *Log) RelayCancel(ctx context.Context, runID string) error {
 	if err != nil {
 		return err
 	}
-	n, err := l.client.Publish(ctx, l.cancelChannel(owner), runID).Result()
+	var n int64
+	err = l.guard(ctx, func() (err error) {
+		n, err = l.client.Publish(ctx, l.cancelChannel(owner), runID).Result()
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("redislog: relay cancel of %s: %w", runID, err)
 	}

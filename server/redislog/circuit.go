@@ -12,19 +12,20 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// A Log notes when a write finds Redis unreachable (a dial refused or
-// timed out, a connection dropped, no answer within the log's own
-// deadline) and from then on fails its writes at once, without a round
-// trip, until a probe finds Redis answering again. Without it every write
-// to a dead Redis paid the client's whole dial and retry budget, one after
-// the other: a run's last records, then its status, then the release of
-// the lease (1.6 s each with MaxRetries 1 and a refused dial, most of it
-// the client's dial backoff), which a server shutting down spent its
-// grace on.
+// A Log notes when a read or a write finds Redis unreachable (a dial
+// refused or timed out, a connection dropped, no answer within the log's
+// own deadline) and from then on fails its reads and writes at once,
+// without a round trip, until a probe finds Redis answering again.
+// Without it every write to a dead Redis paid the client's whole dial and
+// retry budget, one after the other: a run's last records, then its
+// status, then the release of the lease (1.6 s each with MaxRetries 1 and
+// a refused dial, most of it the client's dial backoff), which a server
+// shutting down spent its grace on; and every read did too (Info, each
+// stream's Tail, GET /runs), each request to a server paying it again.
 
-// ErrUnavailable reports a write the log did not send because an earlier
-// write found Redis unreachable and no probe has found it back since. The
-// error wraps the failure that found it so.
+// ErrUnavailable reports a read or write the log did not send because an
+// earlier one found Redis unreachable and no probe has found it back
+// since. The error wraps the failure that found it so.
 var ErrUnavailable = errors.New("redislog: Redis is unreachable")
 
 // probeEvery is the pause between the probes of a Redis found
@@ -125,8 +126,8 @@ func (l *Log) probe() {
 	}
 }
 
-// guard runs op, a write to Redis under ctx, unless Redis was found
-// unreachable, and notes what came of it.
+// guard runs op, a read or a write of Redis under ctx, unless Redis was
+// found unreachable, and notes what came of it.
 func (l *Log) guard(ctx context.Context, op func() error) error {
 	if err := l.circuit.open(); err != nil {
 		return err

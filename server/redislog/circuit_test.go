@@ -121,13 +121,64 @@ func TestLog_WritesResumeOnceRedisAnswersAgain(t *testing.T) {
 	}
 }
 
+func TestLog_ReadsAfterRedisIsFoundUnreachableFailWithoutARoundTrip(t *testing.T) {
+	sent := &redistest.Sent{}
+	l, p, _ := proxiedLog(t, sent)
+	ctx := context.Background()
+	info := create(t, l)
+	paused := info
+	paused.Status, paused.PauseID = server.StatusPaused, "p1"
+	if err := l.Update(ctx, paused); err != nil {
+		t.Fatal(err)
+	}
+	p.cut()
+	// A read finds Redis unreachable, paying the client's dial.
+	if _, err := l.Info(ctx, info.ID); err == nil || errors.Is(err, redislog.ErrUnavailable) {
+		t.Fatalf("the first read with Redis cut off: %v; want the client's error", err)
+	}
+	// No read (or write) after it goes out: each fails at once saying why.
+	before := sent.Count()
+	for _, tc := range []struct {
+		name string
+		read func() error
+	}{
+		{"Info", func() error { _, err := l.Info(ctx, info.ID); return err }},
+		{"Tail", func() error {
+			for _, err := range l.Tail(ctx, info.ID, 0) {
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		}},
+		{"Claim", func() error { _, err := l.Claim(ctx, info.ID, "p1", server.StatusRunning); return err }},
+		{"Runs", func() error { _, err := l.Runs(ctx, server.RunQuery{}); return err }},
+		{"Prune", func() error { _, err := l.Prune(ctx, time.Now(), 1); return err }},
+		{"RelayCancel", func() error { return l.RelayCancel(ctx, info.ID) }},
+		{"Create", func() error {
+			return l.Create(ctx, server.RunInfo{ID: uuid.NewString(), Agent: "a", Status: server.StatusRunning})
+		}},
+	} {
+		if err := tc.read(); !errors.Is(err, redislog.ErrUnavailable) {
+			t.Errorf("%s: %v; want ErrUnavailable", tc.name, err)
+		}
+	}
+	if n := sent.Count() - before; n != 0 {
+		t.Fatalf("%d reads went to the Redis found unreachable", n)
+	}
+}
+
 // proxiedLog opens a log under a prefix of its own on the shared Redis,
-// reached through a proxy the test cuts, removed when the test ends.
-func proxiedLog(t *testing.T) (*redislog.Log, *proxy, string) {
+// reached through a proxy the test cuts, removed when the test ends. The
+// log's client runs hooks.
+func proxiedLog(t *testing.T, hooks ...redis.Hook) (*redislog.Log, *proxy, string) {
 	t.Helper()
 	shared := testClient(t)
 	p := newProxy(t, testAddr())
 	client := redis.NewClient(&redis.Options{Addr: p.addr, MaxRetries: 1, DialTimeout: time.Second})
+	for _, h := range hooks {
+		client.AddHook(h)
+	}
 	prefix := testPrefix()
 	l, err := redislog.New(context.Background(), client, redislog.WithPrefix(prefix))
 	if err != nil {

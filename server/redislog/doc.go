@@ -57,12 +57,13 @@
 //
 // # Redis unreachable
 //
-// A write that finds Redis unreachable (a dial refused or timed out, a
-// connection dropped, a batch unanswered for 30 s) opens a circuit: from
-// then on the log's writes (the batches, Update, Create, Claim, the
-// lease's renewal and its release at Close) fail at once with an error
+// A read or write that finds Redis unreachable (a dial refused or timed
+// out, a connection dropped, a batch unanswered for 30 s) opens a
+// circuit: from then on the log's writes (the batches, Update, Create,
+// Claim, the lease's renewal and its release at Close) and its reads
+// (Info, Tail, Runs, Prune, RelayCancel) fail at once with an error
 // wrapping [ErrUnavailable], without a round trip, until a probe (a PING
-// every 250 ms) finds Redis answering again. Only the first write to a
+// every 250 ms) finds Redis answering again. Only the first call to a
 // dead Redis waits out the client's dial timeouts and retries (give the
 // client short ones: DialTimeout, MaxRetries), so a server shutting down
 // does not spend its grace on writes that cannot succeed, and the runs'

@@ -384,7 +384,11 @@ func (l *Log) Info(ctx context.Context, runID string) (server.RunInfo, error) {
 	if err != nil || !info.Status.Live() {
 		return info, err
 	}
-	alive, err := l.client.Exists(ctx, l.replicaKey(owner)).Result()
+	var alive int64
+	err = l.guard(ctx, func() (err error) {
+		alive, err = l.client.Exists(ctx, l.replicaKey(owner)).Result()
+		return err
+	})
 	if err != nil {
 		return server.RunInfo{}, fmt.Errorf("redislog: lease of %s: %w", runID, err)
 	}
@@ -395,7 +399,11 @@ func (l *Log) Info(ctx context.Context, runID string) (server.RunInfo, error) {
 }
 
 func (l *Log) read(ctx context.Context, runID string) (server.RunInfo, string, error) {
-	vals, err := l.client.HMGet(ctx, l.infoKey(runID), "info", "owner").Result()
+	var vals []any
+	err := l.guard(ctx, func() (err error) {
+		vals, err = l.client.HMGet(ctx, l.infoKey(runID), "info", "owner").Result()
+		return err
+	})
 	if err != nil {
 		return server.RunInfo{}, "", fmt.Errorf("redislog: read %s: %w", runID, err)
 	}
@@ -416,7 +424,30 @@ func (l *Log) read(ctx context.Context, runID string) (server.RunInfo, string, e
 // first: the transaction watches the run's record.
 func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, error) {
 	var out server.RunInfo
-	err := l.client.Watch(ctx, func(tx *redis.Tx) error {
+	err := l.guard(ctx, func() error { return l.watchInterrupt(ctx, runID, &out) })
+	if errors.Is(err, redis.TxFailedErr) {
+		// Someone finished the run meanwhile: read what they wrote.
+		info, _, err := l.read(ctx, runID)
+		return info, err
+	}
+	if err != nil {
+		return server.RunInfo{}, fmt.Errorf("redislog: interrupt %s: %w", runID, err)
+	}
+	if out.FinishedAt != nil {
+		err := l.guard(ctx, func() error {
+			return l.client.ZAdd(ctx, l.finishedKey(), redis.Z{Score: float64(out.FinishedAt.UnixMilli()), Member: runID}).Err()
+		})
+		if err != nil {
+			return server.RunInfo{}, fmt.Errorf("redislog: list finished run %s: %w", runID, err)
+		}
+	}
+	return out, nil
+}
+
+// watchInterrupt is interrupt's transaction: it stores out, the run as
+// interrupted, unless the run is no longer live.
+func (l *Log) watchInterrupt(ctx context.Context, runID string, out *server.RunInfo) error {
+	return l.client.Watch(ctx, func(tx *redis.Tx) error {
 		vals, err := tx.HMGet(ctx, l.infoKey(runID), "info").Result()
 		if err != nil {
 			return err
@@ -425,7 +456,7 @@ func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, erro
 		if data == "" {
 			return fmt.Errorf("%w: %s", server.ErrRunNotFound, runID)
 		}
-		if err := json.Unmarshal([]byte(data), &out); err != nil {
+		if err := json.Unmarshal([]byte(data), out); err != nil {
 			return err
 		}
 		if !out.Status.Live() {
@@ -451,7 +482,7 @@ func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, erro
 		if err != nil {
 			return err
 		}
-		info, err := json.Marshal(out)
+		info, err := json.Marshal(*out)
 		if err != nil {
 			return err
 		}
@@ -464,21 +495,6 @@ func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, erro
 		})
 		return err
 	}, l.infoKey(runID))
-	if errors.Is(err, redis.TxFailedErr) {
-		// Someone finished the run meanwhile: read what they wrote.
-		info, _, err := l.read(ctx, runID)
-		return info, err
-	}
-	if err != nil {
-		return server.RunInfo{}, fmt.Errorf("redislog: interrupt %s: %w", runID, err)
-	}
-	if out.FinishedAt != nil {
-		err := l.client.ZAdd(ctx, l.finishedKey(), redis.Z{Score: float64(out.FinishedAt.UnixMilli()), Member: runID}).Err()
-		if err != nil {
-			return server.RunInfo{}, fmt.Errorf("redislog: list finished run %s: %w", runID, err)
-		}
-	}
-	return out, nil
 }
 
 func parseSeq(id string) (int64, error) {
@@ -511,11 +527,18 @@ func (l *Log) Tail(ctx context.Context, runID string, after int64) iter.Seq2[[]s
 			// One round trip tells an unknown run, and reads what the
 			// stream holds without waiting.
 			var exists *redis.IntCmd
-			_, _ = l.client.Pipelined(ctx, func(p redis.Pipeliner) error {
-				exists = p.Exists(ctx, l.infoKey(runID))
-				first = read(p, -1)
-				return nil
+			err := l.guard(ctx, func() error {
+				_, err := l.client.Pipelined(ctx, func(p redis.Pipeliner) error {
+					exists = p.Exists(ctx, l.infoKey(runID))
+					first = read(p, -1)
+					return nil
+				})
+				return err
 			})
+			if exists == nil {
+				yield(nil, fmt.Errorf("redislog: read %s: %w", runID, err))
+				return
+			}
 			switch n, err := exists.Result(); {
 			case err != nil:
 				yield(nil, fmt.Errorf("redislog: read %s: %w", runID, err))
@@ -528,7 +551,14 @@ func (l *Log) Tail(ctx context.Context, runID string, after int64) iter.Seq2[[]s
 		for {
 			cmd := first
 			if cmd == nil {
-				cmd = read(l.client, blockFor)
+				err := l.guard(ctx, func() error {
+					cmd = read(l.client, blockFor)
+					return cmd.Err()
+				})
+				if cmd == nil {
+					yield(nil, fmt.Errorf("redislog: tail %s: %w", runID, err))
+					return
+				}
 			}
 			streams, err := cmd.Result()
 			switch {
@@ -591,7 +621,15 @@ func decode(streams []redis.XStream) (out []server.Record, last int64, end bool,
 
 // Prune removes finished runs that ended before cutoff and the oldest
 // finished runs beyond keep.
-func (l *Log) Prune(ctx context.Context, cutoff time.Time, keep int) (int, error) {
+func (l *Log) Prune(ctx context.Context, cutoff time.Time, keep int) (n int, err error) {
+	err = l.guard(ctx, func() (err error) {
+		n, err = l.prune(ctx, cutoff, keep)
+		return err
+	})
+	return n, err
+}
+
+func (l *Log) prune(ctx context.Context, cutoff time.Time, keep int) (int, error) {
 	ids, err := l.client.ZRangeByScore(ctx, l.finishedKey(), &redis.ZRangeBy{
 		Min: "-inf", Max: "(" + strconv.FormatInt(cutoff.UnixMilli(), 10),
 	}).Result()

@@ -23,14 +23,17 @@ const MaxListedRuns = 10_000
 func (l *Log) Runs(ctx context.Context, q server.RunQuery) ([]server.RunInfo, error) {
 	head, tail := l.prefix+"run:{", "}:info"
 	var ids []string
-	iter := l.client.Scan(ctx, 0, globEscape(l.prefix)+"run:{*}:info", 500).Iterator()
-	for iter.Next(ctx) && len(ids) < MaxListedRuns {
-		key := iter.Val()
-		if id, ok := strings.CutPrefix(key, head); ok && strings.HasSuffix(id, tail) {
-			ids = append(ids, strings.TrimSuffix(id, tail))
+	err := l.guard(ctx, func() error {
+		iter := l.client.Scan(ctx, 0, globEscape(l.prefix)+"run:{*}:info", 500).Iterator()
+		for iter.Next(ctx) && len(ids) < MaxListedRuns {
+			key := iter.Val()
+			if id, ok := strings.CutPrefix(key, head); ok && strings.HasSuffix(id, tail) {
+				ids = append(ids, strings.TrimSuffix(id, tail))
+			}
 		}
-	}
-	if err := iter.Err(); err != nil {
+		return iter.Err()
+	})
+	if err != nil {
 		return nil, fmt.Errorf("redislog: list runs: %w", err)
 	}
 	out := make([]server.RunInfo, 0, len(ids))
