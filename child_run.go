@@ -10,7 +10,8 @@ import "context"
 // The stream convention is the handoff driver's: a child's RunStarted is
 // swallowed (an AgentUpdated names the child instead), its RunCompleted and
 // RunFailed stay inside (the parent folds the usage and reports one outcome
-// of its own), and every other event passes through.
+// of its own), and every other event passes through. A parent may ask a
+// child to leave its RunStarted and RunCompleted out ([RunContext.FoldInto]).
 
 // OpenRun opens the run of agent, an agent that drives sub-agents (a
 // workflow): it checks the depth bound, applies the [RunConfig] timeout,
@@ -88,13 +89,28 @@ func (rc *RunContext) Children(n int) []RunContext {
 		cs[i] = *rc
 		cs[i].depth++
 		cs[i].actions = &acts[i]
+		cs[i].fold, cs[i].foldAgent = nil, nil
 	}
 	return cs
 }
 
+// FoldInto asks the next run of agent on rc, a context of the caller's own
+// from [RunContext.Child] or [RunContext.Children] that agent is about to
+// run on, to settle its RunStarted and RunCompleted into o as
+// [ChildOutcome.See] would, instead of sending them down its stream: a
+// parent that folds its child's stream (a workflow's fan-out) then pays
+// for neither event, which it would only swallow. An [LLMAgent] run
+// directly on rc does so; any other agent, and a run on a context derived
+// from rc, sends the events as ever, and See folds them into the same
+// outcome. Its RunFailed and RunPaused always go down the stream.
+func (rc *RunContext) FoldInto(agent Agent, o *ChildOutcome) {
+	rc.fold, rc.foldAgent = o, agent
+}
+
 // ChildOutcome is what a parent keeps of one sub-agent's run: feed it
 // every event of the child's stream with [ChildOutcome.See], then call
-// [ChildOutcome.End].
+// [ChildOutcome.End]. A child asked to with [RunContext.FoldInto] settles
+// its RunStarted and RunCompleted in it directly.
 type ChildOutcome struct {
 	Final string // the child's last message text: its final output
 	// Content is the content of the child's last message, whose text is
@@ -119,7 +135,7 @@ func (o *ChildOutcome) See(ev Event) bool {
 	case RunStarted:
 		return false
 	case RunCompleted:
-		o.Usage, o.Agent, o.Structured, o.Finished = e.Usage, e.Agent, e.Structured, true
+		o.completed(e)
 		return false
 	case RunFailed:
 		o.Err, o.Finished = e.Err, true
@@ -132,6 +148,11 @@ func (o *ChildOutcome) See(ev Event) bool {
 		o.Final, o.Content = e.Item.Text(), e.Item.Content
 	}
 	return true
+}
+
+// completed folds the child's RunCompleted into o.
+func (o *ChildOutcome) completed(e RunCompleted) {
+	o.Usage, o.Agent, o.Structured, o.Finished = e.Usage, e.Agent, e.Structured, true
 }
 
 // End settles o once the stream of the child named agent is over; a

@@ -89,12 +89,15 @@ type driver struct {
 
 	// toolIndex is the agent's tools by name as of the last model call.
 	toolIndex map[string]Tool
+	// fold, when the run's parent folds its lifecycle (RunContext.FoldInto),
+	// takes the run's RunCompleted in place of the stream.
+	fold *ChildOutcome
 }
 
 func (a *LLMAgent) newDriver(rc *RunContext) *driver {
 	cfg := a.effectiveConfig(rc)
 	_, model := DescribeModel(a.model)
-	return &driver{a: a, rc: rc, cfg: cfg, depthLimit: rc.depthLimit(cfg.MaxAgentDepth), toolIndex: a.toolIndex, tc: TransitionCtx{
+	d := &driver{a: a, rc: rc, cfg: cfg, depthLimit: rc.depthLimit(cfg.MaxAgentDepth), toolIndex: a.toolIndex, tc: TransitionCtx{
 		Agent:    a.name,
 		Model:    model,
 		Tools:    a.toolDefs,
@@ -103,6 +106,10 @@ func (a *LLMAgent) newDriver(rc *RunContext) *driver {
 		Output:   a.output,
 		Handoffs: a.handoffNames,
 	}}
+	if rc.fold != nil && rc.foldAgent == Agent(a) {
+		d.fold, d.tc.folded = rc.fold, true
+	}
+	return d
 }
 
 func (d *driver) start(ctx context.Context, history, input []Item, yield func(Event) bool) {
@@ -301,6 +308,14 @@ func (d *driver) finish(ctx context.Context, state LoopState, yield func(Event) 
 		done := RunCompleted{Agent: d.a.name, Usage: s.Usage, Structured: d.a.output != nil, At: now()}
 		if d.handedOff {
 			done.Agent, done.Structured = d.lastAgent, d.lastStructured
+		}
+		if d.fold != nil {
+			// What the observe yield does with a RunCompleted, and the
+			// parent's See, without boxing the event for either.
+			done.Usage = d.settleUsage()
+			endTrace(d.obs.trace, done.Usage, nil)
+			d.fold.completed(done)
+			return
 		}
 		yield(done)
 	case Failed:

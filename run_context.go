@@ -38,6 +38,11 @@ type RunContext struct {
 	budget       Budget
 	meter        *budgetMeter // the top-level run's spend, with a budget
 	callObserver func(context.Context, *ModelCall)
+	// fold, for a run of foldAgent on this context, is the outcome the
+	// run's RunStarted and RunCompleted settle into instead of its stream
+	// (FoldInto). The contexts derived from this one drop it.
+	fold      *ChildOutcome
+	foldAgent Agent
 }
 
 // ContextOption configures a [RunContext].
@@ -132,6 +137,7 @@ func (rc *RunContext) Child() *RunContext {
 	c := *rc
 	c.depth++
 	c.actions = &Actions{}
+	c.fold, c.foldAgent = nil, nil
 	return &c
 }
 
@@ -147,6 +153,7 @@ func (rc *RunContext) depthLimit(own int) int {
 // Derive returns a copy of rc adjusted by opts.
 func (rc *RunContext) Derive(opts ...ContextOption) *RunContext {
 	c := *rc
+	c.fold, c.foldAgent = nil, nil
 	for _, o := range opts {
 		o.applyContext(&c)
 	}

@@ -105,6 +105,9 @@ type TransitionCtx struct {
 	ahead *roundAhead
 	// spareReq is the next model request, made ahead with ahead.
 	spareReq *ModelRequest
+	// folded leaves RunStarted out of a run's first events: the driver's
+	// parent folds it (RunContext.FoldInto).
+	folded bool
 }
 
 // ActionKind names the side effect the driver runs next.
@@ -160,11 +163,14 @@ func Transition(state LoopState, in TransitionInput, tc *TransitionCtx) Transiti
 		if tc.Output != nil && len(tc.Tools) == 0 {
 			next = Finalizing{p}
 		}
-		return TransitionOutcome{
-			Next:   next,
-			Events: []Event{RunStarted{Agent: tc.Agent, At: tc.Now}, TurnStarted{Agent: tc.Agent, Turn: 1, At: tc.Now}},
-			Action: ActionFor(next, tc, nil),
+		var evs []Event
+		if tc.folded {
+			// The parent folds the run's start (RunContext.FoldInto).
+			evs = []Event{TurnStarted{Agent: tc.Agent, Turn: 1, At: tc.Now}}
+		} else {
+			evs = []Event{RunStarted{Agent: tc.Agent, At: tc.Now}, TurnStarted{Agent: tc.Agent, Turn: 1, At: tc.Now}}
 		}
+		return TransitionOutcome{Next: next, Events: evs, Action: ActionFor(next, tc, nil)}
 	case CallingModel, Finalizing, RepairingOutput:
 		resp, ok := in.(ModelResponse)
 		if !ok {

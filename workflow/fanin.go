@@ -188,6 +188,9 @@ func (f *fanIn) pool() {
 // is false when the consumer stopped.
 func (f *fanIn) add(i int, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *ResumePoint, yield func(helikon.Event) bool) (ok bool) {
 	f.kids[i] = fanChild{f: f, i: i, agent: agent, rc: rc, input: input, from: from}
+	// The child's RunStarted and RunCompleted would only be folded into
+	// its outcome; an LLM agent settles them there without the events.
+	rc.FoldInto(agent, &f.outs[i])
 	f.mu.Lock()
 	if f.pooled.Load() == 0 {
 		f.pending = append(f.pending, i)

@@ -425,3 +425,42 @@ func TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn(t *testing.T) {
 		t.Errorf("a diamond's run allocates %v times beyond its nodes' runs, want 29", allocs)
 	}
 }
+
+// TestGraph_AnLLMNodeCostsWhatItsFoldedRunDoes pins that a graph's LLM
+// nodes settle their RunStarted and RunCompleted into their outcomes
+// (helikon.RunContext.FoldInto): a diamond of LLM nodes allocates what
+// the graph does beyond its nodes' runs (the 29 of
+// TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn less the replaying
+// nodes' 4 streams) and four runs on a folded child context, each less
+// the range's loop body its stream keeps (the graph's nodes share one),
+// nothing for events the graph would only swallow.
+func TestGraph_AnLLMNodeCostsWhatItsFoldedRunDoes(t *testing.T) {
+	rc := helikon.NewRunContext()
+	input := helikon.UserText("go")
+	cs := rc.Children(1)
+	var o helikon.ChildOutcome
+	perNode := testing.AllocsPerRun(100, func() {
+		a := answerer(t, "a", "x")
+		o = helikon.ChildOutcome{}
+		cs[0].FoldInto(a, &o)
+		for range a.Run(context.Background(), &cs[0], input) {
+		}
+		if !o.Finished || o.Err != nil {
+			t.Fatalf("outcome %+v", o)
+		}
+	})
+	graph := testing.AllocsPerRun(100, func() {
+		g, err := diamond(answerer(t, "top", "x"), answerer(t, "left", "x"), answerer(t, "right", "x"), answerer(t, "bottom", "x"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for ev := range g.Run(context.Background(), rc, input) {
+			if f, ok := ev.(helikon.RunFailed); ok {
+				t.Fatal(f.Err)
+			}
+		}
+	})
+	if want := 29 - 4 + 4*(perNode-1); graph != want {
+		t.Errorf("a diamond of LLM nodes allocates %v times, want %v (25 and 4 × %v)", graph, want, perNode-1)
+	}
+}
