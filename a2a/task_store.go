@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"time"
 
@@ -57,6 +58,26 @@ type ownerTasks struct {
 	bytes      int64
 	// at is the owner's index in byCount and byBytes.
 	at [2]int
+	// rank orders owners holding as much by their next task to give up:
+	// a finished one first, then the least recently saved. It is kept
+	// with the heaps (by resized), so that a comparison is of two
+	// numbers: among 10,000 one-task principals every comparison is a tie.
+	rank uint64
+}
+
+// setRank sets o.rank from o's next task to give up: its seq, with the
+// top bit set for an unfinished task; an owner holding none ranks last.
+func (o *ownerTasks) setRank() {
+	e := o.next()
+	if e == nil {
+		o.rank = math.MaxUint64
+		return
+	}
+	st := e.Value.(*storedTask)
+	o.rank = st.seq
+	if st.in == o.live {
+		o.rank |= 1 << 63
+	}
 }
 
 func (o *ownerTasks) len() int { return o.done.Len() + o.live.Len() }
@@ -95,8 +116,7 @@ func newTaskStore(max int, maxBytes int64) *taskStore {
 }
 
 // ownerHeap is a max-heap of owners by task count (which 0) or bytes
-// (which 1); among equals, the owner whose next task to give up is
-// finished, then the least recently saved, comes first.
+// (which 1); among equals, by rank.
 type ownerHeap struct {
 	which int
 	os    []*ownerTasks
@@ -115,7 +135,7 @@ func (h *ownerHeap) Less(i, j int) bool {
 	if sa, sb := h.size(a), h.size(b); sa != sb {
 		return sa > sb
 	}
-	return goesFirst(a, a.next(), b, b.next())
+	return a.rank < b.rank
 }
 func (h *ownerHeap) Swap(i, j int) {
 	h.os[i], h.os[j] = h.os[j], h.os[i]
@@ -131,19 +151,6 @@ func (h *ownerHeap) Pop() any {
 	h.os[len(h.os)-1] = nil
 	h.os = h.os[:len(h.os)-1]
 	return o
-}
-
-// goesFirst reports whether a's task ea goes before b's task eb: a
-// finished task before an unfinished one, then the least recently saved.
-// An owner holding nothing (one being made or put back) goes last.
-func goesFirst(a *ownerTasks, ea *list.Element, b *ownerTasks, eb *list.Element) bool {
-	if ea == nil || eb == nil {
-		return eb == nil && ea != nil
-	}
-	if da, db := ea.Value.(*storedTask).in == a.done, eb.Value.(*storedTask).in == b.done; da != db {
-		return da
-	}
-	return ea.Value.(*storedTask).seq < eb.Value.(*storedTask).seq
 }
 
 // topBut is the first owner of h but o, or nil.
@@ -164,6 +171,7 @@ func (h *ownerHeap) topBut(o *ownerTasks) *ownerTasks {
 // resized restores both heaps' order after o's tasks, bytes or next task
 // to give up changed.
 func (s *taskStore) resized(o *ownerTasks) {
+	o.setRank()
 	heap.Fix(&s.byCount, o.at[0])
 	heap.Fix(&s.byBytes, o.at[1])
 }
@@ -173,7 +181,7 @@ func (s *taskStore) resized(o *ownerTasks) {
 func (s *taskStore) ownerOf(name string) *ownerTasks {
 	o := s.owners[name]
 	if o == nil {
-		o = &ownerTasks{name: name, done: list.New(), live: list.New()}
+		o = &ownerTasks{name: name, done: list.New(), live: list.New(), rank: math.MaxUint64}
 		s.owners[name] = o
 		heap.Push(&s.byCount, o)
 		heap.Push(&s.byBytes, o)
