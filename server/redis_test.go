@@ -230,3 +230,46 @@ func storedAtLeast(t *testing.T, log server.EventLog, id string, n int) {
 	}
 	t.Fatalf("run %s: its tail ended after %d records, want %d", id, got, n)
 }
+
+func TestRedis_AStreamResumedPastTheEndOfARunWhoseServerDiedEndsWithItsFailure(t *testing.T) {
+	prefix := "helikon-test:" + uuid.NewString()[:8] + ":"
+	agents := []helikon.Agent{newAgent(t, "stuck", time.Hour)}
+	doomedLog := redisLog(t, prefix, redislog.WithLease(200*time.Millisecond))
+	doomed, err := server.New(agents, server.WithEventLog(doomedLog))
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := decode[server.RunAccepted](t, post(t, startOn(t, doomed)+"/agents/stuck/runs?mode=async", `{"input":"hi"}`)).RunID
+	storedAtLeast(t, doomedLog, id, 2)
+	_, ts := start(t, agents, server.WithEventLog(redisLog(t, prefix)))
+	// A client resumes the running run on another replica at an id no
+	// stream sent; the deadline only keeps a stream that never ends from
+	// hanging the test.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, "GET", ts.URL+"/agents/stuck/runs/"+id+"/events", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Last-Event-ID", strconv.FormatInt(1<<63-1, 10))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("status %d, want the stream of the running run", resp.StatusCode)
+	}
+	_ = doomedLog.Close() // the server driving the run dies (see above)
+	fs := readFrames(t, resp.Body)
+	if ctx.Err() != nil {
+		t.Fatal("the stream past the end of the orphaned run never ended")
+	}
+	if len(fs) != 1 || fs[0].event != "run_failed" || fs[0].id != "" || !strings.Contains(fs[0].data, "stopped before the run ended") {
+		t.Fatalf("the stream: %+v; want one run_failed, without an id, saying the run's server stopped", fs)
+	}
+	short, cancelShort := context.WithTimeout(context.Background(), time.Millisecond)
+	defer cancelShort()
+	_ = doomed.Shutdown(short)
+}

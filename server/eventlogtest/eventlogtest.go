@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"sync"
 	"testing"
@@ -37,6 +38,7 @@ func Run(t *testing.T, open func(t *testing.T) server.EventLog) {
 	t.Run("UnknownRun", func(t *testing.T) { testUnknown(t, open(t)) })
 	t.Run("DuplicateCreate", func(t *testing.T) { testDuplicate(t, open(t)) })
 	t.Run("TailEndsWithContext", func(t *testing.T) { testCancel(t, open(t)) })
+	t.Run("TailPastTheEndEndsWithTheRun", func(t *testing.T) { testPastTheEnd(t, open(t)) })
 	t.Run("PruneByAgeAndCount", func(t *testing.T) { testPrune(t, open(t)) })
 	t.Run("ConcurrentRuns", func(t *testing.T) { testConcurrent(t, open(t)) })
 }
@@ -344,6 +346,28 @@ func testCancel(t *testing.T, l server.EventLog) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("tail did not end after its context was cancelled")
+	}
+}
+
+// testPastTheEnd pins that a tail after a position a live run never
+// reaches (a resume point no stream sent) ends once the run ends, without
+// records: the log must not wait for records past the run's last.
+func testPastTheEnd(t *testing.T, l server.EventLog) {
+	info := newRun(t, l)
+	appendN(t, l, info.ID, 1, 3)
+	// The deadline only keeps a tail that never ends from hanging the
+	// test.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res := make(chan tailResult, 1)
+	go func() {
+		recs, err := collect(t, l, ctx, info.ID, math.MaxInt64)
+		res <- tailResult{recs, err}
+	}()
+	info.LastEvent = 3
+	finish(t, l, info, time.Now())
+	if r := <-res; r.err != nil || len(r.recs) != 0 {
+		t.Fatalf("a tail past the run's end: %d records, %v; want it to end with the run, with none", len(r.recs), r.err)
 	}
 }
 

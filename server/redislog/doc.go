@@ -85,7 +85,10 @@
 // finds a running (or queued) run whose owner's lease has expired (the
 // replica crashed or was killed) marks the run interrupted and appends a
 // synthetic run_failed record, in one optimistic transaction, so no run
-// stays running forever and every stream ends with a terminal frame.
+// stays running forever and every stream ends with a terminal frame. A
+// tail waiting after a position past the run's end (a resume point no
+// stream sent) ends once the run is final, without records: the end
+// marker's automatic ID sorts below such a position.
 //
 // # Cancels
 //

@@ -569,8 +569,16 @@ func (l *Log) Tail(ctx context.Context, runID string, after int64) iter.Seq2[[]s
 			case errors.Is(err, redis.Nil):
 				// Nothing new within blockFor: a finished run's end
 				// marker is there to read; Info notices an orphan.
-				if _, err := l.Info(ctx, runID); err != nil {
+				info, err := l.Info(ctx, runID)
+				if err != nil {
 					yield(nil, err)
+					return
+				}
+				if info.Status.Final() && after >= info.LastEvent {
+					// The run ended (or was found orphaned) before
+					// the position the tail waits after: the end
+					// marker's automatic ID sorts below so large a
+					// position, and no record comes past it.
 					return
 				}
 				continue

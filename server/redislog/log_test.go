@@ -2,6 +2,8 @@ package redislog_test
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"os"
 	"sync"
 	"testing"
@@ -119,5 +121,43 @@ func TestLog_OrphanedRunReadsInterrupted(t *testing.T) {
 	}
 	if len(recs) != 2 || recs[1].Type != "run_failed" || recs[1].Seq != 2 {
 		t.Fatalf("stream = %+v; want run_started then a synthetic run_failed", recs)
+	}
+}
+
+func TestLog_ATailPastTheEndOfAnOrphanedRunEnds(t *testing.T) {
+	prefix := testPrefix()
+	dead := openLog(t, prefix, redislog.WithLease(100*time.Millisecond))
+	live := openLog(t, prefix)
+	ctx := context.Background()
+	info := server.RunInfo{ID: uuid.NewString(), Agent: "a", Status: server.StatusRunning, CreatedAt: time.Now().UTC()}
+	if err := dead.Create(ctx, info); err != nil {
+		t.Fatal(err)
+	}
+	if err := dead.Append(ctx, info.ID, rec(1)); err != nil {
+		t.Fatal(err)
+	}
+	// A client resumes the running run at a position no stream sent; the
+	// deadline only keeps a tail that never ends from hanging the test.
+	tctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	ended := make(chan error, 1)
+	go func() {
+		for recs, err := range live.Tail(tctx, info.ID, math.MaxInt64) {
+			if err == nil && len(recs) > 0 {
+				err = fmt.Errorf("%d records past the end", len(recs))
+			}
+			if err != nil {
+				ended <- err
+				return
+			}
+		}
+		ended <- nil
+	}()
+	_ = dead.Close() // the replica driving the run dies
+	if err := <-ended; err != nil {
+		t.Fatalf("the tail past the orphaned run's end: %v; want it to end once the run reads interrupted", err)
+	}
+	if got, err := live.Info(ctx, info.ID); err != nil || got.Status != server.StatusInterrupted {
+		t.Fatalf("the run reads %+v, %v; want interrupted", got, err)
 	}
 }
