@@ -80,11 +80,20 @@ func OpenRun(ctx context.Context, rc *RunContext, agent, description string, res
 }
 
 // Children returns the contexts of n nested runs of rc's run, each what
-// [RunContext.Child] returns, made in two allocations whatever n (the
-// contexts, their action handles): an agent that runs n sub-agents in one
-// run (a parallel or graph workflow) makes their contexts at once.
+// [RunContext.Child] returns, with their action handles made in one
+// allocation for up to four and two for more: an agent that runs n
+// sub-agents in one run (a parallel or graph workflow) makes their
+// contexts at once.
 func (rc *RunContext) Children(n int) []RunContext {
-	cs, acts := make([]RunContext, n), make([]Actions, n)
+	var cs []RunContext
+	var acts []Actions
+	if n <= smallChildren {
+		// Most runs have a handful of children: one allocation for both.
+		s := new(smallChildContexts)
+		cs, acts = s.cs[:n], s.acts[:n]
+	} else {
+		cs, acts = make([]RunContext, n), make([]Actions, n)
+	}
 	for i := range cs {
 		cs[i] = *rc
 		cs[i].depth++
@@ -92,6 +101,15 @@ func (rc *RunContext) Children(n int) []RunContext {
 		cs[i].fold, cs[i].foldAgent = nil, nil
 	}
 	return cs
+}
+
+// smallChildren is the most children whose contexts Children makes in one
+// allocation.
+const smallChildren = 4
+
+type smallChildContexts struct {
+	cs   [smallChildren]RunContext
+	acts [smallChildren]Actions
 }
 
 // FoldInto asks the next run of agent on rc, a context of the caller's own

@@ -433,7 +433,7 @@ func (f *fanIn) runInline(i int, yield func(helikon.Event) bool) (ok bool) {
 	in := &f.inline
 	*in = inlineRun{o: &f.outs[i], yield: yield, ok: true}
 	if f.forward == nil {
-		f.forward = f.forwardInline
+		f.forward = f.forwardInline()
 	}
 	func() {
 		defer func() {
@@ -460,21 +460,25 @@ type inlineRun struct {
 	ok      bool // false once yield refused an event
 }
 
-// forwardInline folds ev into the inline child's outcome and passes it
-// on, after the pooled children's events that came meanwhile, unless the
-// consumer has stopped.
-func (f *fanIn) forwardInline(ev helikon.Event) bool {
-	in := &f.inline
-	if !in.ok {
-		return false
+// forwardInline returns the yield of the child f runs inline: it folds
+// each event into the child's outcome and passes it on, after the pooled
+// children's events that came meanwhile, unless the consumer has stopped.
+// A closure rather than a method value, whose wrapper would cost every
+// event a call.
+func (f *fanIn) forwardInline() func(helikon.Event) bool {
+	return func(ev helikon.Event) bool {
+		in := &f.inline
+		if !in.ok {
+			return false
+		}
+		if !in.o.See(ev) {
+			return true
+		}
+		in.inYield = true
+		in.ok = (f.pooled.Load() == 0 || f.flush(in.yield)) && in.yield(ev)
+		in.inYield = false
+		return in.ok
 	}
-	if !in.o.See(ev) {
-		return true
-	}
-	in.inYield = true
-	in.ok = (f.pooled.Load() == 0 || f.flush(in.yield)) && in.yield(ev)
-	in.inYield = false
-	return in.ok
 }
 
 // childPanicked fails a child whose run panicked with r: it fails alone

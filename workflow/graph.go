@@ -302,8 +302,8 @@ const graphScan = 16
 // from any of them must revisit a node, and the walk between the two
 // visits is a cycle.
 func (g *GraphAgent) findCycle(indeg, queue []int) (order []int, cycle []string) {
-	for i, n := range g.nodes {
-		if indeg[i] = len(n.preds); indeg[i] == 0 {
+	for i := range g.nodes {
+		if indeg[i] = len(g.nodes[i].preds); indeg[i] == 0 {
 			queue = append(queue, i)
 		}
 	}
@@ -462,8 +462,8 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 			nodes[i].resumeAt = &ResumePoint{Frame: ch.Frame, Decisions: ds}
 		}
 	}
-	for i, node := range g.nodes {
-		for _, p := range node.preds {
+	for i := range g.nodes {
+		for _, p := range g.nodes[i].preds {
 			if nodes[p].status != nodeDone {
 				nodes[i].waiting++
 			}
@@ -497,13 +497,13 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 	var failed []ChildFailure
 	var skipped []string
 	escalated, paused := false, false
-	for i, node := range g.nodes {
+	for i := range g.nodes {
 		total = total.Add(outs[i].Usage)
 		switch nodes[i].status {
 		case nodeFailed:
-			failed = append(failed, ChildFailure{Key: node.key, Err: outs[i].Err})
+			failed = append(failed, ChildFailure{Key: g.nodes[i].key, Err: outs[i].Err})
 		case nodeSkipped:
-			skipped = append(skipped, node.key)
+			skipped = append(skipped, g.nodes[i].key)
 		case nodePaused:
 			paused = true
 		}

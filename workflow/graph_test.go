@@ -395,12 +395,16 @@ func TestGraph_EndsWithTheSinksTextSharingItsContentWhenThatIsAllItSaid(t *testi
 	}
 }
 
+// diamondLayerAllocs is what one run of a diamond allocates beyond its
+// nodes' runs (TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn).
+const diamondLayerAllocs = 28
+
 // TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn counts what one run of
 // a diamond allocates beyond its nodes' runs (they replay a finished run)
 // and its run context (made once, outside), consumed by a plain range:
 // the build (1), the stream and its stamping (2), the fan-in and the yield
 // it forwards through (2), the nodes' run slots and inputs (1), the
-// children's contexts and action handles (2), the labels' text (2, one
+// children's contexts and action handles (1), the labels' text (2, one
 // per node the labels are built for) and parts (3), the four outputs in
 // State (4), the graph's own events (RunStarted, four AgentUpdated, the
 // final message sharing the sink's content, RunCompleted: 7), the
@@ -421,17 +425,16 @@ func TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn(t *testing.T) {
 			}
 		}
 	})
-	if allocs != 29 {
-		t.Errorf("a diamond's run allocates %v times beyond its nodes' runs, want 29", allocs)
+	if allocs != diamondLayerAllocs {
+		t.Errorf("a diamond's run allocates %v times beyond its nodes' runs, want %d", allocs, diamondLayerAllocs)
 	}
 }
 
 // TestGraph_AnLLMNodeCostsWhatItsFoldedRunDoes pins that a graph's LLM
 // nodes settle their RunStarted and RunCompleted into their outcomes
 // (helikon.RunContext.FoldInto): a diamond of LLM nodes allocates what
-// the graph does beyond its nodes' runs (the 29 of
-// TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn less the replaying
-// nodes' 4 streams) and four runs on a folded child context, each less
+// the graph does beyond its nodes' runs (diamondLayerAllocs less the
+// replaying nodes' 4 streams) and four runs on a folded child context, each less
 // the range's loop body its stream keeps (the graph's nodes share one),
 // nothing for events the graph would only swallow.
 func TestGraph_AnLLMNodeCostsWhatItsFoldedRunDoes(t *testing.T) {
@@ -460,7 +463,7 @@ func TestGraph_AnLLMNodeCostsWhatItsFoldedRunDoes(t *testing.T) {
 			}
 		}
 	})
-	if want := 29 - 4 + 4*(perNode-1); graph != want {
-		t.Errorf("a diamond of LLM nodes allocates %v times, want %v (25 and 4 × %v)", graph, want, perNode-1)
+	if want := diamondLayerAllocs - 4 + 4*(perNode-1); graph != want {
+		t.Errorf("a diamond of LLM nodes allocates %v times, want %v (%d and 4 × %v)", graph, want, diamondLayerAllocs-4, perNode-1)
 	}
 }
