@@ -13,7 +13,23 @@ import (
 // JSON-serialisable.
 type State struct {
 	mu sync.RWMutex
-	kv *smallmap.Map[any] // made at the first Set: most runs' State is never written
+	kv *smallmap.Map[stateValue] // made at the first Set: most runs' State is never written
+}
+
+// stateValue is one entry of a State: a string SetString wrote, held
+// unboxed in s (str set), or any other value in v.
+type stateValue struct {
+	v   any
+	s   string
+	str bool
+}
+
+// value returns the entry as Get does.
+func (e stateValue) value() any {
+	if e.str {
+		return e.s
+	}
+	return e.v
 }
 
 // NewState returns an empty State.
@@ -23,29 +39,48 @@ func NewState() *State { return &State{} }
 func (s *State) Get(key string) (v any, ok bool) {
 	// Unlocked without a defer: nothing between can panic.
 	s.mu.RLock()
-	if e := s.kv; e != nil {
-		v, ok = e.Get(key)
+	var e stateValue
+	if kv := s.kv; kv != nil {
+		e, ok = kv.Get(key)
 	}
 	s.mu.RUnlock()
-	return v, ok
+	if !ok {
+		return nil, false
+	}
+	return e.value(), true
 }
 
 // String returns the value under key if it is a string, or "".
 func (s *State) String(key string) string {
-	v, _ := s.Get(key)
-	str, _ := v.(string)
+	s.mu.RLock()
+	var e stateValue
+	if kv := s.kv; kv != nil {
+		e, _ = kv.Get(key)
+	}
+	s.mu.RUnlock()
+	if e.str {
+		return e.s
+	}
+	str, _ := e.v.(string)
 	return str
 }
 
 // Set stores v under key.
-func (s *State) Set(key string, v any) {
+func (s *State) Set(key string, v any) { s.set(key, stateValue{v: v}) }
+
+// SetString stores the string v under key, as Set(key, v) does, without
+// boxing it in an interface value: workflow agents write every child's
+// final text with it, one allocation fewer each.
+func (s *State) SetString(key, v string) { s.set(key, stateValue{s: v, str: true}) }
+
+func (s *State) set(key string, e stateValue) {
 	// Unlocked without a defer: nothing between can panic (a map of
 	// strings refuses no key).
 	s.mu.Lock()
 	if s.kv == nil {
-		s.kv = &smallmap.Map[any]{}
+		s.kv = &smallmap.Map[stateValue]{}
 	}
-	s.kv.Set(key, v)
+	s.kv.Set(key, e)
 	s.mu.Unlock()
 }
 
@@ -56,7 +91,7 @@ func (s *State) Snapshot() map[string]any {
 	if s.kv == nil {
 		return nil
 	}
-	return s.kv.Clone()
+	return smallmap.CloneFunc(s.kv, stateValue.value)
 }
 
 // Actions lets a tool signal the agent that runs it. A LoopAgent stops after

@@ -57,10 +57,9 @@ func TestState_KeepsEveryKeyAcrossTheSwitchToAMap(t *testing.T) {
 	}
 }
 
-// TestState_FewKeysMakeNoMap pins that a State of up to smallmap.Inline keys
-// makes no map: its entries take one allocation at the first Set, and
-// each string its box.
-func TestState_FewKeysMakeNoMap(t *testing.T) {
+// fewKeys returns smallmap.Inline keys, each its own value, and what a
+// fresh State allocates when set writes them all.
+func fewKeys(t *testing.T, set func(s *State, key string)) ([]string, float64) {
 	keys := make([]string, smallmap.Inline)
 	for i := range keys {
 		keys[i] = fmt.Sprint("node", i)
@@ -68,15 +67,49 @@ func TestState_FewKeysMakeNoMap(t *testing.T) {
 	allocs := testing.AllocsPerRun(100, func() {
 		s := NewState()
 		for _, k := range keys {
-			s.Set(k, k)
+			set(s, k)
 		}
 		if s.String(keys[0]) != keys[0] {
 			t.Fatal("lost a key")
 		}
 	})
+	return keys, allocs
+}
+
+// TestState_FewKeysMakeNoMap pins that a State of up to smallmap.Inline keys
+// makes no map: its entries take one allocation at the first Set, and
+// each string its box.
+func TestState_FewKeysMakeNoMap(t *testing.T) {
+	_, allocs := fewKeys(t, func(s *State, k string) { s.Set(k, k) })
 	// The State, its entries and one box per value.
 	if want := float64(2 + smallmap.Inline); allocs != want {
 		t.Errorf("%d keys allocate %v times, want %v", smallmap.Inline, allocs, want)
+	}
+}
+
+// TestState_SetStringBoxesNothing pins SetString: the strings a workflow
+// writes cost no box each, and every reader sees them as Set would have
+// stored them.
+func TestState_SetStringBoxesNothing(t *testing.T) {
+	keys, allocs := fewKeys(t, func(s *State, k string) { s.SetString(k, k) })
+	// The State and its entries.
+	if allocs != 2 {
+		t.Errorf("%d strings allocate %v times, want 2", smallmap.Inline, allocs)
+	}
+	set, setString := NewState(), NewState()
+	for _, k := range keys {
+		set.Set(k, k)
+		setString.SetString(k, k)
+	}
+	for _, k := range append(keys, "absent") {
+		v, ok := setString.Get(k)
+		w, wok := set.Get(k)
+		if v != w || ok != wok || setString.String(k) != set.String(k) {
+			t.Errorf("key %q: Get %v, %v and String %q; Set gives %v, %v and %q", k, v, ok, setString.String(k), w, wok, set.String(k))
+		}
+	}
+	if got, want := setString.Snapshot(), set.Snapshot(); !maps.Equal(got, want) {
+		t.Errorf("Snapshot %v, want %v", got, want)
 	}
 }
 

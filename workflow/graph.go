@@ -444,7 +444,7 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 			}
 		default:
 			nodes[i].status = nodeDone
-			rc.State().Set(node.key, outs[i].Final)
+			rc.State().SetString(node.key, outs[i].Final)
 			for _, s := range node.succs {
 				if nodes[s].waiting--; nodes[s].waiting == 0 && nodes[s].status == nodePending {
 					ready = append(ready, s)
@@ -457,7 +457,7 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 		case helikon.ChildDone:
 			nodes[i].status = nodeDone
 			outs[i] = helikon.ChildOutcome{Final: ch.Output, Usage: ch.Usage, Finished: true}
-			rc.State().Set(g.nodes[i].key, ch.Output)
+			rc.State().SetString(g.nodes[i].key, ch.Output)
 		case helikon.ChildPaused:
 			nodes[i].resumeAt = &ResumePoint{Frame: ch.Frame, Decisions: ds}
 		}

@@ -91,7 +91,7 @@ func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext,
 		if prior != nil {
 			if prior[i].Status == helikon.ChildDone {
 				f.outs[i] = helikon.ChildOutcome{Final: prior[i].Output, Usage: prior[i].Usage, Finished: true}
-				rc.State().Set(st.key, prior[i].Output)
+				rc.State().SetString(st.key, prior[i].Output)
 				continue
 			}
 			from = &ResumePoint{Frame: prior[i].Frame, Decisions: ds}
@@ -111,7 +111,7 @@ func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext,
 		}
 		st := p.steps[i]
 		if f.outs[i].Err == nil {
-			rc.State().Set(st.key, f.outs[i].Final)
+			rc.State().SetString(st.key, f.outs[i].Final)
 		}
 		helikon.SubagentStopped(ctx, rc, st.agent.Name())
 	}

@@ -88,7 +88,7 @@ func (c *composite) restoreSteps(rc *helikon.RunContext, steps []step, kind stri
 		switch {
 		case ch.Status == helikon.ChildDone:
 			sr.outputs[ch.Key] = ch.Output
-			rc.State().Set(ch.Key, ch.Output)
+			rc.State().SetString(ch.Key, ch.Output)
 		case ch.Status == helikon.ChildPaused && ch.Key == steps[f.Step].key && ch.Frame != nil:
 			sr.resume = &ResumePoint{Frame: ch.Frame, Decisions: ds}
 		default:

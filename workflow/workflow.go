@@ -154,7 +154,7 @@ func (c *composite) runStep(ctx context.Context, rc *helikon.RunContext, st step
 		yield(helikon.RunFailed{Err: o.Err})
 		return nil, o, false
 	}
-	rc.State().Set(st.key, o.Final)
+	rc.State().SetString(st.key, o.Final)
 	return child, o, true
 }
 

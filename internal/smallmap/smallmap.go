@@ -4,8 +4,6 @@
 // all of them over once there are more. It is not safe for concurrent use.
 package smallmap
 
-import "maps"
-
 // Inline is how many keys a [Map] holds before it makes a map.
 const Inline = 4
 
@@ -61,17 +59,23 @@ func (e *Map[V]) Set(key string, v V) {
 	e.m[key] = v
 }
 
-// Clone returns a copy of every entry, nil when there is none.
-func (e *Map[V]) Clone() map[string]V {
+// CloneFunc returns every entry of e with its value converted by f, nil
+// when there is none: a copy of a map whose values the caller keeps in a
+// form of its own.
+func CloneFunc[V, W any](e *Map[V], f func(V) W) map[string]W {
 	switch {
 	case e.m != nil:
-		return maps.Clone(e.m)
+		m := make(map[string]W, len(e.m))
+		for k, v := range e.m {
+			m[k] = f(v)
+		}
+		return m
 	case e.n == 0:
 		return nil
 	}
-	m := make(map[string]V, e.n)
+	m := make(map[string]W, e.n)
 	for _, kv := range e.kv[:e.n] {
-		m[kv.key] = kv.v
+		m[kv.key] = f(kv.v)
 	}
 	return m
 }

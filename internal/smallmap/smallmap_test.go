@@ -2,7 +2,6 @@ package smallmap
 
 import (
 	"fmt"
-	"maps"
 	"testing"
 )
 
@@ -25,12 +24,17 @@ func TestMap_KeepsEveryKeyAcrossTheSwitchToAMap(t *testing.T) {
 			if _, ok := m.Get("absent"); ok {
 				t.Error("Get of an absent key found it")
 			}
-			got := m.Clone()
+			got := CloneFunc(&m, func(v int) string { return fmt.Sprint(v) })
 			if n == 0 && got != nil {
-				t.Errorf("Clone of an empty map = %v, want nil", got)
+				t.Errorf("CloneFunc of an empty map = %v, want nil", got)
 			}
-			if n > 0 && !maps.Equal(got, want) {
-				t.Errorf("Clone = %v, want %v", got, want)
+			if len(got) != len(want) {
+				t.Errorf("CloneFunc = %v, want %v", got, want)
+			}
+			for k, v := range want {
+				if got[k] != fmt.Sprint(v) {
+					t.Errorf("CloneFunc[%q] = %q, want %d converted", k, got[k], v)
+				}
 			}
 		})
 	}
