@@ -145,16 +145,26 @@ type smallFanIn struct {
 
 // newFanIn returns a fanIn for at most n children.
 func newFanIn(ctx context.Context, n int) *fanIn {
-	var f *fanIn
-	var ints []int
 	if n <= smallFan {
-		s := new(smallFanIn)
-		f, ints = &s.fanIn, s.ints[:2*n]
-		f.outs, f.kids = s.outs[:n], s.kids[:n]
-	} else {
-		f, ints = new(fanIn), make([]int, 2*n)
-		f.outs, f.kids = make([]helikon.ChildOutcome, n), make([]fanChild, n)
+		return new(smallFanIn).init(ctx, n)
 	}
+	f := new(fanIn)
+	f.outs, f.kids = make([]helikon.ChildOutcome, n), make([]fanChild, n)
+	return f.init(ctx, n, make([]int, 2*n))
+}
+
+// init readies s as a fanIn for at most n children, n <= smallFan, in its
+// own room: a caller that holds s in an allocation of its own (a small
+// graph's run) saves the fanIn's.
+func (s *smallFanIn) init(ctx context.Context, n int) *fanIn {
+	f := &s.fanIn
+	f.outs, f.kids = s.outs[:n], s.kids[:n]
+	return f.init(ctx, n, s.ints[:2*n])
+}
+
+// init readies f, with its outs and kids made, for at most n children;
+// ints has room for 2n.
+func (f *fanIn) init(ctx context.Context, n int, ints []int) *fanIn {
 	f.ctx = ctx
 	// A few events of slack per child keeps a branch streaming while the
 	// consumer handles another's events; beyond that, a slow consumer

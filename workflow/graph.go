@@ -398,19 +398,21 @@ type nodeRun struct {
 // the paused nodes with the finished ones as prior records them. The
 // fan-in runs the ready nodes on this goroutine first (see fanIn).
 func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, yield func(helikon.Event) bool) {
-	f := newFanIn(ctx, len(g.nodes))
-	defer f.close()
-	f.graph, f.desc = true, g.desc
-
 	n := len(g.nodes)
+	var f *fanIn
 	var nodes []nodeRun
 	var room nodeInputs
 	if k := g.fedNodes*len(input) + g.links; n <= smallGraphNodes && k <= smallRunItems {
 		r := new(smallRun)
+		f = r.fan.init(ctx, n)
 		nodes, room.items = r.nodes[:n], r.items[:k]
 	} else {
+		f = newFanIn(ctx, n)
 		nodes = make([]nodeRun, n)
 	}
+	defer f.close()
+	f.graph, f.desc = true, g.desc
+
 	outs := f.outs
 	ready := make([]int, 0, n)        // nodes free to start, in the order they became so
 	var children []helikon.RunContext // the nodes' contexts, made at the first start
@@ -572,15 +574,19 @@ type nodeInputs struct {
 	items []helikon.Item
 }
 
-// smallRun holds a run of a small graph's nodes and their inputs' items
-// in one allocation, when the inputs need no more than smallRunItems: a
-// diamond on a one-message input needs 7.
+// smallRun holds a run of a small graph's fan-in, nodes and their
+// inputs' items in one allocation, when the inputs need no more than
+// smallRunItems: a diamond on a one-message input needs 7.
 type smallRun struct {
+	fan   smallFanIn
 	nodes [smallGraphNodes]nodeRun
 	items [smallRunItems]helikon.Item
 }
 
 const smallRunItems = 8
+
+// A small graph's run holds its fan-in's room (smallRun.fan).
+const _ = uint(smallFan - smallGraphNodes)
 
 // nodeInput is node i's input: the run's input, then one labelled message
 // per predecessor carrying its final text.

@@ -397,18 +397,18 @@ func TestGraph_EndsWithTheSinksTextSharingItsContentWhenThatIsAllItSaid(t *testi
 
 // diamondLayerAllocs is what one run of a diamond allocates beyond its
 // nodes' runs (TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn).
-const diamondLayerAllocs = 24
+const diamondLayerAllocs = 23
 
 // TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn counts what one run of
 // a diamond allocates beyond its nodes' runs (they replay a finished run)
 // and its run context (made once, outside), consumed by a plain range:
-// the build (1), the stream and its stamping (2), the fan-in and the yield
-// it forwards through (2), the nodes' run slots and inputs (1), the
+// the build (1), the stream and its stamping (2), the fan-in with the
+// nodes' run slots and inputs (1), the yield it forwards through (1), the
 // children's contexts and action handles (1), the labels' text (2, one
-// per node the labels are built for) and parts (3), the graph's own events (RunStarted, four AgentUpdated, the
-// final message sharing the sink's content, RunCompleted: 7), the
-// replaying nodes' streams (4) and the range's loop body, which the
-// stream keeps (1).
+// per node the labels are built for) and parts (3), the graph's own
+// events (RunStarted, four AgentUpdated, the final message sharing the
+// sink's content, RunCompleted: 7), the replaying nodes' streams (4) and
+// the range's loop body, which the stream keeps (1).
 func TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn(t *testing.T) {
 	rc := helikon.NewRunContext()
 	input := helikon.UserText("go")
