@@ -39,4 +39,9 @@ type Result struct {
 	Stderr string `json:"stderr"`
 	// TimedOut reports that the timeout ended the command.
 	TimedOut bool `json:"timed_out,omitempty"`
+	// OutOfMemory reports that the call reached its memory cap
+	// ([Limits.MemoryBytes]): the kernel killed a process of it for
+	// memory and every other process of the call was killed with it.
+	// Stderr ends with a line saying so.
+	OutOfMemory bool `json:"out_of_memory,omitempty"`
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon/internal/benchpair"
+	"github.com/paigasus/helikon/tools/sandbox"
 )
 
 // runTrue runs `true` through be and fails b unless it exits 0.
@@ -69,16 +70,8 @@ func BenchmarkBashTrueHostVsBash(b *testing.B) {
 // exec.Command(bash, "-c", "true") (sub-benchmark bare), and reports what
 // the sandbox adds to a call (ns-added/op).
 func BenchmarkBashTrueOsSandbox(b *testing.B) {
-	if err := kernelSupport(); err != nil {
-		b.Skip(err)
-	}
-	sb := openSandbox(b)
-	searchable(b, sb.Dir())
+	sb, be := benchOsSandbox(b)
 	host, err := NewHostBackend(sb)
-	if err != nil {
-		b.Fatal(err)
-	}
-	be, err := NewOsSandboxBackend(sb)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -92,4 +85,38 @@ func BenchmarkBashTrueOsSandbox(b *testing.B) {
 		tBare, tOS := benchpair.Run(b, "bare", execRun(b, be.l.shell, "-c", "true"), "os", runTrue(b, be))
 		b.ReportMetric(float64((tOS-tBare)/time.Duration(b.N)), "ns-added/op")
 	})
+}
+
+// BenchmarkBashTrueOsSandboxMemoryCap pairs the OS sandbox with its
+// memory cgroup per call (made, capped, watched in cgroup v1, read and
+// removed) against the same backend without one, and reports what the
+// memory cap adds to a call (ns-added/op).
+func BenchmarkBashTrueOsSandboxMemoryCap(b *testing.B) {
+	sb, capped := benchOsSandbox(b)
+	if capped.l.maxMem == 0 {
+		b.Skip("no memory cgroup here")
+	}
+	uncapped, err := NewOsSandboxBackend(sb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	uncapped.l.maxMem = 0
+	b.ReportAllocs()
+	tOff, tOn := benchpair.Run(b, "nocap", runTrue(b, uncapped), "cap", runTrue(b, capped))
+	b.ReportMetric(float64((tOn-tOff)/time.Duration(b.N)), "ns-added/op")
+}
+
+// benchOsSandbox returns a workspace and an OsSandboxBackend on it, or
+// skips where the kernel cannot confine.
+func benchOsSandbox(b *testing.B) (*sandbox.Sandbox, *OsSandboxBackend) {
+	if err := kernelSupport(); err != nil {
+		b.Skip(err)
+	}
+	sb := openSandbox(b)
+	searchable(b, sb.Dir())
+	be, err := NewOsSandboxBackend(sb)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return sb, be
 }

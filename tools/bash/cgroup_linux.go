@@ -5,18 +5,21 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 )
 
 // cgroups is where a backend makes the control groups of its calls: a
 // cgroup v2 directory under this process's own cgroup, in which a call's
 // cgroup gets cgroup.kill, and, when the pids controller is mounted where
-// this process may use it, a pids cgroup that caps the call's processes.
+// this process may use it, a pids cgroup that caps the call's processes,
+// and likewise a memory cgroup that caps their memory.
 type cgroups struct {
 	// v2 is the cgroup2 directory a call's cgroup is made in.
 	v2 string
@@ -24,6 +27,14 @@ type cgroups struct {
 	// when the pids controller is enabled there, a cgroup v1 pids
 	// hierarchy otherwise, "" when neither is writable.
 	pids string
+	// memory is the directory a call's memory cgroup is made in: v2
+	// itself when the memory controller is enabled there, a cgroup v1
+	// memory hierarchy otherwise, "" when neither is writable or no
+	// memory cap was asked for.
+	memory string
+	// swapCapped says the memory cgroup caps swap too (the kernel
+	// accounts it: memory.swap.max, memory.memsw.limit_in_bytes).
+	swapCapped bool
 }
 
 // callSeq numbers the calls of this process, so concurrent calls get
@@ -32,7 +43,9 @@ var callSeq atomic.Uint64
 
 // findCgroups returns where this process may make a cgroup per call, or
 // an error saying why it may not. It probes by making and removing one.
-func findCgroups() (*cgroups, error) {
+// With memory, it looks for a memory controller too, and enables it
+// for the cgroups it makes where it is available but not enabled.
+func findCgroups(memory bool) (*cgroups, error) {
 	mounts, err := os.ReadFile("/proc/self/mountinfo")
 	if err != nil {
 		return nil, err
@@ -55,12 +68,40 @@ func findCgroups() (*cgroups, error) {
 		return nil, fmt.Errorf("cgroup.kill is missing (it needs Linux 5.14): %w", kerr)
 	}
 	g := &cgroups{v2: v2}
-	if ctl, err := os.ReadFile(filepath.Join(v2, "cgroup.subtree_control")); err == nil && hasWord(ctl, "pids") {
+	ctl, _ := os.ReadFile(filepath.Join(v2, "cgroup.subtree_control"))
+	if hasWord(ctl, "pids") {
 		g.pids = v2
 	} else if v1 := cgroupDir(mounts, own, "pids"); v1 != "" && writableDir(v1) {
 		g.pids = v1
 	}
+	if memory {
+		swap := "memory.swap.max"
+		if hasWord(ctl, "memory") || enableController(v2, "memory") {
+			g.memory = v2
+		} else if v1 := cgroupDir(mounts, own, "memory"); v1 != "" {
+			g.memory, swap = v1, "memory.memsw.limit_in_bytes"
+		}
+		// Whether swap is capped too is the kernel's (its swap
+		// accounting); a cgroup made to probe shows it.
+		made, has := probeCgroup(g.memory, swap)
+		if !made {
+			g.memory = ""
+		}
+		g.swapCapped = has
+	}
 	return g, nil
+}
+
+// enableController turns controller on for the cgroups made in dir where
+// the kernel lets this process: the controller must be available there,
+// and dir must be the root or hold no process (cgroup v2's rule that only
+// leaves hold processes). A delegated subtree's owner does the same.
+func enableController(dir, controller string) bool {
+	avail, err := os.ReadFile(filepath.Join(dir, "cgroup.controllers"))
+	if err != nil || !hasWord(avail, controller) {
+		return false
+	}
+	return writeCgroupFile(filepath.Join(dir, "cgroup.subtree_control"), "+"+controller) == nil
 }
 
 // cgroupDir returns the directory of this process's cgroup in the cgroup2
@@ -117,23 +158,56 @@ func hasWord(b []byte, w string) bool {
 }
 
 func writableDir(dir string) bool {
-	probe := filepath.Join(dir, fmt.Sprintf("helikon-bash-%d-probe-%d", os.Getpid(), callSeq.Add(1)))
-	if err := os.Mkdir(probe, 0o755); err != nil {
-		return false
-	}
-	_ = os.Remove(probe)
-	return true
+	made, _ := probeCgroup(dir, "")
+	return made
 }
 
-// callCgroup is the cgroup of one call (and its pids cgroup, if any).
+// probeCgroup makes a cgroup in dir and removes it, reporting whether it
+// could be made and whether it had the control file named file.
+func probeCgroup(dir, file string) (made, has bool) {
+	if dir == "" {
+		return false, false
+	}
+	probe := filepath.Join(dir, fmt.Sprintf("helikon-bash-%d-probe-%d", os.Getpid(), callSeq.Add(1)))
+	if err := os.Mkdir(probe, 0o755); err != nil {
+		return false, false
+	}
+	if file != "" {
+		_, err := os.Stat(filepath.Join(probe, file))
+		has = err == nil
+	}
+	_ = os.Remove(probe)
+	return true, has
+}
+
+// writeCgroupFile writes v to an existing control file: a file the
+// kernel does not have is fs.ErrNotExist, not a create.
+func writeCgroupFile(path, v string) error {
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.WriteString(v)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// callCgroup is the cgroup of one call (and its pids and memory cgroups,
+// if any).
 type callCgroup struct {
-	dir, pids string
-	removed   bool
+	dir, pids, mem string
+	// memV1 says mem is in a cgroup v1 hierarchy, where the kernel kills
+	// one process at a time for memory (cgroup v2's memory.oom.group
+	// kills the whole call): watchOOM ends the rest.
+	memV1   bool
+	removed bool
 }
 
 // newCall makes the cgroups of a call, the pids one capped at maxProcs
-// when maxProcs > 0.
-func (g *cgroups) newCall(maxProcs int) (*callCgroup, error) {
+// when maxProcs > 0, the memory one at maxMem bytes when maxMem > 0.
+func (g *cgroups) newCall(maxProcs int, maxMem uint64) (*callCgroup, error) {
 	name := fmt.Sprintf("helikon-bash-%d-%d", os.Getpid(), callSeq.Add(1))
 	c := &callCgroup{dir: filepath.Join(g.v2, name)}
 	if err := os.Mkdir(c.dir, 0o755); err != nil {
@@ -153,15 +227,128 @@ func (g *cgroups) newCall(maxProcs int) (*callCgroup, error) {
 			return nil, fmt.Errorf("bash: cap the call's processes: %w", err)
 		}
 	}
+	if maxMem > 0 && g.memory != "" {
+		c.mem, c.memV1 = c.dir, g.memory != g.v2
+		if c.memV1 {
+			c.mem = filepath.Join(g.memory, name)
+			if err := os.Mkdir(c.mem, 0o755); err != nil {
+				c.remove()
+				return nil, fmt.Errorf("bash: make the call's memory cgroup: %w", err)
+			}
+		}
+		if err := c.capMemory(maxMem); err != nil {
+			c.remove()
+			return nil, fmt.Errorf("bash: cap the call's memory: %w", err)
+		}
+	}
 	return c, nil
+}
+
+// capMemory caps the call's memory at n bytes and its swap at none. In
+// cgroup v2 an out-of-memory kill takes every process of the call
+// (memory.oom.group), so a call that reaches its cap ends whole.
+func (c *callCgroup) capMemory(n uint64) error {
+	v := strconv.FormatUint(n, 10)
+	files := [][2]string{{"memory.max", v}, {"memory.swap.max", "0"}, {"memory.oom.group", "1"}}
+	if c.memV1 {
+		// The memory+swap limit may not be below the memory one; equal,
+		// it leaves no swap.
+		files = [][2]string{{"memory.limit_in_bytes", v}, {"memory.memsw.limit_in_bytes", v}}
+	}
+	for i, f := range files {
+		err := writeCgroupFile(filepath.Join(c.mem, f[0]), f[1])
+		if i == 1 && errors.Is(err, fs.ErrNotExist) {
+			continue // no swap accounting here; the label says so
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// watchOOM returns a channel that is closed when the call's memory
+// cgroup goes out of memory, where the kernel does not end the whole call
+// itself (cgroup v1: the backend then does), and stop, which ends the
+// watch and waits for it. The channel is nil, never ready, where there is
+// nothing to watch.
+func (c *callCgroup) watchOOM() (oom <-chan struct{}, stop func(), err error) {
+	if !c.memV1 {
+		return nil, func() {}, nil
+	}
+	// cgroup v1's notification: an eventfd the kernel signals on every
+	// out-of-memory event of the cgroup, registered with the cgroup's
+	// memory.oom_control in cgroup.event_control.
+	fd, _, errno := syscall.RawSyscall(syscall.SYS_EVENTFD2, 0, syscall.O_CLOEXEC|syscall.O_NONBLOCK, 0)
+	if errno != 0 {
+		return nil, nil, fmt.Errorf("bash: watch the call's memory: eventfd: %w", errno)
+	}
+	// Non-blocking, so Close ends a Read in progress.
+	ev := os.NewFile(fd, "oom eventfd")
+	ctl, err := os.Open(filepath.Join(c.mem, "memory.oom_control"))
+	if err == nil {
+		err = writeCgroupFile(filepath.Join(c.mem, "cgroup.event_control"), fmt.Sprintf("%d %d", fd, ctl.Fd()))
+		ctl.Close()
+	}
+	if err != nil {
+		ev.Close()
+		return nil, nil, fmt.Errorf("bash: watch the call's memory: %w", err)
+	}
+	fired, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		var b [8]byte
+		if _, err := ev.Read(b[:]); err == nil {
+			close(fired)
+		}
+	}()
+	stopped := false
+	return fired, func() {
+		if !stopped {
+			stopped = true
+			ev.Close()
+			<-done
+		}
+	}, nil
+}
+
+// oomKills returns how many processes of the call the kernel killed for
+// memory (the oom_kill count of memory.events, or memory.oom_control in
+// cgroup v1).
+func (c *callCgroup) oomKills() int {
+	if c.mem == "" {
+		return 0
+	}
+	file := "memory.events"
+	if c.memV1 {
+		file = "memory.oom_control"
+	}
+	b, err := os.ReadFile(filepath.Join(c.mem, file))
+	if err != nil {
+		return 0
+	}
+	return eventCount(b, "oom_kill")
+}
+
+// eventCount returns the count of key in a cgroup's "key count" lines.
+func eventCount(b []byte, key string) int {
+	for _, line := range strings.Split(string(b), "\n") {
+		if k, v, ok := strings.Cut(line, " "); ok && k == key {
+			n, _ := strconv.Atoi(strings.TrimSpace(v))
+			return n
+		}
+	}
+	return 0
 }
 
 // add moves pid into the call's cgroups. The shell waits for the
 // go-ahead before it runs anything, so it has no child yet.
 func (c *callCgroup) add(pid int) error {
 	dirs := []string{c.dir}
-	if c.pids != "" && c.pids != c.dir {
-		dirs = append(dirs, c.pids)
+	for _, d := range []string{c.pids, c.mem} {
+		if d != "" && d != c.dir {
+			dirs = append(dirs, d)
+		}
 	}
 	for _, dir := range dirs {
 		if err := os.WriteFile(filepath.Join(dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
@@ -199,8 +386,10 @@ func (c *callCgroup) remove() error {
 		wait = min(2*wait, 20*time.Millisecond)
 	}
 	_ = os.Remove(c.dir)
-	if c.pids != "" && c.pids != c.dir {
-		_ = os.Remove(c.pids)
+	for _, d := range []string{c.pids, c.mem} {
+		if d != "" && d != c.dir {
+			_ = os.Remove(d)
+		}
 	}
 	return nil
 }

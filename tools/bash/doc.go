@@ -25,8 +25,9 @@
 //     scopes signals and abstract sockets to the call; seccomp refuses
 //     sockets, dangerous syscalls, every foreign ABI and namespace
 //     clones; a privileged process drops to an unprivileged uid with no
-//     capabilities; a process cap binds. Its label names each part this
-//     machine got: "os-sandbox (landlock+seccomp; …)".
+//     capabilities; a process cap binds, and a memory cap on each call as
+//     a whole where a memory cgroup can be made. Its label names each
+//     part this machine got: "os-sandbox (landlock+seccomp; …)".
 //   - forkd.Backend (package tools/bash/forkd, experimental): a microVM
 //     per command through a forkd controller.
 //

@@ -29,6 +29,8 @@ var DefaultEnvAllowlist = []string{"PATH", "HOME", "LANG", "LC_ALL", "LC_CTYPE",
 // with cgroup.kill, whatever it did to its process group or session;
 // elsewhere the call's process group is killed, which a process that
 // calls setsid or setpgid leaves. [HostBackend.Guarantees] says which.
+// [Limits.MemoryBytes], when set, caps each call's memory with a memory
+// cgroup, and construction fails where none can be made.
 // It is not a security boundary: a command reaches everything this
 // process can (a root one can move itself out of its cgroup).
 type HostBackend struct {
@@ -47,6 +49,10 @@ type hostConfig struct {
 	readOnly     []string
 	uid, gid     int
 	userSet      bool
+	// defaultMemory is the memory cap when Limits.MemoryBytes is zero
+	// (the OS sandbox's [DefaultMemoryCap]), enforced where a memory
+	// cgroup can be made and named in the label where not.
+	defaultMemory uint64
 	// noCgroup makes the backend act as where no cgroup can be made
 	// (tests of the fallbacks).
 	noCgroup bool
@@ -98,11 +104,27 @@ func newLocal(sb *sandbox.Sandbox, opts []HostOption) (local, hostConfig, error)
 		env = append(env, "SHELL="+shell)
 	}
 	l := local{shell: shell, dir: sb.Dir(), sb: sb, env: env, timeout: c.timeout, prefix: c.limits.prefix()}
-	if cg, err := findCgroups(); err == nil && !c.noCgroup {
+	l.memCap = c.limits.MemoryBytes
+	if l.memCap == 0 {
+		l.memCap = c.defaultMemory
+	}
+	cg, err := findCgroups(l.memCap > 0)
+	if c.noCgroup {
+		cg, err = nil, errors.New("no cgroup (asked for by a test)")
+	}
+	if err == nil {
 		l.cgroups = cg
 		if cg.pids != "" {
 			l.maxProcs, l.procCap = int(c.limits.Processes), c.limits.Processes
 		}
+		if cg.memory != "" {
+			l.maxMem = l.memCap
+		} else {
+			err = errors.New("no memory controller this process may use: neither cgroup v2's (enabled above it) nor a writable cgroup v1 memory hierarchy")
+		}
+	}
+	if c.limits.MemoryBytes > 0 && l.maxMem == 0 {
+		return local{}, c, fmt.Errorf("%w: %v", ErrNoMemoryCgroup, err)
 	}
 	return l, c, nil
 }
@@ -132,9 +154,14 @@ func NewHostBackend(sb *sandbox.Sandbox, opts ...HostOption) (*HostBackend, erro
 }
 
 // Guarantees reports no containment on any axis; the label says how the
-// processes of a call are ended on this machine.
+// processes of a call are ended on this machine, and the memory cap when
+// [Limits.MemoryBytes] sets one.
 func (h *HostBackend) Guarantees() Guarantees {
-	return Guarantees{Label: "host (no containment; " + h.l.lifetime() + ")"}
+	parts := []string{"no containment"}
+	if h.l.memCap > 0 {
+		parts = append(parts, h.l.memoryCap())
+	}
+	return Guarantees{Label: "host (" + strings.Join(append(parts, h.l.lifetime()), "; ") + ")"}
 }
 
 func (h *HostBackend) local() *local { return &h.l }

@@ -1,14 +1,15 @@
 package bash
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 )
 
-// Limits are the setrlimit caps a command runs under, so a runaway one
-// cannot exhaust the host. Each is set as both the soft and the hard
-// limit, so the command cannot raise it again. Zero leaves a resource
-// as the parent has it.
+// Limits are the caps a command runs under, so a runaway one cannot
+// exhaust the host. The setrlimit ones are set as both the soft and the
+// hard limit, so the command cannot raise them again. Zero leaves a
+// resource as the parent has it.
 type Limits struct {
 	// CPUSeconds caps CPU time (RLIMIT_CPU); past it the kernel kills
 	// the process.
@@ -23,6 +24,17 @@ type Limits struct {
 	// Processes caps the processes of the user (RLIMIT_NPROC), which
 	// stops a fork bomb.
 	Processes uint64 `json:"processes,omitempty"`
+	// MemoryBytes caps the memory of a call as a whole: every process
+	// it starts, and what no address space counts (a memfd, a tmpfs
+	// file, pipe buffers), through a memory cgroup per call with no
+	// swap. Past it the kernel kills a process of the call, the backend
+	// ends the rest, and the result says [Result.OutOfMemory]. It is
+	// not an rlimit: a backend that cannot make a memory cgroup fails
+	// construction when it is set ([ErrNoMemoryCgroup]). Zero is no
+	// cap for [HostBackend] and [DefaultMemoryCap] for
+	// [OsSandboxBackend], which, where no memory cgroup can be made,
+	// runs without one and says so in its label.
+	MemoryBytes uint64 `json:"memory_bytes,omitempty"`
 }
 
 // DefaultLimits are the caps of a [HostBackend] and an
@@ -31,6 +43,25 @@ var DefaultLimits = Limits{
 	CPUSeconds:        300,
 	FileSizeBytes:     1 << 30,
 	AddressSpaceBytes: 8 << 30,
+}
+
+// ErrNoMemoryCgroup is the construction error of a backend asked for a
+// memory cap ([Limits.MemoryBytes]) where this process can make no memory
+// cgroup to enforce it: nothing else would, so it fails closed.
+var ErrNoMemoryCgroup = errors.New("bash: no memory cgroup to enforce Limits.MemoryBytes")
+
+// byteSize writes n in the largest binary unit that divides it, for
+// labels and messages.
+func byteSize(n uint64) string {
+	for _, u := range []struct {
+		name  string
+		bytes uint64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if n >= u.bytes && n%u.bytes == 0 {
+			return fmt.Sprintf("%d %s", n/u.bytes, u.name)
+		}
+	}
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // limitStatusFD is the descriptor on which the shell reports that it

@@ -43,6 +43,12 @@ type local struct {
 	// procCap is the process cap the OS sandbox asked for, however it
 	// is enforced.
 	procCap uint64
+	// maxMem caps the memory of a call in its memory cgroup, when
+	// cgroups has one (0: no cap).
+	maxMem uint64
+	// memCap is the memory cap asked for, whether or not a memory
+	// cgroup enforces it.
+	memCap uint64
 	// cred, when set, is the unprivileged user the shell runs as.
 	cred *syscall.Credential
 	// sweep, without cgroups, ends a call by killing every process of
@@ -88,6 +94,20 @@ func (l *local) processCap() string {
 	return fmt.Sprintf("at most %d processes (%s)", l.procCap, strings.Join(by, ", "))
 }
 
+// memoryCap names the memory cap and what enforces it, for the
+// guarantees label.
+func (l *local) memoryCap() string {
+	switch {
+	case l.memCap == 0:
+		return "no memory cap"
+	case l.maxMem == 0:
+		return "no memory cap (no memory cgroup here)"
+	case l.cgroups.swapCapped:
+		return fmt.Sprintf("at most %s of memory a call (memory cgroup, no swap)", byteSize(l.maxMem))
+	}
+	return fmt.Sprintf("at most %s of memory a call (memory cgroup; swap not capped)", byteSize(l.maxMem))
+}
+
 func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	if err := ctx.Err(); err != nil {
 		return Result{}, err
@@ -125,7 +145,7 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	var cg *callCgroup
 	if l.cgroups != nil {
 		var err error
-		if cg, err = l.cgroups.newCall(l.maxProcs); err != nil {
+		if cg, err = l.cgroups.newCall(l.maxProcs, l.maxMem); err != nil {
 			return Result{}, err
 		}
 		defer cg.remove()
@@ -178,13 +198,23 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 			l.sweepUser()
 		}
 	}
+	// oom is closed when the call goes out of memory where the kernel
+	// does not end it whole itself (nil: never).
+	var oom <-chan struct{}
+	stopWatch := func() {}
 	if cg != nil {
 		kill = cg.kill
-		if err := cg.add(pid); err != nil {
+		err := cg.add(pid)
+		if err == nil {
+			oom, stopWatch, err = cg.watchOOM()
+		}
+		if err != nil {
+			// The shell waits for the go-ahead: it has no child yet.
 			_ = cmd.Process.Kill()
 			_ = cmd.Wait()
 			return Result{}, err
 		}
+		defer stopWatch()
 		if _, err := goAhead.Write([]byte{'g'}); err != nil {
 			kill()
 			_ = cmd.Wait()
@@ -212,6 +242,7 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 		timedOut = true
 	case <-ctx.Done():
 		cancelled = true
+	case <-oom:
 	}
 	// Whatever the shell left running goes with it.
 	kill()
@@ -220,7 +251,16 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	if !reaped {
 		err = cmd.Wait()
 	}
+	outOfMemory := false
 	if cg != nil {
+		stopWatch()
+		select {
+		case <-oom:
+			outOfMemory = true
+		default:
+		}
+		// Read before the cgroup goes, once every process is dead.
+		outOfMemory = outOfMemory || cg.oomKills() > 0
 		if rerr := cg.remove(); rerr != nil && !cancelled {
 			return Result{}, rerr
 		}
@@ -236,7 +276,14 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 			return Result{}, fmt.Errorf("bash: set the resource limits, so the command did not run: %s", strings.TrimSpace(string(b)))
 		}
 	}
-	res := Result{Stdout: stdout.String(), Stderr: stderr.String(), TimedOut: timedOut}
+	res := Result{Stdout: stdout.String(), Stderr: stderr.String(), TimedOut: timedOut, OutOfMemory: outOfMemory}
+	if outOfMemory {
+		// Said in the stream the model reads, not only in a field.
+		if res.Stderr != "" && !strings.HasSuffix(res.Stderr, "\n") {
+			res.Stderr += "\n"
+		}
+		res.Stderr += fmt.Sprintf("[the call reached its memory cap of %s: the kernel killed a process of it for memory, and the call was ended]\n", byteSize(l.maxMem))
+	}
 	var ee *exec.ExitError
 	switch {
 	case err == nil:

@@ -35,18 +35,21 @@ var DefaultReadOnlyPaths = []string{
 // other processes, reach the host's System V IPC, watch files (inotify,
 // fanotify), or leave the session. A privileged process runs them as an unprivileged
 // user with no capabilities ([WithSandboxUser]). A process cap binds
-// ([DefaultProcessCap]), and every process a call starts is killed when
-// it ends, as [HostBackend] does. It needs no privilege; its
-// [OsSandboxBackend.Guarantees] label names what this machine gave it.
+// ([DefaultProcessCap]), and so does a memory cap on each call as a
+// whole ([DefaultMemoryCap]) where a memory cgroup can be made: a call
+// that reaches it is ended and its result says [Result.OutOfMemory].
+// Every process a call starts is killed when it ends, as [HostBackend]
+// does. It needs no privilege; its [OsSandboxBackend.Guarantees] label
+// names what this machine gave it.
 //
 // It does not bound what Landlock does not govern: looking paths up and
 // reading their metadata outside, and changing the mode, times and
 // extended attributes of files the command's uid owns anywhere (every
 // file of an unprivileged agent's uid; only the workspace when it drops
-// to the sandbox user). Nor the memory or disk of a call as a whole:
-// RLIMIT_AS caps each process, and memory outside any address space (a
-// memfd, a tmpfs file) is capped by nothing here. docs/tools.md lists
-// these limits.
+// to the sandbox user). Nor the disk of a call, nor its memory where no
+// memory cgroup can be made (RLIMIT_AS then caps each process, and
+// memory outside any address space, a memfd or a tmpfs file, is capped
+// by nothing here). docs/tools.md lists these limits.
 type OsSandboxBackend struct {
 	l local
 }
@@ -80,6 +83,13 @@ const (
 // of the sandbox user when the command runs as one.
 const DefaultProcessCap = 1024
 
+// DefaultMemoryCap is the most memory a call of a confined command may
+// use unless [Limits.MemoryBytes] says otherwise: a memory cgroup per call
+// where this process may make one (the label says whether this machine
+// gave one), which counts what no address space does (a memfd, a tmpfs
+// file) and every process of the call together.
+const DefaultMemoryCap = 2 << 30
+
 // WithSandboxUser sets the unprivileged uid and gid a confined command
 // runs as when this process is privileged (root, or holding any
 // capability). Choose ids that own no file and run no process on the
@@ -104,9 +114,12 @@ func WithReadOnlyPaths(paths ...string) HostOption {
 // NewOsSandboxBackend returns an OsSandboxBackend confined to sb's
 // directory. It fails closed: on a kernel without Landlock (ABI v3) or
 // seccomp the error names what is missing; it never falls back to
-// running unconfined.
+// running unconfined. Asked for a memory cap ([Limits.MemoryBytes])
+// where no memory cgroup can be made, it fails with [ErrNoMemoryCgroup];
+// the default cap ([DefaultMemoryCap]) is dropped there instead, and the
+// label says "no memory cap".
 func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBackend, error) {
-	opts = append([]HostOption{func(c *hostConfig) { c.readOnly = DefaultReadOnlyPaths }}, opts...)
+	opts = append([]HostOption{func(c *hostConfig) { c.readOnly, c.defaultMemory = DefaultReadOnlyPaths, DefaultMemoryCap }}, opts...)
 	l, c, err := newLocal(sb, opts)
 	if err != nil {
 		return nil, err
@@ -176,7 +189,7 @@ func (o *OsSandboxBackend) Guarantees() Guarantees {
 	if o.l.cred != nil {
 		parts = append(parts, fmt.Sprintf("uid %d with no capabilities", o.l.cred.Uid))
 	}
-	parts = append(parts, o.l.processCap(), o.l.lifetime())
+	parts = append(parts, o.l.processCap(), o.l.memoryCap(), o.l.lifetime())
 	g := Guarantees{Filesystem: OsKernel, Network: OsKernel, Syscalls: OsKernel, Label: "os-sandbox (" + strings.Join(parts, "; ") + ")"}
 	if o.l.confine.AllowNetwork {
 		g.Network = None

@@ -107,6 +107,30 @@ func main() {
 			}
 		}
 		fmt.Println(n)
+	case "memfd":
+		// Fill a memfd with arg MiB, memory no address space counts,
+		// and print how much went in.
+		n, _ := strconv.Atoi(arg)
+		fd, err := unix.MemfdCreate("fill", 0)
+		if err != nil {
+			report(0, errnoOf(err))
+			return
+		}
+		fmt.Printf("wrote %d MiB\n", fill(fd, n))
+	case "hold":
+		// Map arg MiB, touch every page, say so, and hold it for a
+		// minute.
+		n, _ := strconv.Atoi(arg)
+		b, err := syscall.Mmap(-1, 0, n<<20, syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE|syscall.MAP_ANON)
+		if err != nil {
+			report(0, errnoOf(err))
+			return
+		}
+		for i := 0; i < len(b); i += 4096 {
+			b[i] = 1
+		}
+		fmt.Printf("held %d MiB\n", n)
+		time.Sleep(time.Minute)
 	case "shmget", "msgget", "semget":
 		// Make a System V IPC object: it outlives every process (the
 		// host's IPC namespace keeps it), so the helper removes one it
@@ -279,6 +303,20 @@ func unwrap(err error) error {
 		return e
 	}
 	return err
+}
+
+// fill writes up to n MiB to fd, and returns how many MiB it wrote.
+func fill(fd, n int) int {
+	buf := make([]byte, 1<<20)
+	for i := range buf {
+		buf[i] = byte(i)
+	}
+	for i := 0; i < n; i++ {
+		if _, err := syscall.Write(fd, buf); err != nil {
+			return i
+		}
+	}
+	return n
 }
 
 // sysvMake makes a private System V IPC object of kind op, removes it
