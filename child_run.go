@@ -112,10 +112,11 @@ type smallChildContexts struct {
 	acts [smallChildren]Actions
 }
 
-// FoldInto asks the next run of agent on rc, a context of the caller's own
-// from [RunContext.Child] or [RunContext.Children] that agent is about to
-// run on, to settle its RunStarted and RunCompleted into o as
-// [ChildOutcome.See] would, instead of sending them down its stream: a
+// FoldInto asks agent's runs on rc, a context of the caller's own from
+// [RunContext.Child] or [RunContext.Children] that agent is about to run
+// on (once, as a workflow's child), to settle their RunStarted and
+// RunCompleted into o as [ChildOutcome.See] would, instead of sending them
+// down the stream: a
 // parent that folds its child's stream (a workflow's fan-out) then pays
 // for neither event, which it would only swallow. An [LLMAgent] run
 // directly on rc does so; any other agent, and a run on a context derived
