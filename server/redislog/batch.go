@@ -46,8 +46,17 @@ type flusher struct {
 	kick   chan struct{}
 }
 
-// flushTimeout bounds one pipeline, whatever the client's own timeouts.
-const flushTimeout = 30 * time.Second
+// callTimeout bounds one call to Redis (a pipeline, a script, a read),
+// whatever the client's own timeouts and the caller's context: one Redis
+// has not answered for this long is taken for unreachable (circuit.go).
+// Healthy, Redis answers in milliseconds, so this is far from a slow
+// answer, yet well below what go-redis's defaults let a partitioned Redis
+// cost (five dials of 5 s, for each of four attempts: over 100 s). It
+// bounds dials and waits for a pooled connection; go-redis applies a
+// context's deadline to a connection's reads only with
+// ContextTimeoutEnabled, and its ReadTimeout (3 s by default) bounds
+// those.
+const callTimeout = 30 * time.Second
 
 // WriteError reports records [Log.Append] accepted that Redis did not
 // store, or a status change it did not: Redis failed, or refused the
@@ -257,7 +266,9 @@ func (b *batch) listed() error {
 // does not queue writes for (one it does not drive).
 func (l *Log) writeNow(ctx context.Context, runID string, recs []server.Record, up *update) error {
 	b := &batch{runID: runID, recs: recs, up: up}
-	l.circuit.note(ctx, l.send(ctx, []*batch{b}))
+	sctx, cancel := context.WithTimeout(ctx, l.callTimeout)
+	defer cancel()
+	l.circuit.note(ctx, l.send(sctx, []*batch{b}))
 	if _, err := b.outcome(); err != nil {
 		return err
 	}
@@ -385,12 +396,12 @@ func (l *Log) flushRuns(runs []*localRun) {
 		}
 	}
 	if len(bs) > 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), flushTimeout)
+		ctx, cancel := context.WithTimeout(context.Background(), l.callTimeout)
 		err := l.send(ctx, bs)
 		cancel()
 		// Noted before the runs learn their loss, so a write that
 		// follows one (Update after a failed batch) fails at once; a
-		// pipeline that outlived flushTimeout found Redis unreachable.
+		// pipeline that outlived callTimeout found Redis unreachable.
 		l.circuit.note(context.Background(), err)
 	}
 	l.qmu.Lock()

@@ -54,7 +54,7 @@ func (l *Log) RelayCancel(ctx context.Context, runID string) error {
 		return err
 	}
 	var n int64
-	err = l.guard(ctx, func() (err error) {
+	err = l.guard(ctx, func(ctx context.Context) (err error) {
 		n, err = l.client.Publish(ctx, l.cancelChannel(owner), runID).Result()
 		return err
 	})

@@ -127,12 +127,16 @@ func (l *Log) probe() {
 }
 
 // guard runs op, a read or a write of Redis under ctx, unless Redis was
-// found unreachable, and notes what came of it.
-func (l *Log) guard(ctx context.Context, op func() error) error {
+// found unreachable, and notes what came of it. op gets ctx bounded by
+// the log's callTimeout, and an op that outlives it found Redis
+// unreachable.
+func (l *Log) guard(ctx context.Context, op func(ctx context.Context) error) error {
 	if err := l.circuit.open(); err != nil {
 		return err
 	}
-	err := op()
+	octx, cancel := context.WithTimeout(ctx, l.callTimeout)
+	defer cancel()
+	err := op(octx)
 	l.circuit.note(ctx, err)
 	return err
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -165,6 +166,72 @@ func TestLog_ReadsAfterRedisIsFoundUnreachableFailWithoutARoundTrip(t *testing.T
 	}
 	if n := sent.Count() - before; n != 0 {
 		t.Fatalf("%d reads went to the Redis found unreachable", n)
+	}
+}
+
+func TestLog_ACallToAPartitionedRedisEndsAtTheLogsBound(t *testing.T) {
+	shared := testClient(t)
+	// Once partitioned, the client's dials hang (no DialTimeout: a
+	// dropped SYN is answered by nothing) and its connections are gone.
+	var partitioned atomic.Bool
+	healed := make(chan struct{}) // closed to end the dials still hanging
+	var mu sync.Mutex
+	var conns []net.Conn
+	client := redis.NewClient(&redis.Options{Addr: testAddr(), DialTimeout: -1, DialerRetries: 1,
+		Dialer: func(ctx context.Context, network, addr string) (net.Conn, error) {
+			if partitioned.Load() {
+				select {
+				case <-ctx.Done():
+					return nil, ctx.Err()
+				case <-healed:
+					return nil, errors.New("partitioned")
+				}
+			}
+			c, err := (&net.Dialer{}).DialContext(ctx, network, addr)
+			if err == nil {
+				mu.Lock()
+				conns = append(conns, c)
+				mu.Unlock()
+			}
+			return c, err
+		}})
+	defer client.Close()
+	prefix := testPrefix()
+	l, err := redislog.New(context.Background(), client, redislog.WithPrefix(prefix), redislog.WithCallTimeout(100*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		// Healed, so the client's subscription, redialling, lets Close
+		// end.
+		partitioned.Store(false)
+		close(healed)
+		_ = l.Close()
+		if keys, _ := shared.Keys(context.Background(), prefix+"*").Result(); len(keys) > 0 {
+			shared.Del(context.Background(), keys...)
+		}
+	}()
+	partitioned.Store(true)
+	mu.Lock()
+	for _, c := range conns {
+		c.Close()
+	}
+	mu.Unlock()
+	info := server.RunInfo{ID: uuid.NewString(), Agent: "a", Status: server.StatusRunning, CreatedAt: time.Now().UTC()}
+	created := make(chan error, 1)
+	go func() { created <- l.Create(context.Background(), info) }()
+	// The wait bounds a create that never returns; it times nothing.
+	select {
+	case err := <-created:
+		if err == nil || errors.Is(err, redislog.ErrUnavailable) {
+			t.Fatalf("the first create to the partitioned Redis: %v; want the deadline's error", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("a create to the partitioned Redis, under a context without deadline, never returned")
+	}
+	// It found Redis unreachable: the next call fails at once.
+	if _, err := l.Info(context.Background(), info.ID); !errors.Is(err, redislog.ErrUnavailable) {
+		t.Fatalf("a read after: %v; want ErrUnavailable", err)
 	}
 }
 

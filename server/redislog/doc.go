@@ -58,14 +58,19 @@
 // # Redis unreachable
 //
 // A read or write that finds Redis unreachable (a dial refused or timed
-// out, a connection dropped, a batch unanswered for 30 s) opens a
+// out, a connection dropped, a call unanswered for 30 s, the log's own
+// bound whatever the client's timeouts and the caller's context) opens a
 // circuit: from then on the log's writes (the batches, Update, Create,
 // Claim, the lease's renewal and its release at Close) and its reads
 // (Info, Tail, Runs, Prune, RelayCancel) fail at once with an error
 // wrapping [ErrUnavailable], without a round trip, until a probe (a PING
 // every 250 ms) finds Redis answering again. Only the first call to a
-// dead Redis waits out the client's dial timeouts and retries (give the
-// client short ones: DialTimeout, MaxRetries), so a server shutting down
+// dead Redis waits out the client's dial timeouts and retries: give the
+// client short ones (DialTimeout, MaxRetries, and DialerRetries, which
+// go-redis spends on every dial of every attempt, 100 ms apart: with
+// MaxRetries 1 and DialTimeout 1 s, a refused dial costs the first call
+// about 850 ms with the default DialerRetries of 5 and 20 ms with 1;
+// BenchmarkLog_FirstWriteToADeadRedis), so a server shutting down
 // does not spend its grace on writes that cannot succeed, and the runs'
 // streams still end with the records lost. A status change Update could
 // not store for that (a run's end, with the records it lost, or its

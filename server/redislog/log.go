@@ -72,7 +72,8 @@ type Log struct {
 	qmu         sync.Mutex
 	flushers    [flushers]flusher
 	queuedBytes int
-	maxQueued   int // maxQueuedBytes; tests lower it
+	maxQueued   int           // maxQueuedBytes; tests lower it
+	callTimeout time.Duration // callTimeout; tests lower it
 	room        chan struct{}
 	closed      bool
 }
@@ -102,7 +103,7 @@ func New(ctx context.Context, client redis.UniversalClient, opts ...Option) (*Lo
 	}
 	l := &Log{client: client, prefix: DefaultPrefix, lease: DefaultLease, replica: uuid.NewString(),
 		handlers: map[int]func(string){}, stop: make(chan struct{}),
-		room: make(chan struct{}), maxQueued: maxQueuedBytes, circuit: circuit{trip: make(chan struct{}, 1)}}
+		room: make(chan struct{}), maxQueued: maxQueuedBytes, callTimeout: callTimeout, circuit: circuit{trip: make(chan struct{}, 1)}}
 	for i := range l.flushers {
 		l.flushers[i].kick = make(chan struct{}, 1)
 	}
@@ -151,7 +152,7 @@ func (l *Log) Close() error {
 		l.wg.Wait()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		err = l.guard(ctx, func() error { return l.client.Del(ctx, l.replicaKey(l.replica)).Err() })
+		err = l.guard(ctx, func(ctx context.Context) error { return l.client.Del(ctx, l.replicaKey(l.replica)).Err() })
 	})
 	return err
 }
@@ -180,7 +181,7 @@ func (l *Log) keepLease() {
 			ctx, cancel := context.WithTimeout(context.Background(), l.lease/3)
 			// A renewal that timed out under its own deadline
 			// found Redis unreachable: note it as a write's.
-			_ = l.guard(context.Background(), func() error { return l.renew(ctx) })
+			_ = l.guard(context.Background(), func(context.Context) error { return l.renew(ctx) })
 			cancel()
 		}
 	}
@@ -216,7 +217,7 @@ func (l *Log) Create(ctx context.Context, info server.RunInfo) error {
 		status = server.StatusRunning
 	}
 	var ok int
-	err = l.guard(ctx, func() (err error) {
+	err = l.guard(ctx, func(ctx context.Context) (err error) {
 		ok, err = createScript.Run(ctx, l.client, []string{l.infoKey(info.ID)}, data, l.replica, string(status), l.nextStatusSeq()).Int()
 		return err
 	})
@@ -361,7 +362,7 @@ func (l *Log) Claim(ctx context.Context, runID, pauseID string, status server.Ru
 		return server.RunInfo{}, err
 	}
 	var ok int
-	err = l.guard(ctx, func() (err error) {
+	err = l.guard(ctx, func(ctx context.Context) (err error) {
 		ok, err = claimScript.Run(ctx, l.client, []string{l.infoKey(runID)}, pauseID, l.replica, data, string(status), l.nextStatusSeq()).Int()
 		return err
 	})
@@ -385,7 +386,7 @@ func (l *Log) Info(ctx context.Context, runID string) (server.RunInfo, error) {
 		return info, err
 	}
 	var alive int64
-	err = l.guard(ctx, func() (err error) {
+	err = l.guard(ctx, func(ctx context.Context) (err error) {
 		alive, err = l.client.Exists(ctx, l.replicaKey(owner)).Result()
 		return err
 	})
@@ -400,7 +401,7 @@ func (l *Log) Info(ctx context.Context, runID string) (server.RunInfo, error) {
 
 func (l *Log) read(ctx context.Context, runID string) (server.RunInfo, string, error) {
 	var vals []any
-	err := l.guard(ctx, func() (err error) {
+	err := l.guard(ctx, func(ctx context.Context) (err error) {
 		vals, err = l.client.HMGet(ctx, l.infoKey(runID), "info", "owner").Result()
 		return err
 	})
@@ -424,7 +425,7 @@ func (l *Log) read(ctx context.Context, runID string) (server.RunInfo, string, e
 // first: the transaction watches the run's record.
 func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, error) {
 	var out server.RunInfo
-	err := l.guard(ctx, func() error { return l.watchInterrupt(ctx, runID, &out) })
+	err := l.guard(ctx, func(ctx context.Context) error { return l.watchInterrupt(ctx, runID, &out) })
 	if errors.Is(err, redis.TxFailedErr) {
 		// Someone finished the run meanwhile: read what they wrote.
 		info, _, err := l.read(ctx, runID)
@@ -434,7 +435,7 @@ func (l *Log) interrupt(ctx context.Context, runID string) (server.RunInfo, erro
 		return server.RunInfo{}, fmt.Errorf("redislog: interrupt %s: %w", runID, err)
 	}
 	if out.FinishedAt != nil {
-		err := l.guard(ctx, func() error {
+		err := l.guard(ctx, func(ctx context.Context) error {
 			return l.client.ZAdd(ctx, l.finishedKey(), redis.Z{Score: float64(out.FinishedAt.UnixMilli()), Member: runID}).Err()
 		})
 		if err != nil {
@@ -512,7 +513,7 @@ func (l *Log) Tail(ctx context.Context, runID string, after int64) iter.Seq2[[]s
 	return func(yield func([]server.Record, error) bool) {
 		after = max(after, 0)
 		key := l.eventsKey(runID)
-		read := func(p redis.Cmdable, block time.Duration) *redis.XStreamSliceCmd {
+		read := func(ctx context.Context, p redis.Cmdable, block time.Duration) *redis.XStreamSliceCmd {
 			return p.XRead(ctx, &redis.XReadArgs{Streams: []string{key, strconv.FormatInt(after, 10) + "-0"},
 				Count: batchSize, Block: block})
 		}
@@ -527,10 +528,10 @@ func (l *Log) Tail(ctx context.Context, runID string, after int64) iter.Seq2[[]s
 			// One round trip tells an unknown run, and reads what the
 			// stream holds without waiting.
 			var exists *redis.IntCmd
-			err := l.guard(ctx, func() error {
+			err := l.guard(ctx, func(ctx context.Context) error {
 				_, err := l.client.Pipelined(ctx, func(p redis.Pipeliner) error {
 					exists = p.Exists(ctx, l.infoKey(runID))
-					first = read(p, -1)
+					first = read(ctx, p, -1)
 					return nil
 				})
 				return err
@@ -551,8 +552,8 @@ func (l *Log) Tail(ctx context.Context, runID string, after int64) iter.Seq2[[]s
 		for {
 			cmd := first
 			if cmd == nil {
-				err := l.guard(ctx, func() error {
-					cmd = read(l.client, blockFor)
+				err := l.guard(ctx, func(ctx context.Context) error {
+					cmd = read(ctx, l.client, blockFor)
 					return cmd.Err()
 				})
 				if cmd == nil {
@@ -630,7 +631,7 @@ func decode(streams []redis.XStream) (out []server.Record, last int64, end bool,
 // Prune removes finished runs that ended before cutoff and the oldest
 // finished runs beyond keep.
 func (l *Log) Prune(ctx context.Context, cutoff time.Time, keep int) (n int, err error) {
-	err = l.guard(ctx, func() (err error) {
+	err = l.guard(ctx, func(ctx context.Context) (err error) {
 		n, err = l.prune(ctx, cutoff, keep)
 		return err
 	})

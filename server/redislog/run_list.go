@@ -23,7 +23,7 @@ const MaxListedRuns = 10_000
 func (l *Log) Runs(ctx context.Context, q server.RunQuery) ([]server.RunInfo, error) {
 	head, tail := l.prefix+"run:{", "}:info"
 	var ids []string
-	err := l.guard(ctx, func() error {
+	err := l.guard(ctx, func(ctx context.Context) error {
 		iter := l.client.Scan(ctx, 0, globEscape(l.prefix)+"run:{*}:info", 500).Iterator()
 		for iter.Next(ctx) && len(ids) < MaxListedRuns {
 			key := iter.Val()
