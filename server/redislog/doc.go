@@ -15,8 +15,8 @@
 // Cluster slot: <prefix>run:{id}:events, a stream whose entry IDs are
 // "<seq>-0" and whose fields are t (the event type) and d (its JSON), and
 // <prefix>run:{id}:info, a hash holding the run's record and the replica
-// that owns it (with its status and pause id as fields of their own, for
-// the scripts that test them). Ending a run adds an end marker to its
+// that owns it (with its status, its pause id and the number of its last
+// status change as fields of their own, for the scripts that test them). Ending a run adds an end marker to its
 // stream (an entry with an automatic ID, which sorts after every record
 // and refuses later appends), so tails end at once, and lists the run in
 // the sorted

@@ -194,7 +194,8 @@ func (l *Log) eventsKey(runID string) string  { return l.prefix + "run:{" + runI
 func (l *Log) finishedKey() string            { return l.prefix + "runs:finished" }
 
 // The info hash holds the record's JSON (info), the replica driving the
-// run (owner), and, for the scripts to test, its status and pause id.
+// run (owner), and, for the scripts to test, its status, its pause id and
+// the number of its last status change (sseq, status_seq.go).
 
 // createScript registers a run unless it exists: KEYS[1] the info hash,
 // ARGV the record JSON, the owner, the status (running or queued) and
