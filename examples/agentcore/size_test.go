@@ -18,9 +18,11 @@ import (
 // few KB with the flags: what the agent runtime, the AgentCore server and the Bedrock provider
 // cost. It was 2,240,512 B on 2026-12-03 (linux/amd64, go1.26.8), after
 // the Bash parser (287 KB), the JSON-Schema validator (147 KB) and the
-// written-file guard (66 KB) left the binary; the bound fails on the
-// return of the parser or the validator.
-const overFloorBound = 2_350_000
+// written-file guard (66 KB) left the binary, and 2,351,104 B on
+// 2026-12-05, when the core's RunContext.FoldInto and State.SetString
+// took it a page (8 KB) further; the bound fails on the return of the
+// parser or the validator.
+const overFloorBound = 2_400_000
 
 // overCgoFloorBound is overFloorBound for the cgo build, whose floor links
 // go-sqlite3: 2,520,416 B on 2026-12-04, 210 KB more than on modernc
