@@ -27,8 +27,10 @@ const overFloorBound = 2_400_000
 // overCgoFloorBound is overFloorBound for the cgo build, whose floor links
 // go-sqlite3: 2,520,416 B on 2026-12-04, 210 KB more than on modernc
 // because modernc's floor already linked standard-library code the agent
-// also uses, which with go-sqlite3 counts as the agent's.
-const overCgoFloorBound = 2_560_000
+// also uses, which with go-sqlite3 counts as the agent's; 2,553,184 B on
+// d190a09 and 2,561,376 B on 2026-12-05, the same page FoldInto and
+// SetString added to the modernc build.
+const overCgoFloorBound = 2_600_000
 
 // cgoStaticBound is the issue-41 target for the Bedrock and SQLite
 // binary, 12 MB, which the cgo build linked static with SQLite's C library
