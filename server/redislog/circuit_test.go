@@ -246,6 +246,14 @@ func proxiedLog(t *testing.T, hooks ...redis.Hook) (*redislog.Log, *proxy, strin
 	for _, h := range hooks {
 		client.AddHook(h)
 	}
+	l, prefix := logOn(t, shared, client)
+	return l, p, prefix
+}
+
+// logOn opens a log under a prefix of its own through client, and at the
+// test's end closes both and deletes the prefix's keys through shared.
+func logOn(t *testing.T, shared, client *redis.Client) (*redislog.Log, string) {
+	t.Helper()
 	prefix := testPrefix()
 	l, err := redislog.New(context.Background(), client, redislog.WithPrefix(prefix))
 	if err != nil {
@@ -259,7 +267,7 @@ func proxiedLog(t *testing.T, hooks ...redis.Hook) (*redislog.Log, *proxy, strin
 			shared.Del(context.Background(), keys...)
 		}
 	})
-	return l, p, prefix
+	return l, prefix
 }
 
 // proxy forwards TCP connections to a Redis until cut, which closes its

@@ -85,20 +85,7 @@ func faultyLog(t *testing.T, f *faults) (*redislog.Log, string) {
 	shared := testClient(t)
 	client := redis.NewClient(&redis.Options{Addr: testAddr()})
 	client.AddHook(f)
-	prefix := testPrefix()
-	l, err := redislog.New(context.Background(), client, redislog.WithPrefix(prefix))
-	if err != nil {
-		client.Close()
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_ = l.Close()
-		client.Close()
-		if keys, _ := shared.Keys(context.Background(), prefix+"*").Result(); len(keys) > 0 {
-			shared.Del(context.Background(), keys...)
-		}
-	})
-	return l, prefix
+	return logOn(t, shared, client)
 }
 
 // faults is a client hook that fails every command as a refused dial
