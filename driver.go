@@ -7,15 +7,12 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
-	"github.com/paigasus/helikon/internal/straggler"
-	"github.com/paigasus/helikon/internal/workpool"
+	"github.com/paigasus/helikon/internal/callround"
 )
 
 // Run streams one run of the agent over input. See [Agent].
@@ -72,9 +69,8 @@ type driver struct {
 	// context's Done channel.
 	cancel  context.CancelFunc
 	runDone <-chan struct{}
-	// spreadTimer spreads the tool round under way to workers (toolRound).
-	spreadTimer *time.Timer
-	round       atomic.Pointer[toolRound]
+	// rounds runs the run's inline tool rounds (toolRound).
+	rounds callround.Spreader
 	// live is the run's live round, reused from round to round and then
 	// by later runs (liveRounds), and liveSpread the timer that spreads it
 	// once the driver sleeps (see executeToolsLive).
@@ -581,7 +577,9 @@ func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(
 			d.runInline(ctx, calls[i], &outs[i])
 		}
 	} else {
-		d.runRound(&toolRound{d: d, ctx: ctx, calls: calls, outs: outs})
+		r := &toolRound{d: d, ctx: ctx, calls: calls, outs: outs}
+		r.Init(len(calls), d.cfg.ParallelToolCalls, r)
+		d.rounds.Run(&r.Inline)
 	}
 	if ctx.Done() != nil && ctx.Err() != nil {
 		d.warnBrokenPromises(outs)
@@ -657,104 +655,19 @@ func (d *driver) warnBrokenPromises(outs []callOutcome) {
 	}
 }
 
-// handoffDelay is how long the calls of a round run one after another on
-// the driver's goroutine before the calls not started yet go to workers.
-// Most calls are done well within it (a lookup, a computation), and then
-// the round costs no hand-off at all; a round of calls that wait (on the
-// network, on each other) runs them side by side after it.
-const handoffDelay = 20 * time.Microsecond
-
-// toolRound is a round of calls that run inline (see inlineRound). The
-// driver's goroutine takes the calls one by one; if the round is still
-// running after handoffDelay, workers join in and take the calls nobody
-// has started, at most RunConfig.ParallelToolCalls at a time with the
-// driver. Either way the driver waits for every call.
+// toolRound is a round of calls that run inline (see inlineRound), the
+// driver's goroutine first and workers after callround.HandoffDelay, at
+// most RunConfig.ParallelToolCalls at a time with the driver.
 type toolRound struct {
+	callround.Inline
 	d     *driver
 	ctx   context.Context
 	calls []ToolCall
 	outs  []callOutcome
-	// next is the index of the first call nobody has taken, left the
-	// number of calls not finished.
-	next atomic.Int32
-	left atomic.Int32
-
-	mu sync.Mutex
-	// closed is set once the driver ran out of calls: no worker joins
-	// after it. done gets a token from the worker that finishes the
-	// round's last call, when the driver did not.
-	closed bool
-	done   chan struct{}
 }
 
-// take runs calls of the round until none is left to take; worker is set
-// on a worker's goroutine.
-func (r *toolRound) take(worker bool) {
-	for {
-		i := int(r.next.Add(1)) - 1
-		if i >= len(r.calls) {
-			return
-		}
-		r.d.runInline(r.ctx, r.calls[i], &r.outs[i])
-		if r.left.Add(-1) == 0 && worker {
-			r.done <- struct{}{}
-		}
-	}
-}
-
-// Run is a worker's share of the round: the calls nobody has taken when
-// it gets to run, which may be none.
-func (r *toolRound) Run() { r.take(true) }
-
-func (r *toolRound) spread() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	n := len(r.calls) - int(r.next.Load())
-	if b := r.d.cfg.ParallelToolCalls; b > 0 {
-		n = min(n, b-1) // the driver runs one
-	}
-	if r.closed || n <= 0 {
-		return
-	}
-	if r.done == nil {
-		r.done = make(chan struct{}, 1)
-	}
-	for range n {
-		workpool.Submit(r)
-	}
-}
-
-func (d *driver) runRound(r *toolRound) {
-	// The round is published before the timer is armed: a timer firing
-	// first (handoffDelay is short, a loaded machine slow) would find no
-	// round, and calls that wait on each other would wait for ever.
-	r.left.Store(int32(len(r.calls)))
-	d.round.Store(r)
-	if d.spreadTimer == nil {
-		d.spreadTimer = time.AfterFunc(handoffDelay, d.spreadRound)
-	} else {
-		d.spreadTimer.Reset(handoffDelay)
-	}
-	r.take(false)
-	d.spreadTimer.Stop()
-	r.mu.Lock()
-	r.closed = true
-	r.mu.Unlock()
-	// Calls still running are workers': a worker took each after spread
-	// made done, and the one that finishes the last sends on it.
-	if r.left.Load() != 0 {
-		<-r.done
-	}
-	d.round.Store(nil)
-}
-
-// spreadRound spreads the round under way when handoffDelay has passed;
-// a late timer of an earlier round at worst spreads the next one early.
-func (d *driver) spreadRound() {
-	if r := d.round.Load(); r != nil {
-		r.spread()
-	}
-}
+// RunCall runs the round's call i.
+func (r *toolRound) RunCall(i int) { r.d.runInline(r.ctx, r.calls[i], &r.outs[i]) }
 
 // executeToolsLive runs the calls of a round on workers (liveRound) while
 // the driver streams their governance events, so a caller sees
@@ -768,11 +681,7 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 		defer cancel()
 	}
 	r := d.liveRound(ctx, calls)
-	if len(calls) > 0 {
-		workpool.Submit((*firstShare)(r))
-	} else {
-		workpool.Submit(r) // a resumed round of none (hostile checkpoint) only ends
-	}
+	r.Submit()
 	// Made while the calls run: the driver waits for them on a processor
 	// of its own.
 	*r.ahead = makeRoundAhead(len(calls))
@@ -783,20 +692,19 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 			cancel()
 		}
 	}
-	// The round's start, taken by await when it first looks at the clock
-	// (see awaitClock).
+	// The round's start, taken by Await when it first looks at the clock.
 	var start time.Time
-	if !r.await(&start, forward) {
+	if !r.Await(ctx.Done(), &start, forward) {
 		if start.IsZero() {
 			start = time.Now()
 		}
 		// The driver sleeps until the round ends. The calls nobody has
 		// started get workers of their own once the round is
-		// handoffDelay old.
+		// callround.HandoffDelay old.
 		var spread <-chan time.Time
 		if len(calls) > 1 && d.cfg.ParallelToolCalls != 1 {
-			if rest := handoffDelay - time.Since(start); rest <= 0 {
-				r.spread()
+			if rest := callround.HandoffDelay - time.Since(start); rest <= 0 {
+				r.Spread()
 			} else {
 				if d.liveSpread == nil {
 					d.liveSpread = time.NewTimer(rest)
@@ -810,17 +718,16 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 		g := newGraceTimer(d.cfg)
 		defer g.Stop()
 		done := ctx.Done()
-		// From here the last worker to leave wakes the driver, unless it
-		// left already.
-		for finished := !r.state.CompareAndSwap(roundRunning, roundWaited); !finished; {
+		events, over, sleeps := r.Sleep()
+		for finished := !sleeps; !finished; {
 			select {
-			case ev := <-r.events:
+			case ev := <-events:
 				forward(ev)
-			case <-r.over:
+			case <-over:
 				finished = true
 			case <-spread:
 				spread = nil
-				r.spread()
+				r.Spread()
 			case <-done:
 				done = nil
 				g.Start()
@@ -842,10 +749,29 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 	return d.settleInto(calls, r.outs, r.ahead), true
 }
 
+// liveRound is a round of calls that run on workers while the driver
+// streams their events (executeToolsLive, callround.Live), with the calls
+// and outcomes it runs them on.
+type liveRound struct {
+	callround.Live[Event]
+	d     *driver
+	ctx   context.Context
+	calls []ToolCall
+	outs  []callOutcome
+	// ahead is what settling the round and the transition after it
+	// allocate, made while its calls run (round_ahead.go). It lies apart
+	// from the round: the driver writes it while a worker takes the
+	// round's calls.
+	ahead *roundAhead
+}
+
+// RunCall runs the round's call i.
+func (r *liveRound) RunCall(i int) { r.d.runUnlessCancelled(r.ctx, r.calls[i], &r.outs[i]) }
+
 // liveRounds holds the live rounds of ended runs for later runs. A run
 // keeps one for all its rounds, since every worker has left a round when
-// it ends (see liveRound.state), and for the same reason passes it on when
-// it ends; one the run gave up on is not reused (abandon).
+// it ends (see callround.Live), and for the same reason passes it on when
+// it ends; one the run gave up on is not reused (abandonCalls).
 var liveRounds sync.Pool
 
 // liveRound readies the run's live round for calls under ctx.
@@ -854,24 +780,18 @@ func (d *driver) liveRound(ctx context.Context, calls []ToolCall) *liveRound {
 	if r == nil {
 		r, _ = liveRounds.Get().(*liveRound)
 		if r == nil {
-			// events is unbuffered: a round's governance events are few,
-			// and the driver reads them until the round ends, so a worker
-			// sending one waits for it briefly at most. over holds the one
-			// token of the end of a round the driver sleeps on, so that
-			// the last worker leaves without waiting for the driver.
-			r = &liveRound{events: make(chan Event), over: make(chan struct{}, 1), gone: make(chan struct{}), ahead: new(roundAhead)}
+			r = &liveRound{ahead: new(roundAhead)}
 		}
 		r.d = d
 		d.live = r
 	}
 	// Each round has outcomes of its own: a call's ToolContext lives in
 	// its outcome, and a tool may keep it past its call.
-	// The first worker comes with the first call taken (firstShare).
-	first := min(len(calls), 1)
-	r.ctx, r.calls, r.outs, r.next, r.running, r.workers = ctx, calls, make([]callOutcome, len(calls)), first, first, 1
-	r.state.Store(roundRunning)
+	r.ctx, r.calls, r.outs = ctx, calls, make([]callOutcome, len(calls))
+	r.Start(len(calls), d.cfg.ParallelToolCalls, r)
+	events, gone := r.Events(), r.Gone()
 	for i := range r.outs {
-		r.outs[i].live, r.outs[i].gone = r.events, r.gone
+		r.outs[i].live, r.outs[i].gone = events, gone
 	}
 	return r
 }
@@ -885,194 +805,6 @@ func (d *driver) releaseLive() {
 		r.d, r.outs, *r.ahead = nil, nil, roundAhead{}
 		liveRounds.Put(r)
 	}
-}
-
-// liveRound is a round of calls that run on workers while the driver
-// streams their events (executeToolsLive). It is the job of each worker
-// on it: a worker takes the calls nobody has taken, one after another,
-// until none is left or the driver gave up on the round. The round starts
-// on one worker, so a round of quick calls costs one hand-off; spread adds
-// workers, at most RunConfig.ParallelToolCalls in all.
-type liveRound struct {
-	d     *driver
-	ctx   context.Context
-	calls []ToolCall
-	outs  []callOutcome
-	// events carries the calls' governance events; over gets a token
-	// when the last worker leaves a round the driver sleeps on (state).
-	events chan Event
-	over   chan struct{}
-	// gone is closed when the driver gives up on the round.
-	gone chan struct{}
-	// ahead is what settling the round and the transition after it
-	// allocate, made while its calls run (round_ahead.go). It lies apart
-	// from the round: the driver writes it while a worker takes the
-	// round's calls.
-	ahead *roundAhead
-
-	mu sync.Mutex
-	// next is the first call nobody has taken; running counts the calls
-	// taken and not finished, workers the workers on the round.
-	next      int
-	running   int
-	workers   int
-	abandoned bool
-	// state says whether the last worker has left the round, every call
-	// finished, and whether the driver sleeps until it does.
-	state atomic.Int32
-}
-
-// The states of a live round: its calls running, ended (the last worker
-// left it), or running with the driver asleep on over (waited).
-const (
-	roundRunning int32 = iota
-	roundEnded
-	roundWaited
-)
-
-// awaitSpins is how many times the driver yields its processor between
-// two looks at the round's events, its context and the clock while it
-// waits for a young round.
-const awaitSpins = 8
-
-// awaitClock is the yield at which the driver first looks at the clock
-// while it waits for a round, taking the round's start. A read of the
-// clock costs a virtual machine about as much as a yield, so a round of
-// quick calls (a few yields, most rounds) costs none; a round still
-// running then is waited for handoffDelay more, about 25 µs in all.
-const awaitClock = 2 * awaitSpins
-
-// spinners counts the drivers waiting for a round without sleeping (see
-// await). At most half the processors' worth do: a busy process (many
-// runs in flight) has no idle processor to spare, and there drivers that
-// yield again and again only delay the workers they wait for.
-var spinners atomic.Int32
-
-// await waits for the round to end while it is young, forwarding its
-// events, and reports whether it ended. The driver does not sleep
-// meanwhile: it looks whether the round ended (state, one load)
-// workpool.Looks times, then yields its processor to the worker, and
-// again, so a round of quick calls, most rounds, ends without waking it
-// (a sleeping driver costs the worker a wake-up, which on an idle
-// processor is a system call and a thread switch). It looks at the
-// round's events and its context only every awaitSpins yields, since a
-// select costs more than a yield, and at the clock from awaitClock
-// yields on, setting start at the first look. False means the round is
-// still running handoffDelay after start, or the run was cancelled, or
-// other drivers already wait this way (see spinners).
-func (r *liveRound) await(start *time.Time, forward func(Event)) bool {
-	if spinners.Add(1) > int32(workpool.Procs()/2) {
-		spinners.Add(-1)
-		return false
-	}
-	defer spinners.Add(-1)
-	done := r.ctx.Done()
-	for i := 1; ; i++ {
-		for range workpool.Looks {
-			if r.state.Load() == roundEnded {
-				return true
-			}
-		}
-		if i%awaitSpins == 0 {
-			select {
-			case ev := <-r.events:
-				forward(ev)
-			case <-done:
-				return false
-			default:
-			}
-			switch {
-			case i < awaitClock:
-			case start.IsZero():
-				*start = time.Now()
-			case time.Since(*start) >= handoffDelay:
-				return false
-			}
-		}
-		runtime.Gosched()
-	}
-}
-
-// Run is a worker's share of the round.
-func (r *liveRound) Run() {
-	r.mu.Lock()
-	r.take()
-}
-
-// firstShare is the share of the round's first worker, which starts
-// with the first call already taken (see liveRound): a round of one call,
-// most rounds, then costs its worker one lock, not three.
-type firstShare liveRound
-
-// Run runs the first call, then takes calls as any worker does.
-func (f *firstShare) Run() {
-	r := (*liveRound)(f)
-	r.run(0)
-	r.take()
-}
-
-// take runs the calls nobody has taken, one after another, and leaves
-// the round when none is left. It is called with mu held and returns with
-// it released; the lock taken after a call serves the next take too.
-func (r *liveRound) take() {
-	for {
-		i := r.next
-		if i >= len(r.calls) || r.abandoned {
-			// A worker leaves only when no call is left to take, so spread
-			// adds none after the last has left.
-			r.workers--
-			last := r.workers == 0 && !r.abandoned
-			r.mu.Unlock()
-			if last && !r.state.CompareAndSwap(roundRunning, roundEnded) {
-				// The driver sleeps (roundWaited). Never blocks: it
-				// takes the round's one token before the next round.
-				r.over <- struct{}{}
-			}
-			return
-		}
-		r.next++
-		r.running++
-		r.mu.Unlock()
-		r.run(i)
-	}
-}
-
-// run runs call i, taken, and returns with mu held.
-func (r *liveRound) run(i int) {
-	r.d.runUnlessCancelled(r.ctx, r.calls[i], &r.outs[i])
-	r.mu.Lock()
-	r.running--
-	if r.abandoned {
-		straggler.Done()
-	}
-}
-
-func (r *liveRound) spread() {
-	r.mu.Lock()
-	n := len(r.calls) - r.next
-	if b := r.d.cfg.ParallelToolCalls; b > 0 {
-		n = min(n, b-r.workers)
-	}
-	if r.abandoned || n <= 0 {
-		r.mu.Unlock()
-		return
-	}
-	r.workers += n
-	r.mu.Unlock()
-	for range n {
-		workpool.Submit(r)
-	}
-}
-
-// abandon gives up on the calls still running and returns how many there
-// were; no worker takes another call after it.
-func (r *liveRound) abandon() int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.abandoned = true
-	r.d.live = nil
-	straggler.Add(r.running)
-	return r.running
 }
 
 // stopper returns the context a step of the run runs under and the cancel

@@ -211,8 +211,8 @@ func (d *driver) abandonModel(q *modelQueue) {
 }
 
 func (d *driver) abandonCalls(r *liveRound, calls []ToolCall) {
-	n := r.abandon()
-	close(r.gone)
+	n := r.Abandon()
+	d.live = nil
 	if n == 0 {
 		return
 	}
