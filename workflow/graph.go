@@ -56,8 +56,11 @@ type GraphAgent struct {
 	desc []int
 	// fedNodes counts the nodes with predecessors and links the edges
 	// (repeats dropped): the nodes' inputs hold fedNodes copies of the
-	// run's input and links labels.
-	fedNodes, links int
+	// run's input and links labels. labelled counts the nodes with
+	// successors, which a run labels once, and labelHeads sums their
+	// labels' heads (labelSize). They are int32s, which any graph's
+	// counts fit, so that a small graph's build fills one size class.
+	fedNodes, links, labelled, labelHeads int32
 }
 
 type graphNode struct {
@@ -208,10 +211,13 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 		}
 		if len(n.succs) == 0 {
 			sinks = append(sinks, i)
+		} else {
+			g.labelled++
+			g.labelHeads += int32(labelSize(n.key))
 		}
 		if len(n.preds) > 0 {
 			g.fedNodes++
-			g.links += len(n.preds)
+			g.links += int32(len(n.preds))
 		}
 	}
 	// The counts are spent: they hold the cycle check's in-degrees and
@@ -394,107 +400,143 @@ type nodeRun struct {
 	part  [1]helikon.ContentPart
 }
 
+// graphRun is one run of a graph: its wavefront's standing, the fan-in
+// running its nodes and the room their inputs take. start and finish are
+// methods on it rather than closures over runNodes' variables, which
+// cost every read of them an indirection through the closure.
+type graphRun struct {
+	g     *GraphAgent
+	ctx   context.Context
+	rc    *helikon.RunContext
+	input []helikon.Item
+	f     *fanIn
+	nodes []nodeRun
+	outs  []helikon.ChildOutcome
+	// ready holds the nodes free to start, in the order they became so.
+	ready    []int
+	children []helikon.RunContext // the nodes' contexts, made at the first start
+	running  int
+	room     nodeInputs
+}
+
 // runNodes runs the graph's wavefront: from the roots, or, resuming, from
 // the paused nodes with the finished ones as prior records them. The
 // fan-in runs the ready nodes on this goroutine first (see fanIn).
 func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, yield func(helikon.Event) bool) {
 	n := len(g.nodes)
-	var f *fanIn
-	var nodes []nodeRun
-	var room nodeInputs
-	if k := g.fedNodes*len(input) + g.links; n <= smallGraphNodes && k <= smallRunItems {
-		r := new(smallRun)
-		f = r.fan.init(ctx, n)
-		nodes, room.items = r.nodes[:n], r.items[:k]
+	r := &graphRun{}
+	if k := g.roomItems(len(input)); n <= smallGraphNodes && k <= smallRunItems {
+		s := new(smallRun)
+		r.f = s.fan.init(ctx, n)
+		r.nodes, r.room.items, r.ready = s.nodes[:n], s.items[:k], s.ready[:0]
 	} else {
-		f = newFanIn(ctx, n)
-		nodes = make([]nodeRun, n)
+		r.f, r.nodes, r.ready = newFanIn(ctx, n), make([]nodeRun, n), make([]int, 0, n)
 	}
+	f := r.f
 	defer f.close()
 	f.graph, f.desc = true, g.desc
+	r.g, r.ctx, r.rc, r.input, r.outs = g, ctx, rc, input, f.outs
 
-	outs := f.outs
-	ready := make([]int, 0, n)        // nodes free to start, in the order they became so
-	var children []helikon.RunContext // the nodes' contexts, made at the first start
-	running := 0
-	// start hands node i to the fan-in: it returns false when the
-	// consumer stopped.
-	start := func(i int) bool {
-		nodes[i].status = nodeRunning
-		f.later &^= 1 << i
-		if children == nil {
-			children = rc.Children(n)
-		}
-		nodes[i].child = &children[i]
-		running++
-		return f.add(i, g.nodes[i].agent, nodes[i].child, g.nodeInput(input, i, nodes, outs, &room), nodes[i].resumeAt, yield)
-	}
-	// finish settles node i, which ended, and readies the successors it
-	// was the last to hold up.
-	finish := func(i int) {
-		node := &g.nodes[i]
-		helikon.SubagentStopped(ctx, rc, node.agent.Name())
-		switch {
-		case outs[i].Paused != nil:
-			// Its descendants wait for it; independent nodes run on.
-			nodes[i].status = nodePaused
-		case outs[i].Err != nil:
-			nodes[i].status = nodeFailed
-			g.skipDescendants(i, nodes)
-			if g.desc != nil {
-				f.later &^= g.desc[i] // skipped: they never start
+	nodes, outs := r.nodes, r.outs
+	if prior == nil {
+		// A fresh run: every node waits for all its predecessors, and the
+		// roots, in declaration order, are ready.
+		for i := range nodes {
+			if nodes[i].waiting = len(g.nodes[i].preds); nodes[i].waiting == 0 {
+				r.ready = append(r.ready, i)
 			}
-		default:
-			nodes[i].status = nodeDone
-			rc.State().SetString(node.key, outs[i].Final)
-			for _, s := range node.succs {
-				if nodes[s].waiting--; nodes[s].waiting == 0 && nodes[s].status == nodePending {
-					ready = append(ready, s)
+		}
+		f.later = 1<<n - 1
+	} else {
+		for i, ch := range prior {
+			switch ch.Status {
+			case helikon.ChildDone:
+				nodes[i].status = nodeDone
+				outs[i] = helikon.ChildOutcome{Final: ch.Output, Usage: ch.Usage, Finished: true}
+				rc.State().SetString(g.nodes[i].key, ch.Output)
+			case helikon.ChildPaused:
+				nodes[i].resumeAt = &ResumePoint{Frame: ch.Frame, Decisions: ds}
+			}
+		}
+		for i := range g.nodes {
+			for _, p := range g.nodes[i].preds {
+				if nodes[p].status != nodeDone {
+					nodes[i].waiting++
+				}
+			}
+			if nodes[i].status == nodePending {
+				f.later |= 1 << i
+				if nodes[i].waiting == 0 {
+					r.ready = append(r.ready, i)
 				}
 			}
 		}
 	}
-	for i, ch := range prior {
-		switch ch.Status {
-		case helikon.ChildDone:
-			nodes[i].status = nodeDone
-			outs[i] = helikon.ChildOutcome{Final: ch.Output, Usage: ch.Usage, Finished: true}
-			rc.State().SetString(g.nodes[i].key, ch.Output)
-		case helikon.ChildPaused:
-			nodes[i].resumeAt = &ResumePoint{Frame: ch.Frame, Decisions: ds}
-		}
-	}
-	for i := range g.nodes {
-		for _, p := range g.nodes[i].preds {
-			if nodes[p].status != nodeDone {
-				nodes[i].waiting++
-			}
-		}
-		if nodes[i].status == nodePending {
-			f.later |= 1 << i
-			if nodes[i].waiting == 0 {
-				ready = append(ready, i)
-			}
-		}
-	}
 	for {
-		for _, i := range ready {
-			if !start(i) {
+		for _, i := range r.ready {
+			if !r.start(i, yield) {
 				return
 			}
 		}
-		ready = ready[:0]
-		if running == 0 {
+		r.ready = r.ready[:0]
+		if r.running == 0 {
 			break
 		}
 		i, ok := f.next(yield)
 		if !ok {
 			return
 		}
-		running--
-		finish(i)
+		r.running--
+		r.finish(i)
 	}
+	r.end(yield)
+}
 
+// start hands node i to the fan-in: it returns false when the consumer
+// stopped.
+func (r *graphRun) start(i int, yield func(helikon.Event) bool) bool {
+	node := &r.nodes[i]
+	node.status = nodeRunning
+	r.f.later &^= 1 << i
+	if r.children == nil {
+		r.children = r.rc.Children(len(r.nodes))
+	}
+	node.child = &r.children[i]
+	r.running++
+	return r.f.add(i, r.g.nodes[i].agent, node.child, r.g.nodeInput(r.input, i, r.nodes, r.outs, &r.room), node.resumeAt, yield)
+}
+
+// finish settles node i, which ended, and readies the successors it was
+// the last to hold up.
+func (r *graphRun) finish(i int) {
+	g, nodes, o := r.g, r.nodes, &r.outs[i]
+	node := &g.nodes[i]
+	helikon.SubagentStopped(r.ctx, r.rc, node.agent.Name())
+	switch {
+	case o.Paused != nil:
+		// Its descendants wait for it; independent nodes run on.
+		nodes[i].status = nodePaused
+	case o.Err != nil:
+		nodes[i].status = nodeFailed
+		g.skipDescendants(i, nodes)
+		if g.desc != nil {
+			r.f.later &^= g.desc[i] // skipped: they never start
+		}
+	default:
+		nodes[i].status = nodeDone
+		r.rc.State().SetString(node.key, o.Final)
+		for _, s := range node.succs {
+			if nodes[s].waiting--; nodes[s].waiting == 0 && nodes[s].status == nodePending {
+				r.ready = append(r.ready, s)
+			}
+		}
+	}
+}
+
+// end ends a run whose nodes have all ended or wait on a paused one: it
+// fails, pauses or completes with the sinks' output.
+func (r *graphRun) end(yield func(helikon.Event) bool) {
+	g, ctx, rc, nodes, outs := r.g, r.ctx, r.rc, r.nodes, r.outs
 	var total helikon.Usage
 	var failed []ChildFailure
 	var skipped []string
@@ -522,7 +564,7 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 		return
 	}
 	if paused {
-		g.pause(rc, input, nodes, outs, total, yield)
+		g.pause(rc, r.input, nodes, outs, total, yield)
 		return
 	}
 	final, content := outs[g.sinks[0]].Final, outs[g.sinks[0]].Content
@@ -569,17 +611,27 @@ func (g *GraphAgent) pause(rc *helikon.RunContext, input []helikon.Item, nodes [
 // nodeInputs holds room for the nodes' inputs within one run: items for
 // every node's input not built yet, made at its first use (or with the
 // run's nodes, for a small graph), one array for all the nodes rather
-// than one for each. A label's content lives in its node's nodeRun.
+// than one for each, and text, the bytes of every label built so far. A
+// label's content lives in its node's nodeRun.
 type nodeInputs struct {
 	items []helikon.Item
+	// text holds the labels' texts one after another: each label is a
+	// substring of what it held once the label was written, which a
+	// later write never changes. The first label reserves room for the
+	// rest (see nodeInput), so a small graph's labels cost one
+	// allocation for all their bytes.
+	text strings.Builder
+	// labelled counts the labels built so far.
+	labelled int
 }
 
-// smallRun holds a run of a small graph's fan-in, nodes and their
+// smallRun holds a run of a small graph, its fan-in, nodes and their
 // inputs' items in one allocation, when the inputs need no more than
 // smallRunItems: a diamond on a one-message input needs 7.
 type smallRun struct {
 	fan   smallFanIn
 	nodes [smallGraphNodes]nodeRun
+	ready [smallGraphNodes]int
 	items [smallRunItems]helikon.Item
 }
 
@@ -600,27 +652,30 @@ func (g *GraphAgent) nodeInput(input []helikon.Item, i int, nodes []nodeRun, out
 		// The first fed node makes room for all of them; a node built
 		// again (none is today) gets room of its own rather than a slice
 		// out of range.
-		room.items = make([]helikon.Item, max(n, g.fedNodes*len(input)+g.links))
+		room.items = make([]helikon.Item, max(n, g.roomItems(len(input))))
 	}
 	// Capped at its length: a child that appends to its input copies it
 	// rather than writing into the next node's.
 	in := room.items[:len(input):n]
 	room.items = room.items[n:]
 	copy(in, input)
-	// The labels this node is the first to need share one builder's
-	// bytes: one allocation rather than a concatenation per label. Each
-	// label is a substring of what the builder held after it, which a
-	// later write never changes.
-	size := 0
+	finals, labels := 0, 0
 	for _, p := range preds {
 		if nodes[p].label.Content == nil {
-			size += len(labelHead) + len(g.nodes[p].key) + len(labelTail) + len(outs[p].Final)
+			finals += len(outs[p].Final)
+			labels++
 		}
 	}
-	var text strings.Builder
-	text.Grow(size)
+	if labels > 0 && room.labelled == 0 {
+		// The first labels reserve room for the others: their heads,
+		// known since the build, and texts as long as these labels'
+		// on average (some labelSlack at least).
+		rest := int(g.labelled) - labels
+		room.text.Grow(int(g.labelHeads) + finals + rest*max(finals/labels, labelSlack))
+	}
 	for _, p := range preds {
 		if nodes[p].label.Content == nil {
+			text := &room.text
 			start := text.Len()
 			text.WriteString(labelHead)
 			text.WriteString(g.nodes[p].key)
@@ -631,8 +686,21 @@ func (g *GraphAgent) nodeInput(input []helikon.Item, i int, nodes []nodeRun, out
 		}
 		in = append(in, nodes[p].label)
 	}
+	room.labelled += labels
 	return in
 }
+
+// roomItems is how many items the nodes' inputs hold in a run on an
+// input of n items.
+func (g *GraphAgent) roomItems(n int) int { return int(g.fedNodes)*n + int(g.links) }
+
+// labelSize is the length of the head of node key's label: labelHead, the
+// name, labelTail.
+func labelSize(key string) int { return len(labelHead) + len(key) + len(labelTail) }
+
+// labelSlack is the room the first labels of a run reserve for each of
+// the others' texts, at least.
+const labelSlack = 32
 
 // A predecessor's label in a node's input: labelHead, its name, labelTail,
 // its final text.

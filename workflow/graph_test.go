@@ -265,6 +265,44 @@ func sameRotation(got, want []string) bool {
 	return false
 }
 
+// The labels of a run share one array of bytes, which grows when a label
+// does not fit the room the first ones reserved: here each node's output
+// outgrows it, and every node still sees each predecessor's whole text.
+func TestGraph_LabelsKeepTheirTextsAsTheirBytesGrow(t *testing.T) {
+	texts := map[string]string{"a": strings.Repeat("a", 200), "b": strings.Repeat("b", 1000), "c": strings.Repeat("c", 3000), "d": "done"}
+	models := map[string]*mock.Model{}
+	opts := []workflow.GraphOption{
+		workflow.Edge("a", "b"), workflow.Edge("a", "c"), workflow.Edge("b", "c"),
+		workflow.Edge("a", "d"), workflow.Edge("b", "d"), workflow.Edge("c", "d"),
+	}
+	for _, name := range []string{"a", "b", "c", "d"} {
+		models[name] = mock.Scripted(mock.Text(texts[name]))
+		opts = append(opts, workflow.Node(name, mustAgent(t, name, models[name])))
+	}
+	g, err := workflow.NewGraph("g", opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := helikon.Collect(g.Run(context.Background(), nil, helikon.UserText("go")))
+	if err != nil || res.FinalOutput != "done" {
+		t.Fatalf("run: %v, final %q", err, res.FinalOutput)
+	}
+	label := func(name string) string { return "Output of " + name + ":\n" + texts[name] }
+	for name, want := range map[string][]string{
+		"b": {"go", label("a")},
+		"c": {"go", label("a"), label("b")},
+		"d": {"go", label("a"), label("b"), label("c")},
+	} {
+		var got []string
+		for _, it := range models[name].Requests()[0].Messages {
+			got = append(got, it.Text())
+		}
+		if !slicesEqual(got, want) {
+			t.Errorf("%s saw %.80q…, want %.80q…", name, got, want)
+		}
+	}
+}
+
 func TestGraph_ARepeatedEdgeHasNoFurtherEffect(t *testing.T) {
 	bModel := mock.Scripted(mock.Text("B"))
 	g, err := workflow.NewGraph("g",
@@ -397,15 +435,15 @@ func TestGraph_EndsWithTheSinksTextSharingItsContentWhenThatIsAllItSaid(t *testi
 
 // diamondLayerAllocs is what one run of a diamond allocates beyond its
 // nodes' runs (TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn).
-const diamondLayerAllocs = 23
+const diamondLayerAllocs = 22
 
 // TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn counts what one run of
 // a diamond allocates beyond its nodes' runs (they replay a finished run)
 // and its run context (made once, outside), consumed by a plain range:
 // the build (1), the stream and its stamping (2), the fan-in with the
 // nodes' run slots and inputs (1), the yield it forwards through (1), the
-// children's contexts and action handles (1), the labels' text (2, one
-// per node the labels are built for) and parts (3), the graph's own
+// children's contexts and action handles (1), the labels' text (1, for
+// all of them: the first reserves room for the others) and parts (3), the graph's own
 // events (RunStarted, four AgentUpdated, the final message sharing the
 // sink's content, RunCompleted: 7), the replaying nodes' streams (4) and
 // the range's loop body, which the stream keeps (1).
