@@ -152,7 +152,13 @@ func (t *AgentTool) follow(tc *ToolContext, sub *RunContext, stream iter.Seq[Eve
 	for ev := range stream {
 		o.See(ev)
 		if tc.call != nil && forwards(ev) {
-			tc.call.emit(SubRunEvent{CallID: tc.CallID, Tool: t.name, Agent: t.agent.Name(), Event: ev, At: EventTime(ev)})
+			// The sub-run's time, or now for an agent that sends an event
+			// without one: every event of the calling run carries its time.
+			at := EventTime(ev)
+			if at.IsZero() {
+				at = now()
+			}
+			tc.call.emit(SubRunEvent{CallID: tc.CallID, Tool: t.name, Agent: t.agent.Name(), Event: ev, At: at})
 		}
 	}
 	o.End(t.agent.Name())

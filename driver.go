@@ -301,18 +301,20 @@ func (d *driver) finish(ctx context.Context, state LoopState, yield func(Event) 
 		if hooked(d.rc, d.a.hooks) {
 			fireHooks(ctx, d.rc, d.a.hooks, &HookEvent{Kind: OnRunComplete, Agent: d.a.name})
 		}
-		done := RunCompleted{Agent: d.a.name, Usage: s.Usage, Structured: d.a.output != nil, At: now()}
+		done := RunCompleted{Agent: d.a.name, Usage: s.Usage, Structured: d.a.output != nil}
 		if d.handedOff {
 			done.Agent, done.Structured = d.lastAgent, d.lastStructured
 		}
 		if d.fold != nil {
 			// What the observe yield does with a RunCompleted, and the
-			// parent's See, without boxing the event for either.
+			// parent's See, without boxing the event for either, nor
+			// reading the clock for a time no one sees.
 			done.Usage = d.settleUsage()
 			endTrace(d.obs.trace, done.Usage, nil)
 			d.fold.completed(done)
 			return
 		}
+		done.At = now()
 		yield(done)
 	case Failed:
 		yield(RunFailed{At: now(), Err: s.Err})

@@ -119,6 +119,58 @@ func TestRun_EveryEventButTheRawDeltasCarriesWhenItHappened(t *testing.T) {
 	}
 }
 
+// An LLM agent's run gives a time to the events it forwards from an agent
+// that sends them without one, a handoff target's or an agent tool's sub-run's,
+// so that every event of the run but the raw deltas carries its time (a
+// workflow's fan-out forwards its LLM children's events unstamped).
+func TestRun_EventsForwardedFromAnAgentWithoutTimesGetTheirs(t *testing.T) {
+	// untimed answers with a message and a completion that carry no time.
+	untimed := agentFunc("untimed", func(_ context.Context, yield func(helikon.Event) bool) {
+		msg := helikon.Item{Role: helikon.RoleAssistant, Agent: "untimed", Content: []helikon.ContentPart{helikon.TextPart{Text: "raw"}}}
+		_ = yield(helikon.MessageOutput{Item: msg}) && yield(helikon.RunCompleted{Agent: "untimed"})
+	})
+	tool, err := helikon.AgentAsTool(untimed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name  string
+		agent *helikon.LLMAgent
+	}{
+		{"handoff target", mustAgent(t, "front", mock.Scripted(transfer("untimed")), helikon.WithHandoffs(helikon.HandoffTo(untimed)))},
+		{"agent tool", mustAgent(t, "front", mock.Scripted(
+			mock.ToolCalls(mock.Call{ID: "c1", Name: "untimed", Args: `{"input":"go"}`}), mock.Text("done")), helikon.WithTools(tool))},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			before := time.Now()
+			res, err := helikon.Collect(tc.agent.Run(context.Background(), nil, helikon.UserText("go")))
+			if err != nil {
+				t.Fatal(err)
+			}
+			after := time.Now()
+			forwarded := 0
+			for i, ev := range res.Events {
+				switch e := ev.(type) {
+				case helikon.TokenDelta, helikon.ReasoningDelta, helikon.ToolCallDelta:
+					continue
+				case helikon.MessageOutput:
+					if e.Item.Agent == "untimed" {
+						forwarded++
+					}
+				case helikon.SubRunEvent:
+					forwarded++
+				}
+				if at := helikon.EventTime(ev); at.Before(before) || at.After(after) {
+					t.Errorf("event %d %T at %v, not within the run [%v, %v]", i, ev, at, before, after)
+				}
+			}
+			if forwarded == 0 {
+				t.Fatalf("no event of the untimed agent in %d events", len(res.Events))
+			}
+		})
+	}
+}
+
 func TestRun_ParallelToolCallsOverlapInTheirEventTimes(t *testing.T) {
 	// Each call returns only once both have started, so the two run at
 	// once whatever the scheduler does; their spans must overlap.

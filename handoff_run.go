@@ -64,6 +64,13 @@ func (d *driver) followHandoff(ctx context.Context, target string, child *RunCon
 		case MessageOutput:
 			last = e.Item.Text()
 		}
+		// Every event of an LLM agent's run carries its time, as a
+		// workflow's fan-out relies on (its children's events skip its
+		// stamping); a target that is not an LLM agent may send one
+		// without.
+		if unstamped(ev) {
+			ev = ev.(timed).withAt(now())
+		}
 		if !yield(ev) {
 			return nil, false
 		}

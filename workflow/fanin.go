@@ -96,6 +96,10 @@ type fanIn struct {
 	// forward, made on first use, is the yield it streams through.
 	inline  inlineRun
 	forward func(helikon.Event) bool
+	// direct is the consumer's own yield beneath the one the fan-in is
+	// given (see fanOut): the inline children's announcements, and the
+	// events of those that stamp their own, take it.
+	direct func(helikon.Event) bool
 	// A graph's node run on the consumer's goroutine holds back every
 	// node that would become ready meanwhile, since only the consumer
 	// starts nodes: next runs child i there only if every node not added
@@ -218,7 +222,7 @@ func (f *fanIn) toPool(i int, yield func(helikon.Event) bool) bool {
 	f.mu.Lock()
 	f.pool()
 	f.mu.Unlock()
-	if !yield(announce(f.kids[i].agent)) {
+	if !f.direct(announce(f.kids[i].agent)) {
 		return false
 	}
 	f.pooled.Add(1)
@@ -437,11 +441,14 @@ func (f *fanIn) flush(yield func(helikon.Event) bool) bool {
 // consumer's and goes on up. It is false when the consumer stopped.
 func (f *fanIn) runInline(i int, yield func(helikon.Event) bool) (ok bool) {
 	c := &f.kids[i]
-	if !yield(announce(c.agent)) {
+	if !f.direct(announce(c.agent)) {
 		return false
 	}
 	in := &f.inline
-	*in = inlineRun{o: &f.outs[i], yield: yield, ok: true}
+	*in = inlineRun{o: &f.outs[i], yield: yield, out: yield, ok: true}
+	if stampsEvents(c.agent) {
+		in.out = f.direct
+	}
 	if f.forward == nil {
 		f.forward = f.forwardInline()
 	}
@@ -464,8 +471,11 @@ func (f *fanIn) runInline(i int, yield func(helikon.Event) bool) (ok bool) {
 
 // inlineRun is the child a fanIn runs on the consumer's goroutine.
 type inlineRun struct {
-	o       *helikon.ChildOutcome
-	yield   func(helikon.Event) bool
+	o     *helikon.ChildOutcome
+	yield func(helikon.Event) bool
+	// out is where the child's events go: yield, or the fan-in's direct
+	// yield for a child that stamps its own.
+	out     func(helikon.Event) bool
 	inYield bool // yield is running: a panic now is the consumer's
 	ok      bool // false once yield refused an event
 }
@@ -485,7 +495,7 @@ func (f *fanIn) forwardInline() func(helikon.Event) bool {
 			return true
 		}
 		in.inYield = true
-		in.ok = (f.pooled.Load() == 0 || f.flush(in.yield)) && in.yield(ev)
+		in.ok = (f.pooled.Load() == 0 || f.flush(in.yield)) && in.out(ev)
 		in.inYield = false
 		return in.ok
 	}

@@ -372,12 +372,13 @@ const (
 // Run streams one run of the graph. See [Agent].
 func (g *GraphAgent) Run(ctx context.Context, rc *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
+		direct := yield
 		ctx, rc, yield, done, ok := g.begin(ctx, rc, yield)
 		if !ok {
 			return
 		}
 		defer done()
-		g.runNodes(ctx, rc, input, nil, nil, yield)
+		g.runNodes(ctx, rc, input, nil, nil, fanOut{yield: yield, direct: direct})
 	}
 }
 
@@ -422,8 +423,9 @@ type graphRun struct {
 // runNodes runs the graph's wavefront: from the roots, or, resuming, from
 // the paused nodes with the finished ones as prior records them. The
 // fan-in runs the ready nodes on this goroutine first (see fanIn).
-func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, yield func(helikon.Event) bool) {
+func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, out fanOut) {
 	n := len(g.nodes)
+	yield := out.yield
 	r := &graphRun{}
 	if k := g.roomItems(len(input)); n <= smallGraphNodes && k <= smallRunItems {
 		s := new(smallRun)
@@ -434,7 +436,7 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 	}
 	f := r.f
 	defer f.close()
-	f.graph, f.desc = true, g.desc
+	f.graph, f.desc, f.direct = true, g.desc, out.direct
 	r.g, r.ctx, r.rc, r.input, r.outs = g, ctx, rc, input, f.outs
 
 	nodes, outs := r.nodes, r.outs

@@ -64,12 +64,13 @@ func NewParallel(name string, opts ...WorkflowOption) (*ParallelAgent, error) {
 // Run streams one run of the branches. See [Agent].
 func (p *ParallelAgent) Run(ctx context.Context, rc *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
+		direct := yield
 		ctx, rc, yield, done, ok := p.begin(ctx, rc, yield)
 		if !ok {
 			return
 		}
 		defer done()
-		p.runBranches(ctx, rc, input, nil, nil, yield)
+		p.runBranches(ctx, rc, input, nil, nil, fanOut{yield: yield, direct: direct})
 	}
 }
 
@@ -81,9 +82,11 @@ func (p *ParallelAgent) ResumeFrame(ctx context.Context, rc *helikon.RunContext,
 
 // runBranches runs every branch, or, resuming, every branch that paused
 // (prior holds how each branch stood at the pause).
-func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, yield func(helikon.Event) bool) {
+func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, out fanOut) {
+	yield := out.yield
 	f := newFanIn(ctx, len(p.steps))
 	defer f.close()
+	f.direct = out.direct
 	running := 0
 	var children []helikon.RunContext // the branches' contexts, made at the first start
 	for i, st := range p.steps {

@@ -171,8 +171,9 @@ func stepKeys(steps []step) []string {
 // must hold one child per key, in order, each paused one with its frame;
 // run continues from the children's standing.
 func (c *composite) resumeChildren(ctx context.Context, rc *helikon.RunContext, f *helikon.PauseFrame, ds *helikon.Decisions, kind string, keys []string,
-	run func(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, yield func(helikon.Event) bool)) iter.Seq[helikon.Event] {
+	run func(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, out fanOut)) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
+		direct := yield
 		ctx, rc, yield, done, ok := c.open(ctx, rc, yield)
 		if !ok {
 			return
@@ -187,8 +188,25 @@ func (c *composite) resumeChildren(ctx context.Context, rc *helikon.RunContext, 
 			yield(helikon.RunFailed{Err: helikon.NotResumable(c.name, f)})
 			return
 		}
-		run(ctx, rc, f.Input, f.Children, ds, yield)
+		run(ctx, rc, f.Input, f.Children, ds, fanOut{yield: yield, direct: direct})
 	}
+}
+
+// fanOut is where a parallel or graph run sends its events: yield, its
+// stream as [helikon.OpenRun] wrapped it (stamping what has no time and
+// closing the run's span on its outcome), and direct, the consumer's own
+// yield beneath, which events that need neither take without the
+// wrapper's cost: the children's announcements, stamped when made, and
+// the events of children that stamp their own (stampsEvents).
+type fanOut struct {
+	yield, direct func(helikon.Event) bool
+}
+
+// stampsEvents reports whether every event agent's runs emit carries its
+// time (an [helikon.LLMAgent]'s do), so stamping them has nothing to do.
+func stampsEvents(agent helikon.Agent) bool {
+	_, ok := agent.(*helikon.LLMAgent)
+	return ok
 }
 
 // WorkflowError is the aggregate failure of a [ParallelAgent] or
