@@ -133,7 +133,8 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 	}
 	// The nodes' predecessors and successors and the sinks are cut from
 	// one array, which also holds the build's scratch: each edge's ends
-	// and each node's edge counts. A small graph holds it and its nodes
+	// and two words a node, its edge counts or, in a graph of at most
+	// bits.UintSize nodes, its links as bits (linkByBits). A small graph holds it and its nodes
 	// in its own allocation.
 	var g *GraphAgent
 	var ints []int
@@ -171,23 +172,18 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 		}
 		nodes = append(nodes, graphNode{key: n.name, agent: n.agent})
 	}
-	k := 0
-	for _, o := range opts {
-		e, ok := o.(EdgeOption)
-		if !ok {
-			continue
+	if err := g.edgeEnds(opts, index, ends); err != nil {
+		return nil, err
+	}
+	if nn <= bits.UintSize {
+		if err := g.linkByBits(ends, links, sinks, npreds, nsuccs); err != nil {
+			return nil, err
 		}
-		from, to := nodeIndex(nodes, index, e.from), nodeIndex(nodes, index, e.to)
-		switch {
-		case from < 0:
-			return nil, buildErr(name, ErrUnknownKey, fmt.Sprintf("edge %q → %q: no node is named %q", e.from, e.to, e.from), e.from)
-		case to < 0:
-			return nil, buildErr(name, ErrUnknownKey, fmt.Sprintf("edge %q → %q: no node is named %q", e.from, e.to, e.to), e.to)
-		}
-		ends[k], ends[k+1] = from, to
-		npreds[to]++
-		nsuccs[from]++
-		k += 2
+		return g, nil
+	}
+	for k := 0; k < len(ends); k += 2 {
+		npreds[ends[k+1]]++
+		nsuccs[ends[k]]++
 	}
 	at := 0
 	for i := range nodes {
@@ -209,41 +205,14 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 		if !strictlyAscending(n.succs) {
 			n.succs = ascendingSet(n.succs)
 		}
-		if len(n.succs) == 0 {
-			sinks = append(sinks, i)
-		} else {
-			g.labelled++
-			g.labelHeads += int32(labelSize(n.key))
-		}
-		if len(n.preds) > 0 {
-			g.fedNodes++
-			g.links += int32(len(n.preds))
-		}
+		sinks = g.count(i, sinks)
 	}
 	// The counts are spent: they hold the cycle check's in-degrees and
 	// the nodes in topological order.
-	order, cycle := g.findCycle(npreds, nsuccs[:0])
-	if cycle != nil {
-		return nil, buildErr(name, ErrCycle, fmt.Sprintf("the edges form a cycle: %s → %s", joinArrow(cycle), cycle[0]), cycle...)
+	if _, cycle := g.findCycle(npreds, nsuccs[:0]); cycle != nil {
+		return nil, g.cycleErr(cycle)
 	}
-	if len(sinks) > 1 {
-		slices.SortFunc(sinks, func(a, b int) int { return strings.Compare(g.nodes[a].key, g.nodes[b].key) })
-	}
-	g.sinks = sinks
-	if nn <= bits.UintSize {
-		// A node's descendants are its successors and theirs: one pass
-		// against the topological order sees every successor's before
-		// its own. They go where the in-degrees were, all 0 now.
-		descs := npreds
-		for k := len(order) - 1; k >= 0; k-- {
-			i, d := order[k], 0
-			for _, s := range g.nodes[i].succs {
-				d |= 1<<s | descs[s]
-			}
-			descs[i] = d
-		}
-		g.desc = descs
-	}
+	g.setSinks(sinks)
 	return g, nil
 }
 
@@ -262,6 +231,119 @@ const (
 	smallGraphEdges = 7
 	smallGraphInts  = 3*smallGraphNodes + 4*smallGraphEdges
 )
+
+// linkByBits links the nodes of a graph of at most bits.UintSize nodes
+// by its edges' ends (see edgeEnds): each node's predecessors and successors go
+// into pm and sm (room for a word a node, zero) as bits first, where a
+// repeated edge sets a bit already set, and then into links as lists, in
+// ascending order as the bits come. The same words then give each node's
+// descendants (g.desc, in pm's room) and find a cycle: a node's are its
+// successors and theirs, settled once each of its successors' are, and
+// nodes on a cycle never are. sinks has room for a node each.
+func (g *GraphAgent) linkByBits(ends, links, sinks, pm, sm []int) error {
+	for k := 0; k < len(ends); k += 2 {
+		from, to := ends[k], ends[k+1]
+		pm[to] |= 1 << from
+		sm[from] |= 1 << to
+	}
+	nodes := g.nodes
+	at := 0
+	for i := range nodes {
+		n := &nodes[i]
+		n.preds, at = bitList(links, at, uint(pm[i]))
+		n.succs, at = bitList(links, at, uint(sm[i]))
+		sinks = g.count(i, sinks)
+	}
+	desc := pm
+	var done uint
+	for left := len(nodes); left > 0; {
+		settled := false
+		// Backwards, since successors are mostly declared after their
+		// predecessors: most graphs settle in one pass.
+		for i := len(nodes) - 1; i >= 0; i-- {
+			bit, succs := uint(1)<<i, uint(sm[i])
+			if done&bit != 0 || succs&^done != 0 {
+				continue
+			}
+			d := succs
+			for b := succs; b != 0; b &= b - 1 {
+				d |= uint(desc[bits.TrailingZeros(b)])
+			}
+			desc[i], done, settled = int(d), done|bit, true
+			left--
+		}
+		if !settled {
+			_, cycle := g.findCycle(pm, sm[:0])
+			return g.cycleErr(cycle)
+		}
+	}
+	g.desc = desc
+	g.setSinks(sinks)
+	return nil
+}
+
+// bitList writes the indices of set's bits, ascending, into links from at
+// and returns them, capped, and where the next list starts.
+func bitList(links []int, at int, set uint) ([]int, int) {
+	start := at
+	for ; set != 0; set &= set - 1 {
+		links[at] = bits.TrailingZeros(set)
+		at++
+	}
+	return links[start:at:at], at
+}
+
+// edgeEnds writes the indices of the ends of each edge among opts into
+// ends, two an edge, or returns the BuildError of an edge naming no node.
+func (g *GraphAgent) edgeEnds(opts []GraphOption, index map[string]int, ends []int) error {
+	k := 0
+	for _, o := range opts {
+		e, ok := o.(EdgeOption)
+		if !ok {
+			continue
+		}
+		from, to := nodeIndex(g.nodes, index, e.from), nodeIndex(g.nodes, index, e.to)
+		switch {
+		case from < 0:
+			return buildErr(g.name, ErrUnknownKey, fmt.Sprintf("edge %q → %q: no node is named %q", e.from, e.to, e.from), e.from)
+		case to < 0:
+			return buildErr(g.name, ErrUnknownKey, fmt.Sprintf("edge %q → %q: no node is named %q", e.from, e.to, e.to), e.to)
+		}
+		ends[k], ends[k+1] = from, to
+		k += 2
+	}
+	return nil
+}
+
+// count counts node i, linked, among the sinks (appended to sinks), the
+// labelled nodes or the fed ones; it returns sinks.
+func (g *GraphAgent) count(i int, sinks []int) []int {
+	n := &g.nodes[i]
+	if len(n.succs) == 0 {
+		sinks = append(sinks, i)
+	} else {
+		g.labelled++
+		g.labelHeads += int32(labelSize(n.key))
+	}
+	if len(n.preds) > 0 {
+		g.fedNodes++
+		g.links += int32(len(n.preds))
+	}
+	return sinks
+}
+
+// setSinks keeps sinks, ordered by name.
+func (g *GraphAgent) setSinks(sinks []int) {
+	if len(sinks) > 1 {
+		slices.SortFunc(sinks, func(a, b int) int { return strings.Compare(g.nodes[a].key, g.nodes[b].key) })
+	}
+	g.sinks = sinks
+}
+
+// cycleErr is the BuildError of a graph whose edges form cycle.
+func (g *GraphAgent) cycleErr(cycle []string) error {
+	return buildErr(g.name, ErrCycle, fmt.Sprintf("the edges form a cycle: %s → %s", joinArrow(cycle), cycle[0]), cycle...)
+}
 
 // nodeIndex returns the index of the node named key among nodes (by
 // index, when not nil), or -1.
@@ -513,7 +595,10 @@ func (r *graphRun) start(i int, yield func(helikon.Event) bool) bool {
 func (r *graphRun) finish(i int) {
 	g, nodes, o := r.g, r.nodes, &r.outs[i]
 	node := &g.nodes[i]
-	helikon.SubagentStopped(r.ctx, r.rc, node.agent.Name())
+	if r.rc.Hooks().Len() > 0 {
+		// Only hooks read the name: most runs ask no agent for it.
+		helikon.SubagentStopped(r.ctx, r.rc, node.agent.Name())
+	}
 	switch {
 	case o.Paused != nil:
 		// Its descendants wait for it; independent nodes run on.

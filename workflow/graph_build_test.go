@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"math/bits"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -25,11 +26,16 @@ func (a stubAgent) Run(context.Context, *helikon.RunContext, []helikon.Item) ite
 // graphs, their nodes declared in any order and their edges repeated, and
 // holds each node's descendant set (which decides what may run on the
 // consumer's goroutine) to a depth-first walk, and its predecessors and
-// successors to sorted lists without repeats.
+// successors to sorted lists without repeats. Most are small; every tenth
+// has more nodes than a word has bits, which the build links as lists
+// and gives no descendant sets.
 func TestNewGraph_DescendantsAndLinksMatchABruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(35, 1))
 	for try := range 500 {
 		n := 1 + rng.IntN(12)
+		if try%10 == 9 {
+			n = bits.UintSize - 2 + rng.IntN(5)
+		}
 		rank := rng.Perm(n) // an edge goes from a lower rank to a higher one
 		var opts []GraphOption
 		for i := range n {
@@ -69,7 +75,13 @@ func TestNewGraph_DescendantsAndLinksMatchABruteForce(t *testing.T) {
 					want |= 1 << s
 				}
 			}
-			if g.desc[i] != want {
+			if g.desc == nil {
+				if n <= bits.UintSize {
+					t.Fatalf("try %d: a graph of %d nodes has no descendant sets", try, n)
+				}
+			} else if n > bits.UintSize {
+				t.Fatalf("try %d: a graph of %d nodes has descendant sets", try, n)
+			} else if g.desc[i] != want {
 				t.Fatalf("try %d: node %d's descendants %b, want %b", try, i, g.desc[i], want)
 			}
 			wantSuccs := slices.Compact(slices.Sorted(slices.Values(succs[i])))
