@@ -27,10 +27,25 @@ import "context"
 // sub-run API the workflow package builds its agents on (its RunChild runs
 // a child with them); a new kind of workflow agent uses them the same way.
 func OpenRun(ctx context.Context, rc *RunContext, agent, description string, resumed bool, yield func(Event) bool) (_ context.Context, _ *RunContext, _ func(Event) bool, done func(), ok bool) {
-	started := !resumed
 	// The agent's own events (its RunStarted, AgentUpdated, outcome) are
 	// stamped as they pass; its LLM children's arrive stamped.
-	yield = stamping(yield)
+	return openRun(ctx, rc, agent, description, resumed, stamping(yield))
+}
+
+// OpenStampedRun is [OpenRun] for an agent that sends only events that
+// carry their time (or none, the raw deltas): its own stamped when made,
+// its children's as they arrive from an [LLMAgent], whose are, and the
+// others' through [StampEvent]. The yield it returns stamps nothing: an
+// untraced run gets yield itself, which saves the wrapper's allocation
+// and a call an event (the workflow package's parallel and graph agents
+// open their runs with it).
+func OpenStampedRun(ctx context.Context, rc *RunContext, agent, description string, resumed bool, yield func(Event) bool) (_ context.Context, _ *RunContext, _ func(Event) bool, done func(), ok bool) {
+	return openRun(ctx, rc, agent, description, resumed, yield)
+}
+
+// openRun is OpenRun with yield already stamping, or not needing to.
+func openRun(ctx context.Context, rc *RunContext, agent, description string, resumed bool, yield func(Event) bool) (_ context.Context, _ *RunContext, _ func(Event) bool, done func(), ok bool) {
+	started := !resumed
 	if rc == nil {
 		rc = Ephemeral()
 	}

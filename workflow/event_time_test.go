@@ -2,6 +2,8 @@ package workflow_test
 
 import (
 	"context"
+	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -37,38 +39,59 @@ func TestWorkflow_EveryEventButTheRawDeltasCarriesItsTime(t *testing.T) {
 }
 
 // A fan-out forwards the events of its LLM children without stamping them
-// (they carry their times already), and stamps those of other children:
-// an untimed agent's events carry a time in the workflow's stream whether
-// it is a node or branch itself or an LLM child's handoff target.
+// (they carry their times already), and stamps those of other children,
+// on its goroutine or the pool's, and its own: an untimed agent's events
+// carry a time in the workflow's stream whether it is a node or branch
+// itself or an LLM child's handoff target, and so does a failure.
 func TestWorkflow_AFanOutsEventsCarryTheirTimesWhoeverSentThem(t *testing.T) {
-	untimed := func(name string) helikon.Agent {
+	// untimed answers its name after wait, with events that carry no time.
+	untimed := func(name string, wait func()) helikon.Agent {
 		return agentFunc(name, func(_ context.Context, yield func(helikon.Event) bool) {
+			wait()
 			msg := helikon.Item{Role: helikon.RoleAssistant, Agent: name, Content: []helikon.ContentPart{helikon.TextPart{Text: name}}}
 			_ = yield(helikon.MessageOutput{Item: msg}) && yield(helikon.RunCompleted{Agent: name})
 		})
 	}
+	now := func() {}
 	front := func() helikon.Agent {
-		return mustAgent(t, "front", mock.Scripted(transfer("target")), helikon.WithHandoffs(helikon.HandoffTo(untimed("target"))))
+		return mustAgent(t, "front", mock.Scripted(transfer("target")), helikon.WithHandoffs(helikon.HandoffTo(untimed("target", now))))
 	}
-	build := map[string]func() (helikon.Agent, error){
-		"parallel": func() (helikon.Agent, error) {
-			return workflow.NewParallel("p", workflow.Step(front()), workflow.Step(untimed("node")), workflow.Step(answerer(t, "llm", "x")))
-		},
-		"graph": func() (helikon.Agent, error) {
-			return workflow.NewGraph("g", workflow.Node("front", front()), workflow.Node("node", untimed("node")),
+	failing := agentFunc("failing", func(_ context.Context, yield func(helikon.Event) bool) {
+		yield(helikon.RunFailed{Err: errors.New("no")})
+	})
+	for _, tc := range []struct {
+		name    string
+		build   func() (helikon.Agent, error)
+		untimed int // messages of untimed agents the stream carries
+		fails   bool
+	}{
+		{"parallel", func() (helikon.Agent, error) {
+			return workflow.NewParallel("p", workflow.Step(front()), workflow.Step(untimed("node", now)), workflow.Step(answerer(t, "llm", "x")))
+		}, 2, false},
+		{"graph", func() (helikon.Agent, error) {
+			return workflow.NewGraph("g", workflow.Node("front", front()), workflow.Node("node", untimed("node", now)),
 				workflow.Node("llm", answerer(t, "llm", "x")), workflow.Edge("front", "llm"), workflow.Edge("node", "llm"))
-		},
-	}
-	for name, b := range build {
-		t.Run(name, func(t *testing.T) {
-			a, err := b()
+		}, 2, false},
+		{"branches on the pool", func() (helikon.Agent, error) {
+			// Each waits for the other to start: one of them runs on the pool.
+			var both sync.WaitGroup
+			both.Add(2)
+			wait := func() { both.Done(); both.Wait() }
+			return workflow.NewParallel("p", workflow.Step(untimed("a", wait)), workflow.Step(untimed("b", wait)))
+		}, 2, false},
+		{"failed graph", func() (helikon.Agent, error) {
+			return workflow.NewGraph("g", workflow.Node("node", untimed("node", now)), workflow.Node("failing", failing), workflow.Edge("node", "failing"))
+		}, 1, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			a, err := tc.build()
 			if err != nil {
 				t.Fatal(err)
 			}
 			before := time.Now()
 			res, err := helikon.Collect(a.Run(context.Background(), nil, helikon.UserText("go")))
-			if err != nil {
-				t.Fatal(err)
+			if (err != nil) != tc.fails {
+				t.Fatalf("run: %v", err)
 			}
 			after := time.Now()
 			untimedSeen := 0
@@ -77,7 +100,7 @@ func TestWorkflow_AFanOutsEventsCarryTheirTimesWhoeverSentThem(t *testing.T) {
 				case helikon.TokenDelta, helikon.ReasoningDelta, helikon.ToolCallDelta:
 					continue
 				case helikon.MessageOutput:
-					if e.Item.Agent == "target" || e.Item.Agent == "node" {
+					if _, isLLM := map[string]bool{"front": true, "llm": true, "p": true, "g": true}[e.Item.Agent]; !isLLM {
 						untimedSeen++
 					}
 				}
@@ -85,8 +108,8 @@ func TestWorkflow_AFanOutsEventsCarryTheirTimesWhoeverSentThem(t *testing.T) {
 					t.Errorf("event %d %T at %v, not within the run [%v, %v]", i, ev, at, before, after)
 				}
 			}
-			if untimedSeen != 2 {
-				t.Errorf("%d messages of the untimed agents, want 2", untimedSeen)
+			if untimedSeen != tc.untimed {
+				t.Errorf("%d messages of the untimed agents, want %d", untimedSeen, tc.untimed)
 			}
 		})
 	}

@@ -126,6 +126,9 @@ type fanChild struct {
 	rc    *helikon.RunContext
 	input []helikon.Item
 	from  *ResumePoint
+	// stamps is set for a child that stamps its own events (stampsEvents);
+	// the fan-in stamps the others' as they come.
+	stamps bool
 }
 
 // childEvent is one event of child i; a nil ev marks the end of its stream.
@@ -201,7 +204,7 @@ func (f *fanIn) pool() {
 // an AgentUpdated then. Every child added ends as one result of next. ok
 // is false when the consumer stopped.
 func (f *fanIn) add(i int, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *ResumePoint, yield func(helikon.Event) bool) (ok bool) {
-	f.kids[i] = fanChild{f: f, i: i, agent: agent, rc: rc, input: input, from: from}
+	f.kids[i] = fanChild{f: f, i: i, agent: agent, rc: rc, input: input, from: from, stamps: stampsEvents(agent)}
 	// The child's RunStarted and RunCompleted would only be folded into
 	// its outcome; an LLM agent settles them there without the events.
 	rc.FoldInto(agent, &f.outs[i])
@@ -445,10 +448,7 @@ func (f *fanIn) runInline(i int, yield func(helikon.Event) bool) (ok bool) {
 		return false
 	}
 	in := &f.inline
-	*in = inlineRun{o: &f.outs[i], yield: yield, out: yield, ok: true}
-	if stampsEvents(c.agent) {
-		in.out = f.direct
-	}
+	*in = inlineRun{o: &f.outs[i], yield: yield, ok: true, stamp: !c.stamps}
 	if f.forward == nil {
 		f.forward = f.forwardInline()
 	}
@@ -473,9 +473,8 @@ func (f *fanIn) runInline(i int, yield func(helikon.Event) bool) (ok bool) {
 type inlineRun struct {
 	o     *helikon.ChildOutcome
 	yield func(helikon.Event) bool
-	// out is where the child's events go: yield, or the fan-in's direct
-	// yield for a child that stamps its own.
-	out     func(helikon.Event) bool
+	// stamp is set for a child that does not stamp its events.
+	stamp   bool
 	inYield bool // yield is running: a panic now is the consumer's
 	ok      bool // false once yield refused an event
 }
@@ -494,8 +493,11 @@ func (f *fanIn) forwardInline() func(helikon.Event) bool {
 		if !in.o.See(ev) {
 			return true
 		}
+		if in.stamp {
+			ev = stamped(ev)
+		}
 		in.inYield = true
-		in.ok = (f.pooled.Load() == 0 || f.flush(in.yield)) && in.out(ev)
+		in.ok = (f.pooled.Load() == 0 || f.flush(in.yield)) && f.direct(ev)
 		in.inYield = false
 		return in.ok
 	}
@@ -608,7 +610,13 @@ func (p *branchPool) work(c *fanChild) {
 	growStack(0)
 	b := &brancher{wake: make(chan *fanChild, 1)}
 	b.forward = func(ev helikon.Event) bool {
-		return !b.o.See(ev) || b.c.f.send(childEvent{i: b.c.i, ev: ev})
+		if !b.o.See(ev) {
+			return true
+		}
+		if !b.c.stamps {
+			ev = stamped(ev)
+		}
+		return b.c.f.send(childEvent{i: b.c.i, ev: ev})
 	}
 	for c != nil {
 		b.run(c)

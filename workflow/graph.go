@@ -455,7 +455,7 @@ const (
 func (g *GraphAgent) Run(ctx context.Context, rc *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
 		direct := yield
-		ctx, rc, yield, done, ok := g.begin(ctx, rc, yield)
+		ctx, rc, yield, done, ok := g.beginFanOut(ctx, rc, false, yield)
 		if !ok {
 			return
 		}
@@ -647,7 +647,7 @@ func (r *graphRun) end(yield func(helikon.Event) bool) {
 	}
 	if failed != nil {
 		wf := &WorkflowError{Agent: g.name, Failed: failed, Skipped: skipped}
-		yield(helikon.RunFailed{Err: wf.aggregate(ctx)})
+		yield(helikon.RunFailed{At: time.Now().UTC(), Err: wf.aggregate(ctx)})
 		return
 	}
 	if paused {

@@ -435,12 +435,13 @@ func TestGraph_EndsWithTheSinksTextSharingItsContentWhenThatIsAllItSaid(t *testi
 
 // diamondLayerAllocs is what one run of a diamond allocates beyond its
 // nodes' runs (TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn).
-const diamondLayerAllocs = 22
+const diamondLayerAllocs = 21
 
 // TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn counts what one run of
 // a diamond allocates beyond its nodes' runs (they replay a finished run)
 // and its run context (made once, outside), consumed by a plain range:
-// the build (1), the stream and its stamping (2), the fan-in with the
+// the build (1), the stream (1: it stamps its events itself, with no
+// wrapper), the fan-in with the
 // nodes' run slots and inputs (1), the yield it forwards through (1), the
 // children's contexts and action handles (1), the labels' text (1, for
 // all of them: the first reserves room for the others) and parts (3), the graph's own

@@ -65,7 +65,7 @@ func NewParallel(name string, opts ...WorkflowOption) (*ParallelAgent, error) {
 func (p *ParallelAgent) Run(ctx context.Context, rc *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
 		direct := yield
-		ctx, rc, yield, done, ok := p.begin(ctx, rc, yield)
+		ctx, rc, yield, done, ok := p.beginFanOut(ctx, rc, false, yield)
 		if !ok {
 			return
 		}
@@ -137,7 +137,7 @@ func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext,
 		rc.Actions().Escalate()
 	}
 	if failed != nil {
-		yield(helikon.RunFailed{Err: (&WorkflowError{Agent: p.name, Failed: failed}).aggregate(ctx)})
+		yield(helikon.RunFailed{At: time.Now().UTC(), Err: (&WorkflowError{Agent: p.name, Failed: failed}).aggregate(ctx)})
 		return
 	}
 	if paused {

@@ -126,6 +126,12 @@ func (c *composite) begin(ctx context.Context, rc *helikon.RunContext, yield fun
 	return helikon.OpenRun(ctx, rc, c.name, c.description, false, yield)
 }
 
+// beginFanOut is begin for a parallel or graph agent, which stamps its own
+// events and its children's (see fanOut): its yield stamps nothing.
+func (c *composite) beginFanOut(ctx context.Context, rc *helikon.RunContext, resumed bool, yield func(helikon.Event) bool) (_ context.Context, _ *helikon.RunContext, _ func(helikon.Event) bool, done func(), ok bool) {
+	return helikon.OpenStampedRun(ctx, rc, c.name, c.description, resumed, yield)
+}
+
 // open is begin for a resumed run, which opens without a RunStarted.
 func (c *composite) open(ctx context.Context, rc *helikon.RunContext, yield func(helikon.Event) bool) (_ context.Context, _ *helikon.RunContext, _ func(helikon.Event) bool, done func(), ok bool) {
 	return helikon.OpenRun(ctx, rc, c.name, c.description, true, yield)
@@ -174,7 +180,7 @@ func (c *composite) resumeChildren(ctx context.Context, rc *helikon.RunContext, 
 	run func(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, out fanOut)) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
 		direct := yield
-		ctx, rc, yield, done, ok := c.open(ctx, rc, yield)
+		ctx, rc, yield, done, ok := c.beginFanOut(ctx, rc, true, yield)
 		if !ok {
 			return
 		}
@@ -185,19 +191,19 @@ func (c *composite) resumeChildren(ctx context.Context, rc *helikon.RunContext, 
 			valid = ch.Key == keys[i] && (ch.Status == helikon.ChildPaused) == (ch.Frame != nil)
 		}
 		if !valid {
-			yield(helikon.RunFailed{Err: helikon.NotResumable(c.name, f)})
+			yield(helikon.RunFailed{At: time.Now().UTC(), Err: helikon.NotResumable(c.name, f)})
 			return
 		}
 		run(ctx, rc, f.Input, f.Children, ds, fanOut{yield: yield, direct: direct})
 	}
 }
 
-// fanOut is where a parallel or graph run sends its events: yield, its
-// stream as [helikon.OpenRun] wrapped it (stamping what has no time and
-// closing the run's span on its outcome), and direct, the consumer's own
-// yield beneath, which events that need neither take without the
-// wrapper's cost: the children's announcements, stamped when made, and
-// the events of children that stamp their own (stampsEvents).
+// fanOut is where a parallel or graph run sends its events, each with its
+// time (its own stamped when made, its children's as stamped below):
+// yield, its stream as [helikon.OpenStampedRun] made it (which closes the
+// run's span on its outcome, when traced), and direct, the consumer's own
+// yield beneath, which the children's events and announcements take
+// without the span's wrapper: they are never the run's outcome.
 type fanOut struct {
 	yield, direct func(helikon.Event) bool
 }
@@ -207,6 +213,19 @@ type fanOut struct {
 func stampsEvents(agent helikon.Agent) bool {
 	_, ok := agent.(*helikon.LLMAgent)
 	return ok
+}
+
+// stamped returns ev with the time now when it has none and should (it is
+// not a raw delta), for a child that does not stamp its events.
+func stamped(ev helikon.Event) helikon.Event {
+	switch ev.(type) {
+	case helikon.TokenDelta, helikon.ReasoningDelta, helikon.ToolCallDelta:
+		return ev
+	}
+	if !helikon.EventTime(ev).IsZero() {
+		return ev
+	}
+	return helikon.StampEvent(ev, time.Now().UTC())
 }
 
 // WorkflowError is the aggregate failure of a [ParallelAgent] or
