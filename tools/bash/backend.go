@@ -33,6 +33,10 @@ type Request struct {
 // Result is how a command ended.
 type Result struct {
 	// ExitCode is the command's exit status; -1 when a signal ended it.
+	// In the OS sandbox's PID namespace the shell stays the call's first
+	// process and reports a last command a signal ended as bash does,
+	// 128 plus the signal's number; -1 is then a shell a signal ended
+	// (a timeout's kill, a CPU cap).
 	ExitCode int `json:"exit_code"`
 	// Stdout and Stderr are the command's output, capped.
 	Stdout string `json:"stdout"`

@@ -64,8 +64,8 @@ func BenchmarkBashTrueHostVsBash(b *testing.B) {
 }
 
 // BenchmarkBashTrueOsSandbox runs `true` under the whole confinement
-// (Landlock with scopes, seccomp, the privilege drop when run as root,
-// the call's cgroup, its kill and removal, the process cap) beside the
+// (Landlock with scopes, seccomp, the privilege drop and the call's PID,
+// IPC and UTS namespaces when run as root, the call's cgroup, its kill and removal, the process cap) beside the
 // same through a HostBackend (sub-benchmark host) and beside a bare
 // exec.Command(bash, "-c", "true") (sub-benchmark bare), and reports what
 // the sandbox adds to a call (ns-added/op).
@@ -103,6 +103,25 @@ func BenchmarkBashTrueOsSandboxMemoryCap(b *testing.B) {
 	uncapped.l.maxMem = 0
 	b.ReportAllocs()
 	tOff, tOn := benchpair.Run(b, "nocap", runTrue(b, uncapped), "cap", runTrue(b, capped))
+	b.ReportMetric(float64((tOn-tOff)/time.Duration(b.N)), "ns-added/op")
+}
+
+// BenchmarkBashTrueOsSandboxPIDNamespace pairs the OS sandbox with a
+// PID, IPC and UTS namespace per call (unshared by the starting thread,
+// the shell kept as the namespace's first process, the namespace torn
+// down with it) against the same backend without them, and reports what
+// the namespaces add to a call (ns-added/op).
+func BenchmarkBashTrueOsSandboxPIDNamespace(b *testing.B) {
+	sb, with := benchOsSandbox(b)
+	if !with.l.pidNS() {
+		b.Skipf("no PID namespace here (%s)", with.l.noPIDNS)
+	}
+	without, err := NewOsSandboxBackend(sb, withoutPIDNamespace())
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	tOff, tOn := benchpair.Run(b, "nons", runTrue(b, without), "ns", runTrue(b, with))
 	b.ReportMetric(float64((tOn-tOff)/time.Duration(b.N)), "ns-added/op")
 }
 

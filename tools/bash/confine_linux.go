@@ -88,6 +88,9 @@ func archSupport(goarch string) error {
 // other goroutine ever runs on it, and threads the runtime creates
 // meanwhile are cloned by its template thread, not this one.
 func startConfined(cmd *exec.Cmd, c *confineSpec) error {
+	if c.Namespaces {
+		checkPidfdFirst()
+	}
 	errc := make(chan error, 1)
 	go func() {
 		runtime.LockOSThread()
@@ -153,10 +156,16 @@ func (c *confineSpec) compile() error {
 }
 
 // confineThread restricts the calling thread (and what it starts) to c:
-// no_new_privs, Landlock for the files, then the seccomp filter for
-// sockets and dangerous syscalls, none of them synchronised to the
-// process's other threads.
+// the call's namespaces, no_new_privs, Landlock for the files, then the
+// seccomp filter for sockets and dangerous syscalls, none of them
+// synchronised to the process's other threads. The namespaces come first:
+// the filter refuses making them, to the command and to this thread.
 func confineThread(c *confineSpec) error {
+	if c.Namespaces {
+		if err := unshareNamespaces(); err != nil {
+			return err
+		}
+	}
 	if c.Drop {
 		if err := dropCapabilities(); err != nil {
 			return err

@@ -25,7 +25,8 @@
 //     scopes signals and abstract sockets to the call; seccomp refuses
 //     sockets, dangerous syscalls, every foreign ABI and namespace
 //     clones; a privileged process drops to an unprivileged uid with no
-//     capabilities; a process cap binds, and a memory cap on each call as
+//     capabilities and runs each call in a PID, IPC and UTS namespace of
+//     its own, so a command sees no process of the host; a process cap binds, and a memory cap on each call as
 //     a whole where a memory cgroup can be made. Its label names each
 //     part this machine got: "os-sandbox (landlock+seccomp; …)".
 //   - forkd.Backend (package tools/bash/forkd, experimental): a microVM

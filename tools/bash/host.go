@@ -56,6 +56,13 @@ type hostConfig struct {
 	// noCgroup makes the backend act as where no cgroup can be made
 	// (tests of the fallbacks).
 	noCgroup bool
+	// requirePIDNS fails the OS sandbox's construction where its calls
+	// cannot have PID namespaces ([RequirePIDNamespace]).
+	requirePIDNS bool
+	// noPIDNS makes the OS sandbox act as where no PID namespace can be
+	// made (tests of the fallbacks, and of what the other mechanisms
+	// hold on their own).
+	noPIDNS bool
 }
 
 // WithEnvAllowlist sets the names of the variables a command inherits

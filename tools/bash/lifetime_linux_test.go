@@ -61,12 +61,18 @@ func TestLocalBackends_NoProcessOutlivesItsCallWhateverItsGroup(t *testing.T) {
 			return b.backend, dir
 		},
 		// As where no cgroup can be made (a container's read-only
-		// cgroupfs): run as root, the calls of the sandbox user end by
-		// killing every process of its uid.
+		// cgroupfs): run as root, a call ends with its PID namespace.
 		"os-sandbox-without-cgroup": func(t *testing.T) (ExecutionBackend, string) {
+			b, dir := osTool(t, withoutCgroup())
+			return b.backend, dir
+		},
+		// Nor a PID namespace (a container without CAP_SYS_ADMIN): the
+		// calls of the sandbox user end by killing every process of
+		// its uid.
+		"os-sandbox-without-cgroup-or-pid-namespace": func(t *testing.T) (ExecutionBackend, string) {
 			// A uid of its own: the sweep kills every process of it,
 			// and the other subtests run meanwhile.
-			b, dir := osTool(t, withoutCgroup(), WithSandboxUser(sweepUID, sweepUID))
+			b, dir := osTool(t, withoutCgroup(), withoutPIDNamespace(), WithSandboxUser(sweepUID, sweepUID))
 			return b.backend, dir
 		},
 	}
@@ -75,7 +81,7 @@ func TestLocalBackends_NoProcessOutlivesItsCallWhateverItsGroup(t *testing.T) {
 			t.Run(name+"/"+end, func(t *testing.T) {
 				t.Parallel()
 				be, dir := newBackend(t)
-				if l := be.(interface{ local() *local }).local(); l.cgroups == nil && !l.sweep {
+				if l := be.(interface{ local() *local }).local(); l.cgroups == nil && !l.sweep && !l.pidNS() {
 					if l := be.Guarantees().Label; !strings.Contains(l, "the process group killed (a process that leaves it may outlive the call)") {
 						t.Fatalf("no cgroup here, and the label %q does not say so", l)
 					}
@@ -96,6 +102,9 @@ func TestLocalBackends_NoProcessOutlivesItsCallWhateverItsGroup(t *testing.T) {
 							time.Sleep(10 * time.Millisecond)
 						}
 						time.Sleep(100 * time.Millisecond)
+						if n := len(workspaceProcesses(t, dir)); n < 3 {
+							t.Errorf("%d processes of the call found in %s while it runs, want the escapers' 3 at least", n, dir)
+						}
 						cancel()
 					}()
 				}
@@ -108,11 +117,13 @@ func TestLocalBackends_NoProcessOutlivesItsCallWhateverItsGroup(t *testing.T) {
 				case end == "timeout" && !res.TimedOut:
 					t.Fatalf("%+v: want timed out", res)
 				}
-				for _, pid := range escaperPids(t, dir) {
-					if alive(pid) {
-						_ = syscall.Kill(pid, syscall.SIGKILL)
-						t.Errorf("process %d outlived the call", pid)
-					}
+				// Each escaper wrote its pid (to show it ran), which in a
+				// PID namespace is the namespace's: the host's processes
+				// of the call are found by their working directory.
+				escaperPids(t, dir)
+				for _, pid := range workspaceProcesses(t, dir) {
+					_ = syscall.Kill(pid, syscall.SIGKILL)
+					t.Errorf("process %d outlived the call", pid)
 				}
 			})
 		}
@@ -121,6 +132,34 @@ func TestLocalBackends_NoProcessOutlivesItsCallWhateverItsGroup(t *testing.T) {
 
 // withoutCgroup makes a backend act as where no cgroup can be made.
 func withoutCgroup() HostOption { return func(c *hostConfig) { c.noCgroup = true } }
+
+// withoutPIDNamespace makes the OS sandbox act as where no PID namespace
+// can be made, for the fallbacks, and for tests of what another
+// mechanism holds on its own (a namespace would hide the process it
+// tries to reach).
+func withoutPIDNamespace() HostOption { return func(c *hostConfig) { c.noPIDNS = true } }
+
+// workspaceProcesses returns the processes that run (zombies aside) with
+// dir as their working directory: those of a call in dir, whatever their
+// pid namespace.
+func workspaceProcesses(t *testing.T, dir string) []int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pids []int
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		if cwd, err := os.Readlink(filepath.Join("/proc", e.Name(), "cwd")); err == nil && cwd == dir && alive(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
 
 // sweepUID is the sandbox user of the test of the uid sweep, used by no
 // other test.

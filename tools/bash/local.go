@@ -54,6 +54,9 @@ type local struct {
 	// sweep, without cgroups, ends a call by killing every process of
 	// cred's uid (see sweepUser), its calls one at a time.
 	sweep bool
+	// noPIDNS says why the calls of a confined backend have no PID
+	// namespace of their own, when they have none.
+	noPIDNS string
 }
 
 // goAheadFD is the descriptor from which the shell reads one byte before
@@ -71,6 +74,9 @@ var goAheadPrefix = fmt.Sprintf("read -rn1 _ <&%d || exit 125; exec %d<&-; ", go
 func (l *local) lifetime() string {
 	if l.cgroups != nil {
 		return "every process killed through a cgroup v2 per call"
+	}
+	if l.pidNS() {
+		return "every process killed with the call's PID namespace (no cgroup here)"
 	}
 	if l.sweep {
 		return fmt.Sprintf("every process of uid %d killed when the call ends (no cgroup here: its calls run one at a time)", l.cred.Uid)
@@ -162,6 +168,9 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 		extra = append(extra, r)
 		script = goAheadPrefix + script
 	}
+	if l.pidNS() {
+		script = pidNSPrefix + script
+	}
 	cmd := exec.Command(l.shell, "-c", script)
 	cmd.Env = l.env
 	cmd.ExtraFiles = extra
@@ -196,6 +205,17 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 		kill = func() {
 			_ = syscall.Kill(-pid, syscall.SIGKILL)
 			l.sweepUser()
+		}
+	}
+	if l.pidNS() {
+		// The shell is the namespace's first process: when it dies the
+		// kernel kills every other process of the namespace, which none
+		// can leave, and reports the shell's exit only once they are
+		// all reaped. It is killed by pid, as a command may exec a
+		// program that joins another group of the call.
+		kill = func() {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			_ = syscall.Kill(-pid, syscall.SIGKILL)
 		}
 	}
 	// oom is closed when the call goes out of memory where the kernel

@@ -2,6 +2,7 @@ package bash
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -34,7 +35,11 @@ var DefaultReadOnlyPaths = []string{
 // syscalls that load kernel code, change mounts or namespaces, inspect
 // other processes, reach the host's System V IPC, watch files (inotify,
 // fanotify), or leave the session. A privileged process runs them as an unprivileged
-// user with no capabilities ([WithSandboxUser]). A process cap binds
+// user with no capabilities ([WithSandboxUser]), each call in a PID, IPC
+// and UTS namespace of its own: a command sees no process of the host,
+// and every process of the call dies with its shell, the namespace's
+// first process ([RequirePIDNamespace]; an unprivileged process gets no
+// namespace, which its label says). A process cap binds
 // ([DefaultProcessCap]), and so does a memory cap on each call as a
 // whole ([DefaultMemoryCap]) where a memory cgroup can be made: a call
 // that reaches it is ended and its result says [Result.OutOfMemory].
@@ -117,7 +122,9 @@ func WithReadOnlyPaths(paths ...string) HostOption {
 // running unconfined. Asked for a memory cap ([Limits.MemoryBytes])
 // where no memory cgroup can be made, it fails with [ErrNoMemoryCgroup];
 // the default cap ([DefaultMemoryCap]) is dropped there instead, and the
-// label says "no memory cap".
+// label says "no memory cap". Likewise with [RequirePIDNamespace] it fails
+// with [ErrNoPIDNamespace] where its calls cannot have PID namespaces;
+// without it the label says "no PID namespace" and why.
 func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBackend, error) {
 	opts = append([]HostOption{func(c *hostConfig) { c.readOnly, c.defaultMemory = DefaultReadOnlyPaths, DefaultMemoryCap }}, opts...)
 	l, c, err := newLocal(sb, opts)
@@ -141,10 +148,26 @@ func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBac
 	if err := prepareUser(&l, c, sb.Dir()); err != nil {
 		return nil, err
 	}
-	// A privileged process without a cgroup ends a call by killing
-	// every process of the sandbox user, which no process of the
-	// command can leave.
-	l.sweep = l.cgroups == nil && l.cred != nil
+	// A PID, IPC and UTS namespace per call, which a privileged process
+	// may make. An unprivileged one would need a user namespace, which a
+	// process of many threads can enter only in a child it forks, and
+	// the seccomp filter the child inherits refuses making one.
+	switch {
+	case c.noPIDNS:
+		l.noPIDNS = "none asked for"
+	case l.cred == nil:
+		l.noPIDNS = "this process is not privileged, and the backend makes no user namespace"
+	default:
+		l.confine.Namespaces = true
+	}
+	if l.noPIDNS != "" && c.requirePIDNS {
+		return nil, fmt.Errorf("%w: %s", ErrNoPIDNamespace, l.noPIDNS)
+	}
+	// A privileged process without a cgroup or a PID namespace ends a
+	// call by killing every process of the sandbox user, which no
+	// process of the command can leave.
+	settleSweep := func() { l.sweep = l.cgroups == nil && l.cred != nil && !l.confine.Namespaces }
+	settleSweep()
 	// The process cap: a pids cgroup per call where there is one, and
 	// RLIMIT_NPROC when the command has a uid of its own (under this
 	// process's uid the limit would count all of its processes).
@@ -171,7 +194,15 @@ func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBac
 	// Fail closed on anything that keeps a confined command from
 	// starting (a uid that cannot reach the workspace, a uid this
 	// kernel's user namespace does not map): one command, at once.
-	res, err := l.run(context.Background(), Request{Command: "true", Timeout: 30 * time.Second})
+	probe := Request{Command: "true", Timeout: 30 * time.Second}
+	res, err := l.run(context.Background(), probe)
+	if errors.Is(err, ErrNoPIDNamespace) && !c.requirePIDNS {
+		// Privileged, and still refused (no CAP_SYS_ADMIN, a
+		// container's seccomp profile): the label says so.
+		l.confine.Namespaces, l.noPIDNS = false, strings.TrimPrefix(errors.Unwrap(err).Error(), ErrNoPIDNamespace.Error()+": ")
+		settleSweep()
+		res, err = l.run(context.Background(), probe)
+	}
 	if err != nil || res.ExitCode != 0 {
 		who := "the command"
 		if l.cred != nil {
@@ -189,7 +220,7 @@ func (o *OsSandboxBackend) Guarantees() Guarantees {
 	if o.l.cred != nil {
 		parts = append(parts, fmt.Sprintf("uid %d with no capabilities", o.l.cred.Uid))
 	}
-	parts = append(parts, o.l.processCap(), o.l.memoryCap(), o.l.lifetime())
+	parts = append(parts, o.l.namespaces(), o.l.processCap(), o.l.memoryCap(), o.l.lifetime())
 	g := Guarantees{Filesystem: OsKernel, Network: OsKernel, Syscalls: OsKernel, Label: "os-sandbox (" + strings.Join(parts, "; ") + ")"}
 	if o.l.confine.AllowNetwork {
 		g.Network = None
@@ -217,6 +248,10 @@ type confineSpec struct {
 	// Drop empties the starting thread's capability sets, for a shell
 	// that then switches to an unprivileged uid.
 	Drop bool
+	// Namespaces starts the shell as the first process of a PID
+	// namespace of its own, with an IPC and a UTS namespace of its own
+	// (a privileged process only; see unshareNamespaces).
+	Namespaces bool
 	// compiled is what NewOsSandboxBackend worked out for each start.
 	compiled *compiled
 }

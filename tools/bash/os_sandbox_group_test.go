@@ -28,6 +28,10 @@ func TestOsSandbox_TheCommandHasAProcessGroupOfItsOwn(t *testing.T) {
 	if r.ExitCode != 0 || r.Stdout != "after 124\n" {
 		t.Errorf("timeout 1 sleep 5: %+v, want the shell to go on and print %q", r, "after 124\n")
 	}
+	// In a PID namespace the command's group is named by the
+	// namespace's pid: this process's group is compared without one.
+	b, root = osTool(t, withoutPIDNamespace())
+	escapeHelper(t, root)
 	r, err = runTool(t, t.Context(), b, Args{Command: "./escape pgid"})
 	if err != nil {
 		t.Fatal(err)

@@ -90,8 +90,10 @@ func TestOsSandbox_ContainsFilesNetworkAndSyscalls(t *testing.T) {
 		{"escape through /proc/self/root", "cat /proc/self/root" + secret, false, ""},
 		// Run as a normal user, the command has this process's uid, and
 		// only the confinement keeps it from its environment and files.
-		{"read this process's environment", "cat /proc/$PPID/environ >/dev/null", false, ""},
-		{"list this process's working directory", "ls /proc/$PPID/cwd/ >/dev/null", false, ""},
+		// By this process's pid, not $PPID: in a PID namespace the
+		// shell has no parent ($PPID is 0).
+		{"read this process's environment", fmt.Sprintf("cat /proc/%d/environ >/dev/null", os.Getpid()), false, ""},
+		{"list this process's working directory", fmt.Sprintf("ls /proc/%d/cwd/ >/dev/null", os.Getpid()), false, ""},
 		{"bash /dev/tcp to a loopback listener", fmt.Sprintf("exec 3<>/dev/tcp/127.0.0.1/%d && cat <&3", port), false, ""},
 		{"a new session (leaving the group)", "setsid true 2>&1 | grep -q 'not permitted' && exit 1", false, ""},
 		{"unshare", "unshare -U true", false, ""},
@@ -205,7 +207,12 @@ func TestOsSandbox_NoOrphansOnTimeout(t *testing.T) {
 	if err != nil || !r.TimedOut {
 		t.Fatalf("%+v, %v", r, err)
 	}
-	waitDead(t, childPid(t, root))
+	childPid(t, root) // it ran; its pid may be its PID namespace's
+	for deadline := time.Now().Add(5 * time.Second); len(workspaceProcesses(t, root)) > 0; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("processes %v outlived the command", workspaceProcesses(t, root))
+		}
+	}
 }
 
 // confinement returns the no_new_privs and seccomp filter lines of every

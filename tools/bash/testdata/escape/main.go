@@ -191,6 +191,37 @@ func main() {
 		// FAN_MARK_ADD, FAN_CREATE|FAN_EVENT_ON_CHILD, AT_FDCWD.
 		_, _, e = syscall.RawSyscall6(syscall.SYS_FANOTIFY_MARK, fd, 1, 0x100|0x08000000, uintptr(0xffffff9c), uintptr(unsafe.Pointer(p)), 0)
 		report(0, e)
+	case "pids":
+		// Walk pids 1..arg with the calls that take a pid and need no
+		// permission over it, and print the pids any of them found but
+		// this process's own threads (tgkill finds those alone).
+		n, _ := strconv.Atoi(arg)
+		self := os.Getpid()
+		fmt.Printf("self %d seen", self)
+		for pid := 1; pid <= n; pid++ {
+			if _, _, e := syscall.RawSyscall(syscall.SYS_TGKILL, uintptr(self), uintptr(pid), 0); e == 0 && pid != self {
+				continue
+			}
+			if exists(pid) {
+				fmt.Printf(" %d", pid)
+			}
+		}
+		fmt.Println()
+	case "ns":
+		// The namespaces this process is in, as the kernel names them.
+		for _, ns := range []string{"pid", "ipc", "uts"} {
+			l, err := os.Readlink("/proc/self/ns/" + ns)
+			if err != nil {
+				l = err.Error()
+			}
+			fmt.Println(l)
+		}
+	case "mq-open":
+		// Open a POSIX message queue someone else made, by name.
+		report(mqOpen(arg, syscall.O_RDWR))
+	case "mq-make":
+		// Make a POSIX message queue and leave it (the test removes it).
+		report(mqOpen(arg, syscall.O_RDWR|syscall.O_CREAT|syscall.O_EXCL))
 	case "pgid":
 		// The process group this process is in.
 		fmt.Println(syscall.Getpgrp())
@@ -355,4 +386,52 @@ type mntIDReq struct {
 	size, spare uint32
 	mntID       uint64
 	param       uint64
+}
+
+// exists reports whether any call that takes a pid and needs no
+// permission over it answers for pid with anything but ESRCH.
+func exists(pid int) bool {
+	var set [16]uint64
+	calls := []func() syscall.Errno{
+		func() syscall.Errno { _, _, e := syscall.RawSyscall(syscall.SYS_GETSID, uintptr(pid), 0, 0); return e },
+		func() syscall.Errno { _, _, e := syscall.RawSyscall(syscall.SYS_GETPGID, uintptr(pid), 0, 0); return e },
+		func() syscall.Errno { _, _, e := syscall.RawSyscall(syscall.SYS_KILL, uintptr(pid), 0, 0); return e },
+		func() syscall.Errno {
+			_, _, e := syscall.RawSyscall(syscall.SYS_SCHED_GETAFFINITY, uintptr(pid), unsafe.Sizeof(set), uintptr(unsafe.Pointer(&set[0])))
+			return e
+		},
+		func() syscall.Errno {
+			_, _, e := syscall.RawSyscall(syscall.SYS_GETPRIORITY, 0, uintptr(pid), 0) // PRIO_PROCESS
+			return e
+		},
+		func() syscall.Errno {
+			_, _, e := syscall.RawSyscall(syscall.SYS_SCHED_GETSCHEDULER, uintptr(pid), 0, 0)
+			return e
+		},
+		func() syscall.Errno {
+			fd, _, e := syscall.RawSyscall(unix.SYS_PIDFD_OPEN, uintptr(pid), 0, 0)
+			if e == 0 {
+				syscall.Close(int(fd))
+			}
+			return e
+		},
+	}
+	for _, call := range calls {
+		if call() != syscall.ESRCH {
+			return true
+		}
+	}
+	return false
+}
+
+// mqOpen makes mq_open(name, flags) with mode 0666 and the default
+// attributes, and closes a queue it opened.
+func mqOpen(name string, flags int) (uintptr, syscall.Errno) {
+	p, _ := syscall.BytePtrFromString(name)
+	fd, _, e := syscall.RawSyscall6(unix.SYS_MQ_OPEN, uintptr(unsafe.Pointer(p)), uintptr(flags), 0o666, 0, 0, 0)
+	if e == 0 {
+		syscall.Close(int(fd))
+		fd = 0
+	}
+	return fd, e
 }
