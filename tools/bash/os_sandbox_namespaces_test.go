@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -213,5 +214,56 @@ func TestNewOsSandboxBackend_RequirePIDNamespaceFailsClosed(t *testing.T) {
 				t.Errorf("label %q, want it to say whether there is a PID namespace (%v)", label, !c.refused)
 			}
 		})
+	}
+}
+
+// A privileged process the kernel refuses the namespaces (root without
+// CAP_SYS_ADMIN, as in a container's default profile) runs its calls
+// without them and says so in its label, and fails construction with
+// ErrNoPIDNamespace when asked to require them. The root run starts this
+// test binary again with CAP_SYS_ADMIN out of its bounding set
+// (setpriv), where unshare is refused for real.
+func TestOsSandbox_WithoutCapSysAdminTheLabelSaysThereIsNoPIDNamespace(t *testing.T) {
+	rootOnly(t)
+	if err := kernelSupport(); err != nil {
+		t.Skip(err)
+	}
+	if os.Getenv("HELIKON_BASH_NO_SYS_ADMIN") == "" {
+		setpriv, err := exec.LookPath("setpriv")
+		if err != nil {
+			t.Skipf("no setpriv (util-linux) to drop CAP_SYS_ADMIN with: %v", err)
+		}
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := "TestOsSandbox_WithoutCapSysAdminTheLabelSaysThereIsNoPIDNamespace"
+		cmd := exec.Command(setpriv, "--bounding-set", "-sys_admin", "--", self, "-test.run", "^"+name+"$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), "HELIKON_BASH_NO_SYS_ADMIN=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
+			t.Fatalf("the run without CAP_SYS_ADMIN: %v\n%s", err, out)
+		}
+		t.Logf("without CAP_SYS_ADMIN:\n%s", out)
+		return
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var caps [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &caps[0]); err != nil || caps[0].Effective&(1<<unix.CAP_SYS_ADMIN) != 0 || caps[0].Effective&(1<<unix.CAP_SETUID) == 0 {
+		t.Fatalf("this run should hold root's capabilities but CAP_SYS_ADMIN: %+v, %v", caps, err)
+	}
+	b, _ := osTool(t)
+	label := b.Guarantees().Label
+	t.Log(label)
+	if !strings.Contains(label, "no PID namespace (unshare: operation not permitted)") || strings.Contains(label, "a PID, IPC and UTS namespace per call") {
+		t.Errorf("label %q, want it to say there is no PID namespace and why", label)
+	}
+	if r, err := runTool(t, t.Context(), b, Args{Command: "echo $$"}); err != nil || r.Stdout == "1\n" || r.ExitCode != 0 {
+		t.Errorf("%+v, %v: want the command to run, and not as the first process of a namespace", r, err)
+	}
+	sb := openSandbox(t)
+	searchable(t, sb.Dir())
+	if _, err := NewOsSandboxBackend(sb, RequirePIDNamespace()); !errors.Is(err, ErrNoPIDNamespace) || !strings.Contains(err.Error(), "operation not permitted") {
+		t.Errorf("RequirePIDNamespace without CAP_SYS_ADMIN: err = %v, want ErrNoPIDNamespace saying why", err)
 	}
 }
