@@ -6,9 +6,10 @@
 // code and stderr in its result, and every process the call started
 // killed on timeout, on cancellation and when the shell exits: through a
 // cgroup v2 per call where this process may make one, so no process
-// outlives the call whatever it does to its group or session, and
-// through the process group elsewhere (the guarantees label says
-// which). It declares [governance.ShellTool], so every
+// outlives the call whatever it does to its group or session, with the
+// call's PID namespace in the OS sandbox of a privileged process without
+// one, and through the process group elsewhere (the guarantees label
+// says which). It declares [governance.ShellTool], so every
 // DenyBash, AllowBash and guard rule reads its command, and its own allow
 // and deny lists use the same shell matcher. Its effect is SideEffect.
 //

@@ -79,7 +79,7 @@ func (l *local) lifetime() string {
 		return "every process killed with the call's PID namespace (no cgroup here)"
 	}
 	if l.sweep {
-		return fmt.Sprintf("every process of uid %d killed when the call ends (no cgroup here: its calls run one at a time)", l.cred.Uid)
+		return fmt.Sprintf("every process of uid %d killed when the call ends (no cgroup or PID namespace here: its calls run one at a time)", l.cred.Uid)
 	}
 	return "the process group killed (a process that leaves it may outlive the call)"
 }

@@ -100,9 +100,9 @@ const DefaultMemoryCap = 2 << 30
 // capability). Choose ids that own no file and run no process on the
 // host: the command may change the metadata of files its uid owns
 // anywhere, and, on kernels without Landlock's signal scope, signal its
-// processes. Where no cgroup can be made, a call ends by killing every
-// process of the uid (and the uid's calls on this host run one at a
-// time), so do not share it with anything else. Backends on one host
+// processes. Where neither a cgroup nor a PID namespace can be made, a
+// call ends by killing every process of the uid (and the uid's calls on
+// this host run one at a time), so do not share it with anything else. Backends on one host
 // share the default uid, and with it the metadata of each other's
 // workspaces (a command of one can chmod a file of another's): give
 // each workspace that must not touch another's a uid of its own.
