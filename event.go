@@ -31,6 +31,12 @@ type Event interface {
 type RunStarted struct {
 	Agent string    `json:"agent"`
 	At    time.Time `json:"at,omitzero"`
+	// Events, when above zero, is about how many events the run expects
+	// to send, this one included: a hint a consumer that keeps them may
+	// size its buffer by ([Collector] does, up to maxEventsHint). A
+	// parallel or graph agent, which knows its children, sets it. It is
+	// not part of the event's JSON.
+	Events int `json:"-"`
 }
 
 // TurnStarted opens a model turn (counted from 1).

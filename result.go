@@ -64,6 +64,12 @@ func (c *Collector) Observe(stream iter.Seq[Event]) iter.Seq[Event] {
 
 func (c *Collector) add(ev Event) {
 	res := &c.res
+	if res.Events == nil {
+		// The run's first event: a RunStarted may say how many to expect.
+		if s, ok := ev.(RunStarted); ok && s.Events > 0 {
+			res.Events = make([]Event, 0, min(s.Events, maxEventsHint))
+		}
+	}
 	res.Events = append(res.Events, ev)
 	switch e := ev.(type) {
 	case MessageOutput:
@@ -79,6 +85,10 @@ func (c *Collector) add(ev Event) {
 		c.err = &PausedError{State: e.State}
 	}
 }
+
+// maxEventsHint bounds the room a [Collector] reserves on a RunStarted's
+// Events: beyond it the events grow the slice as they come.
+const maxEventsHint = 1024
 
 // Result returns what the observed events add up to, every event seen
 // included. A [RunFailed] becomes the returned error; a [RunPaused] a

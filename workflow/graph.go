@@ -455,7 +455,7 @@ const (
 func (g *GraphAgent) Run(ctx context.Context, rc *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
 		direct := yield
-		ctx, rc, yield, done, ok := g.beginFanOut(ctx, rc, false, yield)
+		ctx, rc, yield, done, ok := g.beginFanOut(ctx, rc, false, len(g.nodes), yield)
 		if !ok {
 			return
 		}

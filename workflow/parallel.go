@@ -65,7 +65,7 @@ func NewParallel(name string, opts ...WorkflowOption) (*ParallelAgent, error) {
 func (p *ParallelAgent) Run(ctx context.Context, rc *helikon.RunContext, input []helikon.Item) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
 		direct := yield
-		ctx, rc, yield, done, ok := p.beginFanOut(ctx, rc, false, yield)
+		ctx, rc, yield, done, ok := p.beginFanOut(ctx, rc, false, len(p.steps), yield)
 		if !ok {
 			return
 		}

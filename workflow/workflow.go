@@ -126,11 +126,29 @@ func (c *composite) begin(ctx context.Context, rc *helikon.RunContext, yield fun
 	return helikon.OpenRun(ctx, rc, c.name, c.description, false, yield)
 }
 
-// beginFanOut is begin for a parallel or graph agent, which stamps its own
-// events and its children's (see fanOut): its yield stamps nothing.
-func (c *composite) beginFanOut(ctx context.Context, rc *helikon.RunContext, resumed bool, yield func(helikon.Event) bool) (_ context.Context, _ *helikon.RunContext, _ func(helikon.Event) bool, done func(), ok bool) {
-	return helikon.OpenStampedRun(ctx, rc, c.name, c.description, resumed, yield)
+// beginFanOut is begin for a parallel or graph agent of n children, which
+// stamps its own events and its children's (see fanOut): its yield stamps
+// nothing. A fresh run's RunStarted says about how many events to expect
+// (fanOutEvents), so that a consumer keeping them sizes its buffer once.
+func (c *composite) beginFanOut(ctx context.Context, rc *helikon.RunContext, resumed bool, n int, yield func(helikon.Event) bool) (_ context.Context, _ *helikon.RunContext, _ func(helikon.Event) bool, done func(), ok bool) {
+	ctx, rc, yield, done, ok = helikon.OpenStampedRun(ctx, rc, c.name, c.description, true, yield)
+	if ok && !resumed && !yield(helikon.RunStarted{At: time.Now().UTC(), Agent: c.name, Events: fanOutEvents(n)}) {
+		done()
+		return ctx, rc, yield, func() {}, false
+	}
+	return ctx, rc, yield, done, ok
 }
+
+// fanOutEvents is about how many events a fan-out of n children sends:
+// its RunStarted, final message and RunCompleted, and for each child an
+// AgentUpdated and childEvents.
+func fanOutEvents(n int) int { return 3 + n*(1+childEvents) }
+
+// childEvents is how many events a child of one model turn sends its
+// parent when it folds its RunStarted and RunCompleted (see
+// helikon.RunContext.FoldInto): TurnStarted, a TokenDelta of its text,
+// ModelResponded and MessageOutput.
+const childEvents = 4
 
 // open is begin for a resumed run, which opens without a RunStarted.
 func (c *composite) open(ctx context.Context, rc *helikon.RunContext, yield func(helikon.Event) bool) (_ context.Context, _ *helikon.RunContext, _ func(helikon.Event) bool, done func(), ok bool) {
@@ -180,7 +198,7 @@ func (c *composite) resumeChildren(ctx context.Context, rc *helikon.RunContext, 
 	run func(ctx context.Context, rc *helikon.RunContext, input []helikon.Item, prior []helikon.ChildFrame, ds *helikon.Decisions, out fanOut)) iter.Seq[helikon.Event] {
 	return func(yield func(helikon.Event) bool) {
 		direct := yield
-		ctx, rc, yield, done, ok := c.beginFanOut(ctx, rc, true, yield)
+		ctx, rc, yield, done, ok := c.beginFanOut(ctx, rc, true, len(keys), yield)
 		if !ok {
 			return
 		}
