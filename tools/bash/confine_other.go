@@ -3,13 +3,13 @@
 package bash
 
 import (
-	"errors"
+	"fmt"
 	"os/exec"
 	"runtime"
 )
 
 func kernelSupport() error {
-	return errors.New("bash: os sandbox: Landlock and seccomp are Linux features; this is " + runtime.GOOS)
+	return fmt.Errorf("%w: os sandbox: Landlock and seccomp are Linux features; this is %s", ErrUnsupportedPlatform, runtime.GOOS)
 }
 
 func startConfined(*exec.Cmd, *confineSpec) error { return kernelSupport() }

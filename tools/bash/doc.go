@@ -33,6 +33,10 @@
 //   - forkd.Backend (package tools/bash/forkd, experimental): a microVM
 //     per command through a forkd controller.
 //
+// [HostBackend] needs Unix process groups and [OsSandboxBackend] Linux;
+// elsewhere their constructors fail with
+// [ErrUnsupportedPlatform], and the package still builds.
+//
 // Containment is independent of approval: gate the tool with the
 // permission rules whatever its backend.
 //

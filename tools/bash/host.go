@@ -83,6 +83,9 @@ func newLocal(sb *sandbox.Sandbox, opts []HostOption) (local, hostConfig, error)
 	if sb == nil {
 		return local{}, hostConfig{}, errors.New("bash: nil sandbox")
 	}
+	if err := processSupport(); err != nil {
+		return local{}, hostConfig{}, err
+	}
 	c := hostConfig{env: DefaultEnvAllowlist, timeout: DefaultTimeout, limits: DefaultLimits}
 	for _, o := range opts {
 		o(&c)
@@ -152,6 +155,8 @@ func startupCode(name string) bool {
 // directory. The environment allowlist may not name a variable that
 // makes bash run code as it starts (BASH_ENV, ENV, BASH_FUNC_*,
 // SHELLOPTS, BASHOPTS, PS4): that code would run before the limits.
+// On a system without Unix process groups (Windows) it fails with
+// [ErrUnsupportedPlatform].
 func NewHostBackend(sb *sandbox.Sandbox, opts ...HostOption) (*HostBackend, error) {
 	l, _, err := newLocal(sb, opts)
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/paigasus/helikon/tools/sandbox"
@@ -50,7 +49,7 @@ type local struct {
 	// cgroup enforces it.
 	memCap uint64
 	// cred, when set, is the unprivileged user the shell runs as.
-	cred *syscall.Credential
+	cred *credential
 	// sweep, without cgroups, ends a call by killing every process of
 	// cred's uid (see sweepUser), its calls one at a time.
 	sweep bool
@@ -180,7 +179,7 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	// kill 0 reaches its own), programs that signal their own group
 	// (timeout(1)) signal the call's, and without a cgroup that group is
 	// what ends the call.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Credential: l.cred}
+	startInGroup(cmd, l.cred)
 	stdout, stderr := newCapture(limit), newCapture(limit)
 	cmd.Stdout, cmd.Stderr = stdout, stderr
 	// A process holding the pipes must not keep Wait blocked once it
@@ -200,10 +199,10 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 		}
 	}
 	pid := cmd.Process.Pid
-	kill := func() { _ = syscall.Kill(-pid, syscall.SIGKILL) }
+	kill := func() { killGroup(pid) }
 	if l.sweep {
 		kill = func() {
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			killGroup(pid)
 			l.sweepUser()
 		}
 	}
@@ -214,8 +213,8 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 		// all reaped. It is killed by pid, as a command may exec a
 		// program that joins another group of the call.
 		kill = func() {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
-			_ = syscall.Kill(-pid, syscall.SIGKILL)
+			killProcess(pid)
+			killGroup(pid)
 		}
 	}
 	// oom is closed when the call goes out of memory where the kernel

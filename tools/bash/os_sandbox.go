@@ -118,8 +118,8 @@ func WithReadOnlyPaths(paths ...string) HostOption {
 
 // NewOsSandboxBackend returns an OsSandboxBackend confined to sb's
 // directory. It fails closed: on a kernel without Landlock (ABI v3) or
-// seccomp the error names what is missing; it never falls back to
-// running unconfined. Asked for a memory cap ([Limits.MemoryBytes])
+// seccomp the error names what is missing, and off Linux it is
+// [ErrUnsupportedPlatform]; it never falls back to running unconfined. Asked for a memory cap ([Limits.MemoryBytes])
 // where no memory cgroup can be made, it fails with [ErrNoMemoryCgroup];
 // the default cap ([DefaultMemoryCap]) is dropped there instead, and the
 // label says "no memory cap". Likewise with [RequirePIDNamespace] it fails
