@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -18,11 +17,6 @@ import (
 	"github.com/paigasus/helikon/mock"
 	"go.uber.org/goleak"
 )
-
-// processGone reports whether pid no longer exists.
-func processGone(pid int) bool {
-	return errors.Is(syscall.Kill(pid, 0), syscall.ESRCH)
-}
 
 func TestStdio_BadServersFailClearlyAndLeaveNothing(t *testing.T) {
 	for _, tc := range []struct {

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"slices"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -174,8 +173,8 @@ func TestStdioEverything_CloseLeavesNoProcess(t *testing.T) {
 	if err := c.Close(); err != nil {
 		t.Fatalf("Close: %v", err)
 	}
-	if err := syscall.Kill(pid, 0); !errors.Is(err, syscall.ESRCH) {
-		t.Fatalf("server process %d still exists after Close (kill -0: %v)", pid, err)
+	if !processGone(pid) {
+		t.Fatalf("server process %d still exists after Close", pid)
 	}
 	if err := c.Close(); err != nil {
 		t.Fatalf("second Close: %v", err)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"os/signal"
 	"strconv"
 	"syscall"
 	"time"
@@ -102,6 +103,20 @@ func vmSizes() (size, data uint64, err error) {
 		return 0, 0, fmt.Errorf("no VmSize or VmData in /proc/self/status")
 	}
 	return size, data, nil
+}
+
+// exitOnCPUCap ends the worker when it passes its soft CPU cap. The
+// kernel sends SIGXCPU there, which a Go program ignores unless it asks
+// for it; exiting with a message of its own lets the host see which cap
+// it was.
+func exitOnCPUCap() {
+	xcpu := make(chan os.Signal, 1)
+	signal.Notify(xcpu, syscall.SIGXCPU)
+	go func() {
+		<-xcpu
+		fmt.Fprintln(os.Stderr, "starlarktool worker: CPU cap exceeded")
+		os.Exit(4)
+	}()
 }
 
 // armCPU sets the soft CPU cap to the worker's CPU time so far plus the

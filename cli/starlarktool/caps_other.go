@@ -14,6 +14,8 @@ func capProcess(workerSpec) error {
 	return fmt.Errorf("script tools need Linux to cap a worker's memory; %s does not enforce RLIMIT_DATA", runtime.GOOS)
 }
 
+func exitOnCPUCap() {}
+
 func armCPU(time.Duration, uint64) bool { return false }
 
 func cpuTime() time.Duration { return 0 }

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/signal"
 	"runtime/debug"
-	"syscall"
 	"time"
 )
 
@@ -48,16 +46,7 @@ func serveWorker(raw string) error {
 		_ = writeFrame(out, hello{Version: wireVersion, Err: err.Error()}, nil)
 		return err
 	}
-	// Past the soft CPU cap the kernel sends SIGXCPU, which a Go program
-	// ignores unless it asks for it; end the worker there, so the host
-	// sees which cap it was.
-	xcpu := make(chan os.Signal, 1)
-	signal.Notify(xcpu, syscall.SIGXCPU)
-	go func() {
-		<-xcpu
-		fmt.Fprintln(os.Stderr, "starlarktool worker: CPU cap exceeded")
-		os.Exit(4)
-	}()
+	exitOnCPUCap()
 	if err := writeFrame(out, hello{Version: wireVersion}, nil); err != nil {
 		return err
 	}

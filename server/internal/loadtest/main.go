@@ -32,7 +32,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/paigasus/helikon"
@@ -56,16 +55,6 @@ func main() {
 	}
 	if err := drive(*n, *deltas, *delay, *dials); err != nil {
 		log.Fatal(err)
-	}
-}
-
-// raiseFileLimit lifts the open-files soft limit to the hard one: every
-// stream is a socket on each side.
-func raiseFileLimit() {
-	var lim syscall.Rlimit
-	if syscall.Getrlimit(syscall.RLIMIT_NOFILE, &lim) == nil && lim.Cur < lim.Max {
-		lim.Cur = lim.Max
-		_ = syscall.Setrlimit(syscall.RLIMIT_NOFILE, &lim)
 	}
 }
 
