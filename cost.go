@@ -40,7 +40,7 @@ func (p Prices) Cost(model string, u Usage) (cost float64, ok bool) {
 // WithPrices installs a price table on the run; handoffs and sub-agents
 // share it.
 func WithPrices(p Prices) ContextOption {
-	return contextOptionFunc(func(rc *RunContext) { rc.prices = p })
+	return contextOptionFunc(func(rc *RunContext) { rc.setting().prices = p })
 }
 
 // Budget caps what one run may spend over every turn of every agent it
@@ -57,7 +57,7 @@ type Budget struct {
 // with [ErrBudgetExceeded]; a run whose budget is spent fails before
 // calling the model again.
 func WithBudget(b Budget) ContextOption {
-	return contextOptionFunc(func(rc *RunContext) { rc.budget = b })
+	return contextOptionFunc(func(rc *RunContext) { rc.setting().budget = b })
 }
 
 func (b Budget) set() bool { return b.MaxTokens > 0 || b.MaxCost > 0 }

@@ -338,7 +338,7 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 		}
 		d.injections = nil
 	}
-	if d.rc.callObserver != nil {
+	if d.rc.settings().callObserver != nil {
 		d.observeCall(ctx, state, req, injected)
 	}
 

@@ -109,7 +109,7 @@ func EmitPaused(rc *RunContext, agent string, f *PauseFrame, usage Usage, yield 
 	if rc.depth == 0 {
 		st.RunID, st.PauseID = newID("run_"), newID("pause_")
 		st.Pending = f.pending(nil, nil)
-		if err := st.seal(rc.stateKey); err != nil {
+		if err := st.seal(rc.settings().stateKey); err != nil {
 			yield(RunFailed{At: now(), Err: &AgentError{Kind: KindOther, Agent: agent, Message: "seal run state: " + err.Error(), Err: err}, Usage: usage})
 			return
 		}

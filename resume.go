@@ -44,10 +44,10 @@ func Resume(ctx context.Context, agent Agent, rc *RunContext, state *RunState, d
 		if len(allow) > 0 {
 			rc = rc.Derive(WithGrants(allow...))
 		}
-		if rc.budget.set() && rc.meter == nil {
+		if rc.settings().budget.set() && rc.meter == nil {
 			// The run's budget counts what it spent before the pause.
 			c := *rc
-			c.meter = &budgetMeter{limit: c.budget, used: state.Usage}
+			c.meter = &budgetMeter{limit: c.settings().budget, used: state.Usage}
 			rc = &c
 		}
 		for ev := range r.ResumeFrame(ctx, rc, state.root, ds) {
@@ -56,7 +56,7 @@ func Resume(ctx context.Context, agent Agent, rc *RunContext, state *RunState, d
 				// granted stays granted.
 				next := *p.State
 				next.RunID, next.Allow = state.RunID, allow
-				if err := next.seal(rc.stateKey); err != nil {
+				if err := next.seal(rc.settings().stateKey); err != nil {
 					fail(KindOther, err)
 					return
 				}
@@ -87,7 +87,7 @@ func (s *RunState) check(rc *RunContext, decisions []Decision) (*Decisions, erro
 	case s.Version != RunStateVersion:
 		return nil, &RunStateVersionError{Version: s.Version}
 	}
-	if err := s.verify(rc.stateKey); err != nil {
+	if err := s.verify(rc.settings().stateKey); err != nil {
 		return nil, err
 	}
 	return newDecisionSet(rc, s, decisions)

@@ -1,10 +1,6 @@
 package helikon
 
-import (
-	"context"
-
-	"go.opentelemetry.io/otel/trace"
-)
+import "context"
 
 // RunContext is the per-run state shared by the loop, tools, guardrails and
 // hooks: the user value, the session, run-level hooks, trace attributes,
@@ -15,7 +11,6 @@ type RunContext struct {
 	user    any
 	session Session
 	hooks   *HookRegistry
-	tracer  TracerHandle
 	state   *State
 	actions *Actions
 	// auth and redactor govern the run's tool calls; grants are the
@@ -26,18 +21,15 @@ type RunContext struct {
 	grants   []string
 	optErr   error
 	approval ApprovalHandler
-	stateKey []byte // signs paused run states (WithRunStateKey)
 	depth    int
 	// depthBound is the tightest MaxAgentDepth of the runs this one is
 	// nested in (0: none), so a parent's bound holds along a handoff chain
 	// without its other knobs leaking into the target.
-	depthBound   int
-	config       *RunConfig
-	tp           trace.TracerProvider
-	prices       Prices
-	budget       Budget
-	meter        *budgetMeter // the top-level run's spend, with a budget
-	callObserver func(context.Context, *ModelCall)
+	depthBound int
+	config     *RunConfig
+	meter      *budgetMeter // the top-level run's spend, with a budget
+	// rare holds the settings few runs have (nil: none of them).
+	rare *runSettings
 	// fold, for a run of foldAgent on this context, is the outcome the
 	// run's RunStarted and RunCompleted settle into instead of its stream
 	// (FoldInto). The contexts derived from this one drop it.
@@ -98,7 +90,7 @@ func WithHookRegistry(h *HookRegistry) ContextOption {
 
 // WithTracer sets the trace attributes stamped on the run's spans.
 func WithTracer(t TracerHandle) ContextOption {
-	return contextOptionFunc(func(rc *RunContext) { rc.tracer = t })
+	return contextOptionFunc(func(rc *RunContext) { rc.setting().tracer = t })
 }
 
 // WithState shares an existing State with the run.
@@ -116,7 +108,7 @@ func (rc *RunContext) Session() Session { return rc.session }
 func (rc *RunContext) Hooks() *HookRegistry { return rc.hooks }
 
 // Tracer returns the run's trace attributes.
-func (rc *RunContext) Tracer() TracerHandle { return rc.tracer }
+func (rc *RunContext) Tracer() TracerHandle { return rc.settings().tracer }
 
 // State returns the run-scoped state.
 func (rc *RunContext) State() *State { return rc.state }
@@ -217,7 +209,7 @@ func (tc *ToolContext) Authorizer() Authorizer { return tc.rc.auth }
 func (tc *ToolContext) Depth() int { return tc.rc.depth }
 
 // Tracer returns the run's trace attributes.
-func (tc *ToolContext) Tracer() TracerHandle { return tc.rc.tracer }
+func (tc *ToolContext) Tracer() TracerHandle { return tc.rc.settings().tracer }
 
 // SubRunContext derives the context of a nested run the tool starts (an
 // agent tool's): as [RunContext.Child], but with a fresh in-memory session

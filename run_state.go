@@ -346,7 +346,7 @@ func newID(prefix string) string {
 // corruption and careless edits but not a deliberate forger, who can
 // recompute it.
 func WithRunStateKey(key []byte) ContextOption {
-	return contextOptionFunc(func(rc *RunContext) { rc.stateKey = bytes.Clone(key) })
+	return contextOptionFunc(func(rc *RunContext) { rc.setting().stateKey = bytes.Clone(key) })
 }
 
 // errPauseUnsupported fails a child's run that paused where its parent

@@ -28,14 +28,14 @@ const TracerName = "github.com/paigasus/helikon"
 // provider installed, or the trace is not sampled) the run creates no
 // further spans.
 func WithTracerProvider(tp trace.TracerProvider) ContextOption {
-	return contextOptionFunc(func(rc *RunContext) { rc.tp = tp })
+	return contextOptionFunc(func(rc *RunContext) { rc.setting().tp = tp })
 }
 
 // startAgentTrace opens the invoke_agent span of agent, a run under rc
 // (model may be nil), and returns the context the agent's children run in;
 // with no tracer provider installed, ctx and a nil trace, at no cost.
 func startAgentTrace(ctx context.Context, rc *RunContext, agent, description string, model Model) (context.Context, *gentrace.Agent) {
-	tracer := gentrace.Tracer(rc.tp, TracerName)
+	tracer := gentrace.Tracer(rc.settings().tp, TracerName)
 	if tracer == nil {
 		return ctx, nil
 	}
@@ -43,7 +43,7 @@ func startAgentTrace(ctx context.Context, rc *RunContext, agent, description str
 	if model != nil {
 		describe = func() (string, string) { return DescribeModel(model) }
 	}
-	return gentrace.StartAgent(ctx, tracer, agent, description, gentrace.Handle(rc.tracer), describe)
+	return gentrace.StartAgent(ctx, tracer, agent, description, gentrace.Handle(rc.settings().tracer), describe)
 }
 
 // endTrace closes t's spans with the run's usage and failure; later calls
@@ -89,11 +89,11 @@ func (d *driver) observe(ctx context.Context, yield func(Event) bool) (context.C
 	o.parent, _ = ctx.Value(sinkKey{}).(*usageSink)
 	o.ctx = sinkContext{Context: ctx, sink: &o.sink}
 	ctx = &o.ctx
-	if d.rc.budget.set() && d.rc.meter == nil {
+	if d.rc.settings().budget.set() && d.rc.meter == nil {
 		// The top-level run of a budget: its meter is shared by every run
 		// nested in it through the RunContext.
 		rc := *d.rc
-		rc.meter = &budgetMeter{limit: rc.budget}
+		rc.meter = &budgetMeter{limit: rc.settings().budget}
 		d.rc = &rc
 	}
 	ctx, o.trace = startAgentTrace(ctx, d.rc, d.a.name, d.a.description, d.a.model)
@@ -191,9 +191,9 @@ func (d *driver) startChat(ctx context.Context, req *ModelRequest) (_ context.Co
 func (d *driver) endChat(span trace.Span, in TransitionInput) TransitionInput {
 	var over error
 	if resp, ok := in.(ModelResponse); ok {
-		if d.rc.prices != nil && resp.Usage.Cost == 0 {
+		if prices := d.rc.settings().prices; prices != nil && resp.Usage.Cost == 0 {
 			_, model := DescribeModel(d.a.model)
-			if cost, priced := d.rc.prices.Cost(model, resp.Usage); priced {
+			if cost, priced := prices.Cost(model, resp.Usage); priced {
 				resp.Usage.Cost = cost
 				in = resp
 			}
@@ -274,14 +274,14 @@ type ModelCall struct {
 // how a debugger shows what the model saw and where it could fork; a run
 // without it pays one nil check a model call.
 func WithModelCallObserver(f func(ctx context.Context, call *ModelCall)) ContextOption {
-	return contextOptionFunc(func(rc *RunContext) { rc.callObserver = f })
+	return contextOptionFunc(func(rc *RunContext) { rc.setting().callObserver = f })
 }
 
 // observeCall hands the call to the run's observer. injected are the hook
 // injections the request carries, which the checkpoint holds as still due.
 func (d *driver) observeCall(ctx context.Context, state LoopState, req *ModelRequest, injected []string) {
 	_, model := DescribeModel(d.a.model)
-	d.rc.callObserver(ctx, &ModelCall{
+	d.rc.settings().callObserver(ctx, &ModelCall{
 		Agent: d.a.name, Depth: d.rc.depth, Model: model, Turn: progressOf(state).Turn, Request: req,
 		Checkpoint: &Checkpoint{Agent: d.a.name, State: state, Conversation: d.tc.conversationView(), Injections: injected},
 	})

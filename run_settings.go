@@ -1,0 +1,42 @@
+package helikon
+
+import (
+	"context"
+
+	"go.opentelemetry.io/otel/trace"
+)
+
+// runSettings are the settings of a [RunContext] that its options set
+// and few runs have: a context holds them behind one pointer, which the
+// contexts derived from it share, so that a fan-out's children, whose
+// contexts are copies of their parent's, copy a word rather than every
+// setting.
+type runSettings struct {
+	tracer       TracerHandle
+	stateKey     []byte // signs paused run states (WithRunStateKey)
+	tp           trace.TracerProvider
+	prices       Prices
+	budget       Budget
+	callObserver func(context.Context, *ModelCall)
+}
+
+// noSettings is what a context without any of the settings reads.
+var noSettings runSettings
+
+// settings returns rc's settings, to read only: they may be shared.
+func (rc *RunContext) settings() *runSettings {
+	if rc.rare == nil {
+		return &noSettings
+	}
+	return rc.rare
+}
+
+// setting returns rc's settings for an option to write: a copy of those
+// rc shared, so that writing them leaves the context rc was derived from
+// (see [RunContext.Derive]) as it was.
+func (rc *RunContext) setting() *runSettings {
+	s := new(runSettings)
+	*s = *rc.settings()
+	rc.rare = s
+	return s
+}

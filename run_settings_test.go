@@ -1,0 +1,63 @@
+package helikon
+
+import (
+	"context"
+	"runtime"
+	"testing"
+)
+
+// TestRunContext_DeriveLeavesItsParentsSettingsAsTheyWere pins that the
+// settings a derived context shares with its parent are copied before an
+// option writes them: the derived context sees the new setting and the
+// parent's others, the parent and its children only their own.
+func TestRunContext_DeriveLeavesItsParentsSettingsAsTheyWere(t *testing.T) {
+	var observed int
+	observe := func(context.Context, *ModelCall) { observed++ }
+	parent := NewRunContext(WithTracer(TracerHandle{SessionID: "p"}), WithPrices(Prices{"m": {Input: 1}}),
+		WithBudget(Budget{MaxTokens: 7}), WithRunStateKey([]byte("k")), WithModelCallObserver(observe))
+	child := parent.Child()
+	for _, tc := range []struct {
+		name    string
+		opt     ContextOption
+		changed func(*runSettings) bool
+	}{
+		{"tracer", WithTracer(TracerHandle{SessionID: "d"}), func(s *runSettings) bool { return s.tracer.SessionID != "p" }},
+		{"prices", WithPrices(nil), func(s *runSettings) bool { return s.prices == nil }},
+		{"budget", WithBudget(Budget{}), func(s *runSettings) bool { return s.budget.MaxTokens != 7 }},
+		{"state key", WithRunStateKey([]byte("other")), func(s *runSettings) bool { return string(s.stateKey) != "k" }},
+		{"model call observer", WithModelCallObserver(nil), func(s *runSettings) bool { return s.callObserver == nil }},
+		{"tracer provider", WithTracerProvider(nil), func(s *runSettings) bool { return s.tp != nil }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := child.Derive(tc.opt)
+			if tc.name != "tracer provider" && !tc.changed(d.settings()) {
+				t.Error("the derived context does not have its own setting")
+			}
+			if tc.changed(parent.settings()) || tc.changed(child.settings()) {
+				t.Error("deriving a context changed its parent's settings")
+			}
+			if tc.name != "tracer" && d.Tracer().SessionID != "p" {
+				t.Errorf("the derived context's tracer is %q, want the parent's", d.Tracer().SessionID)
+			}
+		})
+	}
+}
+
+// TestRunContext_FourChildrensContextsFitAKilobyte pins the size that
+// keeps the contexts of a fan-out's children small: Children(4), the
+// contexts of a diamond's nodes, takes no more than 1,024 bytes.
+func TestRunContext_FourChildrensContextsFitAKilobyte(t *testing.T) {
+	rc := NewRunContext()
+	const rounds = 100
+	var keep [][]RunContext
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for range rounds {
+		keep = append(keep[:0], rc.Children(4))
+	}
+	runtime.ReadMemStats(&after)
+	if per := (after.TotalAlloc - before.TotalAlloc) / rounds; per > 1024 {
+		t.Errorf("Children(4) allocates %d bytes, want at most 1,024", per)
+	}
+	runtime.KeepAlive(keep)
+}
