@@ -18,6 +18,9 @@ type runSettings struct {
 	prices       Prices
 	budget       Budget
 	callObserver func(context.Context, *ModelCall)
+	// owner is the context whose options wrote these settings: only its
+	// options write them again, in place.
+	owner *RunContext
 }
 
 // noSettings is what a context without any of the settings reads.
@@ -32,11 +35,15 @@ func (rc *RunContext) settings() *runSettings {
 }
 
 // setting returns rc's settings for an option to write: a copy of those
-// rc shared, so that writing them leaves the context rc was derived from
-// (see [RunContext.Derive]) as it was.
+// rc shares with the context it was derived from (see
+// [RunContext.Derive]), so that writing them leaves that one as it was,
+// made once however many options write.
 func (rc *RunContext) setting() *runSettings {
-	s := new(runSettings)
-	*s = *rc.settings()
-	rc.rare = s
-	return s
+	if rc.rare == nil || rc.rare.owner != rc {
+		s := new(runSettings)
+		*s = *rc.settings()
+		s.owner = rc
+		rc.rare = s
+	}
+	return rc.rare
 }

@@ -61,3 +61,18 @@ func TestRunContext_FourChildrensContextsFitAKilobyte(t *testing.T) {
 	}
 	runtime.KeepAlive(keep)
 }
+
+// TestNewRunContext_MakesItsSettingsOnceForManyOptions pins that a context
+// given several of the settings few runs have allocates them once, as a
+// traced run's context is given a provider and attributes.
+func TestNewRunContext_MakesItsSettingsOnceForManyOptions(t *testing.T) {
+	tp, h := WithTracerProvider(nil), WithTracer(TracerHandle{SessionID: "s"})
+	one := testing.AllocsPerRun(100, func() { NewRunContext(h) })
+	two := testing.AllocsPerRun(100, func() { NewRunContext(tp, h) })
+	if two != one {
+		t.Errorf("a context with two settings allocates %v times, with one %v", two, one)
+	}
+	if d := NewRunContext(tp, h).Derive(WithBudget(Budget{MaxTokens: 1})); d.Tracer().SessionID != "s" {
+		t.Errorf("derived tracer %q, want the parent's", d.Tracer().SessionID)
+	}
+}
