@@ -138,7 +138,7 @@ func WithGrants(rules ...string) ContextOption {
 // questions. Without one, or when it answers Defer, the run pauses for a
 // human decision ([RunPaused]).
 func WithApprovalHandler(h ApprovalHandler) ContextOption {
-	return contextOptionFunc(func(rc *RunContext) { rc.approval = h })
+	return contextOptionFunc(func(rc *RunContext) { rc.setting().approval = h })
 }
 
 // Authorizer returns the run's authorizer, or nil when every call may run.
@@ -151,7 +151,7 @@ func (rc *RunContext) Redactor() Redactor { return rc.redactor }
 func (rc *RunContext) Grants() []string { return rc.grants }
 
 // ApprovalHandler returns the run's approval handler, or nil.
-func (rc *RunContext) ApprovalHandler() ApprovalHandler { return rc.approval }
+func (rc *RunContext) ApprovalHandler() ApprovalHandler { return rc.settings().approval }
 
 // authorize asks the run's authorizer about req, with ask putting
 // questions to the approver; without an authorizer every call runs.
@@ -185,10 +185,11 @@ func (rc *RunContext) redactText(s string) string {
 // askHandler answers a question with the run's approval handler; without
 // one, or when it defers, the call waits for a human decision.
 func (rc *RunContext) askHandler(ctx context.Context, req PermissionRequest, prompt, who string) Verdict {
-	if rc.approval == nil {
+	approval := rc.settings().approval
+	if approval == nil {
 		return Verdict{Deferred: true, Reason: who + " asks for approval"}
 	}
-	out := rc.approval.Decide(ctx, req, prompt)
+	out := approval.Decide(ctx, req, prompt)
 	if out.Defer {
 		return Verdict{Deferred: true, Reason: who + " asks for approval; the approver deferred"}
 	}

@@ -605,7 +605,7 @@ func (d *driver) executeTools(ctx context.Context, calls []ToolCall, yield func(
 // code, which may block; a Redactor is not even given the context), runs
 // around the calls. An unknown tool's call only fails.
 func (d *driver) inlineRound(ctx context.Context, calls []ToolCall) bool {
-	if d.rc.approval != nil {
+	if d.rc.settings().approval != nil {
 		return false
 	}
 	if ctx.Done() == nil {

@@ -44,10 +44,10 @@ func Resume(ctx context.Context, agent Agent, rc *RunContext, state *RunState, d
 		if len(allow) > 0 {
 			rc = rc.Derive(WithGrants(allow...))
 		}
-		if rc.settings().budget.set() && rc.meter == nil {
+		if rc.settings().budget.set() && rc.settings().meter == nil {
 			// The run's budget counts what it spent before the pause.
 			c := *rc
-			c.meter = &budgetMeter{limit: c.settings().budget, used: state.Usage}
+			c.setting().meter = &budgetMeter{limit: c.settings().budget, used: state.Usage}
 			rc = &c
 		}
 		for ev := range r.ResumeFrame(ctx, rc, state.root, ds) {

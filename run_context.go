@@ -20,14 +20,12 @@ type RunContext struct {
 	redactor Redactor
 	grants   []string
 	optErr   error
-	approval ApprovalHandler
 	depth    int
 	// depthBound is the tightest MaxAgentDepth of the runs this one is
 	// nested in (0: none), so a parent's bound holds along a handoff chain
 	// without its other knobs leaking into the target.
 	depthBound int
 	config     *RunConfig
-	meter      *budgetMeter // the top-level run's spend, with a budget
 	// rare holds the settings few runs have (nil: none of them).
 	rare *runSettings
 	// fold, for a run of foldAgent on this context, is the outcome the

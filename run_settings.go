@@ -18,6 +18,8 @@ type runSettings struct {
 	prices       Prices
 	budget       Budget
 	callObserver func(context.Context, *ModelCall)
+	approval     ApprovalHandler
+	meter        *budgetMeter // the top-level run's spend, with a budget
 	// owner is the context whose options wrote these settings: only its
 	// options write them again, in place.
 	owner *RunContext

@@ -14,7 +14,8 @@ func TestRunContext_DeriveLeavesItsParentsSettingsAsTheyWere(t *testing.T) {
 	var observed int
 	observe := func(context.Context, *ModelCall) { observed++ }
 	parent := NewRunContext(WithTracer(TracerHandle{SessionID: "p"}), WithPrices(Prices{"m": {Input: 1}}),
-		WithBudget(Budget{MaxTokens: 7}), WithRunStateKey([]byte("k")), WithModelCallObserver(observe))
+		WithBudget(Budget{MaxTokens: 7}), WithRunStateKey([]byte("k")), WithModelCallObserver(observe),
+		WithApprovalHandler(deferEvery{}))
 	child := parent.Child()
 	for _, tc := range []struct {
 		name    string
@@ -27,6 +28,7 @@ func TestRunContext_DeriveLeavesItsParentsSettingsAsTheyWere(t *testing.T) {
 		{"state key", WithRunStateKey([]byte("other")), func(s *runSettings) bool { return string(s.stateKey) != "k" }},
 		{"model call observer", WithModelCallObserver(nil), func(s *runSettings) bool { return s.callObserver == nil }},
 		{"tracer provider", WithTracerProvider(nil), func(s *runSettings) bool { return s.tp != nil }},
+		{"approval handler", WithApprovalHandler(nil), func(s *runSettings) bool { return s.approval == nil }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := child.Derive(tc.opt)
@@ -43,10 +45,10 @@ func TestRunContext_DeriveLeavesItsParentsSettingsAsTheyWere(t *testing.T) {
 	}
 }
 
-// TestRunContext_FourChildrensContextsFitAKilobyte pins the size that
+// TestRunContext_FourChildrensContextsFit768Bytes pins the size that
 // keeps the contexts of a fan-out's children small: Children(4), the
-// contexts of a diamond's nodes, takes no more than 1,024 bytes.
-func TestRunContext_FourChildrensContextsFitAKilobyte(t *testing.T) {
+// contexts of a diamond's nodes, takes no more than 768 bytes.
+func TestRunContext_FourChildrensContextsFit768Bytes(t *testing.T) {
 	rc := NewRunContext()
 	const rounds = 100
 	var keep [][]RunContext
@@ -56,8 +58,8 @@ func TestRunContext_FourChildrensContextsFitAKilobyte(t *testing.T) {
 		keep = append(keep[:0], rc.Children(4))
 	}
 	runtime.ReadMemStats(&after)
-	if per := (after.TotalAlloc - before.TotalAlloc) / rounds; per > 1024 {
-		t.Errorf("Children(4) allocates %d bytes, want at most 1,024", per)
+	if per := (after.TotalAlloc - before.TotalAlloc) / rounds; per > 768 {
+		t.Errorf("Children(4) allocates %d bytes, want at most 768", per)
 	}
 	runtime.KeepAlive(keep)
 }
@@ -75,4 +77,11 @@ func TestNewRunContext_MakesItsSettingsOnceForManyOptions(t *testing.T) {
 	if d := NewRunContext(tp, h).Derive(WithBudget(Budget{MaxTokens: 1})); d.Tracer().SessionID != "s" {
 		t.Errorf("derived tracer %q, want the parent's", d.Tracer().SessionID)
 	}
+}
+
+// deferEvery is an approval handler that defers every question.
+type deferEvery struct{}
+
+func (deferEvery) Decide(context.Context, PermissionRequest, string) ApprovalOutcome {
+	return ApprovalOutcome{Defer: true}
 }

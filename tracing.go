@@ -89,11 +89,11 @@ func (d *driver) observe(ctx context.Context, yield func(Event) bool) (context.C
 	o.parent, _ = ctx.Value(sinkKey{}).(*usageSink)
 	o.ctx = sinkContext{Context: ctx, sink: &o.sink}
 	ctx = &o.ctx
-	if d.rc.settings().budget.set() && d.rc.meter == nil {
+	if d.rc.settings().budget.set() && d.rc.settings().meter == nil {
 		// The top-level run of a budget: its meter is shared by every run
 		// nested in it through the RunContext.
 		rc := *d.rc
-		rc.meter = &budgetMeter{limit: rc.settings().budget}
+		rc.setting().meter = &budgetMeter{limit: rc.settings().budget}
 		d.rc = &rc
 	}
 	ctx, o.trace = startAgentTrace(ctx, d.rc, d.a.name, d.a.description, d.a.model)
@@ -171,7 +171,7 @@ func (d *driver) callModel(ctx context.Context, state LoopState, req *ModelReque
 // startChat opens a model turn's chat span. A non-nil abort means the run's
 // budget is already spent and the model must not be called.
 func (d *driver) startChat(ctx context.Context, req *ModelRequest) (_ context.Context, span trace.Span, abort TransitionInput) {
-	if m := d.rc.meter; m != nil {
+	if m := d.rc.settings().meter; m != nil {
 		if err := m.spent(d.a.name); err != nil {
 			return ctx, nil, Abort{Err: err}
 		}
@@ -199,7 +199,7 @@ func (d *driver) endChat(span trace.Span, in TransitionInput) TransitionInput {
 			}
 		}
 		d.obs.spent = d.obs.spent.Add(resp.Usage)
-		if m := d.rc.meter; m != nil {
+		if m := d.rc.settings().meter; m != nil {
 			over = m.add(d.a.name, resp.Usage)
 		}
 		if span != nil {
