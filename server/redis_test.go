@@ -247,20 +247,8 @@ func TestRedis_AStreamResumedPastTheEndOfARunWhoseServerDiedEndsWithItsFailure(t
 	// hanging the test.
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, "GET", ts.URL+"/agents/stuck/runs/"+id+"/events", nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	req.Header.Set("Last-Event-ID", strconv.FormatInt(1<<63-1, 10))
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := resumeSSE(t, ctx, ts.URL+"/agents/stuck/runs/"+id+"/events", 1<<63-1)
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Fatalf("status %d, want the stream of the running run", resp.StatusCode)
-	}
 	_ = doomedLog.Close() // the server driving the run dies (see above)
 	fs := readFrames(t, resp.Body)
 	if ctx.Err() != nil {

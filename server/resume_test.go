@@ -144,3 +144,54 @@ func TestEvents_ResumePastTheLastEventOfAFinishedRunIsABadRequest(t *testing.T) 
 		})
 	}
 }
+
+// A client may hold a resume point past the end of a run still running
+// (a stale or forged Last-Event-ID). When the run then completes, its
+// stream ends with nothing more, as after the run's terminal event: it
+// told of a failure the run did not have.
+func TestEvents_AStreamResumedPastTheEndOfARunThatCompletesEndsWithNothingMore(t *testing.T) {
+	for _, lg := range eventLogs {
+		t.Run(lg.name, func(t *testing.T) {
+			_, ts := start(t, []helikon.Agent{newAgent(t, "slow", 300*time.Millisecond)}, server.WithEventLog(lg.open(t)))
+			id := decode[server.RunAccepted](t, post(t, ts.URL+"/agents/slow/runs?mode=async", `{"input":"hi"}`)).RunID
+			// The deadline only keeps a stream that never ends from
+			// hanging the test.
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			resp := resumeSSE(t, ctx, ts.URL+"/agents/slow/runs/"+id+"/events", 1<<62)
+			defer resp.Body.Close()
+			fs := readFrames(t, resp.Body)
+			if ctx.Err() != nil {
+				t.Fatal("the stream past the end of the run never ended")
+			}
+			if len(fs) != 0 {
+				t.Fatalf("the stream: %+v; want none: the run completed", fs)
+			}
+			info := decode[server.RunInfo](t, get(t, ts.URL+"/agents/slow/runs/"+id))
+			if info.Status != server.StatusCompleted {
+				t.Fatalf("the run: %+v, want it completed (the test needs the run to end normally)", info)
+			}
+		})
+	}
+}
+
+// resumeSSE opens the SSE stream of a running run at url (its events
+// endpoint) with Last-Event-ID after, and wants it accepted.
+func resumeSSE(t testing.TB, ctx context.Context, url string, after int64) *http.Response {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Last-Event-ID", strconv.FormatInt(after, 10))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		resp.Body.Close()
+		t.Fatalf("status %d, want the stream of the running run", resp.StatusCode)
+	}
+	return resp
+}

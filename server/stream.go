@@ -49,10 +49,20 @@ func (s *Server) follow(ctx context.Context, runID string, after int64, emit fun
 	// A client resuming after the run's terminal event (an EventSource
 	// reconnects by itself once a finished stream closes) has the whole
 	// run: its stream ends with nothing more.
-	if tailErr == nil && !sent && s.terminalAt(ctx, runID, after) {
+	if tailErr == nil && !sent && (s.terminalAt(ctx, runID, after) || s.completedBefore(ctx, runID, after)) {
 		return true
 	}
 	return emit([]Record{s.syntheticFailure(ctx, runID, tailErr)})
+}
+
+// completedBefore reports whether the run completed with its last event
+// before position seq: a stream resumed past the end of a run still
+// running, which then completes, has nothing to send and nothing went
+// wrong. A run that failed, was cancelled or was interrupted still ends
+// such a stream with its error.
+func (s *Server) completedBefore(ctx context.Context, runID string, seq int64) bool {
+	info, err := s.log.Info(ctx, runID)
+	return err == nil && info.Status == StatusCompleted && info.LastEvent > 0 && info.LastEvent < seq
 }
 
 // terminalAt reports whether the run's record at position seq is its
