@@ -754,11 +754,7 @@ func (g *GraphAgent) nodeInput(input []helikon.Item, i int, nodes []nodeRun, out
 		}
 	}
 	if labels > 0 && room.labelled == 0 {
-		// The first labels reserve room for the others: their heads,
-		// known since the build, and texts as long as these labels'
-		// on average (some labelSlack at least).
-		rest := int(g.labelled) - labels
-		room.text.Grow(int(g.labelHeads) + finals + rest*max(finals/labels, labelSlack))
+		room.text.Grow(labelRoom(int(g.labelHeads), finals, labels, int(g.labelled)-labels))
 	}
 	for _, p := range preds {
 		if nodes[p].label.Content == nil {
@@ -785,9 +781,23 @@ func (g *GraphAgent) roomItems(n int) int { return int(g.fedNodes)*n + int(g.lin
 // name, labelTail.
 func labelSize(key string) int { return len(labelHead) + len(key) + len(labelTail) }
 
-// labelSlack is the room the first labels of a run reserve for each of
-// the others' texts, at least.
-const labelSlack = 32
+// labelRoom is the room the first labels of a run reserve, labels of
+// them with finals bytes of texts: every label's head (heads, known since
+// the build), their texts, and for each of the rest labels still to come
+// a text as long as theirs on average, from labelSlack up to
+// labelReserveMax. The cap keeps one long answer (a model's, as long as
+// it likes) from reserving its length again for every label to come; a
+// longer text grows the room when it comes.
+func labelRoom(heads, finals, labels, rest int) int {
+	return heads + finals + rest*min(max(finals/labels, labelSlack), labelReserveMax)
+}
+
+// labelSlack and labelReserveMax bound the room the first labels of a run
+// reserve for each of the others' texts.
+const (
+	labelSlack      = 32
+	labelReserveMax = 4 << 10
+)
 
 // A predecessor's label in a node's input: labelHead, its name, labelTail,
 // its final text.
