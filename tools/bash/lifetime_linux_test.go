@@ -81,7 +81,7 @@ func TestLocalBackends_NoProcessOutlivesItsCallWhateverItsGroup(t *testing.T) {
 			t.Run(name+"/"+end, func(t *testing.T) {
 				t.Parallel()
 				be, dir := newBackend(t)
-				if l := be.(interface{ local() *local }).local(); l.cgroups == nil && !l.sweep && !l.pidNS() {
+				if l := be.(interface{ local() *local }).local(); l.cgroups == nil && !l.sweeps() && !l.pidNS() {
 					if l := be.Guarantees().Label; !strings.Contains(l, "the process group killed (a process that leaves it may outlive the call)") {
 						t.Fatalf("no cgroup here, and the label %q does not say so", l)
 					}

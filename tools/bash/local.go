@@ -50,13 +50,18 @@ type local struct {
 	memCap uint64
 	// cred, when set, is the unprivileged user the shell runs as.
 	cred *credential
-	// sweep, without cgroups, ends a call by killing every process of
-	// cred's uid (see sweepUser), its calls one at a time.
-	sweep bool
 	// noPIDNS says why the calls of a confined backend have no PID
 	// namespace of their own, when they have none.
 	noPIDNS string
 }
+
+// sweeps reports whether a call ends by killing every process of cred's
+// uid (see sweepUser), its calls one at a time: a privileged OS sandbox
+// without a cgroup or a PID namespace, whose command's processes can
+// leave every group but not their uid. It is derived, not stored, so a
+// backend that loses its namespaces in construction cannot be left
+// without the sweep.
+func (l *local) sweeps() bool { return l.cgroups == nil && l.cred != nil && !l.pidNS() }
 
 // goAheadFD is the descriptor from which the shell reads one byte before
 // anything else, once the backend has moved it into the call's cgroup:
@@ -77,7 +82,7 @@ func (l *local) lifetime() string {
 	if l.pidNS() {
 		return "every process killed with the call's PID namespace (no cgroup here)"
 	}
-	if l.sweep {
+	if l.sweeps() {
 		return fmt.Sprintf("every process of uid %d killed when the call ends (no cgroup or PID namespace here: its calls run one at a time)", l.cred.Uid)
 	}
 	return "the process group killed (a process that leaves it may outlive the call)"
@@ -125,7 +130,7 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	if limit <= 0 {
 		limit = DefaultOutputLimit
 	}
-	if l.sweep {
+	if l.sweeps() {
 		unlock, err := lockUser(ctx, l.cred.Uid)
 		if err != nil {
 			return Result{}, err
@@ -200,7 +205,7 @@ func (l *local) run(ctx context.Context, req Request) (Result, error) {
 	}
 	pid := cmd.Process.Pid
 	kill := func() { killGroup(pid) }
-	if l.sweep {
+	if l.sweeps() {
 		kill = func() {
 			killGroup(pid)
 			l.sweepUser()

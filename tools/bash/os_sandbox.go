@@ -163,11 +163,6 @@ func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBac
 	if l.noPIDNS != "" && c.requirePIDNS {
 		return nil, fmt.Errorf("%w: %s", ErrNoPIDNamespace, l.noPIDNS)
 	}
-	// A privileged process without a cgroup or a PID namespace ends a
-	// call by killing every process of the sandbox user, which no
-	// process of the command can leave.
-	settleSweep := func() { l.sweep = l.cgroups == nil && l.cred != nil && !l.confine.Namespaces }
-	settleSweep()
 	// The process cap: a pids cgroup per call where there is one, and
 	// RLIMIT_NPROC when the command has a uid of its own (under this
 	// process's uid the limit would count all of its processes).
@@ -200,7 +195,6 @@ func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBac
 		// Privileged, and still refused (no CAP_SYS_ADMIN, a
 		// container's seccomp profile): the label says so.
 		l.confine.Namespaces, l.noPIDNS = false, strings.TrimPrefix(errors.Unwrap(err).Error(), ErrNoPIDNamespace.Error()+": ")
-		settleSweep()
 		res, err = l.run(context.Background(), probe)
 	}
 	if err != nil || res.ExitCode != 0 {
