@@ -36,7 +36,8 @@ type Result struct {
 	// In the OS sandbox's PID namespace the shell stays the call's first
 	// process and reports a last command a signal ended as bash does,
 	// 128 plus the signal's number; -1 is then a shell a signal ended
-	// (a timeout's kill, a CPU cap).
+	// (a timeout's kill, a CPU cap), or a command that replaced the shell
+	// (exec) and was ended by a signal.
 	ExitCode int `json:"exit_code"`
 	// Stdout and Stderr are the command's output, capped.
 	Stdout string `json:"stdout"`

@@ -194,7 +194,12 @@ func NewOsSandboxBackend(sb *sandbox.Sandbox, opts ...HostOption) (*OsSandboxBac
 	if errors.Is(err, ErrNoPIDNamespace) && !c.requirePIDNS {
 		// Privileged, and still refused (no CAP_SYS_ADMIN, a
 		// container's seccomp profile): the label says so.
-		l.confine.Namespaces, l.noPIDNS = false, strings.TrimPrefix(errors.Unwrap(err).Error(), ErrNoPIDNamespace.Error()+": ")
+		// The label gives the kernel's reason, whatever wraps it.
+		why := err.Error()
+		if _, after, ok := strings.Cut(why, ErrNoPIDNamespace.Error()+": "); ok {
+			why = after
+		}
+		l.confine.Namespaces, l.noPIDNS = false, why
 		res, err = l.run(context.Background(), probe)
 	}
 	if err != nil || res.ExitCode != 0 {
