@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/spreadtimer"
 )
 
 // fanIn runs sub-agents concurrently and funnels their events to the one
@@ -346,31 +347,34 @@ func (f *fanIn) armSpread(others bool) {
 			f.spread.f = f
 			f.spread.mu.Unlock()
 		}
-		f.spread.t.Reset(handoffDelay)
+		f.spread.t.Arm()
 	case !others && f.armed:
 		f.armed = false
-		f.spread.t.Stop()
+		f.spread.t.Disarm()
 	}
 }
 
 // spreader is a spread timer, kept for the next fan-out once its fan-in
-// closes: a timer and the function it calls cost two allocations. A timer
-// that fires after its fan-in let go of it calls nothing, or spreads the
-// next fan-in's pending children early, which is all a late timer can do.
+// closes: a timer and the function it calls cost two allocations, and a
+// timer still running from the last fan-out (see spreadtimer) arms the
+// next without waking another thread. A timer that fires after its fan-in
+// let go of it calls nothing, or spreads the next fan-in's pending
+// children early, which is all a late timer can do.
 type spreader struct {
-	t  *time.Timer
+	t  spreadtimer.Timer
 	mu sync.Mutex
 	f  *fanIn
 }
 
 var spreaders = sync.Pool{New: func() any {
 	s := new(spreader)
-	s.t = time.AfterFunc(time.Hour, s.fire)
-	s.t.Stop()
+	s.t.Init(handoffDelay, s)
 	return s
 }}
 
-func (s *spreader) fire() {
+// Spread hands the pending children of the fan-in that holds s to the
+// pool: s's timer calls it.
+func (s *spreader) Spread() {
 	s.mu.Lock()
 	f := s.f
 	s.mu.Unlock()
@@ -379,11 +383,11 @@ func (s *spreader) fire() {
 	}
 }
 
-// release stops s, if its fan-in armed it and it has not fired, and lets
-// go of it: a timer disarmed or fired has nothing to stop.
+// release disarms s, if its fan-in armed it and it has not fired, and
+// lets go of it.
 func (s *spreader) release(armed bool) {
 	if armed {
-		s.t.Stop()
+		s.t.Disarm()
 	}
 	s.mu.Lock()
 	s.f = nil

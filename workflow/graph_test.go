@@ -449,6 +449,9 @@ const diamondLayerAllocs = 21
 // sink's content, RunCompleted: 7), the replaying nodes' streams (4) and
 // the range's loop body, which the stream keeps (1).
 func TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop a share of what it is given (the fan-in's spread timers): counts vary; the run without -race checks them")
+	}
 	rc := helikon.NewRunContext()
 	input := helikon.UserText("go")
 	nodes := []*replayAgent{newReplayAgent("top"), newReplayAgent("left"), newReplayAgent("right"), newReplayAgent("bottom")}
@@ -476,6 +479,9 @@ func TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn(t *testing.T) {
 // the range's loop body its stream keeps (the graph's nodes share one),
 // nothing for events the graph would only swallow.
 func TestGraph_AnLLMNodeCostsWhatItsFoldedRunDoes(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the race detector makes sync.Pool drop a share of what it is given (the fan-in's spread timers): counts vary; the run without -race checks them")
+	}
 	rc := helikon.NewRunContext()
 	input := helikon.UserText("go")
 	cs := rc.Children(1)

@@ -1,0 +1,122 @@
+// Package spreadtimer is the timer behind the core's tool rounds and the
+// workflow fan-outs: work runs on the goroutine that has it first, and
+// what waits goes to workers once that work is older than a delay.
+//
+// Arming a [time.Timer] for a delay of microseconds is cheap on the
+// goroutine that arms it, but the deadline is almost always the earliest
+// in the process, so the runtime wakes the thread asleep in the network
+// poller to tell it (a write to an eventfd, and on a virtual machine an
+// interrupt to a halted processor): about 0.4 µs on the arming goroutine
+// and two wake-ups of another thread, once per round or fan-out. A [Timer]
+// lingers instead: disarming it leaves the runtime timer running, and an
+// arming that finds it still running only notes the time. When it fires it
+// runs the work only if it has been armed for the whole delay, runs again
+// for the rest of it otherwise, and runs once more after a period in which
+// it was armed, so rounds that follow each other within the delay never
+// touch the runtime timer. A timer nobody armed for a whole period stops.
+package spreadtimer
+
+import (
+	"sync"
+	"time"
+)
+
+// Target is what a [Timer] spreads: its Spread runs, on a goroutine of
+// its own, once the Timer has been armed for its delay.
+type Target interface{ Spread() }
+
+// Timer calls its target's Spread once it has been armed for its delay
+// without being disarmed. Ready it with [Timer.Init]; it lives where its
+// owner does, with no allocation of its own. Its methods are safe for
+// concurrent use.
+type Timer struct {
+	d      time.Duration
+	target Target
+	t      *time.Timer
+
+	mu sync.Mutex
+	// armed is set from Arm to Disarm or the spread, and armedAt is
+	// when Arm set it, on clock.
+	armed   bool
+	armedAt time.Duration
+	// running is set while the runtime timer is due to fire, or firing
+	// and yet to decide whether to run again; used is set by every Arm
+	// and cleared by each firing, which runs again only after a period
+	// with an Arm in it.
+	running bool
+	used    bool
+	// resets counts the runtime timer's arming, for the tests.
+	resets int
+}
+
+// base is the origin of clock.
+var base = time.Now()
+
+// clock is the time since base: one monotonic reading, where time.Now
+// takes two.
+func clock() time.Duration { return time.Since(base) }
+
+// Init readies t, disarmed, to spread target once armed for d.
+func (t *Timer) Init(d time.Duration, target Target) {
+	t.d, t.target = d, target
+	t.t = time.AfterFunc(time.Hour, t.fire)
+	t.t.Stop()
+}
+
+// Arm starts the delay: the target spreads once it has passed, unless Disarm comes
+// first. Arming an armed Timer starts the delay again.
+func (t *Timer) Arm() {
+	now := clock()
+	t.mu.Lock()
+	t.armed, t.armedAt, t.used = true, now, true
+	if !t.running {
+		t.running = true
+		t.resets++
+		t.t.Reset(t.d)
+	}
+	t.mu.Unlock()
+}
+
+// Disarm cancels the delay under way, if any. The runtime timer runs on
+// for the next Arm (see the package's doc).
+func (t *Timer) Disarm() {
+	t.mu.Lock()
+	t.armed = false
+	t.mu.Unlock()
+}
+
+// Stop disarms t and lets the runtime timer stop at its next firing: for
+// an owner that will not arm t again soon.
+func (t *Timer) Stop() {
+	t.mu.Lock()
+	t.armed, t.used = false, false
+	t.mu.Unlock()
+}
+
+// fire is the runtime timer's func.
+func (t *Timer) fire() {
+	t.mu.Lock()
+	due := false
+	if t.armed {
+		if rest := t.d - (clock() - t.armedAt); rest > 0 {
+			// A deadline of an earlier arming: the delay of this one
+			// has some way to go.
+			t.resets++
+			t.t.Reset(rest)
+			t.mu.Unlock()
+			return
+		}
+		t.armed, due = false, true
+	}
+	if t.used {
+		t.used = false
+		t.resets++
+		t.t.Reset(t.d)
+	} else {
+		t.running = false
+	}
+	t.mu.Unlock()
+	if due {
+		t.target.Spread()
+	}
+}
