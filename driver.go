@@ -122,7 +122,7 @@ func (d *driver) start(ctx context.Context, history, input []Item, yield func(Ev
 		defer d.input.stop(d)
 	}
 	d.loop(ctx, nil, Start{}, NextAction{}, yield)
-	d.releaseLive()
+	d.releaseRounds()
 }
 
 // open runs the checks before the first turn and takes history followed by
@@ -200,7 +200,7 @@ func (d *driver) resume(ctx context.Context, cp *Checkpoint, yield func(Event) b
 	} else {
 		d.loop(ctx, cp.State, nil, ActionFor(cp.State, &d.tc, nil), yield)
 	}
-	d.releaseLive()
+	d.releaseRounds()
 }
 
 // runContext returns the context of the run's steps: with the run's
@@ -798,10 +798,11 @@ func (d *driver) liveRound(ctx context.Context, calls []ToolCall) *liveRound {
 	return r
 }
 
-// releaseLive passes the run's live round on to later runs, once the run
-// ended with every worker gone from it: not after a panic, which may
-// leave the round under way.
-func (d *driver) releaseLive() {
+// releaseRounds lets the run's inline rounds' timer stop and passes its
+// live round on to later runs, once the run ended with every worker gone
+// from it: not after a panic, which may leave the round under way.
+func (d *driver) releaseRounds() {
+	d.rounds.Stop()
 	if r := d.live; r != nil {
 		d.live = nil
 		r.d, r.outs, *r.ahead = nil, nil, roundAhead{}

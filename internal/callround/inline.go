@@ -3,8 +3,8 @@ package callround
 import (
 	"sync"
 	"sync/atomic"
-	"time"
 
+	"github.com/paigasus/helikon/internal/spreadtimer"
 	"github.com/paigasus/helikon/internal/workpool"
 )
 
@@ -76,9 +76,12 @@ func (r *Inline) spread() {
 
 // Spreader runs a run's inline rounds, one after another, and spreads the
 // round under way to workers once it is [HandoffDelay] old. Its zero value
-// is ready; a run keeps one for all its rounds, so its timer is made once.
+// is ready; a run keeps one for all its rounds, so its timer is made once,
+// and rounds that follow each other within the delay share its running
+// timer (see spreadtimer). The run calls [Spreader.Stop] when it ends.
 type Spreader struct {
-	timer *time.Timer
+	timer spreadtimer.Timer
+	ready bool // timer is initialised
 	round atomic.Pointer[Inline]
 }
 
@@ -89,13 +92,13 @@ func (s *Spreader) Run(r *Inline) {
 	// round, and calls that wait on each other would wait for ever.
 	r.left.Store(int32(r.n))
 	s.round.Store(r)
-	if s.timer == nil {
-		s.timer = time.AfterFunc(HandoffDelay, s.spread)
-	} else {
-		s.timer.Reset(HandoffDelay)
+	if !s.ready {
+		s.timer.Init(HandoffDelay, s)
+		s.ready = true
 	}
+	s.timer.Arm()
 	r.take(false)
-	s.timer.Stop()
+	s.timer.Disarm()
 	r.mu.Lock()
 	r.closed = true
 	r.mu.Unlock()
@@ -107,9 +110,18 @@ func (s *Spreader) Run(r *Inline) {
 	s.round.Store(nil)
 }
 
-// spread spreads the round under way when HandoffDelay has passed; a late
-// timer of an earlier round at worst spreads the next one early.
-func (s *Spreader) spread() {
+// Stop lets the timer stop at its next firing rather than run one more
+// period for a round to come: the run has ended.
+func (s *Spreader) Stop() {
+	if s.ready {
+		s.timer.Stop()
+	}
+}
+
+// Spread spreads the round under way once it is HandoffDelay old; the
+// timer calls it. A late timer of an earlier round at worst spreads the
+// next one early.
+func (s *Spreader) Spread() {
 	if r := s.round.Load(); r != nil {
 		r.spread()
 	}
