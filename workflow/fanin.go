@@ -85,7 +85,7 @@ type fanIn struct {
 	// spread hands the pending children to the pool (spreadPending); it is
 	// armed (under mu) while the consumer runs a child with others
 	// pending, until it fires.
-	spread *spreader
+	spread *spreadtimer.Timer
 	armed  bool
 	// wg counts the children handed to the pool that have not yet ended.
 	wg sync.WaitGroup
@@ -342,58 +342,32 @@ func (f *fanIn) armSpread(others bool) {
 	case others && !f.armed:
 		f.armed = true
 		if f.spread == nil {
-			f.spread = spreaders.Get().(*spreader)
-			f.spread.mu.Lock()
-			f.spread.f = f
-			f.spread.mu.Unlock()
+			f.spread = spreaders.Get().(*spreadtimer.Timer)
+			f.spread.SetTarget(f)
 		}
-		f.spread.t.Arm()
+		f.spread.Arm()
 	case !others && f.armed:
 		f.armed = false
-		f.spread.t.Disarm()
+		f.spread.Disarm()
 	}
 }
 
-// spreader is a spread timer, kept for the next fan-out once its fan-in
-// closes: a timer and the function it calls cost two allocations, and a
-// timer still running from the last fan-out (see spreadtimer) arms the
-// next without waking another thread. A timer that fires after its fan-in
-// let go of it calls nothing, or spreads the next fan-in's pending
-// children early, which is all a late timer can do.
-type spreader struct {
-	t  spreadtimer.Timer
-	mu sync.Mutex
-	f  *fanIn
-}
-
+// spreaders holds the spread timers of the fan-outs that have none: a
+// timer and the function it calls cost two allocations, and a timer still
+// running from the last fan-out (see spreadtimer) arms the next without
+// waking another thread. A timer that fires after its fan-in let go of it
+// spreads nothing, or the next fan-in's pending children early, which is
+// all a late timer can do.
 var spreaders = sync.Pool{New: func() any {
-	s := new(spreader)
-	s.t.Init(handoffDelay, s)
-	return s
+	t := new(spreadtimer.Timer)
+	t.Init(handoffDelay, nil)
+	return t
 }}
 
-// Spread hands the pending children of the fan-in that holds s to the
-// pool: s's timer calls it.
-func (s *spreader) Spread() {
-	s.mu.Lock()
-	f := s.f
-	s.mu.Unlock()
-	if f != nil {
-		f.spreadPending()
-	}
-}
-
-// release disarms s, if its fan-in armed it and it has not fired, and
-// lets go of it.
-func (s *spreader) release(armed bool) {
-	if armed {
-		s.t.Disarm()
-	}
-	s.mu.Lock()
-	s.f = nil
-	s.mu.Unlock()
-	spreaders.Put(s)
-}
+// Spread hands the pending children to the pool: the spread timer calls
+// it once the consumer has run a child of its own for handoffDelay with
+// others waiting.
+func (f *fanIn) Spread() { f.spreadPending() }
 
 // takeLocked takes the queue as the batch; the batch's spent array
 // becomes the queue. f.mu is held.
@@ -544,10 +518,12 @@ func (f *fanIn) close() {
 	f.mu.Lock()
 	f.stopped = true
 	f.room.Broadcast()
-	cancel, armed := f.cancel, f.armed
+	cancel := f.cancel
 	f.mu.Unlock()
 	if f.spread != nil {
-		f.spread.release(armed)
+		// Disarmed, it passes on to a later fan-out still running.
+		f.spread.SetTarget(nil)
+		spreaders.Put(f.spread)
 	}
 	if cancel != nil {
 		cancel()

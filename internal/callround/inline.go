@@ -76,14 +76,21 @@ func (r *Inline) spread() {
 
 // Spreader runs a run's inline rounds, one after another, and spreads the
 // round under way to workers once it is [HandoffDelay] old. Its zero value
-// is ready; a run keeps one for all its rounds, so its timer is made once,
-// and rounds that follow each other within the delay share its running
-// timer (see spreadtimer). The run calls [Spreader.Stop] when it ends.
+// is ready. Its timer comes from a pool at the first round and goes back
+// at [Spreader.Stop], when the run ends, still running: rounds that follow
+// each other within the delay, in one run or the next, arm it without
+// resetting the runtime timer (see spreadtimer).
 type Spreader struct {
-	timer spreadtimer.Timer
-	ready bool // timer is initialised
+	timer *spreadtimer.Timer
 	round atomic.Pointer[Inline]
 }
+
+// timers holds the spread timers of the runs that have none.
+var timers = sync.Pool{New: func() any {
+	t := new(spreadtimer.Timer)
+	t.Init(HandoffDelay, nil)
+	return t
+}}
 
 // Run runs the round r and returns once every call of it has finished.
 func (s *Spreader) Run(r *Inline) {
@@ -92,9 +99,9 @@ func (s *Spreader) Run(r *Inline) {
 	// round, and calls that wait on each other would wait for ever.
 	r.left.Store(int32(r.n))
 	s.round.Store(r)
-	if !s.ready {
-		s.timer.Init(HandoffDelay, s)
-		s.ready = true
+	if s.timer == nil {
+		s.timer = timers.Get().(*spreadtimer.Timer)
+		s.timer.SetTarget(s)
 	}
 	s.timer.Arm()
 	r.take(false)
@@ -110,11 +117,12 @@ func (s *Spreader) Run(r *Inline) {
 	s.round.Store(nil)
 }
 
-// Stop lets the timer stop at its next firing rather than run one more
-// period for a round to come: the run has ended.
+// Stop passes the timer on to a later run: the run has ended.
 func (s *Spreader) Stop() {
-	if s.ready {
-		s.timer.Stop()
+	if s.timer != nil {
+		s.timer.SetTarget(nil)
+		timers.Put(s.timer)
+		s.timer = nil
 	}
 }
 

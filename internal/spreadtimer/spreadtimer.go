@@ -26,15 +26,16 @@ import (
 type Target interface{ Spread() }
 
 // Timer calls its target's Spread once it has been armed for its delay
-// without being disarmed. Ready it with [Timer.Init]; it lives where its
-// owner does, with no allocation of its own. Its methods are safe for
-// concurrent use.
+// without being disarmed. Ready it with [Timer.Init]. A Timer outlives
+// its owners: kept in a pool, it passes from one to the next with
+// [Timer.SetTarget], still running, so that the next one's first arming is
+// as cheap as the rest. Its methods are safe for concurrent use.
 type Timer struct {
-	d      time.Duration
-	target Target
-	t      *time.Timer
+	d time.Duration
+	t *time.Timer
 
-	mu sync.Mutex
+	mu     sync.Mutex
+	target Target // nil: spread nothing
 	// armed is set from Arm to Disarm or the spread, and armedAt is
 	// when Arm set it, on clock.
 	armed   bool
@@ -63,6 +64,14 @@ func (t *Timer) Init(d time.Duration, target Target) {
 	t.t.Stop()
 }
 
+// SetTarget disarms t and makes target what it spreads from now on; a
+// firing under way spreads the target it found, or none.
+func (t *Timer) SetTarget(target Target) {
+	t.mu.Lock()
+	t.armed, t.target = false, target
+	t.mu.Unlock()
+}
+
 // Arm starts the delay: the target spreads once it has passed, unless Disarm comes
 // first. Arming an armed Timer starts the delay again.
 func (t *Timer) Arm() {
@@ -85,18 +94,10 @@ func (t *Timer) Disarm() {
 	t.mu.Unlock()
 }
 
-// Stop disarms t and lets the runtime timer stop at its next firing: for
-// an owner that will not arm t again soon.
-func (t *Timer) Stop() {
-	t.mu.Lock()
-	t.armed, t.used = false, false
-	t.mu.Unlock()
-}
-
 // fire is the runtime timer's func.
 func (t *Timer) fire() {
 	t.mu.Lock()
-	due := false
+	var due Target
 	if t.armed {
 		if rest := t.d - (clock() - t.armedAt); rest > 0 {
 			// A deadline of an earlier arming: the delay of this one
@@ -106,7 +107,7 @@ func (t *Timer) fire() {
 			t.mu.Unlock()
 			return
 		}
-		t.armed, due = false, true
+		t.armed, due = false, t.target
 	}
 	if t.used {
 		t.used = false
@@ -116,7 +117,7 @@ func (t *Timer) fire() {
 		t.running = false
 	}
 	t.mu.Unlock()
-	if due {
-		t.target.Spread()
+	if due != nil {
+		due.Spread()
 	}
 }

@@ -12,7 +12,7 @@ func (r recorder) Spread() { r <- clock() }
 
 // fired returns a Timer of delay d and a channel that receives the clock
 // at each Spread of its target.
-func fired(d time.Duration) (*Timer, chan time.Duration) {
+func fired(d time.Duration) (*Timer, recorder) {
 	calls := make(recorder, 16)
 	t := new(Timer)
 	t.Init(d, calls)
@@ -104,31 +104,24 @@ func TestTimer_StopsRunningOncePeriodPassesWithNoArm(t *testing.T) {
 	<-calls
 }
 
-// Stop ends the lingering: the firing after it does not run again.
-func TestTimer_StopEndsTheLingering(t *testing.T) {
+// A Timer passed to another owner spreads the new target, and one set to
+// none spreads nothing.
+func TestTimer_SpreadsTheTargetSetLast(t *testing.T) {
 	const d = 10 * time.Millisecond
-	tm, calls := fired(d)
+	tm, first := fired(d)
+	second := make(recorder, 16)
+	tm.SetTarget(second)
 	tm.Arm()
-	tm.Stop()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		tm.mu.Lock()
-		running, resets := tm.running, tm.resets
-		tm.mu.Unlock()
-		if !running {
-			if resets != 1 {
-				t.Errorf("the runtime timer was reset %d times after Stop, want 1 (no lingering)", resets)
-			}
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the runtime timer still runs 10 s after Stop")
-		}
-		time.Sleep(d)
-	}
+	<-second
+	tm.SetTarget(nil)
+	tm.Arm()
+	time.Sleep(4 * d)
+	tm.SetTarget(first)
 	select {
-	case <-calls:
-		t.Error("a stopped Timer spread its target")
+	case <-first:
+		t.Error("the first target spread after the Timer passed on")
+	case <-second:
+		t.Error("a Timer with no target spread its last one")
 	default:
 	}
 }
