@@ -10,6 +10,9 @@ import (
 	"time"
 )
 
+// platformErr is nil: Linux caps a worker's memory and CPU.
+func platformErr() error { return nil }
+
 // capProcess puts this worker under spec's kernel caps and the Go
 // runtime's own memory and stack limits inside them.
 //

@@ -8,11 +8,14 @@ import (
 	"time"
 )
 
-// capProcess fails closed: only Linux enforces RLIMIT_DATA, so elsewhere
+// platformErr fails closed: only Linux enforces RLIMIT_DATA, so elsewhere
 // no worker starts and no script runs.
-func capProcess(workerSpec) error {
-	return fmt.Errorf("script tools need Linux to cap a worker's memory; %s does not enforce RLIMIT_DATA", runtime.GOOS)
+func platformErr() error {
+	return fmt.Errorf("%w: script tools need Linux to cap a worker's memory; %s does not enforce RLIMIT_DATA", ErrUnsupportedPlatform, runtime.GOOS)
 }
+
+// capProcess fails as platformErr does, in a worker started anyway.
+func capProcess(workerSpec) error { return platformErr() }
 
 func exitOnCPUCap() {}
 

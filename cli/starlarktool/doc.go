@@ -24,7 +24,8 @@
 //
 // A program that uses script tools must call [WorkerMain] first thing in
 // main, and in TestMain; without it [New] and [Compile] fail with
-// [ErrNoWorker] and no script runs. Workers need Linux.
+// [ErrNoWorker] and no script runs. Workers need Linux: elsewhere [New] and
+// [Compile] fail with [ErrUnsupportedPlatform].
 //
 //	func main() {
 //		starlarktool.WorkerMain()

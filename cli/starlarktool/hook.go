@@ -21,6 +21,11 @@ var hookCalled atomic.Bool
 var ErrNoWorker = errors.New("starlarktool: script tools run in worker processes started from this program: " +
 	"call starlarktool.WorkerMain() first thing in main (and in TestMain)")
 
+// ErrUnsupportedPlatform is the error of [New] and [Compile] on a system
+// other than Linux, which cannot cap a worker's memory (RLIMIT_DATA): there
+// no worker starts and no script runs.
+var ErrUnsupportedPlatform = errors.New("starlarktool: unsupported platform")
+
 // WorkerMain must be called first thing in main, and in TestMain, by a
 // program that uses script tools. Scripts run in worker processes that
 // re-execute the program itself, under kernel caps on memory and CPU and

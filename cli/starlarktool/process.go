@@ -38,6 +38,9 @@ type process struct {
 // startProcess re-executes this program as a worker under spec and waits
 // for its hello.
 func startProcess(ctx context.Context, spec workerSpec) (*process, error) {
+	if err := platformErr(); err != nil {
+		return nil, err
+	}
 	if !hookCalled.Load() {
 		return nil, ErrNoWorker
 	}
