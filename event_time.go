@@ -69,15 +69,26 @@ func StampEvent(ev Event, at time.Time) Event {
 	return ev
 }
 
+// Stamp returns ev with At set to the time now when it carries none yet,
+// and reads the clock only then: the raw deltas, which carry no time, and
+// events already stamped pass as they are. An agent that forwards events
+// of agents that may send them without a time stamps each with it.
+func Stamp(ev Event) Event {
+	// unstamped's test, written out: a yield that stamps every event it
+	// passes makes one call an event, not two.
+	if ev == nil || !ev.at().IsZero() {
+		return ev
+	}
+	if t, ok := ev.(timed); ok {
+		return t.withAt(now())
+	}
+	return ev
+}
+
 // stamping returns yield wrapped to stamp every event that reaches it
 // without a time with the time it is emitted.
 func stamping(yield func(Event) bool) func(Event) bool {
-	return func(ev Event) bool {
-		if unstamped(ev) {
-			ev = ev.(timed).withAt(now())
-		}
-		return yield(ev)
-	}
+	return func(ev Event) bool { return yield(Stamp(ev)) }
 }
 
 // unstamped reports whether ev carries a time but has none yet. It asks

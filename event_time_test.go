@@ -305,3 +305,29 @@ func TestRunner_SessionEventsTakeTheTimesOfTheRunsEvents(t *testing.T) {
 		t.Fatalf("checked %d stored events, want a call, its result and the answer", checked)
 	}
 }
+
+// Stamp gives an event that carries no time yet the time now, and passes
+// the raw deltas (which carry none) and stamped events as they are.
+func TestStamp_TimesOnlyTheEventsThatLackOne(t *testing.T) {
+	earlier := time.Date(2026, 12, 2, 16, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		name string
+		ev   helikon.Event
+		want func(time.Time) bool
+	}{
+		{"unstamped", helikon.AgentUpdated{Agent: "a"}, func(at time.Time) bool { return at.After(earlier) }},
+		{"stamped", helikon.AgentUpdated{Agent: "a", At: earlier}, func(at time.Time) bool { return at.Equal(earlier) }},
+		{"raw delta", helikon.TokenDelta{Text: "x"}, func(at time.Time) bool { return at.IsZero() }},
+		{"nil", nil, func(at time.Time) bool { return at.IsZero() }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := helikon.Stamp(tc.ev)
+			if at := helikon.EventTime(got); !tc.want(at) {
+				t.Errorf("Stamp(%T) carries %v", tc.ev, at)
+			}
+			if d, ok := tc.ev.(helikon.TokenDelta); ok && got != helikon.Event(d) {
+				t.Errorf("Stamp changed a raw delta: %#v", got)
+			}
+		})
+	}
+}

@@ -68,10 +68,7 @@ func (d *driver) followHandoff(ctx context.Context, target string, child *RunCon
 		// workflow's fan-out relies on (its children's events skip its
 		// stamping); a target that is not an LLM agent may send one
 		// without.
-		if unstamped(ev) {
-			ev = ev.(timed).withAt(now())
-		}
-		if !yield(ev) {
+		if !yield(Stamp(ev)) {
 			return nil, false
 		}
 	}

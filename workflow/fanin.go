@@ -472,7 +472,7 @@ func (f *fanIn) forwardInline() func(helikon.Event) bool {
 			return true
 		}
 		if in.stamp {
-			ev = stamped(ev)
+			ev = helikon.Stamp(ev)
 		}
 		in.inYield = true
 		in.ok = (f.pooled.Load() == 0 || f.flush(in.yield)) && f.direct(ev)
@@ -594,7 +594,7 @@ func (p *branchPool) work(c *fanChild) {
 			return true
 		}
 		if !b.c.stamps {
-			ev = stamped(ev)
+			ev = helikon.Stamp(ev)
 		}
 		return b.c.f.send(childEvent{i: b.c.i, ev: ev})
 	}

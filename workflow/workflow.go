@@ -233,19 +233,6 @@ func stampsEvents(agent helikon.Agent) bool {
 	return ok
 }
 
-// stamped returns ev with the time now when it has none and should (it is
-// not a raw delta), for a child that does not stamp its events.
-func stamped(ev helikon.Event) helikon.Event {
-	switch ev.(type) {
-	case helikon.TokenDelta, helikon.ReasoningDelta, helikon.ToolCallDelta:
-		return ev
-	}
-	if !helikon.EventTime(ev).IsZero() {
-		return ev
-	}
-	return helikon.StampEvent(ev, time.Now().UTC())
-}
-
 // WorkflowError is the aggregate failure of a [ParallelAgent] or
 // [GraphAgent]: every sub-agent that failed and, for a graph, every node
 // skipped because an ancestor failed. It is the cause of the run's
