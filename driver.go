@@ -802,7 +802,7 @@ func (d *driver) liveRound(ctx context.Context, calls []ToolCall) *liveRound {
 // live round on to later runs, once the run ended with every worker gone
 // from it: not after a panic, which may leave the round under way.
 func (d *driver) releaseRounds() {
-	d.rounds.Stop()
+	d.rounds.Release()
 	if r := d.live; r != nil {
 		d.live = nil
 		r.d, r.outs, *r.ahead = nil, nil, roundAhead{}

@@ -77,7 +77,7 @@ func (r *Inline) spread() {
 // Spreader runs a run's inline rounds, one after another, and spreads the
 // round under way to workers once it is [HandoffDelay] old. Its zero value
 // is ready. Its timer comes from a pool at the first round and goes back
-// at [Spreader.Stop], when the run ends, still running: rounds that follow
+// at [Spreader.Release], when the run ends, still running: rounds that follow
 // each other within the delay, in one run or the next, arm it without
 // resetting the runtime timer (see spreadtimer).
 type Spreader struct {
@@ -117,8 +117,8 @@ func (s *Spreader) Run(r *Inline) {
 	s.round.Store(nil)
 }
 
-// Stop passes the timer on to a later run: the run has ended.
-func (s *Spreader) Stop() {
+// Release passes the timer on to a later run: the run has ended.
+func (s *Spreader) Release() {
 	if s.timer != nil {
 		s.timer.SetTarget(nil)
 		timers.Put(s.timer)
