@@ -267,3 +267,36 @@ func TestOsSandbox_WithoutCapSysAdminTheLabelSaysThereIsNoPIDNamespace(t *testin
 		t.Errorf("RequirePIDNamespace without CAP_SYS_ADMIN: err = %v, want ErrNoPIDNamespace saying why", err)
 	}
 }
+
+// The os package checks once per process that pidfds work, by forking a
+// child that exits at once. Were that child forked from the thread that
+// has unshared the call's PID namespace, it would be the namespace's
+// first process, and its exit would leave the namespace refusing the
+// shell's fork (ENOMEM). This test binary has forked long before, so the
+// root run starts it again, where the backend's probe is the process's
+// first fork.
+func TestOsSandbox_ACallThatIsTheProcesssFirstForkStarts(t *testing.T) {
+	rootOnly(t)
+	if err := kernelSupport(); err != nil {
+		t.Skip(err)
+	}
+	const name = "TestOsSandbox_ACallThatIsTheProcesssFirstForkStarts"
+	if os.Getenv("HELIKON_BASH_FIRST_FORK") == "" {
+		self, err := os.Executable()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd := exec.Command(self, "-test.run", "^"+name+"$", "-test.v", "-test.count=1")
+		cmd.Env = append(os.Environ(), "HELIKON_BASH_FIRST_FORK=1")
+		out, err := cmd.CombinedOutput()
+		if err != nil || !strings.Contains(string(out), "--- PASS: "+name) {
+			t.Fatalf("the run whose first fork is a call: %v\n%s", err, out)
+		}
+		return
+	}
+	b, _ := osTool(t)
+	pidNSOnly(t, b)
+	if r, err := runTool(t, t.Context(), b, Args{Command: "echo $$"}); err != nil || r.Stdout != "1\n" {
+		t.Fatalf("%+v, %v: want the shell started, the first process of its namespace", r, err)
+	}
+}
