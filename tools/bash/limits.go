@@ -21,8 +21,9 @@ type Limits struct {
 	// AddressSpaceBytes caps virtual memory (RLIMIT_AS), rounded down to
 	// a whole KiB.
 	AddressSpaceBytes uint64 `json:"address_space_bytes,omitempty"`
-	// Processes caps the processes of the user (RLIMIT_NPROC), which
-	// stops a fork bomb.
+	// Processes caps the processes of a call through a pids cgroup,
+	// where one can be made, and of the sandbox user (RLIMIT_NPROC), which
+	// stops a fork bomb: the user's calls running at once share that one.
 	Processes uint64 `json:"processes,omitempty"`
 	// MemoryBytes caps the memory of a call as a whole: every process
 	// it starts, and what no address space counts (a memfd, a tmpfs

@@ -89,19 +89,20 @@ func (l *local) lifetime() string {
 }
 
 // processCap names the process cap and what enforces it, for the
-// guarantees label.
+// guarantees label. RLIMIT_NPROC counts every process of the sandbox
+// user, so its calls running at once share it; only a pids cgroup caps a
+// call on its own.
 func (l *local) processCap() string {
-	var by []string
-	if l.maxProcs > 0 {
-		by = append(by, "pids cgroup")
+	rlimit := strings.Contains(l.prefix, " -u ")
+	switch {
+	case l.maxProcs > 0 && rlimit:
+		return fmt.Sprintf("at most %d processes a call (pids cgroup) and as many for the sandbox user's calls together (RLIMIT_NPROC)", l.procCap)
+	case l.maxProcs > 0:
+		return fmt.Sprintf("at most %d processes a call (pids cgroup)", l.procCap)
+	case rlimit:
+		return fmt.Sprintf("at most %d processes for the sandbox user's calls together (RLIMIT_NPROC; no pids cgroup here to cap a call)", l.procCap)
 	}
-	if strings.Contains(l.prefix, " -u ") {
-		by = append(by, "RLIMIT_NPROC")
-	}
-	if len(by) == 0 {
-		return "no process cap"
-	}
-	return fmt.Sprintf("at most %d processes (%s)", l.procCap, strings.Join(by, ", "))
+	return "no process cap"
 }
 
 // memoryCap names the memory cap and what enforces it, for the

@@ -35,7 +35,7 @@ func (l *local) namespaces() string {
 	if l.pidNS() {
 		return "a PID, IPC and UTS namespace per call (no process of the host visible)"
 	}
-	return "no PID namespace (" + l.noPIDNS + "): the host's process ids are visible, not reachable"
+	return "no PID namespace (" + l.noPIDNS + "), nor an IPC or UTS one: the host's process ids are visible, not reachable, and the host's POSIX message queues can be probed by name"
 }
 
 // pidNS reports whether each call runs in a PID namespace of its own.

@@ -255,8 +255,9 @@ func TestOsSandbox_WithoutCapSysAdminTheLabelSaysThereIsNoPIDNamespace(t *testin
 	b, _ := osTool(t)
 	label := b.Guarantees().Label
 	t.Log(label)
-	if !strings.Contains(label, "no PID namespace (unshare: operation not permitted)") || strings.Contains(label, "a PID, IPC and UTS namespace per call") {
-		t.Errorf("label %q, want it to say there is no PID namespace and why", label)
+	if !strings.Contains(label, "no PID namespace (unshare: operation not permitted), nor an IPC or UTS one") ||
+		!strings.Contains(label, "the host's POSIX message queues can be probed by name") || strings.Contains(label, "a PID, IPC and UTS namespace per call") {
+		t.Errorf("label %q, want it to say there is no PID, IPC or UTS namespace, and why", label)
 	}
 	if r, err := runTool(t, t.Context(), b, Args{Command: "echo $$"}); err != nil || r.Stdout == "1\n" || r.ExitCode != 0 {
 		t.Errorf("%+v, %v: want the command to run, and not as the first process of a namespace", r, err)

@@ -24,8 +24,36 @@ func TestOsSandbox_ADefaultProcessCapBinds(t *testing.T) {
 		t.Errorf("%+v, %v; want the hard limit %d, not raised", r, err, DefaultProcessCap)
 	}
 	label := b.Guarantees().Label
-	if !strings.Contains(label, fmt.Sprintf("at most %d processes (", DefaultProcessCap)) || !strings.Contains(label, "RLIMIT_NPROC") {
+	if !strings.Contains(label, fmt.Sprintf("at most %d processes ", DefaultProcessCap)) || !strings.Contains(label, "RLIMIT_NPROC") {
 		t.Errorf("label %q does not name the cap", label)
+	}
+}
+
+// RLIMIT_NPROC counts every process of the sandbox user, so the calls
+// running at once share it: the label says so, and says a call is capped
+// on its own only where a pids cgroup does it.
+func TestOsSandbox_TheLabelSaysWhoseProcessesTheCapCounts(t *testing.T) {
+	rootOnly(t)
+	for _, tc := range []struct {
+		name string
+		opts []HostOption
+		want []string
+	}{
+		{"no cgroup", []HostOption{withoutCgroup()}, []string{"for the sandbox user's calls together (RLIMIT_NPROC; no pids cgroup here to cap a call)"}},
+		{"cgroup", nil, []string{"processes a call (pids cgroup)", "for the sandbox user's calls together (RLIMIT_NPROC)"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, _ := osTool(t, tc.opts...)
+			label := b.Guarantees().Label
+			if tc.name == "cgroup" && strings.Contains(label, "no pids cgroup here") {
+				t.Skip("no cgroup can be made here: " + label)
+			}
+			for _, w := range tc.want {
+				if !strings.Contains(label, w) {
+					t.Errorf("label %q does not say %q", label, w)
+				}
+			}
+		})
 	}
 }
 
