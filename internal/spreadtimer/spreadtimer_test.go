@@ -112,14 +112,17 @@ func TestTimer_SpreadsTheTargetSetLast(t *testing.T) {
 	second := make(recorder, 16)
 	tm.SetTarget(second)
 	tm.Arm()
-	<-second
+	select {
+	case <-second:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the new target did not spread 10 s after Arm")
+	}
 	tm.SetTarget(nil)
 	tm.Arm()
 	time.Sleep(4 * d)
-	tm.SetTarget(first)
 	select {
 	case <-first:
-		t.Error("the first target spread after the Timer passed on")
+		t.Error("the Timer spread its first target after passing on")
 	case <-second:
 		t.Error("a Timer with no target spread its last one")
 	default:
