@@ -84,7 +84,7 @@ func Run(t *testing.T, newBackend func(t *testing.T) bash.ExecutionBackend, opts
 		timeout time.Duration
 	}{
 		{"NoOrphansAfterTimeout", "(exec -a %s sleep 300) & wait", 300 * time.Millisecond},
-		{"NoOrphansAfterExit", "(exec -a %s sleep 300) >/dev/null 2>&1 &", 0},
+		{"NoOrphansAfterExit", "(exec -a %s sleep 300) >/dev/null &", 0},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			name := fmt.Sprintf("helikon-orphan-%d-%d", os.Getpid(), orphanSeq.Add(1))
@@ -92,8 +92,16 @@ func Run(t *testing.T, newBackend func(t *testing.T) bash.ExecutionBackend, opts
 				return
 			}
 			be := newBackend(t)
-			if _, err := be.Run(t.Context(), bash.Request{Command: fmt.Sprintf(c.command, name), Timeout: c.timeout}); err != nil {
+			// The name is joined by the shell, so only the renamed
+			// orphan's command line holds it whole, not the shell's.
+			res, err := be.Run(t.Context(), bash.Request{Command: fmt.Sprintf(c.command, splitName(name)), Timeout: c.timeout})
+			if err != nil {
 				t.Fatal(err)
+			}
+			// A shell that could not start the orphan says so: the test
+			// would then pass with nothing to find.
+			if res.Stderr != "" || (c.timeout == 0 && res.ExitCode != 0) {
+				t.Fatalf("the command that starts the orphan failed: %+v", res)
 			}
 			deadline := time.Now().Add(5 * time.Second)
 			for pids := running(name); len(pids) > 0; pids = running(name) {
@@ -118,7 +126,7 @@ func sawOrphanFinder(t *testing.T) bool {
 		t.Skipf("no /proc here to look for orphans in: %v", err)
 	}
 	name := fmt.Sprintf("helikon-orphan-check-%d-%d", os.Getpid(), orphanSeq.Add(1))
-	cmd := exec.Command("bash", "-c", "exec -a "+name+" sleep 300")
+	cmd := exec.Command("bash", "-c", "exec -a "+splitName(name)+" sleep 300")
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -130,6 +138,14 @@ func sawOrphanFinder(t *testing.T) bool {
 	}
 	t.Errorf("no process named %s found in /proc, though this test started one", name)
 	return false
+}
+
+// splitName is name as a shell word that the shell joins from two
+// quoted halves: the shell's own command line does not hold name whole,
+// so only a process the shell named with it does.
+func splitName(name string) string {
+	h := len(name) / 2
+	return "'" + name[:h] + "''" + name[h:] + "'"
 }
 
 // running returns the pids of the processes that run and whose command
