@@ -23,9 +23,10 @@ import "context"
 // ([StampEvent]). When ok is false the run is already over.
 // done releases the timeout and the span and must be called.
 //
-// OpenRun, [ChildOutcome], [SubagentStopped] and [EmitPaused] are the
-// sub-run API the workflow package builds its agents on (its RunChild runs
-// a child with them); a new kind of workflow agent uses them the same way.
+// OpenRun, [RunInto], [ChildOutcome], [SubagentStopped] and [EmitPaused]
+// are the sub-run API the workflow package builds its agents on (its
+// RunChild runs a child with them); a new kind of workflow agent uses them
+// the same way.
 func OpenRun(ctx context.Context, rc *RunContext, agent, description string, resumed bool, yield func(Event) bool) (_ context.Context, _ *RunContext, _ func(Event) bool, done func(), ok bool) {
 	// The agent's own events (its RunStarted, AgentUpdated, outcome) are
 	// stamped as they pass; its LLM children's arrive stamped.
@@ -92,6 +93,19 @@ func openRun(ctx context.Context, rc *RunContext, agent, description string, res
 		return ctx, rc, yield, func() {}, false
 	}
 	return ctx, rc, yield, done, true
+}
+
+// RunInto runs agent on input under rc and sends its events to yield, as
+// calling the iterator agent.Run(ctx, rc, input) returns would. For an
+// [LLMAgent] it makes no iterator: a parent that holds its children as
+// Agents (a workflow's fan-out), whose iterators escape, saves an
+// allocation for each.
+func RunInto(ctx context.Context, agent Agent, rc *RunContext, input []Item, yield func(Event) bool) {
+	if a, ok := agent.(*LLMAgent); ok {
+		a.newDriver(orEphemeral(rc)).start(ctx, nil, input, yield)
+		return
+	}
+	agent.Run(ctx, rc, input)(yield)
 }
 
 // Children returns the contexts of n nested runs of rc's run, each what

@@ -43,10 +43,20 @@ func RunChild(ctx context.Context, rc *helikon.RunContext, agent helikon.Agent, 
 		return o, nil, false
 	}
 	child = rc.Child()
-	for ev := range ChildStream(ctx, agent, child, input, from) {
-		if o.See(ev) && !yield(ev) {
-			return o, child, false
-		}
+	ok = true
+	// A child that sends on after a refusal is not passed on: the
+	// consumer's loop has ended.
+	forward := func(ev helikon.Event) bool {
+		ok = ok && (!o.See(ev) || yield(ev))
+		return ok
+	}
+	if from == nil {
+		helikon.RunInto(ctx, agent, child, input, forward)
+	} else {
+		ChildStream(ctx, agent, child, input, from)(forward)
+	}
+	if !ok {
+		return o, child, false
 	}
 	o.End(agent.Name())
 	helikon.SubagentStopped(ctx, rc, agent.Name())

@@ -16,8 +16,9 @@
 //	res, err := helikon.Collect(pipeline.Run(ctx, helikon.Ephemeral(), helikon.UserText("GPU prices")))
 //
 // The agents are built only on the core's exported sub-run API
-// ([helikon.OpenRun], [helikon.ChildOutcome], [helikon.SubagentStopped],
-// [helikon.EmitPaused], [helikon.Resumer]); [RunChild] and [ChildStream]
+// ([helikon.OpenRun], [helikon.RunInto], [helikon.ChildOutcome],
+// [helikon.SubagentStopped], [helikon.EmitPaused], [helikon.Resumer]);
+// [RunChild] and [ChildStream]
 // run a child on it, and a new kind of workflow agent uses the same calls
 // (see the package's Example). Handoffs and agents used
 // as tools are part of the LLM agent and stay in the core.

@@ -475,9 +475,9 @@ func TestGraph_ADiamondRunAllocatesOnlyWhatItHandsOn(t *testing.T) {
 // nodes settle their RunStarted and RunCompleted into their outcomes
 // (helikon.RunContext.FoldInto): a diamond of LLM nodes allocates what
 // the graph does beyond its nodes' runs (diamondLayerAllocs less the
-// replaying nodes' 4 streams) and four runs on a folded child context, each less
-// the range's loop body its stream keeps (the graph's nodes share one),
-// nothing for events the graph would only swallow.
+// replaying nodes' 4 streams) and four runs on a folded child context, as
+// helikon.RunInto makes them (no stream), nothing for events the graph
+// would only swallow.
 func TestGraph_AnLLMNodeCostsWhatItsFoldedRunDoes(t *testing.T) {
 	if raceEnabled {
 		t.Skip("the race detector makes sync.Pool drop a share of what it is given (the fan-in's spread timers): counts vary; the run without -race checks them")
@@ -490,8 +490,7 @@ func TestGraph_AnLLMNodeCostsWhatItsFoldedRunDoes(t *testing.T) {
 		a := answerer(t, "a", "x")
 		o = helikon.ChildOutcome{}
 		cs[0].FoldInto(a, &o)
-		for range a.Run(context.Background(), &cs[0], input) {
-		}
+		helikon.RunInto(context.Background(), a, &cs[0], input, func(helikon.Event) bool { return true })
 		if !o.Finished || o.Err != nil {
 			t.Fatalf("outcome %+v", o)
 		}
@@ -507,7 +506,7 @@ func TestGraph_AnLLMNodeCostsWhatItsFoldedRunDoes(t *testing.T) {
 			}
 		}
 	})
-	if want := diamondLayerAllocs - 4 + 4*(perNode-1); graph != want {
-		t.Errorf("a diamond of LLM nodes allocates %v times, want %v (%d and 4 × %v)", graph, want, diamondLayerAllocs-4, perNode-1)
+	if want := diamondLayerAllocs - 4 + 4*perNode; graph != want {
+		t.Errorf("a diamond of LLM nodes allocates %v times, want %v (%d and 4 × %v)", graph, want, diamondLayerAllocs-4, perNode)
 	}
 }
