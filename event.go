@@ -19,7 +19,11 @@ import (
 //
 // Every event but the raw deltas carries At, the time the run emitted it
 // (UTC; JSON "at", RFC 3339 with nanoseconds), read once per step of the
-// run; [EventTime] reads it from any variant. A field At documented on its
+// run; [EventTime] reads it from any variant. The clock is read as the
+// monotonic time since a base of the wall clock taken at most 100 ms
+// earlier, one clock reading where time.Now takes two: a step of the
+// system's clock (settimeofday, an NTP step) shows in event times up to
+// 100 ms late. A field At documented on its
 // own says where it differs. Every Event marshals to JSON with a "type"
 // member and decodes with [UnmarshalEvent]. New variants may be added;
 // consumers should have a default arm.

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/paigasus/helikon/internal/eventclock"
 	"github.com/paigasus/helikon/internal/storedargs"
 )
 
@@ -128,7 +129,8 @@ func (e *SessionEvent) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func now() time.Time { return time.Now().UTC() }
+// now is the time an event is stamped with (see eventclock).
+func now() time.Time { return eventclock.Now() }
 
 // Project folds a log into the messages a model consumes. Consecutive tool
 // calls of one assistant turn join the assistant message before them;

@@ -3,9 +3,9 @@ package workflow
 import (
 	"context"
 	"iter"
-	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/eventclock"
 )
 
 // ResumePoint is where a paused child resumes: the frame its pause wrote
@@ -25,7 +25,7 @@ func ChildStream(ctx context.Context, agent helikon.Agent, rc *helikon.RunContex
 	r, ok := agent.(helikon.Resumer)
 	if !ok {
 		return func(yield func(helikon.Event) bool) {
-			yield(helikon.RunFailed{At: time.Now().UTC(), Err: helikon.NotResumable(agent.Name(), from.Frame)})
+			yield(helikon.RunFailed{At: eventclock.Now(), Err: helikon.NotResumable(agent.Name(), from.Frame)})
 		}
 	}
 	return r.ResumeFrame(ctx, rc, from.Frame, from.Decisions)
@@ -39,7 +39,7 @@ func ChildStream(ctx context.Context, agent helikon.Agent, rc *helikon.RunContex
 // Together with the core's [helikon.OpenRun] and [helikon.EmitPaused] it is
 // all a new kind of workflow agent needs (see the package's Example).
 func RunChild(ctx context.Context, rc *helikon.RunContext, agent helikon.Agent, input []helikon.Item, from *ResumePoint, yield func(helikon.Event) bool) (o helikon.ChildOutcome, child *helikon.RunContext, ok bool) {
-	if !yield(helikon.AgentUpdated{At: time.Now().UTC(), Agent: agent.Name()}) {
+	if !yield(helikon.AgentUpdated{At: eventclock.Now(), Agent: agent.Name()}) {
 		return o, nil, false
 	}
 	child = rc.Child()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/eventclock"
 	"github.com/paigasus/helikon/internal/spreadtimer"
 )
 
@@ -249,7 +250,7 @@ func (f *fanIn) mayInline(i int) bool {
 
 // announce is the AgentUpdated that opens a child's events.
 func announce(agent helikon.Agent) helikon.Event {
-	return helikon.AgentUpdated{At: time.Now().UTC(), Agent: agent.Name()}
+	return helikon.AgentUpdated{At: eventclock.Now(), Agent: agent.Name()}
 }
 
 // spreadPending hands the children nobody has started to the pool, each

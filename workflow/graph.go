@@ -7,9 +7,9 @@ import (
 	"math/bits"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/eventclock"
 )
 
 // GraphAgent runs a directed acyclic graph of agents: nodes are agents,
@@ -647,7 +647,7 @@ func (r *graphRun) end(yield func(helikon.Event) bool) {
 	}
 	if failed != nil {
 		wf := &WorkflowError{Agent: g.name, Failed: failed, Skipped: skipped}
-		yield(helikon.RunFailed{At: time.Now().UTC(), Err: wf.aggregate(ctx)})
+		yield(helikon.RunFailed{At: eventclock.Now(), Err: wf.aggregate(ctx)})
 		return
 	}
 	if paused {
@@ -665,7 +665,7 @@ func (r *graphRun) end(yield func(helikon.Event) bool) {
 	if !yield(finalMessage(g.name, final, content)) {
 		return
 	}
-	yield(helikon.RunCompleted{At: time.Now().UTC(), Agent: g.name, Usage: total})
+	yield(helikon.RunCompleted{At: eventclock.Now(), Agent: g.name, Usage: total})
 }
 
 // nodeKeys returns the nodes' names in declaration order.

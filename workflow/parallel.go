@@ -3,9 +3,9 @@ package workflow
 import (
 	"context"
 	"iter"
-	"time"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/eventclock"
 )
 
 // ParallelAgent runs its branches concurrently, each on the run's input.
@@ -137,7 +137,7 @@ func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext,
 		rc.Actions().Escalate()
 	}
 	if failed != nil {
-		yield(helikon.RunFailed{At: time.Now().UTC(), Err: (&WorkflowError{Agent: p.name, Failed: failed}).aggregate(ctx)})
+		yield(helikon.RunFailed{At: eventclock.Now(), Err: (&WorkflowError{Agent: p.name, Failed: failed}).aggregate(ctx)})
 		return
 	}
 	if paused {
@@ -162,5 +162,5 @@ func (p *ParallelAgent) runBranches(ctx context.Context, rc *helikon.RunContext,
 	if !yield(finalMessage(p.name, final, nil)) {
 		return
 	}
-	yield(helikon.RunCompleted{At: time.Now().UTC(), Agent: p.name, Usage: total})
+	yield(helikon.RunCompleted{At: eventclock.Now(), Agent: p.name, Usage: total})
 }

@@ -6,11 +6,11 @@ import (
 	"iter"
 	"slices"
 	"strings"
-	"time"
 	"unicode/utf8"
 	"unsafe"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/internal/eventclock"
 )
 
 // This file holds what the orchestration agents ([SequentialAgent],
@@ -132,7 +132,7 @@ func (c *composite) begin(ctx context.Context, rc *helikon.RunContext, yield fun
 // (fanOutEvents), so that a consumer keeping them sizes its buffer once.
 func (c *composite) beginFanOut(ctx context.Context, rc *helikon.RunContext, resumed bool, n int, yield func(helikon.Event) bool) (_ context.Context, _ *helikon.RunContext, _ func(helikon.Event) bool, done func(), ok bool) {
 	ctx, rc, yield, done, ok = helikon.OpenStampedRun(ctx, rc, c.name, c.description, true, yield)
-	if ok && !resumed && !yield(helikon.RunStarted{At: time.Now().UTC(), Agent: c.name, Events: fanOutEvents(n)}) {
+	if ok && !resumed && !yield(helikon.RunStarted{At: eventclock.Now(), Agent: c.name, Events: fanOutEvents(n)}) {
 		done()
 		return ctx, rc, yield, func() {}, false
 	}
@@ -209,7 +209,7 @@ func (c *composite) resumeChildren(ctx context.Context, rc *helikon.RunContext, 
 			valid = ch.Key == keys[i] && (ch.Status == helikon.ChildPaused) == (ch.Frame != nil)
 		}
 		if !valid {
-			yield(helikon.RunFailed{At: time.Now().UTC(), Err: helikon.NotResumable(c.name, f)})
+			yield(helikon.RunFailed{At: eventclock.Now(), Err: helikon.NotResumable(c.name, f)})
 			return
 		}
 		run(ctx, rc, f.Input, f.Children, ds, fanOut{yield: yield, direct: direct})
@@ -403,7 +403,7 @@ func finalMessage(agent, text string, content []helikon.ContentPart) helikon.Mes
 	if content == nil {
 		content = []helikon.ContentPart{helikon.TextPart{Text: text}}
 	}
-	return helikon.MessageOutput{At: time.Now().UTC(), Item: helikon.Item{Role: helikon.RoleAssistant, Agent: agent, Content: content}}
+	return helikon.MessageOutput{At: eventclock.Now(), Item: helikon.Item{Role: helikon.RoleAssistant, Agent: agent, Content: content}}
 }
 
 // growStack grows a fresh goroutine's stack to what an agent run needs

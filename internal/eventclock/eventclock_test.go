@@ -1,0 +1,48 @@
+package eventclock
+
+import (
+	"testing"
+	"time"
+)
+
+// TestNow_IsTheWallClockInUTCWithoutAMonotonicReading pins Now to what
+// time.Now().UTC() returns: a time between two readings of the wall clock
+// around it (within the microsecond that separates a base's two readings
+// at most), in UTC, with no monotonic reading to compare by.
+func TestNow_IsTheWallClockInUTCWithoutAMonotonicReading(t *testing.T) {
+	for range 1000 {
+		before := time.Now()
+		at := Now()
+		after := time.Now()
+		if at.Before(before.Add(-time.Microsecond)) || at.After(after.Add(time.Microsecond)) {
+			t.Fatalf("Now() = %v, not within [%v, %v]", at, before, after)
+		}
+		if at.Location() != time.UTC {
+			t.Fatalf("Now() in %v, want UTC", at.Location())
+		}
+		if at != at.Round(0) {
+			t.Fatalf("Now() = %v carries a monotonic reading", at)
+		}
+	}
+}
+
+// TestNow_FollowsAStepOfTheWallClockAtItsNextBase pins how late a step of
+// the wall clock shows: not while the base serves, and at once when a base
+// older than RebaseAfter is read.
+func TestNow_FollowsAStepOfTheWallClockAtItsNextBase(t *testing.T) {
+	defer func() { wallNow = time.Now; cur.Store(nil) }()
+	const step = time.Hour
+	cur.Store(nil)
+	Now() // a base before the step
+	wallNow = func() time.Time { return time.Now().Add(step) }
+	if at := Now(); at.After(time.Now().Add(step / 2)) {
+		t.Fatalf("Now() = %v followed the step while its base served", at)
+	}
+	// Age the base past RebaseAfter: its monotonic reading moves back.
+	b := *cur.Load()
+	b.mono = b.mono.Add(-RebaseAfter)
+	cur.Store(&b)
+	if at := Now(); at.Before(time.Now().Add(step / 2)) {
+		t.Fatalf("Now() = %v, a base older than RebaseAfter did not follow the step of %v", at, step)
+	}
+}
