@@ -131,14 +131,16 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 	if nn == 0 {
 		return nil, buildErr(name, ErrNoSubAgents, "no nodes; add them with Node")
 	}
-	// The nodes' predecessors and successors and the sinks are cut from
-	// one array, which also holds the build's scratch: each edge's ends
-	// and two words a node, its edge counts or, in a graph of at most
-	// bits.UintSize nodes, its links as bits (linkByBits). A small graph holds it and its nodes
-	// in its own allocation.
+	// The nodes' predecessors and successors, the sinks and a word a node
+	// (its count of predecessors, or, in a graph of at most
+	// bits.UintSize nodes, its predecessors as bits and then its
+	// descendants: linkByBits) are cut from one array, which a small
+	// graph holds with its nodes in its own allocation. The build's
+	// scratch, each edge's ends and a word a node for its successors,
+	// lies on the stack for a small graph.
 	var g *GraphAgent
 	var ints []int
-	if k := 4*ne + 3*nn; nn <= smallGraphNodes && k <= smallGraphInts {
+	if k := 2*ne + 2*nn; nn <= smallGraphNodes && k <= smallGraphInts {
 		s := new(smallGraph)
 		g, ints = &s.GraphAgent, s.ints[:k]
 		g.nodes = s.nodes[:nn]
@@ -146,8 +148,14 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 		g, ints = new(GraphAgent), make([]int, k)
 		g.nodes = make([]graphNode, nn)
 	}
+	var room [2*smallGraphEdges + smallGraphNodes]int
+	scratch := room[:]
+	if k := 2*ne + nn; k > len(room) {
+		scratch = make([]int, k)
+	}
 	g.composite = composite{name: name, description: description}
-	links, sinks, ends, npreds, nsuccs := ints[:2*ne], ints[2*ne:2*ne:2*ne+nn], ints[2*ne+nn:4*ne+nn], ints[4*ne+nn:4*ne+2*nn], ints[4*ne+2*nn:]
+	links, sinks, npreds := ints[:2*ne], ints[2*ne:2*ne:2*ne+nn], ints[2*ne+nn:2*ne+2*nn]
+	ends, nsuccs := scratch[:2*ne], scratch[2*ne:2*ne+nn]
 	var index map[string]int // by name, for a graph too large to scan
 	if nn > graphScan {
 		index = make(map[string]int, nn)
@@ -219,7 +227,7 @@ func NewGraph(name string, opts ...GraphOption) (*GraphAgent, error) {
 // smallGraph is a GraphAgent with room for the nodes and links of a graph
 // of up to smallGraphNodes nodes and smallGraphEdges edges: most graphs
 // are that small, and one allocation for the build saves two. The room
-// fills the 768-byte size class the allocator would round it up to.
+// fills the 640-byte size class the allocator would round it up to.
 type smallGraph struct {
 	GraphAgent
 	nodes [smallGraphNodes]graphNode
@@ -228,8 +236,8 @@ type smallGraph struct {
 
 const (
 	smallGraphNodes = 4
-	smallGraphEdges = 7
-	smallGraphInts  = 3*smallGraphNodes + 4*smallGraphEdges
+	smallGraphEdges = 8
+	smallGraphInts  = 2*smallGraphNodes + 2*smallGraphEdges
 )
 
 // linkByBits links the nodes of a graph of at most bits.UintSize nodes
@@ -472,15 +480,16 @@ func (g *GraphAgent) ResumeFrame(ctx context.Context, rc *helikon.RunContext, f 
 
 // nodeRun is how one node stands within a run of the graph.
 type nodeRun struct {
-	status   int
-	waiting  int // predecessors not yet done
+	// status and waiting are int32s, which any graph's counts fit, so
+	// that a small graph's run fills one size class (smallRun).
+	status   int32
+	waiting  int32 // predecessors not yet done
 	child    *helikon.RunContext
 	resumeAt *ResumePoint
-	// label, once a successor needed it, is the node's output as its
-	// successors read it; they share it as they share the run's input.
-	// part is its content's array.
-	label helikon.Item
-	part  [1]helikon.ContentPart
+	// label, once a successor needed it, is the content of the node's
+	// output as its successors read it (a user message of one text
+	// part); they share it as they share the run's input.
+	label [1]helikon.ContentPart
 }
 
 // graphRun is one run of a graph: its wavefront's standing, the fan-in
@@ -526,7 +535,7 @@ func (g *GraphAgent) runNodes(ctx context.Context, rc *helikon.RunContext, input
 		// A fresh run: every node waits for all its predecessors, and the
 		// roots, in declaration order, are ready.
 		for i := range nodes {
-			if nodes[i].waiting = len(g.nodes[i].preds); nodes[i].waiting == 0 {
+			if nodes[i].waiting = int32(len(g.nodes[i].preds)); nodes[i].waiting == 0 {
 				r.ready = append(r.ready, i)
 			}
 		}
@@ -748,7 +757,7 @@ func (g *GraphAgent) nodeInput(input []helikon.Item, i int, nodes []nodeRun, out
 	copy(in, input)
 	finals, labels := 0, 0
 	for _, p := range preds {
-		if nodes[p].label.Content == nil {
+		if nodes[p].label[0] == nil {
 			finals += len(outs[p].Final)
 			labels++
 		}
@@ -757,17 +766,16 @@ func (g *GraphAgent) nodeInput(input []helikon.Item, i int, nodes []nodeRun, out
 		room.text.Grow(labelRoom(int(g.labelHeads), finals, labels, int(g.labelled)-labels))
 	}
 	for _, p := range preds {
-		if nodes[p].label.Content == nil {
+		if nodes[p].label[0] == nil {
 			text := &room.text
 			start := text.Len()
 			text.WriteString(labelHead)
 			text.WriteString(g.nodes[p].key)
 			text.WriteString(labelTail)
 			text.WriteString(outs[p].Final)
-			nodes[p].part[0] = helikon.TextPart{Text: text.String()[start:]}
-			nodes[p].label = helikon.Item{Role: helikon.RoleUser, Content: nodes[p].part[:]}
+			nodes[p].label[0] = helikon.TextPart{Text: text.String()[start:]}
 		}
-		in = append(in, nodes[p].label)
+		in = append(in, helikon.Item{Role: helikon.RoleUser, Content: nodes[p].label[:]})
 	}
 	room.labelled += labels
 	return in

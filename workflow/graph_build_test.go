@@ -97,7 +97,17 @@ func TestNewGraph_DescendantsAndLinksMatchABruteForce(t *testing.T) {
 // up to: more room than that would cost every such build bytes no graph
 // of that size needs.
 func TestNewGraph_ASmallGraphFillsItsSizeClass(t *testing.T) {
-	if size := unsafe.Sizeof(smallGraph{}); size > 768 || size <= 768-unsafe.Sizeof(0)*4 {
-		t.Errorf("a smallGraph is %d bytes, want the most that fits 768 (the size class) in ints", size)
+	if size := unsafe.Sizeof(smallGraph{}); size > 640 || size <= 640-unsafe.Sizeof(0)*4 {
+		t.Errorf("a smallGraph is %d bytes, want the most that fits 640 (the size class) in ints", size)
+	}
+}
+
+// TestGraph_ASmallGraphsRunFitsTwoKilobytes pins the room a run of a small
+// graph takes in one allocation (its fan-in, nodes and inputs' items) to
+// the 2,048-byte size class: one byte more and the allocator rounds it up
+// to 2,304.
+func TestGraph_ASmallGraphsRunFitsTwoKilobytes(t *testing.T) {
+	if size := unsafe.Sizeof(smallRun{}); size > 2048 {
+		t.Errorf("a smallRun is %d bytes, want at most 2,048 (a size class)", size)
 	}
 }
