@@ -444,7 +444,10 @@ func (f *fanIn) runInline(i int, yield func(helikon.Event) bool) (ok bool) {
 	}()
 	in.o.End(c.agent.Name())
 	ok = in.ok
-	*in = inlineRun{}
+	// A call of forward after the child's end is refused. The rest stays:
+	// it points into this run only, and clearing pointers costs write
+	// barriers while the collector marks.
+	in.ok = false
 	return ok
 }
 
