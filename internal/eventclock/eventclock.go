@@ -46,8 +46,21 @@ func Now() time.Time {
 
 // rebase takes a fresh base and returns its wall-clock time. Two calls
 // racing each store one; either serves.
+//
+// time.Now reads the wall clock and then the monotonic one, and every
+// time Now derives from the base is early by the gap between the two: a
+// virtual processor descheduled between them would put it off by as long
+// as that lasted, until the next base. So the two readings are bracketed
+// by a monotonic one before them, and a base whose readings lie more than
+// a microsecond apart is taken again, up to three times.
 func rebase() time.Time {
-	now := wallNow()
+	var now time.Time
+	for range 3 {
+		before := time.Now()
+		if now = wallNow(); now.Sub(before) <= time.Microsecond {
+			break
+		}
+	}
 	b := &base{wall: now.UTC(), mono: now}
 	cur.Store(b)
 	return b.wall

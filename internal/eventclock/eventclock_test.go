@@ -46,3 +46,23 @@ func TestNow_FollowsAStepOfTheWallClockAtItsNextBase(t *testing.T) {
 		t.Fatalf("Now() = %v, a base older than RebaseAfter did not follow the step of %v", at, step)
 	}
 }
+
+// TestRebase_TakesAgainABaseWhoseReadingsLieApart pins the bracket around
+// a base's readings: a reading of the wall clock that comes long after
+// the monotonic one before it (a processor descheduled between them) is
+// taken again.
+func TestRebase_TakesAgainABaseWhoseReadingsLieApart(t *testing.T) {
+	defer func() { wallNow = time.Now; cur.Store(nil) }()
+	calls := 0
+	wallNow = func() time.Time {
+		calls++
+		if calls == 1 {
+			time.Sleep(time.Millisecond)
+		}
+		return time.Now()
+	}
+	rebase()
+	if calls != 2 {
+		t.Errorf("the wall clock was read %d times, want 2: a base read a millisecond late was kept", calls)
+	}
+}
