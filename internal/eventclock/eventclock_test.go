@@ -62,7 +62,9 @@ func TestRebase_TakesAgainABaseWhoseReadingsLieApart(t *testing.T) {
 		return time.Now()
 	}
 	rebase()
-	if calls != 2 {
-		t.Errorf("the wall clock was read %d times, want 2: a base read a millisecond late was kept", calls)
+	// A loaded machine may delay the next reading too: then it is taken a
+	// third time, never more.
+	if calls < 2 || calls > 3 {
+		t.Errorf("the wall clock was read %d times, want 2 or 3: a base read a millisecond late was kept, or taken again without end", calls)
 	}
 }
