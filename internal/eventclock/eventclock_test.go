@@ -7,14 +7,16 @@ import (
 
 // TestNow_IsTheWallClockInUTCWithoutAMonotonicReading pins Now to what
 // time.Now().UTC() returns: a time between two readings of the wall clock
-// around it (within the microsecond that separates a base's two readings
-// at most), in UTC, with no monotonic reading to compare by.
+// around it, in UTC, with no monotonic reading to compare by. A base is
+// early by the gap between its two readings, at most a microsecond unless
+// a loaded machine delayed all three tries; the window allows a
+// millisecond.
 func TestNow_IsTheWallClockInUTCWithoutAMonotonicReading(t *testing.T) {
 	for range 1000 {
 		before := time.Now()
 		at := Now()
 		after := time.Now()
-		if at.Before(before.Add(-time.Microsecond)) || at.After(after.Add(time.Microsecond)) {
+		if at.Before(before.Add(-time.Millisecond)) || at.After(after.Add(time.Millisecond)) {
 			t.Fatalf("Now() = %v, not within [%v, %v]", at, before, after)
 		}
 		if at.Location() != time.UTC {
