@@ -22,8 +22,8 @@ import (
 // run; [EventTime] reads it from any variant. The clock is read as the
 // monotonic time since a base of the wall clock taken at most 100 ms
 // earlier, one clock reading where time.Now takes two: a step of the
-// system's clock (settimeofday, an NTP step) shows in event times up to
-// 100 ms late. A field At documented on its
+// system's clock (settimeofday, an NTP step) or a suspend of the machine
+// shows in event times up to 100 ms (of running time) late. A field At documented on its
 // own says where it differs. Every Event marshals to JSON with a "type"
 // member and decodes with [UnmarshalEvent]. New variants may be added;
 // consumers should have a default arm.

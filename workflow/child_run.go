@@ -50,15 +50,22 @@ func RunChild(ctx context.Context, rc *helikon.RunContext, agent helikon.Agent, 
 		ok = ok && (!o.See(ev) || yield(ev))
 		return ok
 	}
-	if from == nil {
-		helikon.RunInto(ctx, agent, child, input, forward)
-	} else {
-		ChildStream(ctx, agent, child, input, from)(forward)
-	}
+	streamChild(ctx, agent, child, input, from, forward)
 	if !ok {
 		return o, child, false
 	}
 	o.End(agent.Name())
 	helikon.SubagentStopped(ctx, rc, agent.Name())
 	return o, child, true
+}
+
+// streamChild sends to yield what ChildStream's stream would, and runs a
+// fresh child through [helikon.RunInto], which makes no iterator for an
+// LLM agent.
+func streamChild(ctx context.Context, agent helikon.Agent, rc *helikon.RunContext, input []helikon.Item, from *ResumePoint, yield func(helikon.Event) bool) {
+	if from == nil {
+		helikon.RunInto(ctx, agent, rc, input, yield)
+		return
+	}
+	ChildStream(ctx, agent, rc, input, from)(yield)
 }

@@ -440,7 +440,7 @@ func (f *fanIn) runInline(i int, yield func(helikon.Event) bool) (ok bool) {
 				childPanicked(in.o, c.agent, r)
 			}
 		}()
-		runChild(f.ctx, c, f.forward)
+		streamChild(f.ctx, c.agent, c.rc, c.input, c.from, f.forward)
 	}()
 	in.o.End(c.agent.Name())
 	ok = in.ok
@@ -483,16 +483,6 @@ func (f *fanIn) forwardInline() func(helikon.Event) bool {
 		in.inYield = false
 		return in.ok
 	}
-}
-
-// runChild runs child c on ctx, sending its events to yield: a fresh run
-// through [helikon.RunInto], which makes no iterator for an LLM agent.
-func runChild(ctx context.Context, c *fanChild, yield func(helikon.Event) bool) {
-	if c.from == nil {
-		helikon.RunInto(ctx, c.agent, c.rc, c.input, yield)
-		return
-	}
-	ChildStream(ctx, c.agent, c.rc, c.input, c.from)(yield)
 }
 
 // childPanicked fails a child whose run panicked with r: it fails alone
@@ -670,5 +660,5 @@ func (b *brancher) run(c *fanChild) {
 		b.c, b.o = nil, nil
 		f.wg.Done()
 	}()
-	runChild(f.poolCtx, c, b.forward)
+	streamChild(f.poolCtx, c.agent, c.rc, c.input, c.from, b.forward)
 }

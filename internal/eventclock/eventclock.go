@@ -9,7 +9,10 @@
 // earlier, to the base's wall-clock time. The monotonic clock and the
 // wall clock advance at the same rate (NTP slews both); only a step of
 // the wall clock (settimeofday, an NTP step) parts them, and [Now] follows
-// a step at its next base, at most RebaseAfter later.
+// a step at its next base, at most RebaseAfter later. A suspend of the
+// machine stops the monotonic clock, so it parts them the same way: the
+// first RebaseAfter of running time after a resume is stamped with the
+// time before the suspend plus the time run since.
 package eventclock
 
 import (
