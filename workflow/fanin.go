@@ -49,28 +49,10 @@ import (
 // parent that cannot be cancelled buys only an earlier stop.
 type fanIn struct {
 	ctx context.Context
-	// poolCtx is the pooled children's context and cancel, if not nil,
-	// cancels it; both are set under mu before the first child goes to
-	// the pool.
-	poolCtx context.Context
-	cancel  context.CancelFunc
-	// The pooled children's events wait in queue for the consumer, which
-	// takes them all at once into batch: a lock per event and one per
-	// batch, where a channel cost a lock on each side of every event. mu
-	// guards queue, spare, waiting, blocked, stopped, pending, inlining
-	// and armed; room, on mu, wakes the children waiting for the queue to
-	// drain.
+	// mu guards stopped, pending, inlining and armed, and the pool's
+	// queue and its wake-up (fanPool).
 	mu      sync.Mutex
-	room    sync.Cond
-	queue   []childEvent
-	spare   []childEvent // the queue's second array until the first take
-	batch   []childEvent // the consumer's: taken from queue; batch[pos:] not yet forwarded
-	pos     int
-	bound   int           // a child waits while the queue holds this many, unless inlining
-	waiting bool          // the consumer waits on wake for the queue to fill
-	wake    chan struct{} // one slot: at most one wake-up is ever pending
-	blocked int           // children waiting on room
-	stopped bool          // the consumer has gone: events are refused
+	stopped bool // the consumer has gone: events are refused
 	// pending holds the children added that nobody has started, in the
 	// order they were added; inlining is set while the consumer runs one
 	// of them, and then a pooled child's send never waits, since the
@@ -78,18 +60,22 @@ type fanIn struct {
 	// the consumer's child waits for must not wait for the consumer).
 	pending  []int
 	inlining bool
+	// armed is set while the spread timer is armed: while the consumer
+	// runs a child with others pending, until it fires.
+	armed bool
 	// pooled counts the children handed to the pool whose end the
 	// consumer has not met; ended holds the ends it met while forwarding
 	// between the events of its own child, for next to report.
 	pooled atomic.Int32
 	ended  []int
-	// spread hands the pending children to the pool (spreadPending); it is
-	// armed (under mu) while the consumer runs a child with others
-	// pending, until it fires.
+	// pool is what only children on the pool need, made (under mu) when
+	// the first goes there, which most fan-outs never do: a small
+	// graph's run then fits a smaller size class. It is set once, and
+	// pooled is raised after it, so a reader that found pooled above
+	// zero, or that runs on the pool, finds it set.
+	pool atomic.Pointer[fanPool]
+	// spread hands the pending children to the pool (spreadPending).
 	spread *spreadtimer.Timer
-	armed  bool
-	// wg counts the children handed to the pool that have not yet ended.
-	wg sync.WaitGroup
 	// outs[i] is child i's outcome, written by its goroutine before the end
 	// marker and read by the consumer after it.
 	outs []helikon.ChildOutcome
@@ -111,6 +97,32 @@ type fanIn struct {
 	graph bool
 	desc  []int
 	later int
+}
+
+// fanPool is the part of a fanIn that only children on the pool need:
+// their context, the queue their events wait in and the consumer's
+// wake-up.
+type fanPool struct {
+	// ctx is the pooled children's context and cancel, if not nil,
+	// cancels it.
+	ctx    context.Context
+	cancel context.CancelFunc
+	// The pooled children's events wait in queue for the consumer, which
+	// takes them all at once into batch: a lock per event and one per
+	// batch, where a channel cost a lock on each side of every event. The
+	// fanIn's mu guards queue, spare, waiting and blocked; room, on mu,
+	// wakes the children waiting for the queue to drain.
+	room    sync.Cond
+	queue   []childEvent
+	spare   []childEvent // the queue's second array until the first take
+	batch   []childEvent // the consumer's: taken from queue; batch[pos:] not yet forwarded
+	pos     int
+	bound   int           // a child waits while the queue holds this many, unless inlining
+	waiting bool          // the consumer waits on wake for the queue to fill
+	wake    chan struct{} // one slot: at most one wake-up is ever pending
+	blocked int           // children waiting on room
+	// wg counts the children handed to the pool that have not yet ended.
+	wg sync.WaitGroup
 }
 
 // handoffDelay is how long the children of a fan-out run one after
@@ -175,30 +187,30 @@ func (s *smallFanIn) init(ctx context.Context, n int) *fanIn {
 // ints has room for 2n.
 func (f *fanIn) init(ctx context.Context, n int, ints []int) *fanIn {
 	f.ctx = ctx
+	f.pending, f.ended = ints[:0:n], ints[n:n]
+	return f
+}
+
+// readyPool readies the context, the queue and the consumer's wake-up for
+// children on the pool, which most fan-outs never hand one to, and
+// returns them. f.mu is held.
+func (f *fanIn) readyPool() *fanPool {
+	if p := f.pool.Load(); p != nil {
+		return p
+	}
 	// A few events of slack per child keeps a branch streaming while the
 	// consumer handles another's events; beyond that, a slow consumer
 	// slows the children down. Only while the consumer runs a child of its
 	// own does the queue grow past it.
-	f.bound = 4 * n
-	f.pending, f.ended = ints[:0:n], ints[n:n]
-	f.room.L = &f.mu
-	return f
-}
-
-// pool readies the context, the queue and the consumer's wake-up for
-// children on the pool, which most fan-outs never hand one to. f.mu is
-// held.
-func (f *fanIn) pool() {
-	if f.wake != nil {
-		return
-	}
-	f.poolCtx = f.ctx
+	p := &fanPool{ctx: f.ctx, bound: 4 * len(f.outs), wake: make(chan struct{}, 1)}
 	if f.ctx.Done() != nil {
-		f.poolCtx, f.cancel = context.WithCancel(f.ctx)
+		p.ctx, p.cancel = context.WithCancel(f.ctx)
 	}
-	buf := make([]childEvent, 2*f.bound)
-	f.queue, f.spare = buf[:0:f.bound], buf[f.bound:f.bound]
-	f.wake = make(chan struct{}, 1)
+	p.room.L = &f.mu
+	buf := make([]childEvent, 2*p.bound)
+	p.queue, p.spare = buf[:0:p.bound], buf[p.bound:p.bound]
+	f.pool.Store(p)
+	return p
 }
 
 // add runs agent as child i (or resumes it, with from): inline first, or
@@ -225,13 +237,13 @@ func (f *fanIn) add(i int, agent helikon.Agent, rc *helikon.RunContext, input []
 // goroutine.
 func (f *fanIn) toPool(i int, yield func(helikon.Event) bool) bool {
 	f.mu.Lock()
-	f.pool()
+	p := f.readyPool()
 	f.mu.Unlock()
 	if !f.direct(announce(f.kids[i].agent)) {
 		return false
 	}
 	f.pooled.Add(1)
-	f.wg.Add(1)
+	p.wg.Add(1)
 	branches.submit(&f.kids[i])
 	return true
 }
@@ -269,17 +281,17 @@ func (f *fanIn) spreadPending() {
 	// The consumer adds after ks, never into it: pending's array has
 	// room for every child once.
 	f.pending = ks[len(ks):]
-	f.pool()
+	p := f.readyPool()
 	for _, i := range ks {
-		f.queue = append(f.queue, childEvent{i: i, ev: announce(f.kids[i].agent)})
+		p.queue = append(p.queue, childEvent{i: i, ev: announce(f.kids[i].agent)})
 	}
 	f.pooled.Add(int32(len(ks)))
-	f.wg.Add(len(ks))
-	wake := f.waiting
-	f.waiting = false
+	p.wg.Add(len(ks))
+	wake := p.waiting
+	p.waiting = false
 	f.mu.Unlock()
 	if wake {
-		f.wake <- struct{}{}
+		p.wake <- struct{}{}
 	}
 	for _, i := range ks {
 		branches.submit(&f.kids[i])
@@ -292,10 +304,10 @@ func (f *fanIn) spreadPending() {
 // first. ok is false when the consumer stopped.
 func (f *fanIn) next(yield func(helikon.Event) bool) (i int, ok bool) {
 	for {
-		for f.pos < len(f.batch) {
-			e := f.batch[f.pos]
-			f.batch[f.pos] = childEvent{} // the batch's array is reused
-			f.pos++
+		for p := f.pool.Load(); p != nil && p.pos < len(p.batch); {
+			e := p.batch[p.pos]
+			p.batch[p.pos] = childEvent{} // the batch's array is reused
+			p.pos++
 			if e.ev == nil {
 				f.pooled.Add(-1)
 				return e.i, true
@@ -325,13 +337,16 @@ func (f *fanIn) next(yield func(helikon.Event) bool) (i int, ok bool) {
 			return i, f.runInline(i, yield)
 		}
 		f.inlining = false
-		for len(f.queue) == 0 {
-			f.waiting = true
+		// No child is pending and none runs here: the rest run on the
+		// pool, made when the first went there.
+		p := f.pool.Load()
+		for len(p.queue) == 0 {
+			p.waiting = true
 			f.mu.Unlock()
-			<-f.wake
+			<-p.wake
 			f.mu.Lock()
 		}
-		f.takeLocked()
+		p.take()
 		f.mu.Unlock()
 	}
 }
@@ -370,16 +385,16 @@ var spreaders = sync.Pool{New: func() any {
 // others waiting.
 func (f *fanIn) Spread() { f.spreadPending() }
 
-// takeLocked takes the queue as the batch; the batch's spent array
-// becomes the queue. f.mu is held.
-func (f *fanIn) takeLocked() {
-	spent := f.batch[:0]
-	if f.spare != nil {
-		spent, f.spare = f.spare, nil
+// take takes the queue as the batch; the batch's spent array becomes the
+// queue. The fanIn's mu is held.
+func (p *fanPool) take() {
+	spent := p.batch[:0]
+	if p.spare != nil {
+		spent, p.spare = p.spare, nil
 	}
-	f.queue, f.batch, f.pos = spent, f.queue, 0
-	if f.blocked > 0 {
-		f.room.Broadcast()
+	p.queue, p.batch, p.pos = spent, p.queue, 0
+	if p.blocked > 0 {
+		p.room.Broadcast()
 	}
 }
 
@@ -389,21 +404,22 @@ func (f *fanIn) takeLocked() {
 // while it forwards waits for the consumer's child's next event, or its
 // end, so children that stream faster than the consumer takes their
 // events cannot hold that child's event back for ever. It is false when
-// the consumer stopped.
+// the consumer stopped. It runs only while children run on the pool.
 func (f *fanIn) flush(yield func(helikon.Event) bool) bool {
-	if f.pos == len(f.batch) {
+	p := f.pool.Load()
+	if p.pos == len(p.batch) {
 		f.mu.Lock()
-		if len(f.queue) == 0 {
+		if len(p.queue) == 0 {
 			f.mu.Unlock()
 			return true
 		}
-		f.takeLocked()
+		p.take()
 		f.mu.Unlock()
 	}
-	for f.pos < len(f.batch) {
-		e := f.batch[f.pos]
-		f.batch[f.pos] = childEvent{}
-		f.pos++
+	for p.pos < len(p.batch) {
+		e := p.batch[p.pos]
+		p.batch[p.pos] = childEvent{}
+		p.pos++
 		if e.ev == nil {
 			f.pooled.Add(-1)
 			f.ended = append(f.ended, e.i)
@@ -496,22 +512,23 @@ func childPanicked(o *helikon.ChildOutcome, agent helikon.Agent, r any) {
 // send queues e for the consumer, waiting while the queue is full and the
 // consumer takes it; it refuses e (false) once the consumer has gone.
 func (f *fanIn) send(e childEvent) bool {
+	p := f.pool.Load()
 	f.mu.Lock()
-	for len(f.queue) >= f.bound && !f.inlining && !f.stopped {
-		f.blocked++
-		f.room.Wait()
-		f.blocked--
+	for len(p.queue) >= p.bound && !f.inlining && !f.stopped {
+		p.blocked++
+		p.room.Wait()
+		p.blocked--
 	}
 	if f.stopped {
 		f.mu.Unlock()
 		return false
 	}
-	f.queue = append(f.queue, e)
-	wake := f.waiting
-	f.waiting = false
+	p.queue = append(p.queue, e)
+	wake := p.waiting
+	p.waiting = false
 	f.mu.Unlock()
 	if wake {
-		f.wake <- struct{}{} // never blocks: one sender sees waiting per wait
+		p.wake <- struct{}{} // never blocks: one sender sees waiting per wait
 	}
 	return true
 }
@@ -521,18 +538,25 @@ func (f *fanIn) send(e childEvent) bool {
 func (f *fanIn) close() {
 	f.mu.Lock()
 	f.stopped = true
-	f.room.Broadcast()
-	cancel := f.cancel
+	// Set under mu, and never after stopped: no child goes to the pool
+	// once this has read it.
+	p := f.pool.Load()
+	if p != nil {
+		p.room.Broadcast()
+	}
 	f.mu.Unlock()
 	if f.spread != nil {
 		// Disarmed, it passes on to a later fan-out still running.
 		f.spread.SetTarget(nil)
 		spreaders.Put(f.spread)
 	}
-	if cancel != nil {
-		cancel()
+	if p == nil {
+		return
 	}
-	f.wg.Wait()
+	if p.cancel != nil {
+		p.cancel()
+	}
+	p.wg.Wait()
 }
 
 // branchIdle is how long a pool goroutine waits for its next child before
@@ -650,6 +674,7 @@ func (p *branchPool) reapIdle() {
 // then lets go of c: once the fanIn's wait is released c may be gone.
 func (b *brancher) run(c *fanChild) {
 	f := c.f
+	p := f.pool.Load()
 	b.c, b.o = c, &f.outs[c.i]
 	defer func() {
 		if r := recover(); r != nil {
@@ -658,7 +683,7 @@ func (b *brancher) run(c *fanChild) {
 		b.o.End(c.agent.Name())
 		f.send(childEvent{i: c.i})
 		b.c, b.o = nil, nil
-		f.wg.Done()
+		p.wg.Done()
 	}()
-	streamChild(f.poolCtx, c.agent, c.rc, c.input, c.from, b.forward)
+	streamChild(p.ctx, c.agent, c.rc, c.input, c.from, b.forward)
 }

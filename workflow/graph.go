@@ -723,7 +723,8 @@ type nodeInputs struct {
 
 // smallRun holds a run of a small graph, its fan-in, nodes and their
 // inputs' items in one allocation, when the inputs need no more than
-// smallRunItems: a diamond on a one-message input needs 7.
+// smallRunItems: a diamond on a one-message input needs 7, as many as
+// fill the 1,792-byte size class.
 type smallRun struct {
 	fan   smallFanIn
 	nodes [smallGraphNodes]nodeRun
@@ -731,7 +732,7 @@ type smallRun struct {
 	items [smallRunItems]helikon.Item
 }
 
-const smallRunItems = 8
+const smallRunItems = 7
 
 // A small graph's run holds its fan-in's room (smallRun.fan).
 const _ = uint(smallFan - smallGraphNodes)
