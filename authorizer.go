@@ -96,7 +96,7 @@ type Redactor interface {
 // WithAuthorizer makes a decide whether the run's tool calls may run,
 // replacing any authorizer the context had.
 func WithAuthorizer(a Authorizer) ContextOption {
-	return contextOptionFunc(func(rc *RunContext) { rc.auth = a })
+	return contextOptionFunc(func(rc *RunContext) { rc.setting().auth = a })
 }
 
 // WithAuthorizerFrom replaces the context's authorizer with what f makes
@@ -105,32 +105,33 @@ func WithAuthorizer(a Authorizer) ContextOption {
 // run on the context with a [KindConfig] error wrapping it.
 func WithAuthorizerFrom(f func(prev Authorizer) (Authorizer, error)) ContextOption {
 	return contextOptionFunc(func(rc *RunContext) {
-		a, err := f(rc.auth)
+		a, err := f(rc.settings().auth)
 		if err != nil {
-			rc.optErr = err
+			rc.setting().optErr = err
 			return
 		}
-		rc.auth = a
+		rc.setting().auth = a
 	})
 }
 
 // WithRedactor makes r scrub what leaves the run's tools, replacing any
 // redactor the context had; nil turns redaction off.
 func WithRedactor(r Redactor) ContextOption {
-	return contextOptionFunc(func(rc *RunContext) { rc.redactor = r })
+	return contextOptionFunc(func(rc *RunContext) { rc.setting().redactor = r })
 }
 
 // WithRedactorFrom replaces the context's redactor with what f makes of it
 // (prev is nil when the context has none).
 func WithRedactorFrom(f func(prev Redactor) Redactor) ContextOption {
-	return contextOptionFunc(func(rc *RunContext) { rc.redactor = f(rc.redactor) })
+	return contextOptionFunc(func(rc *RunContext) { rc.setting().redactor = f(rc.settings().redactor) })
 }
 
 // WithGrants adds allow rules "always" decisions granted, as the run's
 // [Granter] reads them; handoff targets and sub-agents inherit them.
 func WithGrants(rules ...string) ContextOption {
 	return contextOptionFunc(func(rc *RunContext) {
-		rc.grants = append(rc.grants[:len(rc.grants):len(rc.grants)], rules...)
+		s := rc.setting()
+		s.grants = append(s.grants[:len(s.grants):len(s.grants)], rules...)
 	})
 }
 
@@ -142,13 +143,13 @@ func WithApprovalHandler(h ApprovalHandler) ContextOption {
 }
 
 // Authorizer returns the run's authorizer, or nil when every call may run.
-func (rc *RunContext) Authorizer() Authorizer { return rc.auth }
+func (rc *RunContext) Authorizer() Authorizer { return rc.settings().auth }
 
 // Redactor returns the run's redactor, or nil when nothing is redacted.
-func (rc *RunContext) Redactor() Redactor { return rc.redactor }
+func (rc *RunContext) Redactor() Redactor { return rc.settings().redactor }
 
 // Grants returns the allow rules "always" decisions granted the run.
-func (rc *RunContext) Grants() []string { return rc.grants }
+func (rc *RunContext) Grants() []string { return rc.settings().grants }
 
 // ApprovalHandler returns the run's approval handler, or nil.
 func (rc *RunContext) ApprovalHandler() ApprovalHandler { return rc.settings().approval }
@@ -156,30 +157,33 @@ func (rc *RunContext) ApprovalHandler() ApprovalHandler { return rc.settings().a
 // authorize asks the run's authorizer about req, with ask putting
 // questions to the approver; without an authorizer every call runs.
 func (rc *RunContext) authorize(ctx context.Context, req PermissionRequest, ask Asker) Verdict {
-	if rc.auth == nil {
+	auth := rc.settings().auth
+	if auth == nil {
 		return Verdict{Allowed: true}
 	}
-	return rc.auth.Authorize(ctx, rc, req, ask)
+	return auth.Authorize(ctx, rc, req, ask)
 }
 
 func (rc *RunContext) recall(ctx context.Context, conv []Item, tools []Tool) {
-	if r, ok := rc.auth.(Recaller); ok {
+	if r, ok := rc.settings().auth.(Recaller); ok {
 		r.Recall(ctx, rc, conv, tools)
 	}
 }
 
 func (rc *RunContext) redact(out ToolOutput) ToolOutput {
-	if rc.redactor == nil {
+	r := rc.settings().redactor
+	if r == nil {
 		return out
 	}
-	return rc.redactor.RedactOutput(out)
+	return r.RedactOutput(out)
 }
 
 func (rc *RunContext) redactText(s string) string {
-	if rc.redactor == nil {
+	r := rc.settings().redactor
+	if r == nil {
 		return s
 	}
-	return rc.redactor.RedactText(s)
+	return r.RedactText(s)
 }
 
 // askHandler answers a question with the run's approval handler; without

@@ -107,7 +107,7 @@ func newDecisionSet(rc *RunContext, st *RunState, decisions []Decision) (*Decisi
 			}
 		case DecisionAlways:
 			rule := cmp.Or(d.Rule, p.Tool)
-			g, ok := rc.auth.(Granter)
+			g, ok := rc.settings().auth.(Granter)
 			if !ok {
 				return nil, fmt.Errorf("%w: %q: the run's authorizer grants no rules", ErrInvalidDecision, d.ID)
 			}

@@ -144,7 +144,7 @@ func (d *driver) open(ctx context.Context, history, input []Item, yield func(Eve
 		input = d.tc.conversationView()
 	}
 
-	if err := d.rc.optErr; err != nil {
+	if err := d.rc.settings().optErr; err != nil {
 		yield(RunFailed{At: now(), Err: &AgentError{Kind: KindConfig, Agent: d.a.name, Message: err.Error(), Err: err}})
 		return false
 	}
@@ -611,8 +611,8 @@ func (d *driver) inlineRound(ctx context.Context, calls []ToolCall) bool {
 	if ctx.Done() == nil {
 		return true
 	}
-	if hooked(d.rc, d.a.hooks) || (d.rc.auth != nil && d.rc.auth != defaultAuthorizer()) ||
-		(d.rc.redactor != nil && d.rc.redactor != defaultRedactor()) {
+	if s := d.rc.settings(); hooked(d.rc, d.a.hooks) || (s.auth != nil && s.auth != defaultAuthorizer()) ||
+		(s.redactor != nil && s.redactor != defaultRedactor()) {
 		return false
 	}
 	for i := range calls {
@@ -870,7 +870,7 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 		return
 	}
 	args := call.Args
-	if hooked(d.rc, d.a.hooks) || d.rc.auth != nil {
+	if hooked(d.rc, d.a.hooks) || d.rc.settings().auth != nil {
 		// Kept out of line: a call's frame stays small while the tool
 		// runs, which keeps the stack of a run waiting on a tool small.
 		if args, ok = d.admit(ctx, tool, call, out); !ok {

@@ -180,7 +180,7 @@ func (d *driver) resumeCall(ctx context.Context, tool Tool, call ToolCall, fc *f
 	}
 	dec, ok := ds.byID[fc.Approval.ID]
 	if !ok {
-		g, granter := d.rc.auth.(Granter)
+		g, granter := d.rc.settings().auth.(Granter)
 		if !granter || len(ds.grants) == 0 || !g.Granted(ds.grants, PermissionRequest{Tool: call.Name, CallID: call.CallID, Args: fc.Args, Effect: EffectOf(tool), Impl: tool}) {
 			c := *fc
 			out.paused = &c

@@ -8,25 +8,18 @@ import "context"
 // with [NewRunContext]; a run does not modify it, and agents derive child
 // contexts for handoffs and sub-agents, which share State, hooks and seams.
 type RunContext struct {
-	user    any
 	session Session
 	hooks   *HookRegistry
 	state   *State
 	actions *Actions
-	// auth and redactor govern the run's tool calls; grants are the
-	// allow rules "always" decisions added; optErr is a refused option's
-	// error, which fails every run on the context.
-	auth     Authorizer
-	redactor Redactor
-	grants   []string
-	optErr   error
-	depth    int
+	depth   int
 	// depthBound is the tightest MaxAgentDepth of the runs this one is
 	// nested in (0: none), so a parent's bound holds along a handoff chain
 	// without its other knobs leaking into the target.
 	depthBound int
 	config     *RunConfig
-	// rare holds the settings few runs have (nil: none of them).
+	// rare holds the settings the context's options set, shared with the
+	// contexts derived from it (nil: none, not even the defaults).
 	rare *runSettings
 	// fold, for a run of foldAgent on this context, is the outcome the
 	// run's RunStarted and RunCompleted settle into instead of its stream
@@ -47,7 +40,7 @@ func (f contextOptionFunc) applyContext(rc *RunContext) { f(rc) }
 // NewRunContext returns a RunContext with an in-memory session, an empty
 // hook registry and fresh state, adjusted by opts.
 func NewRunContext(opts ...ContextOption) *RunContext {
-	rc := &RunContext{auth: defaultAuthorizer(), redactor: defaultRedactor()}
+	rc := &RunContext{rare: defaultSettings()}
 	for _, o := range opts {
 		o.applyContext(rc)
 	}
@@ -73,7 +66,7 @@ func Ephemeral() *RunContext { return NewRunContext() }
 // WithUser attaches an application value to the run; tools read it back with
 // [User].
 func WithUser(v any) ContextOption {
-	return contextOptionFunc(func(rc *RunContext) { rc.user = v })
+	return contextOptionFunc(func(rc *RunContext) { rc.setting().user = v })
 }
 
 // WithSession sets the session a runner loads from and persists to.
@@ -97,7 +90,7 @@ func WithState(s *State) ContextOption {
 }
 
 // User returns the run's user value, which [WithUser] attached, as a T.
-func (rc *RunContext) User() any { return rc.user }
+func (rc *RunContext) User() any { return rc.settings().user }
 
 // Session returns the run's session.
 func (rc *RunContext) Session() Session { return rc.session }
@@ -192,7 +185,7 @@ func NewToolContext(ctx context.Context, rc *RunContext, callID, toolName string
 }
 
 // User returns the run's user value; see [User] for a typed accessor.
-func (tc *ToolContext) User() any { return tc.rc.user }
+func (tc *ToolContext) User() any { return tc.rc.settings().user }
 
 // State returns the run-scoped state.
 func (tc *ToolContext) State() *State { return tc.rc.state }
@@ -201,7 +194,7 @@ func (tc *ToolContext) State() *State { return tc.rc.state }
 func (tc *ToolContext) Actions() *Actions { return tc.rc.actions }
 
 // Authorizer returns the authorizer of the run that calls the tool.
-func (tc *ToolContext) Authorizer() Authorizer { return tc.rc.auth }
+func (tc *ToolContext) Authorizer() Authorizer { return tc.rc.settings().auth }
 
 // Depth returns the nesting depth of the run that calls the tool.
 func (tc *ToolContext) Depth() int { return tc.rc.depth }

@@ -2,16 +2,25 @@ package helikon
 
 import (
 	"context"
+	"sync/atomic"
 
 	"go.opentelemetry.io/otel/trace"
 )
 
-// runSettings are the settings of a [RunContext] that its options set
-// and few runs have: a context holds them behind one pointer, which the
-// contexts derived from it share, so that a fan-out's children, whose
-// contexts are copies of their parent's, copy a word rather than every
-// setting.
+// runSettings are the settings of a [RunContext] that its options set:
+// a context holds them behind one pointer, which the contexts derived
+// from it share, so that a fan-out's children, whose contexts are copies
+// of their parent's, copy a word rather than every setting. A context
+// whose options set none shares the defaults (defaultSettings).
 type runSettings struct {
+	user any
+	// auth and redactor govern the run's tool calls; grants are the
+	// allow rules "always" decisions added; optErr is a refused option's
+	// error, which fails every run on the context.
+	auth         Authorizer
+	redactor     Redactor
+	grants       []string
+	optErr       error
 	tracer       TracerHandle
 	stateKey     []byte // signs paused run states (WithRunStateKey)
 	tp           trace.TracerProvider
@@ -25,8 +34,27 @@ type runSettings struct {
 	owner *RunContext
 }
 
-// noSettings is what a context without any of the settings reads.
+// noSettings is what a context without any settings reads: the zero
+// RunContext, which has no authorizer and no redactor.
 var noSettings runSettings
+
+// defaults holds the settings of a new context whose options set none,
+// shared by every such context until the defaults they hold change.
+var defaults atomic.Pointer[runSettings]
+
+// defaultSettings returns the settings a new context starts from: the
+// governance package's authorizer and redactor when the program links it.
+// They are read again each time, since a package's init may build a
+// context before governance's init has set them.
+func defaultSettings() *runSettings {
+	a, r := defaultAuthorizer(), defaultRedactor()
+	if s := defaults.Load(); s != nil && s.auth == a && s.redactor == r {
+		return s
+	}
+	s := &runSettings{auth: a, redactor: r}
+	defaults.Store(s)
+	return s
+}
 
 // settings returns rc's settings, to read only: they may be shared.
 func (rc *RunContext) settings() *runSettings {

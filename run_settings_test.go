@@ -2,8 +2,12 @@ package helikon
 
 import (
 	"context"
+	"errors"
+	"strings"
 	"testing"
 	"unsafe"
+
+	"github.com/paigasus/helikon/internal/coredefault"
 )
 
 // TestRunContext_DeriveLeavesItsParentsSettingsAsTheyWere pins that the
@@ -15,7 +19,8 @@ func TestRunContext_DeriveLeavesItsParentsSettingsAsTheyWere(t *testing.T) {
 	observe := func(context.Context, *ModelCall) { observed++ }
 	parent := NewRunContext(WithTracer(TracerHandle{SessionID: "p"}), WithPrices(Prices{"m": {Input: 1}}),
 		WithBudget(Budget{MaxTokens: 7}), WithRunStateKey([]byte("k")), WithModelCallObserver(observe),
-		WithApprovalHandler(deferEvery{}))
+		WithApprovalHandler(deferEvery{}), WithUser("u"), WithAuthorizer(allowAll{}), WithRedactor(upper{}),
+		WithGrants("Bash(ls)"))
 	child := parent.Child()
 	for _, tc := range []struct {
 		name    string
@@ -29,6 +34,12 @@ func TestRunContext_DeriveLeavesItsParentsSettingsAsTheyWere(t *testing.T) {
 		{"model call observer", WithModelCallObserver(nil), func(s *runSettings) bool { return s.callObserver == nil }},
 		{"tracer provider", WithTracerProvider(nil), func(s *runSettings) bool { return s.tp != nil }},
 		{"approval handler", WithApprovalHandler(nil), func(s *runSettings) bool { return s.approval == nil }},
+		{"user", WithUser("other"), func(s *runSettings) bool { return s.user != "u" }},
+		{"authorizer", WithAuthorizer(nil), func(s *runSettings) bool { return s.auth == nil }},
+		{"refined authorizer", WithAuthorizerFrom(func(Authorizer) (Authorizer, error) { return nil, errors.New("no") }),
+			func(s *runSettings) bool { return s.optErr != nil }},
+		{"redactor", WithRedactor(nil), func(s *runSettings) bool { return s.redactor == nil }},
+		{"grants", WithGrants("Read"), func(s *runSettings) bool { return len(s.grants) != 1 }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			d := child.Derive(tc.opt)
@@ -45,16 +56,17 @@ func TestRunContext_DeriveLeavesItsParentsSettingsAsTheyWere(t *testing.T) {
 	}
 }
 
-// TestRunContext_FourChildrensContextsFit768Bytes pins the size that
+// TestRunContext_FourChildrensContextsFit416Bytes pins the size that
 // keeps the contexts of a fan-out's children small: Children(4), the
-// contexts of a diamond's nodes, takes no more than 768 bytes, in one
-// allocation holding the contexts and their action handles. It reads the
+// contexts of a diamond's nodes, takes no more than 416 bytes (a size
+// class), in one allocation holding the contexts and their action
+// handles; what options set lies behind one shared pointer. It reads the
 // layout rather than the allocator's counters, which count every
 // goroutine's allocations: a straggler an earlier test left running (a
 // tool that ignores cancellation) made the count flaky.
-func TestRunContext_FourChildrensContextsFit768Bytes(t *testing.T) {
-	if size := unsafe.Sizeof(smallChildContexts{}); size > 768 {
-		t.Errorf("four children's contexts take %d bytes, want at most 768", size)
+func TestRunContext_FourChildrensContextsFit416Bytes(t *testing.T) {
+	if size := unsafe.Sizeof(smallChildContexts{}); size > 416 {
+		t.Errorf("four children's contexts take %d bytes, want at most 416", size)
 	}
 	cs := NewRunContext().Children(4)
 	lo := uintptr(unsafe.Pointer(&cs[0]))
@@ -87,3 +99,50 @@ type deferEvery struct{}
 func (deferEvery) Decide(context.Context, PermissionRequest, string) ApprovalOutcome {
 	return ApprovalOutcome{Defer: true}
 }
+
+// TestNewRunContext_SharesTheDefaultsUntilTheyChange pins that a context
+// no option touched shares one set of settings holding the governance
+// package's defaults (its own allocation is the context alone), and that
+// the defaults are read again when they change, as a package's init may
+// build a context before governance's init has set them.
+func TestNewRunContext_SharesTheDefaultsUntilTheyChange(t *testing.T) {
+	prevA, prevR := coredefault.Authorizer, coredefault.Redactor
+	t.Cleanup(func() { coredefault.Authorizer, coredefault.Redactor = prevA, prevR })
+	coredefault.Authorizer, coredefault.Redactor = nil, nil
+	before := NewRunContext()
+	if before.Authorizer() != nil || before.Redactor() != nil {
+		t.Fatalf("with no defaults, a context has authorizer %v and redactor %v", before.Authorizer(), before.Redactor())
+	}
+	if a, b := NewRunContext(), NewRunContext(); a.rare != b.rare {
+		t.Error("two contexts without options hold settings of their own")
+	}
+	if n := testing.AllocsPerRun(100, func() { NewRunContext() }); n > 1+allocsOfDefaultParts {
+		t.Errorf("a context without options allocates %v times, want %d", n, 1+allocsOfDefaultParts)
+	}
+	auth, red := allowAll{}, upper{}
+	coredefault.Authorizer, coredefault.Redactor = Authorizer(auth), Redactor(red)
+	after := NewRunContext()
+	if after.Authorizer() != Authorizer(auth) || after.Redactor() != Redactor(red) {
+		t.Errorf("after the defaults changed, a new context has authorizer %v and redactor %v", after.Authorizer(), after.Redactor())
+	}
+	if before.Authorizer() != nil {
+		t.Error("a context made before the defaults changed took the new ones")
+	}
+}
+
+// allocsOfDefaultParts counts what NewRunContext allocates beside the
+// context: its memory session, hook registry, state and action handle.
+const allocsOfDefaultParts = 4
+
+// allowAll lets every call run.
+type allowAll struct{}
+
+func (allowAll) Authorize(context.Context, *RunContext, PermissionRequest, Asker) Verdict {
+	return Verdict{Allowed: true}
+}
+
+// upper is a Redactor that upper-cases text.
+type upper struct{}
+
+func (upper) RedactOutput(out ToolOutput) ToolOutput { return out }
+func (upper) RedactText(s string) string             { return strings.ToUpper(s) }

@@ -44,7 +44,7 @@ func (s *Steps) Start(ctx context.Context, input []Item) (inject []string, failu
 	if d.rc.depth > d.depthLimit {
 		return nil, []Event{RunFailed{At: now(), Err: agentErrorf(KindMaxAgentDepthExceeded, d.a.name, "depth %d exceeds %d", d.rc.depth, d.depthLimit)}}
 	}
-	if err := d.rc.optErr; err != nil {
+	if err := d.rc.settings().optErr; err != nil {
 		return nil, []Event{RunFailed{At: now(), Err: &AgentError{Kind: KindConfig, Agent: d.a.name, Message: err.Error(), Err: err}}}
 	}
 	if len(d.a.inputGuards) > 0 && !d.checkInput(ctx, input, collectInto(&failure)) {
