@@ -12,7 +12,10 @@ import (
 // text under its key), safe for concurrent use. Values should be
 // JSON-serialisable.
 type State struct {
-	mu sync.RWMutex
+	// mu is a plain mutex: a workflow writes its state once a child, and
+	// a reader holds it for a scan of a few keys, so a write costs two
+	// atomic operations rather than the four of a reader-writer lock's.
+	mu sync.Mutex
 	kv *smallmap.Map[stateValue] // made at the first Set: most runs' State is never written
 }
 
@@ -38,12 +41,12 @@ func NewState() *State { return &State{} }
 // Get returns the value stored under key.
 func (s *State) Get(key string) (v any, ok bool) {
 	// Unlocked without a defer: nothing between can panic.
-	s.mu.RLock()
+	s.mu.Lock()
 	var e stateValue
 	if kv := s.kv; kv != nil {
 		e, ok = kv.Get(key)
 	}
-	s.mu.RUnlock()
+	s.mu.Unlock()
 	if !ok {
 		return nil, false
 	}
@@ -52,12 +55,12 @@ func (s *State) Get(key string) (v any, ok bool) {
 
 // String returns the value under key if it is a string, or "".
 func (s *State) String(key string) string {
-	s.mu.RLock()
+	s.mu.Lock()
 	var e stateValue
 	if kv := s.kv; kv != nil {
 		e, _ = kv.Get(key)
 	}
-	s.mu.RUnlock()
+	s.mu.Unlock()
 	if e.str {
 		return e.s
 	}
@@ -86,8 +89,8 @@ func (s *State) set(key string, e stateValue) {
 
 // Snapshot returns a copy of every entry (nil when there is none).
 func (s *State) Snapshot() map[string]any {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.kv == nil {
 		return nil
 	}

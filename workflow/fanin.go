@@ -50,7 +50,8 @@ import (
 type fanIn struct {
 	ctx context.Context
 	// mu guards stopped, pending, inlining and armed, and the pool's
-	// queue and its wake-up (fanPool).
+	// queue and its wake-up (fanPool), once another goroutine may reach
+	// the fan-in (shared); before, the consumer takes no lock.
 	mu      sync.Mutex
 	stopped bool // the consumer has gone: events are refused
 	// pending holds the children added that nobody has started, in the
@@ -222,6 +223,10 @@ func (f *fanIn) add(i int, agent helikon.Agent, rc *helikon.RunContext, input []
 	// The child's RunStarted and RunCompleted would only be folded into
 	// its outcome; an LLM agent settles them there without the events.
 	rc.FoldInto(agent, &f.outs[i])
+	if !f.shared() {
+		f.pending = append(f.pending, i)
+		return true
+	}
 	f.mu.Lock()
 	if f.pooled.Load() == 0 {
 		f.pending = append(f.pending, i)
@@ -320,21 +325,33 @@ func (f *fanIn) next(yield func(helikon.Event) bool) (i int, ok bool) {
 			i, f.ended = f.ended[0], f.ended[1:]
 			return i, true
 		}
-		f.mu.Lock()
+		locked := f.shared()
+		if locked {
+			f.mu.Lock()
+		}
 		if len(f.pending) > 0 {
 			i = f.pending[0]
 			f.pending = f.pending[1:]
 			if !f.mayInline(i) {
-				f.mu.Unlock()
+				if locked {
+					f.mu.Unlock()
+				}
 				if !f.toPool(i, yield) {
 					return i, false
 				}
 				continue
 			}
 			f.inlining = true
+			// Arming the timer may share f; the timer's own lock orders
+			// the writes above before a fire reads them.
 			f.armSpread(len(f.pending) > 0)
-			f.mu.Unlock()
+			if locked {
+				f.mu.Unlock()
+			}
 			return i, f.runInline(i, yield)
+		}
+		if !locked {
+			f.mu.Lock()
 		}
 		f.inlining = false
 		// No child is pending and none runs here: the rest run on the
@@ -350,6 +367,12 @@ func (f *fanIn) next(yield func(helikon.Event) bool) (i int, ok bool) {
 		f.mu.Unlock()
 	}
 }
+
+// shared reports whether a goroutine beside the consumer's may reach f: a
+// child on the pool, or the spread timer, which may fire after it was
+// disarmed. Until then the consumer alone reads and writes f, and takes
+// no lock to.
+func (f *fanIn) shared() bool { return f.spread != nil || f.pool.Load() != nil }
 
 // armSpread arms the spread timer while children wait for the one the
 // consumer starts, and disarms it once none does. f.mu is held.
@@ -536,6 +559,10 @@ func (f *fanIn) send(e childEvent) bool {
 // close stops the children still running and waits for every child handed
 // to the pool to end; a child still pending never starts.
 func (f *fanIn) close() {
+	if !f.shared() {
+		f.stopped = true
+		return
+	}
 	f.mu.Lock()
 	f.stopped = true
 	// Set under mu, and never after stopped: no child goes to the pool
