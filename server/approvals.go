@@ -55,6 +55,7 @@ func (s *Server) listApprovals(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	info = s.settledPause(r.Context(), info)
 	if info.Status != StatusPaused {
 		writeError(w, notPaused(info, ""))
 		return
@@ -73,6 +74,7 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
+	info = s.settledPause(r.Context(), info)
 	q, e := decodeBody[ApprovalRequest](w, r, s.limits)
 	if e != nil {
 		writeError(w, e)
@@ -140,6 +142,33 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	}
 	go s.drive(ctx, lr, claimed, events, claimed.LastEvent, adm)
 	writeAccepted(w, claimed.ID, claimed.Status, "../"+claimed.ID) // relative to .../runs/{id}/approvals
+}
+
+// settledPause returns the record of a run this server drives that has
+// yielded its RunPaused but not yet stored its pause: the record says
+// paused once the run's stream has ended (the runner records the pause in
+// its session first), and a client that saw run_paused on the stream asks
+// about the pause at once. It waits for the stream's end, or for ctx;
+// any other run's record it returns as it is.
+func (s *Server) settledPause(ctx context.Context, info RunInfo) RunInfo {
+	if info.Status != StatusRunning {
+		return info
+	}
+	s.mu.Lock()
+	lr := s.live[info.ID]
+	s.mu.Unlock()
+	if lr == nil || !lr.pausing.Load() {
+		return info
+	}
+	select {
+	case <-lr.done:
+	case <-ctx.Done():
+		return info
+	}
+	if settled, err := s.log.Info(ctx, info.ID); err == nil {
+		return settled
+	}
+	return info
 }
 
 // pausedState reads the state from the run_paused record the pause

@@ -2,7 +2,8 @@ package server_test
 
 import (
 	"context"
-	"github.com/paigasus/helikon/governance"
+	"encoding/json"
+	"iter"
 	"net/http"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/governance"
 	"github.com/paigasus/helikon/mock"
 	"github.com/paigasus/helikon/runner"
 	"github.com/paigasus/helikon/server"
@@ -351,4 +353,77 @@ func TestRedis_PauseInTheSessionStoreResumesOnAnotherReplica(t *testing.T) {
 	if pauses, _ := runner.Pending(context.Background(), sess); len(pauses) != 0 {
 		t.Fatalf("the session still lists %d pauses", len(pauses))
 	}
+}
+
+// TestApprovals_ListedAtOnceOnceTheStreamShowsThePause pins that a client
+// that saw run_paused and asks for the approvals at once gets them: the
+// run's record says paused only after its run_paused is in the log (which
+// takes no event once the run is paused), and the server answers after
+// that rather than 409 for a run still running. The log here holds the
+// run back right after its run_paused is in, as a loaded machine may,
+// until the server reads the run's record for the request.
+func TestApprovals_ListedAtOnceOnceTheStreamShowsThePause(t *testing.T) {
+	log := &pauseWatchLog{EventLog: server.NewMemoryLog(), appended: make(chan struct{}), release: make(chan struct{})}
+	_, ts := start(t, []helikon.Agent{pauser{}}, server.WithEventLog(log))
+	acc := decode[server.RunAccepted](t, post(t, ts.URL+"/agents/pauser/runs?mode=async", `{"input":"go"}`))
+	select {
+	case <-log.appended:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the run's run_paused never reached the log")
+	}
+	resp := get(t, ts.URL+"/agents/pauser/runs/"+acc.RunID+"/approvals")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("approvals right after run_paused: %d %s", resp.StatusCode, decode[server.ErrorBody](t, resp).Error.Message)
+	}
+	if a := decode[server.Approvals](t, resp); a.PauseID != "p1" || len(a.Pending) != 1 || a.Pending[0].ID != "a1" {
+		t.Errorf("approvals = %+v, want the pause p1's one call a1", a)
+	}
+}
+
+// pauser pauses at once on one call.
+type pauser struct{}
+
+func (pauser) Name() string        { return "pauser" }
+func (pauser) Description() string { return "" }
+func (pauser) Run(context.Context, *helikon.RunContext, []helikon.Item) iter.Seq[helikon.Event] {
+	return func(yield func(helikon.Event) bool) {
+		now := time.Now().UTC()
+		if !yield(helikon.RunStarted{Agent: "pauser", At: now}) {
+			return
+		}
+		state := &helikon.RunState{RunID: "r1", PauseID: "p1", Pending: []helikon.PendingApproval{
+			{ID: "a1", Agent: "pauser", CallID: "c1", Tool: "Bash", Args: json.RawMessage(`{}`)}}}
+		yield(helikon.RunPaused{State: state, At: now})
+	}
+}
+
+// pauseWatchLog is an event log that, once a run_paused record is in,
+// closes appended and holds the appending run back until the next read
+// of a run's record (release).
+type pauseWatchLog struct {
+	server.EventLog
+	appended, release chan struct{}
+	appendOnce        sync.Once
+	releaseOnce       sync.Once
+}
+
+func (l *pauseWatchLog) Append(ctx context.Context, runID string, rec server.Record) error {
+	err := l.EventLog.Append(ctx, runID, rec)
+	if err == nil && rec.Type == "run_paused" {
+		l.appendOnce.Do(func() { close(l.appended) })
+		select {
+		case <-l.release:
+		case <-ctx.Done():
+		}
+	}
+	return err
+}
+
+func (l *pauseWatchLog) Info(ctx context.Context, runID string) (server.RunInfo, error) {
+	select {
+	case <-l.appended:
+		l.releaseOnce.Do(func() { close(l.release) })
+	default:
+	}
+	return l.EventLog.Info(ctx, runID)
 }

@@ -334,6 +334,7 @@ func (s *Server) drive(ctx context.Context, lr *liveRun, info RunInfo, events it
 		case helikon.RunCompleted:
 			info.Status, out.Usage = StatusCompleted, e.Usage
 		case helikon.RunPaused:
+			lr.pausing.Store(true)
 			info.Status, out.Usage = StatusPaused, e.Usage
 			if e.State != nil {
 				info.PauseID, info.Pending, info.PausedRunID = e.State.PauseID, e.State.Pending, e.State.RunID
