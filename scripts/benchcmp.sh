@@ -14,12 +14,19 @@
 # workflow's multi-agent ones; a package missing on one side is skipped),
 # decode (stream decode of every provider), session (a run on a SQLite
 # session of 0 and 1,000 earlier runs). Raw outputs stay in $OUT.
+#
+# RT=1 runs each test binary under `chrt -f 50` (real-time FIFO priority,
+# which takes root): other processes on the machine then wait for the
+# benchmark rather than preempt it, so a shared machine's other work moves
+# the figures less. The figures are then those of a quiet machine, not of
+# this one under its load.
 set -euo pipefail
 
 BENCHSTAT="golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da"
 COUNT="${COUNT:-6}"
 BENCHTIME="${BENCHTIME:-300ms}"
 SUITES="${SUITES:-loop decode session}"
+RT="${RT:-}"
 
 root="$(git rev-parse --show-toplevel)"
 base="${BASE:-$(git -C "$root" merge-base HEAD main)}"
@@ -67,6 +74,15 @@ done
 
 : >"$OUT/old.txt"
 : >"$OUT/new.txt"
+prio=()
+if [ -n "$RT" ]; then
+	if ! chrt -f 50 true 2>/dev/null; then
+		echo "benchcmp: RT=1 needs chrt and the right to use it (root)" >&2
+		exit 2
+	fi
+	prio=(chrt -f 50)
+fi
+
 for ((i = 1; i <= COUNT; i++)); do
 	echo "round $i/$COUNT" >&2
 	for j in "${jobs[@]}"; do
@@ -74,7 +90,7 @@ for ((i = 1; i <= COUNT; i++)); do
 		for side in old new; do
 			tree="$root"
 			[ "$side" = old ] && tree="$OUT/base"
-			(cd "$tree/$pkg" && "$OUT/$side-$tag.test" -test.run='^$' -test.bench="$re" \
+			(cd "$tree/$pkg" && "${prio[@]}" "$OUT/$side-$tag.test" -test.run='^$' -test.bench="$re" \
 				-test.benchmem -test.count=1 -test.benchtime="$BENCHTIME") >>"$OUT/$side.txt"
 		done
 	done
