@@ -144,12 +144,14 @@ func (s *Server) decide(w http.ResponseWriter, r *http.Request) {
 	writeAccepted(w, claimed.ID, claimed.Status, "../"+claimed.ID) // relative to .../runs/{id}/approvals
 }
 
-// settledPause returns the record of a run this server drives that has
-// yielded its RunPaused but not yet stored its pause: the record says
-// paused once the run's stream has ended (the runner records the pause in
-// its session first), and a client that saw run_paused on the stream asks
-// about the pause at once. It waits for the stream's end, or for ctx;
-// any other run's record it returns as it is.
+// settledPause returns the record of a run whose record still says
+// running though it may have paused: a client that saw run_paused on the
+// stream asks about the pause at once, and the run's record says paused
+// only once its stream has ended, after its run_paused is in the log
+// (which takes no event from a paused run). On the server driving the run
+// it waits for that end, or for ctx; a run this server no longer drives
+// may have stored its pause since info was read, so its record is read
+// again. Any other record it returns as it is.
 func (s *Server) settledPause(ctx context.Context, info RunInfo) RunInfo {
 	if info.Status != StatusRunning {
 		return info
@@ -157,13 +159,15 @@ func (s *Server) settledPause(ctx context.Context, info RunInfo) RunInfo {
 	s.mu.Lock()
 	lr := s.live[info.ID]
 	s.mu.Unlock()
-	if lr == nil || !lr.pausing.Load() {
-		return info
-	}
-	select {
-	case <-lr.done:
-	case <-ctx.Done():
-		return info
+	if lr != nil {
+		if !lr.pausing.Load() {
+			return info
+		}
+		select {
+		case <-lr.done:
+		case <-ctx.Done():
+			return info
+		}
 	}
 	if settled, err := s.log.Info(ctx, info.ID); err == nil {
 		return settled

@@ -427,3 +427,39 @@ func (l *pauseWatchLog) Info(ctx context.Context, runID string) (server.RunInfo,
 	}
 	return l.EventLog.Info(ctx, runID)
 }
+
+// TestApprovals_AReplicaReadsAgainARecordThatStillSaidRunning pins the
+// other side of the same race: a server that does not drive the run (a
+// replica, or the driving server once the run has left it) may read the
+// record just before the pause is stored. It reads the record again
+// rather than answering 409 for a run that has paused meanwhile. Here the
+// replica's first read of the record is the one from before the pause.
+func TestApprovals_AReplicaReadsAgainARecordThatStillSaidRunning(t *testing.T) {
+	shared := server.NewMemoryLog()
+	_, driving := start(t, []helikon.Agent{pauser{}}, server.WithEventLog(shared))
+	acc := decode[server.RunAccepted](t, post(t, driving.URL+"/agents/pauser/runs?mode=async", `{"input":"go"}`))
+	waitForStatus(t, driving.URL, "pauser", acc.RunID, server.StatusPaused)
+	_, replica := start(t, []helikon.Agent{pauser{}}, server.WithEventLog(&staleOnceLog{EventLog: shared}))
+	resp := get(t, replica.URL+"/agents/pauser/runs/"+acc.RunID+"/approvals")
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("approvals on the replica: %d %s", resp.StatusCode, decode[server.ErrorBody](t, resp).Error.Message)
+	}
+	if a := decode[server.Approvals](t, resp); a.PauseID != "p1" || len(a.Pending) != 1 {
+		t.Errorf("approvals = %+v, want the pause p1's one call", a)
+	}
+}
+
+// staleOnceLog answers its first read of a run's record with the record
+// as it was before the run paused: running, with no pause.
+type staleOnceLog struct {
+	server.EventLog
+	read atomic.Bool
+}
+
+func (l *staleOnceLog) Info(ctx context.Context, runID string) (server.RunInfo, error) {
+	info, err := l.EventLog.Info(ctx, runID)
+	if err == nil && !l.read.Swap(true) {
+		info.Status, info.PauseID, info.Pending = server.StatusRunning, "", nil
+	}
+	return info, err
+}

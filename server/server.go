@@ -78,8 +78,8 @@ type liveRun struct {
 	done   chan struct{}
 	// pausing is set once the run has yielded its RunPaused, before the
 	// event reaches the log: the run's record says paused only once its
-	// stream has ended (done), and a client that saw run_paused waits
-	// for that rather than finding the run still running (settledPause).
+	// stream has ended (done), and a client that saw run_paused waits for
+	// that rather than finding the run still running (settledPause).
 	pausing atomic.Bool
 }
 
