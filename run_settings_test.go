@@ -102,9 +102,11 @@ func (deferEvery) Decide(context.Context, PermissionRequest, string) ApprovalOut
 
 // TestNewRunContext_SharesTheDefaultsUntilTheyChange pins that a context
 // no option touched shares one set of settings holding the governance
-// package's defaults (its own allocation is the context alone), and that
-// the defaults are read again when they change, as a package's init may
-// build a context before governance's init has set them.
+// package's defaults (its own allocation is the context alone, no set of
+// settings of its own), and that the defaults are read again when they
+// change, as a package's init may build a context before governance's
+// init has set them: a cache that kept the first defaults would leave
+// such contexts without the guard rules.
 func TestNewRunContext_SharesTheDefaultsUntilTheyChange(t *testing.T) {
 	prevA, prevR := coredefault.Authorizer, coredefault.Redactor
 	t.Cleanup(func() { coredefault.Authorizer, coredefault.Redactor = prevA, prevR })
@@ -113,8 +115,8 @@ func TestNewRunContext_SharesTheDefaultsUntilTheyChange(t *testing.T) {
 	if before.Authorizer() != nil || before.Redactor() != nil {
 		t.Fatalf("with no defaults, a context has authorizer %v and redactor %v", before.Authorizer(), before.Redactor())
 	}
-	if a, b := NewRunContext(), NewRunContext(); a.rare != b.rare {
-		t.Error("two contexts without options hold settings of their own")
+	if a, b := NewRunContext(), NewRunContext(); a.rare == nil || a.rare != b.rare {
+		t.Error("two contexts without options do not share one set of settings")
 	}
 	if n := testing.AllocsPerRun(100, func() { NewRunContext() }); n > 1+allocsOfDefaultParts {
 		t.Errorf("a context without options allocates %v times, want %d", n, 1+allocsOfDefaultParts)
