@@ -254,7 +254,7 @@ func (f *fanIn) toPool(i int, yield func(helikon.Event) bool) bool {
 }
 
 // mayInline reports whether child i, just taken from pending, may run on
-// the consumer's goroutine. f.mu is held.
+// the consumer's goroutine. f.mu is held once f is shared.
 func (f *fanIn) mayInline(i int) bool {
 	switch {
 	case !f.graph:
@@ -325,34 +325,16 @@ func (f *fanIn) next(yield func(helikon.Event) bool) (i int, ok bool) {
 			i, f.ended = f.ended[0], f.ended[1:]
 			return i, true
 		}
-		locked := f.shared()
-		if locked {
-			f.mu.Lock()
-		}
-		if len(f.pending) > 0 {
-			i = f.pending[0]
-			f.pending = f.pending[1:]
-			if !f.mayInline(i) {
-				if locked {
-					f.mu.Unlock()
-				}
+		if i, inline, ok := f.takePending(); ok {
+			if !inline {
 				if !f.toPool(i, yield) {
 					return i, false
 				}
 				continue
 			}
-			f.inlining = true
-			// Arming the timer may share f; the timer's own lock orders
-			// the writes above before a fire reads them.
-			f.armSpread(len(f.pending) > 0)
-			if locked {
-				f.mu.Unlock()
-			}
 			return i, f.runInline(i, yield)
 		}
-		if !locked {
-			f.mu.Lock()
-		}
+		f.mu.Lock()
 		f.inlining = false
 		// No child is pending and none runs here: the rest run on the
 		// pool, made when the first went there.
@@ -368,6 +350,29 @@ func (f *fanIn) next(yield func(helikon.Event) bool) (i int, ok bool) {
 	}
 }
 
+// takePending takes the first child nobody has started, if any (ok), and
+// reports whether it may run on the consumer's goroutine; if so, it
+// notes that one does and arms the spread timer while others wait. It
+// locks mu only once f is shared: arming the timer may share f, and the
+// timer's own lock orders the writes before it ahead of a fire.
+func (f *fanIn) takePending() (i int, inline, ok bool) {
+	if f.shared() {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+	}
+	if len(f.pending) == 0 {
+		return 0, false, false
+	}
+	i = f.pending[0]
+	f.pending = f.pending[1:]
+	if !f.mayInline(i) {
+		return i, false, true
+	}
+	f.inlining = true
+	f.armSpread(len(f.pending) > 0)
+	return i, true, true
+}
+
 // shared reports whether a goroutine beside the consumer's may reach f: a
 // child on the pool, or the spread timer, which may fire after it was
 // disarmed. Until then the consumer alone reads and writes f, and takes
@@ -375,7 +380,7 @@ func (f *fanIn) next(yield func(helikon.Event) bool) (i int, ok bool) {
 func (f *fanIn) shared() bool { return f.spread != nil || f.pool.Load() != nil }
 
 // armSpread arms the spread timer while children wait for the one the
-// consumer starts, and disarms it once none does. f.mu is held.
+// consumer starts, and disarms it once none does. f.mu is held once f is shared.
 func (f *fanIn) armSpread(others bool) {
 	switch {
 	case others && !f.armed:
