@@ -4,6 +4,22 @@
 // cancellation. Workers are kept warm between jobs: a worker that
 // finished one looks for the next for a moment before it sleeps, and
 // sleeps a while before it ends.
+//
+// A job goes to a worker spinning on another processor, not to one
+// parked on the submitter's own, although the data a round of tool calls
+// touches then crosses between processors. The obvious alternative, a
+// channel send to a parked worker (the runtime readies it on the
+// sender's processor) while the submitter sleeps on the job's end, loses
+// on a virtual machine: each readying wakes an idle processor's thread
+// when no thread spins, and in a runtime trace of a cancellable S1 run
+// (2026-12-06) that wake-up kept the submitter for about 10 µs. With a
+// spinning worker elsewhere keeping every processor busy, so that no
+// thread is woken, the same-processor hand-off still measured 1.37–1.55×
+// a background run (`BenchmarkCancellableVsBackground/S1`, the two
+// designs alternated under `chrt`) against 1.28–1.37× for this pool while
+// the machine crossed processors quickly and about 1.5× against 1.6×
+// while it did not: it trades the crossing for two trips through the
+// scheduler, and is not kept.
 package workpool
 
 import (
