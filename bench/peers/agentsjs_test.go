@@ -207,7 +207,7 @@ func runsPerBlock(perRun time.Duration) int {
 // metrics.
 func BenchmarkScenariosVsAgentsJS(b *testing.B) {
 	js := sharedAgentsJS(b)
-	for _, sc := range helikonScenarios(b) {
+	for _, sc := range helikonScenarios(b, context.Background()) {
 		b.Run(sc.name, func(b *testing.B) {
 			jsRun, err := js.warmUp(sc.name)
 			if err != nil {

@@ -22,6 +22,13 @@
 // first (internal/benchpair), and reports x-<peer>: Helikon's time over the
 // peer's, so 0.04 means Helikon is 25× faster.
 //
+// BenchmarkScenariosVsEino runs S1–S4 twice: on context.Background(), and
+// as S1_cancellable–S4_cancellable with both SDKs on a context that can be
+// cancelled, as every server request's is. On such a context Helikon runs
+// a tool call on a worker goroutine, so that one ignoring cancellation
+// cannot hold the run past its grace period; those rows show what that
+// guarantee costs the lead.
+//
 // # The OpenAI Agents SDK for JS
 //
 // js/ holds @openai/agents-core at the version pinned in its committed

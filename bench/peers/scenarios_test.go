@@ -64,24 +64,24 @@ func hRounds(rounds, calls int, answer string) []mock.Script {
 	return append(s, mock.Text(answer))
 }
 
-func hToolRun(b *testing.B, scripts []mock.Script, want string) {
+func hToolRun(b *testing.B, ctx context.Context, scripts []mock.Script, want string) {
 	a, err := helikon.NewAgent("calc", mock.New(scripts), helikon.WithTools(hAdd))
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := helikon.Collect(a.Run(context.Background(), nil, helikon.UserText("what is 40+2?")))
+	res, err := helikon.Collect(a.Run(ctx, nil, helikon.UserText("what is 40+2?")))
 	if err != nil || res.FinalOutput != want {
 		b.Fatalf("helikon: %q, %v", res.FinalOutput, err)
 	}
 }
 
-func hStream(b *testing.B, parts []string) {
+func hStream(b *testing.B, ctx context.Context, parts []string) {
 	a, err := helikon.NewAgent("streamer", mock.New([]mock.Script{mock.Deltas(parts...)}))
 	if err != nil {
 		b.Fatal(err)
 	}
 	n := 0
-	for ev := range a.Run(context.Background(), nil, helikon.UserText("stream")) {
+	for ev := range a.Run(ctx, nil, helikon.UserText("stream")) {
 		if _, ok := ev.(helikon.TokenDelta); ok {
 			n++
 		}
@@ -91,7 +91,7 @@ func hStream(b *testing.B, parts []string) {
 	}
 }
 
-func hParallel(b *testing.B) {
+func hParallel(b *testing.B, ctx context.Context) {
 	var steps []workflow.WorkflowOption
 	for _, name := range []string{"a", "b", "c"} {
 		a, err := helikon.NewAgent(name, mock.Scripted(mock.Text(name)))
@@ -104,7 +104,7 @@ func hParallel(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	res, err := helikon.Collect(p.Run(context.Background(), nil, helikon.UserText("go")))
+	res, err := helikon.Collect(p.Run(ctx, nil, helikon.UserText("go")))
 	if err != nil || res.FinalOutput != `{"a":"a","b":"b","c":"c"}` {
 		b.Fatalf("helikon: %q, %v", res.FinalOutput, err)
 	}
@@ -182,8 +182,7 @@ func eAgent(b *testing.B, name string, m model.ToolCallingChatModel, tools []too
 
 // eRun runs agent to its end and returns the text of its last message
 // and the number of streamed chunks read.
-func eRun(b *testing.B, agent adk.Agent, streaming bool, input string) (last string, chunks int) {
-	ctx := context.Background()
+func eRun(b *testing.B, ctx context.Context, agent adk.Agent, streaming bool, input string) (last string, chunks int) {
 	r := adk.NewRunner(ctx, adk.RunnerConfig{Agent: agent, EnableStreaming: streaming})
 	it := r.Query(ctx, input)
 	for {
@@ -218,30 +217,29 @@ func eRun(b *testing.B, agent adk.Agent, streaming bool, input string) (last str
 	}
 }
 
-func eToolRun(b *testing.B, rounds, calls int, want string) {
+func eToolRun(b *testing.B, ctx context.Context, rounds, calls int, want string) {
 	m := &scriptedModel{rounds: rounds, calls: calls, answer: want}
-	if last, _ := eRun(b, eAgent(b, "calc", m, []tool.BaseTool{eAdd(b)}), false, "what is 40+2?"); last != want {
+	if last, _ := eRun(b, ctx, eAgent(b, "calc", m, []tool.BaseTool{eAdd(b)}), false, "what is 40+2?"); last != want {
 		b.Fatalf("eino: %q", last)
 	}
 }
 
-func eStream(b *testing.B, parts []string) {
+func eStream(b *testing.B, ctx context.Context, parts []string) {
 	m := &scriptedModel{deltas: parts}
-	if _, n := eRun(b, eAgent(b, "streamer", m, nil), true, "stream"); n != len(parts) {
+	if _, n := eRun(b, ctx, eAgent(b, "streamer", m, nil), true, "stream"); n != len(parts) {
 		b.Fatalf("eino: %d chunks", n)
 	}
 }
 
-func eParallel(b *testing.B) {
+func eParallel(b *testing.B, ctx context.Context) {
 	var subs []adk.Agent
 	for _, name := range []string{"a", "b", "c"} {
 		subs = append(subs, eAgent(b, name, &scriptedModel{answer: name}, nil))
 	}
-	p, err := adk.NewParallelAgent(context.Background(), &adk.ParallelAgentConfig{Name: "p", Description: "p", SubAgents: subs})
+	p, err := adk.NewParallelAgent(ctx, &adk.ParallelAgentConfig{Name: "p", Description: "p", SubAgents: subs})
 	if err != nil {
 		b.Fatal(err)
 	}
-	ctx := context.Background()
 	it := adk.NewRunner(ctx, adk.RunnerConfig{Agent: p}).Query(ctx, "go")
 	answers := 0
 	for {
@@ -267,42 +265,54 @@ type scenario struct {
 	helikon func()
 }
 
-// helikonScenarios returns S1–S4 on Helikon, in order; each peer's
-// benchmark pairs them with its own.
-func helikonScenarios(b *testing.B) []scenario {
+// helikonScenarios returns S1–S4 on Helikon under ctx, in order; each
+// peer's benchmark pairs them with its own.
+func helikonScenarios(b *testing.B, ctx context.Context) []scenario {
 	parts := make([]string, 1000)
 	for i := range parts {
 		parts[i] = "tok "
 	}
 	s1, s2 := hRounds(1, 1, "sum is 42"), hRounds(10, 4, "done")
 	return []scenario{
-		{"S1", func() { hToolRun(b, s1, "sum is 42") }},
-		{"S2", func() { hToolRun(b, s2, "done") }},
-		{"S3", func() { hStream(b, parts) }},
-		{"S4", func() { hParallel(b) }},
+		{"S1", func() { hToolRun(b, ctx, s1, "sum is 42") }},
+		{"S2", func() { hToolRun(b, ctx, s2, "done") }},
+		{"S3", func() { hStream(b, ctx, parts) }},
+		{"S4", func() { hParallel(b, ctx) }},
 	}
 }
 
 // BenchmarkScenariosVsEino runs each scenario on both SDKs in every
-// iteration and reports x-eino: Helikon's time over eino's.
+// iteration and reports x-eino: Helikon's time over eino's. S1–S4 run on
+// context.Background(); S1_cancellable–S4_cancellable run both SDKs on a
+// context that can be cancelled, as a server request's is, on which
+// Helikon runs tool calls on a worker goroutine (see
+// BenchmarkCancellableVsBackground in the root package).
 func BenchmarkScenariosVsEino(b *testing.B) {
 	parts := make([]string, 1000)
 	for i := range parts {
 		parts[i] = "tok "
 	}
-	eino := map[string]func(){
-		"S1": func() { eToolRun(b, 1, 1, "sum is 42") },
-		"S2": func() { eToolRun(b, 10, 4, "done") },
-		"S3": func() { eStream(b, parts) },
-		"S4": func() { eParallel(b) },
-	}
-	for _, sc := range helikonScenarios(b) {
-		b.Run(sc.name, func(b *testing.B) {
-			e := eino[sc.name]
-			sc.helikon()
-			e()
-			b.ReportAllocs()
-			benchpair.Run(b, "eino", e, "helikon", sc.helikon)
-		})
+	cancellable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, run := range []struct {
+		suffix string
+		ctx    context.Context
+	}{{"", context.Background()}, {"_cancellable", cancellable}} {
+		ctx := run.ctx
+		eino := map[string]func(){
+			"S1": func() { eToolRun(b, ctx, 1, 1, "sum is 42") },
+			"S2": func() { eToolRun(b, ctx, 10, 4, "done") },
+			"S3": func() { eStream(b, ctx, parts) },
+			"S4": func() { eParallel(b, ctx) },
+		}
+		for _, sc := range helikonScenarios(b, ctx) {
+			b.Run(sc.name+run.suffix, func(b *testing.B) {
+				e := eino[sc.name]
+				sc.helikon()
+				e()
+				b.ReportAllocs()
+				benchpair.Run(b, "eino", e, "helikon", sc.helikon)
+			})
+		}
 	}
 }

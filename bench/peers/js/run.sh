@@ -3,7 +3,9 @@
 # OpenAI Agents SDK for JS in one go, each pair in every iteration
 # (BenchmarkScenariosVsEino, BenchmarkScenariosVsAgentsJS), and prints per
 # scenario the median of each peer's ratio and the lead over the fastest
-# peer, with the load average before and after.
+# peer, with the load average before and after. Rows S1_cancellable to
+# S4_cancellable are eino's scenarios again with both SDKs on a context that
+# can be cancelled (the JS SDK has no such row).
 #
 #   bench/peers/js/run.sh                   # COUNT=6 rounds of 1s each
 #   COUNT=10 BENCHTIME=2s bench/peers/js/run.sh
@@ -50,11 +52,15 @@ function median(sc, p,   m, a, i, j, t) {
 	return (m % 2) ? a[(m+1)/2] : (a[m/2] + a[m/2+1]) / 2
 }
 END {
-	printf "%-4s", "     "; for (k = 1; k <= np; k++) printf "  %12s", porder[k]; print "  lead over the fastest peer (medians)"
+	printf "%-14s", ""; for (k = 1; k <= np; k++) printf "  %12s", porder[k]; print "  lead over the fastest peer (medians)"
 	for (s = 1; s <= ns; s++) {
 		sc = sorder[s]; worst = 0; who = ""
-		printf "%-5s", sc
-		for (k = 1; k <= np; k++) { m = median(sc, porder[k]); printf "  %12.4f", m; if (m > worst) { worst = m; who = porder[k] } }
+		printf "%-14s", sc
+		for (k = 1; k <= np; k++) {
+			m = median(sc, porder[k])
+			if (m == 0) { printf "  %12s", "-"; continue }
+			printf "  %12.4f", m; if (m > worst) { worst = m; who = porder[k] }
+		}
 		if (worst > 0) printf "  %.1fx (%s)", 1 / worst, substr(who, 3)
 		print ""
 	}
