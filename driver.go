@@ -511,8 +511,9 @@ type callOutcome struct {
 	// tc is the tool's context, here to cost the call no allocation.
 	tc ToolContext
 	// late is set on a call of an inline round that ended after the
-	// run's context did (see runInline).
-	late bool
+	// run's context did (see runInline); denied once governance refused
+	// it (deny), which its span reports.
+	late, denied bool
 	// ended is set once the call returned; mu guards it and events.
 	mu    sync.Mutex
 	ended bool
@@ -683,6 +684,9 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 		defer cancel()
 	}
 	r := d.liveRound(ctx, calls)
+	if r.toolsOnly = d.handsOnlyTools(); r.toolsOnly {
+		r.admitAll(ctx)
+	}
 	r.Submit()
 	// Made while the calls run: the driver waits for them on a processor
 	// of its own.
@@ -692,6 +696,14 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 		if !stopped && !yield(ev) {
 			stopped = true
 			cancel()
+		}
+	}
+	if r.toolsOnly {
+		// What admitting the calls reported (a denial), in call order.
+		for i := range r.outs {
+			for _, ev := range r.outs[i].events {
+				forward(ev)
+			}
 		}
 	}
 	// The round's start, taken by Await when it first looks at the clock.
@@ -734,6 +746,9 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 				done = nil
 				g.Start()
 			case <-g.Expired():
+				if r.toolsOnly {
+					r.endAbandoned()
+				}
 				d.abandonCalls(r, calls)
 				if stopped {
 					return nil, false
@@ -744,6 +759,9 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 	}
 	// Every worker has left the round, and the events of its calls came
 	// before its state (or token) said so.
+	if r.toolsOnly {
+		r.settleAll()
+	}
 	r.ctx, r.calls = nil, nil
 	if stopped {
 		return nil, false
@@ -760,6 +778,11 @@ type liveRound struct {
 	ctx   context.Context
 	calls []ToolCall
 	outs  []callOutcome
+	// toolsOnly says the driver admits and settles the calls and workers
+	// run only their tools (tool_handoff.go); handed carries each call
+	// between them, and is reused from round to round.
+	toolsOnly bool
+	handed    []toolCall
 	// ahead is what settling the round and the transition after it
 	// allocate, made while its calls run (round_ahead.go). It lies apart
 	// from the round: the driver writes it while a worker takes the
@@ -768,7 +791,13 @@ type liveRound struct {
 }
 
 // RunCall runs the round's call i.
-func (r *liveRound) RunCall(i int) { r.d.runUnlessCancelled(r.ctx, r.calls[i], &r.outs[i]) }
+func (r *liveRound) RunCall(i int) {
+	if r.toolsOnly {
+		r.runTool(i)
+		return
+	}
+	r.d.runUnlessCancelled(r.ctx, r.calls[i], &r.outs[i])
+}
 
 // liveRounds holds the live rounds of ended runs for later runs. A run
 // keeps one for all its rounds, since every worker has left a round when
@@ -829,6 +858,7 @@ func (d *driver) stopper(ctx context.Context) (_ context.Context, cancel context
 // model sees it after prefix as the call's error.
 func (o *callOutcome) deny(call ToolCall, prefix, reason string) {
 	reason = o.d.rc.redactText(reason)
+	o.denied = true
 	o.emit(PermissionDenied{At: now(), CallID: call.CallID, Tool: call.Name, Reason: reason})
 	o.result = errorResult(call, prefix+reason)
 }

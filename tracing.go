@@ -238,10 +238,10 @@ func (d *driver) endTool(span trace.Span, out *callOutcome) {
 	switch {
 	case out.result.InvalidArgs:
 		typ = "invalid_args"
-	case len(out.events) > 0:
-		if _, denied := out.events[len(out.events)-1].(PermissionDenied); denied {
-			typ = "permission_denied"
-		}
+	case out.denied:
+		// Known from the call, not from its events, which a live round
+		// streams rather than keeps.
+		typ = "permission_denied"
 	}
 	gentrace.EndTool(span, typ, strings.Join(resultTexts(out.result), "; "))
 }

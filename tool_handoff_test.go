@@ -1,0 +1,127 @@
+package helikon_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
+	"github.com/paigasus/helikon"
+	"github.com/paigasus/helikon/governance"
+	"github.com/paigasus/helikon/mock"
+)
+
+// TestToolHandoff_ACancellableRoundSettlesItsCallsAsABackgroundOneDoes
+// pins the live round whose workers run only the tools (the driver admits
+// and settles the calls): on a context that can be cancelled, a round of
+// every kind of outcome (an answer, an error, a panic, invalid arguments,
+// a call the deny rules refuse, an unknown tool) streams the same events,
+// gives the model the same results and ends the same spans as on
+// context.Background(), where the calls run on the run's goroutine.
+func TestToolHandoff_ACancellableRoundSettlesItsCallsAsABackgroundOneDoes(t *testing.T) {
+	fails := helikon.MustTool("fails", "Fails.", func(*helikon.ToolContext, struct{}) (string, error) {
+		return "", errors.New("no luck")
+	})
+	boom := helikon.MustTool("boom", "Panics.", func(*helikon.ToolContext, struct{}) (string, error) {
+		panic("boom")
+	})
+	secret := helikon.MustTool("secret", "Refused by the deny rules.", func(*helikon.ToolContext, struct{}) (string, error) {
+		return "leaked", nil
+	})
+	write := helikon.MustTool("Write", "Writes a file; the default guards refuse system paths.", func(*helikon.ToolContext, struct {
+		Path    string `json:"path"`
+		Content string `json:"content"`
+	}) (string, error) {
+		return "written", nil
+	})
+	run := func(t *testing.T, ctx context.Context, opts []helikon.ContextOption, calls []mock.Call) (events, spans []string) {
+		t.Helper()
+		sr := tracetest.NewSpanRecorder()
+		tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+		t.Cleanup(func() { _ = tp.Shutdown(context.Background()) })
+		a := mustAgent(t, "a", mock.Scripted(mock.ToolCalls(calls...), mock.Text("done")), helikon.WithTools(addTool, fails, boom, secret, write))
+		rc := helikon.NewRunContext(append(opts, helikon.WithTracerProvider(tp))...)
+		res, err := helikon.Collect(a.Run(ctx, rc, helikon.UserText("go")))
+		events = append(events, fmt.Sprintf("final %q, error %v", res.FinalOutput, err))
+		for _, ev := range res.Events {
+			switch ev := ev.(type) {
+			case helikon.ToolOutputItem:
+				item, _ := json.Marshal(ev.Item)
+				events = append(events, fmt.Sprintf("output %s ran=%v", item, !ev.StartedAt.IsZero()))
+			case helikon.PermissionDenied:
+				events = append(events, fmt.Sprintf("denied %s %s: %s", ev.CallID, ev.Tool, ev.Reason))
+			default:
+				events = append(events, fmt.Sprintf("%T", ev))
+			}
+		}
+		for _, s := range sr.Ended() {
+			if !strings.HasPrefix(s.Name(), "execute_tool") {
+				continue
+			}
+			var attrs []string
+			for _, kv := range s.Attributes() {
+				if kv.Key == "error.type" || kv.Key == "gen_ai.tool.call.id" {
+					attrs = append(attrs, fmt.Sprintf("%s=%s", kv.Key, kv.Value.Emit()))
+				}
+			}
+			slices.Sort(attrs)
+			spans = append(spans, fmt.Sprintf("%s %v %q %v", s.Name(), s.Status().Code, s.Status().Description, attrs))
+		}
+		slices.Sort(spans)
+		return events, spans
+	}
+	calls := []mock.Call{
+		{ID: "c1", Name: "add", Args: `{"a":40,"b":2}`},
+		{ID: "c2", Name: "fails", Args: `{}`},
+		{ID: "c3", Name: "boom", Args: `{}`},
+		{ID: "c4", Name: "add", Args: `{"a":"forty"}`},
+		{ID: "c6", Name: "missing", Args: `{}`},
+	}
+	for _, c := range []struct {
+		name string
+		opts []helikon.ContextOption
+		// calls is the round's calls, denied the IDs of those refused
+		calls  []mock.Call
+		denied []string
+	}{
+		// Governance's defaults: the driver admits and settles the calls,
+		// workers run the tools alone.
+		{"default governance", nil, calls, nil},
+		// The same with a call a default guard holds for approval: the
+		// run pauses.
+		{"default governance, a call held", nil,
+			append(slices.Clone(calls), mock.Call{ID: "c5", Name: "Write", Args: `{"path":"/etc/passwd","content":"x"}`}), nil},
+		// Rules of its own: workers run each call whole.
+		{"deny rules", []helikon.ContextOption{governance.WithDenyRules(governance.DenyTool("secret"))},
+			append(slices.Clone(calls), mock.Call{ID: "c7", Name: "secret", Args: `{}`}), []string{"c7"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			wantEvents, wantSpans := run(t, context.Background(), c.opts, c.calls)
+			if len(wantSpans) != len(c.calls) {
+				t.Fatalf("background run ended %d tool spans, want %d: %q", len(wantSpans), len(c.calls), wantSpans)
+			}
+			for _, id := range c.denied {
+				if !slices.ContainsFunc(wantSpans, func(s string) bool {
+					return strings.Contains(s, "error.type=permission_denied gen_ai.tool.call.id="+id+"]")
+				}) {
+					t.Fatalf("background run's span of %s does not say permission_denied: %q", id, wantSpans)
+				}
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			gotEvents, gotSpans := run(t, ctx, c.opts, c.calls)
+			if !slices.Equal(gotEvents, wantEvents) {
+				t.Errorf("cancellable run's events:\n%s\nwant, as on context.Background():\n%s", strings.Join(gotEvents, "\n"), strings.Join(wantEvents, "\n"))
+			}
+			if !slices.Equal(gotSpans, wantSpans) {
+				t.Errorf("cancellable run's tool spans:\n%s\nwant, as on context.Background():\n%s", strings.Join(gotSpans, "\n"), strings.Join(wantSpans, "\n"))
+			}
+		})
+	}
+}
