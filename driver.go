@@ -885,9 +885,7 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 	// able to recover it, so it fails the call instead, like a tool's.
 	defer func() {
 		if r := recover(); r != nil {
-			p := d.rc.redactText(fmt.Sprint(r))
-			slog.Error("helikon: panic while running a tool call", "tool", call.Name, "panic", p, "stack", string(debug.Stack()))
-			out.result = errorResult(call, "tool call failed: panic: "+p)
+			d.callPanicked(call, out, r)
 		}
 	}()
 	tool, ok := d.toolIndex[call.Name]
@@ -908,6 +906,14 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 		}
 	}
 	d.invoke(ctx, tool, call, args, out)
+}
+
+// callPanicked logs a panic of the code around a tool call (a hook, a
+// policy, an approver) and fails the call with it.
+func (d *driver) callPanicked(call ToolCall, out *callOutcome, r any) {
+	p := d.rc.redactText(fmt.Sprint(r))
+	slog.Error("helikon: panic while running a tool call", "tool", call.Name, "panic", p, "stack", string(debug.Stack()))
+	out.result = errorResult(call, "tool call failed: panic: "+p)
 }
 
 // admit runs the PreToolUse hooks and the permission pipeline for call and

@@ -76,7 +76,20 @@ func (r *liveRound) admitAll(ctx context.Context) {
 // otherwise out holds the call's result.
 func (d *driver) admitCall(ctx context.Context, call ToolCall, out *callOutcome, h *toolCall) {
 	out.d = d
+	if err := ctx.Err(); err != nil {
+		// As runUnlessCancelled: a call of a cancelled run is not
+		// admitted either.
+		out.result = errorResult(call, "not run: "+err.Error())
+		return
+	}
 	ctx, h.span = d.startTool(ctx, call)
+	// As in runCall: governance's checks fail the call, not the run.
+	defer func() {
+		if r := recover(); r != nil {
+			h.run = false
+			d.callPanicked(call, out, r)
+		}
+	}()
 	tool, ok := d.toolIndex[call.Name]
 	if !ok {
 		out.result = errorResult(call, fmt.Sprintf("unknown tool %q", call.Name))
@@ -115,13 +128,23 @@ func (r *liveRound) settleAll() {
 	for i := range r.handed {
 		h, out := &r.handed[i], &r.outs[i]
 		if h.ran {
-			r.d.settleCall(r.ctx, r.calls[i], h.args, h.output, h.err, out)
-			out.result.StartedAt, out.result.EndedAt = h.started, h.ended
+			r.d.settleTool(r.ctx, r.calls[i], h, out)
 		}
 		r.d.endTool(h.span, out)
 		*h = toolCall{}
 	}
 	r.handed = r.handed[:0]
+}
+
+// settleTool is runCall after the tool's call: the result, redacted.
+func (d *driver) settleTool(ctx context.Context, call ToolCall, h *toolCall, out *callOutcome) {
+	defer func() {
+		if r := recover(); r != nil {
+			d.callPanicked(call, out, r)
+		}
+	}()
+	d.settleCall(ctx, call, h.args, h.output, h.err, out)
+	out.result.StartedAt, out.result.EndedAt = h.started, h.ended
 }
 
 // endAbandoned ends the spans of a round the driver gives up on: a worker

@@ -125,3 +125,37 @@ func TestToolHandoff_ACancellableRoundSettlesItsCallsAsABackgroundOneDoes(t *tes
 		})
 	}
 }
+
+// panickingAuthorizer stands in for a default authorizer with a bug.
+type panickingAuthorizer struct{}
+
+func (panickingAuthorizer) Authorize(context.Context, *helikon.RunContext, helikon.PermissionRequest, helikon.Asker) helikon.Verdict {
+	panic("authorizer bug")
+}
+
+// TestToolHandoff_APanicAdmittingACallFailsTheCallNotTheRun pins that the
+// driver admitting a live round's calls recovers a panic of the default
+// authorizer as a worker running the whole call does: the call fails with
+// it and the run goes on, on either context.
+func TestToolHandoff_APanicAdmittingACallFailsTheCallNotTheRun(t *testing.T) {
+	defer helikon.SwapDefaultAuthorizer(panickingAuthorizer{})()
+	cancellable, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	for _, ctx := range []context.Context{context.Background(), cancellable} {
+		m := mock.Scripted(mock.ToolCalls(mock.Call{ID: "c1", Name: "add", Args: `{"a":40,"b":2}`}), mock.Text("done"))
+		res, err := helikon.Collect(mustAgent(t, "a", m, helikon.WithTools(addTool)).Run(ctx, nil, helikon.UserText("go")))
+		if err != nil || res.FinalOutput != "done" {
+			t.Fatalf("run on %v: %q, %v", ctx, res.FinalOutput, err)
+		}
+		var got string
+		for _, ev := range res.Events {
+			if o, ok := ev.(helikon.ToolOutputItem); ok {
+				b, _ := json.Marshal(o.Item)
+				got = string(b)
+			}
+		}
+		if !strings.Contains(got, "tool call failed: panic: authorizer bug") {
+			t.Errorf("on %v the call's result is %s, want the authorizer's panic", ctx, got)
+		}
+	}
+}
