@@ -612,8 +612,7 @@ func (d *driver) inlineRound(ctx context.Context, calls []ToolCall) bool {
 	if ctx.Done() == nil {
 		return true
 	}
-	if s := d.rc.settings(); hooked(d.rc, d.a.hooks) || (s.auth != nil && s.auth != defaultAuthorizer()) ||
-		(s.redactor != nil && s.redactor != defaultRedactor()) {
+	if d.userCodeAroundCalls() {
 		return false
 	}
 	for i := range calls {
@@ -622,6 +621,18 @@ func (d *driver) inlineRound(ctx context.Context, calls []ToolCall) bool {
 		}
 	}
 	return true
+}
+
+// userCodeAroundCalls reports whether code of the user's other than the
+// tools takes part in a round's calls: a hook, or an authorizer or a
+// redactor other than the default ones. Any of them may block without
+// watching the run's context (a Redactor is not even given it). An
+// approval handler is asked about apart: it also changes how the round
+// streams its events.
+func (d *driver) userCodeAroundCalls() bool {
+	s := d.rc.settings()
+	return hooked(d.rc, d.a.hooks) || (s.auth != nil && s.auth != defaultAuthorizer()) ||
+		(s.redactor != nil && s.redactor != defaultRedactor())
 }
 
 func (d *driver) runUnlessCancelled(ctx context.Context, call ToolCall, out *callOutcome) {
@@ -684,7 +695,7 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 		defer cancel()
 	}
 	r := d.liveRound(ctx, calls)
-	if r.toolsOnly = d.handsOnlyTools(); r.toolsOnly {
+	if d.handsOnlyTools() {
 		r.admitAll(ctx)
 	}
 	r.Submit()
@@ -698,7 +709,7 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 			cancel()
 		}
 	}
-	if r.toolsOnly {
+	if r.toolsOnly() {
 		// What admitting the calls reported (a denial), in call order.
 		for i := range r.outs {
 			for _, ev := range r.outs[i].events {
@@ -746,7 +757,7 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 				done = nil
 				g.Start()
 			case <-g.Expired():
-				if r.toolsOnly {
+				if r.toolsOnly() {
 					r.endAbandoned()
 				}
 				d.abandonCalls(r, calls)
@@ -759,7 +770,7 @@ func (d *driver) executeToolsLive(ctx context.Context, calls []ToolCall, yield f
 	}
 	// Every worker has left the round, and the events of its calls came
 	// before its state (or token) said so.
-	if r.toolsOnly {
+	if r.toolsOnly() {
 		r.settleAll()
 	}
 	r.ctx, r.calls = nil, nil
@@ -778,11 +789,11 @@ type liveRound struct {
 	ctx   context.Context
 	calls []ToolCall
 	outs  []callOutcome
-	// toolsOnly says the driver admits and settles the calls and workers
-	// run only their tools (tool_handoff.go); handed carries each call
-	// between them, and is reused from round to round.
-	toolsOnly bool
-	handed    []toolCall
+	// handed carries each call between the driver, which admits and
+	// settles it, and the worker that runs its tool, in a round that
+	// hands workers only the tools (toolsOnly, tool_handoff.go); it is
+	// reused from round to round.
+	handed []toolCall
 	// ahead is what settling the round and the transition after it
 	// allocate, made while its calls run (round_ahead.go). It lies apart
 	// from the round: the driver writes it while a worker takes the
@@ -792,7 +803,7 @@ type liveRound struct {
 
 // RunCall runs the round's call i.
 func (r *liveRound) RunCall(i int) {
-	if r.toolsOnly {
+	if r.toolsOnly() {
 		r.runTool(i)
 		return
 	}
@@ -888,24 +899,47 @@ func (d *driver) runCall(ctx context.Context, call ToolCall, out *callOutcome) {
 			d.callPanicked(call, out, r)
 		}
 	}()
-	tool, ok := d.toolIndex[call.Name]
+	tool, ok := d.lookup(call, out)
 	if !ok {
-		out.result = errorResult(call, fmt.Sprintf("unknown tool %q", call.Name))
 		return
 	}
 	if memo != nil {
 		d.resumeCall(ctx, tool, call, memo, out)
 		return
 	}
-	args := call.Args
-	if hooked(d.rc, d.a.hooks) || d.rc.settings().auth != nil {
-		// Kept out of line: a call's frame stays small while the tool
-		// runs, which keeps the stack of a run waiting on a tool small.
-		if args, ok = d.admit(ctx, tool, call, out); !ok {
-			return
-		}
+	args, ok := d.admitted(ctx, tool, call, out)
+	if !ok {
+		return
 	}
 	d.invoke(ctx, tool, call, args, out)
+}
+
+// lookup returns call's tool, or false with out's result saying the
+// agent has no such tool.
+func (d *driver) lookup(call ToolCall, out *callOutcome) (Tool, bool) {
+	tool, ok := d.toolIndex[call.Name]
+	if !ok {
+		out.result = errorResult(call, fmt.Sprintf("unknown tool %q", call.Name))
+	}
+	return tool, ok
+}
+
+// admitted returns the arguments call runs with, once the PreToolUse
+// hooks and the permission pipeline, if any, admitted it; false means
+// they did not (out says why).
+func (d *driver) admitted(ctx context.Context, tool Tool, call ToolCall, out *callOutcome) (json.RawMessage, bool) {
+	if !hooked(d.rc, d.a.hooks) && d.rc.settings().auth == nil {
+		return call.Args, true
+	}
+	// Kept out of line: a call's frame stays small while the tool runs,
+	// which keeps the stack of a run waiting on a tool small.
+	return d.admit(ctx, tool, call, out)
+}
+
+// toolContext is the context call's tool is given, whose events go to
+// out.
+func (d *driver) toolContext(ctx context.Context, call ToolCall, out *callOutcome) ToolContext {
+	return ToolContext{Context: ctx, rc: d.rc, CallID: call.CallID, ToolName: call.Name, Agent: d.a.name, depthLimit: d.depthLimit, call: out}
 }
 
 // callPanicked logs a panic of the code around a tool call (a hook, a
@@ -959,12 +993,10 @@ func (d *driver) preToolUse(ctx context.Context, call ToolCall, out *callOutcome
 
 // invoke runs an authorised call: the tool › PostToolUse hook › redaction.
 func (d *driver) invoke(ctx context.Context, tool Tool, call ToolCall, args json.RawMessage, out *callOutcome) {
-	out.tc = ToolContext{Context: ctx, rc: d.rc, CallID: call.CallID, ToolName: call.Name, Agent: d.a.name, depthLimit: d.depthLimit, call: out}
-	started := now()
-	output, err := safeCall(tool, &out.tc, args)
-	ended := now()
-	d.settleCall(ctx, call, args, output, err, out)
-	out.result.StartedAt, out.result.EndedAt = started, ended
+	out.tc = d.toolContext(ctx, call, out)
+	h := toolCall{tool: tool, args: args}
+	h.call(&out.tc)
+	d.settleTool(ctx, call, &h, out)
 }
 
 // settleCall turns a tool's answer into the call's outcome: a paused agent

@@ -169,8 +169,8 @@ func (d *driver) resumeCall(ctx context.Context, tool Tool, call ToolCall, fc *f
 			out.result = errorResult(call, "tool "+call.Name+" cannot resume a paused run")
 			return
 		}
-		tc := &ToolContext{Context: ctx, rc: d.rc, CallID: call.CallID, ToolName: call.Name, Agent: d.a.name, depthLimit: d.depthLimit, call: out}
-		output, err := r.resumeCall(tc, fc.Sub, ds)
+		tc := d.toolContext(ctx, call, out)
+		output, err := r.resumeCall(&tc, fc.Sub, ds)
 		d.settleCall(ctx, call, fc.Args, output, err, out)
 		return
 	}

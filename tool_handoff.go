@@ -3,7 +3,6 @@ package helikon
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"time"
 
 	"go.opentelemetry.io/otel/trace"
@@ -46,11 +45,12 @@ type toolCall struct {
 // approval handler, hook, authorizer or redactor of the user's takes part
 // (each may block), and no pause's decisions are being applied.
 func (d *driver) handsOnlyTools() bool {
-	s := d.rc.settings()
-	return s.approval == nil && d.paused.memo == nil && !hooked(d.rc, d.a.hooks) &&
-		(s.auth == nil || s.auth == defaultAuthorizer()) &&
-		(s.redactor == nil || s.redactor == defaultRedactor())
+	return d.rc.settings().approval == nil && d.paused.memo == nil && !d.userCodeAroundCalls()
 }
+
+// toolsOnly reports whether the round hands its workers only the tools:
+// the driver admitted its calls (admitAll) and settles them (settleAll).
+func (r *liveRound) toolsOnly() bool { return len(r.handed) > 0 }
 
 // admitAll admits the round's calls on the driver's goroutine, before its
 // workers start. The governance events their admission reports stay in
@@ -90,18 +90,15 @@ func (d *driver) admitCall(ctx context.Context, call ToolCall, out *callOutcome,
 			d.callPanicked(call, out, r)
 		}
 	}()
-	tool, ok := d.toolIndex[call.Name]
+	tool, ok := d.lookup(call, out)
 	if !ok {
-		out.result = errorResult(call, fmt.Sprintf("unknown tool %q", call.Name))
 		return
 	}
-	args := call.Args
-	if d.rc.settings().auth != nil {
-		if args, ok = d.admit(ctx, tool, call, out); !ok {
-			return
-		}
+	args, ok := d.admitted(ctx, tool, call, out)
+	if !ok {
+		return
 	}
-	out.tc = ToolContext{Context: ctx, rc: d.rc, CallID: call.CallID, ToolName: call.Name, Agent: d.a.name, depthLimit: d.depthLimit, call: out}
+	out.tc = d.toolContext(ctx, call, out)
 	h.run, h.tool, h.args = true, tool, args
 }
 
@@ -116,8 +113,13 @@ func (r *liveRound) runTool(i int) {
 		out.result = errorResult(r.calls[i], "not run: "+err.Error())
 		return
 	}
+	h.call(&out.tc)
+}
+
+// call runs the tool on tc and notes what it returned, and when.
+func (h *toolCall) call(tc *ToolContext) {
 	h.started = now()
-	h.output, h.err = safeCall(h.tool, &out.tc, h.args)
+	h.output, h.err = safeCall(h.tool, tc, h.args)
 	h.ended = now()
 	h.ran = true
 }
@@ -128,7 +130,7 @@ func (r *liveRound) settleAll() {
 	for i := range r.handed {
 		h, out := &r.handed[i], &r.outs[i]
 		if h.ran {
-			r.d.settleTool(r.ctx, r.calls[i], h, out)
+			r.settle(i)
 		}
 		r.d.endTool(h.span, out)
 		*h = toolCall{}
@@ -136,13 +138,21 @@ func (r *liveRound) settleAll() {
 	r.handed = r.handed[:0]
 }
 
-// settleTool is runCall after the tool's call: the result, redacted.
-func (d *driver) settleTool(ctx context.Context, call ToolCall, h *toolCall, out *callOutcome) {
+// settle settles call i, whose tool ran, as runCall would: a panic
+// fails the call, not the run.
+func (r *liveRound) settle(i int) {
+	call, out := r.calls[i], &r.outs[i]
 	defer func() {
-		if r := recover(); r != nil {
-			d.callPanicked(call, out, r)
+		if p := recover(); p != nil {
+			r.d.callPanicked(call, out, p)
 		}
 	}()
+	r.d.settleTool(r.ctx, call, &r.handed[i], out)
+}
+
+// settleTool turns what a call's tool returned into the call's outcome
+// (settleCall), with its times.
+func (d *driver) settleTool(ctx context.Context, call ToolCall, h *toolCall, out *callOutcome) {
 	d.settleCall(ctx, call, h.args, h.output, h.err, out)
 	out.result.StartedAt, out.result.EndedAt = h.started, h.ended
 }

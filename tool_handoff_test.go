@@ -159,3 +159,52 @@ func TestToolHandoff_APanicAdmittingACallFailsTheCallNotTheRun(t *testing.T) {
 		}
 	}
 }
+
+// refusingAuthorizer refuses every call of the tool it names.
+type refusingAuthorizer struct{ tool string }
+
+func (a refusingAuthorizer) Authorize(_ context.Context, _ *helikon.RunContext, req helikon.PermissionRequest, _ helikon.Asker) helikon.Verdict {
+	if req.Tool == a.tool {
+		return helikon.Verdict{Reason: "not this one"}
+	}
+	return helikon.Verdict{Allowed: true}
+}
+
+// TestToolHandoff_ACallTheDefaultAuthorizerRefusesIsStreamedAsInline pins
+// a refusal while the driver admits a live round's calls: its
+// PermissionDenied, which no worker sends, reaches the stream in the
+// round's order, and the model sees the refusal, as on
+// context.Background().
+func TestToolHandoff_ACallTheDefaultAuthorizerRefusesIsStreamedAsInline(t *testing.T) {
+	defer helikon.SwapDefaultAuthorizer(refusingAuthorizer{tool: "add"})()
+	run := func(ctx context.Context) []string {
+		m := mock.Scripted(mock.ToolCalls(
+			mock.Call{ID: "c1", Name: "add", Args: `{"a":1,"b":2}`},
+			mock.Call{ID: "c2", Name: "echo", Args: `{}`},
+		), mock.Text("done"))
+		res, err := helikon.Collect(mustAgent(t, "a", m, helikon.WithTools(addTool, echoTool("echo"))).Run(ctx, nil, helikon.UserText("go")))
+		if err != nil || res.FinalOutput != "done" {
+			t.Fatalf("run: %q, %v", res.FinalOutput, err)
+		}
+		var got []string
+		for _, ev := range res.Events {
+			switch ev := ev.(type) {
+			case helikon.PermissionDenied:
+				got = append(got, "denied "+ev.CallID+": "+ev.Reason)
+			case helikon.ToolOutputItem:
+				b, _ := json.Marshal(ev.Item)
+				got = append(got, "output "+string(b))
+			}
+		}
+		return got
+	}
+	want := run(context.Background())
+	if len(want) != 3 || !strings.HasPrefix(want[0], "denied c1: not this one") {
+		t.Fatalf("background run = %q, want c1 denied, then both outputs", want)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if got := run(ctx); !slices.Equal(got, want) {
+		t.Errorf("cancellable run:\n%s\nwant, as on context.Background():\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
