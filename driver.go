@@ -368,10 +368,16 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 		switch e := ev.(type) {
 		case TokenDelta:
 			a.text.WriteString(e.Text)
+			a.size += len(e.Text)
 		case ReasoningDelta:
-			a.reasoning = e.AppendTo(a.reasoning)
+			if a.reasoning == nil {
+				a.reasoning = new(ReasoningBuilder)
+			}
+			a.reasoning.Add(e)
+			a.size += len(e.Text) + len(e.Signature) + len(e.Data)
 		case ToolCallDelta:
 			a.callDelta(e)
+			a.size += len(e.ArgsDelta)
 		case Usage:
 			a.resp.Usage = a.resp.Usage.Add(e)
 			continue
@@ -383,6 +389,10 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 			continue
 		default:
 			continue
+		}
+		if a.size > d.cfg.MaxTurnBytes || len(a.calls) > d.cfg.MaxToolCallsPerTurn {
+			// Nothing past the bound goes out: the stream stops here.
+			return Abort{Err: d.turnTooLarge(a)}, true
 		}
 		if a.resp.FirstTokenAt.IsZero() {
 			a.resp.FirstTokenAt = now()
@@ -397,7 +407,11 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 	if err := ctx.Err(); err != nil {
 		return Abort{Err: cancelled(d.a.name, err)}, true
 	}
-	resp, text, reasoning, calls := a.resp, &a.text, a.reasoning, a.calls
+	resp, text, calls := a.resp, &a.text, a.calls
+	var reasoning []ReasoningPart
+	if a.reasoning != nil {
+		reasoning = a.reasoning.Parts()
+	}
 	msg := Item{Role: RoleAssistant, Agent: d.a.name}
 	n := len(reasoning) + len(calls)
 	if text.Len() > 0 {
@@ -439,23 +453,41 @@ func (d *driver) turnStarts(ctx context.Context, turn int) TransitionInput {
 
 // turnState accumulates a model turn's stream.
 type turnState struct {
-	text      strings.Builder
-	reasoning []ReasoningPart
+	text strings.Builder
+	// reasoning, made at a turn's first reasoning delta, gathers them.
+	reasoning *ReasoningBuilder
 	calls     []pendingCall
 	resp      ModelResponse
 	// args holds the first argument deltas of the turn's calls side by
 	// side: one buffer for the arguments of several calls, not one each.
 	args []byte
+	// size counts the bytes of text, reasoning and arguments the turn
+	// streamed, against RunConfig.MaxTurnBytes.
+	size int
 }
 
 func (t *turnState) reset() {
 	t.text.Reset()
-	clear(t.reasoning)
-	t.reasoning = t.reasoning[:0]
+	if t.reasoning != nil {
+		t.reasoning.Reset()
+	}
 	clear(t.calls)
 	t.calls = t.calls[:0]
 	t.resp = ModelResponse{}
 	t.args = nil
+	t.size = 0
+}
+
+// turnTooLarge is the failure of a turn whose response went past one of
+// RunConfig's bounds on a model response.
+func (d *driver) turnTooLarge(t *turnState) *AgentError {
+	var err error
+	if len(t.calls) > d.cfg.MaxToolCallsPerTurn {
+		err = fmt.Errorf("%w: more than %d tool calls (RunConfig.MaxToolCallsPerTurn)", ErrTurnTooLarge, d.cfg.MaxToolCallsPerTurn)
+	} else {
+		err = fmt.Errorf("%w: more than %d bytes of text, reasoning and tool arguments (RunConfig.MaxTurnBytes)", ErrTurnTooLarge, d.cfg.MaxTurnBytes)
+	}
+	return &AgentError{Kind: KindModel, Agent: d.a.name, Message: err.Error(), Err: err}
 }
 
 // argsRoom is how many times its first delta's length the turn's argument

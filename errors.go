@@ -115,6 +115,11 @@ func agentErrorf(kind ErrorKind, agent, format string, args ...any) *AgentError 
 	return &AgentError{Kind: kind, Agent: agent, Message: fmt.Sprintf(format, args...)}
 }
 
+// ErrTurnTooLarge is the cause of a run's [KindModel] failure when one model
+// response went past [RunConfig].MaxToolCallsPerTurn or
+// [RunConfig].MaxTurnBytes.
+var ErrTurnTooLarge = errors.New("helikon: model response too large")
+
 // Causes of a [BuildError] in the core (package workflow has its own);
 // match them with errors.Is.
 var (

@@ -158,7 +158,7 @@ type TokenDelta struct {
 }
 
 // ReasoningDelta is a piece of model reasoning. A delta carrying only a
-// Signature or Data completes the current block (see [ReasoningDelta.AppendTo]).
+// Signature or Data completes the current block (see [ReasoningBuilder]).
 type ReasoningDelta struct {
 	Text      string `json:"text,omitempty"`
 	Signature string `json:"signature,omitempty"`
@@ -169,6 +169,10 @@ type ReasoningDelta struct {
 // AppendTo adds the delta to a turn's reasoning parts: it extends the last
 // part, or opens one when the last is complete (it has a Signature or
 // Data) or belongs to another reasoning item (ID).
+//
+// Deprecated: each call copies the part it extends, so a turn of n deltas
+// costs time and garbage quadratic in n. Use [ReasoningBuilder], which
+// gathers the same parts in linear time.
 func (e ReasoningDelta) AppendTo(parts []ReasoningPart) []ReasoningPart {
 	n := len(parts)
 	if n == 0 || parts[n-1].Signature != "" || parts[n-1].Data != "" || (e.ID != "" && parts[n-1].ID != e.ID) {

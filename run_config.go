@@ -9,6 +9,12 @@ import (
 const (
 	DefaultMaxTurns      = 16
 	DefaultMaxAgentDepth = 8
+	// DefaultMaxToolCallsPerTurn and DefaultMaxTurnBytes bound one model
+	// response ([RunConfig].MaxToolCallsPerTurn, [RunConfig].MaxTurnBytes):
+	// far above what models send, low enough that a response that would
+	// not end cannot exhaust the process.
+	DefaultMaxToolCallsPerTurn = 256
+	DefaultMaxTurnBytes        = 32 << 20
 	// DefaultCancelGrace is how long a cancelled run waits for what
 	// ignores its context ([RunConfig].CancelGrace).
 	DefaultCancelGrace = time.Second
@@ -23,7 +29,16 @@ type RunConfig struct {
 	ParallelToolCalls int
 	// MaxAgentDepth bounds nesting across handoffs and sub-agents (default 8).
 	MaxAgentDepth int
-	Timeout       time.Duration // a deadline for the whole run (0: none)
+	// MaxToolCallsPerTurn bounds the tool calls of one model response
+	// (default [DefaultMaxToolCallsPerTurn]), and MaxTurnBytes what one
+	// response streams into the run: its text, reasoning and tool
+	// arguments together (default [DefaultMaxTurnBytes]). A response past
+	// either fails the run with an error matching [ErrTurnTooLarge] once
+	// it goes past, before any of its calls runs: what a model or a
+	// provider streams is not trusted to end.
+	MaxToolCallsPerTurn int
+	MaxTurnBytes        int
+	Timeout             time.Duration // a deadline for the whole run (0: none)
 	// CancelGrace bounds how long a cancelled run (its context cancelled,
 	// its Timeout expired, or its consumer gone) still waits for a tool
 	// call, a model stream, or the input guardrails running beside its
@@ -50,6 +65,12 @@ func (c RunConfig) withDefaults() RunConfig {
 	}
 	if c.MaxAgentDepth <= 0 {
 		c.MaxAgentDepth = DefaultMaxAgentDepth
+	}
+	if c.MaxToolCallsPerTurn <= 0 {
+		c.MaxToolCallsPerTurn = DefaultMaxToolCallsPerTurn
+	}
+	if c.MaxTurnBytes <= 0 {
+		c.MaxTurnBytes = DefaultMaxTurnBytes
 	}
 	return c
 }

@@ -28,7 +28,7 @@ type SessionRecorder struct {
 	openBuf  [4]openCall
 	// reasoning holds the current turn's reasoning deltas until the
 	// assistant message they belong to is recorded.
-	reasoning []helikon.ReasoningPart
+	reasoning helikon.ReasoningBuilder
 }
 
 type openCall struct{ id, name string }
@@ -148,27 +148,28 @@ func (r *SessionRecorder) Observe(ev helikon.Event) {
 func (r *SessionRecorder) observe(ev helikon.Event) {
 	switch e := ev.(type) {
 	case helikon.TurnStarted:
-		if len(r.reasoning) > 0 {
-			r.reasoning = r.reasoning[:0]
+		if r.reasoning.Len() > 0 {
+			r.reasoning.Reset()
 		}
 	case helikon.ReasoningDelta:
-		r.reasoning = e.AppendTo(r.reasoning)
+		r.reasoning.Add(e)
 	case helikon.MessageOutput:
 		// The settled message already holds the turn's reasoning.
-		if len(r.reasoning) > 0 {
-			r.reasoning = r.reasoning[:0]
+		if r.reasoning.Len() > 0 {
+			r.reasoning.Reset()
 		}
 		r.recordAssistant(e.Item, false)
 	case helikon.ToolCallItem:
-		if len(r.reasoning) > 0 {
+		if r.reasoning.Len() > 0 {
 			// A turn that only called tools: its reasoning precedes the
 			// calls, as providers that sign reasoning require.
-			content := make([]helikon.ContentPart, len(r.reasoning))
-			for i, p := range r.reasoning {
+			parts := r.reasoning.Parts()
+			content := make([]helikon.ContentPart, len(parts))
+			for i, p := range parts {
 				content[i] = p
 			}
 			r.add(session.AssistantMessage(content, e.Item.Agent))
-			r.reasoning = r.reasoning[:0]
+			r.reasoning.Reset()
 		}
 		for _, p := range e.Item.Content {
 			if u, ok := p.(helikon.ToolUsePart); ok {
