@@ -374,10 +374,10 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 				a.reasoning = new(ReasoningBuilder)
 			}
 			a.reasoning.Add(e)
-			a.size += len(e.Text) + len(e.Signature) + len(e.Data)
+			a.size += len(e.Text) + len(e.Signature) + len(e.Data) + len(e.ID)
 		case ToolCallDelta:
 			a.callDelta(e)
-			a.size += len(e.ArgsDelta)
+			a.size += len(e.Name) + len(e.ArgsDelta)
 		case Usage:
 			a.resp.Usage = a.resp.Usage.Add(e)
 			continue
@@ -461,8 +461,9 @@ type turnState struct {
 	// args holds the first argument deltas of the turn's calls side by
 	// side: one buffer for the arguments of several calls, not one each.
 	args []byte
-	// size counts the bytes of text, reasoning and arguments the turn
-	// streamed, against RunConfig.MaxTurnBytes.
+	// size counts the bytes the turn's stream holds in the run, against
+	// RunConfig.MaxTurnBytes: its text, reasoning, and calls' names, IDs
+	// and arguments.
 	size int
 }
 
@@ -485,7 +486,7 @@ func (d *driver) turnTooLarge(t *turnState) *AgentError {
 	if len(t.calls) > d.cfg.MaxToolCallsPerTurn {
 		err = fmt.Errorf("%w: more than %d tool calls (RunConfig.MaxToolCallsPerTurn)", ErrTurnTooLarge, d.cfg.MaxToolCallsPerTurn)
 	} else {
-		err = fmt.Errorf("%w: more than %d bytes of text, reasoning and tool arguments (RunConfig.MaxTurnBytes)", ErrTurnTooLarge, d.cfg.MaxTurnBytes)
+		err = fmt.Errorf("%w: more than %d bytes of text, reasoning and tool calls (RunConfig.MaxTurnBytes)", ErrTurnTooLarge, d.cfg.MaxTurnBytes)
 	}
 	return &AgentError{Kind: KindModel, Agent: d.a.name, Message: err.Error(), Err: err}
 }
@@ -516,6 +517,8 @@ func (t *turnState) callDelta(e ToolCallDelta) {
 		args = t.args[start:len(t.args):len(t.args)]
 	}
 	t.calls = append(t.calls, pendingCall{id: e.CallID, name: e.Name, args: args})
+	// A call's ID is kept once: its later deltas only repeat it.
+	t.size += len(e.CallID)
 }
 
 type pendingCall struct {

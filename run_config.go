@@ -31,11 +31,12 @@ type RunConfig struct {
 	MaxAgentDepth int
 	// MaxToolCallsPerTurn bounds the tool calls of one model response
 	// (default [DefaultMaxToolCallsPerTurn]), and MaxTurnBytes what one
-	// response streams into the run: its text, reasoning and tool
-	// arguments together (default [DefaultMaxTurnBytes]). A response past
-	// either fails the run with an error matching [ErrTurnTooLarge] once
-	// it goes past, before any of its calls runs: what a model or a
-	// provider streams is not trusted to end.
+	// response streams into the run: its text, reasoning and tool calls
+	// (names, IDs and arguments) together (default
+	// [DefaultMaxTurnBytes]). A response past either fails the run with
+	// an error matching [ErrTurnTooLarge] once it goes past, before any
+	// of its calls runs: what a model or a provider streams is not
+	// trusted to end.
 	MaxToolCallsPerTurn int
 	MaxTurnBytes        int
 	Timeout             time.Duration // a deadline for the whole run (0: none)

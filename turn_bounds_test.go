@@ -104,7 +104,14 @@ func TestTurnBounds_AResponsePastMaxTurnBytesFails(t *testing.T) {
 				return helikon.ReasoningDelta{Text: "r", Signature: strings.Repeat("s", delta-1)}
 			}},
 			{"tool arguments", func(i int) helikon.ModelEvent {
-				return helikon.ToolCallDelta{CallID: "c", Name: "count", ArgsDelta: strings.Repeat(" ", delta)}
+				if i == 0 { // the call's ID counts once, with its first delta
+					return helikon.ToolCallDelta{CallID: "c", ArgsDelta: strings.Repeat(" ", delta-1)}
+				}
+				return helikon.ToolCallDelta{CallID: "c", ArgsDelta: strings.Repeat(" ", delta)}
+			}},
+			{"tool names and IDs", func(i int) helikon.ModelEvent {
+				id := fmt.Sprintf("%02d", i)
+				return helikon.ToolCallDelta{CallID: id, Name: strings.Repeat("n", delta-len(id))}
 			}},
 		} {
 			t.Run(c.name+"/"+tc.name, func(t *testing.T) {
