@@ -216,3 +216,67 @@ func TestUsage_ResumedRunCountsTurnsBeforeTheCheckpoint(t *testing.T) {
 		t.Fatalf("usage %+v, want both turns' 30 tokens", res.Usage)
 	}
 }
+
+func TestUsage_AddSaturatesRatherThanWraps(t *testing.T) {
+	const maxInt = math.MaxInt64
+	for _, tc := range []struct {
+		name    string
+		a, b    helikon.Usage
+		want    helikon.Usage
+		wantSum int64
+	}{
+		{"small counts add", helikon.Usage{InputTokens: 2, OutputTokens: 3}, helikon.Usage{InputTokens: 5, ReasoningTokens: 1},
+			helikon.Usage{InputTokens: 7, OutputTokens: 3, ReasoningTokens: 1}, 10},
+		{"a sum past the top stays there", helikon.Usage{InputTokens: maxInt - 1, CacheWriteTokens: maxInt}, helikon.Usage{InputTokens: 5, CacheWriteTokens: 1},
+			helikon.Usage{InputTokens: maxInt, CacheWriteTokens: maxInt}, maxInt},
+		{"a total past the top stays there", helikon.Usage{InputTokens: maxInt / 2, OutputTokens: maxInt/2 + 5}, helikon.Usage{},
+			helikon.Usage{InputTokens: maxInt / 2, OutputTokens: maxInt/2 + 5}, maxInt},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := tc.a.Add(tc.b)
+			if got != tc.want {
+				t.Fatalf("Add = %+v, want %+v", got, tc.want)
+			}
+			if got.Total() != tc.wantSum {
+				t.Fatalf("Total = %d, want %d", got.Total(), tc.wantSum)
+			}
+		})
+	}
+}
+
+// A model (a compatible server, a proxy between) reporting usage that no
+// turn can have spent must not take from what the run's other turns spent,
+// nor wrap the run's sum below a budget.
+func TestBudget_AModelsUsageCannotUnspendTheBudget(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		usage []helikon.Usage // the turn's usage events
+		want  error
+	}{
+		{"negative input tokens", []helikon.Usage{{InputTokens: -1000}}, helikon.ErrInvalidUsage},
+		{"negative output tokens", []helikon.Usage{{OutputTokens: -1}}, helikon.ErrInvalidUsage},
+		{"negative cached tokens", []helikon.Usage{{InputTokens: 10, CachedInputTokens: -10}}, helikon.ErrInvalidUsage},
+		{"negative reasoning tokens", []helikon.Usage{{ReasoningTokens: -1}}, helikon.ErrInvalidUsage},
+		{"negative cost", []helikon.Usage{{Cost: -0.5}}, helikon.ErrInvalidUsage},
+		{"cost not a number", []helikon.Usage{{Cost: math.NaN()}}, helikon.ErrInvalidUsage},
+		{"infinite cost", []helikon.Usage{{Cost: math.Inf(1)}}, helikon.ErrInvalidUsage},
+		{"counts whose sum would wrap", []helikon.Usage{{InputTokens: math.MaxInt64 / 2}, {InputTokens: math.MaxInt64/2 + 10}}, helikon.ErrBudgetExceeded},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			evs := []helikon.ModelEvent{helikon.TokenDelta{Text: "hi"}}
+			for _, u := range tc.usage {
+				evs = append(evs, u)
+			}
+			evs = append(evs, helikon.Finish{Reason: helikon.FinishStop})
+			agent, err := helikon.NewAgent("a", mock.Scripted(mock.Events(evs...)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			rc := helikon.NewRunContext(helikon.WithBudget(helikon.Budget{MaxTokens: 100, MaxCost: 1}))
+			_, err = helikon.Collect(agent.Run(context.Background(), rc, helikon.UserText("go")))
+			if !errors.Is(err, tc.want) {
+				t.Fatalf("err = %v, want %v", err, tc.want)
+			}
+		})
+	}
+}

@@ -379,6 +379,9 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 			a.callDelta(e)
 			a.size += len(e.Name) + len(e.ArgsDelta)
 		case Usage:
+			if !e.reported() {
+				return Abort{Err: d.usageRefused(e)}, true
+			}
 			a.resp.Usage = a.resp.Usage.Add(e)
 			continue
 		case Finish:
@@ -477,6 +480,14 @@ func (t *turnState) reset() {
 	t.resp = ModelResponse{}
 	t.args = nil
 	t.size = 0
+}
+
+// usageRefused is the failure of a turn whose model reported usage u that
+// no turn can have spent: a budget cannot decide on it, so the run fails
+// rather than go on uncounted.
+func (d *driver) usageRefused(u Usage) *AgentError {
+	err := fmt.Errorf("%w: %+v", ErrInvalidUsage, u)
+	return &AgentError{Kind: KindModel, Agent: d.a.name, Message: err.Error(), Err: err}
 }
 
 // turnTooLarge is the failure of a turn whose response went past one of

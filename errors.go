@@ -120,6 +120,11 @@ func agentErrorf(kind ErrorKind, agent, format string, args ...any) *AgentError 
 // [RunConfig].MaxTurnBytes.
 var ErrTurnTooLarge = errors.New("helikon: model response too large")
 
+// ErrInvalidUsage is the cause of a run's [KindModel] failure when its
+// model reported a [Usage] with a count or a cost below zero, or a cost
+// that is not a finite number.
+var ErrInvalidUsage = errors.New("helikon: the model reported an invalid usage")
+
 // Causes of a [BuildError] in the core (package workflow has its own);
 // match them with errors.Is.
 var (

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"iter"
+	"math"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -209,20 +210,43 @@ type Usage struct {
 	Cost float64 `json:"cost,omitempty"`
 }
 
-// Add returns u + o.
+// Add returns u + o. Its counts saturate at the int64 bounds rather than
+// wrap: a sum of huge counts that wrapped would read as a negative one,
+// which a [Budget] would never find spent.
 func (u Usage) Add(o Usage) Usage {
 	return Usage{
-		InputTokens:       u.InputTokens + o.InputTokens,
-		OutputTokens:      u.OutputTokens + o.OutputTokens,
-		CachedInputTokens: u.CachedInputTokens + o.CachedInputTokens,
-		CacheWriteTokens:  u.CacheWriteTokens + o.CacheWriteTokens,
-		ReasoningTokens:   u.ReasoningTokens + o.ReasoningTokens,
+		InputTokens:       addTokens(u.InputTokens, o.InputTokens),
+		OutputTokens:      addTokens(u.OutputTokens, o.OutputTokens),
+		CachedInputTokens: addTokens(u.CachedInputTokens, o.CachedInputTokens),
+		CacheWriteTokens:  addTokens(u.CacheWriteTokens, o.CacheWriteTokens),
+		ReasoningTokens:   addTokens(u.ReasoningTokens, o.ReasoningTokens),
 		Cost:              u.Cost + o.Cost,
 	}
 }
 
-// Total returns input plus output tokens.
-func (u Usage) Total() int64 { return u.InputTokens + u.OutputTokens }
+// Total returns input plus output tokens, saturating as Add does.
+func (u Usage) Total() int64 { return addTokens(u.InputTokens, u.OutputTokens) }
+
+// addTokens returns a + b, saturated at the int64 bounds.
+func addTokens(a, b int64) int64 {
+	s := a + b
+	switch {
+	case b > 0 && s < a:
+		return math.MaxInt64
+	case b < 0 && s > a:
+		return math.MinInt64
+	}
+	return s
+}
+
+// reported reports whether u can be a model's account of a turn: no count
+// below zero and a cost that is a number, finite and not below zero. A
+// negative one would take from what the run's other turns spent.
+func (u Usage) reported() bool {
+	return u.InputTokens >= 0 && u.OutputTokens >= 0 && u.CachedInputTokens >= 0 &&
+		u.CacheWriteTokens >= 0 && u.ReasoningTokens >= 0 &&
+		u.Cost >= 0 && !math.IsInf(u.Cost, 1)
+}
 
 // ResponseInfo carries the provider's id for the response, which threads
 // server-managed state (ModelSettings.PreviousResponseID).
