@@ -6,7 +6,8 @@ import "strings"
 // reasoning parts, as [ReasoningDelta.AppendTo] does, in time and memory
 // linear in their size: a reasoning model streams its thinking in
 // thousands of small deltas, and extending a part's strings once per delta
-// copies the part each time. The zero value is ready to use.
+// copies the part each time. The zero value is ready to use; like a
+// [strings.Builder], which it holds, it must not be copied after first use.
 type ReasoningBuilder struct {
 	done []ReasoningPart // the parts closed so far
 	// The part still open, when open: its ID and its strings so far.
