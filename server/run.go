@@ -138,7 +138,13 @@ func (s *Server) startRun(w http.ResponseWriter, r *http.Request) {
 	case async:
 		writeAccepted(w, id, info.Status, "runs/"+id) // relative to .../agents/{name}/runs
 	case sse:
-		s.streamSSE(w, r, id, 0)
+		if s.streamSSE(w, r, id, 0) {
+			// A write can find the client gone before net/http cancels
+			// the request's context, which it does only once this
+			// handler has returned and stopped the AfterFunc above: the
+			// run would go on to its end with nobody reading.
+			lr.cancel()
+		}
 	default:
 		select {
 		case <-lr.done:

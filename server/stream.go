@@ -94,8 +94,9 @@ func (s *Server) syntheticFailure(ctx context.Context, runID string, tailErr err
 }
 
 // streamSSE writes the run's events as Server-Sent Events: one frame per
-// event, with event: its type and id: its position, flushed per batch.
-func (s *Server) streamSSE(w http.ResponseWriter, r *http.Request, runID string, after int64) {
+// event, with event: its type and id: its position, flushed per batch. It
+// reports whether the client went away: a write or a flush failed.
+func (s *Server) streamSSE(w http.ResponseWriter, r *http.Request, runID string, after int64) (gone bool) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream")
 	h.Set("Cache-Control", "no-cache")
@@ -103,7 +104,7 @@ func (s *Server) streamSSE(w http.ResponseWriter, r *http.Request, runID string,
 	w.WriteHeader(http.StatusOK)
 	rc := http.NewResponseController(w)
 	if rc.Flush() != nil {
-		return
+		return true
 	}
 	buf := make([]byte, 0, 2048)
 	s.follow(r.Context(), runID, after, func(batch []Record) bool {
@@ -112,10 +113,13 @@ func (s *Server) streamSSE(w http.ResponseWriter, r *http.Request, runID string,
 			buf = appendFrame(buf, rec)
 		}
 		if _, err := w.Write(buf); err != nil {
+			gone = true
 			return false
 		}
-		return rc.Flush() == nil
+		gone = rc.Flush() != nil
+		return !gone
 	})
+	return gone
 }
 
 // appendFrame appends rec as one SSE frame. A synthetic record (Seq 0)

@@ -6,6 +6,7 @@ import (
 	"io"
 	"iter"
 	"net/http"
+	"net/http/httptest"
 	"slices"
 	"strings"
 	"testing"
@@ -275,4 +276,42 @@ func TestLimits_OnePrincipalCannotHoldEveryStreamOpen(t *testing.T) {
 		resp.Body.Close()
 		return false
 	})
+}
+
+// goneWriter is the response of a client that went away after the first
+// frame: every later write fails, while the request's context says
+// nothing, as net/http's does until the handler returns when a write is
+// the first to find the connection closed.
+type goneWriter struct {
+	h      http.Header
+	writes int
+}
+
+func (w *goneWriter) Header() http.Header { return w.h }
+func (w *goneWriter) WriteHeader(int)     {}
+func (w *goneWriter) FlushError() error   { return nil }
+func (w *goneWriter) Write(p []byte) (int, error) {
+	if w.writes++; w.writes > 1 {
+		return 0, errors.New("write: broken pipe")
+	}
+	return len(p), nil
+}
+
+func TestDisconnect_AnSSEWriteThatFindsTheClientGoneCancelsTheRun(t *testing.T) {
+	log := newSpyLog(1)
+	// Alone, the run would stream for four seconds and complete.
+	srv, _ := start(t, []helikon.Agent{newAgent(t, "slow", 200*time.Millisecond, strings.Split(strings.Repeat("x ", 20), " ")[:20]...)},
+		server.WithEventLog(log))
+	req := httptest.NewRequest(http.MethodPost, "/agents/slow/runs?stream=sse", strings.NewReader(`{"input":"hi"}`))
+	srv.Handler().ServeHTTP(&goneWriter{h: http.Header{}}, req) // returns at the failed write
+	id := <-log.created
+	var info server.RunInfo
+	waitFor(t, "the run to end", func() bool {
+		var err error
+		info, err = log.Info(context.Background(), id)
+		return err == nil && info.Status.Final()
+	})
+	if info.Status != server.StatusCancelled {
+		t.Fatalf("the run whose client went away ended %s, want cancelled", info.Status)
+	}
 }
