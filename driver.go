@@ -365,6 +365,8 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 			}
 			return Abort{Err: &AgentError{Kind: KindModel, Agent: d.a.name, Err: err, Message: err.Error()}}, true
 		}
+		a.size += modelEventCost
+		delta := true // the consumer sees the event
 		switch e := ev.(type) {
 		case TokenDelta:
 			a.text.WriteString(e.Text)
@@ -383,19 +385,24 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 				return Abort{Err: d.usageRefused(e)}, true
 			}
 			a.resp.Usage = a.resp.Usage.Add(e)
-			continue
+			delta = false
 		case Finish:
 			a.resp.Finish = e.Reason
-			continue
+			a.size += len(e.Reason)
+			delta = false
 		case ResponseInfo:
 			a.resp.ResponseID, a.resp.ResponseModel = e.ID, e.Model
-			continue
+			a.size += len(e.ID) + len(e.Model)
+			delta = false
 		default:
-			continue
+			delta = false
 		}
 		if a.size > d.cfg.MaxTurnBytes || len(a.calls) > d.cfg.MaxToolCallsPerTurn {
 			// Nothing past the bound goes out: the stream stops here.
 			return Abort{Err: d.turnTooLarge(a)}, true
+		}
+		if !delta {
+			continue
 		}
 		if a.resp.FirstTokenAt.IsZero() {
 			a.resp.FirstTokenAt = now()
@@ -464,9 +471,10 @@ type turnState struct {
 	// args holds the first argument deltas of the turn's calls side by
 	// side: one buffer for the arguments of several calls, not one each.
 	args []byte
-	// size counts the bytes the turn's stream holds in the run, against
-	// RunConfig.MaxTurnBytes: its text, reasoning, and calls' names, IDs
-	// and arguments.
+	// size counts what the turn's stream costs the run, against
+	// RunConfig.MaxTurnBytes: its events (modelEventCost each) and the
+	// text, reasoning, calls' names, IDs and arguments and the response's
+	// details they carry.
 	size int
 }
 
@@ -497,10 +505,16 @@ func (d *driver) turnTooLarge(t *turnState) *AgentError {
 	if len(t.calls) > d.cfg.MaxToolCallsPerTurn {
 		err = fmt.Errorf("%w: more than %d tool calls (RunConfig.MaxToolCallsPerTurn)", ErrTurnTooLarge, d.cfg.MaxToolCallsPerTurn)
 	} else {
-		err = fmt.Errorf("%w: more than %d bytes of text, reasoning and tool calls (RunConfig.MaxTurnBytes)", ErrTurnTooLarge, d.cfg.MaxTurnBytes)
+		err = fmt.Errorf("%w: more than %d bytes of events, text, reasoning and tool calls (RunConfig.MaxTurnBytes)", ErrTurnTooLarge, d.cfg.MaxTurnBytes)
 	}
 	return &AgentError{Kind: KindModel, Agent: d.a.name, Message: err.Error(), Err: err}
 }
+
+// modelEventCost is what each event of a model response counts against
+// RunConfig.MaxTurnBytes beyond the bytes it carries: a consumer that
+// keeps a run's events pays at least this much for each (its interface
+// value and its box), and a response of empty events must end too.
+const modelEventCost = 32
 
 // argsRoom is how many times its first delta's length the turn's argument
 // buffer holds: room for the arguments of a few calls of the same shape.

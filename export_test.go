@@ -11,3 +11,7 @@ func SwapDefaultAuthorizer(a Authorizer) (restore func()) {
 	coredefault.Authorizer = a
 	return func() { coredefault.Authorizer = prev }
 }
+
+// ModelEventCost is what each event of a model response counts against
+// RunConfig.MaxTurnBytes beyond its bytes.
+const ModelEventCost = modelEventCost

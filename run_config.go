@@ -32,7 +32,8 @@ type RunConfig struct {
 	// MaxToolCallsPerTurn bounds the tool calls of one model response
 	// (default [DefaultMaxToolCallsPerTurn]), and MaxTurnBytes what one
 	// response streams into the run: its text, reasoning and tool calls
-	// (names, IDs and arguments) together (default
+	// (names, IDs and arguments) together, and 32 bytes an event beside,
+	// so that a response of empty events ends too (default
 	// [DefaultMaxTurnBytes]). A response past either fails the run with
 	// an error matching [ErrTurnTooLarge] once it goes past, before any
 	// of its calls runs: what a model or a provider streams is not

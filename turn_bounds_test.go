@@ -92,26 +92,28 @@ func TestTurnBounds_AResponseOfTooManyToolCallsFailsBeforeAnyRuns(t *testing.T) 
 }
 
 func TestTurnBounds_AResponsePastMaxTurnBytesFails(t *testing.T) {
-	const limit, delta = 1000, 100
+	// Each event counts delta against the limit: its bytes and the
+	// event's own cost.
+	const limit, delta, bytes = 1000, 100, 100 - helikon.ModelEventCost
 	for _, c := range contexts {
 		for _, tc := range []struct {
 			name string
 			ev   func(i int) helikon.ModelEvent
 		}{
-			{"text", func(int) helikon.ModelEvent { return helikon.TokenDelta{Text: strings.Repeat("t", delta)} }},
-			{"reasoning", func(int) helikon.ModelEvent { return helikon.ReasoningDelta{Text: strings.Repeat("r", delta)} }},
+			{"text", func(int) helikon.ModelEvent { return helikon.TokenDelta{Text: strings.Repeat("t", bytes)} }},
+			{"reasoning", func(int) helikon.ModelEvent { return helikon.ReasoningDelta{Text: strings.Repeat("r", bytes)} }},
 			{"signatures", func(int) helikon.ModelEvent {
-				return helikon.ReasoningDelta{Text: "r", Signature: strings.Repeat("s", delta-1)}
+				return helikon.ReasoningDelta{Text: "r", Signature: strings.Repeat("s", bytes-1)}
 			}},
 			{"tool arguments", func(i int) helikon.ModelEvent {
 				if i == 0 { // the call's ID counts once, with its first delta
-					return helikon.ToolCallDelta{CallID: "c", ArgsDelta: strings.Repeat(" ", delta-1)}
+					return helikon.ToolCallDelta{CallID: "c", ArgsDelta: strings.Repeat(" ", bytes-1)}
 				}
-				return helikon.ToolCallDelta{CallID: "c", ArgsDelta: strings.Repeat(" ", delta)}
+				return helikon.ToolCallDelta{CallID: "c", ArgsDelta: strings.Repeat(" ", bytes)}
 			}},
 			{"tool names and IDs", func(i int) helikon.ModelEvent {
 				id := fmt.Sprintf("%02d", i)
-				return helikon.ToolCallDelta{CallID: id, Name: strings.Repeat("n", delta-len(id))}
+				return helikon.ToolCallDelta{CallID: id, Name: strings.Repeat("n", bytes-len(id))}
 			}},
 		} {
 			t.Run(c.name+"/"+tc.name, func(t *testing.T) {
@@ -150,17 +152,19 @@ func TestTurnBounds_AResponsePastMaxTurnBytesFails(t *testing.T) {
 	}
 }
 
-// endlessModel streams text deltas until its consumer stops. It does not
-// report HonoursCancellation, so that a run on a cancellable context reads
-// it on a worker.
-type endlessModel struct{ streamed atomic.Int64 }
+// endlessModel streams ev until its consumer stops. It does not report
+// HonoursCancellation, so that a run on a cancellable context reads it on
+// a worker.
+type endlessModel struct {
+	ev       helikon.ModelEvent
+	streamed atomic.Int64 // events
+}
 
 func (m *endlessModel) Invoke(ctx context.Context, _ *helikon.ModelRequest) iter.Seq2[helikon.ModelEvent, error] {
-	chunk := strings.Repeat("x", 64<<10)
 	return func(yield func(helikon.ModelEvent, error) bool) {
 		for ctx.Err() == nil {
-			m.streamed.Add(int64(len(chunk)))
-			if !yield(helikon.TokenDelta{Text: chunk}, nil) {
+			m.streamed.Add(1)
+			if !yield(m.ev, nil) {
 				return
 			}
 		}
@@ -171,13 +175,14 @@ func (m *endlessModel) Capabilities() helikon.ModelCapabilities {
 	return helikon.ModelCapabilities{Streaming: true}
 }
 
-// maxAhead is more deltas than a worker reads ahead of the run.
+// maxAhead is more events than a worker reads ahead of the run.
 const maxAhead = 1024
 
 func TestTurnBounds_AResponseThatNeverEndsEndsTheRunAtTheDefaultBound(t *testing.T) {
+	chunk := strings.Repeat("x", 64<<10)
 	for _, c := range contexts {
 		t.Run(c.name, func(t *testing.T) {
-			m := &endlessModel{}
+			m := &endlessModel{ev: helikon.TokenDelta{Text: chunk}}
 			a, err := helikon.NewAgent("endless", m)
 			if err != nil {
 				t.Fatal(err)
@@ -195,14 +200,43 @@ func TestTurnBounds_AResponseThatNeverEndsEndsTheRunAtTheDefaultBound(t *testing
 			if !errors.Is(failed, helikon.ErrTurnTooLarge) {
 				t.Fatalf("the run ended with %v, want ErrTurnTooLarge", failed)
 			}
-			if want := helikon.DefaultMaxTurnBytes / (64 << 10); deltas != want {
+			if want := helikon.DefaultMaxTurnBytes / (len(chunk) + helikon.ModelEventCost); deltas != want {
 				t.Fatalf("%d deltas went out, want %d", deltas, want)
 			}
 			// The model was stopped at the bound, not read to an end (a
 			// worker reads a few deltas ahead).
-			if s := m.streamed.Load(); s > helikon.DefaultMaxTurnBytes+maxAhead*(64<<10) {
-				t.Fatalf("the model streamed %d bytes past the bound", s-helikon.DefaultMaxTurnBytes)
+			if n := m.streamed.Load(); n > int64(deltas+maxAhead) {
+				t.Fatalf("the model streamed %d deltas, %d past the bound", n, int(n)-deltas)
 			}
 		})
+	}
+}
+
+// A response of events that carry nothing (or nothing the run keeps, as a
+// provider's repeated usage report) must end too: the consumer may keep
+// every delta, and a run on a context without a deadline would spin for
+// ever on the rest.
+func TestTurnBounds_AnEndlessResponseOfEmptyEventsEnds(t *testing.T) {
+	const limit = 32 << 10
+	for _, c := range contexts {
+		for _, ev := range []helikon.ModelEvent{
+			helikon.TokenDelta{}, helikon.ReasoningDelta{}, helikon.ToolCallDelta{CallID: "c"},
+			helikon.Usage{}, helikon.ResponseInfo{}, helikon.Finish{},
+		} {
+			t.Run(fmt.Sprintf("%s/%T", c.name, ev), func(t *testing.T) {
+				m := &endlessModel{ev: ev}
+				a, err := helikon.NewAgent("empty", m, helikon.WithRunConfig(helikon.RunConfig{MaxTurnBytes: limit}))
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = helikon.Collect(a.Run(c.ctx(t), nil, helikon.UserText("go")))
+				if !errors.Is(err, helikon.ErrTurnTooLarge) {
+					t.Fatalf("err = %v, want ErrTurnTooLarge", err)
+				}
+				if n := m.streamed.Load(); n > limit/helikon.ModelEventCost+maxAhead {
+					t.Fatalf("the model streamed %d events", n)
+				}
+			})
+		}
 	}
 }
