@@ -346,6 +346,7 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 	// and locals it captured would each cost the turn an allocation.
 	a := &d.turn
 	a.reset()
+	a.left = d.cfg.MaxTurnBytes
 	// A model read on this goroutine that panics fails the turn, as one
 	// read on a worker does; a panic of the consumer's, raised while it
 	// takes an event, is its own and goes on to it untouched.
@@ -365,44 +366,34 @@ func (d *driver) invokeModel(ctx context.Context, state LoopState, req *ModelReq
 			}
 			return Abort{Err: &AgentError{Kind: KindModel, Agent: d.a.name, Err: err, Message: err.Error()}}, true
 		}
-		a.size += modelEventCost
-		delta := true // the consumer sees the event
+		// cost is what the delta costs the turn against MaxTurnBytes.
+		cost := modelEventCost
 		switch e := ev.(type) {
 		case TokenDelta:
 			a.text.WriteString(e.Text)
-			a.size += len(e.Text)
+			cost += len(e.Text)
 		case ReasoningDelta:
 			if a.reasoning == nil {
 				a.reasoning = new(ReasoningBuilder)
 			}
 			a.reasoning.Add(e)
-			a.size += len(e.Text) + len(e.Signature) + len(e.Data) + len(e.ID)
+			cost += len(e.Text) + len(e.Signature) + len(e.Data) + len(e.ID)
 		case ToolCallDelta:
-			a.callDelta(e)
-			a.size += len(e.Name) + len(e.ArgsDelta)
-		case Usage:
-			if !e.reported() {
-				return Abort{Err: d.usageRefused(e)}, true
+			cost += a.callDelta(e)
+			if len(a.calls) > d.cfg.MaxToolCallsPerTurn {
+				return Abort{Err: d.turnTooLarge(a)}, true
 			}
-			a.resp.Usage = a.resp.Usage.Add(e)
-			delta = false
-		case Finish:
-			a.resp.Finish = e.Reason
-			a.size += len(e.Reason)
-			delta = false
-		case ResponseInfo:
-			a.resp.ResponseID, a.resp.ResponseModel = e.ID, e.Model
-			a.size += len(e.ID) + len(e.Model)
-			delta = false
 		default:
-			delta = false
+			// The rest the consumer does not see: out of the loop's body,
+			// which every delta runs.
+			if err := d.noteResponse(a, ev); err != nil {
+				return Abort{Err: err}, true
+			}
+			continue
 		}
-		if a.size > d.cfg.MaxTurnBytes || len(a.calls) > d.cfg.MaxToolCallsPerTurn {
+		if a.left -= cost; a.left < 0 {
 			// Nothing past the bound goes out: the stream stops here.
 			return Abort{Err: d.turnTooLarge(a)}, true
-		}
-		if !delta {
-			continue
 		}
 		if a.resp.FirstTokenAt.IsZero() {
 			a.resp.FirstTokenAt = now()
@@ -471,11 +462,11 @@ type turnState struct {
 	// args holds the first argument deltas of the turn's calls side by
 	// side: one buffer for the arguments of several calls, not one each.
 	args []byte
-	// size counts what the turn's stream costs the run, against
-	// RunConfig.MaxTurnBytes: its events (modelEventCost each) and the
-	// text, reasoning, calls' names, IDs and arguments and the response's
-	// details they carry.
-	size int
+	// left is what the rest of the turn's stream may cost the run, from
+	// RunConfig.MaxTurnBytes down: its events (modelEventCost each) and
+	// the text, reasoning, calls' names, IDs and arguments and the
+	// response's details they carry.
+	left int
 }
 
 func (t *turnState) reset() {
@@ -487,7 +478,30 @@ func (t *turnState) reset() {
 	t.calls = t.calls[:0]
 	t.resp = ModelResponse{}
 	t.args = nil
-	t.size = 0
+}
+
+// noteResponse notes in a what a model event other than a delta says of
+// the response (its usage, finish reason, id and model); an event of a
+// kind it does not know is dropped. Each costs the turn as a delta does.
+func (d *driver) noteResponse(a *turnState, ev ModelEvent) *AgentError {
+	cost := modelEventCost
+	switch e := ev.(type) {
+	case Usage:
+		if !e.reported() {
+			return d.usageRefused(e)
+		}
+		a.resp.Usage = a.resp.Usage.Add(e)
+	case Finish:
+		a.resp.Finish = e.Reason
+		cost += len(e.Reason)
+	case ResponseInfo:
+		a.resp.ResponseID, a.resp.ResponseModel = e.ID, e.Model
+		cost += len(e.ID) + len(e.Model)
+	}
+	if a.left -= cost; a.left < 0 {
+		return d.turnTooLarge(a)
+	}
+	return nil
 }
 
 // usageRefused is the failure of a turn whose model reported usage u that
@@ -520,7 +534,9 @@ const modelEventCost = 32
 // buffer holds: room for the arguments of a few calls of the same shape.
 const argsRoom = 4
 
-func (t *turnState) callDelta(e ToolCallDelta) {
+// callDelta adds e to the turn's calls and returns the bytes the turn
+// keeps of it: its name and arguments, and its call's ID once.
+func (t *turnState) callDelta(e ToolCallDelta) int {
 	for i := len(t.calls) - 1; i >= 0; i-- {
 		if c := &t.calls[i]; c.id == e.CallID {
 			if e.Name != "" {
@@ -529,7 +545,7 @@ func (t *turnState) callDelta(e ToolCallDelta) {
 			// A call's arguments end where its first delta did, so this
 			// append copies them out of the shared buffer.
 			c.args = append(c.args, e.ArgsDelta...)
-			return
+			return len(e.Name) + len(e.ArgsDelta)
 		}
 	}
 	var args json.RawMessage
@@ -542,8 +558,7 @@ func (t *turnState) callDelta(e ToolCallDelta) {
 		args = t.args[start:len(t.args):len(t.args)]
 	}
 	t.calls = append(t.calls, pendingCall{id: e.CallID, name: e.Name, args: args})
-	// A call's ID is kept once: its later deltas only repeat it.
-	t.size += len(e.CallID)
+	return len(e.CallID) + len(e.Name) + len(e.ArgsDelta)
 }
 
 type pendingCall struct {
